@@ -1,0 +1,237 @@
+//! Shard-key patterns (`{a: 1, b: "hashed"}`): validation, extracting a document's key, and
+//! turning bounds to and from documents.
+
+use std::fmt;
+
+use bson::{Bson, Document};
+
+use super::extjson;
+use super::hash::hash64;
+use super::key::ShardKey;
+use super::value::KeyValue;
+
+/// One field of a shard-key pattern.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct KeyField {
+    /// The field path, dotted for embedded fields.
+    pub path: Box<str>,
+    /// `"hashed"` rather than `1`.
+    pub hashed: bool,
+}
+
+/// A validated shard-key pattern.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct KeyPattern {
+    fields: Vec<KeyField>,
+}
+
+/// Why a key pattern or a document's key is not acceptable.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct KeyError(pub String);
+
+impl fmt::Display for KeyError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for KeyError {}
+
+fn err<T>(msg: impl Into<String>) -> Result<T, KeyError> {
+    Err(KeyError(msg.into()))
+}
+
+impl KeyPattern {
+    /// Validates a pattern document.
+    pub fn parse(doc: &Document) -> Result<Self, KeyError> {
+        if doc.is_empty() {
+            return err("shard key pattern is empty: give at least one field, e.g. {_id: 1}");
+        }
+        let mut fields = Vec::with_capacity(doc.len());
+        for (path, value) in doc {
+            check_path(path)?;
+            let hashed = match value {
+                Bson::String(s) if s == "hashed" => true,
+                Bson::Int32(1) | Bson::Int64(1) => false,
+                Bson::Double(d) if *d == 1.0 => false,
+                other => {
+                    return err(format!(
+                        "shard key field '{path}' must be 1 or \"hashed\", not {other}"
+                    ));
+                }
+            };
+            fields.push(KeyField {
+                path: path.as_str().into(),
+                hashed,
+            });
+        }
+        if fields.iter().filter(|f| f.hashed).count() > 1 {
+            return err("a shard key pattern may contain at most one \"hashed\" field");
+        }
+        Ok(Self { fields })
+    }
+
+    /// Parses a pattern written as Extended JSON.
+    pub fn parse_json(text: &str) -> Result<Self, KeyError> {
+        let json: serde_json::Value =
+            serde_json::from_str(text).map_err(|e| KeyError(format!("not valid JSON: {e}")))?;
+        match Bson::try_from(json) {
+            Ok(Bson::Document(doc)) => Self::parse(&doc),
+            Ok(_) => err("a shard key pattern must be a document like {\"_id\": 1}"),
+            Err(e) => err(format!("not valid Extended JSON: {e}")),
+        }
+    }
+
+    pub fn fields(&self) -> &[KeyField] {
+        &self.fields
+    }
+
+    pub fn len(&self) -> usize {
+        self.fields.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.fields.is_empty()
+    }
+
+    /// The position of the hashed field, if any.
+    pub fn hashed_field(&self) -> Option<usize> {
+        self.fields.iter().position(|f| f.hashed)
+    }
+
+    /// The pattern as a document (`{a: 1, b: "hashed"}`).
+    pub fn to_document(&self) -> Document {
+        self.fields
+            .iter()
+            .map(|f| {
+                let v = if f.hashed {
+                    Bson::String("hashed".into())
+                } else {
+                    Bson::Int32(1)
+                };
+                (f.path.to_string(), v)
+            })
+            .collect()
+    }
+
+    /// `{a: MinKey, …}`: the lower bound of the key space.
+    pub fn global_min(&self) -> ShardKey {
+        ShardKey::repeat(&KeyValue::MinKey, self.len())
+    }
+
+    /// `{a: MaxKey, …}`: the upper bound of the key space.
+    pub fn global_max(&self) -> ShardKey {
+        ShardKey::repeat(&KeyValue::MaxKey, self.len())
+    }
+
+    /// The shard key of a document: dotted paths are followed, a missing field counts as null,
+    /// an array is refused, and the hashed field is replaced by its hash.
+    pub fn extract(&self, doc: &Document) -> Result<ShardKey, KeyError> {
+        let values = self
+            .fields
+            .iter()
+            .map(|f| {
+                let value = lookup(doc, &f.path)?;
+                Ok(Self::finish(f, value))
+            })
+            .collect::<Result<Vec<_>, KeyError>>()?;
+        ShardKey::from_values(values).ok_or_else(|| KeyError("empty shard key".into()))
+    }
+
+    /// The key of raw field values given in pattern order (hashing the hashed one).
+    pub fn key_of(&self, values: Vec<KeyValue>) -> Result<ShardKey, KeyError> {
+        if values.len() != self.len() {
+            return err(format!(
+                "expected {} shard key values, got {}",
+                self.len(),
+                values.len()
+            ));
+        }
+        let values = self
+            .fields
+            .iter()
+            .zip(values)
+            .map(|(f, v)| Self::finish(f, v))
+            .collect();
+        ShardKey::from_values(values).ok_or_else(|| KeyError("empty shard key".into()))
+    }
+
+    fn finish(field: &KeyField, value: KeyValue) -> KeyValue {
+        if field.hashed {
+            KeyValue::Int64(hash64(&value))
+        } else {
+            value
+        }
+    }
+
+    /// Reads a bound document (`config.chunks` `min`/`max`, a split point): exactly the
+    /// pattern's fields, in order, values taken as they are (already hashed).
+    pub fn bound_from_document(&self, doc: &Document) -> Result<ShardKey, KeyError> {
+        let names: Vec<&str> = doc.keys().map(String::as_str).collect();
+        let expected: Vec<&str> = self.fields.iter().map(|f| &*f.path).collect();
+        if names != expected {
+            return err(format!(
+                "bound {doc} does not match the shard key pattern {}",
+                self.to_document()
+            ));
+        }
+        let values = doc.values().map(extjson::from_bson).collect();
+        ShardKey::from_values(values).ok_or_else(|| KeyError("empty bound".into()))
+    }
+
+    /// Writes a key as a document with the pattern's field names.
+    pub fn bound_to_document(&self, key: &ShardKey) -> Document {
+        self.fields
+            .iter()
+            .zip(key.values())
+            .map(|(f, v)| (f.path.to_string(), extjson::to_bson(v)))
+            .collect()
+    }
+
+    /// A key as canonical Extended JSON (`{"x": {"$numberLong": "…"}}`).
+    pub fn bound_to_json(&self, key: &ShardKey) -> serde_json::Value {
+        Bson::Document(self.bound_to_document(key)).into_canonical_extjson()
+    }
+}
+
+impl fmt::Display for KeyPattern {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{}",
+            Bson::Document(self.to_document()).into_relaxed_extjson()
+        )
+    }
+}
+
+fn check_path(path: &str) -> Result<(), KeyError> {
+    if path.is_empty() || path.split('.').any(str::is_empty) {
+        return err(format!(
+            "shard key field '{path}' has an empty path segment"
+        ));
+    }
+    if path.split('.').any(|s| s.starts_with('$')) {
+        return err(format!("shard key field '{path}' may not start with '$'"));
+    }
+    Ok(())
+}
+
+/// Follows a dotted path; a missing field is null, an array anywhere on the path is an error.
+fn lookup(doc: &Document, path: &str) -> Result<KeyValue, KeyError> {
+    let mut current = doc;
+    let mut segments = path.split('.').peekable();
+    while let Some(segment) = segments.next() {
+        let Some(value) = current.get(segment) else {
+            return Ok(KeyValue::Null);
+        };
+        match value {
+            Bson::Array(_) => {
+                return err(format!("shard key cannot be an array (field '{path}')"));
+            }
+            Bson::Document(inner) if segments.peek().is_some() => current = inner,
+            _ if segments.peek().is_some() => return Ok(KeyValue::Null),
+            other => return Ok(extjson::from_bson(other)),
+        }
+    }
+    Ok(KeyValue::Null)
+}

@@ -1,0 +1,483 @@
+//! The routing table of one sharded collection: chunks `[min, max)` covering MinKey..MaxKey with
+//! no gap and no overlap, the operations that change it (split, merge, move, moveRange) with
+//! MongoDB's chunk-version rules, and per-shard totals kept up to date incrementally.
+//!
+//! Only each chunk's lower bound is stored; a chunk's upper bound is the next chunk's lower bound
+//! (the global max for the last), so coverage without gaps or overlaps holds by construction.
+//! Routing is a binary search over a compact, order-preserving 128-bit prefix of each lower bound,
+//! refined by full comparisons only where prefixes tie.
+
+use std::fmt;
+use std::ops::Range;
+
+use super::chunk::{Chunk, ChunkInfo, ChunkStats, ChunkVersion, ShardTotals};
+use super::key::ShardKey;
+use super::shard::ShardIdx;
+
+/// The chunks of one collection.
+#[derive(Clone, Debug)]
+pub struct RoutingTable {
+    mins: Vec<ShardKey>,
+    prefixes: Vec<u128>,
+    chunks: Vec<ChunkInfo>,
+    global_max: ShardKey,
+    version: ChunkVersion,
+    totals: Vec<ShardTotals>,
+}
+
+/// A refused change of the routing table, with MongoDB's reason where it has one.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum RoutingError {
+    /// The split point is a bound of the chunk or outside it.
+    InvalidSplitPoint(String),
+    /// No split point, points out of order, or statistics that do not add up.
+    BadSplit(String),
+    /// Merge of fewer than two chunks, of chunks on different shards, or out of range.
+    BadMerge(String),
+    /// Move to the shard that owns the chunk, or a bad range.
+    BadMove(String),
+    /// A chunk list that does not cover the key space exactly.
+    BadLayout(String),
+}
+
+impl fmt::Display for RoutingError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::InvalidSplitPoint(m)
+            | Self::BadSplit(m)
+            | Self::BadMerge(m)
+            | Self::BadMove(m)
+            | Self::BadLayout(m) => f.write_str(m),
+        }
+    }
+}
+
+impl std::error::Error for RoutingError {}
+
+impl RoutingTable {
+    /// A collection that is one chunk `[global_min, global_max)` on `shard`, version (1,0).
+    pub fn single(global_min: ShardKey, global_max: ShardKey, shard: ShardIdx) -> Self {
+        let info = ChunkInfo::new(shard, ChunkVersion::new(1, 0));
+        Self::from_chunks(vec![(global_min, info)], global_max)
+            .unwrap_or_else(|_| unreachable!("a single chunk is always a valid layout"))
+    }
+
+    /// A table from chunks in key order (e.g. initial chunks, or `config.chunks` read from a
+    /// cluster). The last chunk ends at `global_max`. Bounds must strictly increase.
+    pub fn from_chunks(
+        chunks: Vec<(ShardKey, ChunkInfo)>,
+        global_max: ShardKey,
+    ) -> Result<Self, RoutingError> {
+        if chunks.is_empty() {
+            return Err(RoutingError::BadLayout(
+                "a collection has at least one chunk".into(),
+            ));
+        }
+        let (mins, infos): (Vec<_>, Vec<_>) = chunks.into_iter().unzip();
+        for pair in mins.windows(2) {
+            if pair[0] >= pair[1] {
+                return Err(RoutingError::BadLayout(format!(
+                    "chunk bounds out of order or overlapping at {:?}",
+                    pair[1]
+                )));
+            }
+        }
+        if mins.last().is_some_and(|last| *last >= global_max) {
+            return Err(RoutingError::BadLayout(
+                "the last chunk ends before it starts".into(),
+            ));
+        }
+        let mut table = Self {
+            prefixes: mins.iter().map(ShardKey::order_prefix).collect(),
+            mins,
+            chunks: infos,
+            global_max,
+            version: ChunkVersion::default(),
+            totals: Vec::new(),
+        };
+        table.recompute_totals();
+        Ok(table)
+    }
+
+    fn recompute_totals(&mut self) {
+        self.totals.clear();
+        self.version = ChunkVersion::default();
+        for i in 0..self.chunks.len() {
+            let info = self.chunks[i].clone();
+            self.account(&info, true);
+            self.version = self.version.max(info.version);
+        }
+    }
+
+    fn totals_mut(&mut self, shard: ShardIdx) -> &mut ShardTotals {
+        if self.totals.len() <= shard.index() {
+            self.totals
+                .resize(shard.index() + 1, ShardTotals::default());
+        }
+        &mut self.totals[shard.index()]
+    }
+
+    /// Adds (or removes) a chunk's contribution to its shard's totals.
+    fn account(&mut self, info: &ChunkInfo, add: bool) {
+        let t = self.totals_mut(info.shard);
+        if add {
+            t.chunks += 1;
+            t.jumbo += u64::from(info.jumbo);
+            t.stats.add(info.stats);
+            t.version = t.version.max(info.version);
+        } else {
+            t.chunks -= 1;
+            t.jumbo -= u64::from(info.jumbo);
+            t.stats.sub(info.stats);
+            if t.chunks == 0 {
+                t.version = ChunkVersion::default();
+            }
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.chunks.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.chunks.is_empty()
+    }
+
+    /// The collection version: the highest chunk version.
+    pub fn version(&self) -> ChunkVersion {
+        self.version
+    }
+
+    pub fn global_min(&self) -> &ShardKey {
+        &self.mins[0]
+    }
+
+    pub fn global_max(&self) -> &ShardKey {
+        &self.global_max
+    }
+
+    /// Chunk `i`.
+    pub fn chunk(&self, i: usize) -> Chunk<'_> {
+        Chunk {
+            index: i,
+            min: &self.mins[i],
+            max: self.mins.get(i + 1).unwrap_or(&self.global_max),
+            info: &self.chunks[i],
+        }
+    }
+
+    /// All chunks in key order.
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = Chunk<'_>> + '_ {
+        (0..self.len()).map(|i| self.chunk(i))
+    }
+
+    /// The index of the chunk that owns `key` (O(log n)).
+    pub fn route(&self, key: &ShardKey) -> usize {
+        let p = key.order_prefix();
+        let end = self.prefixes.partition_point(|&x| x <= p);
+        if end == 0 || self.prefixes[end - 1] != p {
+            return end.saturating_sub(1);
+        }
+        // Lower bounds whose prefix ties with the key's: compare in full.
+        let start = self.prefixes[..end].partition_point(|&x| x < p);
+        let past = start + self.mins[start..end].partition_point(|m| m <= key);
+        past.saturating_sub(1)
+    }
+
+    /// The index of the chunk whose lower bound is exactly `min`.
+    pub fn find_by_min(&self, min: &ShardKey) -> Option<usize> {
+        let i = self.route(min);
+        (self.mins[i] == *min).then_some(i)
+    }
+
+    /// The totals of `shard` for this collection (zeros if it owns nothing), O(1).
+    pub fn shard_totals(&self, shard: ShardIdx) -> ShardTotals {
+        self.totals.get(shard.index()).copied().unwrap_or_default()
+    }
+
+    /// Adds documents, bytes and writes to chunk `i` (a routed write), and to the auto-split
+    /// tracker.
+    pub fn add_stats(&mut self, i: usize, delta: ChunkStats) {
+        let chunk = &mut self.chunks[i];
+        chunk.stats.add(delta);
+        chunk.bytes_written += delta.bytes;
+        let shard = chunk.shard;
+        self.totals_mut(shard).stats.add(delta);
+    }
+
+    /// Removes documents and bytes from chunk `i` (deletes).
+    pub fn remove_stats(&mut self, i: usize, delta: ChunkStats) {
+        let delta = ChunkStats {
+            docs: delta.docs.min(self.chunks[i].stats.docs),
+            bytes: delta.bytes.min(self.chunks[i].stats.bytes),
+            writes: 0,
+        };
+        self.chunks[i].stats.sub(delta);
+        let shard = self.chunks[i].shard;
+        self.totals_mut(shard).stats.sub(delta);
+    }
+
+    /// Resets chunk `i`'s auto-split tracker (after a split attempt).
+    pub fn reset_bytes_written(&mut self, i: usize) {
+        self.chunks[i].bytes_written = 0;
+    }
+
+    /// Marks or clears the jumbo flag of chunk `i`.
+    pub fn set_jumbo(&mut self, i: usize, jumbo: bool) {
+        let was = self.chunks[i].jumbo;
+        if was != jumbo {
+            self.chunks[i].jumbo = jumbo;
+            let shard = self.chunks[i].shard;
+            let t = self.totals_mut(shard);
+            if jumbo { t.jumbo += 1 } else { t.jumbo -= 1 }
+        }
+    }
+
+    /// Splits chunk `i` at `points` (strictly inside it, increasing) into `points.len() + 1`
+    /// chunks whose statistics are `pieces` (they must add up to the chunk's). The pieces get
+    /// successive minor versions of the collection version, in key order; jumbo is cleared.
+    pub fn split(
+        &mut self,
+        i: usize,
+        points: &[ShardKey],
+        pieces: &[ChunkStats],
+    ) -> Result<(), RoutingError> {
+        self.check_split(i, points, pieces)?;
+        let old = self.chunks[i].clone();
+        self.account(&old, false);
+        let mut version = self.version;
+        let mut infos = Vec::with_capacity(pieces.len());
+        for stats in pieces {
+            version = version.next_minor();
+            infos.push(ChunkInfo {
+                shard: old.shard,
+                version,
+                stats: *stats,
+                jumbo: false,
+                bytes_written: 0,
+                since: old.since,
+            });
+        }
+        for info in &infos {
+            self.account(info, true);
+        }
+        self.version = version;
+        self.chunks.splice(i..=i, infos);
+        self.mins.splice(i + 1..i + 1, points.iter().cloned());
+        self.prefixes
+            .splice(i + 1..i + 1, points.iter().map(ShardKey::order_prefix));
+        Ok(())
+    }
+
+    fn check_split(
+        &self,
+        i: usize,
+        points: &[ShardKey],
+        pieces: &[ChunkStats],
+    ) -> Result<(), RoutingError> {
+        let chunk = self.chunk(i);
+        if points.is_empty() {
+            return Err(RoutingError::BadSplit("no split point given".into()));
+        }
+        for (n, point) in points.iter().enumerate() {
+            if point <= chunk.min || point >= chunk.max {
+                return Err(RoutingError::InvalidSplitPoint(format!(
+                    "split point {point:?} is not strictly inside the chunk's range (a bound or outside it)"
+                )));
+            }
+            if n > 0 && points[n - 1] >= *point {
+                return Err(RoutingError::BadSplit(
+                    "split points must be in increasing order".into(),
+                ));
+            }
+        }
+        let mut total = ChunkStats::ZERO;
+        pieces.iter().for_each(|p| total.add(*p));
+        if pieces.len() != points.len() + 1 || total != chunk.info.stats {
+            return Err(RoutingError::BadSplit(
+                "the pieces' statistics must add up to the chunk's".into(),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Merges the contiguous chunks `range` (at least two, all on one shard) into one, with the
+    /// next minor version of the collection version.
+    pub fn merge(&mut self, range: Range<usize>) -> Result<(), RoutingError> {
+        if range.len() < 2 || range.end > self.len() {
+            return Err(RoutingError::BadMerge(
+                "a merge needs at least two contiguous chunks".into(),
+            ));
+        }
+        let shard = self.chunks[range.start].shard;
+        if self.chunks[range.clone()].iter().any(|c| c.shard != shard) {
+            return Err(RoutingError::BadMerge(
+                "chunks to merge must all be on one shard".into(),
+            ));
+        }
+        let mut stats = ChunkStats::ZERO;
+        let mut since = 0;
+        for k in range.clone() {
+            let info = self.chunks[k].clone();
+            stats.add(info.stats);
+            since = since.max(info.since);
+            self.account(&info, false);
+        }
+        self.version = self.version.next_minor();
+        let merged = ChunkInfo {
+            shard,
+            version: self.version,
+            stats,
+            jumbo: false,
+            bytes_written: 0,
+            since,
+        };
+        self.account(&merged, true);
+        self.chunks.splice(range.clone(), [merged]);
+        self.mins.drain(range.start + 1..range.end);
+        self.prefixes.drain(range.start + 1..range.end);
+        Ok(())
+    }
+
+    /// Moves chunk `i` to shard `to` at time `now`: the chunk gets `(major+1, 0)`; another chunk
+    /// left on the donor (the control chunk) gets `(major+1, 1)` so the donor's version rises.
+    pub fn move_chunk(&mut self, i: usize, to: ShardIdx, now: u64) -> Result<(), RoutingError> {
+        let from = self.chunks[i].shard;
+        if from == to {
+            return Err(RoutingError::BadMove(
+                "the chunk is already on that shard".into(),
+            ));
+        }
+        let mut info = self.chunks[i].clone();
+        self.account(&info, false);
+        self.version = self.version.next_major();
+        info.shard = to;
+        info.version = self.version;
+        info.since = now;
+        self.account(&info, true);
+        self.chunks[i] = info;
+        if let Some(control) = self.nearest_chunk_on(from, i) {
+            self.bump(control);
+        }
+        Ok(())
+    }
+
+    /// Moves the range starting at chunk `i`'s lower bound and ending at `upto` (inside the
+    /// chunk; `None` or the chunk's max = the whole chunk) to `to`, as `moveRange` does: the chunk is
+    /// split, the moved piece gets `(major+1, 0)`, the piece left on the donor `(major+1, 1)`.
+    /// `moved` is the moved piece's share of the chunk's statistics.
+    pub fn move_range(
+        &mut self,
+        i: usize,
+        upto: Option<&ShardKey>,
+        moved: ChunkStats,
+        to: ShardIdx,
+        now: u64,
+    ) -> Result<(), RoutingError> {
+        let whole = upto.is_none_or(|u| u == self.chunk(i).max);
+        if whole {
+            return self.move_chunk(i, to, now);
+        }
+        let Some(point) = upto else {
+            unreachable!("checked above")
+        };
+        let mut rest = self.chunks[i].stats;
+        if moved.docs > rest.docs || moved.bytes > rest.bytes || moved.writes > rest.writes {
+            return Err(RoutingError::BadMove(
+                "the moved piece holds more than the chunk".into(),
+            ));
+        }
+        rest.sub(moved);
+        if self.chunks[i].shard == to {
+            return Err(RoutingError::BadMove(
+                "the range is already on that shard".into(),
+            ));
+        }
+        self.split(i, std::slice::from_ref(point), &[moved, rest])?;
+        let (left, right) = (i, i + 1);
+        let mut info = self.chunks[left].clone();
+        self.account(&info, false);
+        self.version = self.version.next_major();
+        info.shard = to;
+        info.version = self.version;
+        info.since = now;
+        self.account(&info, true);
+        self.chunks[left] = info;
+        self.bump(right);
+        Ok(())
+    }
+
+    /// Gives chunk `k` the next minor version.
+    fn bump(&mut self, k: usize) {
+        self.version = self.version.next_minor();
+        self.chunks[k].version = self.version;
+        let (shard, version) = (self.chunks[k].shard, self.version);
+        let t = self.totals_mut(shard);
+        t.version = t.version.max(version);
+    }
+
+    /// The chunk of `shard` nearest to position `i` (other than `i`), if any.
+    fn nearest_chunk_on(&self, shard: ShardIdx, i: usize) -> Option<usize> {
+        if self.shard_totals(shard).chunks == 0 {
+            return None;
+        }
+        (1..self.len()).find_map(|d| {
+            let below = i.checked_sub(d).filter(|&k| self.chunks[k].shard == shard);
+            let above = Some(i + d).filter(|&k| k < self.len() && self.chunks[k].shard == shard);
+            below.or(above)
+        })
+    }
+
+    /// Checks every invariant: bounds strictly increasing from the global min, prefixes in step,
+    /// chunk versions unique with the collection version their maximum, totals equal to a
+    /// recount. Tests call it after every change.
+    pub fn check_invariants(&self) -> Result<(), String> {
+        if self.mins.len() != self.chunks.len() || self.prefixes.len() != self.chunks.len() {
+            return Err("parallel vectors out of step".into());
+        }
+        if self.mins[0]
+            .values()
+            .any(|v| *v != super::value::KeyValue::MinKey)
+        {
+            return Err("the first chunk does not start at MinKey".into());
+        }
+        for (k, pair) in self.mins.windows(2).enumerate() {
+            if pair[0] >= pair[1] {
+                return Err(format!(
+                    "chunk {k} and {} are out of order or overlap",
+                    k + 1
+                ));
+            }
+        }
+        if self.mins[self.len() - 1] >= self.global_max {
+            return Err("the last chunk is empty".into());
+        }
+        for (k, (m, p)) in self.mins.iter().zip(&self.prefixes).enumerate() {
+            if m.order_prefix() != *p {
+                return Err(format!("stale prefix at chunk {k}"));
+            }
+        }
+        let mut versions: Vec<ChunkVersion> = self.chunks.iter().map(|c| c.version).collect();
+        versions.sort_unstable();
+        if versions.windows(2).any(|w| w[0] == w[1]) {
+            return Err("two chunks share a version".into());
+        }
+        if versions.last() != Some(&self.version) {
+            return Err("the collection version is not the highest chunk version".into());
+        }
+        let mut recount = self.clone();
+        recount.recompute_totals();
+        let shards = self.totals.len().max(recount.totals.len());
+        for s in 0..shards {
+            let idx = ShardIdx(s as u32);
+            if self.shard_totals(idx) != recount.shard_totals(idx) {
+                return Err(format!(
+                    "totals of shard {s} are {:?}, a recount gives {:?}",
+                    self.shard_totals(idx),
+                    recount.shard_totals(idx)
+                ));
+            }
+        }
+        Ok(())
+    }
+}

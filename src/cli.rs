@@ -1,6 +1,8 @@
-//! The command line (see the contract in the README): subcommands and their options.
+//! The command line (the contract in the README): subcommands and their options.
 
-use clap::{Parser, Subcommand};
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand};
 
 /// How a MongoDB sharded cluster places its data: chunks, key space, balancer, migrations.
 #[derive(Debug, Parser)]
@@ -16,6 +18,14 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
+    /// List the built-in scenarios: name, description, the seed passage each reproduces.
+    Scenarios {
+        /// Print JSON instead of text.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Run the simulator headless to the scenario's end and print a summary.
+    Sim(SimArgs),
     /// Print MongoDB's hashed-index value of VALUE (what convertShardKeyToHashed returns).
     ///
     /// VALUE is Extended JSON: '"abc"', '42', '{"$oid":"…"}', '{"$numberLong":"42"}'. The result is
@@ -25,4 +35,34 @@ pub enum Command {
         #[arg(allow_hyphen_values = true)]
         value: String,
     },
+}
+
+/// Options of `shardtop sim`.
+#[derive(Debug, Args)]
+pub struct SimArgs {
+    /// A built-in scenario (see `shardtop scenarios`).
+    #[arg(required_unless_present = "scenario_file")]
+    pub scenario: Option<String>,
+    /// Seed of the simulation's random numbers (default: the scenario's).
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// Stop at this virtual time in seconds (0 = right after the collection is sharded).
+    #[arg(long)]
+    pub until: Option<f64>,
+    /// Print the JSON summary instead of text.
+    #[arg(long)]
+    pub json: bool,
+    /// Include every chunk in the JSON summary.
+    #[arg(long)]
+    pub chunks: bool,
+    /// Print the event log (splits, migrations, jumbo marks, balancer rounds…) before the
+    /// summary; write batches are left out.
+    #[arg(long, conflicts_with = "json")]
+    pub events: bool,
+    /// Simulate this MongoDB release line (4.4, 5.0, 6.0, 7.0, 8.0, …).
+    #[arg(long)]
+    pub server_version: Option<String>,
+    /// Run a scenario file instead of a built-in scenario.
+    #[arg(long, conflicts_with = "scenario")]
+    pub scenario_file: Option<PathBuf>,
 }

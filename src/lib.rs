@@ -18,3 +18,4 @@
 pub mod cli;
 pub mod commands;
 pub mod model;
+pub mod sim;

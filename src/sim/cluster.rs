@@ -1,0 +1,190 @@
+//! The simulated cluster's state: shards, settings, databases and sharded collections (each with
+//! its routing table, zones, key index, indexes and recent writes).
+
+use std::collections::BTreeMap;
+
+use super::key_index::KeyIndex;
+use super::version::ServerVersion;
+use super::window::WriteWindow;
+use crate::model::{ChunkStats, KeyPattern, KeyValue, RoutingTable, Shard, ShardIdx, ShardKey, ZoneRanges};
+
+/// A shard and its relative capacity (1.0 = an ordinary shard).
+#[derive(Clone, Debug)]
+pub struct ShardState {
+    pub shard: Shard,
+    pub capacity: f64,
+}
+
+/// The balancer's active window (`activeWindow`), in minutes after midnight of virtual time.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ActiveWindow {
+    pub start_minute: u32,
+    pub stop_minute: u32,
+}
+
+impl ActiveWindow {
+    /// Whether virtual time `now_ms` is inside the window (`start > stop` wraps midnight).
+    pub fn contains(self, now_ms: u64) -> bool {
+        let minute = ((now_ms / 60_000) % (24 * 60)) as u32;
+        if self.start_minute <= self.stop_minute {
+            (self.start_minute..self.stop_minute).contains(&minute)
+        } else {
+            minute >= self.start_minute || minute < self.stop_minute
+        }
+    }
+}
+
+/// Cluster-wide settings (`config.settings`).
+#[derive(Clone, Debug)]
+pub struct Settings {
+    pub chunk_size_bytes: u64,
+    pub balancer_enabled: bool,
+    pub active_window: Option<ActiveWindow>,
+    /// Migration speed of the simulated network and disks.
+    pub migration_bytes_per_sec: u64,
+    /// Fixed cost of a migration (clone set-up, catch-up, commit), in milliseconds.
+    pub migration_overhead_ms: u64,
+}
+
+/// A secondary index (only what sharding rules look at).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Index {
+    pub key: KeyPattern,
+    pub unique: bool,
+}
+
+/// The documents of a collection as field values (kept when the shard key may change).
+#[derive(Clone, Debug, Default)]
+pub struct DocStore {
+    pub fields: Vec<String>,
+    pub docs: Vec<(Vec<KeyValue>, u64)>,
+}
+
+impl DocStore {
+    /// The values of `pattern`'s fields for document `i` (a missing field is null).
+    pub fn values_for(&self, pattern: &KeyPattern, values: &[KeyValue]) -> Vec<KeyValue> {
+        pattern
+            .fields()
+            .iter()
+            .map(|f| self.fields.iter().position(|n| **n == *f.path).map_or(KeyValue::Null, |k| values[k].clone()))
+            .collect()
+    }
+}
+
+/// Writes of the current tick, by chunk index until a split or merge shifts indexes. Each
+/// chunk's entry also keeps the first key written to it in the tick: the recent-writes window
+/// attributes the writes through that key, so they follow it into the right piece after a split.
+#[derive(Clone, Debug, Default)]
+pub struct PendingWrites {
+    by_index: BTreeMap<usize, (ChunkStats, ShardKey)>,
+    flushed: Vec<(ShardKey, ChunkStats, ShardKey)>,
+    pub by_shard: Vec<u64>,
+}
+
+/// One tick's writes to a collection.
+#[derive(Clone, Debug, Default)]
+pub struct TickWrites {
+    /// Per chunk, by the chunk's lower bound at the time of the writes.
+    pub per_chunk: Vec<(ShardKey, ChunkStats)>,
+    /// Per chunk, by a key written to it (for the recent-writes window).
+    pub samples: Vec<(ShardKey, u64)>,
+    /// Writes per shard index.
+    pub by_shard: Vec<u64>,
+}
+
+impl PendingWrites {
+    pub fn add(&mut self, chunk: usize, shard: ShardIdx, delta: ChunkStats, key: &ShardKey) {
+        self.by_index.entry(chunk).or_insert_with(|| (ChunkStats::ZERO, key.clone())).0.add(delta);
+        if self.by_shard.len() <= shard.index() {
+            self.by_shard.resize(shard.index() + 1, 0);
+        }
+        self.by_shard[shard.index()] += delta.writes;
+    }
+
+    /// Pins index-keyed counts to the chunks' lower bounds (before indexes shift).
+    pub fn pin(&mut self, table: &RoutingTable) {
+        for (i, (stats, sample)) in std::mem::take(&mut self.by_index) {
+            self.flushed.push((table.chunk(i).min.clone(), stats, sample));
+        }
+    }
+
+    /// Takes the tick's writes.
+    pub fn take(&mut self, table: &RoutingTable) -> TickWrites {
+        self.pin(table);
+        let mut all = std::mem::take(&mut self.flushed);
+        all.sort_by(|a, b| a.0.cmp(&b.0));
+        let samples = all.iter().map(|(_, s, k)| (k.clone(), s.writes)).collect();
+        let mut per_chunk: Vec<(ShardKey, ChunkStats)> = Vec::with_capacity(all.len());
+        for (k, s, _) in all {
+            match per_chunk.last_mut() {
+                Some((last, acc)) if *last == k => acc.add(s),
+                _ => per_chunk.push((k, s)),
+            }
+        }
+        TickWrites { per_chunk, samples, by_shard: std::mem::take(&mut self.by_shard) }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.by_index.is_empty() && self.flushed.is_empty()
+    }
+}
+
+/// A sharded collection.
+#[derive(Clone, Debug)]
+pub struct Collection {
+    pub ns: String,
+    pub pattern: KeyPattern,
+    pub table: RoutingTable,
+    pub zones: ZoneRanges,
+    pub keys: KeyIndex,
+    pub docs: Option<DocStore>,
+    pub indexes: Vec<Index>,
+    pub window: WriteWindow,
+    pub pending: PendingWrites,
+    /// Writes routed to each shard since the start (by shard index).
+    pub routed_writes: Vec<u64>,
+    /// Bumped when the collection gets a new epoch (refine, reshard).
+    pub incarnation: u32,
+}
+
+impl Collection {
+    /// Writes routed to `shard` since the start.
+    pub fn writes_to(&self, shard: ShardIdx) -> u64 {
+        self.routed_writes.get(shard.index()).copied().unwrap_or(0)
+    }
+
+    /// The database name of the namespace.
+    pub fn db(&self) -> &str {
+        self.ns.split_once('.').map_or(self.ns.as_str(), |(db, _)| db)
+    }
+}
+
+/// The whole simulated cluster.
+#[derive(Clone, Debug)]
+pub struct Cluster {
+    pub version: ServerVersion,
+    pub shards: Vec<ShardState>,
+    pub settings: Settings,
+    /// Database → primary shard.
+    pub databases: BTreeMap<String, ShardIdx>,
+    /// Sharded collections, in namespace order.
+    pub collections: Vec<Collection>,
+}
+
+impl Cluster {
+    pub fn shard_index(&self, id: &str) -> Option<ShardIdx> {
+        self.shards.iter().position(|s| s.shard.id == id).map(|i| ShardIdx(i as u32))
+    }
+
+    pub fn shard_id(&self, idx: ShardIdx) -> &str {
+        self.shards.get(idx.index()).map_or("?", |s| s.shard.id.as_str())
+    }
+
+    pub fn collection_index(&self, ns: &str) -> Option<usize> {
+        self.collections.binary_search_by(|c| c.ns.as_str().cmp(ns)).ok()
+    }
+
+    pub fn collection(&self, ns: &str) -> Option<&Collection> {
+        self.collection_index(ns).map(|i| &self.collections[i])
+    }
+}

@@ -1,0 +1,84 @@
+//! One-line, human-readable descriptions of events (the event log of `sim --events` and the TUI).
+
+use super::balancer::human_bytes;
+use super::engine::Simulator;
+use super::event::{Event, EventKind};
+use crate::model::ShardKey;
+
+impl Simulator {
+    fn bound_text(&self, ns: &str, key: &ShardKey) -> String {
+        match self.cluster.collection(ns) {
+            Some(c) => {
+                let fields = c.pattern.fields();
+                let parts: Vec<String> = key
+                    .values()
+                    .enumerate()
+                    .map(|(i, v)| {
+                        let name = fields.get(i).map_or("?", |f| &*f.path);
+                        format!("{name}: {}", crate::model::extjson::to_canonical(v))
+                    })
+                    .collect();
+                format!("{{{}}}", parts.join(", "))
+            }
+            None => format!("{key:?}"),
+        }
+    }
+
+    /// `"  12.3s  moveChunk.commit  app.events [{_id: …}, {_id: …}) shard0000 → shard0001 …"`.
+    pub fn describe(&self, e: &Event) -> String {
+        let id = |s| self.cluster.shard_id(s).to_string();
+        let detail = match &e.kind {
+            EventKind::ShardAdded { id: name, .. } => format!("shard {name}"),
+            EventKind::CollectionSharded { ns, key, chunks } => format!("{ns} key {key}, {chunks} initial chunks"),
+            EventKind::Split { ns, min, max, points, shard, cause, .. } => format!(
+                "{ns} [{}, {}) on {} at {} ({cause:?})",
+                self.bound_text(ns, min),
+                self.bound_text(ns, max),
+                id(*shard),
+                points.iter().map(|p| self.bound_text(ns, p)).collect::<Vec<_>>().join(", ")
+            ),
+            EventKind::SplitFailed { ns, min, max, shard, error } => {
+                format!("{ns} [{}, {}) on {}: {error}", self.bound_text(ns, min), self.bound_text(ns, max), id(*shard))
+            }
+            EventKind::Merge { ns, min, max, shard, chunks } => {
+                format!("{ns} [{}, {}) on {}: {chunks} chunks", self.bound_text(ns, min), self.bound_text(ns, max), id(*shard))
+            }
+            EventKind::MigrationStarted { id: n, ns, min, max, from, to, reason, bytes } => format!(
+                "#{n} {ns} [{}, {}) {} → {} ({}, {})",
+                self.bound_text(ns, min),
+                self.bound_text(ns, max),
+                id(*from),
+                id(*to),
+                human_bytes(*bytes),
+                reason.as_str()
+            ),
+            EventKind::MigrationCommitted { id: n, ns, from, to, moved, millis, .. } => format!(
+                "#{n} {ns} {} → {}: {} docs, {} in {:.1}s",
+                id(*from),
+                id(*to),
+                moved.docs,
+                human_bytes(moved.bytes),
+                *millis as f64 / 1000.0
+            ),
+            EventKind::MigrationFailed { id: n, ns, from, to, error, .. } => {
+                format!("#{n} {ns} {} → {}: {error}", id(*from), id(*to))
+            }
+            EventKind::JumboMarked { ns, min, max, shard } => {
+                format!("{ns} [{}, {}) on {} is jumbo", self.bound_text(ns, min), self.bound_text(ns, max), id(*shard))
+            }
+            EventKind::BalancerRound { round, candidates, moved, failed, why_not, .. } => {
+                let why = if why_not.is_empty() { String::new() } else { format!(" — {}", why_not.join("; ")) };
+                format!("round {round}: {candidates} candidates, {moved} moved, {failed} failed{why}")
+            }
+            EventKind::BalancerSet { enabled } => (if *enabled { "balancer started" } else { "balancer stopped" }).to_string(),
+            EventKind::ChunkSizeSet { bytes } => format!("chunk size {}", human_bytes(*bytes)),
+            EventKind::IndexCreated { ns, key, unique } => format!("{ns} {key}{}", if *unique { " unique" } else { "" }),
+            EventKind::KeyRefined { ns, key } => format!("{ns} key now {key}"),
+            EventKind::Writes { ns, per_chunk } => {
+                let docs: u64 = per_chunk.iter().map(|(_, s)| s.writes).sum();
+                format!("{ns} {docs} writes to {} chunks", per_chunk.len())
+            }
+        };
+        format!("{:>8.1}s  {:<28} {detail}", e.at_ms as f64 / 1000.0, e.kind.what())
+    }
+}

@@ -1,0 +1,248 @@
+//! The simulator: a virtual clock advanced in ticks; each tick runs due scheduled actions, commits
+//! finished migrations, runs the balancer when a round is due, and applies the workloads' writes
+//! (routing each document, counting it per chunk, auto-splitting before 6.0).
+
+use super::cluster::{Cluster, Collection, DocStore};
+use super::event::{Event, EventKind};
+use super::keygen::KeyGen;
+use super::rng::Rng;
+use super::scenario::Action;
+use crate::model::{ChunkStats, KeyValue};
+
+/// Length of one simulation tick, in milliseconds.
+pub const TICK_MS: u64 = 100;
+/// Time between balancer rounds (`kBalanceRoundDefaultInterval`), in milliseconds.
+pub const ROUND_INTERVAL_MS: u64 = 10_000;
+/// Ticks of writes kept in each collection's recent-writes window (10 seconds with writes).
+pub const WINDOW_TICKS: usize = 100;
+
+/// An insert stream into one collection.
+#[derive(Clone, Debug)]
+pub struct WorkloadRun {
+    pub coll_ns: String,
+    /// Field names and their generators, in name order.
+    pub fields: Vec<(String, KeyGen)>,
+    /// For each shard-key field: the generated field that supplies it.
+    pub key_sources: Vec<Option<usize>>,
+    pub rate_per_sec: f64,
+    pub remaining: Option<u64>,
+    pub start_ms: u64,
+    pub stop_ms: Option<u64>,
+    pub doc_bytes: (u64, u64),
+    pub carry: f64,
+    pub rng: Rng,
+}
+
+/// A migration in flight.
+#[derive(Clone, Debug)]
+pub struct Migration {
+    pub id: u64,
+    pub ns: String,
+    pub min: crate::model::ShardKey,
+    /// The end of a moveRange inside the chunk; `None` moves the whole chunk.
+    pub end: Option<crate::model::ShardKey>,
+    pub max: crate::model::ShardKey,
+    pub from: crate::model::ShardIdx,
+    pub to: crate::model::ShardIdx,
+    pub started_ms: u64,
+    pub finish_ms: u64,
+    pub bytes: u64,
+    pub reason: super::event::MigrationReason,
+}
+
+/// A balancer round whose migrations are still running.
+#[derive(Clone, Debug)]
+pub struct RoundInProgress {
+    pub number: u64,
+    pub started_ms: u64,
+    pub candidates: usize,
+    pub migration_ids: Vec<u64>,
+    pub moved: usize,
+    pub failed: usize,
+}
+
+/// The balancer's state and counters.
+#[derive(Clone, Debug, Default)]
+pub struct BalancerState {
+    pub rounds: u64,
+    pub next_round_ms: u64,
+    pub round: Option<RoundInProgress>,
+    pub in_flight: Vec<Migration>,
+    pub completed: u64,
+    pub failed: u64,
+    /// Why the last round (or the last check) did not balance more, per collection.
+    pub why_not: Vec<String>,
+}
+
+/// The simulator.
+#[derive(Clone, Debug)]
+pub struct Simulator {
+    pub cluster: Cluster,
+    pub(super) now_ms: u64,
+    pub(super) workloads: Vec<WorkloadRun>,
+    pub(super) actions: Vec<Action>,
+    pub(super) next_action: usize,
+    pub balancer: BalancerState,
+    pub(super) events: Vec<Event>,
+    pub(super) next_migration_id: u64,
+    pub(super) action_errors: Vec<String>,
+}
+
+impl Simulator {
+    pub(super) fn empty(cluster: Cluster) -> Self {
+        Self {
+            cluster,
+            now_ms: 0,
+            workloads: Vec::new(),
+            actions: Vec::new(),
+            next_action: 0,
+            balancer: BalancerState { next_round_ms: ROUND_INTERVAL_MS, ..BalancerState::default() },
+            events: Vec::new(),
+            next_migration_id: 1,
+            action_errors: Vec::new(),
+        }
+    }
+
+    /// Virtual time, milliseconds since the start.
+    pub fn now_ms(&self) -> u64 {
+        self.now_ms
+    }
+
+    /// Takes the events produced since the last call.
+    pub fn take_events(&mut self) -> Vec<Event> {
+        std::mem::take(&mut self.events)
+    }
+
+    /// Errors returned by scheduled actions (they are also events where MongoDB logs them).
+    pub fn action_errors(&self) -> &[String] {
+        &self.action_errors
+    }
+
+    pub(super) fn emit(&mut self, kind: EventKind) {
+        self.events.push(Event { at_ms: self.now_ms, kind });
+    }
+
+    /// Whether every workload has finished and nothing is migrating.
+    pub fn is_quiet(&self) -> bool {
+        self.workloads.iter().all(|w| w.remaining == Some(0)) && self.balancer.in_flight.is_empty()
+    }
+
+    /// Advances the clock to `until_ms` (rounded down to a tick).
+    pub fn run_until(&mut self, until_ms: u64) {
+        while self.now_ms + TICK_MS <= until_ms {
+            self.step();
+        }
+    }
+
+    /// One tick: actions, migration commits, balancer, writes.
+    pub fn step(&mut self) {
+        self.run_due_actions();
+        self.commit_due_migrations();
+        self.balancer_tick();
+        self.apply_workloads();
+        self.close_tick();
+        self.now_ms += TICK_MS;
+    }
+
+    fn run_due_actions(&mut self) {
+        while let Some(action) = self.actions.get(self.next_action) {
+            if action.at_ms() > self.now_ms {
+                break;
+            }
+            let action = action.clone();
+            self.next_action += 1;
+            if let Err(e) = self.apply_action(&action) {
+                self.action_errors.push(format!("t={}s {}: {e}", self.now_ms / 1000, action.name()));
+            }
+        }
+    }
+
+    fn apply_workloads(&mut self) {
+        for w in 0..self.workloads.len() {
+            let n = self.due_inserts(w);
+            for k in 0..n {
+                let at = self.now_ms + k * TICK_MS / n.max(1);
+                self.insert_generated(w, at);
+            }
+        }
+    }
+
+    fn due_inserts(&mut self, w: usize) -> u64 {
+        let now = self.now_ms;
+        let run = &mut self.workloads[w];
+        let active = now >= run.start_ms && run.stop_ms.is_none_or(|s| now < s) && run.remaining != Some(0);
+        if !active {
+            return 0;
+        }
+        let exact = run.rate_per_sec * TICK_MS as f64 / 1000.0 + run.carry;
+        let mut n = exact.floor() as u64;
+        run.carry = exact - n as f64;
+        if let Some(rem) = run.remaining.as_mut() {
+            n = n.min(*rem);
+            *rem -= n;
+        }
+        n
+    }
+
+    fn insert_generated(&mut self, w: usize, at_ms: u64) {
+        let run = &mut self.workloads[w];
+        let values: Vec<KeyValue> = run.fields.iter_mut().map(|(_, g)| g.next(&mut run.rng, at_ms)).collect();
+        let (lo, hi) = run.doc_bytes;
+        let bytes = run.rng.range_u64(lo, hi);
+        let key_values: Vec<KeyValue> = run
+            .key_sources
+            .iter()
+            .map(|s| s.map_or(KeyValue::Null, |k| values[k].clone()))
+            .collect();
+        let ns = run.coll_ns.clone();
+        if let Some(c) = self.cluster.collection_index(&ns) {
+            self.insert(c, key_values, Some(values), bytes);
+        }
+    }
+
+    /// Routes and counts one inserted document: `key_values` are the shard-key fields' raw values.
+    pub fn insert(&mut self, c: usize, key_values: Vec<KeyValue>, doc: Option<Vec<KeyValue>>, bytes: u64) {
+        let coll = &mut self.cluster.collections[c];
+        let Ok(key) = coll.pattern.key_of(key_values) else { return };
+        let i = coll.table.route(&key);
+        let shard = coll.table.chunk(i).info.shard;
+        let delta = ChunkStats::new(1, bytes, 1);
+        coll.table.add_stats(i, delta);
+        coll.pending.add(i, shard, delta, &key);
+        coll.keys.insert(key, bytes);
+        if coll.routed_writes.len() <= shard.index() {
+            coll.routed_writes.resize(shard.index() + 1, 0);
+        }
+        coll.routed_writes[shard.index()] += 1;
+        if let (Some(store), Some(doc)) = (coll.docs.as_mut(), doc) {
+            store.docs.push((doc, bytes));
+        }
+        let tracker = coll.table.chunk(i).info.bytes_written;
+        if self.cluster.version.auto_splits() && tracker > self.cluster.settings.chunk_size_bytes / 5 {
+            self.auto_split(c, i);
+        }
+    }
+
+    /// Ends the tick: each collection's writes become a `writes` event and enter its window.
+    fn close_tick(&mut self) {
+        for c in 0..self.cluster.collections.len() {
+            let coll = &mut self.cluster.collections[c];
+            if coll.pending.is_empty() {
+                continue;
+            }
+            let tick = coll.pending.take(&coll.table);
+            coll.window.push(tick.samples, tick.by_shard);
+            let per_chunk = tick.per_chunk;
+            let ns = coll.ns.clone();
+            self.emit(EventKind::Writes { ns, per_chunk });
+        }
+    }
+
+    /// Enables keeping documents' field values for collection `c` (needed to refine its key).
+    pub(super) fn keep_documents(&mut self, c: usize, fields: Vec<String>) {
+        let coll: &mut Collection = &mut self.cluster.collections[c];
+        if coll.docs.is_none() {
+            coll.docs = Some(DocStore { fields, docs: Vec::new() });
+        }
+    }
+}

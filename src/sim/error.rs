@@ -1,0 +1,65 @@
+//! Refusals and failures of simulated operations, with MongoDB's error codes and code names.
+
+use std::fmt;
+
+/// A MongoDB-style error: numeric code, code name and message.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SimError {
+    pub code: i32,
+    pub code_name: &'static str,
+    pub message: String,
+}
+
+impl SimError {
+    fn new(code: i32, code_name: &'static str, message: impl Into<String>) -> Self {
+        Self { code, code_name, message: message.into() }
+    }
+
+    pub fn bad_value(m: impl Into<String>) -> Self {
+        Self::new(2, "BadValue", m)
+    }
+    pub fn illegal_operation(m: impl Into<String>) -> Self {
+        Self::new(20, "IllegalOperation", m)
+    }
+    pub fn namespace_not_found(m: impl Into<String>) -> Self {
+        Self::new(26, "NamespaceNotFound", m)
+    }
+    pub fn shard_not_found(m: impl Into<String>) -> Self {
+        Self::new(70, "ShardNotFound", m)
+    }
+    pub fn invalid_options(m: impl Into<String>) -> Self {
+        Self::new(72, "InvalidOptions", m)
+    }
+    pub fn cannot_create_index(m: impl Into<String>) -> Self {
+        Self::new(67, "CannotCreateIndex", m)
+    }
+    pub fn cannot_split(m: impl Into<String>) -> Self {
+        Self::new(87, "CannotSplit", m)
+    }
+    pub fn conflicting_operation(m: impl Into<String>) -> Self {
+        Self::new(117, "ConflictingOperationInProgress", m)
+    }
+    pub fn namespace_not_sharded(m: impl Into<String>) -> Self {
+        Self::new(118, "NamespaceNotSharded", m)
+    }
+    pub fn chunk_too_big(m: impl Into<String>) -> Self {
+        Self::new(153, "ChunkTooBig", m)
+    }
+    pub fn zone_not_found(m: impl Into<String>) -> Self {
+        Self::new(177, "ZoneNotFound", m)
+    }
+    pub fn range_overlap(m: impl Into<String>) -> Self {
+        Self::new(178, "RangeOverlapConflict", m)
+    }
+    pub fn already_sharded(m: impl Into<String>) -> Self {
+        Self::new(23, "AlreadyInitialized", m)
+    }
+}
+
+impl fmt::Display for SimError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} ({}): {}", self.code_name, self.code, self.message)
+    }
+}
+
+impl std::error::Error for SimError {}

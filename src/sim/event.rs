@@ -1,0 +1,113 @@
+//! Every change of the simulated cluster's state, as a typed event. Names follow
+//! `config.changelog`'s `what` values (and `config.actionlog`'s for balancer rounds) where MongoDB
+//! has one. The event log, traces and the TUI are built on these.
+
+use super::error::SimError;
+use crate::model::{ChunkStats, KeyPattern, ShardIdx, ShardKey};
+
+/// An event at a virtual time (milliseconds since the start of the run).
+#[derive(Clone, Debug)]
+pub struct Event {
+    pub at_ms: u64,
+    pub kind: EventKind,
+}
+
+/// Why a migration was started.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MigrationReason {
+    /// The donor is draining (`removeShard`).
+    Drain,
+    /// The chunk is outside its zone's shards.
+    ZoneViolation,
+    /// The balancer evens chunk counts or data sizes.
+    ChunksImbalance,
+    /// The auto-splitter's top-chunk optimisation moved a new edge chunk (before 6.0).
+    TopChunk,
+    /// A `moveChunk` / `moveRange` command.
+    Manual,
+}
+
+impl MigrationReason {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Drain => "drain",
+            Self::ZoneViolation => "zoneViolation",
+            Self::ChunksImbalance => "chunksImbalance",
+            Self::TopChunk => "topChunk",
+            Self::Manual => "manual",
+        }
+    }
+}
+
+/// What caused a split.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SplitCause {
+    /// The auto-splitter (before 6.0).
+    Auto,
+    /// A `split` command.
+    Command,
+    /// `splitOrMarkJumbo` after a migration was refused as too big.
+    Balancer,
+    /// A chunk straddled a zone boundary.
+    Zone,
+}
+
+/// The kinds of events.
+#[derive(Clone, Debug)]
+pub enum EventKind {
+    /// `addShard`.
+    ShardAdded { shard: ShardIdx, id: String },
+    /// `shardCollection.end`: the collection and its initial chunks.
+    CollectionSharded { ns: String, key: KeyPattern, chunks: usize },
+    /// `split` (one point) or `multi-split` (several).
+    Split { ns: String, min: ShardKey, max: ShardKey, points: Vec<ShardKey>, shard: ShardIdx, pieces: Vec<ChunkStats>, cause: SplitCause },
+    /// A split that could not be made (CannotSplit and the like).
+    SplitFailed { ns: String, min: ShardKey, max: ShardKey, shard: ShardIdx, error: SimError },
+    /// `merge`.
+    Merge { ns: String, min: ShardKey, max: ShardKey, shard: ShardIdx, chunks: usize },
+    /// `moveChunk.start`.
+    MigrationStarted { id: u64, ns: String, min: ShardKey, max: ShardKey, from: ShardIdx, to: ShardIdx, reason: MigrationReason, bytes: u64 },
+    /// `moveChunk.commit`.
+    MigrationCommitted { id: u64, ns: String, min: ShardKey, max: ShardKey, from: ShardIdx, to: ShardIdx, moved: ChunkStats, millis: u64 },
+    /// `moveChunk.error`: refused or aborted, with the reason.
+    MigrationFailed { id: u64, ns: String, min: ShardKey, max: ShardKey, from: ShardIdx, to: ShardIdx, error: SimError },
+    /// A chunk was flagged jumbo.
+    JumboMarked { ns: String, min: ShardKey, max: ShardKey, shard: ShardIdx },
+    /// `balancer.round` (actionlog): candidates, moves, and why more was not done.
+    BalancerRound { round: u64, candidates: usize, moved: usize, failed: usize, millis: u64, why_not: Vec<String> },
+    /// `balancer.start` / `balancer.stop`.
+    BalancerSet { enabled: bool },
+    /// The chunk size setting changed.
+    ChunkSizeSet { bytes: u64 },
+    /// An index was created.
+    IndexCreated { ns: String, key: KeyPattern, unique: bool },
+    /// `refineCollectionShardKey.end`.
+    KeyRefined { ns: String, key: KeyPattern },
+    /// The writes of one tick to one collection, per chunk (by the chunk's lower bound).
+    Writes { ns: String, per_chunk: Vec<(ShardKey, ChunkStats)> },
+}
+
+impl EventKind {
+    /// The `what` of the event, in changelog / actionlog terms.
+    pub fn what(&self) -> &'static str {
+        match self {
+            Self::ShardAdded { .. } => "addShard",
+            Self::CollectionSharded { .. } => "shardCollection.end",
+            Self::Split { points, .. } if points.len() > 1 => "multi-split",
+            Self::Split { .. } => "split",
+            Self::SplitFailed { .. } => "split.error",
+            Self::Merge { .. } => "merge",
+            Self::MigrationStarted { .. } => "moveChunk.start",
+            Self::MigrationCommitted { .. } => "moveChunk.commit",
+            Self::MigrationFailed { .. } => "moveChunk.error",
+            Self::JumboMarked { .. } => "markJumbo",
+            Self::BalancerRound { .. } => "balancer.round",
+            Self::BalancerSet { enabled: true } => "balancer.start",
+            Self::BalancerSet { enabled: false } => "balancer.stop",
+            Self::ChunkSizeSet { .. } => "setChunkSize",
+            Self::IndexCreated { .. } => "createIndexes",
+            Self::KeyRefined { .. } => "refineCollectionShardKey.end",
+            Self::Writes { .. } => "writes",
+        }
+    }
+}

@@ -1,0 +1,239 @@
+//! Scenario files: JSON documents describing a cluster, its sharded collections, workloads and
+//! scheduled actions. The built-in ones live in `assets/scenarios/` and are embedded in the binary.
+
+use std::collections::BTreeMap;
+
+use serde::Deserialize;
+
+use super::keygen::GenSpec;
+
+/// A scenario.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Scenario {
+    pub name: String,
+    /// One line saying what the scenario shows.
+    pub description: String,
+    /// The seed passage it reproduces.
+    pub seed_passage: String,
+    /// The release line simulated unless `--server-version` says otherwise.
+    #[serde(default)]
+    pub server_version: Option<String>,
+    #[serde(default = "default_seed")]
+    pub seed: u64,
+    pub shards: ShardsSpec,
+    /// Chunk size in MB (default: the server version's).
+    #[serde(default)]
+    pub chunk_size_mb: Option<u64>,
+    #[serde(default = "yes")]
+    pub balancer: bool,
+    /// Simulated migration throughput (default 32 MB/s).
+    #[serde(default)]
+    pub migration_mb_per_sec: Option<f64>,
+    pub collections: Vec<CollectionSpec>,
+    #[serde(default)]
+    pub workloads: Vec<WorkloadSpec>,
+    #[serde(default)]
+    pub actions: Vec<Action>,
+    /// Where the scenario ends, in virtual seconds.
+    pub until: f64,
+}
+
+fn default_seed() -> u64 {
+    1
+}
+
+fn yes() -> bool {
+    true
+}
+
+/// A number of shards (`shard0000`, …) or an explicit list.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(untagged)]
+pub enum ShardsSpec {
+    Count(u32),
+    List(Vec<ShardSpec>),
+}
+
+/// One shard of an explicit list.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ShardSpec {
+    pub id: String,
+    #[serde(default = "unit")]
+    pub capacity: f64,
+}
+
+fn unit() -> f64 {
+    1.0
+}
+
+/// A collection sharded at time 0.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct CollectionSpec {
+    pub ns: String,
+    /// The shard key pattern, e.g. `{"_id": 1}`.
+    pub key: serde_json::Value,
+    #[serde(default)]
+    pub unique: bool,
+    /// The database's primary shard (default: the first shard).
+    #[serde(default)]
+    pub primary: Option<String>,
+    /// `numInitialChunks` for a hashed key.
+    #[serde(default)]
+    pub num_initial_chunks: Option<u32>,
+    /// Keep documents' field values (needed to refine the key later; implied by such actions).
+    #[serde(default)]
+    pub keep_documents: bool,
+    /// Start already split and distributed, like a collection that has lived for a while.
+    #[serde(default)]
+    pub initial_layout: Option<InitialLayout>,
+    /// Secondary indexes present from the start.
+    #[serde(default)]
+    pub indexes: Vec<IndexSpec>,
+}
+
+/// Split points (shard-key documents) and the owner of each resulting chunk.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct InitialLayout {
+    pub split_points: Vec<serde_json::Value>,
+    pub shards: Vec<String>,
+}
+
+/// An index.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct IndexSpec {
+    pub key: serde_json::Value,
+    #[serde(default)]
+    pub unique: bool,
+}
+
+/// An insert stream.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct WorkloadSpec {
+    pub ns: String,
+    /// Inserts per virtual second.
+    pub rate: f64,
+    /// Total inserts (unbounded if absent).
+    #[serde(default)]
+    pub count: Option<u64>,
+    #[serde(default)]
+    pub start: f64,
+    #[serde(default)]
+    pub stop: Option<f64>,
+    /// Document size in bytes: a number or `{"min": …, "max": …}`.
+    pub doc_size: DocSize,
+    /// Generators of the documents' fields (at least the shard key's).
+    pub fields: BTreeMap<String, GenSpec>,
+}
+
+/// A document size or range of sizes.
+#[derive(Clone, Copy, Debug, Deserialize)]
+#[serde(untagged)]
+pub enum DocSize {
+    Fixed(u64),
+    Range { min: u64, max: u64 },
+}
+
+/// An operation at a virtual time.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Action {
+    /// Virtual seconds.
+    pub at: f64,
+    #[serde(rename = "do")]
+    pub op: Op,
+}
+
+impl Action {
+    pub fn at_ms(&self) -> u64 {
+        (self.at.max(0.0) * 1000.0) as u64
+    }
+
+    pub fn name(&self) -> &'static str {
+        match &self.op {
+            Op::AddShard { .. } => "addShard",
+            Op::BalancerStart {} => "balancerStart",
+            Op::BalancerStop {} => "balancerStop",
+            Op::SetChunkSize { .. } => "setChunkSize",
+            Op::Split { .. } => "split",
+            Op::SplitFind { .. } => "splitFind",
+            Op::MoveChunk { .. } => "moveChunk",
+            Op::MoveRange { .. } => "moveRange",
+            Op::MergeChunks { .. } => "mergeChunks",
+            Op::CreateIndex { .. } => "createIndex",
+            Op::RefineCollectionShardKey { .. } => "refineCollectionShardKey",
+        }
+    }
+}
+
+/// The operations a scenario can schedule (MongoDB's command names).
+#[derive(Clone, Debug, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub enum Op {
+    AddShard {
+        id: String,
+        #[serde(default = "unit")]
+        capacity: f64,
+    },
+    BalancerStart {},
+    BalancerStop {},
+    SetChunkSize { mb: u64 },
+    /// `split` at `middle` (a shard-key value, hashed fields given hashed).
+    Split { ns: String, middle: serde_json::Value },
+    /// `split` with `find`: the chunk holding this document, at its median.
+    SplitFind { ns: String, find: serde_json::Value },
+    /// `moveChunk` of the chunk holding `find` to `to`.
+    MoveChunk { ns: String, find: serde_json::Value, to: String },
+    /// `moveRange` from `min` (a chunk bound) up to `max` (optional) to `to`.
+    MoveRange {
+        ns: String,
+        min: serde_json::Value,
+        #[serde(default)]
+        max: Option<serde_json::Value>,
+        to: String,
+    },
+    MergeChunks { ns: String, bounds: [serde_json::Value; 2] },
+    CreateIndex {
+        ns: String,
+        key: serde_json::Value,
+        #[serde(default)]
+        unique: bool,
+    },
+    RefineCollectionShardKey { ns: String, key: serde_json::Value },
+}
+
+/// The built-in scenarios, in display order.
+pub const BUILT_IN: &[(&str, &str)] = &[
+    ("ascending", include_str!("../../assets/scenarios/ascending.json")),
+    ("random", include_str!("../../assets/scenarios/random.json")),
+    ("hashed", include_str!("../../assets/scenarios/hashed.json")),
+    ("low-cardinality", include_str!("../../assets/scenarios/low-cardinality.json")),
+    ("loglevel", include_str!("../../assets/scenarios/loglevel.json")),
+    ("hot-customer", include_str!("../../assets/scenarios/hot-customer.json")),
+    ("add-shard", include_str!("../../assets/scenarios/add-shard.json")),
+];
+
+/// Parses scenario text; the error names the field (path) and position.
+pub fn parse(text: &str) -> Result<Scenario, String> {
+    let de = &mut serde_json::Deserializer::from_str(text);
+    serde_path_to_error::deserialize(de).map_err(|e| {
+        let path = e.path().to_string();
+        let inner = e.into_inner();
+        format!("field `{path}`: {inner}")
+    })
+}
+
+/// A built-in scenario by name.
+pub fn built_in(name: &str) -> Option<Result<Scenario, String>> {
+    BUILT_IN.iter().find(|(n, _)| *n == name).map(|(_, text)| parse(text))
+}
+
+/// The names of the built-in scenarios.
+pub fn names() -> Vec<&'static str> {
+    BUILT_IN.iter().map(|(n, _)| *n).collect()
+}

@@ -1,0 +1,213 @@
+//! The contract's JSON summary (`--json`) and the text summary of a simulated cluster — the text
+//! reads like `db.collection.getShardDistribution()` plus the balancer's state.
+
+use std::fmt::Write as _;
+
+use serde_json::{Value, json};
+
+use super::balancer::human_bytes;
+use super::cluster::Collection;
+use super::engine::Simulator;
+use crate::model::ShardIdx;
+
+/// Options of the summary.
+#[derive(Clone, Debug, Default)]
+pub struct SummaryOptions {
+    /// `"sim:ascending"`, `"replay:<file>"`, …
+    pub source: String,
+    /// Include every chunk (`--chunks`).
+    pub chunks: bool,
+}
+
+impl Simulator {
+    /// The JSON summary of the contract.
+    pub fn summary_json(&self, opts: &SummaryOptions) -> Value {
+        let cluster = &self.cluster;
+        let shards: Vec<Value> = cluster
+            .shards
+            .iter()
+            .map(|s| json!({"id": s.shard.id, "zones": s.shard.zones.iter().collect::<Vec<_>>(), "draining": s.shard.draining}))
+            .collect();
+        let collections: Vec<Value> = cluster.collections.iter().map(|c| self.collection_json(c, opts.chunks)).collect();
+        json!({
+            "format": "shardtop-summary",
+            "version": 1,
+            "source": opts.source,
+            "time": self.now_ms as f64 / 1000.0,
+            "serverVersion": cluster.version.to_string(),
+            "chunkSizeBytes": cluster.settings.chunk_size_bytes,
+            "balancer": {
+                "mode": if cluster.settings.balancer_enabled { "full" } else { "off" },
+                "inRound": self.balancer.round.is_some(),
+                "rounds": self.balancer.rounds,
+                "migrations": {
+                    "completed": self.balancer.completed,
+                    "failed": self.balancer.failed,
+                    "inFlight": self.balancer.in_flight.len(),
+                },
+                "whyNot": self.balancer.why_not,
+            },
+            "shards": shards,
+            "collections": collections,
+        })
+    }
+
+    fn collection_json(&self, c: &Collection, with_chunks: bool) -> Value {
+        let table = &c.table;
+        let per_shard: Vec<Value> = (0..self.cluster.shards.len())
+            .map(|s| {
+                let idx = ShardIdx(s as u32);
+                let t = table.shard_totals(idx);
+                json!({
+                    "shard": self.cluster.shard_id(idx),
+                    "chunks": t.chunks, "docs": t.stats.docs, "bytes": t.stats.bytes,
+                    "jumbo": t.jumbo, "writes": c.writes_to(idx),
+                })
+            })
+            .collect();
+        let jumbo: u64 = (0..self.cluster.shards.len()).map(|s| table.shard_totals(ShardIdx(s as u32)).jumbo).sum();
+        let hottest = c.window.hottest(table).map(|h| {
+            let chunk = table.chunk(h.chunk);
+            json!({
+                "min": c.pattern.bound_to_json(chunk.min),
+                "max": c.pattern.bound_to_json(chunk.max),
+                "shard": self.cluster.shard_id(chunk.info.shard),
+                "writeShare": h.share,
+            })
+        });
+        let mut out = json!({
+            "ns": c.ns,
+            "key": bson::Bson::Document(c.pattern.to_document()).into_relaxed_extjson(),
+            "chunks": table.len(),
+            "jumbo": jumbo,
+            "shards": per_shard,
+            "hottest": hottest,
+        });
+        if with_chunks {
+            let list: Vec<Value> = table
+                .iter()
+                .map(|ch| {
+                    json!({
+                        "min": c.pattern.bound_to_json(ch.min),
+                        "max": c.pattern.bound_to_json(ch.max),
+                        "shard": self.cluster.shard_id(ch.info.shard),
+                        "docs": ch.info.stats.docs, "bytes": ch.info.stats.bytes,
+                        "jumbo": ch.info.jumbo,
+                        "zone": c.zones.zone_of_chunk(ch.min, ch.max),
+                        "writes": ch.info.stats.writes,
+                    })
+                })
+                .collect();
+            out["chunkList"] = Value::Array(list);
+        }
+        out
+    }
+
+    /// The text summary.
+    pub fn summary_text(&self, title: &str) -> String {
+        let mut s = String::new();
+        let cluster = &self.cluster;
+        let _ = writeln!(
+            s,
+            "{title} — MongoDB {} rules, virtual time {:.1} s, chunk size {}\n",
+            cluster.version,
+            self.now_ms as f64 / 1000.0,
+            human_bytes(cluster.settings.chunk_size_bytes)
+        );
+        for c in &cluster.collections {
+            self.collection_text(&mut s, c);
+        }
+        self.balancer_text(&mut s);
+        for e in &self.action_errors {
+            let _ = writeln!(s, "scheduled action failed: {e}");
+        }
+        s
+    }
+
+    fn collection_text(&self, s: &mut String, c: &Collection) {
+        let _ = writeln!(s, "{}  shard key {}", c.ns, c.pattern);
+        let table = &c.table;
+        let n = self.cluster.shards.len();
+        let total_docs: u64 = (0..n).map(|i| table.shard_totals(ShardIdx(i as u32)).stats.docs).sum();
+        let total_bytes: u64 = (0..n).map(|i| table.shard_totals(ShardIdx(i as u32)).stats.bytes).sum();
+        let total_writes: u64 = c.routed_writes.iter().sum();
+        let recent = c.window.shard_shares(n);
+        let pct = |part: u64, whole: u64| if whole == 0 { 0.0 } else { part as f64 * 100.0 / whole as f64 };
+        for i in 0..n {
+            let idx = ShardIdx(i as u32);
+            let t = table.shard_totals(idx);
+            let per_chunk = if t.chunks == 0 { 0 } else { t.stats.bytes / t.chunks };
+            let _ = writeln!(
+                s,
+                "  Shard {:<10} data {:>10}  docs {:>9}  chunks {:>6}{}  est. data/chunk {:>10}  writes {:>9} ({:5.1}% of all, {:5.1}% recent)",
+                self.cluster.shard_id(idx),
+                human_bytes(t.stats.bytes),
+                t.stats.docs,
+                t.chunks,
+                if t.jumbo > 0 { format!(" ({} jumbo)", t.jumbo) } else { String::new() },
+                human_bytes(per_chunk),
+                c.writes_to(idx),
+                pct(c.writes_to(idx), total_writes),
+                recent.get(i).copied().unwrap_or(0.0) * 100.0,
+            );
+        }
+        let _ = writeln!(
+            s,
+            "  Totals          data {:>10}  docs {:>9}  chunks {:>6}  writes {}",
+            human_bytes(total_bytes),
+            total_docs,
+            table.len(),
+            total_writes
+        );
+        for i in 0..n {
+            let t = table.shard_totals(ShardIdx(i as u32));
+            let _ = writeln!(
+                s,
+                "    {} contains {:.2}% data, {:.2}% docs in cluster",
+                self.cluster.shard_id(ShardIdx(i as u32)),
+                pct(t.stats.bytes, total_bytes),
+                pct(t.stats.docs, total_docs)
+            );
+        }
+        if let Some(h) = c.window.hottest(table) {
+            let chunk = table.chunk(h.chunk);
+            let _ = writeln!(
+                s,
+                "  Hottest chunk: {} -->> {} on {} ({:.0}% of recent writes)",
+                c.pattern.bound_to_json(chunk.min),
+                c.pattern.bound_to_json(chunk.max),
+                self.cluster.shard_id(chunk.info.shard),
+                h.share * 100.0
+            );
+        }
+        let _ = writeln!(s);
+    }
+
+    fn balancer_text(&self, s: &mut String) {
+        let b = &self.balancer;
+        let _ = writeln!(
+            s,
+            "Balancer: {} · {} rounds · migrations {} completed, {} failed, {} in flight{}",
+            if self.cluster.settings.balancer_enabled { "on (full)" } else { "off" },
+            b.rounds,
+            b.completed,
+            b.failed,
+            b.in_flight.len(),
+            if b.round.is_some() { " · round running" } else { "" }
+        );
+        for m in &b.in_flight {
+            let _ = writeln!(
+                s,
+                "  moving {} {} → {} ({}, {})",
+                m.ns,
+                self.cluster.shard_id(m.from),
+                self.cluster.shard_id(m.to),
+                human_bytes(m.bytes),
+                m.reason.as_str()
+            );
+        }
+        for why in &b.why_not {
+            let _ = writeln!(s, "  not balancing more: {why}");
+        }
+    }
+}

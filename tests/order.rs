@@ -1,0 +1,705 @@
+#![allow(clippy::unwrap_used)]
+//! MongoDB's total order across BSON types (`KeyValue`'s `Ord`), its order-preserving prefix,
+//! exact comparison of numbers across int32/int64/double/decimal128, and the Extended JSON round
+//! trip.
+
+use std::cmp::Ordering;
+use std::collections::HashSet;
+
+use proptest::prelude::*;
+use shardtop::model::KeyValue;
+use shardtop::model::decimal::{self, Decimal128};
+use shardtop::model::extjson;
+use shardtop::model::value::{Binary, CodeWithScope, DbPointer, Field, Regex};
+
+// ---------------------------------------------------------------------------------------------
+// Generators
+// ---------------------------------------------------------------------------------------------
+
+const MAX_COEFFICIENT: u128 = 9_999_999_999_999_999_999_999_999_999_999_999;
+const TWO_63: f64 = 9_223_372_036_854_775_808.0;
+
+/// An exact model of a number, for reference comparisons.
+#[derive(Clone, Copy, Debug)]
+enum RefNum {
+    NaN,
+    Inf { negative: bool },
+    /// `approx` is the correctly rounded nearest double (so the map value → approx is monotone);
+    /// `exact` is `coefficient × 10^exponent` when that fits an i128.
+    Finite {
+        approx: f64,
+        exact: Option<(i128, i32)>,
+    },
+}
+
+fn decimal_nan(negative: bool) -> KeyValue {
+    KeyValue::Decimal(Decimal128(
+        ((0x7Cu128 << 120) | (u128::from(negative) << 127)).to_le_bytes(),
+    ))
+}
+
+fn decimal_inf(negative: bool) -> KeyValue {
+    KeyValue::Decimal(Decimal128(
+        ((0x78u128 << 120) | (u128::from(negative) << 127)).to_le_bytes(),
+    ))
+}
+
+fn int_ref(x: i64) -> RefNum {
+    RefNum::Finite {
+        approx: x as f64,
+        exact: Some((i128::from(x), 0)),
+    }
+}
+
+/// The exact value of a finite double as `c × 10^e`, when `c` fits an i128.
+fn double_exact(d: f64) -> Option<(i128, i32)> {
+    if d == 0.0 {
+        return Some((0, 0));
+    }
+    if d.fract() == 0.0 && d.abs() < 2f64.powi(120) {
+        return Some((d as i128, 0));
+    }
+    let bits = d.to_bits();
+    let exp_bits = ((bits >> 52) & 0x7FF) as i32;
+    let frac = bits & ((1u64 << 52) - 1);
+    let (mut m, mut e) = if exp_bits == 0 {
+        (frac, -1074)
+    } else {
+        (frac | (1 << 52), exp_bits - 1075)
+    };
+    while m % 2 == 0 && e < 0 {
+        m /= 2;
+        e += 1;
+    }
+    // Non-integral here, so e < 0: m × 2^e = m × 5^-e × 10^e.
+    let k = u32::try_from(-e).ok()?;
+    let c = 5i128.checked_pow(k)?.checked_mul(i128::from(m))?;
+    Some((if d < 0.0 { -c } else { c }, e))
+}
+
+fn double_ref(d: f64) -> RefNum {
+    if d.is_nan() {
+        RefNum::NaN
+    } else if d.is_infinite() {
+        RefNum::Inf { negative: d < 0.0 }
+    } else {
+        RefNum::Finite {
+            approx: d,
+            exact: double_exact(d),
+        }
+    }
+}
+
+fn decimal_ref(negative: bool, coefficient: u128, exponent: i32) -> RefNum {
+    let text = format!("{}{coefficient}e{exponent}", if negative { "-" } else { "" });
+    let c = i128::try_from(coefficient).unwrap();
+    RefNum::Finite {
+        approx: text.parse().unwrap(),
+        exact: Some((if negative { -c } else { c }, exponent)),
+    }
+}
+
+fn pow10(k: i32) -> Option<i128> {
+    10i128.checked_pow(u32::try_from(k).ok()?)
+}
+
+/// The exact order of two reference numbers, when it can be computed here.
+fn ref_cmp(a: RefNum, b: RefNum) -> Option<Ordering> {
+    fn rank(r: RefNum) -> u8 {
+        match r {
+            RefNum::NaN => 0,
+            RefNum::Inf { negative: true } => 1,
+            RefNum::Finite { .. } => 2,
+            RefNum::Inf { negative: false } => 3,
+        }
+    }
+    let (
+        RefNum::Finite {
+            approx: xa,
+            exact: ea,
+        },
+        RefNum::Finite {
+            approx: xb,
+            exact: eb,
+        },
+    ) = (a, b)
+    else {
+        return Some(rank(a).cmp(&rank(b)));
+    };
+    // Correct rounding is monotone: different nearest doubles order like the values.
+    let coarse = xa.partial_cmp(&xb).unwrap();
+    if coarse != Ordering::Equal {
+        return Some(coarse);
+    }
+    let ((ca, ka), (cb, kb)) = (ea?, eb?);
+    if ca.signum() != cb.signum() || ca == 0 {
+        return Some(ca.signum().cmp(&cb.signum()));
+    }
+    let k = ka.min(kb);
+    let sa = ca.checked_mul(pow10(ka - k)?)?;
+    let sb = cb.checked_mul(pow10(kb - k)?)?;
+    Some(sa.cmp(&sb))
+}
+
+fn interesting_i64() -> BoxedStrategy<i64> {
+    prop_oneof![
+        4 => -6i64..=6,
+        2 => any::<i64>(),
+        1 => prop::sample::select(vec![
+            i64::MIN,
+            i64::MIN + 1,
+            i64::MAX,
+            i64::MAX - 1,
+            1 << 53,
+            (1 << 53) + 1,
+            -(1 << 53) - 1,
+            i64::from(i32::MAX),
+            i64::from(i32::MIN),
+            i64::from(i32::MAX) + 1,
+        ]),
+    ]
+    .boxed()
+}
+
+fn interesting_f64() -> BoxedStrategy<f64> {
+    prop_oneof![
+        3 => (-24i32..=24).prop_map(|q| f64::from(q) / 4.0),
+        2 => any::<u64>().prop_map(f64::from_bits),
+        1 => interesting_i64().prop_map(|i| i as f64),
+        1 => (-1000i32..1000, -30i32..30).prop_map(|(m, e)| f64::from(m) * 10f64.powi(e)),
+        2 => prop::sample::select(vec![
+            f64::NAN,
+            -f64::NAN,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            0.0,
+            -0.0,
+            TWO_63,
+            -TWO_63,
+            f64::from_bits(TWO_63.to_bits() - 1),
+            f64::from_bits(TWO_63.to_bits() + 1),
+            f64::MAX,
+            f64::MIN,
+            f64::MIN_POSITIVE,
+            f64::from_bits(1),
+            -f64::from_bits(1),
+            9_007_199_254_740_992.0,
+            9_007_199_254_740_994.0,
+            0.1,
+            -0.1,
+        ]),
+    ]
+    .boxed()
+}
+
+/// A decimal with its reference.
+fn decimal_with_ref() -> BoxedStrategy<(KeyValue, RefNum)> {
+    let finite = |(neg, c, e): (bool, u128, i32)| {
+        (
+            KeyValue::Decimal(decimal::encode(neg, c, e)),
+            decimal_ref(neg, c, e),
+        )
+    };
+    prop_oneof![
+        4 => (any::<bool>(), 0u128..=30, -2i32..=2).prop_map(finite),
+        2 => (any::<bool>(), 0u128..=MAX_COEFFICIENT, -6176i32..=6111).prop_map(finite),
+        2 => (any::<bool>(), 0u128..=MAX_COEFFICIENT, -40i32..=40).prop_map(finite),
+        2 => interesting_i64().prop_map(|i| (i < 0, u128::from(i.unsigned_abs()), 0)).prop_map(finite),
+        1 => (any::<bool>(), 1u128..=1000, 300i32..=320).prop_map(finite),
+        1 => (any::<bool>(), 1u128..=1000, -330i32..=-320).prop_map(finite),
+        1 => any::<bool>().prop_map(|n| (decimal_nan(n), RefNum::NaN)),
+        1 => any::<bool>().prop_map(|n| (decimal_inf(n), RefNum::Inf { negative: n })),
+    ]
+    .boxed()
+}
+
+/// Any number, with its exact reference.
+fn number_with_ref() -> BoxedStrategy<(KeyValue, RefNum)> {
+    prop_oneof![
+        2 => prop_oneof![-6i32..=6, any::<i32>()]
+            .prop_map(|i| (KeyValue::Int32(i), int_ref(i64::from(i)))),
+        2 => interesting_i64().prop_map(|i| (KeyValue::Int64(i), int_ref(i))),
+        3 => interesting_f64().prop_map(|d| (KeyValue::Double(d), double_ref(d))),
+        3 => decimal_with_ref(),
+    ]
+    .boxed()
+}
+
+fn number() -> BoxedStrategy<KeyValue> {
+    prop_oneof![
+        5 => number_with_ref().prop_map(|(v, _)| v),
+        // Raw decimal128 bytes: non-canonical encodings, NaN payloads, sNaN.
+        1 => any::<[u8; 16]>().prop_map(|b| KeyValue::Decimal(Decimal128(b))),
+    ]
+    .boxed()
+}
+
+/// Strings with few distinct characters (so equal and prefix-sharing values are common), some
+/// sharing the first 15 bytes (the order prefix), some with NUL and non-ASCII characters.
+fn text() -> BoxedStrategy<String> {
+    prop_oneof![
+        4 => "[ab]{0,3}",
+        2 => "[ab]{14,17}",
+        1 => "[a\\x00é\u{10348}]{0,4}",
+        1 => "\\PC{0,10}",
+    ]
+    .boxed()
+}
+
+fn name() -> BoxedStrategy<String> {
+    "[ab_.]{0,2}".boxed()
+}
+
+fn object_id() -> BoxedStrategy<[u8; 12]> {
+    prop_oneof![
+        any::<[u8; 12]>(),
+        (0u8..3, 0u8..3).prop_map(|(a, b)| {
+            let mut oid = [0u8; 12];
+            oid[0] = a;
+            oid[11] = b;
+            oid
+        }),
+    ]
+    .boxed()
+}
+
+fn regex_options() -> BoxedStrategy<String> {
+    // BSON stores options sorted; so does the bson crate.
+    prop::sample::subsequence(vec!['i', 'l', 'm', 's', 'u', 'x'], 0..=3)
+        .prop_map(|v| v.into_iter().collect())
+        .boxed()
+}
+
+fn leaf() -> BoxedStrategy<KeyValue> {
+    prop_oneof![
+        1 => Just(KeyValue::MinKey),
+        1 => Just(KeyValue::MaxKey),
+        1 => Just(KeyValue::Undefined),
+        1 => Just(KeyValue::Null),
+        8 => number(),
+        4 => text().prop_map(KeyValue::string),
+        1 => text().prop_map(|s| KeyValue::Symbol(s.into())),
+        1 => text().prop_map(|s| KeyValue::Code(s.into())),
+        2 => (
+            prop::sample::select(vec![0u8, 1, 2, 3, 4, 5, 6, 7, 8, 0x80, 0xFF]),
+            prop::collection::vec(0u8..3, 0..12)
+        )
+            .prop_map(|(subtype, bytes)| KeyValue::Binary(Box::new(Binary {
+                subtype,
+                bytes: bytes.into()
+            }))),
+        2 => object_id().prop_map(KeyValue::ObjectId),
+        1 => any::<bool>().prop_map(KeyValue::Bool),
+        2 => prop_oneof![any::<i64>(), -3i64..3].prop_map(KeyValue::DateTime),
+        2 => prop_oneof![(any::<u32>(), any::<u32>()), (0u32..2, 0u32..2)]
+            .prop_map(|(time, increment)| KeyValue::Timestamp { time, increment }),
+        1 => ("[ab]{0,2}", regex_options()).prop_map(|(p, o)| KeyValue::Regex(Box::new(Regex {
+            pattern: p.into(),
+            options: o.into()
+        }))),
+        1 => ("[ab.]{0,3}", object_id()).prop_map(|(ns, id)| KeyValue::DbPointer(Box::new(
+            DbPointer {
+                namespace: ns.into(),
+                id
+            }
+        ))),
+    ]
+    .boxed()
+}
+
+/// Field lists with unique names (a BSON document cannot repeat a name).
+fn fields(inner: BoxedStrategy<KeyValue>) -> BoxedStrategy<Box<[Field]>> {
+    prop::collection::vec((name(), inner), 0..4)
+        .prop_map(|v| {
+            let mut seen = HashSet::new();
+            v.into_iter()
+                .filter(|(n, _)| seen.insert(n.clone()))
+                .map(|(n, v)| (n.into_boxed_str(), v))
+                .collect()
+        })
+        .boxed()
+}
+
+fn value() -> BoxedStrategy<KeyValue> {
+    leaf()
+        .prop_recursive(3, 24, 4, |inner| {
+            prop_oneof![
+                2 => prop::collection::vec(inner.clone(), 0..4)
+                    .prop_map(|v| KeyValue::Array(v.into())),
+                2 => fields(inner.clone()).prop_map(KeyValue::Document),
+                1 => ("[ab]{0,2}", fields(inner)).prop_map(|(code, scope)| {
+                    KeyValue::CodeWithScope(Box::new(CodeWithScope {
+                        code: code.into(),
+                        scope,
+                    }))
+                }),
+            ]
+        })
+        .boxed()
+}
+
+/// MongoDB's type order, written out independently of the model.
+fn rank(v: &KeyValue) -> u8 {
+    match v {
+        KeyValue::MinKey => 0,
+        KeyValue::Undefined => 1,
+        KeyValue::Null => 2,
+        KeyValue::Int32(_) | KeyValue::Int64(_) | KeyValue::Double(_) | KeyValue::Decimal(_) => 3,
+        KeyValue::String(_) | KeyValue::Symbol(_) => 4,
+        KeyValue::Document(_) => 5,
+        KeyValue::Array(_) => 6,
+        KeyValue::Binary(_) => 7,
+        KeyValue::ObjectId(_) => 8,
+        KeyValue::Bool(_) => 9,
+        KeyValue::DateTime(_) => 10,
+        KeyValue::Timestamp { .. } => 11,
+        KeyValue::Regex(_) => 12,
+        KeyValue::DbPointer(_) => 13,
+        KeyValue::Code(_) => 14,
+        KeyValue::CodeWithScope(_) => 15,
+        KeyValue::MaxKey => 16,
+    }
+}
+
+fn canonical_text(v: &KeyValue) -> String {
+    extjson::to_canonical(v).to_string()
+}
+
+// ---------------------------------------------------------------------------------------------
+// Properties
+// ---------------------------------------------------------------------------------------------
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(2000))]
+
+    #[test]
+    fn ord_is_a_total_order(a in value(), b in value(), c in value()) {
+        // Reflexive, and Eq agrees with Ord.
+        prop_assert_eq!(a.cmp(&a), Ordering::Equal);
+        prop_assert!(a == a.clone());
+        prop_assert_eq!(a == b, a.cmp(&b) == Ordering::Equal);
+        prop_assert_eq!(a.partial_cmp(&b), Some(a.cmp(&b)));
+        // Antisymmetric.
+        prop_assert_eq!(a.cmp(&b), b.cmp(&a).reverse());
+        prop_assert_eq!(b.cmp(&c), c.cmp(&b).reverse());
+        // Transitive.
+        if a <= b && b <= c {
+            prop_assert!(a <= c, "{a:?} <= {b:?} <= {c:?} but not {a:?} <= {c:?}");
+        }
+        if a == b {
+            prop_assert_eq!(a.cmp(&c), b.cmp(&c));
+        }
+        if a < b && b <= c {
+            prop_assert!(a < c);
+        }
+    }
+
+    #[test]
+    fn sorting_is_consistent(mut values in prop::collection::vec(value(), 0..16)) {
+        values.sort();
+        for i in 0..values.len() {
+            for j in i..values.len() {
+                prop_assert_ne!(
+                    values[i].cmp(&values[j]),
+                    Ordering::Greater,
+                    "sorted[{}] = {:?} > sorted[{}] = {:?}", i, &values[i], j, &values[j]
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn order_prefix_never_contradicts_the_order(a in value(), b in value()) {
+        let (pa, pb) = (a.order_prefix(), b.order_prefix());
+        match a.cmp(&b) {
+            Ordering::Less => prop_assert!(pa <= pb, "{a:?} < {b:?} but prefixes {pa:#x} > {pb:#x}"),
+            Ordering::Equal => prop_assert_eq!(pa, pb, "{:?} == {:?}", a, b),
+            Ordering::Greater => prop_assert!(pa >= pb, "{a:?} > {b:?} but prefixes {pa:#x} < {pb:#x}"),
+        }
+        // And a strictly smaller prefix means a strictly smaller value.
+        if pa < pb {
+            prop_assert!(a < b);
+        }
+    }
+
+    #[test]
+    fn order_prefix_on_sorted_lists(mut values in prop::collection::vec(value(), 0..16)) {
+        values.sort();
+        for w in values.windows(2) {
+            prop_assert!(w[0].order_prefix() <= w[1].order_prefix(), "{:?} {:?}", w[0], w[1]);
+        }
+    }
+
+    #[test]
+    fn numbers_compare_by_exact_value((a, ra) in number_with_ref(), (b, rb) in number_with_ref()) {
+        prop_assert!(a.is_number() && b.is_number());
+        if let Some(expected) = ref_cmp(ra, rb) {
+            prop_assert_eq!(a.cmp(&b), expected, "{:?} vs {:?}", a, b);
+        }
+        // The prefix respects numeric order too.
+        if a < b {
+            prop_assert!(a.order_prefix() <= b.order_prefix());
+        }
+    }
+
+    #[test]
+    fn int64_vs_its_nearest_double(x in interesting_i64()) {
+        let d = x as f64;
+        // `d` is integral and |d| <= 2^63, so `d as i128` is its exact value.
+        let expected = i128::from(x).cmp(&(d as i128));
+        prop_assert_eq!(KeyValue::Int64(x).cmp(&KeyValue::Double(d)), expected);
+        prop_assert_eq!(KeyValue::Double(d).cmp(&KeyValue::Int64(x)), expected.reverse());
+        // The decimal with x's exact digits equals x.
+        let dec = KeyValue::Decimal(decimal::encode(x < 0, u128::from(x.unsigned_abs()), 0));
+        prop_assert_eq!(KeyValue::Int64(x).cmp(&dec), Ordering::Equal);
+        prop_assert_eq!(dec.cmp(&KeyValue::Double(d)), expected);
+    }
+
+    #[test]
+    fn small_integers_are_equal_in_every_type(x in -1000i32..1000, scale in 0i32..4) {
+        let c = u128::from(x.unsigned_abs()) * 10u128.pow(scale.unsigned_abs());
+        let forms = [
+            KeyValue::Int32(x),
+            KeyValue::Int64(i64::from(x)),
+            KeyValue::Double(f64::from(x)),
+            KeyValue::Decimal(decimal::encode(x < 0, c, -scale)),
+        ];
+        for p in &forms {
+            for q in &forms {
+                prop_assert_eq!(p, q);
+                prop_assert_eq!(p.order_prefix(), q.order_prefix());
+            }
+        }
+        let next = KeyValue::Double(f64::from(x) + 0.5);
+        for p in &forms {
+            prop_assert!(*p < next);
+        }
+    }
+
+    #[test]
+    fn types_order_by_canonical_rank(a in value(), b in value()) {
+        if rank(&a) != rank(&b) {
+            prop_assert_eq!(a.cmp(&b), rank(&a).cmp(&rank(&b)), "{:?} vs {:?}", a, b);
+        }
+        prop_assert_eq!(
+            a.canonical_type().cmp(&b.canonical_type()),
+            rank(&a).cmp(&rank(&b))
+        );
+    }
+
+    #[test]
+    fn strings_order_by_bytes(a in text(), b in text()) {
+        let expected = a.as_bytes().cmp(b.as_bytes());
+        prop_assert_eq!(KeyValue::string(a.as_str()).cmp(&KeyValue::string(b.as_str())), expected);
+        // A symbol compares with a string as if it were one.
+        prop_assert_eq!(KeyValue::Symbol(a.as_str().into()).cmp(&KeyValue::string(b.as_str())), expected);
+    }
+
+    #[test]
+    fn extjson_round_trip(v in value()) {
+        let json = extjson::to_canonical(&v);
+        let back = extjson::from_json(json.clone()).unwrap();
+        prop_assert_eq!(&back, &v);
+        // Types survive too: the canonical text is stable.
+        prop_assert_eq!(canonical_text(&back), json.to_string());
+        // Via text, as the command line reads it.
+        let reparsed = extjson::parse(&json.to_string()).unwrap();
+        prop_assert_eq!(&reparsed, &v);
+        prop_assert_eq!(canonical_text(&reparsed), json.to_string());
+        // And via BSON.
+        let via_bson = extjson::from_bson(&extjson::to_bson(&v));
+        prop_assert_eq!(&via_bson, &v);
+        prop_assert_eq!(canonical_text(&via_bson), json.to_string());
+        // Display is the canonical text.
+        prop_assert_eq!(v.to_string(), json.to_string());
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Unit tests: cases picked by hand
+// ---------------------------------------------------------------------------------------------
+
+fn dec(negative: bool, coefficient: u128, exponent: i32) -> KeyValue {
+    KeyValue::Decimal(decimal::encode(negative, coefficient, exponent))
+}
+
+fn parse(json: &str) -> KeyValue {
+    extjson::parse(json).unwrap()
+}
+
+#[test]
+fn forty_two_is_forty_two() {
+    let forms = [
+        KeyValue::Int32(42),
+        KeyValue::Int64(42),
+        KeyValue::Double(42.0),
+        dec(false, 42, 0),
+        dec(false, 4200, -2),
+        parse(r#"{"$numberLong":"42"}"#),
+    ];
+    for a in &forms {
+        for b in &forms {
+            assert_eq!(a, b);
+        }
+    }
+    assert!(KeyValue::Int32(42) < KeyValue::Double(42.000_000_1));
+    assert!(KeyValue::Int64(42) > KeyValue::Double(41.999_999));
+}
+
+#[test]
+fn integers_beyond_double_precision() {
+    let two53 = 1i64 << 53;
+    assert!(KeyValue::Int64(two53 + 1) > KeyValue::Double(two53 as f64));
+    assert!(KeyValue::Int64(two53 + 1) < KeyValue::Double((two53 + 2) as f64));
+    assert_eq!(KeyValue::Int64(two53), KeyValue::Double(two53 as f64));
+    assert!(KeyValue::Int64(i64::MAX) < KeyValue::Double(TWO_63));
+    assert_eq!(KeyValue::Int64(i64::MIN), KeyValue::Double(-TWO_63));
+    assert!(KeyValue::Int64(i64::MIN + 1) > KeyValue::Double(-TWO_63));
+    assert!(KeyValue::Int64(i64::MAX) > KeyValue::Double(f64::from_bits(TWO_63.to_bits() - 1)));
+    assert_eq!(
+        KeyValue::Int64(i64::MAX),
+        dec(false, u128::from(i64::MAX.unsigned_abs()), 0)
+    );
+    assert!(KeyValue::Int64(i64::MAX) < dec(false, 1 << 63, 0));
+    assert_eq!(KeyValue::Double(TWO_63), dec(false, 1 << 63, 0));
+}
+
+#[test]
+fn nan_infinities_and_zeros() {
+    let nan = KeyValue::Double(f64::NAN);
+    assert_eq!(nan, KeyValue::Double(-f64::NAN));
+    assert_eq!(nan, decimal_nan(false));
+    assert!(nan < KeyValue::Double(f64::NEG_INFINITY));
+    assert!(nan < KeyValue::Int64(i64::MIN));
+    assert!(nan > KeyValue::Null);
+    assert_eq!(KeyValue::Double(f64::NEG_INFINITY), decimal_inf(true));
+    assert_eq!(KeyValue::Double(f64::INFINITY), decimal_inf(false));
+    assert!(KeyValue::Double(f64::NEG_INFINITY) < KeyValue::Int64(i64::MIN));
+    assert!(KeyValue::Double(f64::NEG_INFINITY) < KeyValue::Double(f64::MIN));
+    assert!(KeyValue::Double(f64::INFINITY) > KeyValue::Int64(i64::MAX));
+    assert!(decimal_inf(false) > dec(false, MAX_COEFFICIENT, 6111));
+    assert!(decimal_inf(true) < dec(true, MAX_COEFFICIENT, 6111));
+    assert!(decimal_nan(true) < decimal_inf(true));
+    assert!(KeyValue::Double(f64::INFINITY) < KeyValue::string(""));
+    assert_eq!(KeyValue::Double(-0.0), KeyValue::Int32(0));
+    assert_eq!(KeyValue::Double(-0.0), dec(true, 0, 0));
+    assert_eq!(dec(false, 0, 100), dec(true, 0, -100));
+    assert_eq!(
+        KeyValue::Double(-0.0).order_prefix(),
+        KeyValue::Int32(0).order_prefix()
+    );
+}
+
+#[test]
+fn decimals_against_doubles() {
+    // 0.1 as a double is 0.1000000000000000055511151231257827…
+    assert!(dec(false, 1, -1) < KeyValue::Double(0.1));
+    assert!(dec(true, 1, -1) > KeyValue::Double(-0.1));
+    assert!(dec(false, 1_000_000_000_000_000_055_511_151_231_257_827, -34) < KeyValue::Double(0.1));
+    assert!(dec(false, 1_000_000_000_000_000_055_511_151_231_257_828, -34) > KeyValue::Double(0.1));
+    // Exact ties take the exact path.
+    assert_eq!(dec(false, 5, -1), KeyValue::Double(0.5));
+    assert_eq!(dec(false, 125, -3), KeyValue::Double(0.125));
+    assert_eq!(dec(true, 15, -1), KeyValue::Double(-1.5));
+    // 2^-1074, the smallest subnormal, has 751 significant digits: no decimal128 equals it.
+    let tiny = f64::from_bits(1);
+    assert!(dec(false, 1, -6176) < KeyValue::Double(tiny));
+    assert!(dec(false, 5, -324) > KeyValue::Double(tiny));
+    assert!(dec(false, 4, -324) < KeyValue::Double(tiny));
+    // Beyond the double range.
+    assert!(dec(false, 1, 400) > KeyValue::Double(f64::MAX));
+    assert!(dec(false, 1, 400) < KeyValue::Double(f64::INFINITY));
+    assert!(dec(true, 1, 400) < KeyValue::Double(f64::MIN));
+    assert!(dec(false, 1, -400) > KeyValue::Double(0.0));
+    assert!(dec(true, 1, -400) < KeyValue::Double(-0.0));
+    // Same value, different representations.
+    assert_eq!(dec(false, 1, 2), dec(false, 100, 0));
+    assert_eq!(dec(false, 1, 2), KeyValue::Int32(100));
+    assert!(dec(false, 1, 2) < dec(false, 101, 0));
+}
+
+#[test]
+fn documents_and_arrays() {
+    // Documents: element by element — canonical type, then name, then value; shorter first.
+    assert!(parse(r#"{"a":1}"#) < parse(r#"{"b":1}"#));
+    assert!(parse(r#"{"b":1}"#) < parse(r#"{"a":"x"}"#)); // the type beats the name
+    assert!(parse(r#"{"a":1}"#) < parse(r#"{"a":1,"b":1}"#));
+    assert!(parse(r#"{}"#) < parse(r#"{"a":{"$minKey":1}}"#));
+    assert_eq!(parse(r#"{"a":1}"#), parse(r#"{"a":1.0}"#));
+    assert!(parse(r#"{"a":{"x":2}}"#) > parse(r#"{"a":{"x":1,"y":9}}"#));
+    // Arrays: element by element, shorter first.
+    assert!(parse("[1,2]") < parse("[1,3]"));
+    assert!(parse("[]") < parse(r#"[{"$minKey":1}]"#));
+    assert!(parse("[1]") < parse("[1,0]"));
+    assert_eq!(parse("[1]"), parse("[1.0]"));
+    assert!(parse("[2]") < parse(r#"["a"]"#));
+    // Documents before arrays, arrays before binData.
+    assert!(parse(r#"{"z":"z"}"#) < parse("[]"));
+    assert!(parse("[[[]]]") < parse(r#"{"$binary":{"base64":"","subType":"00"}}"#));
+}
+
+#[test]
+fn scalars_of_each_type() {
+    let ordered = [
+        parse(r#"{"$minKey":1}"#),
+        parse(r#"{"$undefined":true}"#),
+        parse("null"),
+        parse(r#"{"$numberDouble":"NaN"}"#),
+        parse("-1"),
+        parse("0"),
+        parse(r#"{"$numberDouble":"Infinity"}"#),
+        parse(r#""""#),
+        parse(r#""a""#),
+        parse(r#""a\u0000""#),
+        parse(r#""b""#),
+        parse("{}"),
+        parse("[]"),
+        parse(r#"{"$binary":{"base64":"/w==","subType":"00"}}"#),
+        parse(r#"{"$binary":{"base64":"AA==","subType":"01"}}"#),
+        parse(r#"{"$binary":{"base64":"AAA=","subType":"00"}}"#),
+        parse(r#"{"$oid":"000000000000000000000000"}"#),
+        parse(r#"{"$oid":"ffffffffffffffffffffffff"}"#),
+        parse("false"),
+        parse("true"),
+        parse(r#"{"$date":{"$numberLong":"-1"}}"#),
+        parse(r#"{"$date":{"$numberLong":"0"}}"#),
+        parse(r#"{"$timestamp":{"t":0,"i":5}}"#),
+        parse(r#"{"$timestamp":{"t":1,"i":0}}"#),
+        parse(r#"{"$regularExpression":{"pattern":"a","options":"i"}}"#),
+        parse(r#"{"$regularExpression":{"pattern":"b","options":""}}"#),
+        parse(r#"{"$dbPointer":{"$ref":"z","$id":{"$oid":"ffffffffffffffffffffffff"}}}"#),
+        parse(r#"{"$dbPointer":{"$ref":"aa","$id":{"$oid":"000000000000000000000000"}}}"#),
+        parse(r#"{"$code":"a"}"#),
+        parse(r#"{"$code":"a","$scope":{}}"#),
+        parse(r#"{"$maxKey":1}"#),
+    ];
+    for (i, a) in ordered.iter().enumerate() {
+        for (j, b) in ordered.iter().enumerate() {
+            assert_eq!(a.cmp(b), i.cmp(&j), "{a:?} vs {b:?}");
+            if i < j {
+                assert!(a.order_prefix() <= b.order_prefix(), "{a:?} vs {b:?}");
+            }
+        }
+    }
+    // Symbols sort with strings.
+    let sym = parse(r#"{"$symbol":"a"}"#);
+    assert_eq!(sym, parse(r#""a""#));
+    // Negative dates are before the epoch (signed comparison).
+    assert!(KeyValue::DateTime(i64::MIN) < KeyValue::DateTime(0));
+    assert!(
+        KeyValue::DateTime(i64::MIN).order_prefix() < KeyValue::DateTime(0).order_prefix()
+    );
+}
+
+#[test]
+fn extjson_rejects_malformed_input() {
+    for bad in [
+        "{bad",
+        "",
+        r#"{"$oid":"zz"}"#,
+        r#"{"$numberLong":"x"}"#,
+        "1 2",
+    ] {
+        assert!(extjson::parse(bad).is_err(), "{bad:?} should be refused");
+    }
+}

@@ -62,10 +62,7 @@ fn build_table() -> RoutingTable {
     ));
     for i in 1..CHUNKS {
         let min = ShardKey::single(KeyValue::ObjectId(object_id_at(i as u128 * STEP)));
-        let info = ChunkInfo::new(
-            ShardIdx(i as u32 % SHARDS),
-            ChunkVersion::new(1, i as u32),
-        );
+        let info = ChunkInfo::new(ShardIdx(i as u32 % SHARDS), ChunkVersion::new(1, i as u32));
         chunks.push((min, info));
     }
     RoutingTable::from_chunks(chunks, pattern.global_max()).expect("a valid layout")

@@ -28,11 +28,7 @@ fn assert_hash(value: &str, expected: i64) {
         stderr(&o)
     );
     assert_eq!(stdout(&o), format!("{expected}\n"), "hash {value}");
-    assert!(
-        stderr(&o).is_empty(),
-        "hash {value}: stderr {}",
-        stderr(&o)
-    );
+    assert!(stderr(&o).is_empty(), "hash {value}: stderr {}", stderr(&o));
 }
 
 #[test]
@@ -73,7 +69,11 @@ fn assert_malformed(value: &str) {
     let err = stderr(&o);
     assert_ne!(o.status.code(), Some(101), "hash {value:?} panicked: {err}");
     assert_eq!(o.status.code(), Some(2), "hash {value:?}: stderr {err}");
-    assert!(stdout(&o).is_empty(), "hash {value:?} printed {}", stdout(&o));
+    assert!(
+        stdout(&o).is_empty(),
+        "hash {value:?} printed {}",
+        stdout(&o)
+    );
     assert!(
         err.starts_with("shardtop:"),
         "hash {value:?}: stderr should start with 'shardtop:', got {err:?}"

@@ -37,7 +37,10 @@ fn forty_two_in_every_numeric_type() {
     assert_eq!(hash64(&KeyValue::Int64(42)), H42);
     assert_eq!(hash64(&KeyValue::Double(42.0)), H42);
     assert_eq!(hash64(&KeyValue::Double(42.123)), H42);
-    assert_eq!(hash64(&KeyValue::Decimal(decimal::encode(false, 42, 0))), H42);
+    assert_eq!(
+        hash64(&KeyValue::Decimal(decimal::encode(false, 42, 0))),
+        H42
+    );
     assert_eq!(h("42"), H42);
     assert_eq!(h("42.123"), H42);
     assert_eq!(h(r#"{"$numberLong":"42"}"#), H42);
@@ -206,12 +209,18 @@ fn like(v: &KeyValue, n: i64) {
 #[test]
 fn doubles_at_and_beyond_the_int64_range() {
     like(&KeyValue::Double(TWO_63), i64::MIN); // MongoDB's quirk: exactly 2^63
-    like(&KeyValue::Double(f64::from_bits(TWO_63.to_bits() + 1)), i64::MAX);
+    like(
+        &KeyValue::Double(f64::from_bits(TWO_63.to_bits() + 1)),
+        i64::MAX,
+    );
     like(&KeyValue::Double(1e19), i64::MAX);
     like(&KeyValue::Double(f64::MAX), i64::MAX);
     like(&KeyValue::Double(f64::INFINITY), i64::MAX);
     like(&KeyValue::Double(-TWO_63), i64::MIN);
-    like(&KeyValue::Double(f64::from_bits((-TWO_63).to_bits() + 1)), i64::MIN);
+    like(
+        &KeyValue::Double(f64::from_bits((-TWO_63).to_bits() + 1)),
+        i64::MIN,
+    );
     like(&KeyValue::Double(-1e19), i64::MIN);
     like(&KeyValue::Double(f64::MIN), i64::MIN);
     like(&KeyValue::Double(f64::NEG_INFINITY), i64::MIN);
@@ -264,8 +273,14 @@ fn decimal_nan_hashes_as_zero() {
     like(&nan, 0);
     assert_eq!(hash64(&nan), H0);
     assert_eq!(h(r#"{"$numberDecimal":"NaN"}"#), H0);
-    assert_eq!(h(r#"{"$numberDecimal":"2.5"}"#), hash64(&KeyValue::Int64(2)));
-    assert_eq!(h(r#"{"$numberDecimal":"3.5"}"#), hash64(&KeyValue::Int64(4)));
+    assert_eq!(
+        h(r#"{"$numberDecimal":"2.5"}"#),
+        hash64(&KeyValue::Int64(2))
+    );
+    assert_eq!(
+        h(r#"{"$numberDecimal":"3.5"}"#),
+        hash64(&KeyValue::Int64(4))
+    );
     assert_eq!(
         h(r#"{"$numberDecimal":"-2.5"}"#),
         hash64(&KeyValue::Int64(-2))

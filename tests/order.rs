@@ -23,7 +23,9 @@ const TWO_63: f64 = 9_223_372_036_854_775_808.0;
 #[derive(Clone, Copy, Debug)]
 enum RefNum {
     NaN,
-    Inf { negative: bool },
+    Inf {
+        negative: bool,
+    },
     /// `approx` is the correctly rounded nearest double (so the map value → approx is monotone);
     /// `exact` is `coefficient × 10^exponent` when that fits an i128.
     Finite {
@@ -91,7 +93,10 @@ fn double_ref(d: f64) -> RefNum {
 }
 
 fn decimal_ref(negative: bool, coefficient: u128, exponent: i32) -> RefNum {
-    let text = format!("{}{coefficient}e{exponent}", if negative { "-" } else { "" });
+    let text = format!(
+        "{}{coefficient}e{exponent}",
+        if negative { "-" } else { "" }
+    );
     let c = i128::try_from(coefficient).unwrap();
     RefNum::Finite {
         approx: text.parse().unwrap(),
@@ -270,41 +275,207 @@ fn regex_options() -> BoxedStrategy<String> {
         .boxed()
 }
 
+/// Values of one kind (one BSON type, or all numbers): kinds `0..KINDS`.
+const KINDS: usize = 15;
+
+fn leaf_of(kind: usize) -> BoxedStrategy<KeyValue> {
+    match kind {
+        0 => prop::sample::select(vec![
+            KeyValue::MinKey,
+            KeyValue::MaxKey,
+            KeyValue::Undefined,
+            KeyValue::Null,
+        ])
+        .boxed(),
+        1 => number(),
+        2 => text().prop_map(KeyValue::string).boxed(),
+        3 => text().prop_map(|s| KeyValue::Symbol(s.into())).boxed(),
+        4 => text().prop_map(|s| KeyValue::Code(s.into())).boxed(),
+        5 => (
+            prop::sample::select(vec![0u8, 1, 2, 3, 4, 5, 6, 7, 8, 0x80, 0xFF]),
+            prop_oneof![
+                prop::collection::vec(0u8..3, 0..12),
+                prop::collection::vec(any::<u8>(), 8..12),
+            ],
+        )
+            .prop_map(|(subtype, bytes)| {
+                KeyValue::Binary(Box::new(Binary {
+                    subtype,
+                    bytes: bytes.into(),
+                }))
+            })
+            .boxed(),
+        6 => object_id().prop_map(KeyValue::ObjectId).boxed(),
+        7 => any::<bool>().prop_map(KeyValue::Bool).boxed(),
+        8 => prop_oneof![any::<i64>(), -3i64..3]
+            .prop_map(KeyValue::DateTime)
+            .boxed(),
+        9 => prop_oneof![(any::<u32>(), any::<u32>()), (0u32..2, 0u32..2)]
+            .prop_map(|(time, increment)| KeyValue::Timestamp { time, increment })
+            .boxed(),
+        10 => ("[ab]{0,2}", regex_options())
+            .prop_map(|(p, o)| {
+                KeyValue::Regex(Box::new(Regex {
+                    pattern: p.into(),
+                    options: o.into(),
+                }))
+            })
+            .boxed(),
+        11 => ("[ab.]{0,3}", object_id())
+            .prop_map(|(ns, id)| {
+                KeyValue::DbPointer(Box::new(DbPointer {
+                    namespace: ns.into(),
+                    id,
+                }))
+            })
+            .boxed(),
+        12 => fields(leaf_of(1)).prop_map(KeyValue::Document).boxed(),
+        13 => prop::collection::vec(prop_oneof![leaf_of(1), leaf_of(2)], 0..3)
+            .prop_map(|v| KeyValue::Array(v.into()))
+            .boxed(),
+        _ => ("[ab]{0,2}", fields(leaf_of(2)))
+            .prop_map(|(code, scope)| {
+                KeyValue::CodeWithScope(Box::new(CodeWithScope {
+                    code: code.into(),
+                    scope,
+                }))
+            })
+            .boxed(),
+    }
+}
+
 fn leaf() -> BoxedStrategy<KeyValue> {
     prop_oneof![
-        1 => Just(KeyValue::MinKey),
-        1 => Just(KeyValue::MaxKey),
-        1 => Just(KeyValue::Undefined),
-        1 => Just(KeyValue::Null),
-        8 => number(),
-        4 => text().prop_map(KeyValue::string),
-        1 => text().prop_map(|s| KeyValue::Symbol(s.into())),
-        1 => text().prop_map(|s| KeyValue::Code(s.into())),
-        2 => (
-            prop::sample::select(vec![0u8, 1, 2, 3, 4, 5, 6, 7, 8, 0x80, 0xFF]),
-            prop::collection::vec(0u8..3, 0..12)
-        )
-            .prop_map(|(subtype, bytes)| KeyValue::Binary(Box::new(Binary {
-                subtype,
-                bytes: bytes.into()
-            }))),
-        2 => object_id().prop_map(KeyValue::ObjectId),
-        1 => any::<bool>().prop_map(KeyValue::Bool),
-        2 => prop_oneof![any::<i64>(), -3i64..3].prop_map(KeyValue::DateTime),
-        2 => prop_oneof![(any::<u32>(), any::<u32>()), (0u32..2, 0u32..2)]
-            .prop_map(|(time, increment)| KeyValue::Timestamp { time, increment }),
-        1 => ("[ab]{0,2}", regex_options()).prop_map(|(p, o)| KeyValue::Regex(Box::new(Regex {
-            pattern: p.into(),
-            options: o.into()
-        }))),
-        1 => ("[ab.]{0,3}", object_id()).prop_map(|(ns, id)| KeyValue::DbPointer(Box::new(
-            DbPointer {
-                namespace: ns.into(),
-                id
-            }
-        ))),
+        4 => leaf_of(0),
+        8 => leaf_of(1),
+        4 => leaf_of(2),
+        1 => leaf_of(3),
+        1 => leaf_of(4),
+        2 => leaf_of(5),
+        2 => leaf_of(6),
+        1 => leaf_of(7),
+        2 => leaf_of(8),
+        2 => leaf_of(9),
+        1 => leaf_of(10),
+        1 => leaf_of(11),
     ]
     .boxed()
+}
+
+/// A list of values of one kind: comparisons (and prefixes) between close values.
+fn same_kind_list() -> BoxedStrategy<Vec<KeyValue>> {
+    (0..KINDS)
+        .prop_flat_map(|kind| prop::collection::vec(leaf_of(kind), 2..24))
+        .boxed()
+}
+
+fn dec(negative: bool, coefficient: u128, exponent: i32) -> KeyValue {
+    KeyValue::Decimal(decimal::encode(negative, coefficient, exponent))
+}
+
+/// Other representations of the same value: numbers in other numeric types (exactly), strings as
+/// symbols, and containers with one element so replaced.
+fn same_value_forms(v: &KeyValue) -> Vec<KeyValue> {
+    let mut out = Vec::new();
+    match v {
+        KeyValue::Int32(x) => {
+            let x = i64::from(*x);
+            out.push(KeyValue::Int64(x));
+            out.push(KeyValue::Double(x as f64));
+            out.push(dec(x < 0, u128::from(x.unsigned_abs()), 0));
+            out.push(dec(x < 0, u128::from(x.unsigned_abs()) * 100, -2));
+        }
+        KeyValue::Int64(x) => {
+            if let Ok(y) = i32::try_from(*x) {
+                out.push(KeyValue::Int32(y));
+            }
+            let d = *x as f64;
+            if d.abs() < TWO_63 && d as i64 == *x {
+                out.push(KeyValue::Double(d));
+            }
+            out.push(dec(*x < 0, u128::from(x.unsigned_abs()), 0));
+        }
+        KeyValue::Double(d) if d.is_nan() => {
+            out.push(KeyValue::Double(-*d));
+            out.push(decimal_nan(false));
+            out.push(decimal_nan(true));
+        }
+        KeyValue::Double(d) if d.is_infinite() => out.push(decimal_inf(*d < 0.0)),
+        KeyValue::Double(d) if *d == 0.0 => {
+            out.push(KeyValue::Double(-*d));
+            out.push(KeyValue::Int32(0));
+            out.push(KeyValue::Int64(0));
+            out.push(dec(true, 0, 3));
+            out.push(dec(false, 0, -7));
+        }
+        KeyValue::Double(d) => {
+            if let Some((c, e)) = double_exact(*d) {
+                if c.unsigned_abs() <= MAX_COEFFICIENT {
+                    out.push(dec(c < 0, c.unsigned_abs(), e));
+                }
+                if e == 0 {
+                    if let Ok(i) = i64::try_from(c) {
+                        out.push(KeyValue::Int64(i));
+                    }
+                }
+            }
+        }
+        KeyValue::Decimal(d) => match d.decode() {
+            decimal::Decoded::NaN => out.push(KeyValue::Double(f64::NAN)),
+            decimal::Decoded::Infinity { negative } => out.push(KeyValue::Double(if negative {
+                f64::NEG_INFINITY
+            } else {
+                f64::INFINITY
+            })),
+            decimal::Decoded::Finite {
+                negative,
+                coefficient,
+                exponent,
+            } => {
+                if coefficient == 0 {
+                    out.push(KeyValue::Int32(0));
+                    out.push(KeyValue::Double(-0.0));
+                } else {
+                    if coefficient * 10 <= MAX_COEFFICIENT && exponent > -6176 {
+                        out.push(dec(negative, coefficient * 10, exponent - 1));
+                    }
+                    if coefficient % 10 == 0 && exponent < 6111 {
+                        out.push(dec(negative, coefficient / 10, exponent + 1));
+                    }
+                    let whole = u32::try_from(exponent)
+                        .ok()
+                        .and_then(|e| 10u128.checked_pow(e))
+                        .and_then(|p| coefficient.checked_mul(p))
+                        .and_then(|m| i64::try_from(m).ok());
+                    if let Some(m) = whole {
+                        out.push(KeyValue::Int64(if negative { -m } else { m }));
+                    }
+                }
+            }
+        },
+        KeyValue::String(s) => out.push(KeyValue::Symbol(s.clone())),
+        KeyValue::Symbol(s) => out.push(KeyValue::String(s.clone())),
+        KeyValue::Array(items) => {
+            for (i, item) in items.iter().enumerate() {
+                if let Some(form) = same_value_forms(item).into_iter().next() {
+                    let mut copy = items.to_vec();
+                    copy[i] = form;
+                    out.push(KeyValue::Array(copy.into()));
+                }
+            }
+        }
+        KeyValue::Document(fields) => {
+            for (i, (_, item)) in fields.iter().enumerate() {
+                if let Some(form) = same_value_forms(item).into_iter().next() {
+                    let mut copy = fields.to_vec();
+                    copy[i].1 = form;
+                    out.push(KeyValue::Document(copy.into()));
+                }
+            }
+        }
+        _ => {}
+    }
+    out
 }
 
 /// Field lists with unique names (a BSON document cannot repeat a name).
@@ -336,6 +507,48 @@ fn value() -> BoxedStrategy<KeyValue> {
             ]
         })
         .boxed()
+}
+
+/// A scalar of a flat document or array: a small integer or a short string.
+fn flat_scalar() -> BoxedStrategy<KeyValue> {
+    prop_oneof![
+        (-2i64..3).prop_map(KeyValue::Int64),
+        "[ab]{0,2}".prop_map(KeyValue::string),
+    ]
+    .boxed()
+}
+
+fn flat_document() -> BoxedStrategy<Vec<Field>> {
+    fields(flat_scalar()).prop_map(Vec::from).boxed()
+}
+
+fn flat_array() -> BoxedStrategy<Vec<KeyValue>> {
+    prop::collection::vec(flat_scalar(), 0..4).boxed()
+}
+
+/// A flat scalar as (type rank, integer, string bytes): tuples order by rank, then value.
+fn scalar_ref(v: &KeyValue) -> (u8, i64, Vec<u8>) {
+    match v {
+        KeyValue::Int64(x) => (3, *x, Vec::new()),
+        KeyValue::String(s) => (4, 0, s.as_bytes().to_vec()),
+        other => unreachable!("not a flat scalar: {other:?}"),
+    }
+}
+
+/// BSONObj::woCompare as plain Rust ordering: per element the type, then the name, then the
+/// value; a list that ends first is smaller.
+fn doc_ref(fields: &[Field]) -> Vec<(u8, Vec<u8>, i64, Vec<u8>)> {
+    fields
+        .iter()
+        .map(|(name, v)| {
+            let (rank, int, bytes) = scalar_ref(v);
+            (rank, name.as_bytes().to_vec(), int, bytes)
+        })
+        .collect()
+}
+
+fn array_ref(items: &[KeyValue]) -> Vec<(u8, i64, Vec<u8>)> {
+    items.iter().map(scalar_ref).collect()
 }
 
 /// MongoDB's type order, written out independently of the model.
@@ -431,14 +644,57 @@ proptest! {
     }
 
     #[test]
+    fn same_kind_lists_sort_with_monotone_prefixes(mut values in same_kind_list()) {
+        values.sort();
+        for i in 0..values.len() {
+            for j in i..values.len() {
+                let (a, b) = (&values[i], &values[j]);
+                prop_assert_ne!(a.cmp(b), Ordering::Greater, "{:?} > {:?} after sorting", a, b);
+                prop_assert_eq!(a.cmp(b), b.cmp(a).reverse());
+                prop_assert!(a.order_prefix() <= b.order_prefix(), "{a:?} <= {b:?} but prefixes {:#x} > {:#x}", a.order_prefix(), b.order_prefix());
+                if a == b {
+                    prop_assert_eq!(a.order_prefix(), b.order_prefix(), "{:?} == {:?}", a, b);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn other_representations_are_equal(a in value(), c in value()) {
+        for b in same_value_forms(&a) {
+            prop_assert_eq!(&a, &b);
+            prop_assert_eq!(a.cmp(&b), Ordering::Equal);
+            prop_assert_eq!(a.order_prefix(), b.order_prefix(), "{:?} vs {:?}", a, b);
+            prop_assert_eq!(a.cmp(&c), b.cmp(&c), "{:?} vs {:?} against {:?}", a, b, c);
+            prop_assert_eq!(c.cmp(&a), c.cmp(&b));
+        }
+    }
+
+    #[test]
+    fn documents_against_a_reference(a in flat_document(), b in flat_document()) {
+        let expected = doc_ref(&a).cmp(&doc_ref(&b));
+        let (va, vb) = (KeyValue::Document(a.into()), KeyValue::Document(b.into()));
+        prop_assert_eq!(va.cmp(&vb), expected, "{:?} vs {:?}", va, vb);
+    }
+
+    #[test]
+    fn arrays_against_a_reference(a in flat_array(), b in flat_array()) {
+        let expected = array_ref(&a).cmp(&array_ref(&b));
+        let (va, vb) = (KeyValue::Array(a.into()), KeyValue::Array(b.into()));
+        prop_assert_eq!(va.cmp(&vb), expected, "{:?} vs {:?}", va, vb);
+    }
+
+    #[test]
     fn numbers_compare_by_exact_value((a, ra) in number_with_ref(), (b, rb) in number_with_ref()) {
         prop_assert!(a.is_number() && b.is_number());
         if let Some(expected) = ref_cmp(ra, rb) {
             prop_assert_eq!(a.cmp(&b), expected, "{:?} vs {:?}", a, b);
         }
         // The prefix respects numeric order too.
-        if a < b {
-            prop_assert!(a.order_prefix() <= b.order_prefix());
+        match a.cmp(&b) {
+            Ordering::Less => prop_assert!(a.order_prefix() <= b.order_prefix()),
+            Ordering::Equal => prop_assert_eq!(a.order_prefix(), b.order_prefix()),
+            Ordering::Greater => prop_assert!(a.order_prefix() >= b.order_prefix()),
         }
     }
 
@@ -518,10 +774,6 @@ proptest! {
 // ---------------------------------------------------------------------------------------------
 // Unit tests: cases picked by hand
 // ---------------------------------------------------------------------------------------------
-
-fn dec(negative: bool, coefficient: u128, exponent: i32) -> KeyValue {
-    KeyValue::Decimal(decimal::encode(negative, coefficient, exponent))
-}
 
 fn parse(json: &str) -> KeyValue {
     extjson::parse(json).unwrap()
@@ -686,9 +938,7 @@ fn scalars_of_each_type() {
     assert_eq!(sym, parse(r#""a""#));
     // Negative dates are before the epoch (signed comparison).
     assert!(KeyValue::DateTime(i64::MIN) < KeyValue::DateTime(0));
-    assert!(
-        KeyValue::DateTime(i64::MIN).order_prefix() < KeyValue::DateTime(0).order_prefix()
-    );
+    assert!(KeyValue::DateTime(i64::MIN).order_prefix() < KeyValue::DateTime(0).order_prefix());
 }
 
 #[test]

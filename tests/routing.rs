@@ -103,8 +103,16 @@ enum Op {
         shares: Vec<u8>,
     },
     /// Merge `len` chunks from `sel`; with `run`, only as far as the first chunk's shard goes.
-    Merge { sel: usize, len: usize, run: bool },
-    Move { sel: usize, to: u32, now: u64 },
+    Merge {
+        sel: usize,
+        len: usize,
+        run: bool,
+    },
+    Move {
+        sel: usize,
+        to: u32,
+        now: u64,
+    },
     MoveRange {
         at: ShardKey,
         upto: Option<ShardKey>,
@@ -119,19 +127,26 @@ enum Op {
         docs: u64,
         bytes: u64,
     },
-    Delete { sel: usize, docs: u64, bytes: u64 },
-    Jumbo { sel: usize, jumbo: bool },
+    Delete {
+        sel: usize,
+        docs: u64,
+        bytes: u64,
+    },
+    Jumbo {
+        sel: usize,
+        jumbo: bool,
+    },
 }
 
 fn op(kind: Kind) -> BoxedStrategy<Op> {
     let key = kind.key();
     prop_oneof![
-        4 => (
+        6 => (
             prop::option::weighted(0.3, any::<usize>()),
-            prop::collection::vec(key.clone(), 1..4),
+            prop::collection::vec(key.clone(), 1..6),
             prop::bool::weighted(0.8),
             prop::bool::weighted(0.1),
-            prop::collection::vec(any::<u8>(), 4),
+            prop::collection::vec(any::<u8>(), 6),
         )
             .prop_map(|(sel, points, sort, bad_pieces, shares)| Op::Split {
                 sel,
@@ -195,7 +210,13 @@ struct Harness {
 }
 
 /// Everything observable about a table, to check that a refused change changed nothing.
-fn snapshot(t: &RoutingTable) -> (Vec<(ShardKey, ShardKey, ChunkInfo)>, ChunkVersion, Vec<String>) {
+fn snapshot(
+    t: &RoutingTable,
+) -> (
+    Vec<(ShardKey, ShardKey, ChunkInfo)>,
+    ChunkVersion,
+    Vec<String>,
+) {
     let chunks = t
         .iter()
         .map(|c| (c.min.clone(), c.max.clone(), c.info.clone()))
@@ -215,7 +236,13 @@ fn divide(total: ChunkStats, shares: &[u8], n: usize) -> Vec<ChunkStats> {
     let part = |v: u64, w: u64| v * w / sum;
     let mut pieces: Vec<ChunkStats> = weights
         .iter()
-        .map(|&w| ChunkStats::new(part(total.docs, w), part(total.bytes, w), part(total.writes, w)))
+        .map(|&w| {
+            ChunkStats::new(
+                part(total.docs, w),
+                part(total.bytes, w),
+                part(total.writes, w),
+            )
+        })
         .collect();
     let mut used = ChunkStats::ZERO;
     for p in &pieces[..n - 1] {
@@ -369,7 +396,11 @@ impl Harness {
                 let i = self.scan(at);
                 let to = ShardIdx(*to);
                 let max = self.ref_max(i).clone();
-                let upto = if *upto_max { Some(max.clone()) } else { upto.clone() };
+                let upto = if *upto_max {
+                    Some(max.clone())
+                } else {
+                    upto.clone()
+                };
                 let stats = self.reference[i].stats;
                 let mut moved = divide(stats, &[*share, 255 - *share], 2)[0];
                 if *overshoot {
@@ -422,7 +453,8 @@ impl Harness {
                 let i = sel % n;
                 let have = self.reference[i].stats;
                 let delta = ChunkStats::new((*docs).min(have.docs), (*bytes).min(have.bytes), 0);
-                self.table.remove_stats(i, ChunkStats::new(*docs, *bytes, 0));
+                self.table
+                    .remove_stats(i, ChunkStats::new(*docs, *bytes, 0));
                 self.reference[i].stats.sub(delta);
                 self.docs -= delta.docs;
                 (Ok(()), true, false)
@@ -449,7 +481,10 @@ impl Harness {
                 prop_assert_eq!(self.table.version(), before.1);
             }
         } else {
-            prop_assert!(snapshot(&self.table) == before, "a refused {op:?} changed the table");
+            prop_assert!(
+                snapshot(&self.table) == before,
+                "a refused {op:?} changed the table"
+            );
         }
         self.check()
     }
@@ -487,7 +522,11 @@ impl Harness {
                 totals.jumbo,
                 mine.iter().filter(|c| c.info.jumbo).count() as u64
             );
-            let highest = mine.iter().map(|c| c.info.version).max().unwrap_or_default();
+            let highest = mine
+                .iter()
+                .map(|c| c.info.version)
+                .max()
+                .unwrap_or_default();
             prop_assert_eq!(totals.version, highest);
             all_docs += totals.stats.docs;
             all_chunks += totals.chunks;
@@ -497,10 +536,7 @@ impl Harness {
         prop_assert_eq!(all_docs, self.docs);
         prop_assert_eq!(t.iter().map(|c| c.info.stats.docs).sum::<u64>(), self.docs);
         // The collection version is the highest chunk version.
-        prop_assert_eq!(
-            t.iter().map(|c| c.info.version).max(),
-            Some(t.version())
-        );
+        prop_assert_eq!(t.iter().map(|c| c.info.version).max(), Some(t.version()));
         // Every lower bound is found and routes to its own chunk.
         for c in t.iter() {
             prop_assert_eq!(t.route(c.min), c.index);
@@ -516,7 +552,12 @@ impl Harness {
             prop_assert_eq!(i, self.scan(k), "route({:?})", k);
             let c = t.chunk(i);
             if *k < self.global_max {
-                prop_assert!(c.min <= k && k < c.max, "{k:?} routed to [{:?}, {:?})", c.min, c.max);
+                prop_assert!(
+                    c.min <= k && k < c.max,
+                    "{k:?} routed to [{:?}, {:?})",
+                    c.min,
+                    c.max
+                );
             }
             if let Some(j) = t.find_by_min(k) {
                 prop_assert_eq!(t.chunk(j).min, k);
@@ -592,6 +633,34 @@ proptest! {
             let expected = t.iter().filter(|c| c.min <= k).last().map_or(0, |c| c.index);
             prop_assert_eq!(t.route(k), expected);
         }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(24))]
+
+    /// Hundreds of splits and moves at random keys: larger tables, every step checked.
+    #[test]
+    fn many_splits_and_moves(
+        (kind, keys) in prop::sample::select(vec![Kind::Int64, Kind::Str, Kind::Compound, Kind::Mixed])
+            .prop_flat_map(|kind| (Just(kind), prop::collection::vec(kind.key(), 600)))
+    ) {
+        let mut h = Harness::new(kind);
+        for (n, k) in keys[..400].iter().enumerate() {
+            let op = if n % 4 == 3 {
+                Op::Move { sel: n * 7919, to: (n % 3) as u32 + 1, now: n as u64 }
+            } else {
+                Op::Split {
+                    sel: None,
+                    points: vec![k.clone()],
+                    sort: true,
+                    bad_pieces: false,
+                    shares: vec![],
+                }
+            };
+            h.apply(&op)?;
+        }
+        h.check_routes(&keys[400..])?;
     }
 }
 
@@ -788,8 +857,14 @@ fn move_range_splits_and_moves() {
         Err(RoutingError::BadMove(_))
     ));
     assert_eq!(t.len(), 3);
-    t.move_range(1, Some(&int(50)), ChunkStats::new(4, 400, 4), ShardIdx(1), 9)
-        .unwrap();
+    t.move_range(
+        1,
+        Some(&int(50)),
+        ChunkStats::new(4, 400, 4),
+        ShardIdx(1),
+        9,
+    )
+    .unwrap();
     assert_eq!(t.len(), 4);
     let moved = t.chunk(1);
     assert_eq!((moved.min, moved.max), (&int(0), &int(50)));
@@ -803,8 +878,14 @@ fn move_range_splits_and_moves() {
     assert_eq!(left.info.version, ChunkVersion::new(2, 1));
     assert_eq!(t.version(), ChunkVersion::new(2, 1));
     // The whole chunk (upto = its max) is a plain move.
-    t.move_range(3, Some(&ShardKey::single(KeyValue::MaxKey)), ChunkStats::ZERO, ShardIdx(2), 0)
-        .unwrap();
+    t.move_range(
+        3,
+        Some(&ShardKey::single(KeyValue::MaxKey)),
+        ChunkStats::ZERO,
+        ShardIdx(2),
+        0,
+    )
+    .unwrap();
     assert_eq!(t.len(), 4);
     assert_eq!(t.chunk(3).info.shard, ShardIdx(2));
     assert_eq!(t.chunk(3).info.version, ChunkVersion::new(3, 0));
@@ -821,14 +902,22 @@ fn from_chunks_validates_the_layout() {
     ));
     assert!(matches!(
         RoutingTable::from_chunks(
-            vec![(p.global_min(), info(0)), (int(5), info(1)), (int(5), info(2))],
+            vec![
+                (p.global_min(), info(0)),
+                (int(5), info(1)),
+                (int(5), info(2))
+            ],
             p.global_max()
         ),
         Err(RoutingError::BadLayout(_))
     ));
     assert!(matches!(
         RoutingTable::from_chunks(
-            vec![(p.global_min(), info(0)), (int(5), info(1)), (int(3), info(2))],
+            vec![
+                (p.global_min(), info(0)),
+                (int(5), info(1)),
+                (int(3), info(2))
+            ],
             p.global_max()
         ),
         Err(RoutingError::BadLayout(_))
@@ -849,7 +938,10 @@ fn from_chunks_validates_the_layout() {
     assert_eq!(t.route(&ShardKey::single(KeyValue::Null)), 0);
     assert_eq!(t.route(&ShardKey::single(KeyValue::string(""))), 1);
     assert_eq!(t.find_by_min(&int(5)), Some(1));
-    assert_eq!(t.find_by_min(&ShardKey::single(KeyValue::Int32(5))), Some(1));
+    assert_eq!(
+        t.find_by_min(&ShardKey::single(KeyValue::Int32(5))),
+        Some(1)
+    );
     assert_eq!(t.find_by_min(&int(6)), None);
     t.check_invariants().unwrap();
 }
@@ -872,7 +964,10 @@ fn statistics_and_jumbo_totals() {
     t.move_chunk(0, ShardIdx(1), 0).unwrap();
     assert_eq!(t.shard_totals(ShardIdx(0)), Default::default());
     assert_eq!(t.shard_totals(ShardIdx(1)).jumbo, 1);
-    assert_eq!(t.shard_totals(ShardIdx(1)).stats, ChunkStats::new(5, 110, 2));
+    assert_eq!(
+        t.shard_totals(ShardIdx(1)).stats,
+        ChunkStats::new(5, 110, 2)
+    );
     // A merge clears jumbo.
     t.merge(0..2).unwrap();
     assert_eq!(t.shard_totals(ShardIdx(1)).jumbo, 0);
@@ -892,7 +987,16 @@ fn zones() -> ZoneRanges {
 #[test]
 fn zone_ranges_may_not_overlap() {
     let mut z = zones();
-    for (lo, hi) in [(0, 10), (5, 15), (-5, 5), (2, 8), (-5, 35), (9, 21), (15, 25), (29, 40)] {
+    for (lo, hi) in [
+        (0, 10),
+        (5, 15),
+        (-5, 5),
+        (2, 8),
+        (-5, 35),
+        (9, 21),
+        (15, 25),
+        (29, 40),
+    ] {
         assert!(
             matches!(z.add(int(lo), int(hi), "C"), Err(ZoneError::Overlap { .. })),
             "[{lo}, {hi})"
@@ -1022,7 +1126,10 @@ fn key_pattern_validation() {
         "1",
         "{not json",
     ] {
-        assert!(KeyPattern::parse_json(bad).is_err(), "{bad} should be refused");
+        assert!(
+            KeyPattern::parse_json(bad).is_err(),
+            "{bad} should be refused"
+        );
     }
     let err = KeyPattern::parse_json("{}").unwrap_err();
     assert!(err.to_string().contains("empty"), "{err}");
@@ -1077,8 +1184,15 @@ fn extract_follows_dotted_paths() {
     let bound = p.bound_to_document(&p.extract(&bson::doc! {"a": {"b": 5}, "c": 1}).unwrap());
     assert_eq!(bound, bson::doc! {"a.b": 5, "c": 1});
     let back = p.bound_from_document(&bound).unwrap();
-    assert_eq!(back, p.key_of(vec![KeyValue::Int32(5), KeyValue::Int32(1)]).unwrap());
-    assert!(p.bound_from_document(&bson::doc! {"c": 1, "a.b": 5}).is_err());
+    assert_eq!(
+        back,
+        p.key_of(vec![KeyValue::Int32(5), KeyValue::Int32(1)])
+            .unwrap()
+    );
+    assert!(
+        p.bound_from_document(&bson::doc! {"c": 1, "a.b": 5})
+            .is_err()
+    );
     assert!(p.bound_from_document(&bson::doc! {"a.b": 5}).is_err());
 }
 
@@ -1102,7 +1216,10 @@ fn extract_refuses_arrays() {
 fn hashed_fields_are_hashed_and_bounds_are_canonical_json() {
     let p = KeyPattern::parse_json(r#"{"u": "hashed"}"#).unwrap();
     let k = p.key_of(vec![KeyValue::string("abc")]).unwrap();
-    assert_eq!(k.get(0).unwrap(), &KeyValue::Int64(8_478_485_326_885_698_097));
+    assert_eq!(
+        k.get(0).unwrap(),
+        &KeyValue::Int64(8_478_485_326_885_698_097)
+    );
     assert_eq!(
         p.bound_to_json(&k),
         serde_json::json!({"u": {"$numberLong": "8478485326885698097"}})

@@ -18,7 +18,7 @@ const SHARDS: u32 = 1_000;
 const KEYS: usize = 1_000_000;
 const HASHED: usize = 100_000;
 
-/// SplitMix64: a small deterministic PRNG.
+/// `SplitMix64`: a small deterministic PRNG.
 struct Rng(u64);
 
 impl Rng {
@@ -40,7 +40,7 @@ impl Rng {
     }
 }
 
-/// The ObjectId whose 96 bits, read big-endian, are `x`.
+/// The `ObjectId` whose 96 bits, read big-endian, are `x`.
 fn object_id_at(x: u128) -> [u8; 12] {
     let bytes = x.to_be_bytes();
     let mut oid = [0u8; 12];
@@ -48,10 +48,10 @@ fn object_id_at(x: u128) -> [u8; 12] {
     oid
 }
 
-/// The spacing of chunk bounds: the 96-bit ObjectId space cut into `CHUNKS` equal ranges.
+/// The spacing of chunk bounds: the 96-bit `ObjectId` space cut into `CHUNKS` equal ranges.
 const STEP: u128 = (1u128 << 96) / CHUNKS as u128;
 
-/// `{_id: 1}` cut into `CHUNKS` chunks at evenly spaced ObjectIds, spread round-robin over
+/// `{_id: 1}` cut into `CHUNKS` chunks at evenly spaced `ObjectId`s, spread round-robin over
 /// `SHARDS` shards.
 fn build_table() -> RoutingTable {
     let pattern = KeyPattern::parse_json(r#"{"_id": 1}"#).expect("a valid pattern");
@@ -68,7 +68,7 @@ fn build_table() -> RoutingTable {
     RoutingTable::from_chunks(chunks, pattern.global_max()).expect("a valid layout")
 }
 
-/// VmRSS of this process in bytes, from /proc/self/status.
+/// `VmRSS` of this process in bytes, from /proc/self/status.
 fn vm_rss() -> Option<u64> {
     let status = std::fs::read_to_string("/proc/self/status").ok()?;
     let line = status.lines().find(|l| l.starts_with("VmRSS:"))?;

@@ -47,7 +47,7 @@ pub struct SimArgs {
     #[arg(long)]
     pub seed: Option<u64>,
     /// Stop at this virtual time in seconds (0 = right after the collection is sharded).
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     pub until: Option<f64>,
     /// Print the JSON summary instead of text.
     #[arg(long)]

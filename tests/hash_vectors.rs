@@ -1,5 +1,5 @@
 #![allow(clippy::unwrap_used)]
-//! MongoDB's hashed-index hash (`convertShardKeyToHashed`): known vectors taken from a real
+//! `MongoDB`'s hashed-index hash (`convertShardKeyToHashed`): known vectors taken from a real
 //! server, the byte layout fed to md5, and the normalisation of numbers before hashing.
 
 use md5::{Digest, Md5};
@@ -163,7 +163,7 @@ fn missing_or_null_field_hashes_as_null() {
     );
 }
 
-/// The first 8 bytes of md5(bytes), little-endian, as MongoDB reads them.
+/// The first 8 bytes of md5(bytes), little-endian, as `MongoDB` reads them.
 fn md5_first8(bytes: &[u8]) -> i64 {
     let digest = Md5::digest(bytes);
     i64::from_le_bytes(digest[..8].try_into().unwrap())

@@ -1,5 +1,5 @@
 #![allow(clippy::unwrap_used)]
-//! MongoDB's total order across BSON types (`KeyValue`'s `Ord`), its order-preserving prefix,
+//! `MongoDB`'s total order across BSON types (`KeyValue`'s `Ord`), its order-preserving prefix,
 //! exact comparison of numbers across int32/int64/double/decimal128, and the Extended JSON round
 //! trip.
 
@@ -54,29 +54,36 @@ fn int_ref(x: i64) -> RefNum {
 }
 
 /// The exact value of a finite double as `c × 10^e`, when `c` fits an i128.
-fn double_exact(d: f64) -> Option<(i128, i32)> {
-    if d == 0.0 {
+fn double_exact(value: f64) -> Option<(i128, i32)> {
+    if value == 0.0 {
         return Some((0, 0));
     }
-    if d.fract() == 0.0 && d.abs() < 2f64.powi(120) {
-        return Some((d as i128, 0));
+    if value.fract() == 0.0 && value.abs() < 2f64.powi(120) {
+        return Some((value as i128, 0));
     }
-    let bits = d.to_bits();
+    let bits = value.to_bits();
     let exp_bits = ((bits >> 52) & 0x7FF) as i32;
-    let frac = bits & ((1u64 << 52) - 1);
-    let (mut m, mut e) = if exp_bits == 0 {
-        (frac, -1074)
+    let fraction = bits & ((1u64 << 52) - 1);
+    let (mut mantissa, mut power) = if exp_bits == 0 {
+        (fraction, -1074)
     } else {
-        (frac | (1 << 52), exp_bits - 1075)
+        (fraction | (1 << 52), exp_bits - 1075)
     };
-    while m % 2 == 0 && e < 0 {
-        m /= 2;
-        e += 1;
+    while mantissa % 2 == 0 && power < 0 {
+        mantissa /= 2;
+        power += 1;
     }
-    // Non-integral here, so e < 0: m × 2^e = m × 5^-e × 10^e.
-    let k = u32::try_from(-e).ok()?;
-    let c = 5i128.checked_pow(k)?.checked_mul(i128::from(m))?;
-    Some((if d < 0.0 { -c } else { c }, e))
+    // Non-integral here, so power < 0: m × 2^p = m × 5^-p × 10^p.
+    let fives = 5i128.checked_pow(u32::try_from(-power).ok()?)?;
+    let coefficient = fives.checked_mul(i128::from(mantissa))?;
+    Some((
+        if value < 0.0 {
+            -coefficient
+        } else {
+            coefficient
+        },
+        power,
+    ))
 }
 
 fn double_ref(d: f64) -> RefNum {
@@ -413,10 +420,10 @@ fn same_value_forms(v: &KeyValue) -> Vec<KeyValue> {
                 if c.unsigned_abs() <= MAX_COEFFICIENT {
                     out.push(dec(c < 0, c.unsigned_abs(), e));
                 }
-                if e == 0 {
-                    if let Ok(i) = i64::try_from(c) {
-                        out.push(KeyValue::Int64(i));
-                    }
+                if e == 0
+                    && let Ok(i) = i64::try_from(c)
+                {
+                    out.push(KeyValue::Int64(i));
                 }
             }
         }
@@ -535,7 +542,7 @@ fn scalar_ref(v: &KeyValue) -> (u8, i64, Vec<u8>) {
     }
 }
 
-/// BSONObj::woCompare as plain Rust ordering: per element the type, then the name, then the
+/// `BSONObj::woCompare` as plain Rust ordering: per element the type, then the name, then the
 /// value; a list that ends first is smaller.
 fn doc_ref(fields: &[Field]) -> Vec<(u8, Vec<u8>, i64, Vec<u8>)> {
     fields
@@ -551,7 +558,7 @@ fn array_ref(items: &[KeyValue]) -> Vec<(u8, i64, Vec<u8>)> {
     items.iter().map(scalar_ref).collect()
 }
 
-/// MongoDB's type order, written out independently of the model.
+/// `MongoDB`'s type order, written out independently of the model.
 fn rank(v: &KeyValue) -> u8 {
     match v {
         KeyValue::MinKey => 0,
@@ -876,7 +883,7 @@ fn documents_and_arrays() {
     assert!(parse(r#"{"a":1}"#) < parse(r#"{"b":1}"#));
     assert!(parse(r#"{"b":1}"#) < parse(r#"{"a":"x"}"#)); // the type beats the name
     assert!(parse(r#"{"a":1}"#) < parse(r#"{"a":1,"b":1}"#));
-    assert!(parse(r#"{}"#) < parse(r#"{"a":{"$minKey":1}}"#));
+    assert!(parse("{}") < parse(r#"{"a":{"$minKey":1}}"#));
     assert_eq!(parse(r#"{"a":1}"#), parse(r#"{"a":1.0}"#));
     assert!(parse(r#"{"a":{"x":2}}"#) > parse(r#"{"a":{"x":1,"y":9}}"#));
     // Arrays: element by element, shorter first.

@@ -9,7 +9,7 @@ use proptest::prelude::*;
 use shardtop::model::decimal;
 use shardtop::model::{
     ChunkInfo, ChunkStats, ChunkVersion, KeyPattern, KeyValue, RoutingError, RoutingTable,
-    ShardIdx, ShardKey, ZoneError, ZoneRanges, hashed_split_points,
+    ShardIdx, ShardKey, ShardTotals, ZoneError, ZoneRanges, hashed_split_points,
 };
 
 const SHARDS: u32 = 4;
@@ -289,6 +289,7 @@ impl Harness {
             .unwrap_or(0)
     }
 
+    #[allow(clippy::too_many_lines)] // one arm per operation, each beside its reference
     fn apply(&mut self, op: &Op) -> Result<(), TestCaseError> {
         let before = snapshot(&self.table);
         let n = self.reference.len();
@@ -962,7 +963,7 @@ fn statistics_and_jumbo_totals() {
     assert_eq!(t.shard_totals(ShardIdx(1)).stats, ChunkStats::new(0, 60, 1));
     // A move keeps statistics and the jumbo flag with the chunk.
     t.move_chunk(0, ShardIdx(1), 0).unwrap();
-    assert_eq!(t.shard_totals(ShardIdx(0)), Default::default());
+    assert_eq!(t.shard_totals(ShardIdx(0)), ShardTotals::default());
     assert_eq!(t.shard_totals(ShardIdx(1)).jumbo, 1);
     assert_eq!(
         t.shard_totals(ShardIdx(1)).stats,

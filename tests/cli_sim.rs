@@ -1,0 +1,135 @@
+//! `shardtop scenarios` and `shardtop sim` through the real binary.
+#![allow(clippy::unwrap_used)]
+
+use std::process::{Command, Output};
+
+fn shardtop(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_shardtop")).args(args).env("NO_COLOR", "1").output().unwrap()
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8(o.stdout.clone()).unwrap()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8(o.stderr.clone()).unwrap()
+}
+
+#[test]
+fn scenarios_lists_every_built_in_scenario_with_its_description_and_seed() {
+    let o = shardtop(&["scenarios", "--json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let list: Vec<serde_json::Value> = serde_json::from_str(&stdout(&o)).unwrap();
+    let names: Vec<&str> = list.iter().map(|s| s["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["ascending", "random", "hashed", "low-cardinality", "loglevel", "hot-customer", "add-shard"]);
+    for s in &list {
+        assert!(!s["description"].as_str().unwrap().is_empty());
+        assert!(!s["seedPassage"].as_str().unwrap().is_empty());
+    }
+    let text = stdout(&shardtop(&["scenarios"]));
+    assert!(text.contains("low-cardinality") && text.contains("seed: 003"));
+}
+
+#[test]
+fn sim_json_follows_the_contract() {
+    let o = shardtop(&["sim", "ascending", "--json", "--chunks"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(v["format"], "shardtop-summary");
+    assert_eq!(v["version"], 1);
+    assert_eq!(v["source"], "sim:ascending");
+    assert_eq!(v["time"], 300.0);
+    assert_eq!(v["serverVersion"], "8.0");
+    assert_eq!(v["balancer"]["mode"], "full");
+    assert!(v["balancer"]["migrations"]["completed"].as_u64().unwrap() > 0);
+    assert_eq!(v["shards"].as_array().unwrap().len(), 3);
+    let c = &v["collections"][0];
+    assert_eq!(c["ns"], "app.events");
+    assert_eq!(c["key"], serde_json::json!({"_id": 1}));
+    let writes: Vec<u64> = c["shards"].as_array().unwrap().iter().map(|s| s["writes"].as_u64().unwrap()).collect();
+    assert_eq!(writes.iter().max(), Some(&10_000));
+    assert_eq!(c["hottest"]["max"], serde_json::json!({"_id": {"$maxKey": 1}}));
+    let chunks = c["chunkList"].as_array().unwrap();
+    assert_eq!(chunks.len() as u64, c["chunks"].as_u64().unwrap());
+    assert_eq!(chunks[0]["min"], serde_json::json!({"_id": {"$minKey": 1}}));
+}
+
+#[test]
+fn sim_hashed_until_zero_has_the_six_boundaries_in_canonical_extended_json() {
+    let o = shardtop(&["sim", "hashed", "--until", "0", "--json", "--chunks"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    let mins: Vec<String> = v["collections"][0]["chunkList"].as_array().unwrap().iter().map(|c| c["min"]["username"].to_string()).collect();
+    assert_eq!(
+        mins,
+        [
+            r#"{"$minKey":1}"#,
+            r#"{"$numberLong":"-6148914691236517204"}"#,
+            r#"{"$numberLong":"-3074457345618258602"}"#,
+            r#"{"$numberLong":"0"}"#,
+            r#"{"$numberLong":"3074457345618258602"}"#,
+            r#"{"$numberLong":"6148914691236517204"}"#,
+        ]
+    );
+}
+
+#[test]
+fn sim_text_reads_like_get_shard_distribution() {
+    let o = shardtop(&["sim", "low-cardinality", "--events"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = stdout(&o);
+    assert!(text.contains("Shard shA"));
+    assert!(text.contains("markJumbo"));
+    assert!(text.contains("CannotSplit (87): Unable to find median in chunk because chunk is indivisible."));
+    assert!(text.contains("Balancer: on (full)"));
+}
+
+#[test]
+fn bad_input_exits_2_with_a_clear_message() {
+    for (args, needle) in [
+        (vec!["sim", "nope"], "unknown scenario"),
+        (vec!["sim", "ascending", "--server-version", "3.6"], "server version"),
+        (vec!["sim", "ascending", "--until", "-5"], "--until"),
+        (vec!["sim", "--scenario-file", "/nonexistent/x.json"], "cannot read scenario file"),
+    ] {
+        let o = shardtop(&args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
+        assert!(stderr(&o).contains(needle), "{args:?}: {}", stderr(&o));
+    }
+}
+
+#[test]
+fn a_scenario_file_with_a_bad_field_is_named() {
+    let dir = std::env::temp_dir().join(format!("shardtop-cli-sim-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let cases = [
+        (r#"{"name": "x", "description": "d", "seedPassage": "p", "shards": 3, "collections": [{"ns": "a.b", "key": {"_id": 1}}], "workloads": [{"ns": "a.b", "rate": "fast", "docSize": 10, "fields": {}}], "until": 10}"#, "workloads[0].rate"),
+        (r#"{"name": "x", "description": "d", "seedPassage": "p", "shards": 3, "collections": [{"ns": "a.b", "key": {"_id": -1}}], "until": 10}"#, "collections[0].key"),
+        (r#"{"name": "x", "description": "d", "seedPassage": "p", "shards": 3, "colections": [], "until": 10}"#, "colections"),
+        (r#"{"name": "x", "description": "d", "seedPassage": "p", "shards": 3, "collections": [{"ns": "a.b", "key": {"_id": 1}}], "workloads": [{"ns": "a.b", "rate": 1, "docSize": 10, "fields": {"_id": {"uniform": {"min": 2, "max": 1}}}}], "until": 10}"#, "workloads[0].fields._id"),
+        ("not json", "field"),
+    ];
+    for (i, (text, needle)) in cases.iter().enumerate() {
+        let path = dir.join(format!("{i}.json"));
+        std::fs::write(&path, text).unwrap();
+        let o = shardtop(&["sim", "--scenario-file", path.to_str().unwrap()]);
+        assert_eq!(o.status.code(), Some(2), "case {i}: {}", stderr(&o));
+        assert!(stderr(&o).contains(needle), "case {i}: {}", stderr(&o));
+    }
+    let ok = dir.join("ok.json");
+    std::fs::write(&ok, r#"{"name": "mine", "description": "d", "seedPassage": "p", "shards": 2, "collections": [{"ns": "a.b", "key": {"k": 1}}], "workloads": [{"ns": "a.b", "rate": 50, "count": 100, "docSize": 10, "fields": {"k": {"sequence": {}}}}], "until": 5}"#).unwrap();
+    let o = shardtop(&["sim", "--scenario-file", ok.to_str().unwrap(), "--json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(v["collections"][0]["shards"][0]["docs"], 100);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn no_subcommand_runs_the_ascending_scenario_and_says_the_tui_is_not_built() {
+    let o = shardtop(&[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = stdout(&o);
+    assert!(text.contains("interactive view is not built yet"));
+    assert!(text.contains("app.events"));
+}

@@ -18,12 +18,18 @@ pub struct Failure {
 impl Failure {
     /// Bad usage or bad input (exit 2).
     pub fn input(message: impl Into<String>) -> Self {
-        Self { code: 2, message: message.into() }
+        Self {
+            code: 2,
+            message: message.into(),
+        }
     }
 
     /// A runtime failure the user can act on (exit 1).
     pub fn runtime(message: impl Into<String>) -> Self {
-        Self { code: 1, message: message.into() }
+        Self {
+            code: 1,
+            message: message.into(),
+        }
     }
 }
 

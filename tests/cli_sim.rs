@@ -4,7 +4,11 @@
 use std::process::{Command, Output};
 
 fn shardtop(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_shardtop")).args(args).env("NO_COLOR", "1").output().unwrap()
+    Command::new(env!("CARGO_BIN_EXE_shardtop"))
+        .args(args)
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap()
 }
 
 fn stdout(o: &Output) -> String {
@@ -21,7 +25,18 @@ fn scenarios_lists_every_built_in_scenario_with_its_description_and_seed() {
     assert!(o.status.success(), "{}", stderr(&o));
     let list: Vec<serde_json::Value> = serde_json::from_str(&stdout(&o)).unwrap();
     let names: Vec<&str> = list.iter().map(|s| s["name"].as_str().unwrap()).collect();
-    assert_eq!(names, ["ascending", "random", "hashed", "low-cardinality", "loglevel", "hot-customer", "add-shard"]);
+    assert_eq!(
+        names,
+        [
+            "ascending",
+            "random",
+            "hashed",
+            "low-cardinality",
+            "loglevel",
+            "hot-customer",
+            "add-shard"
+        ]
+    );
     for s in &list {
         assert!(!s["description"].as_str().unwrap().is_empty());
         assert!(!s["seedPassage"].as_str().unwrap().is_empty());
@@ -46,9 +61,17 @@ fn sim_json_follows_the_contract() {
     let c = &v["collections"][0];
     assert_eq!(c["ns"], "app.events");
     assert_eq!(c["key"], serde_json::json!({"_id": 1}));
-    let writes: Vec<u64> = c["shards"].as_array().unwrap().iter().map(|s| s["writes"].as_u64().unwrap()).collect();
+    let writes: Vec<u64> = c["shards"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["writes"].as_u64().unwrap())
+        .collect();
     assert_eq!(writes.iter().max(), Some(&10_000));
-    assert_eq!(c["hottest"]["max"], serde_json::json!({"_id": {"$maxKey": 1}}));
+    assert_eq!(
+        c["hottest"]["max"],
+        serde_json::json!({"_id": {"$maxKey": 1}})
+    );
     let chunks = c["chunkList"].as_array().unwrap();
     assert_eq!(chunks.len() as u64, c["chunks"].as_u64().unwrap());
     assert_eq!(chunks[0]["min"], serde_json::json!({"_id": {"$minKey": 1}}));
@@ -59,7 +82,12 @@ fn sim_hashed_until_zero_has_the_six_boundaries_in_canonical_extended_json() {
     let o = shardtop(&["sim", "hashed", "--until", "0", "--json", "--chunks"]);
     assert!(o.status.success(), "{}", stderr(&o));
     let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
-    let mins: Vec<String> = v["collections"][0]["chunkList"].as_array().unwrap().iter().map(|c| c["min"]["username"].to_string()).collect();
+    let mins: Vec<String> = v["collections"][0]["chunkList"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["min"]["username"].to_string())
+        .collect();
     assert_eq!(
         mins,
         [
@@ -80,7 +108,9 @@ fn sim_text_reads_like_get_shard_distribution() {
     let text = stdout(&o);
     assert!(text.contains("Shard shA"));
     assert!(text.contains("markJumbo"));
-    assert!(text.contains("CannotSplit (87): Unable to find median in chunk because chunk is indivisible."));
+    assert!(text.contains(
+        "CannotSplit (87): Unable to find median in chunk because chunk is indivisible."
+    ));
     assert!(text.contains("Balancer: on (full)"));
 }
 
@@ -88,9 +118,15 @@ fn sim_text_reads_like_get_shard_distribution() {
 fn bad_input_exits_2_with_a_clear_message() {
     for (args, needle) in [
         (vec!["sim", "nope"], "unknown scenario"),
-        (vec!["sim", "ascending", "--server-version", "3.6"], "server version"),
+        (
+            vec!["sim", "ascending", "--server-version", "3.6"],
+            "server version",
+        ),
         (vec!["sim", "ascending", "--until", "-5"], "--until"),
-        (vec!["sim", "--scenario-file", "/nonexistent/x.json"], "cannot read scenario file"),
+        (
+            vec!["sim", "--scenario-file", "/nonexistent/x.json"],
+            "cannot read scenario file",
+        ),
     ] {
         let o = shardtop(&args);
         assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
@@ -103,10 +139,22 @@ fn a_scenario_file_with_a_bad_field_is_named() {
     let dir = std::env::temp_dir().join(format!("shardtop-cli-sim-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let cases = [
-        (r#"{"name": "x", "description": "d", "seedPassage": "p", "shards": 3, "collections": [{"ns": "a.b", "key": {"_id": 1}}], "workloads": [{"ns": "a.b", "rate": "fast", "docSize": 10, "fields": {}}], "until": 10}"#, "workloads[0].rate"),
-        (r#"{"name": "x", "description": "d", "seedPassage": "p", "shards": 3, "collections": [{"ns": "a.b", "key": {"_id": -1}}], "until": 10}"#, "collections[0].key"),
-        (r#"{"name": "x", "description": "d", "seedPassage": "p", "shards": 3, "colections": [], "until": 10}"#, "colections"),
-        (r#"{"name": "x", "description": "d", "seedPassage": "p", "shards": 3, "collections": [{"ns": "a.b", "key": {"_id": 1}}], "workloads": [{"ns": "a.b", "rate": 1, "docSize": 10, "fields": {"_id": {"uniform": {"min": 2, "max": 1}}}}], "until": 10}"#, "workloads[0].fields._id"),
+        (
+            r#"{"name": "x", "description": "d", "seedPassage": "p", "shards": 3, "collections": [{"ns": "a.b", "key": {"_id": 1}}], "workloads": [{"ns": "a.b", "rate": "fast", "docSize": 10, "fields": {}}], "until": 10}"#,
+            "workloads[0].rate",
+        ),
+        (
+            r#"{"name": "x", "description": "d", "seedPassage": "p", "shards": 3, "collections": [{"ns": "a.b", "key": {"_id": -1}}], "until": 10}"#,
+            "collections[0].key",
+        ),
+        (
+            r#"{"name": "x", "description": "d", "seedPassage": "p", "shards": 3, "colections": [], "until": 10}"#,
+            "colections",
+        ),
+        (
+            r#"{"name": "x", "description": "d", "seedPassage": "p", "shards": 3, "collections": [{"ns": "a.b", "key": {"_id": 1}}], "workloads": [{"ns": "a.b", "rate": 1, "docSize": 10, "fields": {"_id": {"uniform": {"min": 2, "max": 1}}}}], "until": 10}"#,
+            "workloads[0].fields._id",
+        ),
         ("not json", "field"),
     ];
     for (i, (text, needle)) in cases.iter().enumerate() {

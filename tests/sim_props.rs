@@ -13,14 +13,33 @@ fn key_and_fields(kind: usize) -> (&'static str, &'static str) {
     match kind {
         0 => (r#"{"_id": 1}"#, r#"{"_id": {"objectId": {}}}"#),
         1 => (r#"{"x": 1}"#, r#"{"x": {"uniform": {"min": 0, "max": 1}}}"#),
-        2 => (r#"{"u": "hashed"}"#, r#"{"u": {"randomString": {"length": 6}}}"#),
-        3 => (r#"{"c": 1}"#, r#"{"c": {"choice": {"values": ["a", "b", "c", "d"], "weights": [5, 2, 2, 1]}}}"#),
-        4 => (r#"{"c": 1, "n": 1}"#, r#"{"c": {"choice": {"values": [1, 2, 3]}}, "n": {"sequence": {}}}"#),
-        _ => (r#"{"r": 1, "h": "hashed"}"#, r#"{"r": {"choice": {"values": ["EU", "US"]}}, "h": {"uuid": {}}}"#),
+        2 => (
+            r#"{"u": "hashed"}"#,
+            r#"{"u": {"randomString": {"length": 6}}}"#,
+        ),
+        3 => (
+            r#"{"c": 1}"#,
+            r#"{"c": {"choice": {"values": ["a", "b", "c", "d"], "weights": [5, 2, 2, 1]}}}"#,
+        ),
+        4 => (
+            r#"{"c": 1, "n": 1}"#,
+            r#"{"c": {"choice": {"values": [1, 2, 3]}}, "n": {"sequence": {}}}"#,
+        ),
+        _ => (
+            r#"{"r": 1, "h": "hashed"}"#,
+            r#"{"r": {"choice": {"values": ["EU", "US"]}}, "h": {"uuid": {}}}"#,
+        ),
     }
 }
 
-fn scenario_text(version: &str, shards: u32, kind: usize, rate: u32, doc: u32, with_actions: bool) -> String {
+fn scenario_text(
+    version: &str,
+    shards: u32,
+    kind: usize,
+    rate: u32,
+    doc: u32,
+    with_actions: bool,
+) -> String {
     let (key, fields) = key_and_fields(kind);
     let find = match kind {
         0 => r#"{"_id": {"$oid": "6955b905c2c636f1a3e23d64"}}"#,
@@ -62,8 +81,14 @@ fn check(sim: &Simulator) -> Result<(), TestCaseError> {
         prop_assert_eq!(total.docs, routed, "documents are conserved");
         prop_assert_eq!(total.writes, routed, "writes follow their chunks");
         let indexed = c.keys.stats(c.table.global_min(), c.table.global_max());
-        prop_assert_eq!((indexed.docs, indexed.bytes), (total.docs, total.bytes), "key index agrees");
-        let per_shard: u64 = (0..sim.cluster.shards.len()).map(|s| c.table.shard_totals(ShardIdx(s as u32)).stats.docs).sum();
+        prop_assert_eq!(
+            (indexed.docs, indexed.bytes),
+            (total.docs, total.bytes),
+            "key index agrees"
+        );
+        let per_shard: u64 = (0..sim.cluster.shards.len())
+            .map(|s| c.table.shard_totals(ShardIdx(s as u32)).stats.docs)
+            .sum();
         prop_assert_eq!(per_shard, total.docs);
     }
     let mut busy = vec![0; sim.cluster.shards.len()];
@@ -71,7 +96,11 @@ fn check(sim: &Simulator) -> Result<(), TestCaseError> {
         busy[m.from.index()] += 1;
         busy[m.to.index()] += 1;
     }
-    prop_assert!(busy.iter().all(|&n| n <= 1), "a shard is in at most one migration: {:?}", busy);
+    prop_assert!(
+        busy.iter().all(|&n| n <= 1),
+        "a shard is in at most one migration: {:?}",
+        busy
+    );
     Ok(())
 }
 

@@ -22,7 +22,9 @@ fn run(name: &str, version: Option<&str>) -> Simulator {
 }
 
 fn shards(sim: &Simulator) -> Vec<ShardIdx> {
-    (0..sim.cluster.shards.len()).map(|i| ShardIdx(i as u32)).collect()
+    (0..sim.cluster.shards.len())
+        .map(|i| ShardIdx(i as u32))
+        .collect()
 }
 
 #[test]
@@ -35,7 +37,11 @@ fn ascending_sends_every_write_to_the_max_chunk_on_one_shard() {
         let c = &sim.cluster.collections[0];
         for e in events {
             if let EventKind::Writes { per_chunk, .. } = e.kind {
-                assert_eq!(per_chunk.len(), 1, "an ascending key writes to one chunk per tick");
+                assert_eq!(
+                    per_chunk.len(),
+                    1,
+                    "an ascending key writes to one chunk per tick"
+                );
                 let i = c.table.route(&per_chunk[0].0);
                 // the chunk that took the writes (or the piece of it that kept its writes) ends at MaxKey
                 let last = c.table.len() - 1;
@@ -46,16 +52,30 @@ fn ascending_sends_every_write_to_the_max_chunk_on_one_shard() {
     let c = &sim.cluster.collections[0];
     let writes: Vec<u64> = shards(&sim).iter().map(|s| c.writes_to(*s)).collect();
     assert_eq!(writes.iter().sum::<u64>(), 10_000);
-    assert_eq!(writes.iter().copied().max(), Some(10_000), "one shard takes 100% of the writes: {writes:?}");
+    assert_eq!(
+        writes.iter().copied().max(),
+        Some(10_000),
+        "one shard takes 100% of the writes: {writes:?}"
+    );
     let hot = writes.iter().position(|&w| w == 10_000).unwrap();
-    assert!(sim.balancer.completed > 0, "the balancer keeps migrating data away");
+    assert!(
+        sim.balancer.completed > 0,
+        "the balancer keeps migrating data away"
+    );
     for s in shards(&sim) {
         if s.index() != hot {
-            assert!(c.table.shard_totals(s).chunks > 0, "chunks were moved to {s}");
+            assert!(
+                c.table.shard_totals(s).chunks > 0,
+                "chunks were moved to {s}"
+            );
         }
     }
     let hottest = c.window.hottest(&c.table).unwrap();
-    assert_eq!(hottest.chunk, c.table.len() - 1, "the hottest chunk is the MaxKey chunk");
+    assert_eq!(
+        hottest.chunk,
+        c.table.len() - 1,
+        "the hottest chunk is the MaxKey chunk"
+    );
     assert!(hottest.share > 0.99);
 }
 
@@ -63,17 +83,39 @@ fn ascending_sends_every_write_to_the_max_chunk_on_one_shard() {
 fn balancer_generations_even_chunk_counts_before_6_0_and_data_size_after() {
     let old = run("ascending", Some("5.0"));
     let c = &old.cluster.collections[0];
-    let counts: Vec<u64> = shards(&old).iter().map(|s| c.table.shard_totals(*s).chunks).collect();
-    assert!(counts.iter().max().unwrap() - counts.iter().min().unwrap() <= 1, "5.0 evens chunk counts: {counts:?}");
-    assert!(c.table.len() > 6, "5.0 auto-splits: {} chunks", c.table.len());
+    let counts: Vec<u64> = shards(&old)
+        .iter()
+        .map(|s| c.table.shard_totals(*s).chunks)
+        .collect();
+    assert!(
+        counts.iter().max().unwrap() - counts.iter().min().unwrap() <= 1,
+        "5.0 evens chunk counts: {counts:?}"
+    );
+    assert!(
+        c.table.len() > 6,
+        "5.0 auto-splits: {} chunks",
+        c.table.len()
+    );
 
     let new = run("ascending", Some("7.0"));
     let c = &new.cluster.collections[0];
-    let sizes: Vec<u64> = shards(&new).iter().map(|s| c.table.shard_totals(*s).stats.bytes).collect();
+    let sizes: Vec<u64> = shards(&new)
+        .iter()
+        .map(|s| c.table.shard_totals(*s).stats.bytes)
+        .collect();
     let threshold = 3 * new.cluster.settings.chunk_size_bytes;
-    assert!(sizes.iter().max().unwrap() - sizes.iter().min().unwrap() < threshold, "7.0 evens data size: {sizes:?}");
-    let counts: Vec<u64> = shards(&new).iter().map(|s| c.table.shard_totals(*s).chunks).collect();
-    assert!(counts.iter().max().unwrap() - counts.iter().min().unwrap() > 1, "7.0 leaves chunk counts uneven: {counts:?}");
+    assert!(
+        sizes.iter().max().unwrap() - sizes.iter().min().unwrap() < threshold,
+        "7.0 evens data size: {sizes:?}"
+    );
+    let counts: Vec<u64> = shards(&new)
+        .iter()
+        .map(|s| c.table.shard_totals(*s).chunks)
+        .collect();
+    assert!(
+        counts.iter().max().unwrap() - counts.iter().min().unwrap() > 1,
+        "7.0 leaves chunk counts uneven: {counts:?}"
+    );
 }
 
 #[test]
@@ -105,18 +147,31 @@ fn hashed_presplits_at_the_exact_boundaries_and_then_scatters() {
     let sim = start("hashed", None); // 7.0: two chunks per shard
     assert_eq!(
         hashed_bounds(&sim),
-        vec![-6_148_914_691_236_517_204, -3_074_457_345_618_258_602, 0, 3_074_457_345_618_258_602, 6_148_914_691_236_517_204]
+        vec![
+            -6_148_914_691_236_517_204,
+            -3_074_457_345_618_258_602,
+            0,
+            3_074_457_345_618_258_602,
+            6_148_914_691_236_517_204
+        ]
     );
     let c = &sim.cluster.collections[0];
     let owners: Vec<u32> = c.table.iter().map(|ch| ch.info.shard.0).collect();
     assert_eq!(owners, vec![0, 0, 1, 1, 2, 2]);
     let new = start("hashed", Some("8.0")); // 7.2+: one chunk per shard
-    assert_eq!(hashed_bounds(&new), vec![-3_074_457_345_618_258_602, 3_074_457_345_618_258_602]);
+    assert_eq!(
+        hashed_bounds(&new),
+        vec![-3_074_457_345_618_258_602, 3_074_457_345_618_258_602]
+    );
 
     let sim = run("hashed", None);
     let c = &sim.cluster.collections[0];
     for s in shards(&sim) {
-        assert!(c.writes_to(s) > 2_500, "ascending usernames scatter to every shard: {:?}", c.routed_writes);
+        assert!(
+            c.writes_to(s) > 2_500,
+            "ascending usernames scatter to every shard: {:?}",
+            c.routed_writes
+        );
     }
 }
 
@@ -126,16 +181,31 @@ fn low_cardinality_never_exceeds_cities_plus_one_chunks_and_goes_jumbo() {
     let end = until("low-cardinality");
     while sim.now_ms() < end {
         sim.step();
-        assert!(sim.cluster.collections[0].table.len() <= 9, "at most 8 cities + 1 chunks");
+        assert!(
+            sim.cluster.collections[0].table.len() <= 9,
+            "at most 8 cities + 1 chunks"
+        );
     }
     let c = &sim.cluster.collections[0];
-    assert!(c.table.iter().any(|ch| ch.info.jumbo), "a one-city chunk is jumbo");
-    assert!(sim.action_errors().iter().any(|e| e.contains("CannotSplit")), "{:?}", sim.action_errors());
+    assert!(
+        c.table.iter().any(|ch| ch.info.jumbo),
+        "a one-city chunk is jumbo"
+    );
+    assert!(
+        sim.action_errors()
+            .iter()
+            .any(|e| e.contains("CannotSplit")),
+        "{:?}",
+        sim.action_errors()
+    );
     // Asking again to split a one-city chunk fails with MongoDB's error.
     let chennai = ShardKey::single(KeyValue::string("Chennai"));
     let err = sim.split_find("lab.bycity", &chennai).unwrap_err();
     assert_eq!((err.code, err.code_name), (87, "CannotSplit"));
-    assert_eq!(err.message, "Unable to find median in chunk because chunk is indivisible.");
+    assert_eq!(
+        err.message,
+        "Unable to find median in chunk because chunk is indivisible."
+    );
 }
 
 #[test]
@@ -145,10 +215,21 @@ fn loglevel_keeps_data_in_at_most_three_chunks_on_every_version() {
         let end = until("loglevel");
         while sim.now_ms() < end {
             sim.step();
-            let with_data = sim.cluster.collections[0].table.iter().filter(|ch| ch.info.stats.docs > 0).count();
+            let with_data = sim.cluster.collections[0]
+                .table
+                .iter()
+                .filter(|ch| ch.info.stats.docs > 0)
+                .count();
             assert!(with_data <= 3, "{v}: {with_data} chunks hold data");
         }
-        assert_eq!(sim.cluster.collections[0].table.iter().map(|ch| ch.info.stats.docs).sum::<u64>(), 60_000);
+        assert_eq!(
+            sim.cluster.collections[0]
+                .table
+                .iter()
+                .map(|ch| ch.info.stats.docs)
+                .sum::<u64>(),
+            60_000
+        );
     }
 }
 
@@ -159,16 +240,30 @@ fn hot_customer_is_jumbo_until_the_key_is_refined_then_splits() {
     let c = &sim.cluster.collections[0];
     let jumbo: Vec<_> = c.table.iter().filter(|ch| ch.info.jumbo).collect();
     assert_eq!(jumbo.len(), 1, "the hot customer's chunk is jumbo");
-    assert_eq!(c.keys.stats(jumbo[0].min, jumbo[0].max).docs, c.keys.stats(&ShardKey::single(KeyValue::Int32(4242)), &ShardKey::single(KeyValue::Int32(4243))).docs);
+    assert_eq!(
+        c.keys.stats(jumbo[0].min, jumbo[0].max).docs,
+        c.keys
+            .stats(
+                &ShardKey::single(KeyValue::Int32(4242)),
+                &ShardKey::single(KeyValue::Int32(4243))
+            )
+            .docs
+    );
     assert_eq!(jumbo[0].min, &ShardKey::single(KeyValue::Int32(4242)));
     sim.run_until(until("hot-customer"));
     let c = &sim.cluster.collections[0];
     assert_eq!(c.pattern.len(), 2, "the key was refined");
-    assert!(c.table.iter().all(|ch| !ch.info.jumbo), "refining cleared the jumbo flag");
+    assert!(
+        c.table.iter().all(|ch| !ch.info.jumbo),
+        "refining cleared the jumbo flag"
+    );
     let lo = ShardKey::from_values(vec![KeyValue::Int32(4242), KeyValue::MinKey]).unwrap();
     let hi = ShardKey::from_values(vec![KeyValue::Int32(4243), KeyValue::MinKey]).unwrap();
     let (first, last) = (c.table.route(&lo), c.table.route(&hi));
-    assert!(last > first, "the customer's orders now span several chunks");
+    assert!(
+        last > first,
+        "the customer's orders now span several chunks"
+    );
 }
 
 #[test]
@@ -183,12 +278,21 @@ fn add_shard_gets_a_fair_share_round_by_round() {
             moves_to_new += usize::from(to == ShardIdx(3));
         }
     }
-    assert!(moves_to_new >= 2, "data arrives round by round ({moves_to_new} migrations)");
+    assert!(
+        moves_to_new >= 2,
+        "data arrives round by round ({moves_to_new} migrations)"
+    );
     let c = &sim.cluster.collections[0];
-    let total: u64 = shards(&sim).iter().map(|s| c.table.shard_totals(*s).stats.bytes).sum();
+    let total: u64 = shards(&sim)
+        .iter()
+        .map(|s| c.table.shard_totals(*s).stats.bytes)
+        .sum();
     let new = c.table.shard_totals(ShardIdx(3)).stats.bytes;
     let fair = total / 4;
-    assert!(new + 3 * sim.cluster.settings.chunk_size_bytes >= fair, "new shard holds {new} of a fair {fair}");
+    assert!(
+        new + 3 * sim.cluster.settings.chunk_size_bytes >= fair,
+        "new shard holds {new} of a fair {fair}"
+    );
 }
 
 #[test]
@@ -204,7 +308,10 @@ fn the_same_seed_gives_the_same_run_and_another_seed_another() {
                     log.push_str(&sim.describe(&e));
                 }
             }
-            let json = sim.summary_json(&SummaryOptions { source: "sim".into(), chunks: true });
+            let json = sim.summary_json(&SummaryOptions {
+                source: "sim".into(),
+                chunks: true,
+            });
             (serde_json::to_string(&json).unwrap(), log)
         };
         assert_eq!(summary(7), summary(7), "{name} is deterministic");

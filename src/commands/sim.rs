@@ -1,5 +1,6 @@
 //! `shardtop scenarios` and `shardtop sim`.
 
+use std::fmt::Write as _;
 use std::io::Write;
 
 use super::{Failure, write_failed};
@@ -10,36 +11,55 @@ use crate::sim::{Scenario, ServerVersion, Simulator, SummaryOptions, scenario};
 pub fn scenarios(json: bool, out: &mut impl Write) -> Result<(), Failure> {
     let all = scenario::BUILT_IN
         .iter()
-        .map(|(_, text)| scenario::parse(text).map_err(|e| Failure::runtime(format!("built-in scenario is broken: {e}"))))
+        .map(|(_, text)| {
+            scenario::parse(text)
+                .map_err(|e| Failure::runtime(format!("built-in scenario is broken: {e}")))
+        })
         .collect::<Result<Vec<Scenario>, Failure>>()?;
     let text = if json {
         let list: Vec<serde_json::Value> = all
             .iter()
             .map(|s| serde_json::json!({"name": s.name, "description": s.description, "seedPassage": s.seed_passage}))
             .collect();
-        format!("{}\n", serde_json::to_string_pretty(&list).unwrap_or_default())
+        format!(
+            "{}\n",
+            serde_json::to_string_pretty(&list).unwrap_or_default()
+        )
     } else {
         let width = all.iter().map(|s| s.name.len()).max().unwrap_or(0);
-        all.iter()
-            .map(|s| format!("{:<width$}  {}\n{:<width$}  seed: {}\n", s.name, s.description, "", s.seed_passage))
-            .collect()
+        let mut text = String::new();
+        for s in &all {
+            let _ = writeln!(
+                text,
+                "{:<width$}  {}\n{:<width$}  seed: {}",
+                s.name, s.description, "", s.seed_passage
+            );
+        }
+        text
     };
     out.write_all(text.as_bytes()).map_err(|e| write_failed(&e))
 }
 
 /// Loads the scenario named on the command line, or the scenario file.
-pub fn load(name: Option<&str>, file: Option<&std::path::Path>) -> Result<(Scenario, String), Failure> {
+pub fn load(
+    name: Option<&str>,
+    file: Option<&std::path::Path>,
+) -> Result<(Scenario, String), Failure> {
     if let Some(path) = file {
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| Failure::input(format!("cannot read scenario file {}: {e}", path.display())))?;
-        let sc = scenario::parse(&text).map_err(|e| Failure::input(format!("scenario file {}: {e}", path.display())))?;
+        let text = std::fs::read_to_string(path).map_err(|e| {
+            Failure::input(format!("cannot read scenario file {}: {e}", path.display()))
+        })?;
+        let sc = scenario::parse(&text)
+            .map_err(|e| Failure::input(format!("scenario file {}: {e}", path.display())))?;
         let label = format!("file:{}", path.display());
         return Ok((sc, label));
     }
     let name = name.unwrap_or("ascending");
     match scenario::built_in(name) {
         Some(Ok(sc)) => Ok((sc, name.to_string())),
-        Some(Err(e)) => Err(Failure::runtime(format!("built-in scenario {name} is broken: {e}"))),
+        Some(Err(e)) => Err(Failure::runtime(format!(
+            "built-in scenario {name} is broken: {e}"
+        ))),
         None => Err(Failure::input(format!(
             "unknown scenario {name:?}; the built-in scenarios are: {}",
             scenario::names().join(", ")
@@ -57,25 +77,38 @@ pub fn run(args: &SimArgs, out: &mut impl Write) -> Result<(), Failure> {
         .transpose()
         .map_err(|e| Failure::input(format!("--server-version: {e}")))?;
     let seed = args.seed.unwrap_or(sc.seed);
-    let mut sim = Simulator::from_scenario(&sc, seed, version).map_err(|e| Failure::input(format!("scenario {label}: {e}")))?;
+    let mut sim = Simulator::from_scenario(&sc, seed, version)
+        .map_err(|e| Failure::input(format!("scenario {label}: {e}")))?;
     let until = args.until.unwrap_or(sc.until);
     if !until.is_finite() || until < 0.0 {
-        return Err(Failure::input("--until: give a virtual time in seconds, 0 or more"));
+        return Err(Failure::input(
+            "--until: give a virtual time in seconds, 0 or more",
+        ));
     }
     let mut log = String::new();
     run_to(&mut sim, (until * 1000.0) as u64, |sim, events| {
         if args.events {
-            for e in events.iter().filter(|e| !matches!(e.kind, crate::sim::EventKind::Writes { .. })) {
+            for e in events
+                .iter()
+                .filter(|e| !matches!(e.kind, crate::sim::EventKind::Writes { .. }))
+            {
                 log.push_str(&sim.describe(e));
                 log.push('\n');
             }
         }
     });
-    out.write_all(log.as_bytes()).map_err(|e| write_failed(&e))?;
+    out.write_all(log.as_bytes())
+        .map_err(|e| write_failed(&e))?;
     let source = format!("sim:{}", sc.name);
     let text = if args.json {
-        let summary = sim.summary_json(&SummaryOptions { source, chunks: args.chunks });
-        format!("{}\n", serde_json::to_string_pretty(&summary).unwrap_or_default())
+        let summary = sim.summary_json(&SummaryOptions {
+            source,
+            chunks: args.chunks,
+        });
+        format!(
+            "{}\n",
+            serde_json::to_string_pretty(&summary).unwrap_or_default()
+        )
     } else {
         sim.summary_text(&format!("shardtop sim {} (seed {seed})", sc.name))
     };
@@ -83,7 +116,11 @@ pub fn run(args: &SimArgs, out: &mut impl Write) -> Result<(), Failure> {
 }
 
 /// Runs to `until_ms`, handing events to `on_events` as they come.
-fn run_to(sim: &mut Simulator, until_ms: u64, mut on_events: impl FnMut(&Simulator, Vec<crate::sim::Event>)) {
+fn run_to(
+    sim: &mut Simulator,
+    until_ms: u64,
+    mut on_events: impl FnMut(&Simulator, Vec<crate::sim::Event>),
+) {
     let first = sim.take_events();
     on_events(sim, first);
     while sim.now_ms() < until_ms {

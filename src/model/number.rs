@@ -49,10 +49,10 @@ fn compare_doubles(x: f64, y: f64) -> Ordering {
 
 /// Exact comparison of an integer with a double.
 fn compare_int_double(x: i64, y: f64) -> Ordering {
+    const TWO_63: f64 = 9_223_372_036_854_775_808.0;
     if y.is_nan() {
         return Ordering::Greater;
     }
-    const TWO_63: f64 = 9_223_372_036_854_775_808.0;
     if y >= TWO_63 {
         return Ordering::Less;
     }

@@ -53,7 +53,7 @@ impl KeyPattern {
             let hashed = match value {
                 Bson::String(s) if s == "hashed" => true,
                 Bson::Int32(1) | Bson::Int64(1) => false,
-                Bson::Double(d) if *d == 1.0 => false,
+                Bson::Double(d) if d.to_bits() == 1.0f64.to_bits() => false,
                 other => {
                     return err(format!(
                         "shard key field '{path}' must be 1 or \"hashed\", not {other}"

@@ -11,7 +11,7 @@ pub fn hashed_split_points(n: u32) -> Vec<i64> {
     }
     let interval = (i64::MAX / i64::from(n)) * 2;
     let mut points = Vec::with_capacity(n as usize - 1);
-    let (mut current, pairs) = if n % 2 == 0 {
+    let (mut current, pairs) = if n.is_multiple_of(2) {
         points.push(0);
         (interval, (n - 2) / 2)
     } else {

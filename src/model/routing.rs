@@ -263,9 +263,10 @@ impl RoutingTable {
         }
         self.version = version;
         self.chunks.splice(i..=i, infos);
-        self.mins.splice(i + 1..i + 1, points.iter().cloned());
+        let at = i + 1;
+        self.mins.splice(at..at, points.iter().cloned());
         self.prefixes
-            .splice(i + 1..i + 1, points.iter().map(ShardKey::order_prefix));
+            .splice(at..at, points.iter().map(ShardKey::order_prefix));
         Ok(())
     }
 
@@ -292,7 +293,9 @@ impl RoutingTable {
             }
         }
         let mut total = ChunkStats::ZERO;
-        pieces.iter().for_each(|p| total.add(*p));
+        for p in pieces {
+            total.add(*p);
+        }
         if pieces.len() != points.len() + 1 || total != chunk.info.stats {
             return Err(RoutingError::BadSplit(
                 "the pieces' statistics must add up to the chunk's".into(),

@@ -33,7 +33,10 @@ impl Simulator {
 
     pub(super) fn balancer_tick(&mut self) {
         if let Some(round) = &self.balancer.round {
-            let running = round.migration_ids.iter().any(|id| self.balancer.in_flight.iter().any(|m| m.id == *id));
+            let running = round
+                .migration_ids
+                .iter()
+                .any(|id| self.balancer.in_flight.iter().any(|m| m.id == *id));
             if !running {
                 self.end_round();
             }
@@ -47,11 +50,24 @@ impl Simulator {
             self.balancer.why_not = vec!["the balancer is stopped".into()];
             return;
         }
-        if self.cluster.settings.active_window.is_some_and(|w| !w.contains(self.now_ms)) {
+        if self
+            .cluster
+            .settings
+            .active_window
+            .is_some_and(|w| !w.contains(self.now_ms))
+        {
             self.balancer.why_not = vec!["outside the balancer's active window".into()];
             return;
         }
         self.start_round();
+    }
+
+    /// Runs a balancer round now, whatever the schedule (used by benchmarks and step-by-step
+    /// demos); its migrations complete in virtual time as usual.
+    pub fn balancer_round_now(&mut self) {
+        if self.balancer.round.is_none() {
+            self.start_round();
+        }
     }
 
     fn start_round(&mut self) {
@@ -71,7 +87,13 @@ impl Simulator {
             failed: 0,
         };
         for cand in candidates {
-            match self.start_migration(cand.coll, cand.chunk, cand.end, cand.to, MigrationReason::ChunksImbalance) {
+            match self.start_migration(
+                cand.coll,
+                cand.chunk,
+                cand.end.as_ref(),
+                cand.to,
+                MigrationReason::ChunksImbalance,
+            ) {
                 Ok(()) => round.migration_ids.push(self.next_migration_id - 1),
                 Err(_) => round.failed += 1,
             }
@@ -82,13 +104,20 @@ impl Simulator {
     }
 
     fn end_round_if_idle(&mut self) {
-        if self.balancer.round.as_ref().is_some_and(|r| r.migration_ids.is_empty()) {
+        if self
+            .balancer
+            .round
+            .as_ref()
+            .is_some_and(|r| r.migration_ids.is_empty())
+        {
             self.end_round();
         }
     }
 
     fn end_round(&mut self) {
-        let Some(round) = self.balancer.round.take() else { return };
+        let Some(round) = self.balancer.round.take() else {
+            return;
+        };
         self.balancer.next_round_ms = self.now_ms + ROUND_INTERVAL_MS;
         self.emit(EventKind::BalancerRound {
             round: round.number,
@@ -101,7 +130,13 @@ impl Simulator {
     }
 
     /// The imbalance step of `BalancerPolicy::balance` for collection `c`.
-    fn select(&self, c: usize, busy: &mut [bool], out: &mut Vec<Candidate>, why_not: &mut Vec<String>) {
+    fn select(
+        &self,
+        c: usize,
+        busy: &mut [bool],
+        out: &mut Vec<Candidate>,
+        why_not: &mut Vec<String>,
+    ) {
         let coll = &self.cluster.collections[c];
         let n = self.cluster.shards.len();
         let mut first_movable: Vec<Option<usize>> = vec![None; n];
@@ -110,12 +145,20 @@ impl Simulator {
             let s = chunk.info.shard.index();
             if chunk.info.jumbo {
                 has_jumbo[s] = true;
-            } else if first_movable[s].is_none() && !self.balancer.in_flight.iter().any(|m| m.ns == coll.ns && m.min == *chunk.min) {
+            } else if first_movable[s].is_none()
+                && !self
+                    .balancer
+                    .in_flight
+                    .iter()
+                    .any(|m| m.ns == coll.ns && m.min == *chunk.min)
+            {
                 first_movable[s] = Some(chunk.index);
             }
         }
-        let receivers: Vec<ShardIdx> =
-            (0..n).filter(|&s| !self.cluster.shards[s].shard.draining).map(|s| ShardIdx(s as u32)).collect();
+        let receivers: Vec<ShardIdx> = (0..n)
+            .filter(|&s| !self.cluster.shards[s].shard.draining)
+            .map(|s| ShardIdx(s as u32))
+            .collect();
         if receivers.is_empty() {
             return;
         }
@@ -132,26 +175,45 @@ impl Simulator {
                 }
             };
             let Some(chunk) = first_movable[from.index()] else {
-                let reason = if has_jumbo[from.index()] { "only jumbo chunks are left to move" } else { "no chunk can move now" };
-                why_not.push(format!("{}: {} has {reason}", coll.ns, self.cluster.shard_id(from)));
+                let reason = if has_jumbo[from.index()] {
+                    "only jumbo chunks are left to move"
+                } else {
+                    "no chunk can move now"
+                };
+                why_not.push(format!(
+                    "{}: {} has {reason}",
+                    coll.ns,
+                    self.cluster.shard_id(from)
+                ));
                 return;
             };
             let end = match self.cluster.version.balancing_metric() {
                 BalancingMetric::ChunkCount => None,
                 BalancingMetric::DataSize => {
                     let ch = coll.table.chunk(chunk);
-                    coll.keys.range_end(ch.min, ch.max, self.cluster.settings.chunk_size_bytes)
+                    coll.keys
+                        .range_end(ch.min, ch.max, self.cluster.settings.chunk_size_bytes)
                 }
             };
             busy[from.index()] = true;
             busy[to.index()] = true;
-            out.push(Candidate { coll: c, chunk, end, to });
+            out.push(Candidate {
+                coll: c,
+                chunk,
+                end,
+                to,
+            });
         }
     }
 
     /// Before 6.0: ideal = round(chunks / shards); move from the shard with the most chunks when it
     /// is above the ideal (threshold 1) to the least loaded shard below it.
-    fn chunk_count_step(&self, c: usize, busy: &[bool], receivers: &[ShardIdx]) -> Result<(ShardIdx, ShardIdx), String> {
+    fn chunk_count_step(
+        &self,
+        c: usize,
+        busy: &[bool],
+        receivers: &[ShardIdx],
+    ) -> Result<(ShardIdx, ShardIdx), String> {
         let table = &self.cluster.collections[c].table;
         let count = |s: ShardIdx| table.shard_totals(s).chunks;
         let ideal = (table.len() as f64 / receivers.len() as f64).round() as u64;
@@ -161,7 +223,9 @@ impl Simulator {
             .max_by_key(|s| (count(*s), std::cmp::Reverse(*s)))
             .ok_or("every shard is in a migration")?;
         if count(from) <= ideal {
-            return Err(format!("balanced (at most {ideal} chunks per shard, the ideal)"));
+            return Err(format!(
+                "balanced (at most {ideal} chunks per shard, the ideal)"
+            ));
         }
         let to = receivers
             .iter()
@@ -174,7 +238,12 @@ impl Simulator {
 
     /// From 6.0: move from the shard with the most data to the one with the least when they differ
     /// by at least 3 × chunk size (7.0+: and the donor holds more than the average).
-    fn data_size_step(&self, c: usize, busy: &[bool], receivers: &[ShardIdx]) -> Result<(ShardIdx, ShardIdx), String> {
+    fn data_size_step(
+        &self,
+        c: usize,
+        busy: &[bool],
+        receivers: &[ShardIdx],
+    ) -> Result<(ShardIdx, ShardIdx), String> {
         let table = &self.cluster.collections[c].table;
         let size = |s: ShardIdx| table.shard_totals(s).stats.bytes;
         let threshold = 3 * self.cluster.settings.chunk_size_bytes;
@@ -208,18 +277,45 @@ impl Simulator {
     /// Starts moving `[chunk min, end)` (whole chunk when `end` is `None`) of collection `c` to `to`.
     /// A range over the size limit (1.3 × chunk size before 6.0, 2 × from 6.0) fails with
     /// ChunkTooBig and the chunk is split or marked jumbo.
-    pub(super) fn start_migration(&mut self, c: usize, i: usize, end: Option<ShardKey>, to: ShardIdx, reason: MigrationReason) -> Result<(), SimError> {
+    pub(super) fn start_migration(
+        &mut self,
+        c: usize,
+        i: usize,
+        end: Option<&ShardKey>,
+        to: ShardIdx,
+        reason: MigrationReason,
+    ) -> Result<(), SimError> {
         let coll = &self.cluster.collections[c];
         let chunk = coll.table.chunk(i);
         let (min, from) = (chunk.min.clone(), chunk.info.shard);
-        let max = end.clone().filter(|e| e > chunk.min && e < chunk.max).unwrap_or_else(|| chunk.max.clone());
-        let stats = if max == *chunk.max { chunk.info.stats } else { coll.keys.stats(&min, &max) };
-        let limit_pct: u64 = if self.cluster.version.auto_splits() { 130 } else { 200 };
+        let max = end
+            .filter(|e| *e > chunk.min && *e < chunk.max)
+            .unwrap_or(chunk.max)
+            .clone();
+        let stats = if max == *chunk.max {
+            chunk.info.stats
+        } else {
+            coll.keys.stats(&min, &max)
+        };
+        let limit_pct: u64 = if self.cluster.version.auto_splits() {
+            130
+        } else {
+            200
+        };
         let limit = self.cluster.settings.chunk_size_bytes * limit_pct / 100;
         let id = self.next_migration_id;
         self.next_migration_id += 1;
         let ns = coll.ns.clone();
-        self.emit(EventKind::MigrationStarted { id, ns: ns.clone(), min: min.clone(), max: max.clone(), from, to, reason, bytes: stats.bytes });
+        self.emit(EventKind::MigrationStarted {
+            id,
+            ns: ns.clone(),
+            min: min.clone(),
+            max: max.clone(),
+            from,
+            to,
+            reason,
+            bytes: stats.bytes,
+        });
         if stats.bytes > limit {
             let error = SimError::chunk_too_big(format!(
                 "Cannot move chunk: the maximum chunk size is {} and the range holds {} ({} documents)",
@@ -228,14 +324,23 @@ impl Simulator {
                 stats.docs
             ));
             self.balancer.failed += 1;
-            self.emit(EventKind::MigrationFailed { id, ns, min, max, from, to, error: error.clone() });
+            self.emit(EventKind::MigrationFailed {
+                id,
+                ns,
+                min,
+                max,
+                from,
+                to,
+                error: error.clone(),
+            });
             if reason != MigrationReason::Manual {
                 self.split_or_mark_jumbo(c, i);
             }
             return Err(error);
         }
         let settings = &self.cluster.settings;
-        let millis = settings.migration_overhead_ms + stats.bytes * 1000 / settings.migration_bytes_per_sec.max(1);
+        let millis = settings.migration_overhead_ms
+            + stats.bytes * 1000 / settings.migration_bytes_per_sec.max(1);
         let end = (max != *self.cluster.collections[c].table.chunk(i).max).then_some(max.clone());
         self.balancer.in_flight.push(Migration {
             id,
@@ -256,7 +361,10 @@ impl Simulator {
     /// Commits the migrations whose time has come (moveChunk.commit).
     pub(super) fn commit_due_migrations(&mut self) {
         let now = self.now_ms;
-        let (due, rest): (Vec<Migration>, Vec<Migration>) = std::mem::take(&mut self.balancer.in_flight).into_iter().partition(|m| m.finish_ms <= now);
+        let (due, rest): (Vec<Migration>, Vec<Migration>) =
+            std::mem::take(&mut self.balancer.in_flight)
+                .into_iter()
+                .partition(|m| m.finish_ms <= now);
         self.balancer.in_flight = rest;
         for m in due {
             self.commit(m);
@@ -264,10 +372,14 @@ impl Simulator {
     }
 
     fn commit(&mut self, m: Migration) {
-        let Some(c) = self.cluster.collection_index(&m.ns) else { return };
+        let Some(c) = self.cluster.collection_index(&m.ns) else {
+            return;
+        };
         let now_secs = self.now_ms / 1000;
         let coll = &mut self.cluster.collections[c];
-        let Some(i) = coll.table.find_by_min(&m.min) else { return };
+        let Some(i) = coll.table.find_by_min(&m.min) else {
+            return;
+        };
         coll.pending.pin(&coll.table);
         let chunk = coll.table.chunk(i);
         let mut moved = match &m.end {
@@ -278,8 +390,14 @@ impl Simulator {
             let docs = chunk.info.stats.docs.max(1);
             moved.writes = chunk.info.stats.writes * moved.docs / docs;
         }
-        let result = coll.table.move_range(i, m.end.as_ref(), moved, m.to, now_secs);
-        let in_round = self.balancer.round.as_ref().is_some_and(|r| r.migration_ids.contains(&m.id));
+        let result = coll
+            .table
+            .move_range(i, m.end.as_ref(), moved, m.to, now_secs);
+        let in_round = self
+            .balancer
+            .round
+            .as_ref()
+            .is_some_and(|r| r.migration_ids.contains(&m.id));
         match result {
             Ok(()) => {
                 self.balancer.completed += 1;
@@ -287,7 +405,16 @@ impl Simulator {
                     r.moved += 1;
                 }
                 let millis = self.now_ms - m.started_ms;
-                self.emit(EventKind::MigrationCommitted { id: m.id, ns: m.ns, min: m.min, max: m.max, from: m.from, to: m.to, moved, millis });
+                self.emit(EventKind::MigrationCommitted {
+                    id: m.id,
+                    ns: m.ns,
+                    min: m.min,
+                    max: m.max,
+                    from: m.from,
+                    to: m.to,
+                    moved,
+                    millis,
+                });
             }
             Err(e) => {
                 self.balancer.failed += 1;
@@ -295,7 +422,15 @@ impl Simulator {
                     r.failed += 1;
                 }
                 let error = SimError::illegal_operation(e.to_string());
-                self.emit(EventKind::MigrationFailed { id: m.id, ns: m.ns, min: m.min, max: m.max, from: m.from, to: m.to, error });
+                self.emit(EventKind::MigrationFailed {
+                    id: m.id,
+                    ns: m.ns,
+                    min: m.min,
+                    max: m.max,
+                    from: m.from,
+                    to: m.to,
+                    error,
+                });
             }
         }
     }
@@ -310,5 +445,9 @@ pub fn human_bytes(bytes: u64) -> String {
         value /= 1024.0;
         unit += 1;
     }
-    if unit == 0 { format!("{bytes} B") } else { format!("{value:.1} {}", UNITS[unit]) }
+    if unit == 0 {
+        format!("{bytes} B")
+    } else {
+        format!("{value:.1} {}", UNITS[unit])
+    }
 }

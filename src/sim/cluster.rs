@@ -6,7 +6,9 @@ use std::collections::BTreeMap;
 use super::key_index::KeyIndex;
 use super::version::ServerVersion;
 use super::window::WriteWindow;
-use crate::model::{ChunkStats, KeyPattern, KeyValue, RoutingTable, Shard, ShardIdx, ShardKey, ZoneRanges};
+use crate::model::{
+    ChunkStats, KeyPattern, KeyValue, RoutingTable, Shard, ShardIdx, ShardKey, ZoneRanges,
+};
 
 /// A shard and its relative capacity (1.0 = an ordinary shard).
 #[derive(Clone, Debug)]
@@ -66,7 +68,12 @@ impl DocStore {
         pattern
             .fields()
             .iter()
-            .map(|f| self.fields.iter().position(|n| **n == *f.path).map_or(KeyValue::Null, |k| values[k].clone()))
+            .map(|f| {
+                self.fields
+                    .iter()
+                    .position(|n| **n == *f.path)
+                    .map_or(KeyValue::Null, |k| values[k].clone())
+            })
             .collect()
     }
 }
@@ -94,7 +101,11 @@ pub struct TickWrites {
 
 impl PendingWrites {
     pub fn add(&mut self, chunk: usize, shard: ShardIdx, delta: ChunkStats, key: &ShardKey) {
-        self.by_index.entry(chunk).or_insert_with(|| (ChunkStats::ZERO, key.clone())).0.add(delta);
+        self.by_index
+            .entry(chunk)
+            .or_insert_with(|| (ChunkStats::ZERO, key.clone()))
+            .0
+            .add(delta);
         if self.by_shard.len() <= shard.index() {
             self.by_shard.resize(shard.index() + 1, 0);
         }
@@ -104,7 +115,8 @@ impl PendingWrites {
     /// Pins index-keyed counts to the chunks' lower bounds (before indexes shift).
     pub fn pin(&mut self, table: &RoutingTable) {
         for (i, (stats, sample)) in std::mem::take(&mut self.by_index) {
-            self.flushed.push((table.chunk(i).min.clone(), stats, sample));
+            self.flushed
+                .push((table.chunk(i).min.clone(), stats, sample));
         }
     }
 
@@ -121,7 +133,11 @@ impl PendingWrites {
                 _ => per_chunk.push((k, s)),
             }
         }
-        TickWrites { per_chunk, samples, by_shard: std::mem::take(&mut self.by_shard) }
+        TickWrites {
+            per_chunk,
+            samples,
+            by_shard: std::mem::take(&mut self.by_shard),
+        }
     }
 
     pub fn is_empty(&self) -> bool {
@@ -148,6 +164,27 @@ pub struct Collection {
 }
 
 impl Collection {
+    /// A collection with the given routing table, no zones, no data in its key index, and the
+    /// shard key's index.
+    pub fn new(ns: &str, pattern: KeyPattern, table: RoutingTable) -> Self {
+        Self {
+            ns: ns.to_string(),
+            indexes: vec![Index {
+                key: pattern.clone(),
+                unique: false,
+            }],
+            pattern,
+            table,
+            zones: ZoneRanges::new(),
+            keys: KeyIndex::new(),
+            docs: None,
+            window: WriteWindow::new(super::engine::WINDOW_TICKS),
+            pending: PendingWrites::default(),
+            routed_writes: Vec::new(),
+            incarnation: 1,
+        }
+    }
+
     /// Writes routed to `shard` since the start.
     pub fn writes_to(&self, shard: ShardIdx) -> u64 {
         self.routed_writes.get(shard.index()).copied().unwrap_or(0)
@@ -155,7 +192,9 @@ impl Collection {
 
     /// The database name of the namespace.
     pub fn db(&self) -> &str {
-        self.ns.split_once('.').map_or(self.ns.as_str(), |(db, _)| db)
+        self.ns
+            .split_once('.')
+            .map_or(self.ns.as_str(), |(db, _)| db)
     }
 }
 
@@ -173,15 +212,22 @@ pub struct Cluster {
 
 impl Cluster {
     pub fn shard_index(&self, id: &str) -> Option<ShardIdx> {
-        self.shards.iter().position(|s| s.shard.id == id).map(|i| ShardIdx(i as u32))
+        self.shards
+            .iter()
+            .position(|s| s.shard.id == id)
+            .map(|i| ShardIdx(i as u32))
     }
 
     pub fn shard_id(&self, idx: ShardIdx) -> &str {
-        self.shards.get(idx.index()).map_or("?", |s| s.shard.id.as_str())
+        self.shards
+            .get(idx.index())
+            .map_or("?", |s| s.shard.id.as_str())
     }
 
     pub fn collection_index(&self, ns: &str) -> Option<usize> {
-        self.collections.binary_search_by(|c| c.ns.as_str().cmp(ns)).ok()
+        self.collections
+            .binary_search_by(|c| c.ns.as_str().cmp(ns))
+            .ok()
     }
 
     pub fn collection(&self, ns: &str) -> Option<&Collection> {

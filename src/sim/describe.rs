@@ -29,21 +29,66 @@ impl Simulator {
         let id = |s| self.cluster.shard_id(s).to_string();
         let detail = match &e.kind {
             EventKind::ShardAdded { id: name, .. } => format!("shard {name}"),
-            EventKind::CollectionSharded { ns, key, chunks } => format!("{ns} key {key}, {chunks} initial chunks"),
-            EventKind::Split { ns, min, max, points, shard, cause, .. } => format!(
+            EventKind::CollectionSharded { ns, key, chunks } => {
+                format!("{ns} key {key}, {chunks} initial chunks")
+            }
+            EventKind::Split {
+                ns,
+                min,
+                max,
+                points,
+                shard,
+                cause,
+                ..
+            } => format!(
                 "{ns} [{}, {}) on {} at {} ({cause:?})",
                 self.bound_text(ns, min),
                 self.bound_text(ns, max),
                 id(*shard),
-                points.iter().map(|p| self.bound_text(ns, p)).collect::<Vec<_>>().join(", ")
+                points
+                    .iter()
+                    .map(|p| self.bound_text(ns, p))
+                    .collect::<Vec<_>>()
+                    .join(", ")
             ),
-            EventKind::SplitFailed { ns, min, max, shard, error } => {
-                format!("{ns} [{}, {}) on {}: {error}", self.bound_text(ns, min), self.bound_text(ns, max), id(*shard))
+            EventKind::SplitFailed {
+                ns,
+                min,
+                max,
+                shard,
+                error,
+            } => {
+                format!(
+                    "{ns} [{}, {}) on {}: {error}",
+                    self.bound_text(ns, min),
+                    self.bound_text(ns, max),
+                    id(*shard)
+                )
             }
-            EventKind::Merge { ns, min, max, shard, chunks } => {
-                format!("{ns} [{}, {}) on {}: {chunks} chunks", self.bound_text(ns, min), self.bound_text(ns, max), id(*shard))
+            EventKind::Merge {
+                ns,
+                min,
+                max,
+                shard,
+                chunks,
+            } => {
+                format!(
+                    "{ns} [{}, {}) on {}: {chunks} chunks",
+                    self.bound_text(ns, min),
+                    self.bound_text(ns, max),
+                    id(*shard)
+                )
             }
-            EventKind::MigrationStarted { id: n, ns, min, max, from, to, reason, bytes } => format!(
+            EventKind::MigrationStarted {
+                id: n,
+                ns,
+                min,
+                max,
+                from,
+                to,
+                reason,
+                bytes,
+            } => format!(
                 "#{n} {ns} [{}, {}) {} → {} ({}, {})",
                 self.bound_text(ns, min),
                 self.bound_text(ns, max),
@@ -52,7 +97,15 @@ impl Simulator {
                 human_bytes(*bytes),
                 reason.as_str()
             ),
-            EventKind::MigrationCommitted { id: n, ns, from, to, moved, millis, .. } => format!(
+            EventKind::MigrationCommitted {
+                id: n,
+                ns,
+                from,
+                to,
+                moved,
+                millis,
+                ..
+            } => format!(
                 "#{n} {ns} {} → {}: {} docs, {} in {:.1}s",
                 id(*from),
                 id(*to),
@@ -60,25 +113,66 @@ impl Simulator {
                 human_bytes(moved.bytes),
                 *millis as f64 / 1000.0
             ),
-            EventKind::MigrationFailed { id: n, ns, from, to, error, .. } => {
+            EventKind::MigrationFailed {
+                id: n,
+                ns,
+                from,
+                to,
+                error,
+                ..
+            } => {
                 format!("#{n} {ns} {} → {}: {error}", id(*from), id(*to))
             }
-            EventKind::JumboMarked { ns, min, max, shard } => {
-                format!("{ns} [{}, {}) on {} is jumbo", self.bound_text(ns, min), self.bound_text(ns, max), id(*shard))
+            EventKind::JumboMarked {
+                ns,
+                min,
+                max,
+                shard,
+            } => {
+                format!(
+                    "{ns} [{}, {}) on {} is jumbo",
+                    self.bound_text(ns, min),
+                    self.bound_text(ns, max),
+                    id(*shard)
+                )
             }
-            EventKind::BalancerRound { round, candidates, moved, failed, why_not, .. } => {
-                let why = if why_not.is_empty() { String::new() } else { format!(" — {}", why_not.join("; ")) };
-                format!("round {round}: {candidates} candidates, {moved} moved, {failed} failed{why}")
+            EventKind::BalancerRound {
+                round,
+                candidates,
+                moved,
+                failed,
+                why_not,
+                ..
+            } => {
+                let why = if why_not.is_empty() {
+                    String::new()
+                } else {
+                    format!(" — {}", why_not.join("; "))
+                };
+                format!(
+                    "round {round}: {candidates} candidates, {moved} moved, {failed} failed{why}"
+                )
             }
-            EventKind::BalancerSet { enabled } => (if *enabled { "balancer started" } else { "balancer stopped" }).to_string(),
+            EventKind::BalancerSet { enabled } => (if *enabled {
+                "balancer started"
+            } else {
+                "balancer stopped"
+            })
+            .to_string(),
             EventKind::ChunkSizeSet { bytes } => format!("chunk size {}", human_bytes(*bytes)),
-            EventKind::IndexCreated { ns, key, unique } => format!("{ns} {key}{}", if *unique { " unique" } else { "" }),
+            EventKind::IndexCreated { ns, key, unique } => {
+                format!("{ns} {key}{}", if *unique { " unique" } else { "" })
+            }
             EventKind::KeyRefined { ns, key } => format!("{ns} key now {key}"),
             EventKind::Writes { ns, per_chunk } => {
                 let docs: u64 = per_chunk.iter().map(|(_, s)| s.writes).sum();
                 format!("{ns} {docs} writes to {} chunks", per_chunk.len())
             }
         };
-        format!("{:>8.1}s  {:<28} {detail}", e.at_ms as f64 / 1000.0, e.kind.what())
+        format!(
+            "{:>8.1}s  {:<28} {detail}",
+            e.at_ms as f64 / 1000.0,
+            e.kind.what()
+        )
     }
 }

@@ -89,6 +89,11 @@ pub struct Simulator {
 }
 
 impl Simulator {
+    /// A simulator over an already built cluster (no workloads, no scheduled actions).
+    pub fn from_cluster(cluster: Cluster) -> Self {
+        Self::empty(cluster)
+    }
+
     pub(super) fn empty(cluster: Cluster) -> Self {
         Self {
             cluster,
@@ -96,7 +101,10 @@ impl Simulator {
             workloads: Vec::new(),
             actions: Vec::new(),
             next_action: 0,
-            balancer: BalancerState { next_round_ms: ROUND_INTERVAL_MS, ..BalancerState::default() },
+            balancer: BalancerState {
+                next_round_ms: ROUND_INTERVAL_MS,
+                ..BalancerState::default()
+            },
             events: Vec::new(),
             next_migration_id: 1,
             action_errors: Vec::new(),
@@ -119,7 +127,10 @@ impl Simulator {
     }
 
     pub(super) fn emit(&mut self, kind: EventKind) {
-        self.events.push(Event { at_ms: self.now_ms, kind });
+        self.events.push(Event {
+            at_ms: self.now_ms,
+            kind,
+        });
     }
 
     /// Whether every workload has finished and nothing is migrating.
@@ -152,7 +163,11 @@ impl Simulator {
             let action = action.clone();
             self.next_action += 1;
             if let Err(e) = self.apply_action(&action) {
-                self.action_errors.push(format!("t={}s {}: {e}", self.now_ms / 1000, action.name()));
+                self.action_errors.push(format!(
+                    "t={}s {}: {e}",
+                    self.now_ms / 1000,
+                    action.name()
+                ));
             }
         }
     }
@@ -170,7 +185,8 @@ impl Simulator {
     fn due_inserts(&mut self, w: usize) -> u64 {
         let now = self.now_ms;
         let run = &mut self.workloads[w];
-        let active = now >= run.start_ms && run.stop_ms.is_none_or(|s| now < s) && run.remaining != Some(0);
+        let active =
+            now >= run.start_ms && run.stop_ms.is_none_or(|s| now < s) && run.remaining != Some(0);
         if !active {
             return 0;
         }
@@ -186,7 +202,11 @@ impl Simulator {
 
     fn insert_generated(&mut self, w: usize, at_ms: u64) {
         let run = &mut self.workloads[w];
-        let values: Vec<KeyValue> = run.fields.iter_mut().map(|(_, g)| g.next(&mut run.rng, at_ms)).collect();
+        let values: Vec<KeyValue> = run
+            .fields
+            .iter_mut()
+            .map(|(_, g)| g.next(&mut run.rng, at_ms))
+            .collect();
         let (lo, hi) = run.doc_bytes;
         let bytes = run.rng.range_u64(lo, hi);
         let key_values: Vec<KeyValue> = run
@@ -201,9 +221,17 @@ impl Simulator {
     }
 
     /// Routes and counts one inserted document: `key_values` are the shard-key fields' raw values.
-    pub fn insert(&mut self, c: usize, key_values: Vec<KeyValue>, doc: Option<Vec<KeyValue>>, bytes: u64) {
+    pub fn insert(
+        &mut self,
+        c: usize,
+        key_values: Vec<KeyValue>,
+        doc: Option<Vec<KeyValue>>,
+        bytes: u64,
+    ) {
         let coll = &mut self.cluster.collections[c];
-        let Ok(key) = coll.pattern.key_of(key_values) else { return };
+        let Ok(key) = coll.pattern.key_of(key_values) else {
+            return;
+        };
         let i = coll.table.route(&key);
         let shard = coll.table.chunk(i).info.shard;
         let delta = ChunkStats::new(1, bytes, 1);
@@ -218,7 +246,9 @@ impl Simulator {
             store.docs.push((doc, bytes));
         }
         let tracker = coll.table.chunk(i).info.bytes_written;
-        if self.cluster.version.auto_splits() && tracker > self.cluster.settings.chunk_size_bytes / 5 {
+        if self.cluster.version.auto_splits()
+            && tracker > self.cluster.settings.chunk_size_bytes / 5
+        {
             self.auto_split(c, i);
         }
     }
@@ -242,7 +272,10 @@ impl Simulator {
     pub(super) fn keep_documents(&mut self, c: usize, fields: Vec<String>) {
         let coll: &mut Collection = &mut self.cluster.collections[c];
         if coll.docs.is_none() {
-            coll.docs = Some(DocStore { fields, docs: Vec::new() });
+            coll.docs = Some(DocStore {
+                fields,
+                docs: Vec::new(),
+            });
         }
     }
 }

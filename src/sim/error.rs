@@ -12,7 +12,11 @@ pub struct SimError {
 
 impl SimError {
     fn new(code: i32, code_name: &'static str, message: impl Into<String>) -> Self {
-        Self { code, code_name, message: message.into() }
+        Self {
+            code,
+            code_name,
+            message: message.into(),
+        }
     }
 
     pub fn bad_value(m: impl Into<String>) -> Self {

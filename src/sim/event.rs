@@ -58,33 +58,102 @@ pub enum EventKind {
     /// `addShard`.
     ShardAdded { shard: ShardIdx, id: String },
     /// `shardCollection.end`: the collection and its initial chunks.
-    CollectionSharded { ns: String, key: KeyPattern, chunks: usize },
+    CollectionSharded {
+        ns: String,
+        key: KeyPattern,
+        chunks: usize,
+    },
     /// `split` (one point) or `multi-split` (several).
-    Split { ns: String, min: ShardKey, max: ShardKey, points: Vec<ShardKey>, shard: ShardIdx, pieces: Vec<ChunkStats>, cause: SplitCause },
+    Split {
+        ns: String,
+        min: ShardKey,
+        max: ShardKey,
+        points: Vec<ShardKey>,
+        shard: ShardIdx,
+        pieces: Vec<ChunkStats>,
+        cause: SplitCause,
+    },
     /// A split that could not be made (CannotSplit and the like).
-    SplitFailed { ns: String, min: ShardKey, max: ShardKey, shard: ShardIdx, error: SimError },
+    SplitFailed {
+        ns: String,
+        min: ShardKey,
+        max: ShardKey,
+        shard: ShardIdx,
+        error: SimError,
+    },
     /// `merge`.
-    Merge { ns: String, min: ShardKey, max: ShardKey, shard: ShardIdx, chunks: usize },
+    Merge {
+        ns: String,
+        min: ShardKey,
+        max: ShardKey,
+        shard: ShardIdx,
+        chunks: usize,
+    },
     /// `moveChunk.start`.
-    MigrationStarted { id: u64, ns: String, min: ShardKey, max: ShardKey, from: ShardIdx, to: ShardIdx, reason: MigrationReason, bytes: u64 },
+    MigrationStarted {
+        id: u64,
+        ns: String,
+        min: ShardKey,
+        max: ShardKey,
+        from: ShardIdx,
+        to: ShardIdx,
+        reason: MigrationReason,
+        bytes: u64,
+    },
     /// `moveChunk.commit`.
-    MigrationCommitted { id: u64, ns: String, min: ShardKey, max: ShardKey, from: ShardIdx, to: ShardIdx, moved: ChunkStats, millis: u64 },
+    MigrationCommitted {
+        id: u64,
+        ns: String,
+        min: ShardKey,
+        max: ShardKey,
+        from: ShardIdx,
+        to: ShardIdx,
+        moved: ChunkStats,
+        millis: u64,
+    },
     /// `moveChunk.error`: refused or aborted, with the reason.
-    MigrationFailed { id: u64, ns: String, min: ShardKey, max: ShardKey, from: ShardIdx, to: ShardIdx, error: SimError },
+    MigrationFailed {
+        id: u64,
+        ns: String,
+        min: ShardKey,
+        max: ShardKey,
+        from: ShardIdx,
+        to: ShardIdx,
+        error: SimError,
+    },
     /// A chunk was flagged jumbo.
-    JumboMarked { ns: String, min: ShardKey, max: ShardKey, shard: ShardIdx },
+    JumboMarked {
+        ns: String,
+        min: ShardKey,
+        max: ShardKey,
+        shard: ShardIdx,
+    },
     /// `balancer.round` (actionlog): candidates, moves, and why more was not done.
-    BalancerRound { round: u64, candidates: usize, moved: usize, failed: usize, millis: u64, why_not: Vec<String> },
+    BalancerRound {
+        round: u64,
+        candidates: usize,
+        moved: usize,
+        failed: usize,
+        millis: u64,
+        why_not: Vec<String>,
+    },
     /// `balancer.start` / `balancer.stop`.
     BalancerSet { enabled: bool },
     /// The chunk size setting changed.
     ChunkSizeSet { bytes: u64 },
     /// An index was created.
-    IndexCreated { ns: String, key: KeyPattern, unique: bool },
+    IndexCreated {
+        ns: String,
+        key: KeyPattern,
+        unique: bool,
+    },
     /// `refineCollectionShardKey.end`.
     KeyRefined { ns: String, key: KeyPattern },
     /// The writes of one tick to one collection, per chunk (by the chunk's lower bound).
-    Writes { ns: String, per_chunk: Vec<(ShardKey, ChunkStats)> },
+    Writes {
+        ns: String,
+        per_chunk: Vec<(ShardKey, ChunkStats)>,
+    },
 }
 
 impl EventKind {

@@ -39,7 +39,9 @@ impl KeyIndex {
 
     /// Removes one document of `key` with `bytes`; false if the key is absent.
     pub fn remove(&mut self, key: &ShardKey, bytes: u64) -> bool {
-        let Some(entry) = self.keys.get_mut(key) else { return false };
+        let Some(entry) = self.keys.get_mut(key) else {
+            return false;
+        };
         entry.docs -= 1;
         entry.bytes = entry.bytes.saturating_sub(bytes);
         if entry.docs == 0 {
@@ -48,8 +50,13 @@ impl KeyIndex {
         true
     }
 
-    fn range(&self, min: &ShardKey, max: &ShardKey) -> std::collections::btree_map::Range<'_, ShardKey, KeyCount> {
-        self.keys.range((Bound::Included(min.clone()), Bound::Excluded(max.clone())))
+    fn range(
+        &self,
+        min: &ShardKey,
+        max: &ShardKey,
+    ) -> std::collections::btree_map::Range<'_, ShardKey, KeyCount> {
+        self.keys
+            .range((Bound::Included(min.clone()), Bound::Excluded(max.clone())))
     }
 
     /// Documents and bytes in `[min, max)` (writes are not tracked here: zero).

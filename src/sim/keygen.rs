@@ -74,18 +74,40 @@ fn eight() -> usize {
 /// A running generator.
 #[derive(Clone, Debug)]
 pub enum KeyGen {
-    ObjectId { machine: [u8; 5], counter: u32 },
+    ObjectId {
+        machine: [u8; 5],
+        counter: u32,
+    },
     Date,
-    Sequence { next: i64 },
-    Uniform { min: f64, max: f64 },
-    UniformInt { min: i64, max: i64 },
+    Sequence {
+        next: i64,
+    },
+    Uniform {
+        min: f64,
+        max: f64,
+    },
+    UniformInt {
+        min: i64,
+        max: i64,
+    },
     Uuid,
-    RandomString { length: usize },
-    Alphabetical { length: usize, next: u64 },
+    RandomString {
+        length: usize,
+    },
+    Alphabetical {
+        length: usize,
+        next: u64,
+    },
     IpAddress,
-    Choice { values: Vec<KeyValue>, cumulative: Vec<f64> },
+    Choice {
+        values: Vec<KeyValue>,
+        cumulative: Vec<f64>,
+    },
     Const(KeyValue),
-    Mix { parts: Vec<KeyGen>, cumulative: Vec<f64> },
+    Mix {
+        parts: Vec<KeyGen>,
+        cumulative: Vec<f64>,
+    },
 }
 
 impl KeyGen {
@@ -94,17 +116,31 @@ impl KeyGen {
         Ok(match spec {
             GenSpec::ObjectId {} => {
                 let r = rng.next_u64().to_le_bytes();
-                Self::ObjectId { machine: [r[0], r[1], r[2], r[3], r[4]], counter: (rng.next_u64() & 0xFF_FFFF) as u32 }
+                Self::ObjectId {
+                    machine: [r[0], r[1], r[2], r[3], r[4]],
+                    counter: (rng.next_u64() & 0xFF_FFFF) as u32,
+                }
             }
             GenSpec::Date {} => Self::Date,
             GenSpec::Sequence { start } => Self::Sequence { next: *start },
-            GenSpec::Uniform { min, max } if min < max => Self::Uniform { min: *min, max: *max },
+            GenSpec::Uniform { min, max } if min < max => Self::Uniform {
+                min: *min,
+                max: *max,
+            },
             GenSpec::Uniform { .. } => return Err("uniform: min must be below max".into()),
-            GenSpec::UniformInt { min, max } if min <= max => Self::UniformInt { min: *min, max: *max },
+            GenSpec::UniformInt { min, max } if min <= max => Self::UniformInt {
+                min: *min,
+                max: *max,
+            },
             GenSpec::UniformInt { .. } => return Err("uniformInt: min must not exceed max".into()),
             GenSpec::Uuid {} => Self::Uuid,
-            GenSpec::RandomString { length } => Self::RandomString { length: (*length).clamp(1, 64) },
-            GenSpec::Alphabetical { length } => Self::Alphabetical { length: (*length).clamp(1, 13), next: 0 },
+            GenSpec::RandomString { length } => Self::RandomString {
+                length: (*length).clamp(1, 64),
+            },
+            GenSpec::Alphabetical { length } => Self::Alphabetical {
+                length: (*length).clamp(1, 13),
+                next: 0,
+            },
             GenSpec::IpAddress {} => Self::IpAddress,
             GenSpec::Choice { values, weights } => {
                 if values.is_empty() {
@@ -115,16 +151,24 @@ impl KeyGen {
                     .map(|v| extjson::from_json(v.clone()).map_err(|e| format!("choice: {e}")))
                     .collect::<Result<Vec<_>, _>>()?;
                 let cumulative = cumulative_weights(weights, values.len())?;
-                Self::Choice { values: parsed, cumulative }
+                Self::Choice {
+                    values: parsed,
+                    cumulative,
+                }
             }
-            GenSpec::Const(v) => Self::Const(extjson::from_json(v.clone()).map_err(|e| format!("const: {e}"))?),
+            GenSpec::Const(v) => {
+                Self::Const(extjson::from_json(v.clone()).map_err(|e| format!("const: {e}"))?)
+            }
             GenSpec::Mix(parts) => {
                 if parts.is_empty() {
                     return Err("mix: give at least one generator".into());
                 }
                 let weights: Vec<f64> = parts.iter().map(|p| p.weight).collect();
                 let cumulative = cumulative_weights(&weights, parts.len())?;
-                let parts = parts.iter().map(|p| Self::build(&p.generator, rng)).collect::<Result<_, _>>()?;
+                let parts = parts
+                    .iter()
+                    .map(|p| Self::build(&p.generator, rng))
+                    .collect::<Result<_, _>>()?;
                 Self::Mix { parts, cumulative }
             }
         })
@@ -156,10 +200,15 @@ impl KeyGen {
                 bytes[8..].copy_from_slice(&rng.next_u64().to_le_bytes());
                 bytes[6] = (bytes[6] & 0x0F) | 0x40;
                 bytes[8] = (bytes[8] & 0x3F) | 0x80;
-                KeyValue::Binary(Box::new(crate::model::value::Binary { subtype: 4, bytes: bytes.into() }))
+                KeyValue::Binary(Box::new(crate::model::value::Binary {
+                    subtype: 4,
+                    bytes: bytes.into(),
+                }))
             }
             Self::RandomString { length } => {
-                let s: String = (0..*length).map(|_| (b'a' + rng.range_u64(0, 25) as u8) as char).collect();
+                let s: String = (0..*length)
+                    .map(|_| (b'a' + rng.range_u64(0, 25) as u8) as char)
+                    .collect();
                 KeyValue::string(s)
             }
             Self::Alphabetical { length, next } => {
@@ -168,7 +217,9 @@ impl KeyGen {
                 KeyValue::string(s)
             }
             Self::IpAddress => {
-                let octets: Vec<String> = (0..4).map(|_| format!("{:03}", rng.range_u64(0, 255))).collect();
+                let octets: Vec<String> = (0..4)
+                    .map(|_| format!("{:03}", rng.range_u64(0, 255)))
+                    .collect();
                 KeyValue::string(octets.join("."))
             }
             Self::Choice { values, cumulative } => values[pick(cumulative, rng)].clone(),
@@ -182,7 +233,11 @@ impl KeyGen {
 }
 
 fn cumulative_weights(weights: &[f64], n: usize) -> Result<Vec<f64>, String> {
-    let weights: Vec<f64> = if weights.is_empty() { vec![1.0; n] } else { weights.to_vec() };
+    let weights: Vec<f64> = if weights.is_empty() {
+        vec![1.0; n]
+    } else {
+        weights.to_vec()
+    };
     if weights.len() != n {
         return Err(format!("{} weights for {n} values", weights.len()));
     }
@@ -191,15 +246,20 @@ fn cumulative_weights(weights: &[f64], n: usize) -> Result<Vec<f64>, String> {
     }
     let total: f64 = weights.iter().sum();
     let mut acc = 0.0;
-    Ok(weights.iter().map(|w| {
-        acc += w / total;
-        acc
-    }).collect())
+    Ok(weights
+        .iter()
+        .map(|w| {
+            acc += w / total;
+            acc
+        })
+        .collect())
 }
 
 fn pick(cumulative: &[f64], rng: &mut Rng) -> usize {
     let x = rng.next_f64();
-    cumulative.partition_point(|&c| c <= x).min(cumulative.len() - 1)
+    cumulative
+        .partition_point(|&c| c <= x)
+        .min(cumulative.len() - 1)
 }
 
 /// `n` written in base 26 with letters, left-padded with 'a' to `length`.
@@ -211,4 +271,3 @@ fn base26(mut n: u64, length: usize) -> String {
     }
     String::from_utf8(out).unwrap_or_default()
 }
-

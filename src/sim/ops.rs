@@ -2,13 +2,14 @@
 //! shardCollection, split, mergeChunks, moveChunk/moveRange, balancer start/stop, chunk size,
 //! addShard, createIndexes and refineCollectionShardKey — with MongoDB's refusals.
 
-use super::cluster::{Collection, Index, PendingWrites, ShardState};
-use super::engine::{Simulator, WINDOW_TICKS};
+use super::cluster::{Collection, Index, ShardState};
+use super::engine::Simulator;
 use super::error::SimError;
 use super::event::{EventKind, MigrationReason, SplitCause};
-use super::key_index::KeyIndex;
-use super::window::WriteWindow;
-use crate::model::{ChunkInfo, ChunkStats, ChunkVersion, KeyPattern, KeyValue, RoutingTable, Shard, ShardIdx, ShardKey, ZoneRanges, hashed_split_points};
+use crate::model::{
+    ChunkInfo, ChunkStats, ChunkVersion, KeyPattern, KeyValue, RoutingTable, Shard, ShardIdx,
+    ShardKey, hashed_split_points,
+};
 
 /// Options of `shardCollection`.
 #[derive(Clone, Debug, Default)]
@@ -27,66 +28,98 @@ impl Simulator {
     }
 
     fn shard(&self, id: &str) -> Result<ShardIdx, SimError> {
-        self.cluster.shard_index(id).ok_or_else(|| SimError::shard_not_found(format!("Shard {id} not found")))
+        self.cluster
+            .shard_index(id)
+            .ok_or_else(|| SimError::shard_not_found(format!("Shard {id} not found")))
     }
 
     /// `addShard`: a new, empty shard.
     pub fn add_shard(&mut self, id: &str, capacity: f64) -> Result<ShardIdx, SimError> {
         if self.cluster.shard_index(id).is_some() {
-            return Err(SimError::illegal_operation(format!("a shard named {id} already exists")));
+            return Err(SimError::illegal_operation(format!(
+                "a shard named {id} already exists"
+            )));
         }
-        self.cluster.shards.push(ShardState { shard: Shard::new(id), capacity });
+        self.cluster.shards.push(ShardState {
+            shard: Shard::new(id),
+            capacity,
+        });
         let idx = ShardIdx((self.cluster.shards.len() - 1) as u32);
-        self.emit(EventKind::ShardAdded { shard: idx, id: id.to_string() });
+        self.emit(EventKind::ShardAdded {
+            shard: idx,
+            id: id.to_string(),
+        });
         Ok(idx)
     }
 
     /// `shardCollection`: a hashed key on an empty collection is pre-split (2 chunks per shard,
     /// 1 from 7.2) in contiguous blocks in shard order; any other key starts as one chunk on the
     /// database's primary shard.
-    pub fn shard_collection(&mut self, ns: &str, key: KeyPattern, opts: &ShardCollectionOptions) -> Result<(), SimError> {
+    pub fn shard_collection(
+        &mut self,
+        ns: &str,
+        key: KeyPattern,
+        opts: &ShardCollectionOptions,
+    ) -> Result<(), SimError> {
         if !ns.contains('.') || ns.starts_with('.') || ns.ends_with('.') {
             return Err(SimError::bad_value(format!("Invalid namespace {ns}")));
         }
         if self.cluster.collection_index(ns).is_some() {
-            return Err(SimError::already_sharded(format!("sharding already enabled for collection {ns}")));
+            return Err(SimError::already_sharded(format!(
+                "sharding already enabled for collection {ns}"
+            )));
         }
         if opts.unique && key.hashed_field().is_some() {
-            return Err(SimError::invalid_options("hashed shard keys cannot be declared unique."));
+            return Err(SimError::invalid_options(
+                "hashed shard keys cannot be declared unique.",
+            ));
         }
         let db = ns.split_once('.').map_or(ns, |(d, _)| d).to_string();
         let primary = *self.cluster.databases.entry(db).or_insert(ShardIdx(0));
         let table = self.initial_table(&key, primary, opts.num_initial_chunks);
         let chunks = table.len();
-        let mut indexes = vec![Index { key: key.clone(), unique: opts.unique }];
+        let mut indexes = vec![Index {
+            key: key.clone(),
+            unique: opts.unique,
+        }];
         if key.fields()[0].path.as_ref() != "_id" || key.hashed_field() == Some(0) {
-            indexes.insert(0, Index { key: KeyPattern::parse_json(r#"{"_id": 1}"#).map_err(|e| SimError::bad_value(e.0))?, unique: true });
+            indexes.insert(
+                0,
+                Index {
+                    key: KeyPattern::parse_json(r#"{"_id": 1}"#)
+                        .map_err(|e| SimError::bad_value(e.0))?,
+                    unique: true,
+                },
+            );
         }
-        let coll = Collection {
-            ns: ns.to_string(),
-            pattern: key.clone(),
-            table,
-            zones: ZoneRanges::new(),
-            keys: KeyIndex::new(),
-            docs: None,
-            indexes,
-            window: WriteWindow::new(WINDOW_TICKS),
-            pending: PendingWrites::default(),
-            routed_writes: Vec::new(),
-            incarnation: 1,
-        };
-        let at = self.cluster.collections.partition_point(|c| c.ns.as_str() < ns);
+        let mut coll = Collection::new(ns, key.clone(), table);
+        coll.indexes = indexes;
+        let at = self
+            .cluster
+            .collections
+            .partition_point(|c| c.ns.as_str() < ns);
         self.cluster.collections.insert(at, coll);
-        self.emit(EventKind::CollectionSharded { ns: ns.to_string(), key, chunks });
+        self.emit(EventKind::CollectionSharded {
+            ns: ns.to_string(),
+            key,
+            chunks,
+        });
         Ok(())
     }
 
-    fn initial_table(&self, key: &KeyPattern, primary: ShardIdx, requested: Option<u32>) -> RoutingTable {
+    fn initial_table(
+        &self,
+        key: &KeyPattern,
+        primary: ShardIdx,
+        requested: Option<u32>,
+    ) -> RoutingTable {
         let shards = self.cluster.shards.len().max(1) as u32;
         if key.hashed_field() != Some(0) {
             return RoutingTable::single(key.global_min(), key.global_max(), primary);
         }
-        let n = requested.unwrap_or(shards * self.cluster.version.hashed_chunks_per_shard()).max(1);
+        let n = requested
+            .unwrap_or(shards * self.cluster.version.hashed_chunks_per_shard())
+            .max(1);
         let contiguous = (n / shards).max(1);
         let mut mins = vec![key.global_min()];
         for p in hashed_split_points(n) {
@@ -98,7 +131,11 @@ impl Simulator {
             .into_iter()
             .enumerate()
             .map(|(i, min)| {
-                let shard = if n < shards && i == 0 { primary } else { ShardIdx(((i as u32) / contiguous) % shards) };
+                let shard = if n < shards && i == 0 {
+                    primary
+                } else {
+                    ShardIdx(((i as u32) / contiguous) % shards)
+                };
                 (min, ChunkInfo::new(shard, ChunkVersion::new(1, i as u32)))
             })
             .collect();
@@ -121,42 +158,76 @@ impl Simulator {
         self.refuse_if_migrating(c, i)?;
         let coll = &self.cluster.collections[c];
         let chunk = coll.table.chunk(i);
-        match coll.keys.median(chunk.min, chunk.max) {
-            Some(point) => self.split_chunk(c, i, vec![point], SplitCause::Command),
-            None => {
-                let error = SimError::cannot_split("Unable to find median in chunk because chunk is indivisible.");
-                let (min, max, shard) = (chunk.min.clone(), chunk.max.clone(), chunk.info.shard);
-                self.emit(EventKind::SplitFailed { ns: ns.to_string(), min, max, shard, error: error.clone() });
-                Err(error)
-            }
+        if let Some(point) = coll.keys.median(chunk.min, chunk.max) {
+            return self.split_chunk(c, i, vec![point], SplitCause::Command);
         }
+        let error =
+            SimError::cannot_split("Unable to find median in chunk because chunk is indivisible.");
+        let (min, max, shard) = (chunk.min.clone(), chunk.max.clone(), chunk.info.shard);
+        self.emit(EventKind::SplitFailed {
+            ns: ns.to_string(),
+            min,
+            max,
+            shard,
+            error: error.clone(),
+        });
+        Err(error)
     }
 
     fn refuse_if_migrating(&self, c: usize, i: usize) -> Result<(), SimError> {
         let coll = &self.cluster.collections[c];
         let min = coll.table.chunk(i).min;
-        if self.balancer.in_flight.iter().any(|m| m.ns == coll.ns && m.min == *min) {
-            return Err(SimError::conflicting_operation("the chunk is being migrated"));
+        if self
+            .balancer
+            .in_flight
+            .iter()
+            .any(|m| m.ns == coll.ns && m.min == *min)
+        {
+            return Err(SimError::conflicting_operation(
+                "the chunk is being migrated",
+            ));
         }
         Ok(())
     }
 
     /// Splits chunk `i` of collection `c` at `points`, dividing its statistics by the key index.
-    pub(super) fn split_chunk(&mut self, c: usize, i: usize, points: Vec<ShardKey>, cause: SplitCause) -> Result<(), SimError> {
+    pub(super) fn split_chunk(
+        &mut self,
+        c: usize,
+        i: usize,
+        points: Vec<ShardKey>,
+        cause: SplitCause,
+    ) -> Result<(), SimError> {
         let coll = &mut self.cluster.collections[c];
         coll.pending.pin(&coll.table);
         let chunk = coll.table.chunk(i);
-        let (min, max, shard, whole) = (chunk.min.clone(), chunk.max.clone(), chunk.info.shard, chunk.info.stats);
+        let (min, max, shard, whole) = (
+            chunk.min.clone(),
+            chunk.max.clone(),
+            chunk.info.shard,
+            chunk.info.stats,
+        );
         let mut bounds = vec![min.clone()];
         bounds.extend(points.iter().cloned());
         bounds.push(max.clone());
-        let mut pieces: Vec<ChunkStats> = bounds.windows(2).map(|b| coll.keys.stats(&b[0], &b[1])).collect();
+        let mut pieces: Vec<ChunkStats> = bounds
+            .windows(2)
+            .map(|b| coll.keys.stats(&b[0], &b[1]))
+            .collect();
         distribute_writes(&mut pieces, whole);
         coll.table
             .split(i, &points, &pieces)
             .map_err(|e| SimError::cannot_split(e.to_string()))?;
         let ns = coll.ns.clone();
-        self.emit(EventKind::Split { ns, min, max, points, shard, pieces, cause });
+        self.emit(EventKind::Split {
+            ns,
+            min,
+            max,
+            points,
+            shard,
+            pieces,
+            cause,
+        });
         Ok(())
     }
 
@@ -183,10 +254,12 @@ impl Simulator {
             return;
         }
         let top = coll.pattern.hashed_field().is_none() && *chunk.max == *coll.table.global_max();
-        if top && let Some(highest) = coll.keys_last(chunk.min, chunk.max) && points.last().is_some_and(|p| *p < highest) {
-            if let Some(last) = points.last_mut() {
-                *last = highest;
-            }
+        if top
+            && let Some(highest) = coll.keys_last(chunk.min, chunk.max)
+            && let Some(last) = points.last_mut()
+            && *last < highest
+        {
+            *last = highest;
         }
         if self.split_chunk(c, i, points, SplitCause::Auto).is_err() {
             return;
@@ -203,7 +276,12 @@ impl Simulator {
         let to = (0..self.cluster.shards.len())
             .map(|s| ShardIdx(s as u32))
             .filter(|s| !busy[s.index()] && !self.cluster.shards[s.index()].shard.draining)
-            .min_by_key(|s| (self.cluster.collections[c].table.shard_totals(*s).chunks, *s));
+            .min_by_key(|s| {
+                (
+                    self.cluster.collections[c].table.shard_totals(*s).chunks,
+                    *s,
+                )
+            });
         if let Some(to) = to.filter(|t| *t != from && !busy[from.index()]) {
             let _ = self.start_migration(c, i, None, to, MigrationReason::TopChunk);
         }
@@ -217,8 +295,18 @@ impl Simulator {
         }
         coll.table.set_jumbo(i, true);
         let chunk = coll.table.chunk(i);
-        let (ns, min, max, shard) = (coll.ns.clone(), chunk.min.clone(), chunk.max.clone(), chunk.info.shard);
-        self.emit(EventKind::JumboMarked { ns, min, max, shard });
+        let (ns, min, max, shard) = (
+            coll.ns.clone(),
+            chunk.min.clone(),
+            chunk.max.clone(),
+            chunk.info.shard,
+        );
+        self.emit(EventKind::JumboMarked {
+            ns,
+            min,
+            max,
+            shard,
+        });
     }
 
     /// `splitOrMarkJumbo`, after a migration was refused as too big: split the chunk at about
@@ -228,40 +316,73 @@ impl Simulator {
         let coll = &self.cluster.collections[c];
         let chunk = coll.table.chunk(i);
         let points = coll.keys.split_points(chunk.min, chunk.max, chunk_size / 2);
-        if points.is_empty() || self.split_chunk(c, i, points, SplitCause::Balancer).is_err() {
+        if points.is_empty()
+            || self
+                .split_chunk(c, i, points, SplitCause::Balancer)
+                .is_err()
+        {
             self.mark_jumbo(c, i);
         }
     }
 
     /// `mergeChunks` over `[min, max)`: the bounds must be chunk bounds and the chunks on one shard.
-    pub fn merge_chunks(&mut self, ns: &str, min: &ShardKey, max: &ShardKey) -> Result<(), SimError> {
+    pub fn merge_chunks(
+        &mut self,
+        ns: &str,
+        min: &ShardKey,
+        max: &ShardKey,
+    ) -> Result<(), SimError> {
         let c = self.coll(ns)?;
         let coll = &mut self.cluster.collections[c];
         let first = coll.table.find_by_min(min);
-        let end = if max == coll.table.global_max() { Some(coll.table.len()) } else { coll.table.find_by_min(max) };
+        let end = if max == coll.table.global_max() {
+            Some(coll.table.len())
+        } else {
+            coll.table.find_by_min(max)
+        };
         let (Some(first), Some(end)) = (first, end) else {
-            return Err(SimError::illegal_operation("could not merge chunks: the bounds are not chunk boundaries"));
+            return Err(SimError::illegal_operation(
+                "could not merge chunks: the bounds are not chunk boundaries",
+            ));
         };
         coll.pending.pin(&coll.table);
         let shard = coll.table.chunk(first).info.shard;
-        coll.table.merge(first..end).map_err(|e| SimError::illegal_operation(format!("could not merge chunks: {e}")))?;
+        coll.table
+            .merge(first..end)
+            .map_err(|e| SimError::illegal_operation(format!("could not merge chunks: {e}")))?;
         let ns = coll.ns.clone();
-        self.emit(EventKind::Merge { ns, min: min.clone(), max: max.clone(), shard, chunks: end - first });
+        self.emit(EventKind::Merge {
+            ns,
+            min: min.clone(),
+            max: max.clone(),
+            shard,
+            chunks: end - first,
+        });
         Ok(())
     }
 
     /// `moveChunk` (whole chunk containing `key`) or `moveRange` (`[key's chunk min, upto)`) to `to`.
-    pub fn move_chunk(&mut self, ns: &str, key: &ShardKey, upto: Option<ShardKey>, to: &str) -> Result<(), SimError> {
+    pub fn move_chunk(
+        &mut self,
+        ns: &str,
+        key: &ShardKey,
+        upto: Option<&ShardKey>,
+        to: &str,
+    ) -> Result<(), SimError> {
         let c = self.coll(ns)?;
         let to = self.shard(to)?;
         let i = self.cluster.collections[c].table.route(key);
         let from = self.cluster.collections[c].table.chunk(i).info.shard;
         if from == to {
-            return Err(SimError::illegal_operation("the chunk is already on that shard"));
+            return Err(SimError::illegal_operation(
+                "the chunk is already on that shard",
+            ));
         }
         let busy = self.busy_shards();
         if busy[from.index()] || busy[to.index()] {
-            return Err(SimError::conflicting_operation("a shard involved is already in a migration"));
+            return Err(SimError::conflicting_operation(
+                "a shard involved is already in a migration",
+            ));
         }
         self.start_migration(c, i, upto, to, MigrationReason::Manual)
     }
@@ -277,7 +398,9 @@ impl Simulator {
     /// `config.settings` chunksize, in MB (1..=1024).
     pub fn set_chunk_size_mb(&mut self, mb: u64) -> Result<(), SimError> {
         if !(1..=1024).contains(&mb) {
-            return Err(SimError::bad_value("chunksize must be between 1 and 1024 MB"));
+            return Err(SimError::bad_value(
+                "chunksize must be between 1 and 1024 MB",
+            ));
         }
         self.cluster.settings.chunk_size_bytes = mb << 20;
         self.emit(EventKind::ChunkSizeSet { bytes: mb << 20 });
@@ -285,7 +408,12 @@ impl Simulator {
     }
 
     /// `createIndexes` of one index; a unique index must be prefixed by the shard key.
-    pub fn create_index(&mut self, ns: &str, key: KeyPattern, unique: bool) -> Result<(), SimError> {
+    pub fn create_index(
+        &mut self,
+        ns: &str,
+        key: KeyPattern,
+        unique: bool,
+    ) -> Result<(), SimError> {
         let c = self.coll(ns)?;
         let coll = &mut self.cluster.collections[c];
         if unique && !is_prefix(&coll.pattern, &key) {
@@ -295,7 +423,10 @@ impl Simulator {
             )));
         }
         if !coll.indexes.iter().any(|i| i.key == key) {
-            coll.indexes.push(Index { key: key.clone(), unique });
+            coll.indexes.push(Index {
+                key: key.clone(),
+                unique,
+            });
         }
         let ns = coll.ns.clone();
         self.emit(EventKind::IndexCreated { ns, key, unique });
@@ -308,7 +439,10 @@ impl Simulator {
     pub fn refine_shard_key(&mut self, ns: &str, key: KeyPattern) -> Result<(), SimError> {
         let c = self.coll(ns)?;
         let coll = &self.cluster.collections[c];
-        if !is_prefix(&coll.pattern, &key) || key.len() <= coll.pattern.len() || key.hashed_field() != coll.pattern.hashed_field() {
+        if !is_prefix(&coll.pattern, &key)
+            || key.len() <= coll.pattern.len()
+            || key.hashed_field() != coll.pattern.hashed_field()
+        {
             return Err(SimError::invalid_options(format!(
                 "refineCollectionShardKey shard key {key} does not extend the current shard key {}",
                 coll.pattern
@@ -320,21 +454,44 @@ impl Simulator {
             ));
         }
         let Some(store) = coll.docs.clone() else {
-            return Err(SimError::illegal_operation("the simulator did not keep this collection's documents (scenario: keepDocuments)"));
+            return Err(SimError::illegal_operation(
+                "the simulator did not keep this collection's documents (scenario: keepDocuments)",
+            ));
         };
         let added = key.len() - coll.pattern.len();
         let extend = |k: &ShardKey| {
             let mut v: Vec<KeyValue> = k.values().cloned().collect();
-            let fill = if v.iter().all(|x| *x == KeyValue::MaxKey) { KeyValue::MaxKey } else { KeyValue::MinKey };
+            let fill = if v.iter().all(|x| *x == KeyValue::MaxKey) {
+                KeyValue::MaxKey
+            } else {
+                KeyValue::MinKey
+            };
             v.extend(std::iter::repeat_n(fill, added));
             ShardKey::from_values(v)
         };
-        let chunks = coll.table.iter().filter_map(|ch| Some((extend(ch.min)?, ChunkInfo { jumbo: false, ..ch.info.clone() }))).collect();
-        let table = RoutingTable::from_chunks(chunks, key.global_max()).map_err(|e| SimError::illegal_operation(e.to_string()))?;
+        let chunks = coll
+            .table
+            .iter()
+            .filter_map(|ch| {
+                Some((
+                    extend(ch.min)?,
+                    ChunkInfo {
+                        jumbo: false,
+                        ..ch.info.clone()
+                    },
+                ))
+            })
+            .collect();
+        let table = RoutingTable::from_chunks(chunks, key.global_max())
+            .map_err(|e| SimError::illegal_operation(e.to_string()))?;
         let entries: Vec<(ShardKey, u64)> = store
             .docs
             .iter()
-            .filter_map(|(values, bytes)| key.key_of(store.values_for(&key, values)).ok().map(|k| (k, *bytes)))
+            .filter_map(|(values, bytes)| {
+                key.key_of(store.values_for(&key, values))
+                    .ok()
+                    .map(|k| (k, *bytes))
+            })
             .collect();
         let coll = &mut self.cluster.collections[c];
         coll.pending.pin(&coll.table);
@@ -348,7 +505,10 @@ impl Simulator {
                 w.key_sources = super::setup::key_sources(&key, &w.fields);
             }
         }
-        self.emit(EventKind::KeyRefined { ns: ns.to_string(), key });
+        self.emit(EventKind::KeyRefined {
+            ns: ns.to_string(),
+            key,
+        });
         Ok(())
     }
 }
@@ -362,7 +522,12 @@ impl Collection {
 
 /// Whether `prefix`'s fields (with their kinds) start `key`.
 fn is_prefix(prefix: &KeyPattern, key: &KeyPattern) -> bool {
-    prefix.len() <= key.len() && prefix.fields().iter().zip(key.fields()).all(|(a, b)| a == b)
+    prefix.len() <= key.len()
+        && prefix
+            .fields()
+            .iter()
+            .zip(key.fields())
+            .all(|(a, b)| a == b)
 }
 
 /// Writes are not in the key index: share the chunk's writes out by documents.
@@ -371,7 +536,11 @@ fn distribute_writes(pieces: &mut [ChunkStats], whole: ChunkStats) {
     let mut left = whole.writes;
     let n = pieces.len();
     for (k, p) in pieces.iter_mut().enumerate() {
-        p.writes = if k + 1 == n { left } else if docs == 0 { 0 } else { whole.writes * p.docs / docs };
+        p.writes = if k + 1 == n {
+            left
+        } else {
+            (whole.writes * p.docs).checked_div(docs).unwrap_or(0)
+        };
         left -= p.writes;
     }
 }

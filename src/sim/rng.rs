@@ -17,7 +17,9 @@ impl Rng {
             z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
             z ^ (z >> 31)
         };
-        Self { s: [next(), next(), next(), next()] }
+        Self {
+            s: [next(), next(), next(), next()],
+        }
     }
 
     /// A stream derived from this seed and a label, independent of other streams.
@@ -56,7 +58,7 @@ impl Rng {
         if hi <= lo {
             return lo;
         }
-        let span = (hi as i128 - lo as i128 + 1) as u128;
-        (lo as i128 + ((u128::from(self.next_u64()) * span) >> 64) as i128) as i64
+        let span = (i128::from(hi) - i128::from(lo) + 1) as u128;
+        (i128::from(lo) + ((u128::from(self.next_u64()) * span) >> 64) as i128) as i64
     }
 }

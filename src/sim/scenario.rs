@@ -182,13 +182,25 @@ pub enum Op {
     },
     BalancerStart {},
     BalancerStop {},
-    SetChunkSize { mb: u64 },
+    SetChunkSize {
+        mb: u64,
+    },
     /// `split` at `middle` (a shard-key value, hashed fields given hashed).
-    Split { ns: String, middle: serde_json::Value },
+    Split {
+        ns: String,
+        middle: serde_json::Value,
+    },
     /// `split` with `find`: the chunk holding this document, at its median.
-    SplitFind { ns: String, find: serde_json::Value },
+    SplitFind {
+        ns: String,
+        find: serde_json::Value,
+    },
     /// `moveChunk` of the chunk holding `find` to `to`.
-    MoveChunk { ns: String, find: serde_json::Value, to: String },
+    MoveChunk {
+        ns: String,
+        find: serde_json::Value,
+        to: String,
+    },
     /// `moveRange` from `min` (a chunk bound) up to `max` (optional) to `to`.
     MoveRange {
         ns: String,
@@ -197,25 +209,46 @@ pub enum Op {
         max: Option<serde_json::Value>,
         to: String,
     },
-    MergeChunks { ns: String, bounds: [serde_json::Value; 2] },
+    MergeChunks {
+        ns: String,
+        bounds: [serde_json::Value; 2],
+    },
     CreateIndex {
         ns: String,
         key: serde_json::Value,
         #[serde(default)]
         unique: bool,
     },
-    RefineCollectionShardKey { ns: String, key: serde_json::Value },
+    RefineCollectionShardKey {
+        ns: String,
+        key: serde_json::Value,
+    },
 }
 
 /// The built-in scenarios, in display order.
 pub const BUILT_IN: &[(&str, &str)] = &[
-    ("ascending", include_str!("../../assets/scenarios/ascending.json")),
+    (
+        "ascending",
+        include_str!("../../assets/scenarios/ascending.json"),
+    ),
     ("random", include_str!("../../assets/scenarios/random.json")),
     ("hashed", include_str!("../../assets/scenarios/hashed.json")),
-    ("low-cardinality", include_str!("../../assets/scenarios/low-cardinality.json")),
-    ("loglevel", include_str!("../../assets/scenarios/loglevel.json")),
-    ("hot-customer", include_str!("../../assets/scenarios/hot-customer.json")),
-    ("add-shard", include_str!("../../assets/scenarios/add-shard.json")),
+    (
+        "low-cardinality",
+        include_str!("../../assets/scenarios/low-cardinality.json"),
+    ),
+    (
+        "loglevel",
+        include_str!("../../assets/scenarios/loglevel.json"),
+    ),
+    (
+        "hot-customer",
+        include_str!("../../assets/scenarios/hot-customer.json"),
+    ),
+    (
+        "add-shard",
+        include_str!("../../assets/scenarios/add-shard.json"),
+    ),
 ];
 
 /// Parses scenario text; the error names the field (path) and position.
@@ -230,7 +263,10 @@ pub fn parse(text: &str) -> Result<Scenario, String> {
 
 /// A built-in scenario by name.
 pub fn built_in(name: &str) -> Option<Result<Scenario, String>> {
-    BUILT_IN.iter().find(|(n, _)| *n == name).map(|(_, text)| parse(text))
+    BUILT_IN
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map(|(_, text)| parse(text))
 }
 
 /// The names of the built-in scenarios.

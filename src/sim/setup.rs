@@ -13,7 +13,11 @@ use crate::model::{KeyPattern, Shard, ShardKey};
 
 /// Chooses the generated field for each shard-key field (`None`: the field is absent → null).
 pub fn key_sources(pattern: &KeyPattern, fields: &[(String, KeyGen)]) -> Vec<Option<usize>> {
-    pattern.fields().iter().map(|f| fields.iter().position(|(n, _)| **n == *f.path)).collect()
+    pattern
+        .fields()
+        .iter()
+        .map(|f| fields.iter().position(|(n, _)| **n == *f.path))
+        .collect()
 }
 
 fn pattern_of(value: &serde_json::Value, at: &str) -> Result<KeyPattern, String> {
@@ -31,10 +35,16 @@ fn document_of(value: &serde_json::Value, at: &str) -> Result<bson::Document, St
 impl Simulator {
     /// A simulator at time 0 with the scenario's shards, collections, workloads and actions.
     /// Errors name the scenario field at fault.
-    pub fn from_scenario(sc: &Scenario, seed: u64, version: Option<ServerVersion>) -> Result<Self, String> {
+    pub fn from_scenario(
+        sc: &Scenario,
+        seed: u64,
+        version: Option<ServerVersion>,
+    ) -> Result<Self, String> {
         let version = match (version, &sc.server_version) {
             (Some(v), _) => v,
-            (None, Some(text)) => text.parse().map_err(|e| format!("field `serverVersion`: {e}"))?,
+            (None, Some(text)) => text
+                .parse()
+                .map_err(|e| format!("field `serverVersion`: {e}"))?,
             (None, None) => ServerVersion::DEFAULT,
         };
         let chunk_size_bytes = match sc.chunk_size_mb {
@@ -53,15 +63,24 @@ impl Simulator {
             migration_bytes_per_sec: (speed * f64::from(1u32 << 20)) as u64,
             migration_overhead_ms: 1000,
         };
-        let cluster = Cluster { version, shards: Vec::new(), settings, databases: Default::default(), collections: Vec::new() };
+        let cluster = Cluster {
+            version,
+            shards: Vec::new(),
+            settings,
+            databases: std::collections::BTreeMap::default(),
+            collections: Vec::new(),
+        };
         let mut sim = Self::empty(cluster);
         let shards: Vec<(String, f64)> = match &sc.shards {
-            ShardsSpec::Count(n) if *n > 0 => (0..*n as usize).map(|i| (Shard::default_name(i), 1.0)).collect(),
+            ShardsSpec::Count(n) if *n > 0 => (0..*n as usize)
+                .map(|i| (Shard::default_name(i), 1.0))
+                .collect(),
             ShardsSpec::Count(_) => return Err("field `shards`: at least one shard".into()),
             ShardsSpec::List(list) => list.iter().map(|s| (s.id.clone(), s.capacity)).collect(),
         };
         for (i, (id, capacity)) in shards.iter().enumerate() {
-            sim.add_shard(id, *capacity).map_err(|e| format!("field `shards[{i}]`: {e}"))?;
+            sim.add_shard(id, *capacity)
+                .map_err(|e| format!("field `shards[{i}]`: {e}"))?;
         }
         for (i, spec) in sc.collections.iter().enumerate() {
             sim.setup_collection(sc, spec, i)?;
@@ -72,7 +91,9 @@ impl Simulator {
         }
         for (i, a) in sc.actions.iter().enumerate() {
             if !a.at.is_finite() || a.at < 0.0 {
-                return Err(format!("field `actions[{i}].at`: must be a time in seconds, ≥ 0"));
+                return Err(format!(
+                    "field `actions[{i}].at`: must be a time in seconds, ≥ 0"
+                ));
             }
         }
         let mut actions = sc.actions.clone();
@@ -82,23 +103,48 @@ impl Simulator {
         Ok(sim)
     }
 
-    fn setup_collection(&mut self, sc: &Scenario, spec: &CollectionSpec, i: usize) -> Result<(), String> {
+    fn setup_collection(
+        &mut self,
+        sc: &Scenario,
+        spec: &CollectionSpec,
+        i: usize,
+    ) -> Result<(), String> {
         let at = format!("collections[{i}]");
         let key = pattern_of(&spec.key, &format!("{at}.key"))?;
         if let Some(primary) = &spec.primary {
-            let idx = self.cluster.shard_index(primary).ok_or_else(|| format!("field `{at}.primary`: no shard {primary}"))?;
-            let db = spec.ns.split_once('.').map_or(spec.ns.as_str(), |(d, _)| d).to_string();
+            let idx = self
+                .cluster
+                .shard_index(primary)
+                .ok_or_else(|| format!("field `{at}.primary`: no shard {primary}"))?;
+            let db = spec
+                .ns
+                .split_once('.')
+                .map_or(spec.ns.as_str(), |(d, _)| d)
+                .to_string();
             self.cluster.databases.insert(db, idx);
         }
-        let opts = ShardCollectionOptions { unique: spec.unique, num_initial_chunks: spec.num_initial_chunks };
-        self.shard_collection(&spec.ns, key.clone(), &opts).map_err(|e| format!("field `{at}`: {e}"))?;
+        let opts = ShardCollectionOptions {
+            unique: spec.unique,
+            num_initial_chunks: spec.num_initial_chunks,
+        };
+        self.shard_collection(&spec.ns, key.clone(), &opts)
+            .map_err(|e| format!("field `{at}`: {e}"))?;
         for (k, index) in spec.indexes.iter().enumerate() {
             let ikey = pattern_of(&index.key, &format!("{at}.indexes[{k}].key"))?;
-            self.create_index(&spec.ns, ikey, index.unique).map_err(|e| format!("field `{at}.indexes[{k}]`: {e}"))?;
+            self.create_index(&spec.ns, ikey, index.unique)
+                .map_err(|e| format!("field `{at}.indexes[{k}]`: {e}"))?;
         }
-        let refines = sc.actions.iter().any(|a| matches!(&a.op, Op::RefineCollectionShardKey { ns, .. } if *ns == spec.ns));
+        let refines = sc
+            .actions
+            .iter()
+            .any(|a| matches!(&a.op, Op::RefineCollectionShardKey { ns, .. } if *ns == spec.ns));
         if spec.keep_documents || refines {
-            let fields = sc.workloads.iter().filter(|w| w.ns == spec.ns).flat_map(|w| w.fields.keys().cloned()).collect();
+            let fields = sc
+                .workloads
+                .iter()
+                .filter(|w| w.ns == spec.ns)
+                .flat_map(|w| w.fields.keys().cloned())
+                .collect();
             let c = self.coll(&spec.ns).map_err(|e| e.to_string())?;
             self.keep_documents(c, fields);
         }
@@ -109,21 +155,37 @@ impl Simulator {
     }
 
     /// Splits the new collection at the layout's points and places each chunk, instantly.
-    fn apply_layout(&mut self, ns: &str, key: &KeyPattern, layout: &super::scenario::InitialLayout, at: &str) -> Result<(), String> {
+    fn apply_layout(
+        &mut self,
+        ns: &str,
+        key: &KeyPattern,
+        layout: &super::scenario::InitialLayout,
+        at: &str,
+    ) -> Result<(), String> {
         if layout.shards.len() != layout.split_points.len() + 1 {
-            return Err(format!("field `{at}.initialLayout.shards`: give one shard per chunk ({})", layout.split_points.len() + 1));
+            return Err(format!(
+                "field `{at}.initialLayout.shards`: give one shard per chunk ({})",
+                layout.split_points.len() + 1
+            ));
         }
         let mut points = Vec::new();
         for (k, p) in layout.split_points.iter().enumerate() {
             let doc = document_of(p, &format!("{at}.initialLayout.splitPoints[{k}]"))?;
-            points.push(key.bound_from_document(&doc).map_err(|e| format!("field `{at}.initialLayout.splitPoints[{k}]`: {e}"))?);
+            points.push(
+                key.bound_from_document(&doc)
+                    .map_err(|e| format!("field `{at}.initialLayout.splitPoints[{k}]`: {e}"))?,
+            );
         }
         let c = self.coll(ns).map_err(|e| e.to_string())?;
         if !points.is_empty() {
-            self.split_chunk(c, 0, points, SplitCause::Command).map_err(|e| format!("field `{at}.initialLayout.splitPoints`: {e}"))?;
+            self.split_chunk(c, 0, points, SplitCause::Command)
+                .map_err(|e| format!("field `{at}.initialLayout.splitPoints`: {e}"))?;
         }
         for (k, id) in layout.shards.iter().enumerate() {
-            let to = self.cluster.shard_index(id).ok_or_else(|| format!("field `{at}.initialLayout.shards[{k}]`: no shard {id}"))?;
+            let to = self
+                .cluster
+                .shard_index(id)
+                .ok_or_else(|| format!("field `{at}.initialLayout.shards[{k}]`: no shard {id}"))?;
             let table = &mut self.cluster.collections[c].table;
             if table.chunk(k).info.shard != to {
                 table.move_chunk(k, to, 0).map_err(|e| e.to_string())?;
@@ -134,20 +196,27 @@ impl Simulator {
 
     fn workload(&mut self, w: &WorkloadSpec, i: usize, seed: u64) -> Result<WorkloadRun, String> {
         let at = format!("workloads[{i}]");
-        let c = self.coll(&w.ns).map_err(|e| format!("field `{at}.ns`: {e}"))?;
+        let c = self
+            .coll(&w.ns)
+            .map_err(|e| format!("field `{at}.ns`: {e}"))?;
         let mut rng = Rng::fork(seed, 100 + i as u64);
         let mut fields = Vec::new();
         for (name, spec) in &w.fields {
-            let g = KeyGen::build(spec, &mut rng).map_err(|e| format!("field `{at}.fields.{name}`: {e}"))?;
+            let g = KeyGen::build(spec, &mut rng)
+                .map_err(|e| format!("field `{at}.fields.{name}`: {e}"))?;
             fields.push((name.clone(), g));
         }
         if !(w.rate.is_finite() && w.rate >= 0.0) {
-            return Err(format!("field `{at}.rate`: must be a non-negative number of inserts per second"));
+            return Err(format!(
+                "field `{at}.rate`: must be a non-negative number of inserts per second"
+            ));
         }
         let doc_bytes = match w.doc_size {
             DocSize::Fixed(n) => (n, n),
             DocSize::Range { min, max } if min <= max => (min, max),
-            DocSize::Range { .. } => return Err(format!("field `{at}.docSize`: min must not exceed max")),
+            DocSize::Range { .. } => {
+                return Err(format!("field `{at}.docSize`: min must not exceed max"));
+            }
         };
         let pattern = &self.cluster.collections[c].pattern;
         Ok(WorkloadRun {
@@ -165,11 +234,16 @@ impl Simulator {
     }
 
     fn run_due_actions_at_zero(&mut self) {
-        while self.actions.get(self.next_action).is_some_and(|a| a.at_ms() == 0) {
+        while self
+            .actions
+            .get(self.next_action)
+            .is_some_and(|a| a.at_ms() == 0)
+        {
             let action = self.actions[self.next_action].clone();
             self.next_action += 1;
             if let Err(e) = self.apply_action(&action) {
-                self.action_errors.push(format!("t=0s {}: {e}", action.name()));
+                self.action_errors
+                    .push(format!("t=0s {}: {e}", action.name()));
             }
         }
     }
@@ -202,7 +276,7 @@ impl Simulator {
             Op::MoveRange { ns, min, max, to } => {
                 let key = self.bound(ns, min)?;
                 let upto = max.as_ref().map(|m| self.bound(ns, m)).transpose()?;
-                self.move_chunk(ns, &key, upto, to)
+                self.move_chunk(ns, &key, upto.as_ref(), to)
             }
             Op::MergeChunks { ns, bounds } => {
                 let (min, max) = (self.bound(ns, &bounds[0])?, self.bound(ns, &bounds[1])?);
@@ -222,13 +296,18 @@ impl Simulator {
     fn bound(&self, ns: &str, value: &serde_json::Value) -> Result<ShardKey, SimError> {
         let c = self.coll(ns)?;
         let doc = document_of(value, "bound").map_err(SimError::bad_value)?;
-        self.cluster.collections[c].pattern.bound_from_document(&doc).map_err(|e| SimError::bad_value(e.0))
+        self.cluster.collections[c]
+            .pattern
+            .bound_from_document(&doc)
+            .map_err(|e| SimError::bad_value(e.0))
     }
 
     fn extracted(&self, ns: &str, value: &serde_json::Value) -> Result<ShardKey, SimError> {
         let c = self.coll(ns)?;
         let doc = document_of(value, "find").map_err(SimError::bad_value)?;
-        self.cluster.collections[c].pattern.extract(&doc).map_err(|e| SimError::bad_value(e.0))
+        self.cluster.collections[c]
+            .pattern
+            .extract(&doc)
+            .map_err(|e| SimError::bad_value(e.0))
     }
 }
-

@@ -28,7 +28,11 @@ impl Simulator {
             .iter()
             .map(|s| json!({"id": s.shard.id, "zones": s.shard.zones.iter().collect::<Vec<_>>(), "draining": s.shard.draining}))
             .collect();
-        let collections: Vec<Value> = cluster.collections.iter().map(|c| self.collection_json(c, opts.chunks)).collect();
+        let collections: Vec<Value> = cluster
+            .collections
+            .iter()
+            .map(|c| self.collection_json(c, opts.chunks))
+            .collect();
         json!({
             "format": "shardtop-summary",
             "version": 1,
@@ -65,7 +69,9 @@ impl Simulator {
                 })
             })
             .collect();
-        let jumbo: u64 = (0..self.cluster.shards.len()).map(|s| table.shard_totals(ShardIdx(s as u32)).jumbo).sum();
+        let jumbo: u64 = (0..self.cluster.shards.len())
+            .map(|s| table.shard_totals(ShardIdx(s as u32)).jumbo)
+            .sum();
         let hottest = c.window.hottest(table).map(|h| {
             let chunk = table.chunk(h.chunk);
             json!({
@@ -128,15 +134,25 @@ impl Simulator {
         let _ = writeln!(s, "{}  shard key {}", c.ns, c.pattern);
         let table = &c.table;
         let n = self.cluster.shards.len();
-        let total_docs: u64 = (0..n).map(|i| table.shard_totals(ShardIdx(i as u32)).stats.docs).sum();
-        let total_bytes: u64 = (0..n).map(|i| table.shard_totals(ShardIdx(i as u32)).stats.bytes).sum();
+        let total_docs: u64 = (0..n)
+            .map(|i| table.shard_totals(ShardIdx(i as u32)).stats.docs)
+            .sum();
+        let total_bytes: u64 = (0..n)
+            .map(|i| table.shard_totals(ShardIdx(i as u32)).stats.bytes)
+            .sum();
         let total_writes: u64 = c.routed_writes.iter().sum();
         let recent = c.window.shard_shares(n);
-        let pct = |part: u64, whole: u64| if whole == 0 { 0.0 } else { part as f64 * 100.0 / whole as f64 };
+        let pct = |part: u64, whole: u64| {
+            if whole == 0 {
+                0.0
+            } else {
+                part as f64 * 100.0 / whole as f64
+            }
+        };
         for i in 0..n {
             let idx = ShardIdx(i as u32);
             let t = table.shard_totals(idx);
-            let per_chunk = if t.chunks == 0 { 0 } else { t.stats.bytes / t.chunks };
+            let per_chunk = t.stats.bytes.checked_div(t.chunks).unwrap_or(0);
             let _ = writeln!(
                 s,
                 "  Shard {:<10} data {:>10}  docs {:>9}  chunks {:>6}{}  est. data/chunk {:>10}  writes {:>9} ({:5.1}% of all, {:5.1}% recent)",
@@ -144,7 +160,11 @@ impl Simulator {
                 human_bytes(t.stats.bytes),
                 t.stats.docs,
                 t.chunks,
-                if t.jumbo > 0 { format!(" ({} jumbo)", t.jumbo) } else { String::new() },
+                if t.jumbo > 0 {
+                    format!(" ({} jumbo)", t.jumbo)
+                } else {
+                    String::new()
+                },
                 human_bytes(per_chunk),
                 c.writes_to(idx),
                 pct(c.writes_to(idx), total_writes),
@@ -188,12 +208,20 @@ impl Simulator {
         let _ = writeln!(
             s,
             "Balancer: {} · {} rounds · migrations {} completed, {} failed, {} in flight{}",
-            if self.cluster.settings.balancer_enabled { "on (full)" } else { "off" },
+            if self.cluster.settings.balancer_enabled {
+                "on (full)"
+            } else {
+                "off"
+            },
             b.rounds,
             b.completed,
             b.failed,
             b.in_flight.len(),
-            if b.round.is_some() { " · round running" } else { "" }
+            if b.round.is_some() {
+                " · round running"
+            } else {
+                ""
+            }
         );
         for m in &b.in_flight {
             let _ = writeln!(

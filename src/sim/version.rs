@@ -36,11 +36,19 @@ impl ServerVersion {
 
     /// 64 MB before 6.0, 128 MB from 6.0.
     pub fn default_chunk_size_bytes(self) -> u64 {
-        if self < Self::V6_0 { 64 << 20 } else { 128 << 20 }
+        if self < Self::V6_0 {
+            64 << 20
+        } else {
+            128 << 20
+        }
     }
 
     pub fn balancing_metric(self) -> BalancingMetric {
-        if self < Self::V6_0 { BalancingMetric::ChunkCount } else { BalancingMetric::DataSize }
+        if self < Self::V6_0 {
+            BalancingMetric::ChunkCount
+        } else {
+            BalancingMetric::DataSize
+        }
     }
 
     /// The auto-splitter runs before 6.0 (it was removed in 6.0.3; 6.0 is simulated without it).

@@ -31,7 +31,10 @@ pub struct Hottest {
 
 impl WriteWindow {
     pub fn new(keep: usize) -> Self {
-        Self { keep: keep.max(1), ticks: VecDeque::new() }
+        Self {
+            keep: keep.max(1),
+            ticks: VecDeque::new(),
+        }
     }
 
     /// Adds one tick's writes; ticks without writes are not kept.
@@ -74,7 +77,16 @@ impl WriteWindow {
             }
         }
         let total: u64 = counts.iter().sum();
-        counts.iter().map(|&n| if total == 0 { 0.0 } else { n as f64 / total as f64 }).collect()
+        counts
+            .iter()
+            .map(|&n| {
+                if total == 0 {
+                    0.0
+                } else {
+                    n as f64 / total as f64
+                }
+            })
+            .collect()
     }
 
     /// Writes per current chunk index (routing each tick's sample key through today's table).
@@ -92,17 +104,26 @@ impl WriteWindow {
     pub fn hottest(&self, table: &RoutingTable) -> Option<Hottest> {
         let counts = self.by_chunk(table);
         let total: u64 = counts.values().sum();
-        let (chunk, n) = counts.iter().fold(None, |best: Option<(usize, u64)>, (&c, &n)| match best {
-            Some((_, bn)) if bn >= n => best,
-            _ => Some((c, n)),
-        })?;
-        (total > 0).then(|| Hottest { chunk, share: n as f64 / total as f64 })
+        let (chunk, n) =
+            counts
+                .iter()
+                .fold(None, |best: Option<(usize, u64)>, (&c, &n)| match best {
+                    Some((_, bn)) if bn >= n => best,
+                    _ => Some((c, n)),
+                })?;
+        (total > 0).then(|| Hottest {
+            chunk,
+            share: n as f64 / total as f64,
+        })
     }
 
     /// The hottest shard index and its share, if any writes.
     pub fn hottest_shard(&self, shards: usize) -> Option<(ShardIdx, f64)> {
         let shares = self.shard_shares(shards);
-        let (i, share) = shares.iter().enumerate().fold((0, 0.0), |b, (i, &s)| if s > b.1 { (i, s) } else { b });
+        let (i, share) = shares
+            .iter()
+            .enumerate()
+            .fold((0, 0.0), |b, (i, &s)| if s > b.1 { (i, s) } else { b });
         (share > 0.0).then_some((ShardIdx(i as u32), share))
     }
 }

@@ -36,13 +36,13 @@ fn ascending_sends_every_write_to_the_max_chunk_on_one_shard() {
         let events = sim.take_events();
         let c = &sim.cluster.collections[0];
         for e in events {
-            if let EventKind::Writes { per_chunk, .. } = e.kind {
+            if let EventKind::Writes { chunks, .. } = e.kind {
                 assert_eq!(
-                    per_chunk.len(),
+                    chunks.len(),
                     1,
                     "an ascending key writes to one chunk per tick"
                 );
-                let i = c.table.route(&per_chunk[0].0);
+                let i = c.table.route(&chunks[0].min);
                 // the chunk that took the writes (or the piece of it that kept its writes) ends at MaxKey
                 let last = c.table.len() - 1;
                 assert!(i == last || c.table.chunk(last).info.shard == c.table.chunk(i).info.shard);

@@ -47,7 +47,7 @@ impl Simulator {
         }
         self.balancer.next_round_ms = self.now_ms + ROUND_INTERVAL_MS;
         if !self.cluster.settings.balancer_enabled {
-            self.balancer.why_not = vec!["the balancer is stopped".into()];
+            self.set_idle("the balancer is stopped");
             return;
         }
         if self
@@ -56,10 +56,19 @@ impl Simulator {
             .active_window
             .is_some_and(|w| !w.contains(self.now_ms))
         {
-            self.balancer.why_not = vec!["outside the balancer's active window".into()];
+            self.set_idle("outside the balancer's active window");
             return;
         }
         self.start_round();
+    }
+
+    fn set_idle(&mut self, why: &str) {
+        if self.balancer.why_not != [why] {
+            self.balancer.why_not = vec![why.to_string()];
+            self.emit(EventKind::BalancerIdle {
+                why_not: self.balancer.why_not.clone(),
+            });
+        }
     }
 
     /// Runs a balancer round now, whatever the schedule (used by benchmarks and step-by-step
@@ -98,7 +107,12 @@ impl Simulator {
                 Err(_) => round.failed += 1,
             }
         }
-        self.balancer.why_not = why_not;
+        self.balancer.why_not = why_not.clone();
+        self.emit(EventKind::BalancerRoundStarted {
+            round: self.balancer.rounds,
+            candidates: round.candidates,
+            why_not,
+        });
         self.balancer.round = Some(round);
         self.end_round_if_idle();
     }
@@ -376,11 +390,11 @@ impl Simulator {
             return;
         };
         let now_secs = self.now_ms / 1000;
-        let coll = &mut self.cluster.collections[c];
-        let Some(i) = coll.table.find_by_min(&m.min) else {
+        let Some(i) = self.cluster.collections[c].table.find_by_min(&m.min) else {
             return;
         };
-        coll.pending.pin(&coll.table);
+        self.flush_writes(c);
+        let coll = &mut self.cluster.collections[c];
         let chunk = coll.table.chunk(i);
         let mut moved = match &m.end {
             Some(end) => coll.keys.stats(&m.min, end),

@@ -78,25 +78,23 @@ impl DocStore {
     }
 }
 
-/// Writes of the current tick, by chunk index until a split or merge shifts indexes. Each
-/// chunk's entry also keeps the first key written to it in the tick: the recent-writes window
-/// attributes the writes through that key, so they follow it into the right piece after a split.
+/// Writes of one chunk since the last flush: its lower bound, the counts, and the first key
+/// written (the recent-writes window attributes the writes through that key, so they follow it
+/// into the right piece after a split).
+#[derive(Clone, Debug, PartialEq)]
+pub struct ChunkWrites {
+    pub min: ShardKey,
+    pub stats: ChunkStats,
+    pub sample: ShardKey,
+}
+
+/// Writes not yet reported, by chunk index; they are flushed (reported as a `writes` event) before
+/// any split, merge or migration shifts or moves chunks, and at the end of every tick.
 #[derive(Clone, Debug, Default)]
 pub struct PendingWrites {
     by_index: BTreeMap<usize, (ChunkStats, ShardKey)>,
-    flushed: Vec<(ShardKey, ChunkStats, ShardKey)>,
-    pub by_shard: Vec<u64>,
-}
-
-/// One tick's writes to a collection.
-#[derive(Clone, Debug, Default)]
-pub struct TickWrites {
-    /// Per chunk, by the chunk's lower bound at the time of the writes.
-    pub per_chunk: Vec<(ShardKey, ChunkStats)>,
-    /// Per chunk, by a key written to it (for the recent-writes window).
-    pub samples: Vec<(ShardKey, u64)>,
-    /// Writes per shard index.
-    pub by_shard: Vec<u64>,
+    tick_samples: Vec<(ShardKey, u64)>,
+    tick_by_shard: Vec<u64>,
 }
 
 impl PendingWrites {
@@ -106,42 +104,37 @@ impl PendingWrites {
             .or_insert_with(|| (ChunkStats::ZERO, key.clone()))
             .0
             .add(delta);
-        if self.by_shard.len() <= shard.index() {
-            self.by_shard.resize(shard.index() + 1, 0);
+        if self.tick_by_shard.len() <= shard.index() {
+            self.tick_by_shard.resize(shard.index() + 1, 0);
         }
-        self.by_shard[shard.index()] += delta.writes;
+        self.tick_by_shard[shard.index()] += delta.writes;
     }
 
-    /// Pins index-keyed counts to the chunks' lower bounds (before indexes shift).
-    pub fn pin(&mut self, table: &RoutingTable) {
-        for (i, (stats, sample)) in std::mem::take(&mut self.by_index) {
-            self.flushed
-                .push((table.chunk(i).min.clone(), stats, sample));
-        }
+    /// Takes the unreported writes, per chunk (by the chunk's current lower bound).
+    pub fn flush(&mut self, table: &RoutingTable) -> Vec<ChunkWrites> {
+        std::mem::take(&mut self.by_index)
+            .into_iter()
+            .map(|(i, (stats, sample))| {
+                self.tick_samples.push((sample.clone(), stats.writes));
+                ChunkWrites {
+                    min: table.chunk(i).min.clone(),
+                    stats,
+                    sample,
+                }
+            })
+            .collect()
     }
 
-    /// Takes the tick's writes.
-    pub fn take(&mut self, table: &RoutingTable) -> TickWrites {
-        self.pin(table);
-        let mut all = std::mem::take(&mut self.flushed);
-        all.sort_by(|a, b| a.0.cmp(&b.0));
-        let samples = all.iter().map(|(_, s, k)| (k.clone(), s.writes)).collect();
-        let mut per_chunk: Vec<(ShardKey, ChunkStats)> = Vec::with_capacity(all.len());
-        for (k, s, _) in all {
-            match per_chunk.last_mut() {
-                Some((last, acc)) if *last == k => acc.add(s),
-                _ => per_chunk.push((k, s)),
-            }
-        }
-        TickWrites {
-            per_chunk,
-            samples,
-            by_shard: std::mem::take(&mut self.by_shard),
-        }
+    /// Ends the tick: its sample keys with their counts and the writes per shard.
+    pub fn end_tick(&mut self) -> (Vec<(ShardKey, u64)>, Vec<u64>) {
+        (
+            std::mem::take(&mut self.tick_samples),
+            std::mem::take(&mut self.tick_by_shard),
+        )
     }
 
     pub fn is_empty(&self) -> bool {
-        self.by_index.is_empty() && self.flushed.is_empty()
+        self.by_index.is_empty() && self.tick_samples.is_empty()
     }
 }
 

@@ -164,10 +164,14 @@ impl Simulator {
                 format!("{ns} {key}{}", if *unique { " unique" } else { "" })
             }
             EventKind::KeyRefined { ns, key } => format!("{ns} key now {key}"),
-            EventKind::Writes { ns, per_chunk } => {
-                let docs: u64 = per_chunk.iter().map(|(_, s)| s.writes).sum();
-                format!("{ns} {docs} writes to {} chunks", per_chunk.len())
+            EventKind::Writes { ns, chunks } => {
+                let docs: u64 = chunks.iter().map(|c| c.stats.writes).sum();
+                format!("{ns} {docs} writes to {} chunks", chunks.len())
             }
+            EventKind::BalancerRoundStarted {
+                round, candidates, ..
+            } => format!("round {round}: {candidates} candidates"),
+            EventKind::BalancerIdle { why_not } => why_not.join("; "),
         };
         format!(
             "{:>8.1}s  {:<28} {detail}",

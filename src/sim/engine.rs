@@ -253,18 +253,27 @@ impl Simulator {
         }
     }
 
-    /// Ends the tick: each collection's writes become a `writes` event and enter its window.
+    /// Ends the tick: each collection's remaining writes become a `writes` event, and the tick's
+    /// writes enter the recent-writes window.
     fn close_tick(&mut self) {
         for c in 0..self.cluster.collections.len() {
-            let coll = &mut self.cluster.collections[c];
-            if coll.pending.is_empty() {
+            if self.cluster.collections[c].pending.is_empty() {
                 continue;
             }
-            let tick = coll.pending.take(&coll.table);
-            coll.window.push(tick.samples, tick.by_shard);
-            let per_chunk = tick.per_chunk;
+            self.flush_writes(c);
+            let coll = &mut self.cluster.collections[c];
+            let (samples, by_shard) = coll.pending.end_tick();
+            coll.window.push(samples, by_shard);
+        }
+    }
+
+    /// Reports collection `c`'s unreported writes as a `writes` event (before chunks shift or move).
+    pub(super) fn flush_writes(&mut self, c: usize) {
+        let coll = &mut self.cluster.collections[c];
+        let chunks = coll.pending.flush(&coll.table);
+        if !chunks.is_empty() {
             let ns = coll.ns.clone();
-            self.emit(EventKind::Writes { ns, per_chunk });
+            self.emit(EventKind::Writes { ns, chunks });
         }
     }
 

@@ -2,6 +2,7 @@
 //! `config.changelog`'s `what` values (and `config.actionlog`'s for balancer rounds) where MongoDB
 //! has one. The event log, traces and the TUI are built on these.
 
+use super::cluster::ChunkWrites;
 use super::error::SimError;
 use crate::model::{ChunkStats, KeyPattern, ShardIdx, ShardKey};
 
@@ -149,11 +150,19 @@ pub enum EventKind {
     },
     /// `refineCollectionShardKey.end`.
     KeyRefined { ns: String, key: KeyPattern },
-    /// The writes of one tick to one collection, per chunk (by the chunk's lower bound).
+    /// Writes to one collection since the last report, per chunk (by the chunk's lower bound).
     Writes {
         ns: String,
-        per_chunk: Vec<(ShardKey, ChunkStats)>,
+        chunks: Vec<ChunkWrites>,
     },
+    /// A balancer round started (what it could not do is in `why_not`).
+    BalancerRoundStarted {
+        round: u64,
+        candidates: usize,
+        why_not: Vec<String>,
+    },
+    /// The balancer checked and did not run a round (stopped, outside its window).
+    BalancerIdle { why_not: Vec<String> },
 }
 
 impl EventKind {
@@ -177,6 +186,8 @@ impl EventKind {
             Self::IndexCreated { .. } => "createIndexes",
             Self::KeyRefined { .. } => "refineCollectionShardKey.end",
             Self::Writes { .. } => "writes",
+            Self::BalancerRoundStarted { .. } => "balancer.roundStart",
+            Self::BalancerIdle { .. } => "balancer.idle",
         }
     }
 }

@@ -2,9 +2,12 @@
 //! `splitVector`, `autoSplitVector` and `dataSize` read from a shard's index. Split points, medians
 //! and moveRange bounds come from here, so a range holding one key value is indivisible exactly as
 //! in MongoDB.
+//!
+//! Inserts are appended to an unsorted buffer and merged into the sorted list only when a question
+//! is asked (a split, a migration): inserting is O(1), and questions are rare next to writes.
 
-use std::collections::BTreeMap;
-use std::ops::Bound;
+use std::cell::RefCell;
+use std::cmp::Ordering;
 
 use crate::model::{ChunkStats, ShardKey};
 
@@ -15,10 +18,77 @@ pub struct KeyCount {
     pub bytes: u64,
 }
 
+#[derive(Clone, Debug, Default)]
+struct Inner {
+    /// Distinct keys, sorted.
+    sorted: Vec<(ShardKey, KeyCount)>,
+    /// Inserted since the last merge, unsorted: key and bytes of one document each.
+    pending: Vec<(ShardKey, u64)>,
+}
+
+impl Inner {
+    fn settle(&mut self) {
+        if self.pending.is_empty() {
+            return;
+        }
+        let mut pending = std::mem::take(&mut self.pending);
+        pending.sort_by(|a, b| a.0.cmp(&b.0));
+        if self
+            .sorted
+            .last()
+            .is_none_or(|(last, _)| *last < pending[0].0)
+        {
+            // Ascending keys: everything new goes after what is there.
+            for (key, bytes) in pending {
+                match self.sorted.last_mut() {
+                    Some((last, c)) if *last == key => {
+                        c.docs += 1;
+                        c.bytes += bytes;
+                    }
+                    _ => self.sorted.push((key, KeyCount { docs: 1, bytes })),
+                }
+            }
+            return;
+        }
+        let old = std::mem::take(&mut self.sorted);
+        let mut merged: Vec<(ShardKey, KeyCount)> = Vec::with_capacity(old.len() + pending.len());
+        let mut add = |key: ShardKey, count: KeyCount| match merged.last_mut() {
+            Some((last, c)) if *last == key => {
+                c.docs += count.docs;
+                c.bytes += count.bytes;
+            }
+            _ => merged.push((key, count)),
+        };
+        let mut old = old.into_iter().peekable();
+        for (key, bytes) in pending {
+            while let Some((k, _)) = old.peek() {
+                if k.cmp(&key) == Ordering::Greater {
+                    break;
+                }
+                if let Some((k, c)) = old.next() {
+                    add(k, c);
+                }
+            }
+            add(key, KeyCount { docs: 1, bytes });
+        }
+        for (k, c) in old {
+            add(k, c);
+        }
+        self.sorted = merged;
+    }
+
+    /// The index range of keys in `[min, max)`.
+    fn span(&self, min: &ShardKey, max: &ShardKey) -> std::ops::Range<usize> {
+        let lo = self.sorted.partition_point(|(k, _)| k < min);
+        let hi = lo + self.sorted[lo..].partition_point(|(k, _)| k < max);
+        lo..hi
+    }
+}
+
 /// An ordered multiset of shard-key values.
 #[derive(Clone, Debug, Default)]
 pub struct KeyIndex {
-    keys: BTreeMap<ShardKey, KeyCount>,
+    inner: RefCell<Inner>,
 }
 
 impl KeyIndex {
@@ -26,107 +96,118 @@ impl KeyIndex {
         Self::default()
     }
 
+    /// Calls `f` with the settled, sorted entries in `[min, max)`.
+    fn with_range<T>(
+        &self,
+        min: &ShardKey,
+        max: &ShardKey,
+        f: impl FnOnce(&[(ShardKey, KeyCount)]) -> T,
+    ) -> T {
+        let mut inner = self.inner.borrow_mut();
+        inner.settle();
+        let span = inner.span(min, max);
+        f(&inner.sorted[span])
+    }
+
     /// Number of distinct values.
     pub fn distinct(&self) -> usize {
-        self.keys.len()
+        let mut inner = self.inner.borrow_mut();
+        inner.settle();
+        inner.sorted.len()
     }
 
     pub fn insert(&mut self, key: ShardKey, bytes: u64) {
-        let entry = self.keys.entry(key).or_default();
-        entry.docs += 1;
-        entry.bytes += bytes;
+        self.inner.get_mut().pending.push((key, bytes));
     }
 
     /// Removes one document of `key` with `bytes`; false if the key is absent.
     pub fn remove(&mut self, key: &ShardKey, bytes: u64) -> bool {
-        let Some(entry) = self.keys.get_mut(key) else {
+        let inner = self.inner.get_mut();
+        inner.settle();
+        let Ok(i) = inner.sorted.binary_search_by(|(k, _)| k.cmp(key)) else {
             return false;
         };
+        let entry = &mut inner.sorted[i].1;
         entry.docs -= 1;
         entry.bytes = entry.bytes.saturating_sub(bytes);
         if entry.docs == 0 {
-            self.keys.remove(key);
+            inner.sorted.remove(i);
         }
         true
     }
 
-    fn range(
-        &self,
-        min: &ShardKey,
-        max: &ShardKey,
-    ) -> std::collections::btree_map::Range<'_, ShardKey, KeyCount> {
-        self.keys
-            .range((Bound::Included(min.clone()), Bound::Excluded(max.clone())))
-    }
-
     /// Documents and bytes in `[min, max)` (writes are not tracked here: zero).
     pub fn stats(&self, min: &ShardKey, max: &ShardKey) -> ChunkStats {
-        let mut s = ChunkStats::ZERO;
-        for (_, c) in self.range(min, max) {
-            s.docs += c.docs;
-            s.bytes += c.bytes;
-        }
-        s
+        self.with_range(min, max, |entries| {
+            let mut s = ChunkStats::ZERO;
+            for (_, c) in entries {
+                s.docs += c.docs;
+                s.bytes += c.bytes;
+            }
+            s
+        })
     }
 
     /// `splitVector`: points cutting `[min, max)` into pieces of about `piece_bytes`. As in
     /// MongoDB, a cut goes before the key value during which the running size crosses the limit
     /// (never at `min`, never inside one value), so a range holding one value yields no point.
     pub fn split_points(&self, min: &ShardKey, max: &ShardKey, piece_bytes: u64) -> Vec<ShardKey> {
-        let mut points = Vec::new();
-        let mut acc = 0u64;
-        for (key, count) in self.range(min, max) {
-            if acc > 0 && key > min && acc + count.bytes >= piece_bytes.max(1) {
-                points.push(key.clone());
-                acc = 0;
+        self.with_range(min, max, |entries| {
+            let mut points = Vec::new();
+            let mut acc = 0u64;
+            for (key, count) in entries {
+                if acc > 0 && key > min && acc + count.bytes >= piece_bytes.max(1) {
+                    points.push(key.clone());
+                    acc = 0;
+                }
+                acc += count.bytes;
             }
-            acc += count.bytes;
-        }
-        points
+            points
+        })
     }
 
     /// The median key of `[min, max)` by document count, usable as a split point (strictly above
     /// `min`); `None` when the range holds fewer than two distinct values.
     pub fn median(&self, min: &ShardKey, max: &ShardKey) -> Option<ShardKey> {
-        let total = self.stats(min, max).docs;
-        let mut acc = 0u64;
-        let mut last = None;
-        for (i, (key, count)) in self.range(min, max).enumerate() {
-            if i > 0 && acc * 2 >= total {
-                return Some(key.clone());
+        self.with_range(min, max, |entries| {
+            let total: u64 = entries.iter().map(|(_, c)| c.docs).sum();
+            let mut acc = 0u64;
+            for (i, (key, count)) in entries.iter().enumerate() {
+                if i > 0 && acc * 2 >= total {
+                    return Some(key.clone());
+                }
+                acc += count.docs;
             }
-            acc += count.docs;
-            last = (i > 0).then_some(key);
-        }
-        last.cloned()
+            (entries.len() > 1).then(|| entries[entries.len() - 1].0.clone())
+        })
     }
 
     /// The end of a range starting at `min` worth about `target_bytes` (the moveRange bound the
     /// donor picks, by the same rule as [`Self::split_points`]), or `None` when the rest of
     /// `[min, max)` is within the target (move it all).
     pub fn range_end(&self, min: &ShardKey, max: &ShardKey, target_bytes: u64) -> Option<ShardKey> {
-        let mut acc = 0u64;
-        for (key, count) in self.range(min, max) {
-            if acc > 0 && key > min && acc + count.bytes >= target_bytes.max(1) {
-                return Some(key.clone());
+        self.with_range(min, max, |entries| {
+            let mut acc = 0u64;
+            for (key, count) in entries {
+                if acc > 0 && key > min && acc + count.bytes >= target_bytes.max(1) {
+                    return Some(key.clone());
+                }
+                acc += count.bytes;
             }
-            acc += count.bytes;
-        }
-        None
+            None
+        })
+    }
+
+    /// The greatest key value in `[min, max)`.
+    pub fn last_in(&self, min: &ShardKey, max: &ShardKey) -> Option<ShardKey> {
+        self.with_range(min, max, |entries| entries.last().map(|(k, _)| k.clone()))
     }
 
     /// Replaces every entry (after the shard key is refined or the collection resharded).
     pub fn rebuild(&mut self, entries: impl IntoIterator<Item = (ShardKey, u64)>) {
-        self.keys.clear();
-        for (k, bytes) in entries {
-            self.insert(k, bytes);
-        }
-    }
-}
-
-impl KeyIndex {
-    /// The greatest key value in `[min, max)`.
-    pub fn last_in(&self, min: &ShardKey, max: &ShardKey) -> Option<ShardKey> {
-        self.range(min, max).next_back().map(|(k, _)| k.clone())
+        let inner = self.inner.get_mut();
+        inner.sorted.clear();
+        inner.pending = entries.into_iter().collect();
+        inner.settle();
     }
 }

@@ -198,8 +198,8 @@ impl Simulator {
         points: Vec<ShardKey>,
         cause: SplitCause,
     ) -> Result<(), SimError> {
+        self.flush_writes(c);
         let coll = &mut self.cluster.collections[c];
-        coll.pending.pin(&coll.table);
         let chunk = coll.table.chunk(i);
         let (min, max, shard, whole) = (
             chunk.min.clone(),
@@ -345,7 +345,8 @@ impl Simulator {
                 "could not merge chunks: the bounds are not chunk boundaries",
             ));
         };
-        coll.pending.pin(&coll.table);
+        self.flush_writes(c);
+        let coll = &mut self.cluster.collections[c];
         let shard = coll.table.chunk(first).info.shard;
         coll.table
             .merge(first..end)
@@ -493,8 +494,8 @@ impl Simulator {
                     .map(|k| (k, *bytes))
             })
             .collect();
+        self.flush_writes(c);
         let coll = &mut self.cluster.collections[c];
-        coll.pending.pin(&coll.table);
         coll.table = table;
         coll.keys.rebuild(entries);
         coll.window.extend_keys(added, &KeyValue::MinKey);

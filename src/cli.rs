@@ -26,6 +26,8 @@ pub enum Command {
     },
     /// Run the simulator headless to the scenario's end and print a summary.
     Sim(SimArgs),
+    /// Replay a recorded trace (from `sim --record`). For now only headless: `--json`.
+    Replay(ReplayArgs),
     /// Print MongoDB's hashed-index value of VALUE (what convertShardKeyToHashed returns).
     ///
     /// VALUE is Extended JSON: '"abc"', '42', '{"$oid":"…"}', '{"$numberLong":"42"}'. The result is
@@ -65,4 +67,23 @@ pub struct SimArgs {
     /// Run a scenario file instead of a built-in scenario.
     #[arg(long, conflicts_with = "scenario")]
     pub scenario_file: Option<PathBuf>,
+    /// Record the run into a trace (`.gz` or `.zst` to compress), for `shardtop replay`.
+    #[arg(long, value_name = "FILE")]
+    pub record: Option<PathBuf>,
+}
+
+/// Options of `shardtop replay`.
+#[derive(Debug, Args)]
+pub struct ReplayArgs {
+    /// The trace file.
+    pub file: PathBuf,
+    /// Print the JSON summary of the state at `--at` (default: the end) and exit.
+    #[arg(long)]
+    pub json: bool,
+    /// The trace time in seconds.
+    #[arg(long, allow_negative_numbers = true)]
+    pub at: Option<f64>,
+    /// Include every chunk in the JSON summary.
+    #[arg(long)]
+    pub chunks: bool,
 }

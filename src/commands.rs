@@ -2,6 +2,7 @@
 //! codes: 1 for runtime failures the user can act on, 2 for bad usage or bad input.
 
 mod hash;
+mod replay;
 mod sim;
 
 use std::process::ExitCode;
@@ -44,6 +45,7 @@ pub fn run(cli: Cli) -> ExitCode {
         Some(Command::Hash { value }) => hash::run(&value, &mut out),
         Some(Command::Scenarios { json }) => sim::scenarios(json, &mut out),
         Some(Command::Sim(args)) => sim::run(&args, &mut out),
+        Some(Command::Replay(args)) => replay::run(&args, &mut out),
         None => sim::overview(&mut out),
     };
     match result {

@@ -19,3 +19,4 @@ pub mod cli;
 pub mod commands;
 pub mod model;
 pub mod sim;
+pub mod trace;

@@ -11,6 +11,7 @@
 //! reads exact per-shard sizes (no orphans); 6.0 is simulated without the auto-splitter (removed
 //! in 6.0.3).
 
+pub mod apply;
 pub mod balancer;
 pub mod cluster;
 pub mod describe;

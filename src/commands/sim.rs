@@ -86,7 +86,7 @@ pub fn run(args: &SimArgs, out: &mut impl Write) -> Result<(), Failure> {
         ));
     }
     let mut log = String::new();
-    run_to(&mut sim, (until * 1000.0) as u64, |sim, events| {
+    let on_events = |sim: &Simulator, events: &[crate::sim::Event]| {
         if args.events {
             for e in events
                 .iter()
@@ -96,7 +96,17 @@ pub fn run(args: &SimArgs, out: &mut impl Write) -> Result<(), Failure> {
                 log.push('\n');
             }
         }
-    });
+    };
+    let until_ms = (until * 1000.0) as u64;
+    if let Some(path) = &args.record {
+        let header =
+            crate::trace::record::sim_header(&sim, &format!("sim:{}", sc.name), &sc.name, seed);
+        crate::trace::record::record_sim(&mut sim, until_ms, path, &header, on_events).map_err(
+            |e| Failure::runtime(format!("cannot write the trace {}: {e}", path.display())),
+        )?;
+    } else {
+        run_to(&mut sim, until_ms, on_events);
+    }
     out.write_all(log.as_bytes())
         .map_err(|e| write_failed(&e))?;
     let source = format!("sim:{}", sc.name);
@@ -119,15 +129,15 @@ pub fn run(args: &SimArgs, out: &mut impl Write) -> Result<(), Failure> {
 fn run_to(
     sim: &mut Simulator,
     until_ms: u64,
-    mut on_events: impl FnMut(&Simulator, Vec<crate::sim::Event>),
+    mut on_events: impl FnMut(&Simulator, &[crate::sim::Event]),
 ) {
     let first = sim.take_events();
-    on_events(sim, first);
+    on_events(sim, &first);
     while sim.now_ms() < until_ms {
         let step_end = (sim.now_ms() + 10_000).min(until_ms);
         sim.run_until(step_end);
         let events = sim.take_events();
-        on_events(sim, events);
+        on_events(sim, &events);
         if sim.now_ms() + crate::sim::engine::TICK_MS > until_ms {
             break;
         }

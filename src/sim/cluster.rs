@@ -136,6 +136,26 @@ impl PendingWrites {
     pub fn is_empty(&self) -> bool {
         self.by_index.is_empty() && self.tick_samples.is_empty()
     }
+
+    /// Records writes reported by a `writes` event (replaying a trace): they join the tick.
+    pub fn record_reported(&mut self, sample: ShardKey, shard: ShardIdx, writes: u64) {
+        self.tick_samples.push((sample, writes));
+        if self.tick_by_shard.len() <= shard.index() {
+            self.tick_by_shard.resize(shard.index() + 1, 0);
+        }
+        self.tick_by_shard[shard.index()] += writes;
+    }
+
+    /// Extends the tick's sample keys after the shard key was refined.
+    fn extend_keys(&mut self, added: usize, fill: &KeyValue) {
+        for (key, _) in &mut self.tick_samples {
+            let mut values: Vec<KeyValue> = key.values().cloned().collect();
+            values.extend(std::iter::repeat_n(fill.clone(), added));
+            if let Some(k) = ShardKey::from_values(values) {
+                *key = k;
+            }
+        }
+    }
 }
 
 /// A sharded collection.
@@ -176,6 +196,42 @@ impl Collection {
             routed_writes: Vec::new(),
             incarnation: 1,
         }
+    }
+
+    /// Takes a refined key (a suffix-extended pattern): chunk bounds gain MinKey for the new fields
+    /// (MaxKey in the global max), jumbo flags are cleared, the collection gets a new incarnation.
+    /// The key index is the caller's to rebuild.
+    pub fn refine_key(&mut self, key: KeyPattern) -> Result<(), crate::model::RoutingError> {
+        let added = key.len().saturating_sub(self.pattern.len());
+        let extend = |k: &ShardKey| {
+            let mut v: Vec<KeyValue> = k.values().cloned().collect();
+            let fill = if v.iter().all(|x| *x == KeyValue::MaxKey) {
+                KeyValue::MaxKey
+            } else {
+                KeyValue::MinKey
+            };
+            v.extend(std::iter::repeat_n(fill, added));
+            ShardKey::from_values(v)
+        };
+        let chunks = self
+            .table
+            .iter()
+            .filter_map(|ch| {
+                Some((
+                    extend(ch.min)?,
+                    crate::model::ChunkInfo {
+                        jumbo: false,
+                        ..ch.info.clone()
+                    },
+                ))
+            })
+            .collect();
+        self.table = RoutingTable::from_chunks(chunks, key.global_max())?;
+        self.window.extend_keys(added, &KeyValue::MinKey);
+        self.pending.extend_keys(added, &KeyValue::MinKey);
+        self.pattern = key;
+        self.incarnation += 1;
+        Ok(())
     }
 
     /// Writes routed to `shard` since the start.

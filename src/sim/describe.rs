@@ -29,7 +29,9 @@ impl Simulator {
         let id = |s| self.cluster.shard_id(s).to_string();
         let detail = match &e.kind {
             EventKind::ShardAdded { id: name, .. } => format!("shard {name}"),
-            EventKind::CollectionSharded { ns, key, chunks } => {
+            EventKind::CollectionSharded {
+                ns, key, chunks, ..
+            } => {
                 format!("{ns} key {key}, {chunks} initial chunks")
             }
             EventKind::Split {

@@ -89,6 +89,25 @@ pub struct Simulator {
 }
 
 impl Simulator {
+    /// A state restored from a trace keyframe: no workloads or actions (a replay applies events).
+    pub fn restore(
+        cluster: Cluster,
+        balancer: BalancerState,
+        now_ms: u64,
+        next_migration_id: u64,
+    ) -> Self {
+        let mut sim = Self::empty(cluster);
+        sim.balancer = balancer;
+        sim.now_ms = now_ms;
+        sim.next_migration_id = next_migration_id;
+        sim
+    }
+
+    /// The id the next migration will get.
+    pub fn next_migration_id(&self) -> u64 {
+        self.next_migration_id
+    }
+
     /// A simulator over an already built cluster (no workloads, no scheduled actions).
     pub fn from_cluster(cluster: Cluster) -> Self {
         Self::empty(cluster)

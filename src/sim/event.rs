@@ -63,6 +63,8 @@ pub enum EventKind {
         ns: String,
         key: KeyPattern,
         chunks: usize,
+        /// Each initial chunk's lower bound and shard (versions are (1, 0), (1, 1), … in order).
+        layout: Vec<(ShardKey, ShardIdx)>,
     },
     /// `split` (one point) or `multi-split` (several).
     Split {

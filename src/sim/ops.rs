@@ -92,6 +92,10 @@ impl Simulator {
                 },
             );
         }
+        let layout = table
+            .iter()
+            .map(|ch| (ch.min.clone(), ch.info.shard))
+            .collect();
         let mut coll = Collection::new(ns, key.clone(), table);
         coll.indexes = indexes;
         let at = self
@@ -103,6 +107,7 @@ impl Simulator {
             ns: ns.to_string(),
             key,
             chunks,
+            layout,
         });
         Ok(())
     }
@@ -459,32 +464,6 @@ impl Simulator {
                 "the simulator did not keep this collection's documents (scenario: keepDocuments)",
             ));
         };
-        let added = key.len() - coll.pattern.len();
-        let extend = |k: &ShardKey| {
-            let mut v: Vec<KeyValue> = k.values().cloned().collect();
-            let fill = if v.iter().all(|x| *x == KeyValue::MaxKey) {
-                KeyValue::MaxKey
-            } else {
-                KeyValue::MinKey
-            };
-            v.extend(std::iter::repeat_n(fill, added));
-            ShardKey::from_values(v)
-        };
-        let chunks = coll
-            .table
-            .iter()
-            .filter_map(|ch| {
-                Some((
-                    extend(ch.min)?,
-                    ChunkInfo {
-                        jumbo: false,
-                        ..ch.info.clone()
-                    },
-                ))
-            })
-            .collect();
-        let table = RoutingTable::from_chunks(chunks, key.global_max())
-            .map_err(|e| SimError::illegal_operation(e.to_string()))?;
         let entries: Vec<(ShardKey, u64)> = store
             .docs
             .iter()
@@ -496,11 +475,9 @@ impl Simulator {
             .collect();
         self.flush_writes(c);
         let coll = &mut self.cluster.collections[c];
-        coll.table = table;
+        coll.refine_key(key.clone())
+            .map_err(|e| SimError::illegal_operation(e.to_string()))?;
         coll.keys.rebuild(entries);
-        coll.window.extend_keys(added, &KeyValue::MinKey);
-        coll.pattern = key.clone();
-        coll.incarnation += 1;
         for w in &mut self.workloads {
             if w.coll_ns == ns {
                 w.key_sources = super::setup::key_sources(&key, &w.fields);

@@ -61,6 +61,13 @@ impl WriteWindow {
         }
     }
 
+    /// The kept ticks: per-chunk sample keys with counts, and per-shard counts.
+    pub fn ticks(&self) -> impl Iterator<Item = (&[(ShardKey, u64)], &[u64])> {
+        self.ticks
+            .iter()
+            .map(|t| (t.by_chunk.as_slice(), t.by_shard.as_slice()))
+    }
+
     /// Total writes in the window.
     pub fn total(&self) -> u64 {
         self.ticks.iter().flat_map(|t| t.by_shard.iter()).sum()

@@ -1,0 +1,49 @@
+//! `shardtop replay FILE --json [--at T]`.
+
+use std::io::Write;
+
+use super::{Failure, write_failed};
+use crate::cli::ReplayArgs;
+use crate::sim::SummaryOptions;
+use crate::trace::{ReadOptions, Replay, TraceError};
+
+fn failure(e: TraceError) -> Failure {
+    if e.input {
+        Failure::input(e.message)
+    } else {
+        Failure::runtime(e.message)
+    }
+}
+
+pub fn run(args: &ReplayArgs, out: &mut impl Write) -> Result<(), Failure> {
+    if !args.json {
+        return Err(Failure::input(
+            "the interactive replay is not built yet; use `shardtop replay FILE --json [--at SECONDS]`",
+        ));
+    }
+    let at_ms = match args.at {
+        Some(t) if !t.is_finite() || t < 0.0 => {
+            return Err(Failure::input(
+                "--at: give a trace time in seconds, 0 or more",
+            ));
+        }
+        Some(t) => Some((t * 1000.0).round() as u64),
+        None => None,
+    };
+    let mut replay = Replay::open(&args.file, ReadOptions::default()).map_err(failure)?;
+    for w in &replay.trace.warnings {
+        eprintln!("shardtop: warning: {w}");
+    }
+    let end = replay.end_ms();
+    replay.seek(at_ms.unwrap_or(end)).map_err(failure)?;
+    let source = format!("replay:{}", args.file.display());
+    let summary = replay.state().summary_json(&SummaryOptions {
+        source,
+        chunks: args.chunks,
+    });
+    let text = format!(
+        "{}\n",
+        serde_json::to_string_pretty(&summary).unwrap_or_default()
+    );
+    out.write_all(text.as_bytes()).map_err(|e| write_failed(&e))
+}

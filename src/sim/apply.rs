@@ -1,0 +1,258 @@
+//! Applying recorded events to a cluster state: how a replay reproduces the simulator's state
+//! from a keyframe. Every transition here is the one the simulator made when it emitted the event.
+
+use super::cluster::{Collection, Index, ShardState};
+use super::engine::{Migration, RoundInProgress, Simulator};
+use super::event::{Event, EventKind};
+use crate::model::{ChunkInfo, ChunkVersion, RoutingTable, Shard, ShardIdx, ShardKey};
+
+/// A recorded event that does not fit the state it is applied to.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ApplyError(pub String);
+
+impl std::fmt::Display for ApplyError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for ApplyError {}
+
+fn fail<T>(msg: impl Into<String>) -> Result<T, ApplyError> {
+    Err(ApplyError(msg.into()))
+}
+
+impl Simulator {
+    fn coll_mut(&mut self, ns: &str) -> Result<&mut Collection, ApplyError> {
+        match self.cluster.collection_index(ns) {
+            Some(c) => Ok(&mut self.cluster.collections[c]),
+            None => fail(format!("unknown collection {ns}")),
+        }
+    }
+
+    fn chunk_at(coll: &Collection, min: &ShardKey) -> Result<usize, ApplyError> {
+        coll.table
+            .find_by_min(min)
+            .ok_or_else(|| ApplyError(format!("{}: no chunk starts at {min:?}", coll.ns)))
+    }
+
+    /// Moves the replay clock to `at_ms`, closing the writes of earlier ticks into the windows.
+    pub fn replay_clock(&mut self, at_ms: u64) {
+        if at_ms > self.now_ms {
+            self.close_replayed_ticks();
+            self.now_ms = at_ms;
+        }
+    }
+
+    /// Closes the open tick of every collection (writes recorded but not yet in the window).
+    pub fn close_replayed_ticks(&mut self) {
+        for coll in &mut self.cluster.collections {
+            let (samples, by_shard) = coll.pending.end_tick();
+            coll.window.push(samples, by_shard);
+        }
+    }
+
+    /// Applies one recorded event.
+    pub fn apply(&mut self, e: &Event) -> Result<(), ApplyError> {
+        self.replay_clock(e.at_ms);
+        match &e.kind {
+            EventKind::ShardAdded { id, .. } => {
+                self.cluster.shards.push(ShardState {
+                    shard: Shard::new(id.clone()),
+                    capacity: 1.0,
+                });
+            }
+            EventKind::CollectionSharded { .. }
+            | EventKind::SplitFailed { .. }
+            | EventKind::IndexCreated { .. } => self.apply_catalog(e)?,
+            EventKind::Split {
+                ns,
+                min,
+                points,
+                pieces,
+                ..
+            } => {
+                let coll = self.coll_mut(ns)?;
+                let i = Self::chunk_at(coll, min)?;
+                coll.table
+                    .split(i, points, pieces)
+                    .map_err(|err| ApplyError(err.to_string()))?;
+            }
+            EventKind::Merge { ns, min, max, .. } => {
+                let coll = self.coll_mut(ns)?;
+                let first = Self::chunk_at(coll, min)?;
+                let end = if max == coll.table.global_max() {
+                    coll.table.len()
+                } else {
+                    Self::chunk_at(coll, max)?
+                };
+                coll.table
+                    .merge(first..end)
+                    .map_err(|err| ApplyError(err.to_string()))?;
+            }
+            EventKind::JumboMarked { ns, min, .. } => {
+                let coll = self.coll_mut(ns)?;
+                let i = Self::chunk_at(coll, min)?;
+                coll.table.set_jumbo(i, true);
+            }
+            EventKind::MigrationStarted { .. }
+            | EventKind::MigrationCommitted { .. }
+            | EventKind::MigrationFailed { .. } => {
+                self.apply_migration(e)?;
+            }
+            EventKind::BalancerRoundStarted {
+                round,
+                candidates,
+                why_not,
+            } => {
+                self.balancer.rounds = *round;
+                self.balancer.why_not.clone_from(why_not);
+                self.balancer.round = Some(RoundInProgress {
+                    number: *round,
+                    started_ms: e.at_ms,
+                    candidates: *candidates,
+                    migration_ids: Vec::new(),
+                    moved: 0,
+                    failed: 0,
+                });
+            }
+            EventKind::BalancerRound { .. } => self.balancer.round = None,
+            EventKind::BalancerIdle { why_not } => self.balancer.why_not.clone_from(why_not),
+            EventKind::BalancerSet { enabled } => self.cluster.settings.balancer_enabled = *enabled,
+            EventKind::ChunkSizeSet { bytes } => self.cluster.settings.chunk_size_bytes = *bytes,
+            EventKind::KeyRefined { ns, key } => {
+                let coll = self.coll_mut(ns)?;
+                coll.refine_key(key.clone())
+                    .map_err(|err| ApplyError(err.to_string()))?;
+            }
+            EventKind::Writes { ns, chunks } => {
+                let coll = self.coll_mut(ns)?;
+                for w in chunks {
+                    let i = Self::chunk_at(coll, &w.min)?;
+                    let shard = coll.table.chunk(i).info.shard;
+                    coll.table.add_stats(i, w.stats);
+                    if coll.routed_writes.len() <= shard.index() {
+                        coll.routed_writes.resize(shard.index() + 1, 0);
+                    }
+                    coll.routed_writes[shard.index()] += w.stats.writes;
+                    coll.pending
+                        .record_reported(w.sample.clone(), shard, w.stats.writes);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn apply_catalog(&mut self, e: &Event) -> Result<(), ApplyError> {
+        match &e.kind {
+            EventKind::CollectionSharded {
+                ns, key, layout, ..
+            } => {
+                let chunks: Vec<(ShardKey, ChunkInfo)> = layout
+                    .iter()
+                    .enumerate()
+                    .map(|(i, (min, shard))| {
+                        (
+                            min.clone(),
+                            ChunkInfo::new(*shard, ChunkVersion::new(1, i as u32)),
+                        )
+                    })
+                    .collect();
+                let table = RoutingTable::from_chunks(chunks, key.global_max())
+                    .map_err(|err| ApplyError(err.to_string()))?;
+                let at = self
+                    .cluster
+                    .collections
+                    .partition_point(|c| c.ns.as_str() < ns.as_str());
+                self.cluster
+                    .collections
+                    .insert(at, Collection::new(ns, key.clone(), table));
+            }
+            EventKind::IndexCreated { ns, key, unique } => {
+                let coll = self.coll_mut(ns)?;
+                if !coll.indexes.iter().any(|i| i.key == *key) {
+                    coll.indexes.push(Index {
+                        key: key.clone(),
+                        unique: *unique,
+                    });
+                }
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    fn apply_migration(&mut self, e: &Event) -> Result<(), ApplyError> {
+        match &e.kind {
+            EventKind::MigrationStarted {
+                id,
+                ns,
+                min,
+                max,
+                from,
+                to,
+                reason,
+                bytes,
+            } => {
+                let coll = self.coll_mut(ns)?;
+                let i = Self::chunk_at(coll, min)?;
+                let end = (max != coll.table.chunk(i).max).then(|| max.clone());
+                self.balancer.in_flight.push(Migration {
+                    id: *id,
+                    ns: ns.clone(),
+                    min: min.clone(),
+                    end,
+                    max: max.clone(),
+                    from: *from,
+                    to: *to,
+                    started_ms: e.at_ms,
+                    finish_ms: u64::MAX,
+                    bytes: *bytes,
+                    reason: *reason,
+                });
+                if let Some(round) = self
+                    .balancer
+                    .round
+                    .as_mut()
+                    .filter(|_| *reason != super::event::MigrationReason::Manual)
+                {
+                    round.migration_ids.push(*id);
+                }
+                self.next_migration_id = self.next_migration_id.max(id + 1);
+            }
+            EventKind::MigrationCommitted {
+                id,
+                ns,
+                min,
+                max,
+                to,
+                moved,
+                ..
+            } => {
+                self.balancer.in_flight.retain(|m| m.id != *id);
+                let now_secs = e.at_ms / 1000;
+                let coll = self.coll_mut(ns)?;
+                let i = Self::chunk_at(coll, min)?;
+                let end = (max != coll.table.chunk(i).max).then_some(max);
+                coll.table
+                    .move_range(i, end, *moved, *to, now_secs)
+                    .map_err(|err| ApplyError(err.to_string()))?;
+                self.balancer.completed += 1;
+            }
+            EventKind::MigrationFailed { id, .. } => {
+                self.balancer.in_flight.retain(|m| m.id != *id);
+                self.balancer.failed += 1;
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+}
+
+/// The shard of an id in a cluster's shard list, for decoding recorded events.
+pub fn shard_by_id(shards: &[ShardState], id: &str) -> Option<ShardIdx> {
+    shards
+        .iter()
+        .position(|s| s.shard.id == id)
+        .map(|i| ShardIdx(i as u32))
+}

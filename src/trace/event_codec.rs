@@ -1,0 +1,381 @@
+//! Events as trace lines: `{"t": 12.3, "what": "moveChunk.commit", …}`. Bounds are shard-key
+//! documents in canonical Extended JSON; shards are named by id.
+
+use serde_json::{Value, json};
+
+use super::json::{
+    Res, array_at, bool_at, field, key_at, key_json, key_of, ms_of_seconds, pattern_at,
+    pattern_json, seconds, stats_at, stats_json, stats_of, str_at, strings_at, u64_at,
+};
+use crate::model::{KeyPattern, ShardIdx, ShardKey};
+use crate::sim::cluster::ChunkWrites;
+use crate::sim::event::{MigrationReason, SplitCause};
+use crate::sim::{Event, EventKind, SimError, Simulator};
+
+/// Names and patterns needed to write events: the state they were emitted from.
+pub struct Names<'a> {
+    pub sim: &'a Simulator,
+}
+
+impl Names<'_> {
+    fn shard(&self, s: ShardIdx) -> Value {
+        Value::String(self.sim.cluster.shard_id(s).to_string())
+    }
+
+    fn key(&self, ns: &str, k: &ShardKey) -> Value {
+        key_json(self.sim.cluster.collection(ns).map(|c| &c.pattern), k)
+    }
+
+    fn keys(&self, ns: &str, ks: &[ShardKey]) -> Value {
+        Value::Array(ks.iter().map(|k| self.key(ns, k)).collect())
+    }
+}
+
+fn error_json(e: &SimError) -> Value {
+    json!({"code": e.code, "codeName": e.code_name, "errmsg": e.message})
+}
+
+/// The trace line of an event.
+pub fn encode(e: &Event, names: &Names<'_>) -> Value {
+    let mut v = body(&e.kind, names);
+    if let Value::Object(map) = &mut v {
+        map.insert("t".into(), seconds(e.at_ms));
+        map.insert("what".into(), Value::String(e.kind.what().into()));
+        map.sort_keys();
+    }
+    v
+}
+
+fn body(kind: &EventKind, n: &Names<'_>) -> Value {
+    match kind {
+        EventKind::ShardAdded { id, .. } => json!({"id": id}),
+        EventKind::CollectionSharded {
+            ns,
+            key,
+            chunks,
+            layout,
+        } => json!({
+            "ns": ns, "key": pattern_json(key), "chunks": chunks,
+            "layout": layout.iter().map(|(min, s)| json!({"min": key_json(Some(key), min), "shard": n.shard(*s)})).collect::<Vec<_>>(),
+        }),
+        EventKind::Split {
+            ns,
+            min,
+            max,
+            points,
+            shard,
+            pieces,
+            cause,
+        } => json!({
+            "ns": ns, "min": n.key(ns, min), "max": n.key(ns, max), "points": n.keys(ns, points),
+            "shard": n.shard(*shard), "pieces": pieces.iter().map(|p| stats_json(*p)).collect::<Vec<_>>(),
+            "cause": format!("{cause:?}").to_lowercase(),
+        }),
+        EventKind::SplitFailed {
+            ns,
+            min,
+            max,
+            shard,
+            error,
+        } => json!({
+            "ns": ns, "min": n.key(ns, min), "max": n.key(ns, max), "shard": n.shard(*shard), "error": error_json(error),
+        }),
+        EventKind::Merge {
+            ns,
+            min,
+            max,
+            shard,
+            chunks,
+        } => json!({
+            "ns": ns, "min": n.key(ns, min), "max": n.key(ns, max), "shard": n.shard(*shard), "chunks": chunks,
+        }),
+        EventKind::MigrationStarted {
+            id,
+            ns,
+            min,
+            max,
+            from,
+            to,
+            reason,
+            bytes,
+        } => json!({
+            "id": id, "ns": ns, "min": n.key(ns, min), "max": n.key(ns, max), "from": n.shard(*from), "to": n.shard(*to),
+            "reason": reason.as_str(), "bytes": bytes,
+        }),
+        EventKind::MigrationCommitted {
+            id,
+            ns,
+            min,
+            max,
+            from,
+            to,
+            moved,
+            millis,
+        } => json!({
+            "id": id, "ns": ns, "min": n.key(ns, min), "max": n.key(ns, max), "from": n.shard(*from), "to": n.shard(*to),
+            "moved": stats_json(*moved), "millis": millis,
+        }),
+        EventKind::MigrationFailed {
+            id,
+            ns,
+            min,
+            max,
+            from,
+            to,
+            error,
+        } => json!({
+            "id": id, "ns": ns, "min": n.key(ns, min), "max": n.key(ns, max), "from": n.shard(*from), "to": n.shard(*to),
+            "error": error_json(error),
+        }),
+        EventKind::JumboMarked {
+            ns,
+            min,
+            max,
+            shard,
+        } => json!({
+            "ns": ns, "min": n.key(ns, min), "max": n.key(ns, max), "shard": n.shard(*shard),
+        }),
+        EventKind::BalancerRound {
+            round,
+            candidates,
+            moved,
+            failed,
+            millis,
+            why_not,
+        } => json!({
+            "round": round, "candidates": candidates, "moved": moved, "failed": failed, "millis": millis, "whyNot": why_not,
+        }),
+        EventKind::BalancerRoundStarted {
+            round,
+            candidates,
+            why_not,
+        } => json!({"round": round, "candidates": candidates, "whyNot": why_not}),
+        EventKind::BalancerIdle { why_not } => json!({"whyNot": why_not}),
+        EventKind::BalancerSet { enabled } => json!({"enabled": enabled}),
+        EventKind::ChunkSizeSet { bytes } => json!({"bytes": bytes}),
+        EventKind::IndexCreated { ns, key, unique } => {
+            json!({"ns": ns, "key": pattern_json(key), "unique": unique})
+        }
+        EventKind::KeyRefined { ns, key } => json!({"ns": ns, "key": pattern_json(key)}),
+        EventKind::Writes { ns, chunks } => json!({
+            "ns": ns,
+            "chunks": chunks.iter().map(|c| json!({
+                "min": n.key(ns, &c.min), "docs": c.stats.docs, "bytes": c.stats.bytes, "writes": c.stats.writes,
+                "key": n.key(ns, &c.sample),
+            })).collect::<Vec<_>>(),
+        }),
+    }
+}
+
+/// Reads an event line against the state it applies to (for shard ids). `None` for a `what` this
+/// version does not know (a newer minor version's event: ignored).
+pub fn decode(v: &Value, state: &Simulator) -> Res<Option<Event>> {
+    let at_ms = ms_of_seconds(super::json::f64_at(v, "t", "")?);
+    let what = str_at(v, "what", "")?;
+    let shard = |name: &str| -> Res<ShardIdx> {
+        let id = str_at(v, name, "")?;
+        crate::sim::apply::shard_by_id(&state.cluster.shards, id)
+            .ok_or_else(|| format!("field `{name}`: unknown shard {id:?}"))
+    };
+    let ns = || str_at(v, "ns", "").map(String::from);
+    let key = |name: &str| key_at(v, name, "");
+    let kind = match what {
+        "addShard" => EventKind::ShardAdded {
+            shard: ShardIdx(state.cluster.shards.len() as u32),
+            id: str_at(v, "id", "")?.into(),
+        },
+        "shardCollection.end" => {
+            let layout = array_at(v, "layout", "")?
+                .iter()
+                .enumerate()
+                .map(|(i, c)| {
+                    let p = format!("layout[{i}].");
+                    let id = str_at(c, "shard", &p)?;
+                    let s = crate::sim::apply::shard_by_id(&state.cluster.shards, id)
+                        .ok_or_else(|| format!("field `{p}shard`: unknown shard {id:?}"))?;
+                    Ok((key_at(c, "min", &p)?, s))
+                })
+                .collect::<Res<Vec<_>>>()?;
+            EventKind::CollectionSharded {
+                ns: ns()?,
+                key: pattern_at(v, "key", "")?,
+                chunks: u64_at(v, "chunks", "")? as usize,
+                layout,
+            }
+        }
+        "split" | "multi-split" => EventKind::Split {
+            ns: ns()?,
+            min: key("min")?,
+            max: key("max")?,
+            points: array_at(v, "points", "")?
+                .iter()
+                .enumerate()
+                .map(|(i, p)| key_of(p, &format!("points[{i}]")))
+                .collect::<Res<_>>()?,
+            shard: shard("shard")?,
+            pieces: array_at(v, "pieces", "")?
+                .iter()
+                .enumerate()
+                .map(|(i, p)| stats_of(p, &format!("pieces[{i}].")))
+                .collect::<Res<_>>()?,
+            cause: cause(str_at(v, "cause", "")?),
+        },
+        "split.error" => EventKind::SplitFailed {
+            ns: ns()?,
+            min: key("min")?,
+            max: key("max")?,
+            shard: shard("shard")?,
+            error: error_of(v)?,
+        },
+        "merge" => EventKind::Merge {
+            ns: ns()?,
+            min: key("min")?,
+            max: key("max")?,
+            shard: shard("shard")?,
+            chunks: u64_at(v, "chunks", "")? as usize,
+        },
+        "moveChunk.start" => EventKind::MigrationStarted {
+            id: u64_at(v, "id", "")?,
+            ns: ns()?,
+            min: key("min")?,
+            max: key("max")?,
+            from: shard("from")?,
+            to: shard("to")?,
+            reason: reason_of(str_at(v, "reason", "")?),
+            bytes: u64_at(v, "bytes", "")?,
+        },
+        "moveChunk.commit" => EventKind::MigrationCommitted {
+            id: u64_at(v, "id", "")?,
+            ns: ns()?,
+            min: key("min")?,
+            max: key("max")?,
+            from: shard("from")?,
+            to: shard("to")?,
+            moved: stats_at(v, "moved", "")?,
+            millis: u64_at(v, "millis", "")?,
+        },
+        "moveChunk.error" => EventKind::MigrationFailed {
+            id: u64_at(v, "id", "")?,
+            ns: ns()?,
+            min: key("min")?,
+            max: key("max")?,
+            from: shard("from")?,
+            to: shard("to")?,
+            error: error_of(v)?,
+        },
+        "markJumbo" => EventKind::JumboMarked {
+            ns: ns()?,
+            min: key("min")?,
+            max: key("max")?,
+            shard: shard("shard")?,
+        },
+        "balancer.round" => EventKind::BalancerRound {
+            round: u64_at(v, "round", "")?,
+            candidates: u64_at(v, "candidates", "")? as usize,
+            moved: u64_at(v, "moved", "")? as usize,
+            failed: u64_at(v, "failed", "")? as usize,
+            millis: u64_at(v, "millis", "")?,
+            why_not: strings_at(v, "whyNot", "")?,
+        },
+        "balancer.roundStart" => EventKind::BalancerRoundStarted {
+            round: u64_at(v, "round", "")?,
+            candidates: u64_at(v, "candidates", "")? as usize,
+            why_not: strings_at(v, "whyNot", "")?,
+        },
+        "balancer.idle" => EventKind::BalancerIdle {
+            why_not: strings_at(v, "whyNot", "")?,
+        },
+        "balancer.start" | "balancer.stop" => EventKind::BalancerSet {
+            enabled: bool_at(v, "enabled", "")?,
+        },
+        "setChunkSize" => EventKind::ChunkSizeSet {
+            bytes: u64_at(v, "bytes", "")?,
+        },
+        "createIndexes" => EventKind::IndexCreated {
+            ns: ns()?,
+            key: pattern_at(v, "key", "")?,
+            unique: bool_at(v, "unique", "")?,
+        },
+        "refineCollectionShardKey.end" => EventKind::KeyRefined {
+            ns: ns()?,
+            key: pattern_at(v, "key", "")?,
+        },
+        "writes" => EventKind::Writes {
+            ns: ns()?,
+            chunks: array_at(v, "chunks", "")?
+                .iter()
+                .enumerate()
+                .map(|(i, c)| {
+                    let p = format!("chunks[{i}].");
+                    Ok(ChunkWrites {
+                        min: key_at(c, "min", &p)?,
+                        stats: crate::model::ChunkStats::new(
+                            u64_at(c, "docs", &p)?,
+                            u64_at(c, "bytes", &p)?,
+                            u64_at(c, "writes", &p)?,
+                        ),
+                        sample: key_at(c, "key", &p)?,
+                    })
+                })
+                .collect::<Res<_>>()?,
+        },
+        _ => return Ok(None),
+    };
+    Ok(Some(Event { at_ms, kind }))
+}
+
+fn error_of(v: &Value) -> Res<SimError> {
+    let e = field(v, "error", "")?;
+    let code = u64_at(e, "code", "error.")? as i32;
+    let name = str_at(e, "codeName", "error.")?;
+    let code_name = KNOWN_CODES
+        .iter()
+        .find(|n| **n == name)
+        .copied()
+        .unwrap_or("UnknownError");
+    Ok(SimError {
+        code,
+        code_name,
+        message: str_at(e, "errmsg", "error.")?.to_string(),
+    })
+}
+
+const KNOWN_CODES: &[&str] = &[
+    "BadValue",
+    "IllegalOperation",
+    "NamespaceNotFound",
+    "ShardNotFound",
+    "InvalidOptions",
+    "CannotCreateIndex",
+    "CannotSplit",
+    "ConflictingOperationInProgress",
+    "NamespaceNotSharded",
+    "ChunkTooBig",
+    "ZoneNotFound",
+    "RangeOverlapConflict",
+    "AlreadyInitialized",
+];
+
+pub fn reason_of(s: &str) -> MigrationReason {
+    match s {
+        "drain" => MigrationReason::Drain,
+        "zoneViolation" => MigrationReason::ZoneViolation,
+        "topChunk" => MigrationReason::TopChunk,
+        "manual" => MigrationReason::Manual,
+        _ => MigrationReason::ChunksImbalance,
+    }
+}
+
+fn cause(s: &str) -> SplitCause {
+    match s {
+        "auto" => SplitCause::Auto,
+        "balancer" => SplitCause::Balancer,
+        "zone" => SplitCause::Zone,
+        _ => SplitCause::Command,
+    }
+}
+
+/// The pattern of a collection in a state, if known.
+pub fn pattern_of<'a>(state: &'a Simulator, ns: &str) -> Option<&'a KeyPattern> {
+    state.cluster.collection(ns).map(|c| &c.pattern)
+}

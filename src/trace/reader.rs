@@ -1,0 +1,384 @@
+//! Reading a trace: decompression (to a temporary file, so memory stays bounded and seeking works
+//! on compressed traces too), then one validating pass that replays every event, records where the
+//! keyframes are, and lists the notable events (migrations, errors, jumbo marks) for jumping.
+
+use std::fs::File;
+use std::io::{self, BufRead, BufReader, Read, Seek, SeekFrom};
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use super::header::Header;
+use super::writer::Compression;
+use super::{event_codec, state_codec};
+use crate::sim::{Event, EventKind, Simulator};
+
+/// A trace that cannot be read: bad input (exit 2) or an I/O failure (exit 1).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TraceError {
+    pub input: bool,
+    pub message: String,
+}
+
+impl std::fmt::Display for TraceError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for TraceError {}
+
+fn bad(path: &Path, line: u64, msg: impl std::fmt::Display) -> TraceError {
+    TraceError {
+        input: true,
+        message: format!("{}:{line}: {msg}", path.display()),
+    }
+}
+
+fn io_err(path: &Path, e: &io::Error) -> TraceError {
+    TraceError {
+        input: false,
+        message: format!("cannot read {}: {e}", path.display()),
+    }
+}
+
+/// Limits of the reader.
+#[derive(Clone, Copy, Debug)]
+pub struct ReadOptions {
+    /// A longer line is refused (a keyframe of a million chunks is about 200 MB).
+    pub max_line_bytes: usize,
+}
+
+impl Default for ReadOptions {
+    fn default() -> Self {
+        Self {
+            max_line_bytes: 512 << 20,
+        }
+    }
+}
+
+/// What kind of notable event, for jumping between them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Notable {
+    Migration,
+    Error,
+    Jumbo,
+}
+
+impl Notable {
+    pub fn of(kind: &EventKind) -> Option<Self> {
+        match kind {
+            EventKind::MigrationStarted { .. } | EventKind::MigrationCommitted { .. } => {
+                Some(Self::Migration)
+            }
+            EventKind::MigrationFailed { .. } | EventKind::SplitFailed { .. } => Some(Self::Error),
+            EventKind::JumboMarked { .. } => Some(Self::Jumbo),
+            _ => None,
+        }
+    }
+}
+
+/// Where a keyframe is.
+#[derive(Clone, Copy, Debug)]
+pub struct KeyframeAt {
+    pub t_ms: u64,
+    pub offset: u64,
+    pub line: u64,
+    /// Events before it (the ordinal of the first event after it).
+    pub events_before: u64,
+}
+
+/// A validated, indexed trace.
+#[derive(Debug)]
+pub struct TraceFile {
+    pub path: PathBuf,
+    readable: PathBuf,
+    _temp: Option<tempfile::TempPath>,
+    pub header: Header,
+    pub keyframes: Vec<KeyframeAt>,
+    /// Number of event lines.
+    pub events: u64,
+    /// The time of the end marker, or of the last event when the recording was cut short.
+    pub end_ms: u64,
+    pub finished: bool,
+    /// (time, ordinal, kind) of every notable event.
+    pub notable: Vec<(u64, u64, Notable)>,
+    pub warnings: Vec<String>,
+    opts: ReadOptions,
+}
+
+/// One line read from a trace.
+pub(super) enum Line {
+    Event(Value),
+    Keyframe(Value),
+    End(u64),
+}
+
+pub(super) struct LineReader {
+    reader: BufReader<File>,
+    pub offset: u64,
+    pub line: u64,
+    buf: Vec<u8>,
+    max: usize,
+}
+
+impl LineReader {
+    pub fn open(path: &Path, offset: u64, line: u64, max: usize) -> io::Result<Self> {
+        let mut file = File::open(path)?;
+        file.seek(SeekFrom::Start(offset))?;
+        Ok(Self {
+            reader: BufReader::with_capacity(1 << 16, file),
+            offset,
+            line,
+            buf: Vec::new(),
+            max,
+        })
+    }
+
+    /// The next raw line: `Ok(None)` at the end; `Err(text)` for a line too long.
+    /// The flag tells whether the line ended with a newline.
+    pub fn next_raw(&mut self) -> io::Result<Option<Result<(&[u8], bool), String>>> {
+        self.buf.clear();
+        let limit = (self.max + 1) as u64;
+        let n = (&mut self.reader)
+            .take(limit)
+            .read_until(b'\n', &mut self.buf)?;
+        if n == 0 {
+            return Ok(None);
+        }
+        self.offset += n as u64;
+        self.line += 1;
+        let complete = self.buf.last() == Some(&b'\n');
+        if !complete && n as u64 >= limit {
+            return Ok(Some(Err(format!("line is longer than {} bytes", self.max))));
+        }
+        let text = if complete {
+            &self.buf[..n - 1]
+        } else {
+            &self.buf[..]
+        };
+        Ok(Some(Ok((text, complete))))
+    }
+}
+
+pub(super) fn classify(v: Value) -> Result<Line, String> {
+    if v.get("keyframe").is_some() {
+        Ok(Line::Keyframe(v))
+    } else if let Some(end) = v.get("end") {
+        end.as_f64()
+            .map(|t| Line::End(super::json::ms_of_seconds(t)))
+            .ok_or_else(|| "field `end`: expected a number".into())
+    } else if v.get("what").is_some() {
+        Ok(Line::Event(v))
+    } else {
+        Err(
+            "expected an event (\"what\"), a keyframe (\"keyframe\") or the end marker (\"end\")"
+                .into(),
+        )
+    }
+}
+
+impl TraceFile {
+    /// Opens, decompresses if needed, and validates a trace.
+    pub fn open(path: &Path, opts: ReadOptions) -> Result<Self, TraceError> {
+        let mut warnings = Vec::new();
+        let (readable, temp) = match Compression::of(path) {
+            Compression::None => (path.to_path_buf(), None),
+            c => {
+                let temp = decompress(path, c, &mut warnings)?;
+                (temp.to_path_buf(), Some(temp))
+            }
+        };
+        let mut lines =
+            LineReader::open(&readable, 0, 0, opts.max_line_bytes).map_err(|e| io_err(path, &e))?;
+        let header = match lines.next_raw().map_err(|e| io_err(path, &e))? {
+            None => return Err(bad(path, 1, "empty file: not a shardtop trace")),
+            Some(Err(e)) => return Err(bad(path, 1, e)),
+            Some(Ok((text, _))) => {
+                let v: Value = serde_json::from_slice(text)
+                    .map_err(|e| bad(path, 1, format!("not a shardtop trace: not JSON ({e})")))?;
+                Header::from_json(&v).map_err(|e| bad(path, 1, e))?
+            }
+        };
+        let mut trace = Self {
+            path: path.to_path_buf(),
+            readable,
+            _temp: temp,
+            header,
+            keyframes: Vec::new(),
+            events: 0,
+            end_ms: 0,
+            finished: false,
+            notable: Vec::new(),
+            warnings,
+            opts,
+        };
+        trace.scan(&mut lines)?;
+        Ok(trace)
+    }
+
+    /// Replays everything once: validates each line and builds the index.
+    fn scan(&mut self, lines: &mut LineReader) -> Result<(), TraceError> {
+        let path = self.path.clone();
+        let mut state: Option<Simulator> = None;
+        loop {
+            let start = lines.offset;
+            let (parsed, complete) = match lines.next_raw().map_err(|e| io_err(&path, &e))? {
+                None => break,
+                Some(Err(e)) => return Err(bad(&path, lines.line, e)),
+                Some(Ok((text, complete))) => (serde_json::from_slice::<Value>(text), complete),
+            };
+            let line_no = lines.line;
+            let value = match parsed {
+                Ok(v) => v,
+                Err(_) if !complete => {
+                    self.warnings.push(format!("{}:{line_no}: the last line is cut short (the recording was interrupted); ignored", path.display()));
+                    break;
+                }
+                Err(e) => return Err(bad(&path, line_no, format!("not JSON: {e}"))),
+            };
+            match classify(value).map_err(|e| bad(&path, line_no, e))? {
+                Line::Keyframe(v) => {
+                    let s = state_codec::decode(&v).map_err(|e| bad(&path, line_no, e))?;
+                    self.keyframes.push(KeyframeAt {
+                        t_ms: s.now_ms(),
+                        offset: start,
+                        line: line_no,
+                        events_before: self.events,
+                    });
+                    self.end_ms = self.end_ms.max(s.now_ms());
+                    state = Some(s);
+                }
+                Line::End(t) => {
+                    self.end_ms = t;
+                    self.finished = true;
+                }
+                Line::Event(v) => {
+                    let Some(st) = state.as_mut() else {
+                        // Events before the first keyframe describe the set-up it already contains.
+                        self.events += 1;
+                        continue;
+                    };
+                    let event = event_codec::decode(&v, st).map_err(|e| bad(&path, line_no, e))?;
+                    if let Some(event) = event {
+                        st.apply(&event).map_err(|e| bad(&path, line_no, e))?;
+                        if let Some(kind) = Notable::of(&event.kind) {
+                            self.notable.push((event.at_ms, self.events, kind));
+                        }
+                        self.end_ms = self.end_ms.max(event.at_ms);
+                    }
+                    self.events += 1;
+                }
+            }
+        }
+        if self.keyframes.is_empty() {
+            return Err(bad(
+                &path,
+                lines.line,
+                "the trace has no keyframe, so no state can be shown",
+            ));
+        }
+        if !self.finished {
+            self.warnings.push(format!(
+                "{}: no end marker: the recording did not finish; showing up to its last line",
+                path.display()
+            ));
+        }
+        Ok(())
+    }
+
+    /// Reads lines from a keyframe on.
+    pub(super) fn lines_from(&self, kf: &KeyframeAt) -> Result<LineReader, TraceError> {
+        LineReader::open(
+            &self.readable,
+            kf.offset,
+            kf.line - 1,
+            self.opts.max_line_bytes,
+        )
+        .map_err(|e| io_err(&self.path, &e))
+    }
+
+    /// The last keyframe at or before `t_ms` (the first one if none).
+    pub fn keyframe_before(&self, t_ms: u64) -> &KeyframeAt {
+        let i = self.keyframes.partition_point(|k| k.t_ms <= t_ms);
+        &self.keyframes[i.saturating_sub(1)]
+    }
+
+    /// The last keyframe whose first following event has ordinal ≤ `ordinal`.
+    pub fn keyframe_before_event(&self, ordinal: u64) -> &KeyframeAt {
+        let i = self
+            .keyframes
+            .partition_point(|k| k.events_before <= ordinal);
+        &self.keyframes[i.saturating_sub(1)]
+    }
+
+    /// Reads one line from `lines` as a keyframe state, event, or end (errors name the line).
+    pub(super) fn read(
+        &self,
+        lines: &mut LineReader,
+        state: Option<&Simulator>,
+    ) -> Result<Option<Read1>, TraceError> {
+        let (parsed, complete) = match lines.next_raw().map_err(|e| io_err(&self.path, &e))? {
+            None => return Ok(None),
+            Some(Err(e)) => return Err(bad(&self.path, lines.line, e)),
+            Some(Ok((text, complete))) => (serde_json::from_slice::<Value>(text), complete),
+        };
+        let line_no = lines.line;
+        let value = match parsed {
+            Ok(v) => v,
+            Err(_) if !complete => return Ok(None),
+            Err(e) => return Err(bad(&self.path, line_no, format!("not JSON: {e}"))),
+        };
+        Ok(Some(
+            match classify(value).map_err(|e| bad(&self.path, line_no, e))? {
+                Line::Keyframe(v) => Read1::Keyframe(Box::new(
+                    state_codec::decode(&v).map_err(|e| bad(&self.path, line_no, e))?,
+                )),
+                Line::End(_) => Read1::End,
+                Line::Event(v) => {
+                    let st = state
+                        .ok_or_else(|| bad(&self.path, line_no, "an event before any keyframe"))?;
+                    match event_codec::decode(&v, st).map_err(|e| bad(&self.path, line_no, e))? {
+                        Some(e) => Read1::Event(e),
+                        None => Read1::Unknown,
+                    }
+                }
+            },
+        ))
+    }
+}
+
+/// One decoded line.
+pub(super) enum Read1 {
+    Keyframe(Box<Simulator>),
+    Event(Event),
+    /// An event kind of a newer minor version: skipped.
+    Unknown,
+    End,
+}
+
+fn decompress(
+    path: &Path,
+    c: Compression,
+    warnings: &mut Vec<String>,
+) -> Result<tempfile::TempPath, TraceError> {
+    let file = File::open(path).map_err(|e| io_err(path, &e))?;
+    let mut input: Box<dyn Read> = match c {
+        Compression::Gzip => Box::new(flate2::read::MultiGzDecoder::new(BufReader::new(file))),
+        Compression::Zstd => Box::new(zstd::Decoder::new(file).map_err(|e| io_err(path, &e))?),
+        Compression::None => Box::new(file),
+    };
+    let mut temp = tempfile::NamedTempFile::new().map_err(|e| io_err(path, &e))?;
+    let mut buf = vec![0u8; 1 << 16];
+    loop {
+        match input.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => io::Write::write_all(&mut temp, &buf[..n]).map_err(|e| io_err(path, &e))?,
+            Err(e) => {
+                warnings.push(format!("{}: the compressed data ends early or is damaged ({e}); reading what came before", path.display()));
+                break;
+            }
+        }
+    }
+    Ok(temp.into_temp_path())
+}

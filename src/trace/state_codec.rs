@@ -1,0 +1,271 @@
+//! Keyframes: the whole state of a simulated (or observed) cluster as one trace line, so a reader
+//! can start anywhere.
+
+use serde_json::{Value, json};
+
+use super::json::{
+    Res, array_at, bool_at, f64_at, field, key_at, key_json, key_of, ms_of_seconds, pattern_at,
+    pattern_json, seconds, str_at, strings_at, u64_at,
+};
+use crate::model::{ChunkInfo, ChunkStats, ChunkVersion, RoutingTable, Shard, ShardIdx, ShardKey};
+use crate::sim::cluster::{Cluster, Collection, Index, Settings, ShardState};
+use crate::sim::engine::{BalancerState, Migration, RoundInProgress, WINDOW_TICKS};
+use crate::sim::window::WriteWindow;
+use crate::sim::{ServerVersion, Simulator};
+
+/// The keyframe line of a state.
+pub fn encode(sim: &Simulator) -> Value {
+    let c = &sim.cluster;
+    let s = &c.settings;
+    json!({
+        "t": seconds(sim.now_ms()),
+        "keyframe": {
+            "serverVersion": c.version.to_string(),
+            "settings": {
+                "chunkSizeBytes": s.chunk_size_bytes, "balancer": s.balancer_enabled,
+                "migrationBytesPerSec": s.migration_bytes_per_sec, "migrationOverheadMs": s.migration_overhead_ms,
+            },
+            "shards": c.shards.iter().map(|s| json!({
+                "id": s.shard.id, "capacity": s.capacity, "zones": s.shard.zones, "draining": s.shard.draining,
+            })).collect::<Vec<_>>(),
+            "databases": c.databases.iter().map(|(db, s)| json!({"name": db, "primary": c.shard_id(*s)})).collect::<Vec<_>>(),
+            "balancer": balancer_json(sim),
+            "collections": c.collections.iter().map(|coll| collection_json(sim, coll)).collect::<Vec<_>>(),
+        }
+    })
+}
+
+fn balancer_json(sim: &Simulator) -> Value {
+    let b = &sim.balancer;
+    let c = &sim.cluster;
+    let key = |ns: &str, k: &ShardKey| key_json(c.collection(ns).map(|x| &x.pattern), k);
+    json!({
+        "rounds": b.rounds, "nextRoundMs": b.next_round_ms, "completed": b.completed, "failed": b.failed,
+        "whyNot": b.why_not, "nextMigrationId": sim.next_migration_id(),
+        "round": b.round.as_ref().map(|r| json!({
+            "number": r.number, "startedMs": r.started_ms, "candidates": r.candidates,
+            "migrationIds": r.migration_ids, "moved": r.moved, "failed": r.failed,
+        })),
+        "inFlight": b.in_flight.iter().map(|m| json!({
+            "id": m.id, "ns": m.ns, "min": key(&m.ns, &m.min), "max": key(&m.ns, &m.max),
+            "end": m.end.as_ref().map(|e| key(&m.ns, e)), "from": c.shard_id(m.from), "to": c.shard_id(m.to),
+            "startedMs": m.started_ms, "finishMs": m.finish_ms, "bytes": m.bytes, "reason": m.reason.as_str(),
+        })).collect::<Vec<_>>(),
+    })
+}
+
+fn collection_json(sim: &Simulator, coll: &Collection) -> Value {
+    let p = Some(&coll.pattern);
+    let c = &sim.cluster;
+    json!({
+        "ns": coll.ns, "key": pattern_json(&coll.pattern), "incarnation": coll.incarnation,
+        "routedWrites": coll.routed_writes,
+        "indexes": coll.indexes.iter().map(|i| json!({"key": pattern_json(&i.key), "unique": i.unique})).collect::<Vec<_>>(),
+        "zones": coll.zones.iter().map(|z| json!({"min": key_json(p, &z.min), "max": key_json(p, &z.max), "zone": z.zone})).collect::<Vec<_>>(),
+        "chunks": coll.table.iter().map(|ch| json!({
+            "min": key_json(p, ch.min), "shard": c.shard_id(ch.info.shard),
+            "v": [ch.info.version.major, ch.info.version.minor],
+            "docs": ch.info.stats.docs, "bytes": ch.info.stats.bytes, "writes": ch.info.stats.writes,
+            "jumbo": ch.info.jumbo, "since": ch.info.since, "written": ch.info.bytes_written,
+        })).collect::<Vec<_>>(),
+        "window": coll.window.ticks().map(|(keys, shards)| json!({
+            "keys": keys.iter().map(|(k, n)| json!([key_json(p, k), n])).collect::<Vec<_>>(),
+            "shards": shards,
+        })).collect::<Vec<_>>(),
+    })
+}
+
+/// Reads a keyframe line back into a state.
+pub fn decode(v: &Value) -> Res<Simulator> {
+    let now_ms = ms_of_seconds(f64_at(v, "t", "")?);
+    let k = field(v, "keyframe", "")?;
+    let p = "keyframe.";
+    let version: ServerVersion = str_at(k, "serverVersion", p)?
+        .parse()
+        .map_err(|e| format!("field `{p}serverVersion`: {e}"))?;
+    let s = field(k, "settings", p)?;
+    let sp = "keyframe.settings.";
+    let settings = Settings {
+        chunk_size_bytes: u64_at(s, "chunkSizeBytes", sp)?,
+        balancer_enabled: bool_at(s, "balancer", sp)?,
+        active_window: None,
+        migration_bytes_per_sec: u64_at(s, "migrationBytesPerSec", sp)?,
+        migration_overhead_ms: u64_at(s, "migrationOverheadMs", sp)?,
+    };
+    let mut shards = Vec::new();
+    for (i, sh) in array_at(k, "shards", p)?.iter().enumerate() {
+        let sp = format!("{p}shards[{i}].");
+        let mut shard = Shard::new(str_at(sh, "id", &sp)?);
+        shard.zones = strings_at(sh, "zones", &sp)?.into_iter().collect();
+        shard.draining = bool_at(sh, "draining", &sp)?;
+        shards.push(ShardState {
+            shard,
+            capacity: f64_at(sh, "capacity", &sp)?,
+        });
+    }
+    let mut cluster = Cluster {
+        version,
+        shards,
+        settings,
+        databases: std::collections::BTreeMap::default(),
+        collections: Vec::new(),
+    };
+    for (i, db) in array_at(k, "databases", p)?.iter().enumerate() {
+        let dp = format!("{p}databases[{i}].");
+        let primary = shard_of(
+            &cluster,
+            str_at(db, "primary", &dp)?,
+            &format!("{dp}primary"),
+        )?;
+        cluster
+            .databases
+            .insert(str_at(db, "name", &dp)?.to_string(), primary);
+    }
+    for (i, coll) in array_at(k, "collections", p)?.iter().enumerate() {
+        let c = collection_of(&cluster, coll, &format!("{p}collections[{i}]."))?;
+        cluster.collections.push(c);
+    }
+    cluster.collections.sort_by(|a, b| a.ns.cmp(&b.ns));
+    let b = field(k, "balancer", p)?;
+    let (balancer, next_id) = balancer_of(&cluster, b, "keyframe.balancer.")?;
+    Ok(Simulator::restore(cluster, balancer, now_ms, next_id))
+}
+
+fn shard_of(cluster: &Cluster, id: &str, path: &str) -> Res<ShardIdx> {
+    cluster
+        .shard_index(id)
+        .ok_or_else(|| format!("field `{path}`: unknown shard {id:?}"))
+}
+
+fn collection_of(cluster: &Cluster, v: &Value, p: &str) -> Res<Collection> {
+    let ns = str_at(v, "ns", p)?;
+    let pattern = pattern_at(v, "key", p)?;
+    let mut chunks = Vec::new();
+    for (i, ch) in array_at(v, "chunks", p)?.iter().enumerate() {
+        let cp = format!("{p}chunks[{i}].");
+        let shard = shard_of(cluster, str_at(ch, "shard", &cp)?, &format!("{cp}shard"))?;
+        let ver = array_at(ch, "v", &cp)?;
+        let part = |j: usize| {
+            ver.get(j)
+                .and_then(Value::as_u64)
+                .map(|x| x as u32)
+                .ok_or_else(|| format!("field `{cp}v`: expected [major, minor]"))
+        };
+        let mut info = ChunkInfo::new(shard, ChunkVersion::new(part(0)?, part(1)?));
+        info.stats = ChunkStats::new(
+            u64_at(ch, "docs", &cp)?,
+            u64_at(ch, "bytes", &cp)?,
+            u64_at(ch, "writes", &cp)?,
+        );
+        info.jumbo = bool_at(ch, "jumbo", &cp)?;
+        info.since = u64_at(ch, "since", &cp)?;
+        info.bytes_written = ch.get("written").and_then(Value::as_u64).unwrap_or(0);
+        chunks.push((key_at(ch, "min", &cp)?, info));
+    }
+    let table = RoutingTable::from_chunks(chunks, pattern.global_max())
+        .map_err(|e| format!("field `{p}chunks`: {e}"))?;
+    let mut coll = Collection::new(ns, pattern, table);
+    coll.incarnation = u64_at(v, "incarnation", p)? as u32;
+    coll.routed_writes = array_at(v, "routedWrites", p)?
+        .iter()
+        .map(|n| n.as_u64().unwrap_or(0))
+        .collect();
+    coll.indexes = array_at(v, "indexes", p)?
+        .iter()
+        .enumerate()
+        .map(|(i, ix)| {
+            let ip = format!("{p}indexes[{i}].");
+            Ok(Index {
+                key: pattern_at(ix, "key", &ip)?,
+                unique: bool_at(ix, "unique", &ip)?,
+            })
+        })
+        .collect::<Res<_>>()?;
+    for (i, z) in array_at(v, "zones", p)?.iter().enumerate() {
+        let zp = format!("{p}zones[{i}].");
+        coll.zones
+            .add(
+                key_at(z, "min", &zp)?,
+                key_at(z, "max", &zp)?,
+                str_at(z, "zone", &zp)?,
+            )
+            .map_err(|e| format!("field `{zp}`: {e}"))?;
+    }
+    let mut window = WriteWindow::new(WINDOW_TICKS);
+    for (i, t) in array_at(v, "window", p)?.iter().enumerate() {
+        let tp = format!("{p}window[{i}].");
+        let keys = array_at(t, "keys", &tp)?
+            .iter()
+            .enumerate()
+            .map(|(j, pair)| {
+                let kp = format!("{tp}keys[{j}]");
+                let key = pair
+                    .get(0)
+                    .ok_or_else(|| format!("field `{kp}`: expected [key, count]"))?;
+                let n = pair
+                    .get(1)
+                    .and_then(Value::as_u64)
+                    .ok_or_else(|| format!("field `{kp}`: expected [key, count]"))?;
+                Ok((key_of(key, &kp)?, n))
+            })
+            .collect::<Res<Vec<_>>>()?;
+        let shards = array_at(t, "shards", &tp)?
+            .iter()
+            .map(|n| n.as_u64().unwrap_or(0))
+            .collect();
+        window.push(keys, shards);
+    }
+    coll.window = window;
+    Ok(coll)
+}
+
+fn balancer_of(cluster: &Cluster, b: &Value, p: &str) -> Res<(BalancerState, u64)> {
+    let round = match field(b, "round", p)? {
+        Value::Null => None,
+        r => {
+            let rp = format!("{p}round.");
+            Some(RoundInProgress {
+                number: u64_at(r, "number", &rp)?,
+                started_ms: u64_at(r, "startedMs", &rp)?,
+                candidates: u64_at(r, "candidates", &rp)? as usize,
+                migration_ids: array_at(r, "migrationIds", &rp)?
+                    .iter()
+                    .filter_map(Value::as_u64)
+                    .collect(),
+                moved: u64_at(r, "moved", &rp)? as usize,
+                failed: u64_at(r, "failed", &rp)? as usize,
+            })
+        }
+    };
+    let mut in_flight = Vec::new();
+    for (i, m) in array_at(b, "inFlight", p)?.iter().enumerate() {
+        let mp = format!("{p}inFlight[{i}].");
+        let end = match field(m, "end", &mp)? {
+            Value::Null => None,
+            e => Some(key_of(e, &format!("{mp}end"))?),
+        };
+        in_flight.push(Migration {
+            id: u64_at(m, "id", &mp)?,
+            ns: str_at(m, "ns", &mp)?.to_string(),
+            min: key_at(m, "min", &mp)?,
+            end,
+            max: key_at(m, "max", &mp)?,
+            from: shard_of(cluster, str_at(m, "from", &mp)?, &format!("{mp}from"))?,
+            to: shard_of(cluster, str_at(m, "to", &mp)?, &format!("{mp}to"))?,
+            started_ms: u64_at(m, "startedMs", &mp)?,
+            finish_ms: u64_at(m, "finishMs", &mp)?,
+            bytes: u64_at(m, "bytes", &mp)?,
+            reason: super::event_codec::reason_of(str_at(m, "reason", &mp)?),
+        });
+    }
+    let state = BalancerState {
+        rounds: u64_at(b, "rounds", p)?,
+        next_round_ms: u64_at(b, "nextRoundMs", p)?,
+        round,
+        in_flight,
+        completed: u64_at(b, "completed", p)?,
+        failed: u64_at(b, "failed", p)?,
+        why_not: strings_at(b, "whyNot", p)?,
+    };
+    Ok((state, u64_at(b, "nextMigrationId", p)?))
+}

@@ -116,7 +116,7 @@ fn routing(c: &mut Criterion) {
     group.sampling_mode(SamplingMode::Flat);
     group.sample_size(10);
     group.warm_up_time(Duration::from_secs(1));
-    group.measurement_time(Duration::from_secs(4));
+    group.measurement_time(Duration::from_secs(6));
     group.throughput(Throughput::Elements(KEYS as u64));
     group.bench_function("objectid_1M_chunks_1M_random_keys", |b| {
         b.iter(|| {

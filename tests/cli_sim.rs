@@ -181,3 +181,36 @@ fn no_subcommand_runs_the_ascending_scenario_and_says_the_tui_is_not_built() {
     assert!(text.contains("interactive view is not built yet"));
     assert!(text.contains("app.events"));
 }
+
+#[test]
+fn record_then_replay_through_the_binary() {
+    let dir = std::env::temp_dir().join(format!("shardtop-cli-replay-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let trace = dir.join("hashed.ndjson.zst");
+    let sim = shardtop(&["sim", "hashed", "--json", "--record", trace.to_str().unwrap()]);
+    assert!(sim.status.success(), "{}", stderr(&sim));
+    let replay = shardtop(&["replay", trace.to_str().unwrap(), "--json"]);
+    assert!(replay.status.success(), "{}", stderr(&replay));
+    let mut a: serde_json::Value = serde_json::from_str(&stdout(&sim)).unwrap();
+    let mut b: serde_json::Value = serde_json::from_str(&stdout(&replay)).unwrap();
+    assert_eq!(b["source"], format!("replay:{}", trace.display()));
+    a["source"] = serde_json::Value::Null;
+    b["source"] = serde_json::Value::Null;
+    assert_eq!(a, b);
+    let at0 = shardtop(&["replay", trace.to_str().unwrap(), "--json", "--at", "0"]);
+    let v: serde_json::Value = serde_json::from_str(&stdout(&at0)).unwrap();
+    assert_eq!(v["time"], 0.0);
+    assert_eq!(v["collections"][0]["chunks"], 6);
+
+    let no_tui = shardtop(&["replay", trace.to_str().unwrap()]);
+    assert_eq!(no_tui.status.code(), Some(2));
+    assert!(stderr(&no_tui).contains("--json"));
+    let missing = shardtop(&["replay", dir.join("missing.ndjson").to_str().unwrap(), "--json"]);
+    assert_eq!(missing.status.code(), Some(1), "an unreadable file is a runtime failure");
+    let bad = dir.join("bad.ndjson");
+    std::fs::write(&bad, "{\"hello\": 1}\n").unwrap();
+    let o = shardtop(&["replay", bad.to_str().unwrap(), "--json"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("bad.ndjson:1: not a shardtop trace"), "{}", stderr(&o));
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -15,6 +15,7 @@ pub mod key;
 pub mod number;
 pub mod pattern;
 pub mod presplit;
+pub mod route_index;
 pub mod routing;
 pub mod shard;
 pub mod value;

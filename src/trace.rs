@@ -7,6 +7,7 @@
 //! simulator and the live source produce. May not touch: tokio, mongodb, ratatui.
 
 pub mod event_codec;
+pub mod fast;
 pub mod header;
 pub mod json;
 pub mod reader;

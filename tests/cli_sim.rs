@@ -187,7 +187,13 @@ fn record_then_replay_through_the_binary() {
     let dir = std::env::temp_dir().join(format!("shardtop-cli-replay-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let trace = dir.join("hashed.ndjson.zst");
-    let sim = shardtop(&["sim", "hashed", "--json", "--record", trace.to_str().unwrap()]);
+    let sim = shardtop(&[
+        "sim",
+        "hashed",
+        "--json",
+        "--record",
+        trace.to_str().unwrap(),
+    ]);
     assert!(sim.status.success(), "{}", stderr(&sim));
     let replay = shardtop(&["replay", trace.to_str().unwrap(), "--json"]);
     assert!(replay.status.success(), "{}", stderr(&replay));
@@ -205,12 +211,24 @@ fn record_then_replay_through_the_binary() {
     let no_tui = shardtop(&["replay", trace.to_str().unwrap()]);
     assert_eq!(no_tui.status.code(), Some(2));
     assert!(stderr(&no_tui).contains("--json"));
-    let missing = shardtop(&["replay", dir.join("missing.ndjson").to_str().unwrap(), "--json"]);
-    assert_eq!(missing.status.code(), Some(1), "an unreadable file is a runtime failure");
+    let missing = shardtop(&[
+        "replay",
+        dir.join("missing.ndjson").to_str().unwrap(),
+        "--json",
+    ]);
+    assert_eq!(
+        missing.status.code(),
+        Some(1),
+        "an unreadable file is a runtime failure"
+    );
     let bad = dir.join("bad.ndjson");
     std::fs::write(&bad, "{\"hello\": 1}\n").unwrap();
     let o = shardtop(&["replay", bad.to_str().unwrap(), "--json"]);
     assert_eq!(o.status.code(), Some(2));
-    assert!(stderr(&o).contains("bad.ndjson:1: not a shardtop trace"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("bad.ndjson:1: not a shardtop trace"),
+        "{}",
+        stderr(&o)
+    );
     std::fs::remove_dir_all(&dir).unwrap();
 }

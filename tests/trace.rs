@@ -38,7 +38,10 @@ fn until(name: &str) -> u64 {
 }
 
 fn summary(sim: &Simulator) -> serde_json::Value {
-    sim.summary_json(&SummaryOptions { source: "x".into(), chunks: true })
+    sim.summary_json(&SummaryOptions {
+        source: "x".into(),
+        chunks: true,
+    })
 }
 
 fn record(name: &str, path: &Path, until_ms: u64) -> Simulator {
@@ -57,7 +60,11 @@ fn every_scenario_replays_to_the_summary_of_its_run() {
         let sim = record(name, &path, until(name));
         assert!(path.exists() && !dir.path(&format!("{name}.{ext}.partial")).exists());
         let mut replay = Replay::open(&path, ReadOptions::default()).unwrap();
-        assert!(replay.trace.warnings.is_empty(), "{:?}", replay.trace.warnings);
+        assert!(
+            replay.trace.warnings.is_empty(),
+            "{:?}",
+            replay.trace.warnings
+        );
         replay.seek(replay.end_ms()).unwrap();
         assert_eq!(summary(replay.state()), summary(&sim), "{name} ({ext})");
     }
@@ -70,7 +77,9 @@ fn seeking_gives_the_state_the_simulator_had_at_that_time() {
     record("low-cardinality", &path, until("low-cardinality"));
     let mut replay = Replay::open(&path, ReadOptions::default()).unwrap();
     let mut playing = Replay::open(&path, ReadOptions::default()).unwrap();
-    for t in [0, 100, 9_900, 10_000, 10_100, 33_300, 150_000, 42_200, 5_000, 399_900] {
+    for t in [
+        0, 100, 9_900, 10_000, 10_100, 33_300, 150_000, 42_200, 5_000, 399_900,
+    ] {
         let mut sim = start("low-cardinality");
         sim.run_until(t);
         replay.seek(t).unwrap();
@@ -99,7 +108,12 @@ fn stepping_and_jumping_between_notable_events() {
 
     assert!(replay.next_notable(Some(Notable::Jumbo)).unwrap());
     let jumbo_at = replay.position();
-    assert!(replay.state().cluster.collections[0].table.iter().any(|c| c.info.jumbo));
+    assert!(
+        replay.state().cluster.collections[0]
+            .table
+            .iter()
+            .any(|c| c.info.jumbo)
+    );
     assert!(replay.next_notable(Some(Notable::Error)).unwrap() || replay.position() > jumbo_at);
     assert!(replay.prev_notable(Some(Notable::Jumbo)).unwrap());
     assert_eq!(replay.position(), jumbo_at);
@@ -131,16 +145,30 @@ fn damaged_traces_give_clear_errors_never_panics() {
     let cut = dir.path("cut.ndjson");
     write(&cut, &text[..text.len() - 40]);
     let replay = Replay::open(&cut, ReadOptions::default()).unwrap();
-    assert!(replay.trace.warnings.iter().any(|w| w.contains("cut short")), "{:?}", replay.trace.warnings);
+    assert!(
+        replay
+            .trace
+            .warnings
+            .iter()
+            .any(|w| w.contains("cut short")),
+        "{:?}",
+        replay.trace.warnings
+    );
 
     // A malformed line in the middle: an error naming the line and the field.
     let mut broken: Vec<String> = lines.iter().map(|l| (*l).to_string()).collect();
-    let victim = broken.iter().position(|l| l.contains("\"what\":\"moveChunk.start\"")).unwrap();
+    let victim = broken
+        .iter()
+        .position(|l| l.contains("\"what\":\"moveChunk.start\""))
+        .unwrap();
     broken[victim] = broken[victim].replace("\"from\":", "\"frm\":");
     let mid = dir.path("mid.ndjson");
     write(&mid, &(broken.join("\n") + "\n"));
     let msg = open_err(&mid, ReadOptions::default());
-    assert!(msg.contains(&format!("mid.ndjson:{}:", victim + 1)) && msg.contains("field `from`"), "{msg}");
+    assert!(
+        msg.contains(&format!("mid.ndjson:{}:", victim + 1)) && msg.contains("field `from`"),
+        "{msg}"
+    );
 
     let mut garbage: Vec<String> = lines.iter().map(|l| (*l).to_string()).collect();
     garbage[5] = "{not json".into();
@@ -151,11 +179,18 @@ fn damaged_traces_give_clear_errors_never_panics() {
 
     // A newer major version is refused; a newer minor version's unknown fields and events are not.
     let v2 = dir.path("v2.ndjson");
-    write(&v2, &text.replacen("\"version\":\"1.0\"", "\"version\":\"2.0\"", 1));
+    write(
+        &v2,
+        &text.replacen("\"version\":\"1.0\"", "\"version\":\"2.0\"", 1),
+    );
     assert!(open_err(&v2, ReadOptions::default()).contains("version 2.0 is not supported"));
     let v11 = dir.path("v11.ndjson");
     let mut newer: Vec<String> = lines.iter().map(|l| (*l).to_string()).collect();
-    newer[0] = newer[0].replacen("\"version\":\"1.0\"", "\"version\":\"1.1\",\"future\":true", 1);
+    newer[0] = newer[0].replacen(
+        "\"version\":\"1.0\"",
+        "\"version\":\"1.1\",\"future\":true",
+        1,
+    );
     newer.insert(3, r#"{"t":0.0,"what":"somethingNew","x":1}"#.into());
     write(&v11, &(newer.join("\n") + "\n"));
     Replay::open(&v11, ReadOptions::default()).unwrap();
@@ -163,7 +198,11 @@ fn damaged_traces_give_clear_errors_never_panics() {
     for (name, content, needle) in [
         ("notjson.ndjson", "hello world\n", "not a shardtop trace"),
         ("empty.ndjson", "", "empty file"),
-        ("other.ndjson", "{\"format\":\"something-else\"}\n", "not a shardtop trace"),
+        (
+            "other.ndjson",
+            "{\"format\":\"something-else\"}\n",
+            "not a shardtop trace",
+        ),
         ("header-only.ndjson", lines[0], "no keyframe"),
     ] {
         let p = dir.path(name);
@@ -174,12 +213,29 @@ fn damaged_traces_give_clear_errors_never_panics() {
 
     // A huge line is refused by size, not read into memory whole.
     let huge = dir.path("huge.ndjson");
-    write(&huge, &format!("{}\n{{\"t\":0,\"what\":\"writes\",\"pad\":\"{}\"}}\n", lines[0], "x".repeat(100_000)));
-    let msg = open_err(&huge, ReadOptions { max_line_bytes: 10_000 });
-    assert!(msg.contains("huge.ndjson:2: line is longer than 10000 bytes"), "{msg}");
+    write(
+        &huge,
+        &format!(
+            "{}\n{{\"t\":0,\"what\":\"writes\",\"pad\":\"{}\"}}\n",
+            lines[0],
+            "x".repeat(100_000)
+        ),
+    );
+    let msg = open_err(
+        &huge,
+        ReadOptions {
+            max_line_bytes: 10_000,
+        },
+    );
+    assert!(
+        msg.contains("huge.ndjson:2: line is longer than 10000 bytes"),
+        "{msg}"
+    );
 
     // A missing file is a runtime failure (exit 1), not bad input.
-    let missing = Replay::open(&dir.path("nope.ndjson"), ReadOptions::default()).err().unwrap();
+    let missing = Replay::open(&dir.path("nope.ndjson"), ReadOptions::default())
+        .err()
+        .unwrap();
     assert!(!missing.input);
 }
 
@@ -193,24 +249,46 @@ fn a_recorder_killed_midway_leaves_a_readable_partial_trace() {
     let events = sim.take_events();
     let names = shardtop::trace::event_codec::Names { sim: &sim };
     for e in &events {
-        w.line(&shardtop::trace::event_codec::encode(e, &names)).unwrap();
+        w.line(&shardtop::trace::event_codec::encode(e, &names))
+            .unwrap();
     }
-    w.keyframe(&shardtop::trace::state_codec::encode(&sim)).unwrap();
+    w.keyframe(&shardtop::trace::state_codec::encode(&sim))
+        .unwrap();
     sim.run_until(20_000);
-    w.keyframe(&shardtop::trace::state_codec::encode(&sim)).unwrap();
+    w.keyframe(&shardtop::trace::state_codec::encode(&sim))
+        .unwrap();
     drop(w); // killed: never finished
     assert!(!path.exists());
     let partial = dir.path("run.ndjson.gz.partial");
     let mut replay = Replay::open(&partial, ReadOptions::default()).unwrap();
-    assert!(replay.trace.warnings.iter().any(|w| w.contains("no end marker")), "{:?}", replay.trace.warnings);
+    assert!(
+        replay
+            .trace
+            .warnings
+            .iter()
+            .any(|w| w.contains("no end marker")),
+        "{:?}",
+        replay.trace.warnings
+    );
     replay.seek(20_000).unwrap();
-    assert_eq!(replay.state().cluster.collections[0].routed_writes.iter().sum::<u64>(), 2_000);
+    assert_eq!(
+        replay.state().cluster.collections[0]
+            .routed_writes
+            .iter()
+            .sum::<u64>(),
+        2_000
+    );
 }
 
 #[test]
 fn the_committed_fixtures_still_replay_to_their_scenario() {
-    for (file, name) in [("ascending.ndjson.zst", "ascending"), ("low-cardinality.ndjson.gz", "low-cardinality")] {
-        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/traces").join(file);
+    for (file, name) in [
+        ("ascending.ndjson.zst", "ascending"),
+        ("low-cardinality.ndjson.gz", "low-cardinality"),
+    ] {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/traces")
+            .join(file);
         let mut replay = Replay::open(&path, ReadOptions::default()).unwrap();
         replay.seek(replay.end_ms()).unwrap();
         let mut sim = start(name);

@@ -9,9 +9,11 @@
 
 use std::fmt;
 use std::ops::Range;
+use std::sync::OnceLock;
 
 use super::chunk::{Chunk, ChunkInfo, ChunkStats, ChunkVersion, ShardTotals};
 use super::key::ShardKey;
+use super::route_index::RouteIndex;
 use super::shard::ShardIdx;
 
 /// The chunks of one collection.
@@ -23,6 +25,8 @@ pub struct RoutingTable {
     global_max: ShardKey,
     version: ChunkVersion,
     totals: Vec<ShardTotals>,
+    /// Built on the first lookup after a change of the bounds.
+    index: OnceLock<RouteIndex>,
 }
 
 /// A refused change of the routing table, with MongoDB's reason where it has one.
@@ -94,6 +98,7 @@ impl RoutingTable {
             global_max,
             version: ChunkVersion::default(),
             totals: Vec::new(),
+            index: OnceLock::new(),
         };
         table.recompute_totals();
         Ok(table)
@@ -174,7 +179,37 @@ impl RoutingTable {
     /// The index of the chunk that owns `key` (O(log n)).
     pub fn route(&self, key: &ShardKey) -> usize {
         let p = key.order_prefix();
-        let end = self.prefixes.partition_point(|&x| x <= p);
+        let index = self.index.get_or_init(|| RouteIndex::build(&self.prefixes));
+        self.resolve(key, p, index.upper_bound(&self.prefixes, p))
+    }
+
+    /// Routes many keys: the same answers as [`Self::route`] for each, faster for large batches
+    /// (lookups proceed in groups whose memory accesses overlap).
+    pub fn route_batch(&self, keys: &[ShardKey], out: &mut Vec<usize>) {
+        const GROUP: usize = 16;
+        let index = self.index.get_or_init(|| RouteIndex::build(&self.prefixes));
+        out.clear();
+        out.reserve(keys.len());
+        let mut ps = [0u128; GROUP];
+        let mut ends = [0usize; GROUP];
+        for group in keys.chunks(GROUP) {
+            for (p, k) in ps.iter_mut().zip(group) {
+                *p = k.order_prefix();
+            }
+            let n = group.len();
+            index.upper_bound_batch(&self.prefixes, &ps[..n], &mut ends[..n]);
+            out.extend(
+                group
+                    .iter()
+                    .zip(&ps[..n])
+                    .zip(&ends[..n])
+                    .map(|((k, &p), &end)| self.resolve(k, p, end)),
+            );
+        }
+    }
+
+    /// The chunk of `key` given `end`, the number of lower-bound prefixes not above its prefix.
+    fn resolve(&self, key: &ShardKey, p: u128, end: usize) -> usize {
         if end == 0 || self.prefixes[end - 1] != p {
             return end.saturating_sub(1);
         }
@@ -267,6 +302,7 @@ impl RoutingTable {
         self.mins.splice(at..at, points.iter().cloned());
         self.prefixes
             .splice(at..at, points.iter().map(ShardKey::order_prefix));
+        self.index = OnceLock::new();
         Ok(())
     }
 
@@ -339,6 +375,7 @@ impl RoutingTable {
         self.chunks.splice(range.clone(), [merged]);
         self.mins.drain(range.start + 1..range.end);
         self.prefixes.drain(range.start + 1..range.end);
+        self.index = OnceLock::new();
         Ok(())
     }
 
@@ -455,9 +492,18 @@ impl RoutingTable {
         if self.mins[self.len() - 1] >= self.global_max {
             return Err("the last chunk is empty".into());
         }
+        let index = RouteIndex::build(&self.prefixes);
         for (k, (m, p)) in self.mins.iter().zip(&self.prefixes).enumerate() {
             if m.order_prefix() != *p {
                 return Err(format!("stale prefix at chunk {k}"));
+            }
+            let probe = p.saturating_sub(u128::from(k % 2 == 1));
+            if index.upper_bound(&self.prefixes, probe)
+                != self.prefixes.partition_point(|&x| x <= probe)
+            {
+                return Err(format!(
+                    "the route index disagrees with a search at chunk {k}"
+                ));
             }
         }
         let mut versions: Vec<ChunkVersion> = self.chunks.iter().map(|c| c.version).collect();

@@ -25,6 +25,7 @@ impl Simulator {
     }
 
     /// `"  12.3s  moveChunk.commit  app.events [{_id: …}, {_id: …}) shard0000 → shard0001 …"`.
+    #[allow(clippy::too_many_lines)] // one arm per event kind
     pub fn describe(&self, e: &Event) -> String {
         let id = |s| self.cluster.shard_id(s).to_string();
         let detail = match &e.kind {

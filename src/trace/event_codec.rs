@@ -46,6 +46,7 @@ pub fn encode(e: &Event, names: &Names<'_>) -> Value {
     v
 }
 
+#[allow(clippy::too_many_lines)] // one arm per event kind
 fn body(kind: &EventKind, n: &Names<'_>) -> Value {
     match kind {
         EventKind::ShardAdded { id, .. } => json!({"id": id}),
@@ -169,6 +170,7 @@ fn body(kind: &EventKind, n: &Names<'_>) -> Value {
 
 /// Reads an event line against the state it applies to (for shard ids). `None` for a `what` this
 /// version does not know (a newer minor version's event: ignored).
+#[allow(clippy::too_many_lines)] // one arm per event kind
 pub fn decode(v: &Value, state: &Simulator) -> Res<Option<Event>> {
     let at_ms = ms_of_seconds(super::json::f64_at(v, "t", "")?);
     let what = str_at(v, "what", "")?;

@@ -2,7 +2,7 @@
 
 use serde_json::Value;
 
-use crate::model::{ChunkStats, KeyPattern, ShardKey, extjson};
+use crate::model::{ChunkStats, KeyPattern, KeyValue, ShardKey, extjson};
 
 pub type Res<T> = Result<T, String>;
 
@@ -64,9 +64,57 @@ pub fn key_of(v: &Value, path: &str) -> Res<ShardKey> {
         .ok_or_else(|| format!("field `{path}`: expected a shard-key document"))?;
     let values = obj
         .iter()
-        .map(|(k, x)| extjson::from_json(x.clone()).map_err(|e| format!("field `{path}.{k}`: {e}")))
+        .map(|(k, x)| match canonical_value(x) {
+            Some(value) => Ok(value),
+            None => extjson::from_json(x.clone()).map_err(|e| format!("field `{path}.{k}`: {e}")),
+        })
         .collect::<Res<Vec<_>>>()?;
     ShardKey::from_values(values).ok_or_else(|| format!("field `{path}`: empty shard-key document"))
+}
+
+/// The Extended JSON forms traces use most, read directly (the same values `bson` would give);
+/// `None` sends anything else through the full parser.
+fn canonical_value(value: &Value) -> Option<KeyValue> {
+    match value {
+        Value::String(text) => Some(KeyValue::String(text.as_str().into())),
+        Value::Bool(b) => Some(KeyValue::Bool(*b)),
+        Value::Null => Some(KeyValue::Null),
+        Value::Object(map) if map.len() == 1 => {
+            let (kind, inner) = map.iter().next()?;
+            match (kind.as_str(), inner) {
+                ("$numberLong", Value::String(text)) => text.parse().ok().map(KeyValue::Int64),
+                ("$numberInt", Value::String(text)) => text.parse().ok().map(KeyValue::Int32),
+                ("$oid", Value::String(text)) => parse_oid(text).map(KeyValue::ObjectId),
+                ("$minKey", Value::Number(one)) if one.as_i64() == Some(1) => {
+                    Some(KeyValue::MinKey)
+                }
+                ("$maxKey", Value::Number(one)) if one.as_i64() == Some(1) => {
+                    Some(KeyValue::MaxKey)
+                }
+                ("$date", Value::Object(d)) if d.len() == 1 => d
+                    .get("$numberLong")?
+                    .as_str()?
+                    .parse()
+                    .ok()
+                    .map(KeyValue::DateTime),
+                _ => None,
+            }
+        }
+        _ => None,
+    }
+}
+
+fn parse_oid(s: &str) -> Option<[u8; 12]> {
+    let bytes = s.as_bytes();
+    if bytes.len() != 24 {
+        return None;
+    }
+    let mut out = [0u8; 12];
+    for (i, pair) in bytes.chunks(2).enumerate() {
+        let hex = std::str::from_utf8(pair).ok()?;
+        out[i] = u8::from_str_radix(hex, 16).ok()?;
+    }
+    Some(out)
 }
 
 /// Writes a shard-key value as a document, naming fields by `pattern` (positions beyond it by

@@ -114,6 +114,9 @@ pub(super) enum Line {
     End(u64),
 }
 
+/// A line's bytes (without the newline) and whether it ended with one, or why it was refused.
+pub(super) type RawLine<'a> = Result<(&'a [u8], bool), String>;
+
 pub(super) struct LineReader {
     reader: BufReader<File>,
     pub offset: u64,
@@ -137,7 +140,7 @@ impl LineReader {
 
     /// The next raw line: `Ok(None)` at the end; `Err(text)` for a line too long.
     /// The flag tells whether the line ended with a newline.
-    pub fn next_raw(&mut self) -> io::Result<Option<Result<(&[u8], bool), String>>> {
+    pub fn next_raw(&mut self) -> io::Result<Option<RawLine<'_>>> {
         self.buf.clear();
         let limit = (self.max + 1) as u64;
         let n = (&mut self.reader)
@@ -218,19 +221,66 @@ impl TraceFile {
     }
 
     /// Replays everything once: validates each line and builds the index.
+    #[allow(clippy::too_many_lines)] // one arm per kind of line
     fn scan(&mut self, lines: &mut LineReader) -> Result<(), TraceError> {
         let path = self.path.clone();
         let mut state: Option<Simulator> = None;
         loop {
             let start = lines.offset;
+            let later_keyframe = state.is_some();
             let (parsed, complete) = match lines.next_raw().map_err(|e| io_err(&path, &e))? {
                 None => break,
                 Some(Err(e)) => return Err(bad(&path, lines.line, e)),
-                Some(Ok((text, complete))) => (serde_json::from_slice::<Value>(text), complete),
+                Some(Ok((text, complete))) if later_keyframe && looks_like_keyframe(text) => {
+                    match keyframe_time(text) {
+                        Some(t) if complete => (
+                            Ok(Probed::Keyframe(KeyframeProbe {
+                                t,
+                                keyframe: serde::de::IgnoredAny,
+                            })),
+                            complete,
+                        ),
+                        _ => (
+                            serde_json::from_slice::<KeyframeProbe>(text).map(Probed::Keyframe),
+                            complete,
+                        ),
+                    }
+                }
+                Some(Ok((text, complete))) if super::fast::is_writes(text) => {
+                    match super::fast::writes(text) {
+                        Ok(e) => (Ok(Probed::Event(e)), complete),
+                        Err(_) => (
+                            serde_json::from_slice::<Value>(text).map(Probed::Line),
+                            complete,
+                        ),
+                    }
+                }
+                Some(Ok((text, complete))) => (
+                    serde_json::from_slice::<Value>(text).map(Probed::Line),
+                    complete,
+                ),
             };
             let line_no = lines.line;
             let value = match parsed {
-                Ok(v) => v,
+                Ok(Probed::Line(v)) => v,
+                Ok(Probed::Event(e)) => {
+                    self.take_event(state.as_mut(), Some(e))
+                        .map_err(|e| bad(&path, line_no, e))?;
+                    continue;
+                }
+                Ok(Probed::Keyframe(probe)) => {
+                    // The scan replays every event, so a later keyframe's state is not needed
+                    // here; it is decoded (and checked) when a seek loads it.
+                    let t_ms = super::json::ms_of_seconds(probe.t);
+                    self.keyframes.push(KeyframeAt {
+                        t_ms,
+                        offset: start,
+                        line: line_no,
+                        events_before: self.events,
+                    });
+                    self.end_ms = self.end_ms.max(t_ms);
+                    continue;
+                }
                 Err(_) if !complete => {
                     self.warnings.push(format!("{}:{line_no}: the last line is cut short (the recording was interrupted); ignored", path.display()));
                     break;
@@ -254,20 +304,14 @@ impl TraceFile {
                     self.finished = true;
                 }
                 Line::Event(v) => {
-                    let Some(st) = state.as_mut() else {
-                        // Events before the first keyframe describe the set-up it already contains.
-                        self.events += 1;
-                        continue;
-                    };
-                    let event = event_codec::decode(&v, st).map_err(|e| bad(&path, line_no, e))?;
-                    if let Some(event) = event {
-                        st.apply(&event).map_err(|e| bad(&path, line_no, e))?;
-                        if let Some(kind) = Notable::of(&event.kind) {
-                            self.notable.push((event.at_ms, self.events, kind));
+                    let event = match state.as_ref() {
+                        Some(st) => {
+                            event_codec::decode(&v, st).map_err(|e| bad(&path, line_no, e))?
                         }
-                        self.end_ms = self.end_ms.max(event.at_ms);
-                    }
-                    self.events += 1;
+                        None => None,
+                    };
+                    self.take_event(state.as_mut(), event)
+                        .map_err(|e| bad(&path, line_no, e))?;
                 }
             }
         }
@@ -284,6 +328,24 @@ impl TraceFile {
                 path.display()
             ));
         }
+        Ok(())
+    }
+
+    /// Counts an event line and, after the first keyframe, applies it to the scan's state.
+    /// Events before the first keyframe describe the set-up it already contains.
+    fn take_event(
+        &mut self,
+        state: Option<&mut Simulator>,
+        event: Option<Event>,
+    ) -> Result<(), String> {
+        if let (Some(st), Some(event)) = (state, event) {
+            st.apply(&event).map_err(|e| e.to_string())?;
+            if let Some(kind) = Notable::of(&event.kind) {
+                self.notable.push((event.at_ms, self.events, kind));
+            }
+            self.end_ms = self.end_ms.max(event.at_ms);
+        }
+        self.events += 1;
         Ok(())
     }
 
@@ -321,6 +383,12 @@ impl TraceFile {
         let (parsed, complete) = match lines.next_raw().map_err(|e| io_err(&self.path, &e))? {
             None => return Ok(None),
             Some(Err(e)) => return Err(bad(&self.path, lines.line, e)),
+            Some(Ok((text, complete))) if state.is_some() && super::fast::is_writes(text) => {
+                if let Ok(e) = super::fast::writes(text) {
+                    return Ok(Some(Read1::Event(e)));
+                }
+                (serde_json::from_slice::<Value>(text), complete)
+            }
             Some(Ok((text, complete))) => (serde_json::from_slice::<Value>(text), complete),
         };
         let line_no = lines.line;
@@ -346,6 +414,33 @@ impl TraceFile {
             },
         ))
     }
+}
+
+/// A keyframe line read only for its time.
+#[derive(serde::Deserialize)]
+struct KeyframeProbe {
+    t: f64,
+    #[allow(dead_code)]
+    keyframe: serde::de::IgnoredAny,
+}
+
+enum Probed {
+    Line(Value),
+    Event(Event),
+    Keyframe(KeyframeProbe),
+}
+
+/// The time of a keyframe line written as `{"t":12.3,"keyframe":…`, read without parsing the rest.
+fn keyframe_time(text: &[u8]) -> Option<f64> {
+    let rest = text.strip_prefix(b"{\"t\":")?;
+    let end = rest.iter().position(|&b| b == b',')?;
+    std::str::from_utf8(&rest[..end]).ok()?.parse().ok()
+}
+
+/// Keyframe lines as this program writes them start with the time and the keyframe key.
+fn looks_like_keyframe(text: &[u8]) -> bool {
+    let head = &text[..text.len().min(40)];
+    head.starts_with(b"{\"t\":") && head.windows(11).any(|w| w == b"\"keyframe\":")
 }
 
 /// One decoded line.

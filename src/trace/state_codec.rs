@@ -78,22 +78,22 @@ fn collection_json(sim: &Simulator, coll: &Collection) -> Value {
 /// Reads a keyframe line back into a state.
 pub fn decode(v: &Value) -> Res<Simulator> {
     let now_ms = ms_of_seconds(f64_at(v, "t", "")?);
-    let k = field(v, "keyframe", "")?;
+    let frame = field(v, "keyframe", "")?;
     let p = "keyframe.";
-    let version: ServerVersion = str_at(k, "serverVersion", p)?
+    let version: ServerVersion = str_at(frame, "serverVersion", p)?
         .parse()
         .map_err(|e| format!("field `{p}serverVersion`: {e}"))?;
-    let s = field(k, "settings", p)?;
+    let set = field(frame, "settings", p)?;
     let sp = "keyframe.settings.";
     let settings = Settings {
-        chunk_size_bytes: u64_at(s, "chunkSizeBytes", sp)?,
-        balancer_enabled: bool_at(s, "balancer", sp)?,
+        chunk_size_bytes: u64_at(set, "chunkSizeBytes", sp)?,
+        balancer_enabled: bool_at(set, "balancer", sp)?,
         active_window: None,
-        migration_bytes_per_sec: u64_at(s, "migrationBytesPerSec", sp)?,
-        migration_overhead_ms: u64_at(s, "migrationOverheadMs", sp)?,
+        migration_bytes_per_sec: u64_at(set, "migrationBytesPerSec", sp)?,
+        migration_overhead_ms: u64_at(set, "migrationOverheadMs", sp)?,
     };
     let mut shards = Vec::new();
-    for (i, sh) in array_at(k, "shards", p)?.iter().enumerate() {
+    for (i, sh) in array_at(frame, "shards", p)?.iter().enumerate() {
         let sp = format!("{p}shards[{i}].");
         let mut shard = Shard::new(str_at(sh, "id", &sp)?);
         shard.zones = strings_at(sh, "zones", &sp)?.into_iter().collect();
@@ -110,7 +110,7 @@ pub fn decode(v: &Value) -> Res<Simulator> {
         databases: std::collections::BTreeMap::default(),
         collections: Vec::new(),
     };
-    for (i, db) in array_at(k, "databases", p)?.iter().enumerate() {
+    for (i, db) in array_at(frame, "databases", p)?.iter().enumerate() {
         let dp = format!("{p}databases[{i}].");
         let primary = shard_of(
             &cluster,
@@ -121,13 +121,13 @@ pub fn decode(v: &Value) -> Res<Simulator> {
             .databases
             .insert(str_at(db, "name", &dp)?.to_string(), primary);
     }
-    for (i, coll) in array_at(k, "collections", p)?.iter().enumerate() {
+    for (i, coll) in array_at(frame, "collections", p)?.iter().enumerate() {
         let c = collection_of(&cluster, coll, &format!("{p}collections[{i}]."))?;
         cluster.collections.push(c);
     }
     cluster.collections.sort_by(|a, b| a.ns.cmp(&b.ns));
-    let b = field(k, "balancer", p)?;
-    let (balancer, next_id) = balancer_of(&cluster, b, "keyframe.balancer.")?;
+    let bal = field(frame, "balancer", p)?;
+    let (balancer, next_id) = balancer_of(&cluster, bal, "keyframe.balancer.")?;
     Ok(Simulator::restore(cluster, balancer, now_ms, next_id))
 }
 

@@ -22,8 +22,9 @@ pub enum Compression {
 
 impl Compression {
     /// By extension (`.gz`, `.zst`; a trailing `.partial` is ignored).
+    #[allow(clippy::case_sensitive_file_extension_comparisons)] // the name is lowercased first
     pub fn of(path: &Path) -> Self {
-        let name = path.to_string_lossy();
+        let name = path.to_string_lossy().to_ascii_lowercase();
         let name = name.strip_suffix(".partial").unwrap_or(&name);
         if name.ends_with(".gz") {
             Self::Gzip

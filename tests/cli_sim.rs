@@ -34,7 +34,8 @@ fn scenarios_lists_every_built_in_scenario_with_its_description_and_seed() {
             "low-cardinality",
             "loglevel",
             "hot-customer",
-            "add-shard"
+            "add-shard",
+            "manual"
         ]
     );
     for s in &list {

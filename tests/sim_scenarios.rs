@@ -328,3 +328,27 @@ fn until_zero_is_right_after_sharding() {
     assert_eq!(sim.cluster.collections[0].table.len(), 1);
     let _ = TICK_MS;
 }
+
+#[test]
+fn manual_placement_is_undone_when_the_balancer_starts() {
+    let mut sim = start("manual", None);
+    sim.run_until(59_000);
+    let c = &sim.cluster.collections[0];
+    assert_eq!(
+        c.table.shard_totals(ShardIdx(0)).chunks,
+        6,
+        "every chunk was moved to shard0000 by hand"
+    );
+    assert!(!sim.cluster.settings.balancer_enabled);
+    sim.run_until(until("manual"));
+    let c = &sim.cluster.collections[0];
+    let counts: Vec<u64> = shards(&sim)
+        .iter()
+        .map(|s| c.table.shard_totals(*s).chunks)
+        .collect();
+    assert_eq!(
+        counts,
+        vec![2, 2, 2],
+        "the balancer evened the chunks out again"
+    );
+}

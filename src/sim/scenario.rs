@@ -249,6 +249,7 @@ pub const BUILT_IN: &[(&str, &str)] = &[
         "add-shard",
         include_str!("../../assets/scenarios/add-shard.json"),
     ),
+    ("manual", include_str!("../../assets/scenarios/manual.json")),
 ];
 
 /// Parses scenario text; the error names the field (path) and position.

@@ -35,7 +35,8 @@ fn scenarios_lists_every_built_in_scenario_with_its_description_and_seed() {
             "loglevel",
             "hot-customer",
             "add-shard",
-            "manual"
+            "manual",
+            "zones-ip"
         ]
     );
     for s in &list {

@@ -88,10 +88,13 @@ pub fn run(args: &SimArgs, out: &mut impl Write) -> Result<(), Failure> {
     let mut log = String::new();
     let on_events = |sim: &Simulator, events: &[crate::sim::Event]| {
         if args.events {
-            for e in events
-                .iter()
-                .filter(|e| !matches!(e.kind, crate::sim::EventKind::Writes { .. }))
-            {
+            for e in events.iter().filter(|e| {
+                !matches!(
+                    e.kind,
+                    crate::sim::EventKind::Writes { .. }
+                        | crate::sim::EventKind::BalancerRoundStarted { .. }
+                )
+            }) {
                 log.push_str(&sim.describe(e));
                 log.push('\n');
             }

@@ -125,6 +125,31 @@ impl Simulator {
                 coll.refine_key(key.clone())
                     .map_err(|err| ApplyError(err.to_string()))?;
             }
+            EventKind::ShardZoneSet {
+                shard,
+                zone,
+                member,
+            } => {
+                let Some(s) = self.cluster.shards.get_mut(shard.index()) else {
+                    return fail(format!("unknown shard {shard}"));
+                };
+                if *member {
+                    s.shard.zones.insert(zone.clone());
+                } else {
+                    s.shard.zones.remove(zone);
+                }
+            }
+            EventKind::ZoneRangeSet { ns, min, max, zone } => {
+                let coll = self.coll_mut(ns)?;
+                let done = match zone {
+                    Some(z) => coll
+                        .zones
+                        .add(min.clone(), max.clone(), z.clone())
+                        .map(|()| ()),
+                    None => coll.zones.remove(min, max).map(|_| ()),
+                };
+                done.map_err(|err| ApplyError(err.to_string()))?;
+            }
             EventKind::Writes { ns, chunks } => {
                 let coll = self.coll_mut(ns)?;
                 for w in chunks {

@@ -8,17 +8,7 @@
 use super::engine::{Migration, ROUND_INTERVAL_MS, RoundInProgress, Simulator};
 use super::error::SimError;
 use super::event::{EventKind, MigrationReason};
-use super::version::BalancingMetric;
 use crate::model::{ShardIdx, ShardKey};
-
-/// A migration the policy chose.
-#[derive(Clone, Debug)]
-struct Candidate {
-    coll: usize,
-    chunk: usize,
-    end: Option<ShardKey>,
-    to: ShardIdx,
-}
 
 impl Simulator {
     /// Shards taking part in a migration now.
@@ -80,6 +70,7 @@ impl Simulator {
     }
 
     fn start_round(&mut self) {
+        self.split_at_zone_boundaries();
         self.balancer.rounds += 1;
         let mut busy = self.busy_shards();
         let mut why_not = Vec::new();
@@ -101,7 +92,7 @@ impl Simulator {
                 cand.chunk,
                 cand.end.as_ref(),
                 cand.to,
-                MigrationReason::ChunksImbalance,
+                cand.reason,
             ) {
                 Ok(()) => round.migration_ids.push(self.next_migration_id - 1),
                 Err(_) => round.failed += 1,
@@ -141,151 +132,6 @@ impl Simulator {
             millis: self.now_ms - round.started_ms,
             why_not: self.balancer.why_not.clone(),
         });
-    }
-
-    /// The imbalance step of `BalancerPolicy::balance` for collection `c`.
-    fn select(
-        &self,
-        c: usize,
-        busy: &mut [bool],
-        out: &mut Vec<Candidate>,
-        why_not: &mut Vec<String>,
-    ) {
-        let coll = &self.cluster.collections[c];
-        let n = self.cluster.shards.len();
-        let mut first_movable: Vec<Option<usize>> = vec![None; n];
-        let mut has_jumbo = vec![false; n];
-        for chunk in coll.table.iter() {
-            let s = chunk.info.shard.index();
-            if chunk.info.jumbo {
-                has_jumbo[s] = true;
-            } else if first_movable[s].is_none()
-                && !self
-                    .balancer
-                    .in_flight
-                    .iter()
-                    .any(|m| m.ns == coll.ns && m.min == *chunk.min)
-            {
-                first_movable[s] = Some(chunk.index);
-            }
-        }
-        let receivers: Vec<ShardIdx> = (0..n)
-            .filter(|&s| !self.cluster.shards[s].shard.draining)
-            .map(|s| ShardIdx(s as u32))
-            .collect();
-        if receivers.is_empty() {
-            return;
-        }
-        loop {
-            let step = match self.cluster.version.balancing_metric() {
-                BalancingMetric::ChunkCount => self.chunk_count_step(c, busy, &receivers),
-                BalancingMetric::DataSize => self.data_size_step(c, busy, &receivers),
-            };
-            let (from, to) = match step {
-                Ok(pair) => pair,
-                Err(reason) => {
-                    why_not.push(format!("{}: {reason}", coll.ns));
-                    return;
-                }
-            };
-            let Some(chunk) = first_movable[from.index()] else {
-                let reason = if has_jumbo[from.index()] {
-                    "only jumbo chunks are left to move"
-                } else {
-                    "no chunk can move now"
-                };
-                why_not.push(format!(
-                    "{}: {} has {reason}",
-                    coll.ns,
-                    self.cluster.shard_id(from)
-                ));
-                return;
-            };
-            let end = match self.cluster.version.balancing_metric() {
-                BalancingMetric::ChunkCount => None,
-                BalancingMetric::DataSize => {
-                    let ch = coll.table.chunk(chunk);
-                    coll.keys
-                        .range_end(ch.min, ch.max, self.cluster.settings.chunk_size_bytes)
-                }
-            };
-            busy[from.index()] = true;
-            busy[to.index()] = true;
-            out.push(Candidate {
-                coll: c,
-                chunk,
-                end,
-                to,
-            });
-        }
-    }
-
-    /// Before 6.0: ideal = round(chunks / shards); move from the shard with the most chunks when it
-    /// is above the ideal (threshold 1) to the least loaded shard below it.
-    fn chunk_count_step(
-        &self,
-        c: usize,
-        busy: &[bool],
-        receivers: &[ShardIdx],
-    ) -> Result<(ShardIdx, ShardIdx), String> {
-        let table = &self.cluster.collections[c].table;
-        let count = |s: ShardIdx| table.shard_totals(s).chunks;
-        let ideal = (table.len() as f64 / receivers.len() as f64).round() as u64;
-        let from = (0..self.cluster.shards.len())
-            .map(|s| ShardIdx(s as u32))
-            .filter(|s| !busy[s.index()])
-            .max_by_key(|s| (count(*s), std::cmp::Reverse(*s)))
-            .ok_or("every shard is in a migration")?;
-        if count(from) <= ideal {
-            return Err(format!(
-                "balanced (at most {ideal} chunks per shard, the ideal)"
-            ));
-        }
-        let to = receivers
-            .iter()
-            .copied()
-            .filter(|s| !busy[s.index()] && *s != from && count(*s) < ideal)
-            .min_by_key(|s| (count(*s), *s))
-            .ok_or("the shards below the ideal are busy migrating")?;
-        Ok((from, to))
-    }
-
-    /// From 6.0: move from the shard with the most data to the one with the least when they differ
-    /// by at least 3 × chunk size (7.0+: and the donor holds more than the average).
-    fn data_size_step(
-        &self,
-        c: usize,
-        busy: &[bool],
-        receivers: &[ShardIdx],
-    ) -> Result<(ShardIdx, ShardIdx), String> {
-        let table = &self.cluster.collections[c].table;
-        let size = |s: ShardIdx| table.shard_totals(s).stats.bytes;
-        let threshold = 3 * self.cluster.settings.chunk_size_bytes;
-        let from = (0..self.cluster.shards.len())
-            .map(|s| ShardIdx(s as u32))
-            .filter(|s| !busy[s.index()])
-            .max_by_key(|s| (size(*s), std::cmp::Reverse(*s)))
-            .ok_or("every shard is in a migration")?;
-        let to = receivers
-            .iter()
-            .copied()
-            .filter(|s| !busy[s.index()] && *s != from)
-            .min_by_key(|s| (size(*s), *s))
-            .ok_or("every other shard is in a migration")?;
-        let total: u64 = receivers.iter().map(|s| size(*s)).sum();
-        let average = total / receivers.len() as u64;
-        if self.cluster.version.donor_must_exceed_average() && size(from) <= average {
-            return Err("balanced (no shard holds more than the average)".into());
-        }
-        let gap = size(from).saturating_sub(size(to));
-        if gap < threshold {
-            return Err(format!(
-                "balanced (largest gap {} < 3 × chunk size = {})",
-                human_bytes(gap),
-                human_bytes(threshold)
-            ));
-        }
-        Ok((from, to))
     }
 
     /// Starts moving `[chunk min, end)` (whole chunk when `end` is `None`) of collection `c` to `to`.

@@ -167,6 +167,23 @@ impl Simulator {
                 format!("{ns} {key}{}", if *unique { " unique" } else { "" })
             }
             EventKind::KeyRefined { ns, key } => format!("{ns} key now {key}"),
+            EventKind::ShardZoneSet {
+                shard,
+                zone,
+                member,
+            } => {
+                format!(
+                    "{} {} zone {zone}",
+                    id(*shard),
+                    if *member { "joins" } else { "leaves" }
+                )
+            }
+            EventKind::ZoneRangeSet { ns, min, max, zone } => format!(
+                "{ns} [{}, {}) → {}",
+                self.bound_text(ns, min),
+                self.bound_text(ns, max),
+                zone.as_deref().unwrap_or("no zone (range removed)")
+            ),
             EventKind::Writes { ns, chunks } => {
                 let docs: u64 = chunks.iter().map(|c| c.stats.writes).sum();
                 format!("{ns} {docs} writes to {} chunks", chunks.len())

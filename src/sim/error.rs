@@ -49,6 +49,9 @@ impl SimError {
     pub fn chunk_too_big(m: impl Into<String>) -> Self {
         Self::new(153, "ChunkTooBig", m)
     }
+    pub fn zone_still_in_use(m: impl Into<String>) -> Self {
+        Self::new(163, "ZoneStillInUse", m)
+    }
     pub fn zone_not_found(m: impl Into<String>) -> Self {
         Self::new(177, "ZoneNotFound", m)
     }

@@ -152,6 +152,19 @@ pub enum EventKind {
     },
     /// `refineCollectionShardKey.end`.
     KeyRefined { ns: String, key: KeyPattern },
+    /// `addShardToZone` (`member`) or `removeShardFromZone`.
+    ShardZoneSet {
+        shard: ShardIdx,
+        zone: String,
+        member: bool,
+    },
+    /// `updateZoneKeyRange`: `[min, max)` assigned to `zone`, or removed when `zone` is `None`.
+    ZoneRangeSet {
+        ns: String,
+        min: ShardKey,
+        max: ShardKey,
+        zone: Option<String>,
+    },
     /// Writes to one collection since the last report, per chunk (by the chunk's lower bound).
     Writes {
         ns: String,
@@ -188,6 +201,9 @@ impl EventKind {
             Self::IndexCreated { .. } => "createIndexes",
             Self::KeyRefined { .. } => "refineCollectionShardKey.end",
             Self::Writes { .. } => "writes",
+            Self::ShardZoneSet { member: true, .. } => "addShardToZone",
+            Self::ShardZoneSet { member: false, .. } => "removeShardFromZone",
+            Self::ZoneRangeSet { .. } => "updateZoneKeyRange",
             Self::BalancerRoundStarted { .. } => "balancer.roundStart",
             Self::BalancerIdle { .. } => "balancer.idle",
         }

@@ -167,6 +167,9 @@ impl Action {
             Op::MergeChunks { .. } => "mergeChunks",
             Op::CreateIndex { .. } => "createIndex",
             Op::RefineCollectionShardKey { .. } => "refineCollectionShardKey",
+            Op::AddShardToZone { .. } => "addShardToZone",
+            Op::RemoveShardFromZone { .. } => "removeShardFromZone",
+            Op::UpdateZoneKeyRange { .. } => "updateZoneKeyRange",
         }
     }
 }
@@ -223,6 +226,21 @@ pub enum Op {
         ns: String,
         key: serde_json::Value,
     },
+    AddShardToZone {
+        shard: String,
+        zone: String,
+    },
+    RemoveShardFromZone {
+        shard: String,
+        zone: String,
+    },
+    /// `[min, max)` (shard-key prefixes) to `zone`; `zone: null` removes the range.
+    UpdateZoneKeyRange {
+        ns: String,
+        min: serde_json::Value,
+        max: serde_json::Value,
+        zone: Option<String>,
+    },
 }
 
 /// The built-in scenarios, in display order.
@@ -250,6 +268,10 @@ pub const BUILT_IN: &[(&str, &str)] = &[
         include_str!("../../assets/scenarios/add-shard.json"),
     ),
     ("manual", include_str!("../../assets/scenarios/manual.json")),
+    (
+        "zones-ip",
+        include_str!("../../assets/scenarios/zones-ip.json"),
+    ),
 ];
 
 /// Parses scenario text; the error names the field (path) and position.

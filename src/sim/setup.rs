@@ -286,6 +286,13 @@ impl Simulator {
                 let key = pattern_of(key, "key").map_err(SimError::bad_value)?;
                 self.create_index(ns, key, *unique)
             }
+            Op::AddShardToZone { shard, zone } => self.add_shard_to_zone(shard, zone),
+            Op::RemoveShardFromZone { shard, zone } => self.remove_shard_from_zone(shard, zone),
+            Op::UpdateZoneKeyRange { ns, min, max, zone } => {
+                let min = document_of(min, "min").map_err(SimError::bad_value)?;
+                let max = document_of(max, "max").map_err(SimError::bad_value)?;
+                self.update_zone_key_range(ns, &min, &max, zone.as_deref())
+            }
             Op::RefineCollectionShardKey { ns, key } => {
                 let key = pattern_of(key, "key").map_err(SimError::bad_value)?;
                 self.refine_shard_key(ns, key)

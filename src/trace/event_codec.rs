@@ -158,6 +158,12 @@ fn body(kind: &EventKind, n: &Names<'_>) -> Value {
             json!({"ns": ns, "key": pattern_json(key), "unique": unique})
         }
         EventKind::KeyRefined { ns, key } => json!({"ns": ns, "key": pattern_json(key)}),
+        EventKind::ShardZoneSet { shard, zone, .. } => {
+            json!({"shard": n.shard(*shard), "zone": zone})
+        }
+        EventKind::ZoneRangeSet { ns, min, max, zone } => json!({
+            "ns": ns, "min": n.key(ns, min), "max": n.key(ns, max), "zone": zone,
+        }),
         EventKind::Writes { ns, chunks } => json!({
             "ns": ns,
             "chunks": chunks.iter().map(|c| json!({
@@ -301,6 +307,24 @@ pub fn decode(v: &Value, state: &Simulator) -> Res<Option<Event>> {
         "refineCollectionShardKey.end" => EventKind::KeyRefined {
             ns: ns()?,
             key: pattern_at(v, "key", "")?,
+        },
+        "addShardToZone" | "removeShardFromZone" => EventKind::ShardZoneSet {
+            shard: shard("shard")?,
+            zone: str_at(v, "zone", "")?.to_string(),
+            member: what == "addShardToZone",
+        },
+        "updateZoneKeyRange" => EventKind::ZoneRangeSet {
+            ns: ns()?,
+            min: key("min")?,
+            max: key("max")?,
+            zone: match field(v, "zone", "")? {
+                Value::Null => None,
+                z => Some(
+                    z.as_str()
+                        .ok_or("field `zone`: expected a string or null")?
+                        .to_string(),
+                ),
+            },
         },
         "writes" => EventKind::Writes {
             ns: ns()?,

@@ -1,0 +1,304 @@
+//! `BalancerPolicy::balance` for one collection, in MongoDB's order: chunks outside their zone's
+//! shards first (zone violations), then imbalance inside each zone, then imbalance over all
+//! shards for the chunks of no zone. Imbalance is measured in chunk counts before 6.0 and in data
+//! size from 6.0; every shard takes part in at most one migration.
+
+use super::balancer::human_bytes;
+use super::engine::Simulator;
+use super::event::MigrationReason;
+use super::version::BalancingMetric;
+use crate::model::{ShardIdx, ShardKey};
+
+/// A migration the policy chose.
+#[derive(Clone, Debug)]
+pub(super) struct Candidate {
+    pub coll: usize,
+    pub chunk: usize,
+    pub end: Option<ShardKey>,
+    pub to: ShardIdx,
+    pub reason: MigrationReason,
+}
+
+/// Per-shard statistics of a zone (or of "no zone", which counts every chunk and data of the
+/// collection but moves only chunks of no zone).
+struct Bucket {
+    label: String,
+    /// Shards that may hold the bucket's chunks.
+    members: Vec<bool>,
+    chunks: Vec<u64>,
+    bytes: Vec<u64>,
+    first_movable: Vec<Option<usize>>,
+    has_jumbo: Vec<bool>,
+}
+
+impl Bucket {
+    fn new(label: String, members: Vec<bool>) -> Self {
+        let n = members.len();
+        Self {
+            label,
+            members,
+            chunks: vec![0; n],
+            bytes: vec![0; n],
+            first_movable: vec![None; n],
+            has_jumbo: vec![false; n],
+        }
+    }
+}
+
+impl Simulator {
+    fn carries(&self, s: usize, zone: &str) -> bool {
+        self.cluster.shards[s].shard.zones.contains(zone)
+    }
+
+    fn migrating(&self, ns: &str, min: &ShardKey) -> bool {
+        self.balancer
+            .in_flight
+            .iter()
+            .any(|m| m.ns == ns && m.min == *min)
+    }
+
+    /// The candidates for collection `c`, updating `busy`; reasons for not doing more go to `why_not`.
+    pub(super) fn select(
+        &self,
+        c: usize,
+        busy: &mut [bool],
+        out: &mut Vec<Candidate>,
+        why_not: &mut Vec<String>,
+    ) {
+        let coll = &self.cluster.collections[c];
+        let n = self.cluster.shards.len();
+        let mut zone_names: Vec<String> = coll.zones.iter().map(|r| r.zone.clone()).collect();
+        zone_names.sort();
+        zone_names.dedup();
+        let mut buckets: Vec<Bucket> = zone_names
+            .iter()
+            .map(|z| {
+                Bucket::new(
+                    format!("zone {z}"),
+                    (0..n).map(|s| self.carries(s, z)).collect(),
+                )
+            })
+            .collect();
+        let mut rest = Bucket::new(String::new(), vec![true; n]);
+        for chunk in coll.table.iter() {
+            let s = chunk.info.shard.index();
+            let zone = coll.zones.zone_of_chunk(chunk.min, chunk.max);
+            let movable = !chunk.info.jumbo && !self.migrating(&coll.ns, chunk.min);
+            rest.chunks[s] += 1;
+            rest.bytes[s] += chunk.info.stats.bytes;
+            let bucket = match zone {
+                Some(z) => {
+                    let Some(b) = zone_names.iter().position(|x| x == z) else {
+                        continue;
+                    };
+                    if !self.carries(s, z) {
+                        self.zone_violation(c, chunk.index, z, movable, busy, out, why_not);
+                    }
+                    &mut buckets[b]
+                }
+                None => &mut rest,
+            };
+            if zone.is_some() {
+                bucket.chunks[s] += 1;
+                bucket.bytes[s] += chunk.info.stats.bytes;
+            }
+            if chunk.info.jumbo {
+                bucket.has_jumbo[s] = true;
+            } else if movable && bucket.first_movable[s].is_none() {
+                bucket.first_movable[s] = Some(chunk.index);
+            }
+        }
+        buckets.push(rest);
+        for bucket in &buckets {
+            self.balance_bucket(c, bucket, busy, out, why_not);
+        }
+    }
+
+    /// A chunk on a shard outside its zone moves to the least loaded shard of the zone.
+    #[allow(clippy::too_many_arguments)]
+    fn zone_violation(
+        &self,
+        c: usize,
+        chunk: usize,
+        zone: &str,
+        movable: bool,
+        busy: &mut [bool],
+        out: &mut Vec<Candidate>,
+        why_not: &mut Vec<String>,
+    ) {
+        let coll = &self.cluster.collections[c];
+        let from = coll.table.chunk(chunk).info.shard;
+        let in_zone: Vec<usize> = (0..self.cluster.shards.len())
+            .filter(|&s| self.carries(s, zone) && !self.cluster.shards[s].shard.draining)
+            .collect();
+        if in_zone.is_empty() {
+            let why = format!(
+                "{}: zone {zone} has no shard, so its chunks stay where they are",
+                coll.ns
+            );
+            if !why_not.contains(&why) {
+                why_not.push(why);
+            }
+            return;
+        }
+        if !movable || busy[from.index()] {
+            return;
+        }
+        let load = |s: usize| match self.cluster.version.balancing_metric() {
+            BalancingMetric::ChunkCount => coll.table.shard_totals(ShardIdx(s as u32)).chunks,
+            BalancingMetric::DataSize => coll.table.shard_totals(ShardIdx(s as u32)).stats.bytes,
+        };
+        if let Some(to) = in_zone
+            .into_iter()
+            .filter(|&s| !busy[s])
+            .min_by_key(|&s| (load(s), s))
+        {
+            busy[from.index()] = true;
+            busy[to] = true;
+            out.push(Candidate {
+                coll: c,
+                chunk,
+                end: None,
+                to: ShardIdx(to as u32),
+                reason: MigrationReason::ZoneViolation,
+            });
+        }
+    }
+
+    fn balance_bucket(
+        &self,
+        c: usize,
+        bucket: &Bucket,
+        busy: &mut [bool],
+        out: &mut Vec<Candidate>,
+        why_not: &mut Vec<String>,
+    ) {
+        let coll = &self.cluster.collections[c];
+        let receivers: Vec<ShardIdx> = (0..self.cluster.shards.len())
+            .filter(|&s| bucket.members[s] && !self.cluster.shards[s].shard.draining)
+            .map(|s| ShardIdx(s as u32))
+            .collect();
+        let label = if bucket.label.is_empty() {
+            coll.ns.clone()
+        } else {
+            format!("{} {}", coll.ns, bucket.label)
+        };
+        if receivers.is_empty() {
+            return;
+        }
+        loop {
+            let step = match self.cluster.version.balancing_metric() {
+                BalancingMetric::ChunkCount => chunk_count_step(bucket, busy, &receivers),
+                BalancingMetric::DataSize => self.data_size_step(bucket, busy, &receivers),
+            };
+            let (from, to) = match step {
+                Ok(pair) => pair,
+                Err(reason) => {
+                    why_not.push(format!("{label}: {reason}"));
+                    return;
+                }
+            };
+            let Some(chunk) = bucket.first_movable[from.index()] else {
+                let reason = if bucket.has_jumbo[from.index()] {
+                    "only jumbo chunks are left to move"
+                } else {
+                    "no chunk can move now"
+                };
+                why_not.push(format!(
+                    "{label}: {} has {reason}",
+                    self.cluster.shard_id(from)
+                ));
+                return;
+            };
+            let end = match self.cluster.version.balancing_metric() {
+                BalancingMetric::ChunkCount => None,
+                BalancingMetric::DataSize => {
+                    let ch = coll.table.chunk(chunk);
+                    coll.keys
+                        .range_end(ch.min, ch.max, self.cluster.settings.chunk_size_bytes)
+                }
+            };
+            busy[from.index()] = true;
+            busy[to.index()] = true;
+            out.push(Candidate {
+                coll: c,
+                chunk,
+                end,
+                to,
+                reason: MigrationReason::ChunksImbalance,
+            });
+        }
+    }
+
+    /// From 6.0: move from the member with the most data to the one with the least when they
+    /// differ by at least 3 × chunk size (7.0+: and the donor holds more than the average).
+    fn data_size_step(
+        &self,
+        bucket: &Bucket,
+        busy: &[bool],
+        receivers: &[ShardIdx],
+    ) -> Result<(ShardIdx, ShardIdx), String> {
+        let size = |s: ShardIdx| bucket.bytes[s.index()];
+        let threshold = 3 * self.cluster.settings.chunk_size_bytes;
+        let from = donor(bucket, busy, size)?;
+        let to = receivers
+            .iter()
+            .copied()
+            .filter(|s| !busy[s.index()] && *s != from)
+            .min_by_key(|s| (size(*s), *s))
+            .ok_or("every other shard is in a migration")?;
+        let total: u64 = receivers.iter().map(|s| size(*s)).sum();
+        let average = total / receivers.len() as u64;
+        if self.cluster.version.donor_must_exceed_average() && size(from) <= average {
+            return Err("balanced (no shard holds more than the average)".into());
+        }
+        let gap = size(from).saturating_sub(size(to));
+        if gap < threshold {
+            return Err(format!(
+                "balanced (largest gap {} < 3 × chunk size = {})",
+                human_bytes(gap),
+                human_bytes(threshold)
+            ));
+        }
+        Ok((from, to))
+    }
+}
+
+/// The member not in a migration with the most of `load` (lowest id on ties).
+fn donor(
+    bucket: &Bucket,
+    busy: &[bool],
+    load: impl Fn(ShardIdx) -> u64,
+) -> Result<ShardIdx, String> {
+    (0..bucket.members.len())
+        .filter(|&s| bucket.members[s] || bucket.chunks[s] > 0)
+        .map(|s| ShardIdx(s as u32))
+        .filter(|s| !busy[s.index()])
+        .max_by_key(|s| (load(*s), std::cmp::Reverse(*s)))
+        .ok_or_else(|| "every shard is in a migration".to_string())
+}
+
+/// Before 6.0: ideal = round(chunks / shards); move from the member with the most chunks when it
+/// is above the ideal (threshold 1) to the least loaded member below it.
+fn chunk_count_step(
+    bucket: &Bucket,
+    busy: &[bool],
+    receivers: &[ShardIdx],
+) -> Result<(ShardIdx, ShardIdx), String> {
+    let count = |s: ShardIdx| bucket.chunks[s.index()];
+    let total: u64 = bucket.chunks.iter().sum();
+    let ideal = (total as f64 / receivers.len() as f64).round() as u64;
+    let from = donor(bucket, busy, count)?;
+    if count(from) <= ideal {
+        return Err(format!(
+            "balanced (at most {ideal} chunks per shard, the ideal)"
+        ));
+    }
+    let to = receivers
+        .iter()
+        .copied()
+        .filter(|s| !busy[s.index()] && *s != from && count(*s) < ideal)
+        .min_by_key(|s| (count(*s), *s))
+        .ok_or("the shards below the ideal are busy migrating")?;
+    Ok((from, to))
+}

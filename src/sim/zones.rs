@@ -1,0 +1,166 @@
+//! Zone commands — `addShardToZone`, `removeShardFromZone`, `updateZoneKeyRange` (and
+//! `removeRangeFromZone`) — with MongoDB's refusals, and the balancer's split of chunks that
+//! straddle a zone boundary.
+
+use super::engine::Simulator;
+use super::error::SimError;
+use super::event::{EventKind, SplitCause};
+use crate::model::{KeyValue, ShardKey, ZoneError};
+
+impl Simulator {
+    /// `addShardToZone`.
+    pub fn add_shard_to_zone(&mut self, shard: &str, zone: &str) -> Result<(), SimError> {
+        let s = self
+            .cluster
+            .shard_index(shard)
+            .ok_or_else(|| SimError::shard_not_found(format!("Shard {shard} not found")))?;
+        if self.cluster.shards[s.index()]
+            .shard
+            .zones
+            .insert(zone.to_string())
+        {
+            self.emit(EventKind::ShardZoneSet {
+                shard: s,
+                zone: zone.to_string(),
+                member: true,
+            });
+        }
+        Ok(())
+    }
+
+    /// `removeShardFromZone`: refused (ZoneStillInUse) for the zone's last shard while a range
+    /// still uses the zone.
+    pub fn remove_shard_from_zone(&mut self, shard: &str, zone: &str) -> Result<(), SimError> {
+        let s = self
+            .cluster
+            .shard_index(shard)
+            .ok_or_else(|| SimError::shard_not_found(format!("Shard {shard} not found")))?;
+        let others = self
+            .cluster
+            .shards
+            .iter()
+            .enumerate()
+            .any(|(i, x)| i != s.index() && x.shard.zones.contains(zone));
+        let used = self
+            .cluster
+            .collections
+            .iter()
+            .any(|c| c.zones.iter().any(|r| r.zone == zone));
+        if !others && used && self.cluster.shards[s.index()].shard.zones.contains(zone) {
+            return Err(SimError::zone_still_in_use(format!(
+                "cannot remove shard {shard} from zone {zone}: it is the zone's last shard and ranges still use the zone"
+            )));
+        }
+        if self.cluster.shards[s.index()].shard.zones.remove(zone) {
+            self.emit(EventKind::ShardZoneSet {
+                shard: s,
+                zone: zone.to_string(),
+                member: false,
+            });
+        }
+        Ok(())
+    }
+
+    /// `updateZoneKeyRange`: assigns `[min, max)` to `zone`, or removes the range with exactly these
+    /// bounds when `zone` is `None` (`removeRangeFromZone`). Bounds may give a prefix of the shard
+    /// key; the missing fields are MinKey.
+    pub fn update_zone_key_range(
+        &mut self,
+        ns: &str,
+        min: &bson::Document,
+        max: &bson::Document,
+        zone: Option<&str>,
+    ) -> Result<(), SimError> {
+        let c = self.coll(ns)?;
+        let pattern = &self.cluster.collections[c].pattern;
+        let (min, max) = (zone_bound(pattern, min)?, zone_bound(pattern, max)?);
+        let coll = &mut self.cluster.collections[c];
+        match zone {
+            Some(z) => {
+                if !self
+                    .cluster
+                    .shards
+                    .iter()
+                    .any(|s| s.shard.zones.contains(z))
+                {
+                    return Err(SimError::zone_not_found(format!(
+                        "zone {z} does not exist: add a shard to it first (addShardToZone)"
+                    )));
+                }
+                coll.zones
+                    .add(min.clone(), max.clone(), z)
+                    .map_err(|e| match e {
+                        ZoneError::EmptyRange => SimError::bad_value(e.to_string()),
+                        _ => SimError::range_overlap(e.to_string()),
+                    })?;
+            }
+            None => {
+                coll.zones
+                    .remove(&min, &max)
+                    .map_err(|e| SimError::bad_value(e.to_string()))?;
+            }
+        }
+        let ns = ns.to_string();
+        self.emit(EventKind::ZoneRangeSet {
+            ns,
+            min,
+            max,
+            zone: zone.map(String::from),
+        });
+        Ok(())
+    }
+
+    /// The balancer's first step: split every chunk that straddles a zone boundary.
+    pub(super) fn split_at_zone_boundaries(&mut self) {
+        for c in 0..self.cluster.collections.len() {
+            if self.cluster.collections[c].zones.is_empty() {
+                continue;
+            }
+            let straddling: Vec<(ShardKey, Vec<ShardKey>)> = {
+                let coll = &self.cluster.collections[c];
+                coll.table
+                    .iter()
+                    .filter(|ch| {
+                        !self
+                            .balancer
+                            .in_flight
+                            .iter()
+                            .any(|m| m.ns == coll.ns && m.min == *ch.min)
+                    })
+                    .filter_map(|ch| {
+                        let points = coll.zones.boundaries_inside(ch.min, ch.max);
+                        (!points.is_empty()).then(|| (ch.min.clone(), points))
+                    })
+                    .collect()
+            };
+            for (min, points) in straddling {
+                if let Some(i) = self.cluster.collections[c].table.find_by_min(&min) {
+                    let _ = self.split_chunk(c, i, points, SplitCause::Zone);
+                }
+            }
+        }
+    }
+}
+
+/// A zone bound: the shard key's fields in order, a missing trailing field being MinKey.
+fn zone_bound(
+    pattern: &crate::model::KeyPattern,
+    doc: &bson::Document,
+) -> Result<ShardKey, SimError> {
+    let fields = pattern.fields();
+    let names: Vec<&str> = doc.keys().map(String::as_str).collect();
+    if names.is_empty()
+        || names.len() > fields.len()
+        || names.iter().zip(fields).any(|(n, f)| **n != *f.path)
+    {
+        return Err(SimError::bad_value(format!(
+            "zone bound {doc} must be a prefix of the shard key {pattern}"
+        )));
+    }
+    let mut values: Vec<KeyValue> = doc.values().map(crate::model::extjson::from_bson).collect();
+    values.extend(std::iter::repeat_n(
+        KeyValue::MinKey,
+        fields.len() - names.len(),
+    ));
+    ShardKey::from_values(values).ok_or_else(|| SimError::bad_value("empty zone bound"))
+}

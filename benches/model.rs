@@ -127,13 +127,6 @@ fn routing(c: &mut Criterion) {
             sum
         });
     });
-    group.bench_function("objectid_1M_chunks_1M_random_keys_route_batch", |b| {
-        let mut out = Vec::with_capacity(keys.len());
-        b.iter(|| {
-            table.route_batch(black_box(&keys), &mut out);
-            out.iter().fold(0usize, |a, &x| a.wrapping_add(x))
-        });
-    });
     let mut sorted = keys.clone();
     sorted.sort();
     group.bench_function("objectid_1M_chunks_1M_sorted_keys", |b| {

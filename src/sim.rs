@@ -21,12 +21,14 @@ pub mod event;
 pub mod key_index;
 pub mod keygen;
 pub mod ops;
+pub mod policy;
 pub mod rng;
 pub mod scenario;
 pub mod setup;
 pub mod summary;
 pub mod version;
 pub mod window;
+pub mod zones;
 
 pub use engine::Simulator;
 pub use error::SimError;

@@ -24,26 +24,6 @@ impl RouteIndex {
         Self { mid, top }
     }
 
-    /// [`Self::upper_bound`] for several prefixes at once: each level is done for all of them
-    /// before the next, so their cache misses overlap instead of queueing.
-    pub fn upper_bound_batch(&self, prefixes: &[u128], ps: &[u128], out: &mut [usize]) {
-        for (o, &p) in out.iter_mut().zip(ps) {
-            *o = self.top.partition_point(|&x| x <= p);
-        }
-        for (o, &p) in out.iter_mut().zip(ps) {
-            if *o > 0 {
-                let m0 = (*o - 1) * B;
-                *o = m0 + count_le(&self.mid[m0..(m0 + B).min(self.mid.len())], p);
-            }
-        }
-        for (o, &p) in out.iter_mut().zip(ps) {
-            if *o > 0 {
-                let l0 = (*o - 1) * B;
-                *o = l0 + count_le(&prefixes[l0..(l0 + B).min(prefixes.len())], p);
-            }
-        }
-    }
-
     /// `prefixes.partition_point(|x| x <= p)`: the number of prefixes not above `p`.
     pub fn upper_bound(&self, prefixes: &[u128], p: u128) -> usize {
         let t = self.top.partition_point(|&x| x <= p);

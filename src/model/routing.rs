@@ -183,31 +183,6 @@ impl RoutingTable {
         self.resolve(key, p, index.upper_bound(&self.prefixes, p))
     }
 
-    /// Routes many keys: the same answers as [`Self::route`] for each, faster for large batches
-    /// (lookups proceed in groups whose memory accesses overlap).
-    pub fn route_batch(&self, keys: &[ShardKey], out: &mut Vec<usize>) {
-        const GROUP: usize = 16;
-        let index = self.index.get_or_init(|| RouteIndex::build(&self.prefixes));
-        out.clear();
-        out.reserve(keys.len());
-        let mut ps = [0u128; GROUP];
-        let mut ends = [0usize; GROUP];
-        for group in keys.chunks(GROUP) {
-            for (p, k) in ps.iter_mut().zip(group) {
-                *p = k.order_prefix();
-            }
-            let n = group.len();
-            index.upper_bound_batch(&self.prefixes, &ps[..n], &mut ends[..n]);
-            out.extend(
-                group
-                    .iter()
-                    .zip(&ps[..n])
-                    .zip(&ends[..n])
-                    .map(|((k, &p), &end)| self.resolve(k, p, end)),
-            );
-        }
-    }
-
     /// The chunk of `key` given `end`, the number of lower-bound prefixes not above its prefix.
     fn resolve(&self, key: &ShardKey, p: u128, end: usize) -> usize {
         if end == 0 || self.prefixes[end - 1] != p {

@@ -36,7 +36,9 @@ fn scenarios_lists_every_built_in_scenario_with_its_description_and_seed() {
             "hot-customer",
             "add-shard",
             "manual",
-            "zones-ip"
+            "zones-ip",
+            "multi-hotspot",
+            "gridfs"
         ]
     );
     for s in &list {

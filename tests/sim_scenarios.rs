@@ -352,3 +352,48 @@ fn manual_placement_is_undone_when_the_balancer_starts() {
         "the balancer evened the chunks out again"
     );
 }
+
+#[test]
+fn multi_hotspot_balances_writes_while_each_state_ascends() {
+    let sim = run("multi-hotspot", None);
+    let c = &sim.cluster.collections[0];
+    let total: u64 = c.routed_writes.iter().sum();
+    for s in shards(&sim) {
+        let share = c.writes_to(s) as f64 / total as f64;
+        assert!((0.2..=0.5).contains(&share), "shard {s} took {share}");
+    }
+    // Within a state the _id ascends: that state's writes all went to its last chunk.
+    for state in ["CA", "FL", "IL", "NY", "OH", "TX"] {
+        let hi = ShardKey::from_values(vec![KeyValue::string(state), KeyValue::MaxKey]).unwrap();
+        let lo = ShardKey::from_values(vec![KeyValue::string(state), KeyValue::MinKey]).unwrap();
+        let (first, last) = (c.table.route(&lo), c.table.route(&hi));
+        let in_state: u64 = (first..=last)
+            .map(|i| c.table.chunk(i).info.stats.writes)
+            .sum();
+        assert!(in_state > 0, "{state} received writes");
+    }
+}
+
+#[test]
+fn gridfs_keeps_every_file_on_one_shard_and_spreads_files() {
+    let sim = run("gridfs", None);
+    let c = &sim.cluster.collections[0];
+    let min = c.table.global_min().clone();
+    let max = c.table.global_max().clone();
+    assert_eq!(c.keys.distinct(), 200, "200 files of 20 GridFS chunks each");
+    assert_eq!(c.keys.stats(&min, &max).docs, 4_000);
+    for chunk in c.table.iter() {
+        assert_eq!(
+            chunk.info.stats.docs % 20,
+            0,
+            "a file is never split across chunks"
+        );
+    }
+    for s in shards(&sim) {
+        let docs = c.table.shard_totals(s).stats.docs;
+        assert!(
+            docs >= 800,
+            "files spread over every shard: {s} holds {docs} GridFS chunks"
+        );
+    }
+}

@@ -52,6 +52,12 @@ pub enum GenSpec {
     Const(serde_json::Value),
     /// One of several generators, chosen with weights.
     Mix(Vec<Weighted>),
+    /// Each value of `gen` repeated `times` times in a row (e.g. the GridFS chunks of one file).
+    Repeat {
+        times: u64,
+        #[serde(rename = "gen")]
+        generator: Box<GenSpec>,
+    },
 }
 
 /// A generator and its weight in a [`GenSpec::Mix`].
@@ -108,6 +114,12 @@ pub enum KeyGen {
         parts: Vec<KeyGen>,
         cumulative: Vec<f64>,
     },
+    Repeat {
+        times: u64,
+        left: u64,
+        current: Option<KeyValue>,
+        inner: Box<KeyGen>,
+    },
 }
 
 impl KeyGen {
@@ -158,6 +170,17 @@ impl KeyGen {
             }
             GenSpec::Const(v) => {
                 Self::Const(extjson::from_json(v.clone()).map_err(|e| format!("const: {e}"))?)
+            }
+            GenSpec::Repeat { times, generator } => {
+                if *times == 0 {
+                    return Err("repeat: times must be at least 1".into());
+                }
+                Self::Repeat {
+                    times: *times,
+                    left: 0,
+                    current: None,
+                    inner: Box::new(Self::build(generator, rng)?),
+                }
             }
             GenSpec::Mix(parts) => {
                 if parts.is_empty() {
@@ -224,6 +247,19 @@ impl KeyGen {
             }
             Self::Choice { values, cumulative } => values[pick(cumulative, rng)].clone(),
             Self::Const(v) => v.clone(),
+            Self::Repeat {
+                times,
+                left,
+                current,
+                inner,
+            } => {
+                if *left == 0 || current.is_none() {
+                    *current = Some(inner.next(rng, now_ms));
+                    *left = *times;
+                }
+                *left -= 1;
+                current.clone().unwrap_or(KeyValue::Null)
+            }
             Self::Mix { parts, cumulative } => {
                 let i = pick(cumulative, rng);
                 parts[i].next(rng, now_ms)

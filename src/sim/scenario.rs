@@ -272,6 +272,11 @@ pub const BUILT_IN: &[(&str, &str)] = &[
         "zones-ip",
         include_str!("../../assets/scenarios/zones-ip.json"),
     ),
+    (
+        "multi-hotspot",
+        include_str!("../../assets/scenarios/multi-hotspot.json"),
+    ),
+    ("gridfs", include_str!("../../assets/scenarios/gridfs.json")),
 ];
 
 /// Parses scenario text; the error names the field (path) and position.

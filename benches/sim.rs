@@ -111,6 +111,7 @@ fn scale_cluster() -> Simulator {
             .map(|i| ShardState {
                 shard: shardtop::model::Shard::new(shardtop::model::Shard::default_name(i)),
                 capacity: 1.0,
+                removed: false,
             })
             .collect(),
         settings: Settings {

@@ -1,6 +1,6 @@
 //! The pure model of a sharded collection, in MongoDB's own terms: shard-key values and their
 //! total order across BSON types, key patterns, the hashed-index hash, chunks and chunk versions,
-//! the routing table, shards and zone ranges.
+//! the routing table, shards and zone ranges, and which shards a query targets.
 //!
 //! Owns: every rule that is a fact about MongoDB's data placement, independent of time and I/O.
 //! May not touch: tokio, mongodb, ratatui, files, the clock — it is plain data and functions, so
@@ -18,6 +18,7 @@ pub mod presplit;
 pub mod route_index;
 pub mod routing;
 pub mod shard;
+pub mod targeting;
 pub mod value;
 pub mod zones;
 
@@ -28,5 +29,6 @@ pub use pattern::{KeyError, KeyField, KeyPattern};
 pub use presplit::hashed_split_points;
 pub use routing::{RoutingError, RoutingTable};
 pub use shard::{Shard, ShardIdx};
+pub use targeting::{KeyRange, TargetKind, Targeting, target};
 pub use value::KeyValue;
 pub use zones::{ZoneError, ZoneRange, ZoneRanges};

@@ -15,6 +15,7 @@ pub mod apply;
 pub mod balancer;
 pub mod cluster;
 pub mod describe;
+pub mod drain;
 pub mod engine;
 pub mod error;
 pub mod event;

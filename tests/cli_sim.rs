@@ -38,7 +38,8 @@ fn scenarios_lists_every_built_in_scenario_with_its_description_and_seed() {
             "manual",
             "zones-ip",
             "multi-hotspot",
-            "gridfs"
+            "gridfs",
+            "drain"
         ]
     );
     for s in &list {

@@ -53,6 +53,7 @@ impl Simulator {
     }
 
     /// Applies one recorded event.
+    #[allow(clippy::too_many_lines)] // one arm per event kind
     pub fn apply(&mut self, e: &Event) -> Result<(), ApplyError> {
         self.replay_clock(e.at_ms);
         match &e.kind {
@@ -60,6 +61,7 @@ impl Simulator {
                 self.cluster.shards.push(ShardState {
                     shard: Shard::new(id.clone()),
                     capacity: 1.0,
+                    removed: false,
                 });
             }
             EventKind::CollectionSharded { .. }
@@ -125,6 +127,17 @@ impl Simulator {
                 coll.refine_key(key.clone())
                     .map_err(|err| ApplyError(err.to_string()))?;
             }
+            EventKind::ShardDraining { shard } | EventKind::ShardRemoved { shard } => {
+                let removed = matches!(e.kind, EventKind::ShardRemoved { .. });
+                let Some(state) = self.cluster.shards.get_mut(shard.index()) else {
+                    return fail(format!("unknown shard {shard}"));
+                };
+                state.shard.draining = !removed;
+                state.removed = removed;
+                if removed {
+                    self.reassign_primaries(*shard);
+                }
+            }
             EventKind::ShardZoneSet {
                 shard,
                 zone,
@@ -142,10 +155,7 @@ impl Simulator {
             EventKind::ZoneRangeSet { ns, min, max, zone } => {
                 let coll = self.coll_mut(ns)?;
                 let done = match zone {
-                    Some(z) => coll
-                        .zones
-                        .add(min.clone(), max.clone(), z.clone())
-                        .map(|()| ()),
+                    Some(z) => coll.zones.add(min.clone(), max.clone(), z.clone()),
                     None => coll.zones.remove(min, max).map(|_| ()),
                 };
                 done.map_err(|err| ApplyError(err.to_string()))?;
@@ -254,6 +264,10 @@ impl Simulator {
                 moved,
                 ..
             } => {
+                let forced =
+                    self.balancer.in_flight.iter().any(|m| {
+                        m.id == *id && m.reason == super::event::MigrationReason::ManualForce
+                    });
                 self.balancer.in_flight.retain(|m| m.id != *id);
                 let now_secs = e.at_ms / 1000;
                 let coll = self.coll_mut(ns)?;
@@ -262,6 +276,9 @@ impl Simulator {
                 coll.table
                     .move_range(i, end, *moved, *to, now_secs)
                     .map_err(|err| ApplyError(err.to_string()))?;
+                if forced {
+                    coll.table.set_jumbo(i, false);
+                }
                 self.balancer.completed += 1;
             }
             EventKind::MigrationFailed { id, .. } => {

@@ -70,6 +70,7 @@ impl Simulator {
     }
 
     fn start_round(&mut self) {
+        self.complete_drains();
         self.split_at_zone_boundaries();
         self.balancer.rounds += 1;
         let mut busy = self.busy_shards();
@@ -176,7 +177,7 @@ impl Simulator {
             reason,
             bytes: stats.bytes,
         });
-        if stats.bytes > limit {
+        if stats.bytes > limit && reason != MigrationReason::ManualForce {
             let error = SimError::chunk_too_big(format!(
                 "Cannot move chunk: the maximum chunk size is {} and the range holds {} ({} documents)",
                 human_bytes(self.cluster.settings.chunk_size_bytes),
@@ -260,6 +261,9 @@ impl Simulator {
             .is_some_and(|r| r.migration_ids.contains(&m.id));
         match result {
             Ok(()) => {
+                if m.reason == MigrationReason::ManualForce {
+                    self.cluster.collections[c].table.set_jumbo(i, false);
+                }
                 self.balancer.completed += 1;
                 if in_round && let Some(r) = self.balancer.round.as_mut() {
                     r.moved += 1;

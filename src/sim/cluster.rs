@@ -15,6 +15,8 @@ use crate::model::{
 pub struct ShardState {
     pub shard: Shard,
     pub capacity: f64,
+    /// Removed by `removeShard` once drained (kept so shard indexes stay stable).
+    pub removed: bool,
 }
 
 /// The balancer's active window (`activeWindow`), in minutes after midnight of virtual time.

@@ -167,6 +167,8 @@ impl Simulator {
                 format!("{ns} {key}{}", if *unique { " unique" } else { "" })
             }
             EventKind::KeyRefined { ns, key } => format!("{ns} key now {key}"),
+            EventKind::ShardDraining { shard } => format!("{} is draining", id(*shard)),
+            EventKind::ShardRemoved { shard } => format!("{} drained and removed", id(*shard)),
             EventKind::ShardZoneSet {
                 shard,
                 zone,

@@ -26,9 +26,16 @@ pub enum MigrationReason {
     TopChunk,
     /// A `moveChunk` / `moveRange` command.
     Manual,
+    /// A `moveChunk` with `forceJumbo`: moves a jumbo chunk whatever its size.
+    ManualForce,
 }
 
 impl MigrationReason {
+    /// Whether the migration empties a draining shard.
+    pub fn is_drain(self) -> bool {
+        self == Self::Drain
+    }
+
     pub fn as_str(self) -> &'static str {
         match self {
             Self::Drain => "drain",
@@ -36,6 +43,7 @@ impl MigrationReason {
             Self::ChunksImbalance => "chunksImbalance",
             Self::TopChunk => "topChunk",
             Self::Manual => "manual",
+            Self::ManualForce => "manualForceJumbo",
         }
     }
 }
@@ -165,6 +173,10 @@ pub enum EventKind {
         max: ShardKey,
         zone: Option<String>,
     },
+    /// `removeShard.start`: the shard is draining.
+    ShardDraining { shard: ShardIdx },
+    /// `removeShard`: the drained shard left the cluster.
+    ShardRemoved { shard: ShardIdx },
     /// Writes to one collection since the last report, per chunk (by the chunk's lower bound).
     Writes {
         ns: String,
@@ -201,6 +213,8 @@ impl EventKind {
             Self::IndexCreated { .. } => "createIndexes",
             Self::KeyRefined { .. } => "refineCollectionShardKey.end",
             Self::Writes { .. } => "writes",
+            Self::ShardDraining { .. } => "removeShard.start",
+            Self::ShardRemoved { .. } => "removeShard",
             Self::ShardZoneSet { member: true, .. } => "addShardToZone",
             Self::ShardZoneSet { member: false, .. } => "removeShardFromZone",
             Self::ZoneRangeSet { .. } => "updateZoneKeyRange",

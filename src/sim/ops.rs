@@ -30,6 +30,7 @@ impl Simulator {
     fn shard(&self, id: &str) -> Result<ShardIdx, SimError> {
         self.cluster
             .shard_index(id)
+            .filter(|s| !self.cluster.shards[s.index()].removed)
             .ok_or_else(|| SimError::shard_not_found(format!("Shard {id} not found")))
     }
 
@@ -43,6 +44,7 @@ impl Simulator {
         self.cluster.shards.push(ShardState {
             shard: Shard::new(id),
             capacity,
+            removed: false,
         });
         let idx = ShardIdx((self.cluster.shards.len() - 1) as u32);
         self.emit(EventKind::ShardAdded {
@@ -391,6 +393,27 @@ impl Simulator {
             ));
         }
         self.start_migration(c, i, upto, to, MigrationReason::Manual)
+    }
+
+    /// `moveChunk` with `forceJumbo: true`: the chunk holding `key` moves whatever its size, and
+    /// loses its jumbo flag.
+    pub fn move_chunk_forced(
+        &mut self,
+        ns: &str,
+        key: &ShardKey,
+        to: &str,
+    ) -> Result<(), SimError> {
+        let c = self.coll(ns)?;
+        let to = self.shard(to)?;
+        let i = self.cluster.collections[c].table.route(key);
+        let from = self.cluster.collections[c].table.chunk(i).info.shard;
+        let busy = self.busy_shards();
+        if from == to || busy[from.index()] || busy[to.index()] {
+            return Err(SimError::conflicting_operation(
+                "the chunk is on that shard or a shard involved is in a migration",
+            ));
+        }
+        self.start_migration(c, i, None, to, MigrationReason::ManualForce)
     }
 
     /// `balancerStart` / `balancerStop`.

@@ -65,6 +65,7 @@ impl Simulator {
         out: &mut Vec<Candidate>,
         why_not: &mut Vec<String>,
     ) {
+        self.drain(c, busy, out, why_not);
         let coll = &self.cluster.collections[c];
         let n = self.cluster.shards.len();
         let mut zone_names: Vec<String> = coll.zones.iter().map(|r| r.zone.clone()).collect();
@@ -79,38 +80,93 @@ impl Simulator {
                 )
             })
             .collect();
-        let mut rest = Bucket::new(String::new(), vec![true; n]);
+        let mut rest = Bucket::new(
+            String::new(),
+            (0..n).map(|s| !self.cluster.shards[s].removed).collect(),
+        );
         for chunk in coll.table.iter() {
-            let s = chunk.info.shard.index();
+            let owner = chunk.info.shard.index();
             let zone = coll.zones.zone_of_chunk(chunk.min, chunk.max);
             let movable = !chunk.info.jumbo && !self.migrating(&coll.ns, chunk.min);
-            rest.chunks[s] += 1;
-            rest.bytes[s] += chunk.info.stats.bytes;
+            rest.chunks[owner] += 1;
+            rest.bytes[owner] += chunk.info.stats.bytes;
             let bucket = match zone {
-                Some(z) => {
-                    let Some(b) = zone_names.iter().position(|x| x == z) else {
+                Some(name) => {
+                    let Some(which) = zone_names.iter().position(|x| x == name) else {
                         continue;
                     };
-                    if !self.carries(s, z) {
-                        self.zone_violation(c, chunk.index, z, movable, busy, out, why_not);
+                    if !self.carries(owner, name) {
+                        self.zone_violation(c, chunk.index, name, movable, busy, out, why_not);
                     }
-                    &mut buckets[b]
+                    &mut buckets[which]
                 }
                 None => &mut rest,
             };
             if zone.is_some() {
-                bucket.chunks[s] += 1;
-                bucket.bytes[s] += chunk.info.stats.bytes;
+                bucket.chunks[owner] += 1;
+                bucket.bytes[owner] += chunk.info.stats.bytes;
             }
             if chunk.info.jumbo {
-                bucket.has_jumbo[s] = true;
-            } else if movable && bucket.first_movable[s].is_none() {
-                bucket.first_movable[s] = Some(chunk.index);
+                bucket.has_jumbo[owner] = true;
+            } else if movable && bucket.first_movable[owner].is_none() {
+                bucket.first_movable[owner] = Some(chunk.index);
             }
         }
         buckets.push(rest);
         for bucket in &buckets {
             self.balance_bucket(c, bucket, busy, out, why_not);
+        }
+    }
+
+    /// A shard that can receive chunks: not removed, not draining.
+    fn receives(&self, s: usize) -> bool {
+        let state = &self.cluster.shards[s];
+        !state.removed && !state.shard.draining
+    }
+
+    /// Draining shards first: each moves its first movable chunk to the least loaded shard that
+    /// may hold it (of the chunk's zone, if it has one). Jumbo chunks are skipped.
+    fn drain(
+        &self,
+        c: usize,
+        busy: &mut [bool],
+        out: &mut Vec<Candidate>,
+        why_not: &mut Vec<String>,
+    ) {
+        let coll = &self.cluster.collections[c];
+        for s in (0..self.cluster.shards.len()).filter(|&s| self.cluster.shards[s].shard.draining) {
+            let mine = || coll.table.iter().filter(|ch| ch.info.shard.index() == s);
+            if busy[s] || mine().next().is_none() {
+                continue;
+            }
+            let Some(chunk) = mine().find(|ch| !ch.info.jumbo && !self.migrating(&coll.ns, ch.min))
+            else {
+                if mine().any(|ch| ch.info.jumbo) {
+                    why_not.push(format!(
+                        "{}: {} is draining but only jumbo chunks are left on it: move them with forceJumbo",
+                        coll.ns,
+                        self.cluster.shard_id(ShardIdx(s as u32))
+                    ));
+                }
+                continue;
+            };
+            let zone = coll.zones.zone_of_chunk(chunk.min, chunk.max);
+            let to = (0..self.cluster.shards.len())
+                .filter(|&r| {
+                    self.receives(r) && !busy[r] && zone.is_none_or(|z| self.carries(r, z))
+                })
+                .min_by_key(|&r| (coll.table.shard_totals(ShardIdx(r as u32)).stats.bytes, r));
+            if let Some(to) = to {
+                busy[s] = true;
+                busy[to] = true;
+                out.push(Candidate {
+                    coll: c,
+                    chunk: chunk.index,
+                    end: None,
+                    to: ShardIdx(to as u32),
+                    reason: MigrationReason::Drain,
+                });
+            }
         }
     }
 
@@ -175,7 +231,7 @@ impl Simulator {
     ) {
         let coll = &self.cluster.collections[c];
         let receivers: Vec<ShardIdx> = (0..self.cluster.shards.len())
-            .filter(|&s| bucket.members[s] && !self.cluster.shards[s].shard.draining)
+            .filter(|&s| bucket.members[s] && self.receives(s))
             .map(|s| ShardIdx(s as u32))
             .collect();
         let label = if bucket.label.is_empty() {

@@ -168,6 +168,7 @@ impl Action {
             Op::CreateIndex { .. } => "createIndex",
             Op::RefineCollectionShardKey { .. } => "refineCollectionShardKey",
             Op::AddShardToZone { .. } => "addShardToZone",
+            Op::RemoveShard { .. } => "removeShard",
             Op::RemoveShardFromZone { .. } => "removeShardFromZone",
             Op::UpdateZoneKeyRange { .. } => "updateZoneKeyRange",
         }
@@ -203,6 +204,9 @@ pub enum Op {
         ns: String,
         find: serde_json::Value,
         to: String,
+        /// Move a jumbo chunk anyway (`forceJumbo: true`).
+        #[serde(default, rename = "forceJumbo")]
+        force_jumbo: bool,
     },
     /// `moveRange` from `min` (a chunk bound) up to `max` (optional) to `to`.
     MoveRange {
@@ -229,6 +233,10 @@ pub enum Op {
     AddShardToZone {
         shard: String,
         zone: String,
+    },
+    /// `removeShard`: start draining the shard (it leaves once empty).
+    RemoveShard {
+        id: String,
     },
     RemoveShardFromZone {
         shard: String,
@@ -277,6 +285,7 @@ pub const BUILT_IN: &[(&str, &str)] = &[
         include_str!("../../assets/scenarios/multi-hotspot.json"),
     ),
     ("gridfs", include_str!("../../assets/scenarios/gridfs.json")),
+    ("drain", include_str!("../../assets/scenarios/drain.json")),
 ];
 
 /// Parses scenario text; the error names the field (path) and position.

@@ -269,10 +269,20 @@ impl Simulator {
                 let key = self.extracted(ns, find)?;
                 self.split_find(ns, &key)
             }
-            Op::MoveChunk { ns, find, to } => {
+            Op::MoveChunk {
+                ns,
+                find,
+                to,
+                force_jumbo,
+            } => {
                 let key = self.extracted(ns, find)?;
-                self.move_chunk(ns, &key, None, to)
+                if *force_jumbo {
+                    self.move_chunk_forced(ns, &key, to)
+                } else {
+                    self.move_chunk(ns, &key, None, to)
+                }
             }
+            Op::RemoveShard { id } => self.remove_shard(id).map(|_| ()),
             Op::MoveRange { ns, min, max, to } => {
                 let key = self.bound(ns, min)?;
                 let upto = max.as_ref().map(|m| self.bound(ns, m)).transpose()?;

@@ -26,6 +26,7 @@ impl Simulator {
         let shards: Vec<Value> = cluster
             .shards
             .iter()
+            .filter(|s| !s.removed)
             .map(|s| json!({"id": s.shard.id, "zones": s.shard.zones.iter().collect::<Vec<_>>(), "draining": s.shard.draining}))
             .collect();
         let collections: Vec<Value> = cluster
@@ -59,6 +60,7 @@ impl Simulator {
     fn collection_json(&self, c: &Collection, with_chunks: bool) -> Value {
         let table = &c.table;
         let per_shard: Vec<Value> = (0..self.cluster.shards.len())
+            .filter(|&s| !self.cluster.shards[s].removed)
             .map(|s| {
                 let idx = ShardIdx(s as u32);
                 let t = table.shard_totals(idx);
@@ -149,7 +151,7 @@ impl Simulator {
                 part as f64 * 100.0 / whole as f64
             }
         };
-        for i in 0..n {
+        for i in (0..n).filter(|&i| !self.cluster.shards[i].removed) {
             let idx = ShardIdx(i as u32);
             let t = table.shard_totals(idx);
             let per_chunk = t.stats.bytes.checked_div(t.chunks).unwrap_or(0);
@@ -179,7 +181,7 @@ impl Simulator {
             table.len(),
             total_writes
         );
-        for i in 0..n {
+        for i in (0..n).filter(|&i| !self.cluster.shards[i].removed) {
             let t = table.shard_totals(ShardIdx(i as u32));
             let _ = writeln!(
                 s,

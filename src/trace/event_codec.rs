@@ -158,6 +158,9 @@ fn body(kind: &EventKind, n: &Names<'_>) -> Value {
             json!({"ns": ns, "key": pattern_json(key), "unique": unique})
         }
         EventKind::KeyRefined { ns, key } => json!({"ns": ns, "key": pattern_json(key)}),
+        EventKind::ShardDraining { shard } | EventKind::ShardRemoved { shard } => {
+            json!({"shard": n.shard(*shard)})
+        }
         EventKind::ShardZoneSet { shard, zone, .. } => {
             json!({"shard": n.shard(*shard), "zone": zone})
         }
@@ -308,6 +311,12 @@ pub fn decode(v: &Value, state: &Simulator) -> Res<Option<Event>> {
             ns: ns()?,
             key: pattern_at(v, "key", "")?,
         },
+        "removeShard.start" => EventKind::ShardDraining {
+            shard: shard("shard")?,
+        },
+        "removeShard" => EventKind::ShardRemoved {
+            shard: shard("shard")?,
+        },
         "addShardToZone" | "removeShardFromZone" => EventKind::ShardZoneSet {
             shard: shard("shard")?,
             zone: str_at(v, "zone", "")?.to_string(),
@@ -388,6 +397,7 @@ pub fn reason_of(s: &str) -> MigrationReason {
         "zoneViolation" => MigrationReason::ZoneViolation,
         "topChunk" => MigrationReason::TopChunk,
         "manual" => MigrationReason::Manual,
+        "manualForceJumbo" => MigrationReason::ManualForce,
         _ => MigrationReason::ChunksImbalance,
     }
 }

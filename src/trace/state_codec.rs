@@ -27,6 +27,7 @@ pub fn encode(sim: &Simulator) -> Value {
             },
             "shards": c.shards.iter().map(|s| json!({
                 "id": s.shard.id, "capacity": s.capacity, "zones": s.shard.zones, "draining": s.shard.draining,
+                "removed": s.removed,
             })).collect::<Vec<_>>(),
             "databases": c.databases.iter().map(|(db, s)| json!({"name": db, "primary": c.shard_id(*s)})).collect::<Vec<_>>(),
             "balancer": balancer_json(sim),
@@ -101,6 +102,7 @@ pub fn decode(v: &Value) -> Res<Simulator> {
         shards.push(ShardState {
             shard,
             capacity: f64_at(sh, "capacity", &sp)?,
+            removed: sh.get("removed").and_then(Value::as_bool).unwrap_or(false),
         });
     }
     let mut cluster = Cluster {

@@ -39,7 +39,8 @@ fn scenarios_lists_every_built_in_scenario_with_its_description_and_seed() {
             "zones-ip",
             "multi-hotspot",
             "gridfs",
-            "drain"
+            "drain",
+            "firehose"
         ]
     );
     for s in &list {

@@ -146,3 +146,39 @@ proptest! {
         prop_assert!(zone_invariant(&sim).is_ok(), "{:?}", zone_invariant(&sim));
     }
 }
+
+fn firehose(with_job: bool) -> Simulator {
+    let mut sc = scenario::built_in("firehose").unwrap().unwrap();
+    if !with_job {
+        sc.actions.retain(|a| a.every.is_none());
+    }
+    let mut sim = Simulator::from_scenario(&sc, sc.seed, None).unwrap();
+    sim.run_until((sc.until * 1000.0) as u64);
+    sim
+}
+
+#[test]
+fn firehose_takes_every_insert_and_the_daily_job_lets_old_chunks_leave() {
+    let sim = firehose(true);
+    let c = &sim.cluster.collections[0];
+    assert_eq!(
+        c.writes_to(ShardIdx(0)),
+        24_000,
+        "every insert lands on the 10x shard"
+    );
+    for s in 1..4 {
+        assert!(
+            c.table.shard_totals(ShardIdx(s)).stats.docs > 3_000,
+            "older chunks left for shard{s:04}"
+        );
+    }
+    zone_invariant(&sim).unwrap();
+
+    let trapped = firehose(false);
+    let c = &trapped.cluster.collections[0];
+    assert_eq!(
+        c.table.shard_totals(ShardIdx(0)).stats.docs,
+        24_000,
+        "without the job everything stays trapped"
+    );
+}

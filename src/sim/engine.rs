@@ -181,6 +181,14 @@ impl Simulator {
             }
             let action = action.clone();
             self.next_action += 1;
+            if let Some(every) = action.every.filter(|e| e.is_finite() && *e > 0.0) {
+                let mut again = action.clone();
+                again.at += every;
+                let at = self.next_action
+                    + self.actions[self.next_action..]
+                        .partition_point(|a| a.at_ms() <= again.at_ms());
+                self.actions.insert(at, again);
+            }
             if let Err(e) = self.apply_action(&action) {
                 self.action_errors.push(format!(
                     "t={}s {}: {e}",

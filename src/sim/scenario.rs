@@ -145,6 +145,9 @@ pub enum DocSize {
 pub struct Action {
     /// Virtual seconds.
     pub at: f64,
+    /// Repeat every this many virtual seconds (a periodic job).
+    #[serde(default)]
+    pub every: Option<f64>,
     #[serde(rename = "do")]
     pub op: Op,
 }
@@ -169,6 +172,7 @@ impl Action {
             Op::RefineCollectionShardKey { .. } => "refineCollectionShardKey",
             Op::AddShardToZone { .. } => "addShardToZone",
             Op::RemoveShard { .. } => "removeShard",
+            Op::MoveZoneLowerBoundToNow { .. } => "moveZoneLowerBoundToNow",
             Op::RemoveShardFromZone { .. } => "removeShardFromZone",
             Op::UpdateZoneKeyRange { .. } => "updateZoneKeyRange",
         }
@@ -234,6 +238,12 @@ pub enum Op {
         shard: String,
         zone: String,
     },
+    /// The firehose's daily job: the range of `zone` that ends at MaxKey starts from now on
+    /// (its lower bound becomes the first ObjectId of the current second).
+    MoveZoneLowerBoundToNow {
+        ns: String,
+        zone: String,
+    },
     /// `removeShard`: start draining the shard (it leaves once empty).
     RemoveShard {
         id: String,
@@ -286,6 +296,10 @@ pub const BUILT_IN: &[(&str, &str)] = &[
     ),
     ("gridfs", include_str!("../../assets/scenarios/gridfs.json")),
     ("drain", include_str!("../../assets/scenarios/drain.json")),
+    (
+        "firehose",
+        include_str!("../../assets/scenarios/firehose.json"),
+    ),
 ];
 
 /// Parses scenario text; the error names the field (path) and position.

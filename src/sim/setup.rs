@@ -283,6 +283,7 @@ impl Simulator {
                 }
             }
             Op::RemoveShard { id } => self.remove_shard(id).map(|_| ()),
+            Op::MoveZoneLowerBoundToNow { ns, zone } => self.move_zone_lower_bound_to_now(ns, zone),
             Op::MoveRange { ns, min, max, to } => {
                 let key = self.bound(ns, min)?;
                 let upto = max.as_ref().map(|m| self.bound(ns, m)).transpose()?;

@@ -110,6 +110,44 @@ impl Simulator {
         Ok(())
     }
 
+    /// The firehose job: the range of `zone` ending at MaxKey now starts at the first ObjectId of
+    /// the current virtual second (the shard key's first field must hold ObjectIds).
+    pub fn move_zone_lower_bound_to_now(&mut self, ns: &str, zone: &str) -> Result<(), SimError> {
+        let c = self.coll(ns)?;
+        let coll = &self.cluster.collections[c];
+        let global_max = coll.table.global_max().clone();
+        let Some(range) = coll
+            .zones
+            .iter()
+            .find(|r| r.zone == zone && r.max == global_max)
+            .cloned()
+        else {
+            return Err(SimError::zone_not_found(format!(
+                "{ns} has no range of zone {zone} ending at MaxKey"
+            )));
+        };
+        let secs = (super::keygen::EPOCH_SECONDS + self.now_ms / 1000) as u32;
+        let mut oid = [0u8; 12];
+        oid[..4].copy_from_slice(&secs.to_be_bytes());
+        let mut values = vec![KeyValue::ObjectId(oid)];
+        values.extend(std::iter::repeat_n(
+            KeyValue::MinKey,
+            coll.pattern.len() - 1,
+        ));
+        let new_min =
+            ShardKey::from_values(values).ok_or_else(|| SimError::bad_value("empty shard key"))?;
+        if new_min <= range.min {
+            return Ok(());
+        }
+        let pattern = coll.pattern.clone();
+        let (old_min, max) = (
+            pattern.bound_to_document(&range.min),
+            pattern.bound_to_document(&range.max),
+        );
+        self.update_zone_key_range(ns, &old_min, &max, None)?;
+        self.update_zone_key_range(ns, &pattern.bound_to_document(&new_min), &max, Some(zone))
+    }
+
     /// The balancer's first step: split every chunk that straddles a zone boundary.
     pub(super) fn split_at_zone_boundaries(&mut self) {
         for c in 0..self.cluster.collections.len() {

@@ -397,3 +397,55 @@ fn gridfs_keeps_every_file_on_one_shard_and_spreads_files() {
         );
     }
 }
+
+#[test]
+fn refine_refuses_without_a_supporting_index_and_when_it_does_not_extend_the_key() {
+    use shardtop::model::KeyPattern;
+    let mut sim = start("hot-customer", None);
+    sim.run_until(20_000);
+    let refined = KeyPattern::parse_json(r#"{"customerId": 1, "placedAt": 1}"#).unwrap();
+    let err = sim
+        .refine_shard_key("shop.orders", refined.clone())
+        .unwrap_err();
+    assert_eq!((err.code, err.code_name), (72, "InvalidOptions"));
+    assert_eq!(
+        err.message,
+        "Please create an index that starts with the proposed shard key before refining the collection's shard key."
+    );
+    sim.create_index("shop.orders", refined.clone(), false)
+        .unwrap();
+    let swapped = KeyPattern::parse_json(r#"{"placedAt": 1, "customerId": 1}"#).unwrap();
+    let err = sim.refine_shard_key("shop.orders", swapped).unwrap_err();
+    assert_eq!(err.code_name, "InvalidOptions");
+    assert!(
+        err.message
+            .contains("does not extend the current shard key"),
+        "{err}"
+    );
+    sim.refine_shard_key("shop.orders", refined).unwrap();
+    assert_eq!(sim.cluster.collections[0].table.check_invariants(), Ok(()));
+}
+
+#[test]
+fn a_unique_index_must_be_prefixed_by_the_shard_key() {
+    use shardtop::model::KeyPattern;
+    let mut sim = start("hot-customer", None);
+    let err = sim
+        .create_index(
+            "shop.orders",
+            KeyPattern::parse_json(r#"{"orderNo": 1}"#).unwrap(),
+            true,
+        )
+        .unwrap_err();
+    assert_eq!(err.code_name, "CannotCreateIndex");
+    assert!(
+        err.message.contains("cannot create index with 'unique'"),
+        "{err}"
+    );
+    sim.create_index(
+        "shop.orders",
+        KeyPattern::parse_json(r#"{"customerId": 1, "orderNo": 1}"#).unwrap(),
+        true,
+    )
+    .unwrap();
+}

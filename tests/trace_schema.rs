@@ -106,7 +106,15 @@ fn recorded_traces_conform_to_the_published_schema() {
         serde_json::from_str(include_str!("../docs/trace-format.schema.json")).unwrap();
     let dir = std::env::temp_dir().join(format!("shardtop-schema-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    for name in ["ascending", "low-cardinality", "hot-customer", "add-shard"] {
+    for name in [
+        "ascending",
+        "low-cardinality",
+        "hot-customer",
+        "add-shard",
+        "zones-ip",
+        "drain",
+        "firehose",
+    ] {
         let sc = scenario::built_in(name).unwrap().unwrap();
         let mut sim = Simulator::from_scenario(&sc, sc.seed, None).unwrap();
         let path = dir.join(format!("{name}.ndjson"));

@@ -5,13 +5,18 @@
 //! # Module map
 //!
 //! ```text
-//!   main.rs ──► cli ──► commands ──► model
-//!                                     ▲
-//!                 (later: sim, trace, source, ui build on model)
+//!   main.rs ──► cli ──► commands ──┬──► trace ──┐
+//!                                  ├──► sim ────┤
+//!                                  └────────────┴──► model
 //! ```
 //!
-//! * [`model`] is pure: shard-key values and order, key patterns, the hashed-index hash, the
-//!   routing table, zones. It depends on nothing but std, serde/bson data types and md-5.
+//! * [`model`] is pure: shard-key values and their order, key patterns, the hashed-index hash,
+//!   chunks and versions, the routing table, zones, query targeting. It depends on nothing but
+//!   std, the bson/serde_json data types and md-5.
+//! * [`sim`] is the deterministic simulator (virtual clock, workloads, splits, balancer, zones,
+//!   draining, scenarios); it builds on `model` only and never touches I/O or the wall clock.
+//! * [`trace`] writes and reads traces of the simulator's state and events (files, compression);
+//!   it builds on `model` and `sim`'s state and event types.
 //! * [`cli`] declares the command line (clap); [`commands`] carries out each subcommand and maps
 //!   failures to the contract's exit codes. Only `commands` prints.
 

@@ -40,7 +40,8 @@ fn scenarios_lists_every_built_in_scenario_with_its_description_and_seed() {
             "multi-hotspot",
             "gridfs",
             "drain",
-            "firehose"
+            "firehose",
+            "zones-gdpr"
         ]
     );
     for s in &list {

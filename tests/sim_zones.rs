@@ -182,3 +182,34 @@ fn firehose_takes_every_insert_and_the_daily_job_lets_old_chunks_leave() {
         "without the job everything stays trapped"
     );
 }
+
+#[test]
+fn zones_gdpr_keeps_eu_documents_on_eu_shards_once_balanced() {
+    let mut sim = start("zones-gdpr");
+    sim.run_until(600_000);
+    zone_invariant(&sim).unwrap();
+    let c = &sim.cluster.collections[0];
+    let region =
+        |r: &str, v: KeyValue| ShardKey::from_values(vec![KeyValue::string(r), v]).unwrap();
+    let eu = c
+        .keys
+        .stats(
+            &region("EU", KeyValue::MinKey),
+            &region("EU", KeyValue::MaxKey),
+        )
+        .docs;
+    let us = c
+        .keys
+        .stats(
+            &region("US", KeyValue::MinKey),
+            &region("US", KeyValue::MaxKey),
+        )
+        .docs;
+    let on = |s: u32| c.table.shard_totals(ShardIdx(s)).stats.docs;
+    assert_eq!(on(0) + on(1), eu, "every EU document is on an EU shard");
+    assert_eq!(on(2) + on(3), us, "every US document is on a US shard");
+    assert!(
+        on(0) > 0 && on(1) > 0,
+        "EU users spread over both EU shards by hash"
+    );
+}

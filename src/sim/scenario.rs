@@ -300,6 +300,10 @@ pub const BUILT_IN: &[(&str, &str)] = &[
         "firehose",
         include_str!("../../assets/scenarios/firehose.json"),
     ),
+    (
+        "zones-gdpr",
+        include_str!("../../assets/scenarios/zones-gdpr.json"),
+    ),
 ];
 
 /// Parses scenario text; the error names the field (path) and position.

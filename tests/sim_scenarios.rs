@@ -274,7 +274,8 @@ fn add_shard_gets_a_fair_share_round_by_round() {
     sim.take_events();
     sim.run_until(until("add-shard"));
     for e in sim.take_events() {
-        if let EventKind::MigrationCommitted { to, .. } = e.kind {
+        if let EventKind::MigrationCommitted { range, .. } = e.kind {
+            let to = range.to;
             moves_to_new += usize::from(to == ShardIdx(3));
         }
     }

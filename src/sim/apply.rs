@@ -3,7 +3,7 @@
 
 use super::cluster::{Collection, Index, ShardState};
 use super::engine::{Migration, RoundInProgress, Simulator};
-use super::event::{Event, EventKind};
+use super::event::{Event, EventKind, MigrationReason};
 use crate::model::{ChunkInfo, ChunkVersion, RoutingTable, Shard, ShardIdx, ShardKey};
 
 /// A recorded event that does not fit the state it is applied to.
@@ -220,26 +220,21 @@ impl Simulator {
     fn apply_migration(&mut self, e: &Event) -> Result<(), ApplyError> {
         match &e.kind {
             EventKind::MigrationStarted {
-                id,
-                ns,
-                min,
-                max,
-                from,
-                to,
+                range: r,
                 reason,
                 bytes,
             } => {
-                let coll = self.coll_mut(ns)?;
-                let i = Self::chunk_at(coll, min)?;
-                let end = (max != coll.table.chunk(i).max).then(|| max.clone());
+                let coll = self.coll_mut(&r.ns)?;
+                let i = Self::chunk_at(coll, &r.min)?;
+                let end = (r.max != *coll.table.chunk(i).max).then(|| r.max.clone());
                 self.balancer.in_flight.push(Migration {
-                    id: *id,
-                    ns: ns.clone(),
-                    min: min.clone(),
+                    id: r.id,
+                    ns: r.ns.clone(),
+                    min: r.min.clone(),
                     end,
-                    max: max.clone(),
-                    from: *from,
-                    to: *to,
+                    max: r.max.clone(),
+                    from: r.from,
+                    to: r.to,
                     started_ms: e.at_ms,
                     finish_ms: u64::MAX,
                     bytes: *bytes,
@@ -249,40 +244,35 @@ impl Simulator {
                     .balancer
                     .round
                     .as_mut()
-                    .filter(|_| *reason != super::event::MigrationReason::Manual)
+                    .filter(|_| *reason != MigrationReason::Manual)
                 {
-                    round.migration_ids.push(*id);
+                    round.migration_ids.push(r.id);
                 }
-                self.next_migration_id = self.next_migration_id.max(id + 1);
+                self.next_migration_id = self.next_migration_id.max(r.id + 1);
             }
             EventKind::MigrationCommitted {
-                id,
-                ns,
-                min,
-                max,
-                to,
-                moved,
-                ..
+                range: r, moved, ..
             } => {
-                let forced =
-                    self.balancer.in_flight.iter().any(|m| {
-                        m.id == *id && m.reason == super::event::MigrationReason::ManualForce
-                    });
-                self.balancer.in_flight.retain(|m| m.id != *id);
+                let forced = self
+                    .balancer
+                    .in_flight
+                    .iter()
+                    .any(|m| m.id == r.id && m.reason == MigrationReason::ManualForce);
+                self.balancer.in_flight.retain(|m| m.id != r.id);
                 let now_secs = e.at_ms / 1000;
-                let coll = self.coll_mut(ns)?;
-                let i = Self::chunk_at(coll, min)?;
-                let end = (max != coll.table.chunk(i).max).then_some(max);
+                let coll = self.coll_mut(&r.ns)?;
+                let i = Self::chunk_at(coll, &r.min)?;
+                let end = (r.max != *coll.table.chunk(i).max).then_some(&r.max);
                 coll.table
-                    .move_range(i, end, *moved, *to, now_secs)
+                    .move_range(i, end, *moved, r.to, now_secs)
                     .map_err(|err| ApplyError(err.to_string()))?;
                 if forced {
                     coll.table.set_jumbo(i, false);
                 }
                 self.balancer.completed += 1;
             }
-            EventKind::MigrationFailed { id, .. } => {
-                self.balancer.in_flight.retain(|m| m.id != *id);
+            EventKind::MigrationFailed { range: r, .. } => {
+                self.balancer.in_flight.retain(|m| m.id != r.id);
                 self.balancer.failed += 1;
             }
             _ => {}

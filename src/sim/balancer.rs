@@ -7,7 +7,7 @@
 
 use super::engine::{Migration, ROUND_INTERVAL_MS, RoundInProgress, Simulator};
 use super::error::SimError;
-use super::event::{EventKind, MigrationReason};
+use super::event::{EventKind, MigrationRange, MigrationReason};
 use crate::model::{ShardIdx, ShardKey};
 
 impl Simulator {
@@ -166,14 +166,16 @@ impl Simulator {
         let limit = self.cluster.settings.chunk_size_bytes * limit_pct / 100;
         let id = self.next_migration_id;
         self.next_migration_id += 1;
-        let ns = coll.ns.clone();
-        self.emit(EventKind::MigrationStarted {
+        let range = MigrationRange {
             id,
-            ns: ns.clone(),
-            min: min.clone(),
-            max: max.clone(),
+            ns: coll.ns.clone(),
+            min,
+            max,
             from,
             to,
+        };
+        self.emit(EventKind::MigrationStarted {
+            range: range.clone(),
             reason,
             bytes: stats.bytes,
         });
@@ -186,12 +188,7 @@ impl Simulator {
             ));
             self.balancer.failed += 1;
             self.emit(EventKind::MigrationFailed {
-                id,
-                ns,
-                min,
-                max,
-                from,
-                to,
+                range,
                 error: error.clone(),
             });
             if reason != MigrationReason::Manual {
@@ -202,7 +199,15 @@ impl Simulator {
         let settings = &self.cluster.settings;
         let millis = settings.migration_overhead_ms
             + stats.bytes * 1000 / settings.migration_bytes_per_sec.max(1);
-        let end = (max != *self.cluster.collections[c].table.chunk(i).max).then_some(max.clone());
+        let MigrationRange {
+            id,
+            ns,
+            min,
+            max,
+            from,
+            to,
+        } = range;
+        let end = (max != *self.cluster.collections[c].table.chunk(i).max).then(|| max.clone());
         self.balancer.in_flight.push(Migration {
             id,
             ns,
@@ -270,12 +275,7 @@ impl Simulator {
                 }
                 let millis = self.now_ms - m.started_ms;
                 self.emit(EventKind::MigrationCommitted {
-                    id: m.id,
-                    ns: m.ns,
-                    min: m.min,
-                    max: m.max,
-                    from: m.from,
-                    to: m.to,
+                    range: m.range(),
                     moved,
                     millis,
                 });
@@ -287,12 +287,7 @@ impl Simulator {
                 }
                 let error = SimError::illegal_operation(e.to_string());
                 self.emit(EventKind::MigrationFailed {
-                    id: m.id,
-                    ns: m.ns,
-                    min: m.min,
-                    max: m.max,
-                    from: m.from,
-                    to: m.to,
+                    range: m.range(),
                     error,
                 });
             }

@@ -2,7 +2,7 @@
 
 use super::balancer::human_bytes;
 use super::engine::Simulator;
-use super::event::{Event, EventKind};
+use super::event::{Event, EventKind, MigrationRange};
 use crate::model::ShardKey;
 
 impl Simulator {
@@ -22,6 +22,17 @@ impl Simulator {
             }
             None => format!("{key:?}"),
         }
+    }
+
+    /// `#3 app.events shard0000 → shard0001`.
+    fn migration_head(&self, r: &MigrationRange) -> String {
+        format!(
+            "#{} {} {} → {}",
+            r.id,
+            r.ns,
+            self.cluster.shard_id(r.from),
+            self.cluster.shard_id(r.to)
+        )
     }
 
     /// `"  12.3s  moveChunk.commit  app.events [{_id: …}, {_id: …}) shard0000 → shard0001 …"`.
@@ -83,48 +94,30 @@ impl Simulator {
                 )
             }
             EventKind::MigrationStarted {
-                id: n,
-                ns,
-                min,
-                max,
-                from,
-                to,
+                range: r,
                 reason,
                 bytes,
             } => format!(
-                "#{n} {ns} [{}, {}) {} → {} ({}, {})",
-                self.bound_text(ns, min),
-                self.bound_text(ns, max),
-                id(*from),
-                id(*to),
+                "{} [{}, {}) ({}, {})",
+                self.migration_head(r),
+                self.bound_text(&r.ns, &r.min),
+                self.bound_text(&r.ns, &r.max),
                 human_bytes(*bytes),
                 reason.as_str()
             ),
             EventKind::MigrationCommitted {
-                id: n,
-                ns,
-                from,
-                to,
+                range: r,
                 moved,
                 millis,
-                ..
             } => format!(
-                "#{n} {ns} {} → {}: {} docs, {} in {:.1}s",
-                id(*from),
-                id(*to),
+                "{}: {} docs, {} in {:.1}s",
+                self.migration_head(r),
                 moved.docs,
                 human_bytes(moved.bytes),
                 *millis as f64 / 1000.0
             ),
-            EventKind::MigrationFailed {
-                id: n,
-                ns,
-                from,
-                to,
-                error,
-                ..
-            } => {
-                format!("#{n} {ns} {} → {}: {error}", id(*from), id(*to))
+            EventKind::MigrationFailed { range: r, error } => {
+                format!("{}: {error}", self.migration_head(r))
             }
             EventKind::JumboMarked {
                 ns,

@@ -50,6 +50,20 @@ pub struct Migration {
     pub reason: super::event::MigrationReason,
 }
 
+impl Migration {
+    /// What its events name.
+    pub fn range(&self) -> super::event::MigrationRange {
+        super::event::MigrationRange {
+            id: self.id,
+            ns: self.ns.clone(),
+            min: self.min.clone(),
+            max: self.max.clone(),
+            from: self.from,
+            to: self.to,
+        }
+    }
+}
+
 /// A balancer round whose migrations are still running.
 #[derive(Clone, Debug)]
 pub struct RoundInProgress {

@@ -61,6 +61,17 @@ pub enum SplitCause {
     Zone,
 }
 
+/// What every migration event names: the migration, its range `[min, max)` and its two shards.
+#[derive(Clone, Debug)]
+pub struct MigrationRange {
+    pub id: u64,
+    pub ns: String,
+    pub min: ShardKey,
+    pub max: ShardKey,
+    pub from: ShardIdx,
+    pub to: ShardIdx,
+}
+
 /// The kinds of events.
 #[derive(Clone, Debug)]
 pub enum EventKind {
@@ -102,34 +113,19 @@ pub enum EventKind {
     },
     /// `moveChunk.start`.
     MigrationStarted {
-        id: u64,
-        ns: String,
-        min: ShardKey,
-        max: ShardKey,
-        from: ShardIdx,
-        to: ShardIdx,
+        range: MigrationRange,
         reason: MigrationReason,
         bytes: u64,
     },
     /// `moveChunk.commit`.
     MigrationCommitted {
-        id: u64,
-        ns: String,
-        min: ShardKey,
-        max: ShardKey,
-        from: ShardIdx,
-        to: ShardIdx,
+        range: MigrationRange,
         moved: ChunkStats,
         millis: u64,
     },
     /// `moveChunk.error`: refused or aborted, with the reason.
     MigrationFailed {
-        id: u64,
-        ns: String,
-        min: ShardKey,
-        max: ShardKey,
-        from: ShardIdx,
-        to: ShardIdx,
+        range: MigrationRange,
         error: SimError,
     },
     /// A chunk was flagged jumbo.

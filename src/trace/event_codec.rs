@@ -9,7 +9,7 @@ use super::json::{
 };
 use crate::model::{KeyPattern, ShardIdx, ShardKey};
 use crate::sim::cluster::ChunkWrites;
-use crate::sim::event::{MigrationReason, SplitCause};
+use crate::sim::event::{MigrationRange, MigrationReason, SplitCause};
 use crate::sim::{Event, EventKind, SimError, Simulator};
 
 /// Names and patterns needed to write events: the state they were emitted from.
@@ -91,43 +91,22 @@ fn body(kind: &EventKind, n: &Names<'_>) -> Value {
             "ns": ns, "min": n.key(ns, min), "max": n.key(ns, max), "shard": n.shard(*shard), "chunks": chunks,
         }),
         EventKind::MigrationStarted {
-            id,
-            ns,
-            min,
-            max,
-            from,
-            to,
+            range,
             reason,
             bytes,
-        } => json!({
-            "id": id, "ns": ns, "min": n.key(ns, min), "max": n.key(ns, max), "from": n.shard(*from), "to": n.shard(*to),
-            "reason": reason.as_str(), "bytes": bytes,
-        }),
+        } => with_range(n, range, json!({"reason": reason.as_str(), "bytes": bytes})),
         EventKind::MigrationCommitted {
-            id,
-            ns,
-            min,
-            max,
-            from,
-            to,
+            range,
             moved,
             millis,
-        } => json!({
-            "id": id, "ns": ns, "min": n.key(ns, min), "max": n.key(ns, max), "from": n.shard(*from), "to": n.shard(*to),
-            "moved": stats_json(*moved), "millis": millis,
-        }),
-        EventKind::MigrationFailed {
-            id,
-            ns,
-            min,
-            max,
-            from,
-            to,
-            error,
-        } => json!({
-            "id": id, "ns": ns, "min": n.key(ns, min), "max": n.key(ns, max), "from": n.shard(*from), "to": n.shard(*to),
-            "error": error_json(error),
-        }),
+        } => with_range(
+            n,
+            range,
+            json!({"moved": stats_json(*moved), "millis": millis}),
+        ),
+        EventKind::MigrationFailed { range, error } => {
+            with_range(n, range, json!({"error": error_json(error)}))
+        }
         EventKind::JumboMarked {
             ns,
             min,
@@ -246,32 +225,17 @@ pub fn decode(v: &Value, state: &Simulator) -> Res<Option<Event>> {
             chunks: u64_at(v, "chunks", "")? as usize,
         },
         "moveChunk.start" => EventKind::MigrationStarted {
-            id: u64_at(v, "id", "")?,
-            ns: ns()?,
-            min: key("min")?,
-            max: key("max")?,
-            from: shard("from")?,
-            to: shard("to")?,
+            range: range_of(v, state)?,
             reason: reason_of(str_at(v, "reason", "")?),
             bytes: u64_at(v, "bytes", "")?,
         },
         "moveChunk.commit" => EventKind::MigrationCommitted {
-            id: u64_at(v, "id", "")?,
-            ns: ns()?,
-            min: key("min")?,
-            max: key("max")?,
-            from: shard("from")?,
-            to: shard("to")?,
+            range: range_of(v, state)?,
             moved: stats_at(v, "moved", "")?,
             millis: u64_at(v, "millis", "")?,
         },
         "moveChunk.error" => EventKind::MigrationFailed {
-            id: u64_at(v, "id", "")?,
-            ns: ns()?,
-            min: key("min")?,
-            max: key("max")?,
-            from: shard("from")?,
-            to: shard("to")?,
+            range: range_of(v, state)?,
             error: error_of(v)?,
         },
         "markJumbo" => EventKind::JumboMarked {
@@ -357,6 +321,36 @@ pub fn decode(v: &Value, state: &Simulator) -> Res<Option<Event>> {
         _ => return Ok(None),
     };
     Ok(Some(Event { at_ms, kind }))
+}
+
+/// A migration event's line: its own fields plus the shared `id, ns, min, max, from, to`.
+fn with_range(n: &Names<'_>, r: &MigrationRange, mut own: Value) -> Value {
+    if let Value::Object(map) = &mut own {
+        map.insert("id".into(), json!(r.id));
+        map.insert("ns".into(), json!(r.ns));
+        map.insert("min".into(), n.key(&r.ns, &r.min));
+        map.insert("max".into(), n.key(&r.ns, &r.max));
+        map.insert("from".into(), n.shard(r.from));
+        map.insert("to".into(), n.shard(r.to));
+    }
+    own
+}
+
+/// The shared fields of a migration event's line.
+fn range_of(v: &Value, state: &Simulator) -> Res<MigrationRange> {
+    let shard = |name: &str| -> Res<ShardIdx> {
+        let id = str_at(v, name, "")?;
+        crate::sim::apply::shard_by_id(&state.cluster.shards, id)
+            .ok_or_else(|| format!("field `{name}`: unknown shard {id:?}"))
+    };
+    Ok(MigrationRange {
+        id: u64_at(v, "id", "")?,
+        ns: str_at(v, "ns", "")?.to_string(),
+        min: key_at(v, "min", "")?,
+        max: key_at(v, "max", "")?,
+        from: shard("from")?,
+        to: shard("to")?,
+    })
 }
 
 fn error_of(v: &Value) -> Res<SimError> {

@@ -233,11 +233,11 @@ impl Simulator {
                 .partition(|m| m.finish_ms <= now);
         self.balancer.in_flight = rest;
         for m in due {
-            self.commit(m);
+            self.commit(&m);
         }
     }
 
-    fn commit(&mut self, m: Migration) {
+    fn commit(&mut self, m: &Migration) {
         let Some(c) = self.cluster.collection_index(&m.ns) else {
             return;
         };

@@ -24,9 +24,11 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// The TUI over the built-in simulator running SCENARIO (default `ascending`).
+    Demo(DemoArgs),
     /// Run the simulator headless to the scenario's end and print a summary.
     Sim(SimArgs),
-    /// Replay a recorded trace (from `sim --record`). For now only headless: `--json`.
+    /// The TUI over a recorded trace (from `sim --record`); `--json` prints a summary instead.
     Replay(ReplayArgs),
     /// Print MongoDB's hashed-index value of VALUE (what convertShardKeyToHashed returns).
     ///
@@ -72,6 +74,28 @@ pub struct SimArgs {
     pub record: Option<PathBuf>,
 }
 
+/// Options of `shardtop demo`.
+#[derive(Debug, Args, Default)]
+pub struct DemoArgs {
+    /// A built-in scenario (see `shardtop scenarios`); default `ascending`.
+    pub scenario: Option<String>,
+    /// Seed of the simulation's random numbers (default: the scenario's).
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// Virtual seconds per real second (keys + and - change it while running).
+    #[arg(long, default_value_t = 4.0)]
+    pub speed: f64,
+    /// Simulate this MongoDB release line (4.4, 5.0, 6.0, 7.0, 8.0, …).
+    #[arg(long)]
+    pub server_version: Option<String>,
+    /// Run a scenario file instead of a built-in scenario.
+    #[arg(long, conflicts_with = "scenario")]
+    pub scenario_file: Option<PathBuf>,
+    /// Start paused (Space plays).
+    #[arg(long)]
+    pub paused: bool,
+}
+
 /// Options of `shardtop replay`.
 #[derive(Debug, Args)]
 pub struct ReplayArgs {
@@ -86,4 +110,10 @@ pub struct ReplayArgs {
     /// Include every chunk in the JSON summary.
     #[arg(long)]
     pub chunks: bool,
+    /// Trace seconds per real second in the TUI.
+    #[arg(long, default_value_t = 4.0)]
+    pub speed: f64,
+    /// Start paused (Space plays).
+    #[arg(long)]
+    pub paused: bool,
 }

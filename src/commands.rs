@@ -4,6 +4,7 @@
 mod hash;
 mod replay;
 mod sim;
+mod tui;
 
 use std::process::ExitCode;
 
@@ -45,8 +46,18 @@ pub fn run(cli: Cli) -> ExitCode {
         Some(Command::Hash { value }) => hash::run(&value, &mut out),
         Some(Command::Scenarios { json }) => sim::scenarios(json, &mut out),
         Some(Command::Sim(args)) => sim::run(&args, &mut out),
+        Some(Command::Demo(args)) => tui::demo(&args, tui::colors_wanted(cli.no_color)),
+        Some(Command::Replay(args)) if !args.json => {
+            tui::replay(&args, tui::colors_wanted(cli.no_color))
+        }
         Some(Command::Replay(args)) => replay::run(&args, &mut out),
-        None => sim::overview(&mut out),
+        None => tui::demo(
+            &crate::cli::DemoArgs {
+                speed: 4.0,
+                ..crate::cli::DemoArgs::default()
+            },
+            tui::colors_wanted(cli.no_color),
+        ),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

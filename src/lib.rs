@@ -23,5 +23,9 @@
 pub mod cli;
 pub mod commands;
 pub mod model;
+pub mod runtime;
 pub mod sim;
+pub mod source;
 pub mod trace;
+pub mod ui;
+pub mod view;

@@ -181,15 +181,6 @@ fn a_scenario_file_with_a_bad_field_is_named() {
 }
 
 #[test]
-fn no_subcommand_runs_the_ascending_scenario_and_says_the_tui_is_not_built() {
-    let o = shardtop(&[]);
-    assert!(o.status.success(), "{}", stderr(&o));
-    let text = stdout(&o);
-    assert!(text.contains("interactive view is not built yet"));
-    assert!(text.contains("app.events"));
-}
-
-#[test]
 fn record_then_replay_through_the_binary() {
     let dir = std::env::temp_dir().join(format!("shardtop-cli-replay-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();

@@ -1,4 +1,4 @@
-//! `shardtop replay FILE --json [--at T]`.
+//! `shardtop replay FILE --json [--at T]` (the interactive replay is in `tui`).
 
 use std::io::Write;
 
@@ -16,11 +16,6 @@ fn failure(e: TraceError) -> Failure {
 }
 
 pub fn run(args: &ReplayArgs, out: &mut impl Write) -> Result<(), Failure> {
-    if !args.json {
-        return Err(Failure::input(
-            "the interactive replay is not built yet; use `shardtop replay FILE --json [--at SECONDS]`",
-        ));
-    }
     let at_ms = match args.at {
         Some(t) if !t.is_finite() || t < 0.0 => {
             return Err(Failure::input(

@@ -146,18 +146,3 @@ fn run_to(
         }
     }
 }
-
-/// `shardtop` with no subcommand, until the interactive view exists: the ascending scenario run
-/// headless, and what else there is.
-pub fn overview(out: &mut impl Write) -> Result<(), Failure> {
-    let (sc, _) = load(Some("ascending"), None)?;
-    let mut sim = Simulator::from_scenario(&sc, sc.seed, None).map_err(Failure::runtime)?;
-    run_to(&mut sim, (sc.until * 1000.0) as u64, |_, _| {});
-    let mut text = String::from(
-        "shardtop — the interactive view is not built yet (see the README's Status); here is the\n\
-         `ascending` scenario run headless, as `shardtop sim ascending` prints it:\n\n",
-    );
-    text.push_str(&sim.summary_text("shardtop sim ascending"));
-    text.push_str("\nMore: shardtop scenarios · shardtop sim SCENARIO --json · shardtop hash VALUE · shardtop --help\n");
-    out.write_all(text.as_bytes()).map_err(|e| write_failed(&e))
-}

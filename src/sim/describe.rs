@@ -6,7 +6,8 @@ use super::event::{Event, EventKind, MigrationRange};
 use crate::model::ShardKey;
 
 impl Simulator {
-    fn bound_text(&self, ns: &str, key: &ShardKey) -> String {
+    /// A bound as mongosh prints it: `{_id: ObjectId("…")}`, `{x: MinKey}`, `{h: NumberLong(…)}`.
+    pub fn bound_text(&self, ns: &str, key: &ShardKey) -> String {
         match self.cluster.collection(ns) {
             Some(c) => {
                 let fields = c.pattern.fields();
@@ -15,7 +16,7 @@ impl Simulator {
                     .enumerate()
                     .map(|(i, v)| {
                         let name = fields.get(i).map_or("?", |f| &*f.path);
-                        format!("{name}: {}", crate::model::extjson::to_canonical(v))
+                        format!("{name}: {}", crate::model::extjson::to_bson(v))
                     })
                     .collect();
                 format!("{{{}}}", parts.join(", "))
@@ -36,10 +37,20 @@ impl Simulator {
     }
 
     /// `"  12.3s  moveChunk.commit  app.events [{_id: …}, {_id: …}) shard0000 → shard0001 …"`.
-    #[allow(clippy::too_many_lines)] // one arm per event kind
     pub fn describe(&self, e: &Event) -> String {
+        format!(
+            "{:>8.1}s  {:<28} {}",
+            e.at_ms as f64 / 1000.0,
+            e.kind.what(),
+            self.describe_detail(e)
+        )
+    }
+
+    /// What happened, without the time and the `what`.
+    #[allow(clippy::too_many_lines)] // one arm per event kind
+    pub fn describe_detail(&self, e: &Event) -> String {
         let id = |s| self.cluster.shard_id(s).to_string();
-        let detail = match &e.kind {
+        match &e.kind {
             EventKind::ShardAdded { id: name, .. } => format!("shard {name}"),
             EventKind::CollectionSharded {
                 ns, key, chunks, ..
@@ -187,11 +198,6 @@ impl Simulator {
                 round, candidates, ..
             } => format!("round {round}: {candidates} candidates"),
             EventKind::BalancerIdle { why_not } => why_not.join("; "),
-        };
-        format!(
-            "{:>8.1}s  {:<28} {detail}",
-            e.at_ms as f64 / 1000.0,
-            e.kind.what()
-        )
+        }
     }
 }

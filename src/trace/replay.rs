@@ -154,11 +154,22 @@ impl Replay {
 
     /// Plays forward to `t_ms` (applying the events before it).
     pub fn play_to(&mut self, t_ms: u64) -> Result<(), TraceError> {
+        self.play_to_with(t_ms, |_, _| {})
+    }
+
+    /// Plays forward to `t_ms`, handing each applied event and the state after it to `on_event`.
+    pub fn play_to_with(
+        &mut self,
+        t_ms: u64,
+        mut on_event: impl FnMut(&Simulator, &Event),
+    ) -> Result<(), TraceError> {
         while let Some(e) = self.peek()? {
             if e.at_ms >= t_ms {
                 break;
             }
-            self.step_forward()?;
+            if let Some(e) = self.step_forward()? {
+                on_event(&self.state, &e);
+            }
         }
         self.time_ms = self.time_ms.max(t_ms.min(self.trace.end_ms));
         self.state.replay_clock(self.time_ms);

@@ -1,0 +1,141 @@
+//! `shardtop`, `shardtop demo` and the interactive `shardtop replay`: start a source task, take
+//! over the terminal, run the event loop, and give the terminal back on every path (a panic
+//! included — ratatui's panic hook restores it first).
+
+use std::io::IsTerminal;
+
+use tokio::sync::mpsc;
+use tokio::task::JoinSet;
+
+use super::Failure;
+use crate::cli::{DemoArgs, ReplayArgs};
+use crate::sim::ServerVersion;
+use crate::source::replay::ReplayTimeline;
+use crate::source::sim::SimTimeline;
+use crate::source::{Playback, Timeline, run_timeline};
+use crate::ui::App;
+use crate::view::LogLine;
+
+/// Whether colours are wanted: `--no-color` and a non-empty `NO_COLOR` turn them off.
+pub fn colors_wanted(no_color_flag: bool) -> bool {
+    !no_color_flag && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+}
+
+fn require_terminal(headless: &str) -> Result<(), Failure> {
+    if std::io::stdout().is_terminal() {
+        Ok(())
+    } else {
+        Err(Failure::input(format!(
+            "standard output is not a terminal, so there is no interactive view; for a headless run use {headless}"
+        )))
+    }
+}
+
+fn speed(x: f64) -> Result<f64, Failure> {
+    if x.is_finite() && x > 0.0 {
+        Ok(x)
+    } else {
+        Err(Failure::input(
+            "--speed: give a positive number (1 = real time)",
+        ))
+    }
+}
+
+/// `shardtop demo [SCENARIO]` (and `shardtop` alone, which is `demo ascending`).
+pub fn demo(args: &DemoArgs, colors: bool) -> Result<(), Failure> {
+    let name = args.scenario.as_deref().unwrap_or("ascending");
+    require_terminal(&format!("`shardtop sim {name} --json`"))?;
+    let (sc, label) = super::sim::load(args.scenario.as_deref(), args.scenario_file.as_deref())?;
+    let version = args
+        .server_version
+        .as_deref()
+        .map(str::parse::<ServerVersion>)
+        .transpose()
+        .map_err(|e| Failure::input(format!("--server-version: {e}")))?;
+    let playback = Playback {
+        speed: speed(args.speed)?,
+        paused: args.paused,
+        start_ms: None,
+    };
+    let mut timeline = SimTimeline::new(&sc, args.seed.unwrap_or(sc.seed), version)
+        .map_err(|e| Failure::input(format!("scenario {label}: {e}")))?;
+    let log = timeline.take_initial_log();
+    run_tui(timeline, playback, log, colors)
+}
+
+/// `shardtop replay FILE` without `--json`.
+pub fn replay(args: &ReplayArgs, colors: bool) -> Result<(), Failure> {
+    require_terminal(&format!("`shardtop replay {} --json`", args.file.display()))?;
+    let timeline = ReplayTimeline::open(&args.file).map_err(|e| {
+        if e.input {
+            Failure::input(e.message)
+        } else {
+            Failure::runtime(e.message)
+        }
+    })?;
+    let start_ms = match args.at {
+        Some(t) if !t.is_finite() || t < 0.0 => {
+            return Err(Failure::input(
+                "--at: give a trace time in seconds, 0 or more",
+            ));
+        }
+        Some(t) => Some((t * 1000.0).round() as u64),
+        None => None,
+    };
+    let playback = Playback {
+        speed: speed(args.speed)?,
+        paused: args.paused,
+        start_ms,
+    };
+    let log = timeline
+        .warnings()
+        .iter()
+        .map(|w| LogLine {
+            at_ms: 0,
+            kind: crate::view::LogKind::Error,
+            text: format!("trace warning: {w}"),
+        })
+        .collect();
+    run_tui(timeline, playback, log, colors)
+}
+
+fn run_tui<T: Timeline>(
+    timeline: T,
+    playback: Playback,
+    log: Vec<LogLine>,
+    colors: bool,
+) -> Result<(), Failure> {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .map_err(|e| Failure::runtime(format!("cannot start the runtime: {e}")))?;
+    rt.block_on(async move {
+        let (to_ui, from_source) = mpsc::channel(64);
+        let (to_source, controls) = mpsc::channel(16);
+        let mut tasks = JoinSet::new();
+        tasks.spawn(run_timeline(timeline, playback, log, to_ui, controls));
+        let mut terminal = ratatui::try_init()
+            .map_err(|e| Failure::runtime(format!("cannot set up the terminal: {e}")))?;
+        let size = terminal.size().unwrap_or_default();
+        let mut app = App::new(
+            (size.width, size.height),
+            colors,
+            playback.speed,
+            playback.paused,
+        );
+        let input = ratatui::crossterm::event::EventStream::new();
+        let result = crate::runtime::run(
+            &mut terminal,
+            &mut app,
+            input,
+            from_source,
+            to_source,
+            &mut tasks,
+        )
+        .await;
+        ratatui::restore();
+        tasks.shutdown().await;
+        result.map_err(|e| Failure::runtime(format!("{e:#}")))
+    })
+}

@@ -1,0 +1,84 @@
+//! The event loop: key presses, source messages and a capped frame clock meet here. Draws only
+//! when something changed (at most `fps` times a second); a paused, idle app sleeps. Generic
+//! over the backend and the input stream, so tests drive it with `TestBackend` and scripted keys.
+//!
+//! Only this module and `commands` wire channels, tasks and the terminal.
+
+use std::time::Duration;
+
+use color_eyre::eyre::eyre;
+use futures::{Stream, StreamExt};
+use ratatui::Terminal;
+use ratatui::backend::Backend;
+use ratatui::crossterm::event::Event;
+use tokio::sync::mpsc;
+use tokio::task::JoinSet;
+use tokio::time::MissedTickBehavior;
+
+use crate::source::{SourceControl, SourceEvent};
+use crate::ui::{Action, App, keymap};
+
+/// Frames per second at most.
+pub const FPS: u32 = 30;
+
+/// Runs until the user quits, the input ends, or a background task fails.
+pub async fn run<B, I>(
+    terminal: &mut Terminal<B>,
+    app: &mut App,
+    mut input: I,
+    mut from_source: mpsc::Receiver<SourceEvent>,
+    to_source: mpsc::Sender<SourceControl>,
+    tasks: &mut JoinSet<color_eyre::Result<()>>,
+) -> color_eyre::Result<()>
+where
+    B: Backend,
+    B::Error: Send + Sync + 'static,
+    I: Stream<Item = std::io::Result<Event>> + Unpin,
+{
+    let mut frame = tokio::time::interval(Duration::from_secs_f64(1.0 / f64::from(FPS)));
+    frame.set_missed_tick_behavior(MissedTickBehavior::Skip);
+    let mut dirty = true;
+    let _ = to_source.send(SourceControl::View(app.request())).await;
+    while !app.should_quit {
+        tokio::select! {
+            _ = frame.tick(), if dirty => {
+                terminal.draw(|f| crate::ui::render(f, app))?;
+                dirty = false;
+            }
+            event = input.next() => {
+                let Some(event) = event else { break };
+                let action = match event? {
+                    Event::Key(key) => keymap::map(&key, app.searching),
+                    Event::Resize(w, h) => Some(Action::Resize(w, h)),
+                    _ => None,
+                };
+                if let Some(action) = action {
+                    for cmd in app.update(action) {
+                        if to_source.send(cmd).await.is_err() {
+                            break;
+                        }
+                    }
+                    if let Action::Resize(..) = action {
+                        terminal.autoresize()?;
+                    }
+                    dirty = true;
+                }
+            }
+            msg = from_source.recv() => {
+                let Some(msg) = msg else {
+                    // The source ended: its task's result says why.
+                    if let Some(joined) = tasks.join_next().await {
+                        joined.map_err(|e| eyre!("the source task failed: {e}"))??;
+                    }
+                    return Err(eyre!("the source stopped unexpectedly"));
+                };
+                app.apply(msg);
+                while let Ok(msg) = from_source.try_recv() {
+                    app.apply(msg);
+                }
+                dirty = true;
+            }
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,61 @@
+//! Sources feed the UI: the simulator, a trace replay (and, later, a live cluster). They all meet
+//! the UI through one message type, [`SourceEvent`], and take [`SourceControl`] commands back.
+//!
+//! Owns: the messages, the playback clock of virtual-time sources, and the source tasks. May use
+//! tokio, `sim`, `trace` and `view`; never the terminal or ratatui.
+
+pub mod replay;
+pub mod runner;
+pub mod sim;
+
+pub use runner::{Playback, run_timeline};
+
+use crate::view::{ClockView, ClusterView, LogLine, ViewRequest};
+
+/// A message from a source to the UI.
+#[derive(Clone, Debug)]
+pub enum SourceEvent {
+    /// A fresh view (the newest one wins).
+    View(Box<ClusterView>),
+    /// New event-log lines; `reset` clears the log first (after a seek).
+    Log { reset: bool, lines: Vec<LogLine> },
+    /// A one-line notice for the footer (end of trace, a failed command).
+    Notice(String),
+}
+
+/// A command from the UI to a source.
+#[derive(Clone, Debug, PartialEq)]
+pub enum SourceControl {
+    SetPaused(bool),
+    SetSpeed(f64),
+    /// Moves the clock by this many milliseconds (negative = back) and pauses.
+    Step(i64),
+    /// Jumps by this many milliseconds, keeping play/pause.
+    SeekBy(i64),
+    /// Jumps to the next (or previous) migration.
+    Migration {
+        forward: bool,
+    },
+    /// What to aggregate.
+    View(ViewRequest),
+}
+
+/// A source that lives in virtual time: it can advance, jump anywhere and build views. The
+/// runner adds the clock (speed, pause) and the messages.
+pub trait Timeline: Send + 'static {
+    /// `sim:ascending`, `replay:<file>`.
+    fn label(&self) -> String;
+    fn now_ms(&self) -> u64;
+    /// Where playing stops (the end of a trace); `None` plays on.
+    fn stop_at_ms(&self) -> Option<u64>;
+    /// The nominal end (scenario end, trace end) for the clock display.
+    fn end_ms(&self) -> Option<u64>;
+    /// Plays forward to `t_ms`, adding log lines for the events on the way.
+    fn advance_to(&mut self, t_ms: u64, log: &mut Vec<LogLine>) -> color_eyre::Result<()>;
+    /// Jumps to `t_ms` (either direction); the log restarts.
+    fn seek(&mut self, t_ms: u64) -> color_eyre::Result<()>;
+    /// Jumps to just after the next or previous migration; false when there is none.
+    fn migration(&mut self, forward: bool, log: &mut Vec<LogLine>) -> color_eyre::Result<bool>;
+    /// The view for `req`.
+    fn view(&self, req: &ViewRequest, clock: ClockView) -> ClusterView;
+}

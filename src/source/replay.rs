@@ -1,0 +1,83 @@
+//! A recorded trace as a source: plays the trace's events in virtual time, seeks through its
+//! keyframes, and stops at its end.
+
+use std::path::Path;
+
+use color_eyre::eyre::eyre;
+
+use super::Timeline;
+use crate::trace::{Notable, ReadOptions, Replay, TraceError};
+use crate::view::{self, ClockView, ClusterView, LogLine, ViewRequest};
+
+/// A trace being replayed.
+pub struct ReplayTimeline {
+    label: String,
+    replay: Replay,
+}
+
+fn failed(e: &TraceError) -> color_eyre::Report {
+    eyre!("{}", e.message)
+}
+
+impl ReplayTimeline {
+    pub fn open(path: &Path) -> Result<Self, TraceError> {
+        let replay = Replay::open(path, ReadOptions::default())?;
+        Ok(Self {
+            label: format!(
+                "replay:{}",
+                path.file_name().map_or_else(
+                    || path.display().to_string(),
+                    |n| n.to_string_lossy().into_owned()
+                )
+            ),
+            replay,
+        })
+    }
+
+    /// The trace's warnings (truncated last line, missing end marker).
+    pub fn warnings(&self) -> &[String] {
+        &self.replay.trace.warnings
+    }
+}
+
+impl Timeline for ReplayTimeline {
+    fn label(&self) -> String {
+        self.label.clone()
+    }
+
+    fn now_ms(&self) -> u64 {
+        self.replay.time_ms()
+    }
+
+    fn stop_at_ms(&self) -> Option<u64> {
+        Some(self.replay.end_ms())
+    }
+
+    fn end_ms(&self) -> Option<u64> {
+        Some(self.replay.end_ms())
+    }
+
+    fn advance_to(&mut self, t_ms: u64, log: &mut Vec<LogLine>) -> color_eyre::Result<()> {
+        self.replay
+            .play_to_with(t_ms, |state, e| log.extend(view::log_line(state, e)))
+            .map_err(|e| failed(&e))
+    }
+
+    fn seek(&mut self, t_ms: u64) -> color_eyre::Result<()> {
+        self.replay.seek(t_ms).map_err(|e| failed(&e))
+    }
+
+    fn migration(&mut self, forward: bool, _log: &mut Vec<LogLine>) -> color_eyre::Result<bool> {
+        let kind = Some(Notable::Migration);
+        if forward {
+            self.replay.next_notable(kind)
+        } else {
+            self.replay.prev_notable(kind)
+        }
+        .map_err(|e| failed(&e))
+    }
+
+    fn view(&self, req: &ViewRequest, clock: ClockView) -> ClusterView {
+        view::build(self.replay.state(), req, &self.label, clock)
+    }
+}

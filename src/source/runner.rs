@@ -1,0 +1,180 @@
+//! The task that drives a [`Timeline`]: a playback clock (speed, pause, steps, seeks) in front of
+//! it, views and log lines out to the UI, commands in. While paused it sleeps on the command
+//! channel and uses no CPU.
+
+use std::time::{Duration, Instant};
+
+use tokio::sync::mpsc;
+
+use super::{SourceControl, SourceEvent, Timeline};
+use crate::view::{ClockView, LogLine, ViewRequest};
+
+/// Real time between two advances of the clock while playing (and between two views).
+const FRAME: Duration = Duration::from_millis(50);
+/// The most virtual time one advance may cover, in real milliseconds of the clock: when the
+/// source cannot keep up, virtual time slows down instead of piling up work.
+const MAX_CATCH_UP_MS: f64 = 200.0;
+/// Log lines kept per message (a long seek forward only sends the newest).
+const MAX_LOG_LINES: usize = 1000;
+
+pub const MIN_SPEED: f64 = 0.25;
+pub const MAX_SPEED: f64 = 4096.0;
+
+/// How the clock starts.
+#[derive(Clone, Copy, Debug)]
+pub struct Playback {
+    pub speed: f64,
+    pub paused: bool,
+    /// Start at this virtual time (replay `--at`).
+    pub start_ms: Option<u64>,
+}
+
+struct Runner<T: Timeline> {
+    timeline: T,
+    paused: bool,
+    speed: f64,
+    request: ViewRequest,
+    log: Vec<LogLine>,
+    reset_log: bool,
+    notice: Option<String>,
+    out: mpsc::Sender<SourceEvent>,
+}
+
+/// Runs `timeline` until the UI drops its command sender (or the UI is gone).
+pub async fn run_timeline<T: Timeline>(
+    timeline: T,
+    playback: Playback,
+    initial_log: Vec<LogLine>,
+    out: mpsc::Sender<SourceEvent>,
+    mut ctl: mpsc::Receiver<SourceControl>,
+) -> color_eyre::Result<()> {
+    let mut r = Runner {
+        timeline,
+        paused: playback.paused,
+        speed: playback.speed.clamp(MIN_SPEED, MAX_SPEED),
+        request: ViewRequest::default(),
+        log: initial_log,
+        reset_log: true,
+        notice: None,
+        out,
+    };
+    if let Some(t) = playback.start_ms {
+        r.timeline.seek(t)?;
+    }
+    let mut last = Instant::now();
+    loop {
+        if !r.publish().await {
+            return Ok(());
+        }
+        let cmd = if r.paused {
+            match ctl.recv().await {
+                Some(c) => Some(c),
+                None => return Ok(()),
+            }
+        } else {
+            tokio::select! {
+                c = ctl.recv() => match c { Some(c) => Some(c), None => return Ok(()) },
+                () = tokio::time::sleep(FRAME) => None,
+            }
+        };
+        if let Some(c) = cmd {
+            r.control(c)?;
+        } else {
+            let elapsed = last.elapsed().as_secs_f64() * 1000.0;
+            r.play(elapsed.min(MAX_CATCH_UP_MS))?;
+        }
+        last = Instant::now();
+    }
+}
+
+impl<T: Timeline> Runner<T> {
+    /// Sends the view, the new log lines and any notice; false when the UI is gone.
+    async fn publish(&mut self) -> bool {
+        if !self.log.is_empty() || self.reset_log {
+            let start = self.log.len().saturating_sub(MAX_LOG_LINES);
+            let lines = self.log.split_off(start);
+            self.log.clear();
+            let msg = SourceEvent::Log {
+                reset: std::mem::take(&mut self.reset_log),
+                lines,
+            };
+            if self.out.send(msg).await.is_err() {
+                return false;
+            }
+        }
+        if let Some(n) = self.notice.take()
+            && self.out.send(SourceEvent::Notice(n)).await.is_err()
+        {
+            return false;
+        }
+        let clock = ClockView {
+            time_ms: self.timeline.now_ms(),
+            paused: self.paused,
+            speed: self.speed,
+            end_ms: self.timeline.end_ms(),
+            virtual_time: true,
+        };
+        let view = self.timeline.view(&self.request, clock);
+        self.out
+            .send(SourceEvent::View(Box::new(view)))
+            .await
+            .is_ok()
+    }
+
+    fn play(&mut self, real_ms: f64) -> color_eyre::Result<()> {
+        let now = self.timeline.now_ms();
+        let mut target = now + (real_ms * self.speed) as u64;
+        if let Some(stop) = self.timeline.stop_at_ms()
+            && target >= stop
+        {
+            target = stop;
+            self.paused = true;
+            self.notice = Some("end of the trace — paused ([ or , to go back)".into());
+        }
+        self.timeline.advance_to(target, &mut self.log)
+    }
+
+    fn jump(&mut self, delta_ms: i64) -> color_eyre::Result<()> {
+        let now = self.timeline.now_ms();
+        if delta_ms >= 0 {
+            let mut target = now + delta_ms.unsigned_abs();
+            if let Some(stop) = self.timeline.stop_at_ms() {
+                target = target.min(stop);
+            }
+            self.timeline.advance_to(target, &mut self.log)
+        } else {
+            self.reset_log = true;
+            self.log.clear();
+            self.timeline
+                .seek(now.saturating_sub(delta_ms.unsigned_abs()))
+        }
+    }
+
+    fn control(&mut self, c: SourceControl) -> color_eyre::Result<()> {
+        match c {
+            SourceControl::SetPaused(p) => self.paused = p,
+            SourceControl::SetSpeed(s) => self.speed = s.clamp(MIN_SPEED, MAX_SPEED),
+            SourceControl::Step(d) => {
+                self.paused = true;
+                self.jump(d)?;
+            }
+            SourceControl::SeekBy(d) => self.jump(d)?,
+            SourceControl::Migration { forward } => {
+                self.paused = true;
+                if !forward {
+                    self.reset_log = true;
+                    self.log.clear();
+                }
+                if !self.timeline.migration(forward, &mut self.log)? {
+                    self.notice = Some(if forward {
+                        "no later migration".into()
+                    } else {
+                        "no earlier migration".into()
+                    });
+                }
+            }
+            SourceControl::View(req) => self.request = req,
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,39 @@
+//! What a key press asks for. Key bindings map to these (see `keymap`); the reducer in `app`
+//! applies them.
+
+/// A user action.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Action {
+    Quit,
+    ToggleHelp,
+    TogglePause,
+    Faster,
+    Slower,
+    /// Step the clock one second forward (true) or back, and pause.
+    Step(bool),
+    /// Jump ten seconds forward or back.
+    Seek(bool),
+    /// Jump to the next or previous migration.
+    Migration(bool),
+    FocusNext,
+    FocusPrev,
+    /// Next or previous collection.
+    Collection(bool),
+    Left,
+    Right,
+    Up,
+    Down,
+    ZoomIn,
+    ZoomOut,
+    ZoomReset,
+    ToggleMetric,
+    ToggleZones,
+    ToggleHeat,
+    CycleLogFilter,
+    StartSearch,
+    SearchChar(char),
+    SearchBackspace,
+    SearchDone,
+    Escape,
+    Resize(u16, u16),
+}

@@ -1,0 +1,345 @@
+//! The application state and its reducer: actions (from keys) and source messages change the
+//! state; actions may produce commands for the source. No I/O here.
+
+use std::collections::VecDeque;
+
+use super::action::Action;
+use crate::source::runner::{MAX_SPEED, MIN_SPEED};
+use crate::source::{SourceControl, SourceEvent};
+use crate::view::{ClusterView, LogKind, LogLine, ViewRequest};
+
+/// Event-log lines kept.
+pub const LOG_KEEP: usize = 2000;
+
+/// The pane that takes the arrow keys.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Focus {
+    KeySpace,
+    Shards,
+    Balancer,
+    Events,
+}
+
+impl Focus {
+    const ORDER: [Self; 4] = [Self::KeySpace, Self::Shards, Self::Balancer, Self::Events];
+
+    fn next(self, forward: bool) -> Self {
+        let i = Self::ORDER.iter().position(|&f| f == self).unwrap_or(0);
+        let n = Self::ORDER.len();
+        Self::ORDER[if forward {
+            (i + 1) % n
+        } else {
+            (i + n - 1) % n
+        }]
+    }
+}
+
+/// Which shard bar comes first (and is the only one on narrow terminals).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Metric {
+    Chunks,
+    Data,
+}
+
+/// The whole UI state.
+#[derive(Clone, Debug)]
+pub struct App {
+    pub view: Option<ClusterView>,
+    pub log: VecDeque<LogLine>,
+    pub focus: Focus,
+    pub help: bool,
+    pub should_quit: bool,
+    /// Terminal size (columns, rows).
+    pub size: (u16, u16),
+    pub colors: bool,
+    pub collection: usize,
+    /// Visible window of the key space: start and span as fractions of the chunk list.
+    pub start: f64,
+    pub span: f64,
+    /// Selected strip cell (while the key space has the focus).
+    pub cursor: usize,
+    pub metric: Metric,
+    pub zones: bool,
+    pub heat: bool,
+    pub log_filter: Option<LogKind>,
+    pub search: String,
+    pub searching: bool,
+    /// Lines scrolled back from the newest (0 follows the log).
+    pub log_scroll: usize,
+    pub shard_scroll: usize,
+    pub notice: Option<String>,
+    /// What the source was last told (the view's clock is the source's answer).
+    pub paused: bool,
+    pub speed: f64,
+}
+
+impl App {
+    pub fn new(size: (u16, u16), colors: bool, speed: f64, paused: bool) -> Self {
+        Self {
+            view: None,
+            log: VecDeque::new(),
+            focus: Focus::Shards,
+            help: false,
+            should_quit: false,
+            size,
+            colors,
+            collection: 0,
+            start: 0.0,
+            span: 1.0,
+            cursor: 0,
+            metric: Metric::Chunks,
+            zones: true,
+            heat: true,
+            log_filter: None,
+            search: String::new(),
+            searching: false,
+            log_scroll: 0,
+            shard_scroll: 0,
+            notice: None,
+            paused,
+            speed,
+        }
+    }
+
+    /// The strip width the current terminal gives the key-space pane.
+    pub fn strip_cells(&self) -> usize {
+        usize::from(self.size.0.saturating_sub(2)).max(8)
+    }
+
+    /// What the source should aggregate for the current state.
+    pub fn request(&self) -> ViewRequest {
+        ViewRequest {
+            collection: self.collection,
+            start: self.start,
+            span: self.span,
+            cells: self.strip_cells(),
+            selected: (self.focus == Focus::KeySpace).then_some(self.cursor),
+        }
+    }
+
+    /// Applies a source message.
+    pub fn apply(&mut self, msg: SourceEvent) {
+        match msg {
+            SourceEvent::View(v) => {
+                self.paused = v.clock.paused;
+                self.speed = v.clock.speed;
+                let cells = v.collection.as_ref().map_or(0, |c| c.cells.len());
+                self.cursor = self.cursor.min(cells.saturating_sub(1));
+                self.view = Some(*v);
+            }
+            SourceEvent::Log { reset, lines } => {
+                if reset {
+                    self.log.clear();
+                    self.log_scroll = 0;
+                }
+                self.log.extend(lines);
+                while self.log.len() > LOG_KEEP {
+                    self.log.pop_front();
+                }
+            }
+            SourceEvent::Notice(n) => self.notice = Some(n),
+        }
+    }
+
+    /// The log lines the filter and search let through, oldest first.
+    pub fn visible_log(&self) -> impl Iterator<Item = &LogLine> {
+        let needle = self.search.to_lowercase();
+        self.log.iter().filter(move |l| {
+            self.log_filter.is_none_or(|k| l.kind == k)
+                && (needle.is_empty() || l.text.to_lowercase().contains(&needle))
+        })
+    }
+
+    /// Applies an action; returns the commands for the source.
+    pub fn update(&mut self, action: Action) -> Vec<SourceControl> {
+        if self.help && !matches!(action, Action::Resize(..)) {
+            self.help = false;
+            return if action == Action::Quit {
+                self.should_quit = true;
+                Vec::new()
+            } else {
+                Vec::new()
+            };
+        }
+        self.notice = None;
+        let before = self.request();
+        let mut out = self.time_action(action);
+        self.view_action(action);
+        let after = self.request();
+        if after != before {
+            out.push(SourceControl::View(after));
+        }
+        out
+    }
+
+    fn time_action(&mut self, action: Action) -> Vec<SourceControl> {
+        let control = match action {
+            Action::TogglePause => {
+                self.paused = !self.paused;
+                SourceControl::SetPaused(self.paused)
+            }
+            Action::Faster | Action::Slower => {
+                let factor = if action == Action::Faster { 2.0 } else { 0.5 };
+                self.speed = (self.speed * factor).clamp(MIN_SPEED, MAX_SPEED);
+                SourceControl::SetSpeed(self.speed)
+            }
+            Action::Step(forward) => {
+                self.paused = true;
+                SourceControl::Step(if forward { 1000 } else { -1000 })
+            }
+            Action::Seek(forward) => SourceControl::SeekBy(if forward { 10_000 } else { -10_000 }),
+            Action::Migration(forward) => {
+                self.paused = true;
+                SourceControl::Migration { forward }
+            }
+            _ => return Vec::new(),
+        };
+        vec![control]
+    }
+
+    fn view_action(&mut self, action: Action) {
+        match action {
+            Action::Quit => self.should_quit = true,
+            Action::ToggleHelp => self.help = true,
+            Action::FocusNext => self.set_focus(self.focus.next(true)),
+            Action::FocusPrev => self.set_focus(self.focus.next(false)),
+            Action::Collection(forward) => self.switch_collection(forward),
+            Action::Left | Action::Right | Action::Up | Action::Down => self.arrow(action),
+            Action::ZoomIn => self.zoom(true),
+            Action::ZoomOut => self.zoom(false),
+            Action::ZoomReset => {
+                self.start = 0.0;
+                self.span = 1.0;
+                self.cursor = 0;
+            }
+            Action::ToggleMetric => {
+                self.metric = match self.metric {
+                    Metric::Chunks => Metric::Data,
+                    Metric::Data => Metric::Chunks,
+                };
+            }
+            Action::ToggleZones => self.zones = !self.zones,
+            Action::ToggleHeat => self.heat = !self.heat,
+            Action::CycleLogFilter => self.cycle_filter(),
+            Action::StartSearch => {
+                self.focus = Focus::Events;
+                self.searching = true;
+            }
+            Action::SearchChar(c) => self.search.push(c),
+            Action::SearchBackspace => {
+                self.search.pop();
+            }
+            Action::SearchDone => self.searching = false,
+            Action::Escape => {
+                self.searching = false;
+                self.search.clear();
+                self.log_filter = None;
+            }
+            Action::Resize(w, h) => self.size = (w, h),
+            _ => {}
+        }
+    }
+
+    /// Moves the focus; the key space starts its selection at the hottest chunk.
+    fn set_focus(&mut self, focus: Focus) {
+        if focus == Focus::KeySpace && self.focus != Focus::KeySpace {
+            let hot = self
+                .view
+                .as_ref()
+                .and_then(|v| v.collection.as_ref())
+                .and_then(|c| c.cells.iter().position(|cell| cell.hot));
+            if let Some(i) = hot {
+                self.cursor = i;
+            }
+        }
+        self.focus = focus;
+    }
+
+    fn cycle_filter(&mut self) {
+        let all = LogKind::ALL;
+        self.log_filter = match self.log_filter {
+            None => Some(all[0]),
+            Some(k) => all
+                .iter()
+                .position(|&x| x == k)
+                .and_then(|i| all.get(i + 1).copied()),
+        };
+        self.log_scroll = 0;
+    }
+
+    fn switch_collection(&mut self, forward: bool) {
+        let n = self.view.as_ref().map_or(0, |v| v.collections.len());
+        if n > 1 {
+            self.collection = if forward {
+                (self.collection + 1) % n
+            } else {
+                (self.collection + n - 1) % n
+            };
+            self.start = 0.0;
+            self.span = 1.0;
+            self.cursor = 0;
+        }
+    }
+
+    fn arrow(&mut self, action: Action) {
+        match (self.focus, action) {
+            (Focus::KeySpace, Action::Left) => self.move_cursor(false),
+            (Focus::KeySpace, Action::Right) => self.move_cursor(true),
+            (Focus::KeySpace, Action::Up) => self.zoom(true),
+            (Focus::KeySpace, Action::Down) => self.zoom(false),
+            (Focus::Events, Action::Up) => self.log_scroll += 1,
+            (Focus::Events, Action::Down) => self.log_scroll = self.log_scroll.saturating_sub(1),
+            (Focus::Shards, Action::Up) => self.shard_scroll = self.shard_scroll.saturating_sub(1),
+            (Focus::Shards, Action::Down) => {
+                let n = self.view.as_ref().map_or(0, |v| v.shards.len());
+                self.shard_scroll = (self.shard_scroll + 1).min(n.saturating_sub(1));
+            }
+            _ => {}
+        }
+    }
+
+    /// Cells and chunks of the window the last view showed.
+    fn window_shape(&self) -> (usize, usize, usize) {
+        self.view
+            .as_ref()
+            .and_then(|v| v.collection.as_ref())
+            .map_or((1, 1, 1), |c| {
+                (c.cells.len().max(1), c.window_len.max(1), c.chunks.max(1))
+            })
+    }
+
+    fn move_cursor(&mut self, right: bool) {
+        let (cells, window, _) = self.window_shape();
+        let cell_span = self.span * (window as f64 / cells as f64) / window as f64;
+        if right {
+            if self.cursor + 1 < cells {
+                self.cursor += 1;
+            } else if self.start + self.span < 1.0 {
+                self.start = (self.start + cell_span).min(1.0 - self.span);
+            }
+        } else if self.cursor > 0 {
+            self.cursor -= 1;
+        } else {
+            self.start = (self.start - cell_span).max(0.0);
+        }
+    }
+
+    /// Zooms by a factor of two around the selected cell.
+    fn zoom(&mut self, zoom_in: bool) {
+        let (cells, _, chunks) = self.window_shape();
+        let focus = self.start + self.span * (self.cursor as f64 + 0.5) / cells as f64;
+        let min_span = (1.0 / chunks as f64).min(1.0);
+        self.span = if zoom_in {
+            (self.span / 2.0).max(min_span)
+        } else {
+            (self.span * 2.0).min(1.0)
+        };
+        self.start = (focus - self.span / 2.0).clamp(0.0, 1.0 - self.span);
+        let new_cells = self
+            .strip_cells()
+            .min((self.span * chunks as f64).ceil() as usize)
+            .max(1);
+        self.cursor = (((focus - self.start) / self.span) * new_cells as f64) as usize;
+        self.cursor = self.cursor.min(new_cells - 1);
+    }
+}

@@ -1,0 +1,160 @@
+//! The screen, one pane per file. `render` lays the panes out and draws each from `&App`.
+//!
+//! ```text
+//! ┌ header: source · version · clock · play/speed · balancer ─────────────────┐
+//! ┌ Shards ───────────────────────────┐┌ Balancer ────────────────────────────┐
+//! │ swatch id zones  chunks  data  writes ││ mode · rounds · why · in flight      │
+//! └───────────────────────────────────┘└──────────────────────────────────────┘
+//! ┌ Key space ns {key} ─────────────────────────────────────────────────────────┐
+//! │ window bounds · strip of chunks by shard · hot/jumbo/zone marks · zones · detail│
+//! └─────────────────────────────────────────────────────────────────────────────┘
+//! ┌ Events ─────────────────────────────────────────────────────────────────────┐
+//! footer: main keys · notice
+//! ```
+
+pub mod balancer;
+pub mod events;
+pub mod footer;
+pub mod header;
+pub mod help;
+pub mod keyspace;
+pub mod shards;
+
+use ratatui::Frame;
+use ratatui::layout::{Alignment, Constraint, Layout, Rect};
+use ratatui::text::Line;
+use ratatui::widgets::{Block, Paragraph, Wrap};
+
+use super::app::{App, Focus};
+use super::theme::Theme;
+
+/// The smallest terminal the layout works in.
+pub const MIN_WIDTH: u16 = 60;
+pub const MIN_HEIGHT: u16 = 16;
+
+/// Where each pane goes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Areas {
+    pub header: Rect,
+    pub shards: Rect,
+    pub balancer: Rect,
+    pub keyspace: Rect,
+    /// Absent on short terminals.
+    pub events: Option<Rect>,
+    pub footer: Rect,
+}
+
+/// The layout of `area` for `shard_count` shards; `None` when the terminal is too small.
+pub fn layout(area: Rect, shard_count: usize) -> Option<Areas> {
+    if area.width < MIN_WIDTH || area.height < MIN_HEIGHT {
+        return None;
+    }
+    let keyspace_h = if area.height >= 40 { 9 } else { 8 };
+    let body = area.height - 2 - keyspace_h;
+    let wanted_top = (shard_count as u16).saturating_add(3).max(9);
+    let events_min = 5;
+    let (top_h, events_h) = if body >= wanted_top + events_min {
+        let top = wanted_top.min(body - events_min).min((body * 3 / 5).max(7));
+        (top, body - top)
+    } else {
+        (body, 0)
+    };
+    let [header, top, keyspace, events, footer] = Layout::vertical([
+        Constraint::Length(1),
+        Constraint::Length(top_h),
+        Constraint::Length(keyspace_h),
+        Constraint::Length(events_h),
+        Constraint::Length(1),
+    ])
+    .areas(area);
+    let left = if area.width >= 100 { 60 } else { 55 };
+    let [shards, balancer] = Layout::horizontal([
+        Constraint::Percentage(left),
+        Constraint::Percentage(100 - left),
+    ])
+    .areas(top);
+    Some(Areas {
+        header,
+        shards,
+        balancer,
+        keyspace,
+        events: (events_h > 0).then_some(events),
+        footer,
+    })
+}
+
+/// A pane's frame: rounded border, title, focus highlight.
+pub fn pane_block(title: Line<'_>, focused: bool, theme: Theme) -> Block<'_> {
+    Block::bordered()
+        .border_type(ratatui::widgets::BorderType::Rounded)
+        .border_style(theme.border(focused))
+        .title(title)
+}
+
+/// Draws the whole screen.
+pub fn render(frame: &mut Frame, app: &App) {
+    let theme = Theme { colors: app.colors };
+    let area = frame.area();
+    let shard_count = app.view.as_ref().map_or(3, |v| v.shards.len());
+    let Some(areas) = layout(area, shard_count) else {
+        let text = format!(
+            "terminal too small: {}×{} — shardtop needs at least {MIN_WIDTH}×{MIN_HEIGHT}.\nEnlarge the window, or press q to quit.",
+            area.width, area.height
+        );
+        frame.render_widget(
+            Paragraph::new(text)
+                .alignment(Alignment::Center)
+                .wrap(Wrap { trim: true }),
+            area,
+        );
+        return;
+    };
+    header::render(frame, areas.header, app, theme);
+    shards::render(frame, areas.shards, app, theme, app.focus == Focus::Shards);
+    balancer::render(
+        frame,
+        areas.balancer,
+        app,
+        theme,
+        app.focus == Focus::Balancer,
+    );
+    keyspace::render(
+        frame,
+        areas.keyspace,
+        app,
+        theme,
+        app.focus == Focus::KeySpace,
+    );
+    if let Some(events) = areas.events {
+        events::render(frame, events, app, theme, app.focus == Focus::Events);
+    }
+    footer::render(frame, areas.footer, app, theme);
+    if app.help {
+        help::render(frame, area, theme);
+    }
+}
+
+/// Seconds as `12.3s`, `4m05s` or `2h03m`.
+pub fn clock_text(ms: u64) -> String {
+    let s = ms / 1000;
+    if s < 60 {
+        format!("{:.1}s", ms as f64 / 1000.0)
+    } else if s < 3600 {
+        format!("{}m{:02}s", s / 60, s % 60)
+    } else {
+        format!("{}h{:02}m", s / 3600, (s % 3600) / 60)
+    }
+}
+
+/// Cuts `s` to `width` characters, ending in `…` when cut.
+pub fn fit(s: &str, width: usize) -> String {
+    if s.chars().count() <= width {
+        return s.to_string();
+    }
+    if width == 0 {
+        return String::new();
+    }
+    let mut out: String = s.chars().take(width - 1).collect();
+    out.push('…');
+    out
+}

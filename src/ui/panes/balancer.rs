@@ -1,0 +1,127 @@
+//! The balancer: mode, policy and window; rounds and migration counts; why it is or is not
+//! balancing; migrations in flight with progress; the latest finished migrations.
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Paragraph, Wrap};
+
+use super::{clock_text, fit, pane_block};
+use crate::ui::app::App;
+use crate::ui::theme::{Bar, Theme, bar};
+use crate::view::LogKind;
+
+pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: Theme, focused: bool) {
+    let block = pane_block(
+        Line::from(Span::styled(" Balancer ", theme.title())),
+        focused,
+        theme,
+    );
+    let inner = block.inner(area);
+    let width = usize::from(inner.width);
+    let Some(v) = &app.view else {
+        frame.render_widget(Paragraph::new("").block(block), area);
+        return;
+    };
+    let b = &v.balancer;
+    let mut lines = Vec::new();
+    let mode = if b.enabled {
+        Span::styled("on", theme.ok())
+    } else {
+        Span::styled("STOPPED", theme.warn())
+    };
+    lines.push(Line::from(vec![
+        Span::raw("mode "),
+        mode,
+        Span::raw(format!(
+            " · evens {} · window {}",
+            b.policy,
+            b.window.as_deref().unwrap_or("always")
+        )),
+    ]));
+    lines.push(Line::from(vec![
+        Span::raw(format!("rounds {} · moved {} · ", b.rounds, b.completed)),
+        Span::styled(
+            format!("failed {}", b.failed),
+            if b.failed > 0 {
+                theme.error()
+            } else {
+                theme.dim()
+            },
+        ),
+        if b.in_round {
+            Span::styled(" · round running", theme.warn())
+        } else {
+            Span::raw("")
+        },
+    ]));
+    let why = if b.why_not.is_empty() {
+        if b.in_flight.is_empty() {
+            "balanced".to_string()
+        } else {
+            "balancing".to_string()
+        }
+    } else {
+        b.why_not.join("; ")
+    };
+    lines.push(Line::from(vec![
+        Span::styled("why: ", theme.title()),
+        Span::raw(fit(&why, width.saturating_sub(5) * 2)),
+    ]));
+    for m in &b.in_flight {
+        let head = format!("#{} {}→{} ", m.id, m.from, m.to);
+        lines.push(Line::from(vec![
+            Span::styled(head, theme.warn()),
+            Span::styled(bar(m.progress, 8), theme.bar(Bar::Writes)),
+            Span::raw(format!(" {:>3.0}% ", m.progress * 100.0)),
+            Span::styled(
+                fit(
+                    &format!("{} {}", m.reason, m.range),
+                    width.saturating_sub(30),
+                ),
+                theme.dim(),
+            ),
+        ]));
+    }
+    let room = usize::from(inner.height).saturating_sub(lines.len() + 1);
+    lines.extend(recent(app, room, width, theme));
+    frame.render_widget(
+        Paragraph::new(lines).wrap(Wrap { trim: true }).block(block),
+        area,
+    );
+}
+
+/// The latest finished migrations, from the event log.
+fn recent(app: &App, room: usize, width: usize, theme: Theme) -> Vec<Line<'static>> {
+    let recent: Vec<_> = app
+        .log
+        .iter()
+        .rev()
+        .filter(|l| {
+            l.kind == LogKind::Migration && l.text.starts_with("moveChunk.commit")
+                || l.kind == LogKind::Error && l.text.starts_with("moveChunk.error")
+        })
+        .take(room)
+        .collect();
+    let mut lines = Vec::new();
+    if !recent.is_empty() {
+        lines.push(Line::from(Span::styled("recent:", theme.title())));
+        for l in recent {
+            let (mark, style) = if l.kind == LogKind::Error {
+                ("✗", theme.error())
+            } else {
+                ("✓", theme.ok())
+            };
+            let text = l
+                .text
+                .split_once(' ')
+                .map_or(l.text.as_str(), |(_, rest)| rest.trim_start());
+            lines.push(Line::from(vec![
+                Span::styled(format!("{mark} "), style),
+                Span::styled(format!("{:>7} ", clock_text(l.at_ms)), theme.dim()),
+                Span::raw(fit(text, width.saturating_sub(10))),
+            ]));
+        }
+    }
+    lines
+}

@@ -1,0 +1,72 @@
+//! The event log: splits, migrations, jumbo marks, zone changes, balancer rounds and errors,
+//! newest at the bottom; filterable by kind (f) and by text (/), scrollable when focused.
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::Paragraph;
+
+use super::{clock_text, fit, pane_block};
+use crate::ui::app::App;
+use crate::ui::theme::Theme;
+use crate::view::LogKind;
+
+fn kind_style(kind: LogKind, theme: Theme) -> ratatui::style::Style {
+    match kind {
+        LogKind::Error => theme.error(),
+        LogKind::Jumbo => theme.jumbo(),
+        LogKind::Migration => theme.warn(),
+        LogKind::Zone => theme.zone(0),
+        LogKind::Balancer | LogKind::Other => theme.dim(),
+        LogKind::Split | LogKind::Shard => theme.ok(),
+    }
+}
+
+pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: Theme, focused: bool) {
+    let filter = app.log_filter.map_or("all", LogKind::label);
+    let mut title = format!(" Events · {filter}");
+    if !app.search.is_empty() {
+        title.push_str(&format!(" · /{}", app.search));
+    }
+    if app.log_scroll > 0 {
+        title.push_str(&format!(" · scrolled back {}", app.log_scroll));
+    }
+    title.push(' ');
+    let block = pane_block(
+        Line::from(Span::styled(title, theme.title())),
+        focused,
+        theme,
+    );
+    let inner = block.inner(area);
+    let rows = usize::from(inner.height);
+    let width = usize::from(inner.width);
+    let visible: Vec<_> = app.visible_log().collect();
+    let end = visible
+        .len()
+        .saturating_sub(app.log_scroll.min(visible.len()));
+    let start = end.saturating_sub(rows);
+    let lines: Vec<Line> = if visible.is_empty() {
+        vec![Line::from(Span::styled(
+            if app.log.is_empty() {
+                "no events yet"
+            } else {
+                "no event matches the filter (Esc clears)"
+            },
+            theme.dim(),
+        ))]
+    } else {
+        visible[start..end]
+            .iter()
+            .map(|l| {
+                Line::from(vec![
+                    Span::styled(format!("{:>8} ", clock_text(l.at_ms)), theme.dim()),
+                    Span::styled(
+                        fit(&l.text, width.saturating_sub(9)),
+                        kind_style(l.kind, theme),
+                    ),
+                ])
+            })
+            .collect()
+    };
+    frame.render_widget(Paragraph::new(lines).block(block), area);
+}

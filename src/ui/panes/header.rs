@@ -1,0 +1,58 @@
+//! The header line: source, server version, clock, play/pause and speed, the balancer.
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::Paragraph;
+
+use super::clock_text;
+use crate::ui::app::App;
+use crate::ui::theme::Theme;
+
+pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: Theme) {
+    let mut spans = vec![Span::styled(" shardtop ", theme.title())];
+    let sep = || Span::styled(" │ ", theme.dim());
+    let Some(v) = &app.view else {
+        spans.push(sep());
+        spans.push(Span::raw("starting…"));
+        frame.render_widget(Paragraph::new(Line::from(spans)), area);
+        return;
+    };
+    spans.push(sep());
+    spans.push(Span::raw(v.source.clone()));
+    spans.push(sep());
+    spans.push(Span::raw(format!("v{}", v.server_version)));
+    spans.push(sep());
+    let time = match v.clock.end_ms {
+        Some(end) => format!("{} / {}", clock_text(v.clock.time_ms), clock_text(end)),
+        None => clock_text(v.clock.time_ms),
+    };
+    spans.push(Span::raw(time));
+    spans.push(sep());
+    if v.clock.paused {
+        spans.push(Span::styled("❚❚ paused", theme.warn()));
+    } else {
+        spans.push(Span::styled("▶", theme.ok()));
+    }
+    spans.push(Span::raw(format!(" ×{}", speed_text(v.clock.speed))));
+    spans.push(sep());
+    let b = &v.balancer;
+    if b.enabled {
+        spans.push(Span::styled("balancer on", theme.ok()));
+        if b.in_round {
+            spans.push(Span::styled(" · in round", theme.warn()));
+        }
+    } else {
+        spans.push(Span::styled("balancer off", theme.warn()));
+    }
+    frame.render_widget(Paragraph::new(Line::from(spans)), area);
+}
+
+/// `5`, `0.5`, `0.25`.
+pub fn speed_text(speed: f64) -> String {
+    if (speed - speed.round()).abs() < 1e-9 {
+        format!("{speed:.0}")
+    } else {
+        format!("{speed}")
+    }
+}

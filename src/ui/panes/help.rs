@@ -1,0 +1,74 @@
+//! The help overlay: every key, from the same table the key map is documented by. Two columns
+//! when one does not fit the height.
+
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Clear, Paragraph, Wrap};
+
+use super::pane_block;
+use crate::ui::keymap::HELP;
+use crate::ui::theme::Theme;
+
+const LEGEND: &str = "Shards: chunk and data bars, share of recent writes (◀ HOT = most). Key space: each cell a run of chunks named by its shard's glyph; ▲ hottest chunk, J jumbo, ! outside its zone, ▁…█ recent writes; zone bands below.";
+
+fn group_lines(
+    group: &str,
+    bindings: &[crate::ui::keymap::Binding],
+    theme: Theme,
+) -> Vec<Line<'static>> {
+    let mut lines = vec![Line::from(Span::styled(group.to_string(), theme.title()))];
+    for b in bindings {
+        lines.push(Line::from(vec![
+            Span::styled(format!("  {:<13}", b.keys), theme.key()),
+            Span::raw(b.what),
+        ]));
+    }
+    lines
+}
+
+pub fn render(frame: &mut Frame, area: Rect, theme: Theme) {
+    let groups: Vec<Vec<Line>> = HELP.iter().map(|(g, b)| group_lines(g, b, theme)).collect();
+    let total: usize = groups.iter().map(Vec::len).sum();
+    let two = total + 5 > usize::from(area.height) && area.width >= 100;
+    let (left, right): (Vec<Line>, Vec<Line>) = if two {
+        let mut left = Vec::new();
+        let mut right = Vec::new();
+        for g in groups {
+            if left.len() + g.len() <= total / 2 + 2 {
+                left.extend(g);
+            } else {
+                right.extend(g);
+            }
+        }
+        (left, right)
+    } else {
+        (groups.into_iter().flatten().collect(), Vec::new())
+    };
+    let rows = left.len().max(right.len()) as u16 + 4;
+    let width = if two { 98 } else { 74 }.min(area.width);
+    let height = rows.min(area.height);
+    let popup = Rect {
+        x: area.x + (area.width - width) / 2,
+        y: area.y + (area.height - height) / 2,
+        width,
+        height,
+    };
+    frame.render_widget(Clear, popup);
+    let block = pane_block(Line::from(" Keys — any key closes "), true, theme);
+    let inner = block.inner(popup);
+    frame.render_widget(block, popup);
+    let [body, legend] = Layout::vertical([Constraint::Min(1), Constraint::Length(2)]).areas(inner);
+    if two {
+        let [l, r] = Layout::horizontal([Constraint::Percentage(50), Constraint::Percentage(50)])
+            .areas(body);
+        frame.render_widget(Paragraph::new(left), l);
+        frame.render_widget(Paragraph::new(right), r);
+    } else {
+        frame.render_widget(Paragraph::new(left), body);
+    }
+    frame.render_widget(
+        Paragraph::new(Span::styled(LEGEND, theme.dim())).wrap(Wrap { trim: true }),
+        legend,
+    );
+}

@@ -1,0 +1,306 @@
+//! The key space of the selected collection, from MinKey to MaxKey: a strip of cells (each a run
+//! of consecutive chunks, coloured and named by the owning shard), a marks row (▲ the hottest
+//! chunk, J jumbo, ! a chunk outside its zone, ▁…█ recent writes), the zone bands, and a detail
+//! line for the selected cell (or the hottest chunk when the pane has no focus).
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::style::{Modifier, Style};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::Paragraph;
+
+use super::{fit, pane_block};
+use crate::sim::balancer::human_bytes;
+use crate::ui::app::App;
+use crate::ui::theme::Theme;
+use crate::view::{Cell, CollectionView};
+
+const HEAT: [char; 8] = ['▁', '▂', '▃', '▄', '▅', '▆', '▇', '█'];
+
+pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: Theme, focused: bool) {
+    let coll = app.view.as_ref().and_then(|v| v.collection.as_ref());
+    let Some(c) = coll else {
+        let block = pane_block(Line::from(" Key space "), focused, theme);
+        frame.render_widget(
+            Paragraph::new("no sharded collection yet").block(block),
+            area,
+        );
+        return;
+    };
+    let count = app.view.as_ref().map_or(0, |v| v.collections.len());
+    let mut title = format!(" Key space · {} {} · {} chunks", c.ns, c.key, c.chunks);
+    if c.jumbo > 0 {
+        title.push_str(&format!(" · {} jumbo", c.jumbo));
+    }
+    if count > 1 {
+        title.push_str(&format!(" · collection {}/{count} (c)", app.collection + 1));
+    }
+    title.push(' ');
+    let block = pane_block(
+        Line::from(Span::styled(title, theme.title())),
+        focused,
+        theme,
+    );
+    let inner = block.inner(area);
+    let width = usize::from(inner.width);
+    let selected = focused.then_some(app.cursor);
+    let mut lines = vec![
+        axis(c, width, selected, app, theme),
+        strip(c, width, selected, app, theme),
+        marks(c, width, app, theme),
+    ];
+    if app.zones && !c.zone_names.is_empty() {
+        lines.push(zones(c, width, theme));
+    } else {
+        lines.push(Line::from(Span::styled(
+            if c.zone_names.is_empty() {
+                "no zones"
+            } else {
+                "zones hidden (z)"
+            },
+            theme.dim(),
+        )));
+    }
+    lines.extend(detail(c, focused, width, theme));
+    frame.render_widget(Paragraph::new(lines).block(block), area);
+}
+
+/// The columns `[from, to)` of cell `i` of `n` over `width` columns.
+fn columns(i: usize, n: usize, width: usize) -> (usize, usize) {
+    (i * width / n, (i + 1) * width / n)
+}
+
+fn axis(
+    c: &CollectionView,
+    width: usize,
+    selected: Option<usize>,
+    app: &App,
+    theme: Theme,
+) -> Line<'static> {
+    let end = c.window_first + c.window_len;
+    let left = if c.window_first == 0 {
+        "MinKey".to_string()
+    } else {
+        format!("◀ chunk {}", c.window_first + 1)
+    };
+    let right = if end >= c.chunks {
+        "MaxKey".to_string()
+    } else {
+        format!("chunk {end} ▶")
+    };
+    let mut row: Vec<char> = vec![' '; width];
+    let mid = if app.span < 1.0 {
+        format!(
+            "{} of {} chunks · zoom ×{:.0}",
+            c.window_len,
+            c.chunks,
+            1.0 / app.span
+        )
+    } else {
+        String::new()
+    };
+    put(&mut row, 0, &left);
+    put(
+        &mut row,
+        width.saturating_sub(right.chars().count()),
+        &right,
+    );
+    put(
+        &mut row,
+        width.saturating_sub(mid.chars().count()) / 2,
+        &mid,
+    );
+    if let Some(s) = selected.filter(|&s| s < c.cells.len()) {
+        let (a, b) = columns(s, c.cells.len(), width);
+        if let Some(ch) = row.get_mut(a + (b - a).saturating_sub(1) / 2) {
+            *ch = '▼';
+        }
+    }
+    Line::from(Span::styled(
+        row.into_iter().collect::<String>(),
+        theme.dim(),
+    ))
+}
+
+fn put(row: &mut [char], at: usize, text: &str) {
+    for (i, ch) in text.chars().enumerate() {
+        if let Some(slot) = row.get_mut(at + i) {
+            *slot = ch;
+        }
+    }
+}
+
+fn strip(
+    c: &CollectionView,
+    width: usize,
+    selected: Option<usize>,
+    app: &App,
+    theme: Theme,
+) -> Line<'static> {
+    let n = c.cells.len().max(1);
+    let spans = c
+        .cells
+        .iter()
+        .enumerate()
+        .map(|(i, cell)| {
+            let (a, b) = columns(i, n, width);
+            let w = b - a;
+            let glyph = Theme::shard_glyph(cell.shard);
+            let text: String = if theme.colors {
+                (0..w)
+                    .map(|k| {
+                        if k == (w.saturating_sub(1)) / 2 {
+                            glyph
+                        } else {
+                            ' '
+                        }
+                    })
+                    .collect()
+            } else {
+                std::iter::repeat_n(glyph, w).collect()
+            };
+            let mut style = theme.shard_cell(cell.shard);
+            if cell.hot && app.heat {
+                style = style.add_modifier(Modifier::BOLD | Modifier::UNDERLINED);
+            }
+            if selected == Some(i) {
+                style = style.patch(theme.selected());
+            }
+            Span::styled(text, style)
+        })
+        .collect::<Vec<_>>();
+    Line::from(spans)
+}
+
+fn mark(cell: &Cell, max_writes: u64, app: &App, theme: Theme) -> Option<(char, Style)> {
+    if cell.hot && app.heat {
+        return Some(('▲', theme.hot()));
+    }
+    if cell.jumbo {
+        return Some(('J', theme.jumbo()));
+    }
+    if cell.outside_zone && app.zones {
+        return Some(('!', theme.error().add_modifier(Modifier::BOLD)));
+    }
+    if app.heat && cell.writes > 0 {
+        let level = (cell.writes * 7).div_ceil(max_writes.max(1)) as usize;
+        return Some((HEAT[level.min(7)], theme.hot()));
+    }
+    None
+}
+
+fn marks(c: &CollectionView, width: usize, app: &App, theme: Theme) -> Line<'static> {
+    let n = c.cells.len().max(1);
+    let max_writes = c.cells.iter().map(|x| x.writes).max().unwrap_or(0);
+    let mut spans = Vec::new();
+    let mut col = 0;
+    for (i, cell) in c.cells.iter().enumerate() {
+        let (a, b) = columns(i, n, width);
+        if let Some((ch, style)) = mark(cell, max_writes, app, theme) {
+            let at = a + (b - a).saturating_sub(1) / 2;
+            spans.push(Span::raw(" ".repeat(at - col)));
+            spans.push(Span::styled(ch.to_string(), style));
+            col = at + 1;
+        }
+    }
+    Line::from(spans)
+}
+
+fn zones(c: &CollectionView, width: usize, theme: Theme) -> Line<'static> {
+    let n = c.cells.len().max(1);
+    let mut spans = Vec::new();
+    let mut i = 0;
+    while i < c.cells.len() {
+        let zone = c.cells[i].zone;
+        let mut j = i + 1;
+        while j < c.cells.len() && c.cells[j].zone == zone {
+            j += 1;
+        }
+        let (a, _) = columns(i, n, width);
+        let (_, b) = columns(j - 1, n, width);
+        let w = b - a;
+        spans.push(match zone {
+            Some(z) => {
+                let name = c.zone_names.get(z).map_or("?", String::as_str);
+                let body = if w >= 2 {
+                    let inside = fit(name, w - 2);
+                    let fill = "─".repeat(w - 2 - inside.chars().count());
+                    format!("├{inside}{fill}┤")
+                } else {
+                    "┃".repeat(w)
+                };
+                Span::styled(body, theme.zone(z))
+            }
+            None => Span::raw(" ".repeat(w)),
+        });
+        i = j;
+    }
+    Line::from(spans)
+}
+
+fn detail(c: &CollectionView, focused: bool, width: usize, theme: Theme) -> Vec<Line<'static>> {
+    if focused && let Some(s) = &c.selection {
+        let what = if s.count == 1 {
+            format!("chunk {} of {}", s.first + 1, c.chunks)
+        } else {
+            format!(
+                "chunks {}–{} of {}",
+                s.first + 1,
+                s.first + s.count,
+                c.chunks
+            )
+        };
+        let mut facts = vec![
+            s.shards.join(","),
+            format!("{} docs", s.docs),
+            human_bytes(s.bytes),
+            format!("{} recent writes", s.writes),
+        ];
+        if let Some(z) = &s.zone {
+            facts.push(format!("zone {z}"));
+        }
+        if s.jumbo > 0 {
+            facts.push(if s.count == 1 {
+                "JUMBO".into()
+            } else {
+                format!("{} jumbo", s.jumbo)
+            });
+        }
+        if let Some(v) = &s.version {
+            facts.push(format!("version {v}"));
+        }
+        return vec![
+            Line::from(vec![
+                Span::styled(format!("{what}: "), theme.title()),
+                Span::raw(fit(
+                    &format!("[{}, {})", s.min, s.max),
+                    width.saturating_sub(what.len() + 2),
+                )),
+            ]),
+            Line::from(Span::raw(fit(&facts.join(" · "), width))),
+        ];
+    }
+    match &c.hot {
+        Some(h) => vec![
+            Line::from(vec![
+                Span::styled("▲ hottest chunk ", theme.hot()),
+                Span::raw(fit(&h.range, width.saturating_sub(16))),
+            ]),
+            Line::from(Span::raw(format!(
+                "on {} · {:.0}% of recent writes · {} docs, {} in the collection",
+                h.shard,
+                h.share * 100.0,
+                c.docs,
+                human_bytes(c.bytes)
+            ))),
+        ],
+        None => vec![
+            Line::from(Span::styled("no recent writes", theme.dim())),
+            Line::from(Span::raw(format!(
+                "{} docs, {} in the collection · Tab here, then ← → to select a chunk",
+                c.docs,
+                human_bytes(c.bytes)
+            ))),
+        ],
+    }
+}

@@ -1,0 +1,196 @@
+//! The shard list for the selected collection: one row per shard — glyph, name, zones, draining
+//! badge, a chunk-count bar and a data-size bar (the balancer evens chunks before 6.0 and data
+//! from 6.0, so both matter), and the shard's share of recent writes. The shard taking the most
+//! writes is bold and marked `◀ HOT`.
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::style::Modifier;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::Paragraph;
+
+use super::{fit, pane_block};
+use crate::sim::balancer::human_bytes;
+use crate::ui::app::{App, Metric};
+use crate::ui::theme::{Bar, Theme, bar};
+use crate::view::{ClusterView, ShardRow};
+
+/// Column widths for one render.
+struct Columns {
+    id: usize,
+    zones: usize,
+    drain: bool,
+    metric_bar: usize,
+    both: bool,
+    writes_bar: usize,
+}
+
+fn columns(v: &ClusterView, width: usize) -> Columns {
+    let id = v
+        .shards
+        .iter()
+        .map(|s| s.id.len())
+        .max()
+        .unwrap_or(4)
+        .clamp(4, 14);
+    let zones = v
+        .shards
+        .iter()
+        .map(|s| s.zones.join(",").len())
+        .max()
+        .unwrap_or(0)
+        .min(12);
+    let drain = v.shards.iter().any(|s| s.draining);
+    let fixed = 2 + id + 1 + if zones > 0 { zones + 1 } else { 0 } + if drain { 6 } else { 0 };
+    let writes_bar = if width >= 90 { 8 } else { 4 };
+    let writes = writes_bar + 5 + 6;
+    let left = width.saturating_sub(fixed + writes);
+    let both = left >= 30;
+    let metric_bar = if both {
+        (left - 21) / 2
+    } else {
+        left.saturating_sub(11)
+    }
+    .max(1);
+    Columns {
+        id,
+        zones,
+        drain,
+        metric_bar,
+        both,
+        writes_bar,
+    }
+}
+
+pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: Theme, focused: bool) {
+    let title = match app.view.as_ref().and_then(|v| v.collection.as_ref()) {
+        Some(c) => format!(" Shards · {} ", c.ns),
+        None => " Shards ".to_string(),
+    };
+    let block = pane_block(
+        Line::from(Span::styled(title, theme.title())),
+        focused,
+        theme,
+    );
+    let inner = block.inner(area);
+    let Some(v) = &app.view else {
+        frame.render_widget(Paragraph::new("waiting for the source…").block(block), area);
+        return;
+    };
+    let cols = columns(v, usize::from(inner.width));
+    let max_chunks = v.shards.iter().map(|s| s.chunks).max().unwrap_or(0).max(1);
+    let max_bytes = v.shards.iter().map(|s| s.bytes).max().unwrap_or(0).max(1);
+    let hot = v.hot_shard();
+    let mut lines = vec![heading(&cols, app.metric, theme)];
+    let rows = usize::from(inner.height).saturating_sub(1);
+    let scroll = app.shard_scroll.min(v.shards.len().saturating_sub(rows));
+    for (i, s) in v.shards.iter().enumerate().skip(scroll).take(rows) {
+        let fractions = (
+            s.chunks as f64 / max_chunks as f64,
+            s.bytes as f64 / max_bytes as f64,
+        );
+        lines.push(row(i, s, &cols, fractions, hot == Some(i), app, theme));
+    }
+    if scroll + rows < v.shards.len() && rows > 0 {
+        let more = format!(
+            "… {} more (↓ with the focus here)",
+            v.shards.len() - scroll - rows
+        );
+        if let Some(last) = lines.last_mut() {
+            *last = Line::from(Span::styled(more, theme.dim()));
+        }
+    }
+    frame.render_widget(Paragraph::new(lines).block(block), area);
+}
+
+fn heading(cols: &Columns, metric: Metric, theme: Theme) -> Line<'static> {
+    let mut text = format!("  {:<w$} ", "shard", w = cols.id);
+    if cols.zones > 0 {
+        text.push_str(&format!("{:<w$} ", "zones", w = cols.zones));
+    }
+    if cols.drain {
+        text.push_str("      ");
+    }
+    let chunks = format!("{:<w$}", "chunks", w = cols.metric_bar + 9);
+    let data = format!("{:<w$}", "data", w = cols.metric_bar + 10);
+    match (cols.both, metric) {
+        (true, Metric::Chunks) => text.push_str(&format!("{chunks} {data}")),
+        (true, Metric::Data) => text.push_str(&format!("{data} {chunks}")),
+        (false, Metric::Chunks) => text.push_str(&format!("{chunks} ")),
+        (false, Metric::Data) => text.push_str(&data),
+    }
+    text.push_str("writes");
+    Line::from(Span::styled(text, theme.dim()))
+}
+
+fn row(
+    i: usize,
+    s: &ShardRow,
+    cols: &Columns,
+    (chunk_frac, data_frac): (f64, f64),
+    hot: bool,
+    app: &App,
+    theme: Theme,
+) -> Line<'static> {
+    let glyph = Theme::shard_glyph(i);
+    let name_style = if hot {
+        theme.hot()
+    } else {
+        theme.shard(i).add_modifier(Modifier::BOLD)
+    };
+    let mut spans = vec![
+        Span::styled(glyph.to_string(), theme.shard_cell(i)),
+        Span::raw(" "),
+        Span::styled(
+            format!("{:<w$} ", fit(&s.id, cols.id), w = cols.id),
+            name_style,
+        ),
+    ];
+    if cols.zones > 0 {
+        let zones = fit(&s.zones.join(","), cols.zones);
+        spans.push(Span::styled(
+            format!("{zones:<w$} ", w = cols.zones),
+            theme.zone(0),
+        ));
+    }
+    if cols.drain {
+        spans.push(if s.draining {
+            Span::styled("DRAIN ", theme.warn())
+        } else {
+            Span::raw("      ")
+        });
+    }
+    let jumbo = if s.jumbo > 0 { "J" } else { " " };
+    let chunks = vec![
+        Span::styled(bar(chunk_frac, cols.metric_bar), theme.bar(Bar::Chunks)),
+        Span::raw(format!("{:>7}", s.chunks)),
+        Span::styled(format!("{jumbo} "), theme.jumbo()),
+    ];
+    let data = vec![
+        Span::styled(bar(data_frac, cols.metric_bar), theme.bar(Bar::Data)),
+        Span::raw(format!("{:>9}  ", human_bytes(s.bytes))),
+    ];
+    let (first, second) = match app.metric {
+        Metric::Chunks => (chunks, data),
+        Metric::Data => (data, chunks),
+    };
+    spans.extend(first);
+    if cols.both {
+        spans.extend(second);
+    }
+    let share = if app.heat { s.write_share } else { 0.0 };
+    let writes_style = if hot {
+        theme.hot()
+    } else {
+        theme.bar(Bar::Writes)
+    };
+    spans.push(Span::styled(bar(share, cols.writes_bar), writes_style));
+    spans.push(Span::styled(
+        format!("{:>4.0}%", share * 100.0),
+        writes_style,
+    ));
+    if hot && app.heat {
+        spans.push(Span::styled(" ◀ HOT", theme.hot()));
+    }
+    Line::from(spans)
+}

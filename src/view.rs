@@ -1,0 +1,190 @@
+//! What the TUI shows, pre-aggregated: a `ClusterView` is built by a source (simulator, replay,
+//! later the live cluster) from its state for one `ViewRequest` (which collection, which window
+//! of its chunks, how many strip cells, which cell is selected). Everything here is plain data,
+//! so rendering a frame costs the same whatever the number of chunks.
+//!
+//! Owns: the view types, their construction from a [`Simulator`](crate::sim::Simulator), and
+//! event-log lines. May not touch: terminals, ratatui, tokio or any I/O.
+
+mod build;
+mod log;
+mod strip;
+
+pub use build::build;
+pub use log::{LogKind, LogLine, log_line};
+
+/// What the UI asks the source to aggregate.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ViewRequest {
+    /// Index of the collection (in namespace order).
+    pub collection: usize,
+    /// The visible window of the collection's chunks, as fractions of the chunk list: start and
+    /// span (1.0 = all chunks).
+    pub start: f64,
+    pub span: f64,
+    /// The strip's width in cells (terminal columns).
+    pub cells: usize,
+    /// The selected strip cell, if any.
+    pub selected: Option<usize>,
+}
+
+impl Default for ViewRequest {
+    fn default() -> Self {
+        Self {
+            collection: 0,
+            start: 0.0,
+            span: 1.0,
+            cells: 64,
+            selected: None,
+        }
+    }
+}
+
+/// The playback clock as the source reports it.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ClockView {
+    pub time_ms: u64,
+    pub paused: bool,
+    pub speed: f64,
+    /// The end of a trace (replay) or of the scenario (simulator); `None` for live clusters.
+    pub end_ms: Option<u64>,
+    /// Whether the time is virtual (simulator, replay) or wall-clock seconds (live).
+    pub virtual_time: bool,
+}
+
+/// One migration in flight.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MigrationView {
+    pub id: u64,
+    pub ns: String,
+    pub range: String,
+    pub from: String,
+    pub to: String,
+    /// 0.0..=1.0
+    pub progress: f64,
+    pub reason: String,
+}
+
+/// The balancer.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct BalancerView {
+    pub enabled: bool,
+    /// `"02:00–06:00"` when an active window is set.
+    pub window: Option<String>,
+    pub in_round: bool,
+    pub rounds: u64,
+    pub completed: u64,
+    pub failed: u64,
+    pub in_flight: Vec<MigrationView>,
+    /// One line each: why it is or is not balancing.
+    pub why_not: Vec<String>,
+    /// `"data size"` (6.0+) or `"chunk count"` (before 6.0).
+    pub policy: &'static str,
+}
+
+/// One shard's row for the selected collection.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ShardRow {
+    pub id: String,
+    pub zones: Vec<String>,
+    pub draining: bool,
+    pub chunks: u64,
+    pub jumbo: u64,
+    pub docs: u64,
+    pub bytes: u64,
+    /// Share of the collection's recent writes (0.0..=1.0).
+    pub write_share: f64,
+    /// Writes routed to the shard since the start.
+    pub writes: u64,
+}
+
+/// One cell of the key-space strip: a run of consecutive chunks.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Cell {
+    /// Ordinal of the first chunk and number of chunks.
+    pub first: usize,
+    pub count: usize,
+    /// The shard owning most of the cell's chunks (by index into `ClusterView::shards`).
+    pub shard: usize,
+    /// Whether the chunks of the cell live on more than one shard.
+    pub mixed: bool,
+    pub jumbo: bool,
+    /// The cell holds the hottest chunk.
+    pub hot: bool,
+    /// Recent writes to the cell's chunks.
+    pub writes: u64,
+    /// Index into `CollectionView::zone_names`.
+    pub zone: Option<usize>,
+    /// A chunk of the cell lies in a zone range but not on one of that zone's shards.
+    pub outside_zone: bool,
+}
+
+/// The selected cell in words.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Selection {
+    pub first: usize,
+    pub count: usize,
+    pub min: String,
+    pub max: String,
+    pub shards: Vec<String>,
+    pub docs: u64,
+    pub bytes: u64,
+    pub writes: u64,
+    pub jumbo: usize,
+    pub zone: Option<String>,
+    /// The chunk version when one chunk is selected.
+    pub version: Option<String>,
+}
+
+/// The hottest chunk of the recent-writes window.
+#[derive(Clone, Debug, PartialEq)]
+pub struct HotChunk {
+    pub ordinal: usize,
+    pub shard: String,
+    pub share: f64,
+    pub range: String,
+}
+
+/// The selected collection.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct CollectionView {
+    pub ns: String,
+    pub key: String,
+    pub chunks: usize,
+    pub jumbo: u64,
+    pub docs: u64,
+    pub bytes: u64,
+    /// The window's first chunk ordinal and its number of chunks.
+    pub window_first: usize,
+    pub window_len: usize,
+    pub cells: Vec<Cell>,
+    pub zone_names: Vec<String>,
+    pub hot: Option<HotChunk>,
+    pub selection: Option<Selection>,
+}
+
+/// Everything one frame shows.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ClusterView {
+    pub source: String,
+    pub server_version: String,
+    pub clock: ClockView,
+    pub balancer: BalancerView,
+    pub shards: Vec<ShardRow>,
+    pub collections: Vec<String>,
+    pub collection: Option<CollectionView>,
+    /// The request this view answers.
+    pub request: ViewRequest,
+}
+
+impl ClusterView {
+    /// The shard taking the largest share of recent writes, if any writes happened.
+    pub fn hot_shard(&self) -> Option<usize> {
+        self.shards
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| s.write_share > 0.0)
+            .max_by(|a, b| a.1.write_share.total_cmp(&b.1.write_share))
+            .map(|(i, _)| i)
+    }
+}

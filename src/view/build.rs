@@ -1,0 +1,257 @@
+//! Building a [`ClusterView`] from a simulator's state (the simulator itself, or a replay's
+//! state). Cost: O(shards + zones + strip cells × sample + recent writes), independent of the
+//! chunk count except for a selected cell, which is summed exactly.
+
+use std::collections::BTreeMap;
+
+use super::strip::{self, StripInput};
+use super::{
+    BalancerView, Cell, ClockView, ClusterView, CollectionView, HotChunk, MigrationView, Selection,
+    ShardRow, ViewRequest,
+};
+use crate::model::{ChunkStats, ShardIdx};
+use crate::sim::Simulator;
+use crate::sim::cluster::Collection;
+use crate::sim::version::BalancingMetric;
+
+/// The view of `sim` for `req`.
+pub fn build(sim: &Simulator, req: &ViewRequest, source: &str, clock: ClockView) -> ClusterView {
+    let cluster = &sim.cluster;
+    let collection = cluster
+        .collections
+        .get(req.collection)
+        .or_else(|| cluster.collections.first());
+    ClusterView {
+        source: source.to_string(),
+        server_version: cluster.version.to_string(),
+        clock,
+        balancer: balancer(sim),
+        shards: shard_rows(sim, collection),
+        collections: cluster.collections.iter().map(|c| c.ns.clone()).collect(),
+        collection: collection.map(|c| collection_view(sim, c, req)),
+        request: req.clone(),
+    }
+}
+
+/// Live shards (removed ones are left out), with the collection's per-shard numbers.
+fn shard_rows(sim: &Simulator, coll: Option<&Collection>) -> Vec<ShardRow> {
+    let shares = coll.map(|c| c.window.shard_shares(sim.cluster.shards.len()));
+    sim.cluster
+        .shards
+        .iter()
+        .enumerate()
+        .filter(|(_, s)| !s.removed)
+        .map(|(i, s)| {
+            let idx = ShardIdx(i as u32);
+            let mut row = ShardRow {
+                id: s.shard.id.clone(),
+                zones: s.shard.zones.iter().cloned().collect(),
+                draining: s.shard.draining,
+                ..ShardRow::default()
+            };
+            if let Some(c) = coll {
+                let t = c.table.shard_totals(idx);
+                row.chunks = t.chunks;
+                row.jumbo = t.jumbo;
+                row.docs = t.stats.docs;
+                row.bytes = t.stats.bytes;
+                row.writes = c.writes_to(idx);
+                row.write_share = shares
+                    .as_ref()
+                    .and_then(|v| v.get(i).copied())
+                    .unwrap_or(0.0);
+            }
+            row
+        })
+        .collect()
+}
+
+fn balancer(sim: &Simulator) -> BalancerView {
+    let b = &sim.balancer;
+    let now = sim.now_ms();
+    let settings = &sim.cluster.settings;
+    BalancerView {
+        enabled: settings.balancer_enabled,
+        window: settings.active_window.map(|w| {
+            format!(
+                "{:02}:{:02}–{:02}:{:02}",
+                w.start_minute / 60,
+                w.start_minute % 60,
+                w.stop_minute / 60,
+                w.stop_minute % 60
+            )
+        }),
+        in_round: b.round.is_some(),
+        rounds: b.rounds,
+        completed: b.completed,
+        failed: b.failed,
+        in_flight: b
+            .in_flight
+            .iter()
+            .map(|m| {
+                let span = m.finish_ms.saturating_sub(m.started_ms).max(1);
+                MigrationView {
+                    id: m.id,
+                    ns: m.ns.clone(),
+                    range: format!(
+                        "[{}, {})",
+                        sim.bound_text(&m.ns, &m.min),
+                        sim.bound_text(&m.ns, m.end.as_ref().unwrap_or(&m.max))
+                    ),
+                    from: sim.cluster.shard_id(m.from).to_string(),
+                    to: sim.cluster.shard_id(m.to).to_string(),
+                    progress: (now.saturating_sub(m.started_ms) as f64 / span as f64).min(1.0),
+                    reason: m.reason.as_str().to_string(),
+                }
+            })
+            .collect(),
+        why_not: b.why_not.clone(),
+        policy: match sim.cluster.version.balancing_metric() {
+            BalancingMetric::ChunkCount => "chunk count",
+            BalancingMetric::DataSize => "data size",
+        },
+    }
+}
+
+/// Shard positions in the view's shard list (removed shards are not listed).
+fn view_positions(sim: &Simulator) -> Vec<usize> {
+    let mut next = 0;
+    sim.cluster
+        .shards
+        .iter()
+        .map(|s| {
+            let at = next;
+            if !s.removed {
+                next += 1;
+            }
+            at
+        })
+        .collect()
+}
+
+fn collection_view(sim: &Simulator, c: &Collection, req: &ViewRequest) -> CollectionView {
+    let table = &c.table;
+    let zone_names: Vec<String> = {
+        let mut names: Vec<String> = c.zones.iter().map(|z| z.zone.clone()).collect();
+        names.sort();
+        names.dedup();
+        names
+    };
+    let zone_shards: Vec<Vec<bool>> = zone_names
+        .iter()
+        .map(|z| {
+            sim.cluster
+                .shards
+                .iter()
+                .map(|s| !s.removed && !s.shard.draining && s.shard.zones.contains(z))
+                .collect()
+        })
+        .collect();
+    let writes = c.window.by_chunk(table);
+    let hottest = c.window.hottest(table);
+    let (first, len) = strip::window(table.len(), req.start, req.span);
+    let input = StripInput {
+        table,
+        zones: &c.zones,
+        zone_names: &zone_names,
+        zone_shards: &zone_shards,
+        writes: &writes,
+        hottest: hottest.as_ref().map(|h| h.chunk),
+    };
+    let positions = view_positions(sim);
+    let mut cells = strip::cells(&input, first, len, req.cells);
+    for cell in &mut cells {
+        cell.shard = positions.get(cell.shard).copied().unwrap_or(0);
+    }
+    let selection = req
+        .selected
+        .and_then(|i| cells.get(i))
+        .map(|cell| select(sim, c, cell, &writes));
+    let totals = (0..sim.cluster.shards.len()).fold(ChunkStats::ZERO, |mut acc, s| {
+        acc.add(table.shard_totals(ShardIdx(s as u32)).stats);
+        acc
+    });
+    let jumbo = (0..sim.cluster.shards.len())
+        .map(|s| table.shard_totals(ShardIdx(s as u32)).jumbo)
+        .sum();
+    CollectionView {
+        ns: c.ns.clone(),
+        key: key_text(&c.pattern),
+        chunks: table.len(),
+        jumbo,
+        docs: totals.docs,
+        bytes: totals.bytes,
+        window_first: first,
+        window_len: len,
+        cells,
+        hot: hottest.map(|h| {
+            let chunk = table.chunk(h.chunk);
+            HotChunk {
+                ordinal: h.chunk,
+                shard: sim.cluster.shard_id(chunk.info.shard).to_string(),
+                share: h.share,
+                range: format!(
+                    "[{}, {})",
+                    sim.bound_text(&c.ns, chunk.min),
+                    sim.bound_text(&c.ns, chunk.max)
+                ),
+            }
+        }),
+        zone_names,
+        selection,
+    }
+}
+
+/// The selected cell, summed exactly over its chunks.
+fn select(
+    sim: &Simulator,
+    c: &Collection,
+    cell: &Cell,
+    writes: &BTreeMap<usize, u64>,
+) -> Selection {
+    let table = &c.table;
+    let range = cell.first..cell.first + cell.count;
+    let mut shards: Vec<ShardIdx> = Vec::new();
+    let mut out = Selection {
+        first: cell.first,
+        count: cell.count,
+        ..Selection::default()
+    };
+    for ordinal in range.clone() {
+        let chunk = table.chunk(ordinal);
+        if !shards.contains(&chunk.info.shard) {
+            shards.push(chunk.info.shard);
+        }
+        out.docs += chunk.info.stats.docs;
+        out.bytes += chunk.info.stats.bytes;
+        out.jumbo += usize::from(chunk.info.jumbo);
+    }
+    out.writes = writes.range(range.clone()).map(|(_, n)| n).sum();
+    let first = table.chunk(range.start);
+    let last = table.chunk(range.end - 1);
+    out.min = sim.bound_text(&c.ns, first.min);
+    out.max = sim.bound_text(&c.ns, last.max);
+    out.zone = c
+        .zones
+        .zone_of_chunk(first.min, last.max)
+        .map(str::to_string);
+    shards.sort();
+    out.shards = shards
+        .iter()
+        .map(|&s| sim.cluster.shard_id(s).to_string())
+        .collect();
+    if cell.count == 1 {
+        out.version = Some(first.info.version.to_string());
+    }
+    out
+}
+
+/// `{customerId: 1, placedAt: 1}`, `{username: "hashed"}` — as mongosh prints a key.
+pub fn key_text(pattern: &crate::model::KeyPattern) -> String {
+    let fields: Vec<String> = pattern
+        .fields()
+        .iter()
+        .map(|f| format!("{}: {}", f.path, if f.hashed { "\"hashed\"" } else { "1" }))
+        .collect();
+    format!("{{{}}}", fields.join(", "))
+}

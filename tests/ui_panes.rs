@@ -1,0 +1,269 @@
+#![allow(clippy::unwrap_used)]
+//! Snapshots of the whole screen (TestBackend + insta) for several scenarios at fixed virtual
+//! times and terminal sizes, one with styles, and the state reducer driven by key sequences.
+
+use insta::{assert_debug_snapshot, assert_snapshot};
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use shardtop::sim::scenario;
+use shardtop::source::sim::SimTimeline;
+use shardtop::source::{SourceControl, SourceEvent, Timeline};
+use shardtop::ui::app::{Focus, Metric};
+use shardtop::ui::{Action, App};
+use shardtop::view::ClockView;
+
+/// A scenario's simulator advanced to `t_ms`, with an app of the given size fed its view.
+struct Fixture {
+    timeline: SimTimeline,
+    app: App,
+}
+
+impl Fixture {
+    fn new(name: &str, t_ms: u64, size: (u16, u16)) -> Self {
+        let sc = scenario::built_in(name).unwrap().unwrap();
+        let mut timeline = SimTimeline::new(&sc, sc.seed, None).unwrap();
+        let mut log = timeline.take_initial_log();
+        timeline.advance_to(t_ms, &mut log).unwrap();
+        let mut app = App::new(size, true, 4.0, true);
+        app.apply(SourceEvent::Log {
+            reset: true,
+            lines: log,
+        });
+        let mut f = Self { timeline, app };
+        f.refresh();
+        f
+    }
+
+    fn refresh(&mut self) {
+        let clock = ClockView {
+            time_ms: self.timeline.now_ms(),
+            paused: self.app.paused,
+            speed: self.app.speed,
+            end_ms: self.timeline.end_ms(),
+            virtual_time: true,
+        };
+        let view = self.timeline.view(&self.app.request(), clock);
+        self.app.apply(SourceEvent::View(Box::new(view)));
+    }
+
+    fn keys(&mut self, actions: &[Action]) -> Vec<SourceControl> {
+        let mut out = Vec::new();
+        for &a in actions {
+            out.extend(self.app.update(a));
+            self.refresh();
+        }
+        out
+    }
+
+    fn draw(&self) -> Terminal<TestBackend> {
+        let (w, h) = self.app.size;
+        let mut terminal = Terminal::new(TestBackend::new(w, h)).unwrap();
+        terminal
+            .draw(|f| shardtop::ui::render(f, &self.app))
+            .unwrap();
+        terminal
+    }
+}
+
+#[test]
+fn ascending_at_80x24_shows_the_hot_shard() {
+    let f = Fixture::new("ascending", 60_000, (80, 24));
+    let t = f.draw();
+    let text = format!("{}", t.backend());
+    assert!(text.contains("◀ HOT"), "{text}");
+    assert!(text.contains("100%"), "{text}");
+    assert_snapshot!("ascending_60s_80x24", t.backend());
+}
+
+#[test]
+fn ascending_at_160x48() {
+    let f = Fixture::new("ascending", 120_000, (160, 48));
+    assert_snapshot!("ascending_120s_160x48", f.draw().backend());
+}
+
+#[test]
+fn hashed_at_time_zero_has_six_chunks_two_per_shard() {
+    let f = Fixture::new("hashed", 0, (100, 30));
+    let text = format!("{}", f.draw().backend());
+    assert!(text.contains("· 6 chunks"), "{text}");
+    assert_snapshot!("hashed_0s_100x30", text);
+}
+
+#[test]
+fn low_cardinality_marks_jumbo_chunks() {
+    let f = Fixture::new("low-cardinality", 600_000, (120, 32));
+    let text = format!("{}", f.draw().backend());
+    assert!(text.contains("jumbo"), "{text}");
+    assert_snapshot!("low_cardinality_600s_120x32", text);
+}
+
+#[test]
+fn zones_ip_draws_zone_bands_with_styles() {
+    let f = Fixture::new("zones-ip", 30_000, (100, 30));
+    let t = f.draw();
+    let text = format!("{}", t.backend());
+    assert!(text.contains("USPS") || text.contains("Apple"), "{text}");
+    assert_snapshot!("zones_ip_30s_100x30", text);
+    // Colours and modifiers: the hot chunk, zone bands, shard cells.
+    assert_debug_snapshot!("zones_ip_30s_100x30_styles", t.backend().buffer());
+}
+
+#[test]
+fn drain_shows_the_draining_badge() {
+    let f = Fixture::new("drain", 40_000, (100, 30));
+    let text = format!("{}", f.draw().backend());
+    assert!(text.contains("DRAIN"), "{text}");
+    assert_snapshot!("drain_40s_100x30", text);
+}
+
+#[test]
+fn a_too_small_terminal_says_so() {
+    let f = Fixture::new("ascending", 0, (50, 12));
+    let text = format!("{}", f.draw().backend());
+    assert!(text.contains("terminal too small: 50×12"), "{text}");
+}
+
+#[test]
+fn help_lists_every_binding() {
+    let mut f = Fixture::new("ascending", 0, (100, 40));
+    f.keys(&[Action::ToggleHelp]);
+    let text = format!("{}", f.draw().backend());
+    for (_, bindings) in shardtop::ui::keymap::HELP {
+        for b in *bindings {
+            assert!(text.contains(b.what), "help lacks {:?}:\n{text}", b.what);
+        }
+    }
+    assert_snapshot!("help_100x40", text);
+    f.keys(&[Action::Down]);
+    assert!(!f.app.help, "any key closes the help");
+}
+
+#[test]
+fn no_color_screens_carry_the_same_marks() {
+    let mut f = Fixture::new("ascending", 60_000, (80, 24));
+    f.app.colors = false;
+    let t = f.draw();
+    let buffer = t.backend().buffer();
+    assert!(
+        buffer
+            .content()
+            .iter()
+            .all(|c| c.fg == ratatui::style::Color::Reset && c.bg == ratatui::style::Color::Reset)
+    );
+    let text = format!("{}", t.backend());
+    assert!(text.contains("◀ HOT") && text.contains('▲'), "{text}");
+}
+
+#[test]
+fn selecting_and_zooming_shows_one_chunk() {
+    let mut f = Fixture::new("ascending", 200_000, (100, 30));
+    let chunks = f
+        .app
+        .view
+        .as_ref()
+        .unwrap()
+        .collection
+        .as_ref()
+        .unwrap()
+        .chunks;
+    assert!(
+        chunks > 3,
+        "the ascending scenario has split by now ({chunks} chunks)"
+    );
+    f.keys(&[Action::FocusPrev]);
+    assert_eq!(f.app.focus, Focus::KeySpace);
+    let hot = f.app.cursor;
+    let c = f.app.view.as_ref().unwrap().collection.clone().unwrap();
+    assert!(c.cells[hot].hot, "the selection starts at the hot chunk");
+    let sel = c.selection.unwrap();
+    assert_eq!(sel.count, 1);
+    assert!(
+        sel.max.contains("MaxKey"),
+        "the ascending hot chunk ends at MaxKey: {sel:?}"
+    );
+    // Zoom in twice: the window halves each time, around the selection.
+    let sent = f.keys(&[Action::ZoomIn, Action::ZoomIn]);
+    assert!((f.app.span - 0.25).abs() < 1e-9);
+    assert!(
+        sent.iter()
+            .any(|c| matches!(c, SourceControl::View(r) if (r.span - 0.25).abs() < 1e-9))
+    );
+    let c = f.app.view.as_ref().unwrap().collection.clone().unwrap();
+    assert!(
+        c.window_first + c.window_len == chunks,
+        "zoomed around the last chunk"
+    );
+    assert!(
+        c.cells[f.app.cursor].hot,
+        "the selection stays on the hot chunk"
+    );
+    assert_snapshot!("ascending_zoomed_100x30", format!("{}", f.draw().backend()));
+    f.keys(&[Action::ZoomReset]);
+    assert!((f.app.span - 1.0).abs() < 1e-9 && f.app.start == 0.0);
+}
+
+#[test]
+fn keys_drive_the_clock_through_source_commands() {
+    let mut f = Fixture::new("ascending", 0, (80, 24));
+    assert_eq!(
+        f.keys(&[Action::TogglePause]),
+        vec![SourceControl::SetPaused(false)]
+    );
+    assert_eq!(
+        f.keys(&[Action::Faster]),
+        vec![SourceControl::SetSpeed(8.0)]
+    );
+    assert_eq!(
+        f.keys(&[Action::Slower, Action::Slower]),
+        vec![SourceControl::SetSpeed(4.0), SourceControl::SetSpeed(2.0)]
+    );
+    assert_eq!(
+        f.keys(&[Action::Step(false)]),
+        vec![SourceControl::Step(-1000)]
+    );
+    assert_eq!(
+        f.keys(&[Action::Seek(true)]),
+        vec![SourceControl::SeekBy(10_000)]
+    );
+    assert_eq!(
+        f.keys(&[Action::Migration(true)]),
+        vec![SourceControl::Migration { forward: true }]
+    );
+    assert!(f.app.paused);
+}
+
+#[test]
+fn focus_filter_search_and_toggles() {
+    let mut f = Fixture::new("ascending", 100_000, (80, 24));
+    assert_eq!(f.app.focus, Focus::Shards);
+    f.keys(&[Action::FocusNext, Action::FocusNext]);
+    assert_eq!(f.app.focus, Focus::Events);
+    f.keys(&[Action::CycleLogFilter, Action::CycleLogFilter]);
+    assert!(
+        f.app
+            .visible_log()
+            .all(|l| l.kind == shardtop::view::LogKind::Migration)
+    );
+    assert!(f.app.visible_log().count() > 0);
+    f.keys(&[
+        Action::Escape,
+        Action::StartSearch,
+        Action::SearchChar('#'),
+        Action::SearchChar('2'),
+        Action::SearchDone,
+    ]);
+    assert_eq!(f.app.search, "#2");
+    assert!(!f.app.searching);
+    assert!(f.app.visible_log().all(|l| l.text.contains("#2")));
+    f.keys(&[Action::Up, Action::Up]);
+    assert_eq!(f.app.log_scroll, 2);
+    f.keys(&[
+        Action::ToggleMetric,
+        Action::ToggleZones,
+        Action::ToggleHeat,
+    ]);
+    assert_eq!(f.app.metric, Metric::Data);
+    assert!(!f.app.zones && !f.app.heat);
+    f.keys(&[Action::Quit]);
+    assert!(f.app.should_quit);
+}

@@ -11,7 +11,10 @@ fn run(args: &[&str]) -> (i32, String) {
         .stdin(Stdio::null())
         .output()
         .unwrap();
-    (out.status.code().unwrap(), String::from_utf8_lossy(&out.stderr).into_owned())
+    (
+        out.status.code().unwrap(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
 }
 
 #[test]
@@ -20,11 +23,17 @@ fn the_tui_commands_need_a_terminal_and_name_the_headless_form() {
         (&[][..], "shardtop sim ascending --json"),
         (&["demo"][..], "shardtop sim ascending --json"),
         (&["demo", "hashed"][..], "shardtop sim hashed --json"),
-        (&["replay", "tests/fixtures/traces/ascending.ndjson.zst"][..], "--json"),
+        (
+            &["replay", "tests/fixtures/traces/ascending.ndjson.zst"][..],
+            "--json",
+        ),
     ] {
         let (code, err) = run(args);
         assert_eq!(code, 2, "{args:?}: {err}");
-        assert!(err.contains("not a terminal") && err.contains(hint), "{args:?}: {err}");
+        assert!(
+            err.contains("not a terminal") && err.contains(hint),
+            "{args:?}: {err}"
+        );
         assert_eq!(err.trim().lines().count(), 1, "{err}");
     }
 }
@@ -32,7 +41,13 @@ fn the_tui_commands_need_a_terminal_and_name_the_headless_form() {
 #[test]
 fn replay_json_still_prints_the_summary() {
     let out = Command::new(BIN)
-        .args(["replay", "tests/fixtures/traces/ascending.ndjson.zst", "--json", "--at", "60"])
+        .args([
+            "replay",
+            "tests/fixtures/traces/ascending.ndjson.zst",
+            "--json",
+            "--at",
+            "60",
+        ])
         .output()
         .unwrap();
     assert!(out.status.success());

@@ -1,0 +1,60 @@
+//! Shared set-ups of the benchmarks.
+#![allow(dead_code)]
+
+use shardtop::model::{
+    ChunkInfo, ChunkStats, ChunkVersion, KeyPattern, KeyValue, RoutingTable, ShardIdx, ShardKey,
+};
+use shardtop::sim::cluster::{Cluster, Collection, Settings, ShardState};
+use shardtop::sim::{ServerVersion, Simulator};
+
+/// 1,000 shards, 1,000,000 chunks of 1 MiB on an `{_id: 1}` Int64 key, the first 100 shards
+/// holding twice as many chunks as the rest, so the balancer has work.
+pub fn scale_cluster() -> Simulator {
+    let shards = 1000u32;
+    let pattern = KeyPattern::parse_json(r#"{"_id": 1}"#).unwrap();
+    let mut chunks = Vec::with_capacity(1_000_000);
+    chunks.push((
+        pattern.global_min(),
+        ChunkInfo::new(ShardIdx(0), ChunkVersion::new(1, 0)),
+    ));
+    let weights: Vec<u32> = (0..shards).map(|s| if s < 100 { 2 } else { 1 }).collect();
+    let total: u32 = weights.iter().sum();
+    let mut owner = Vec::with_capacity(1_000_000);
+    for (s, w) in weights.iter().enumerate() {
+        let n = 1_000_000u64 * u64::from(*w) / u64::from(total);
+        owner.extend(std::iter::repeat_n(s as u32, n as usize));
+    }
+    owner.resize(1_000_000, shards - 1);
+    for i in 1..1_000_000u32 {
+        chunks.push((
+            ShardKey::single(KeyValue::Int64(i64::from(i) * 1000)),
+            ChunkInfo::new(ShardIdx(owner[i as usize]), ChunkVersion::new(1, i)),
+        ));
+    }
+    for (k, (_, info)) in chunks.iter_mut().enumerate() {
+        info.shard = ShardIdx(owner[k]);
+        info.stats = ChunkStats::new(1000, 1 << 20, 0);
+    }
+    let table = RoutingTable::from_chunks(chunks, pattern.global_max()).unwrap();
+    let version = ServerVersion::V8_0;
+    let cluster = Cluster {
+        version,
+        shards: (0..shards as usize)
+            .map(|i| ShardState {
+                shard: shardtop::model::Shard::new(shardtop::model::Shard::default_name(i)),
+                capacity: 1.0,
+                removed: false,
+            })
+            .collect(),
+        settings: Settings {
+            chunk_size_bytes: 1 << 20,
+            balancer_enabled: true,
+            active_window: None,
+            migration_bytes_per_sec: 32 << 20,
+            migration_overhead_ms: 1000,
+        },
+        databases: std::collections::BTreeMap::default(),
+        collections: vec![Collection::new("app.big", pattern, table)],
+    };
+    Simulator::from_cluster(cluster)
+}

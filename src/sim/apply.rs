@@ -4,6 +4,7 @@
 use super::cluster::{Collection, Index, ShardState};
 use super::engine::{Migration, RoundInProgress, Simulator};
 use super::event::{Event, EventKind, MigrationReason};
+use super::reshard::Resharding;
 use crate::model::{ChunkInfo, ChunkVersion, RoutingTable, Shard, ShardIdx, ShardKey};
 
 /// A recorded event that does not fit the state it is applied to.
@@ -66,7 +67,11 @@ impl Simulator {
             }
             EventKind::CollectionSharded { .. }
             | EventKind::SplitFailed { .. }
-            | EventKind::IndexCreated { .. } => self.apply_catalog(e)?,
+            | EventKind::IndexCreated { .. }
+            | EventKind::IndexDropped { .. }
+            | EventKind::ReshardingStarted { .. }
+            | EventKind::ReshardingCommitted { .. }
+            | EventKind::ReshardingAborted { .. } => self.apply_catalog(e)?,
             EventKind::Split {
                 ns,
                 min,
@@ -212,6 +217,32 @@ impl Simulator {
                     });
                 }
             }
+            EventKind::IndexDropped { ns, key } => {
+                self.coll_mut(ns)?.indexes.retain(|i| i.key != *key);
+            }
+            EventKind::ReshardingStarted {
+                ns,
+                key,
+                clone_ms,
+                num_initial_chunks,
+                ..
+            } => {
+                let coll = self.coll_mut(ns)?;
+                coll.resharding = Some(Resharding::new(
+                    key.clone(),
+                    *num_initial_chunks,
+                    e.at_ms,
+                    e.at_ms + clone_ms,
+                ));
+            }
+            EventKind::ReshardingCommitted {
+                ns, key, layout, ..
+            } => {
+                let coll = self.coll_mut(ns)?;
+                coll.install_resharded(key.clone(), layout, e.at_ms / 1000)
+                    .map_err(|err| ApplyError(err.to_string()))?;
+            }
+            EventKind::ReshardingAborted { ns, .. } => self.coll_mut(ns)?.resharding = None,
             _ => {}
         }
         Ok(())

@@ -186,6 +186,34 @@ pub enum EventKind {
     },
     /// The balancer checked and did not run a round (stopped, outside its window).
     BalancerIdle { why_not: Vec<String> },
+    /// `reshardCollection` started: cloning `docs` documents (`bytes`) takes `clone_ms`
+    /// (at least the minimum duration) before the critical section.
+    ReshardingStarted {
+        ns: String,
+        key: KeyPattern,
+        docs: u64,
+        bytes: u64,
+        clone_ms: u64,
+        num_initial_chunks: u32,
+    },
+    /// `reshardCollection` committed: the new key and routing table (a new incarnation).
+    ReshardingCommitted {
+        ns: String,
+        key: KeyPattern,
+        layout: Vec<super::reshard::NewChunk>,
+        millis: u64,
+        critical_section_ms: u64,
+        /// Writes that waited for the critical section to end.
+        blocked_writes: u64,
+    },
+    /// `reshardCollection` failed or was aborted: the old layout stays.
+    ReshardingAborted {
+        ns: String,
+        key: KeyPattern,
+        error: SimError,
+    },
+    /// `dropIndexes` of one index.
+    IndexDropped { ns: String, key: KeyPattern },
 }
 
 impl EventKind {
@@ -216,6 +244,10 @@ impl EventKind {
             Self::ZoneRangeSet { .. } => "updateZoneKeyRange",
             Self::BalancerRoundStarted { .. } => "balancer.roundStart",
             Self::BalancerIdle { .. } => "balancer.idle",
+            Self::ReshardingStarted { .. } => "reshardCollection.start",
+            Self::ReshardingCommitted { .. } => "reshardCollection.commit",
+            Self::ReshardingAborted { .. } => "reshardCollection.abort",
+            Self::IndexDropped { .. } => "dropIndexes",
         }
     }
 }

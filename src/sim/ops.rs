@@ -153,6 +153,7 @@ impl Simulator {
     /// `split` with `middle`: splits the chunk containing `point` at `point`.
     pub fn split_at(&mut self, ns: &str, point: ShardKey) -> Result<(), SimError> {
         let c = self.coll(ns)?;
+        self.refuse_if_resharding(c)?;
         let i = self.cluster.collections[c].table.route(&point);
         self.refuse_if_migrating(c, i)?;
         self.split_chunk(c, i, vec![point], SplitCause::Command)
@@ -179,6 +180,17 @@ impl Simulator {
             error: error.clone(),
         });
         Err(error)
+    }
+
+    /// Chunk operations wait for a resharding of the collection to end.
+    fn refuse_if_resharding(&self, c: usize) -> Result<(), SimError> {
+        if self.cluster.collections[c].resharding.is_some() {
+            return Err(SimError::conflicting_operation(format!(
+                "{} is being resharded",
+                self.cluster.collections[c].ns
+            )));
+        }
+        Ok(())
     }
 
     fn refuse_if_migrating(&self, c: usize, i: usize) -> Result<(), SimError> {
@@ -379,6 +391,7 @@ impl Simulator {
     ) -> Result<(), SimError> {
         let c = self.coll(ns)?;
         let to = self.shard(to)?;
+        self.refuse_if_resharding(c)?;
         let i = self.cluster.collections[c].table.route(key);
         let from = self.cluster.collections[c].table.chunk(i).info.shard;
         if from == to {
@@ -433,32 +446,6 @@ impl Simulator {
         }
         self.cluster.settings.chunk_size_bytes = mb << 20;
         self.emit(EventKind::ChunkSizeSet { bytes: mb << 20 });
-        Ok(())
-    }
-
-    /// `createIndexes` of one index; a unique index must be prefixed by the shard key.
-    pub fn create_index(
-        &mut self,
-        ns: &str,
-        key: KeyPattern,
-        unique: bool,
-    ) -> Result<(), SimError> {
-        let c = self.coll(ns)?;
-        let coll = &mut self.cluster.collections[c];
-        if unique && !is_prefix(&coll.pattern, &key) {
-            return Err(SimError::cannot_create_index(format!(
-                "cannot create index with 'unique' or 'prepareUnique' option over {key} with shard key pattern {} and collation {{}}",
-                coll.pattern
-            )));
-        }
-        if !coll.indexes.iter().any(|i| i.key == key) {
-            coll.indexes.push(Index {
-                key: key.clone(),
-                unique,
-            });
-        }
-        let ns = coll.ns.clone();
-        self.emit(EventKind::IndexCreated { ns, key, unique });
         Ok(())
     }
 
@@ -521,8 +508,19 @@ impl Collection {
     }
 }
 
+/// Whether `prefix`'s field names start `key`'s, whatever their kinds: how a unique index is
+/// checked against a shard key (`{customerId: "hashed"}` allows unique `{customerId: 1, orderNo: 1}`).
+pub(super) fn is_field_name_prefix(prefix: &KeyPattern, key: &KeyPattern) -> bool {
+    prefix.len() <= key.len()
+        && prefix
+            .fields()
+            .iter()
+            .zip(key.fields())
+            .all(|(a, b)| a.path == b.path)
+}
+
 /// Whether `prefix`'s fields (with their kinds) start `key`.
-fn is_prefix(prefix: &KeyPattern, key: &KeyPattern) -> bool {
+pub(super) fn is_prefix(prefix: &KeyPattern, key: &KeyPattern) -> bool {
     prefix.len() <= key.len()
         && prefix
             .fields()

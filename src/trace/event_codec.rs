@@ -146,6 +146,35 @@ fn body(kind: &EventKind, n: &Names<'_>) -> Value {
         EventKind::ZoneRangeSet { ns, min, max, zone } => json!({
             "ns": ns, "min": n.key(ns, min), "max": n.key(ns, max), "zone": zone,
         }),
+        EventKind::IndexDropped { ns, key } => json!({"ns": ns, "key": pattern_json(key)}),
+        EventKind::ReshardingStarted {
+            ns,
+            key,
+            docs,
+            bytes,
+            clone_ms,
+            num_initial_chunks,
+        } => json!({
+            "ns": ns, "key": pattern_json(key), "docs": docs, "bytes": bytes, "cloneMillis": clone_ms,
+            "numInitialChunks": num_initial_chunks,
+        }),
+        EventKind::ReshardingCommitted {
+            ns,
+            key,
+            layout,
+            millis,
+            critical_section_ms,
+            blocked_writes,
+        } => json!({
+            "ns": ns, "key": pattern_json(key), "millis": millis,
+            "criticalSectionMillis": critical_section_ms, "blockedWrites": blocked_writes,
+            "layout": layout.iter().map(|(min, s, stats)| json!({
+                "min": key_json(Some(key), min), "shard": n.shard(*s), "docs": stats.docs, "bytes": stats.bytes,
+            })).collect::<Vec<_>>(),
+        }),
+        EventKind::ReshardingAborted { ns, key, error } => json!({
+            "ns": ns, "key": pattern_json(key), "error": error_json(error),
+        }),
         EventKind::Writes { ns, chunks } => json!({
             "ns": ns,
             "chunks": chunks.iter().map(|c| json!({
@@ -299,6 +328,46 @@ pub fn decode(v: &Value, state: &Simulator) -> Res<Option<Event>> {
                 ),
             },
         },
+        "dropIndexes" => EventKind::IndexDropped {
+            ns: ns()?,
+            key: pattern_at(v, "key", "")?,
+        },
+        "reshardCollection.start" => EventKind::ReshardingStarted {
+            ns: ns()?,
+            key: pattern_at(v, "key", "")?,
+            docs: u64_at(v, "docs", "")?,
+            bytes: u64_at(v, "bytes", "")?,
+            clone_ms: u64_at(v, "cloneMillis", "")?,
+            num_initial_chunks: u64_at(v, "numInitialChunks", "")? as u32,
+        },
+        "reshardCollection.commit" => EventKind::ReshardingCommitted {
+            ns: ns()?,
+            key: pattern_at(v, "key", "")?,
+            layout: array_at(v, "layout", "")?
+                .iter()
+                .enumerate()
+                .map(|(i, c)| {
+                    let p = format!("layout[{i}].");
+                    let id = str_at(c, "shard", &p)?;
+                    let s = crate::sim::apply::shard_by_id(&state.cluster.shards, id)
+                        .ok_or_else(|| format!("field `{p}shard`: unknown shard {id:?}"))?;
+                    let stats = crate::model::ChunkStats::new(
+                        u64_at(c, "docs", &p)?,
+                        u64_at(c, "bytes", &p)?,
+                        0,
+                    );
+                    Ok((key_at(c, "min", &p)?, s, stats))
+                })
+                .collect::<Res<_>>()?,
+            millis: u64_at(v, "millis", "")?,
+            critical_section_ms: u64_at(v, "criticalSectionMillis", "")?,
+            blocked_writes: u64_at(v, "blockedWrites", "")?,
+        },
+        "reshardCollection.abort" => EventKind::ReshardingAborted {
+            ns: ns()?,
+            key: pattern_at(v, "key", "")?,
+            error: error_of(v)?,
+        },
         "writes" => EventKind::Writes {
             ns: ns()?,
             chunks: array_at(v, "chunks", "")?
@@ -383,6 +452,12 @@ const KNOWN_CODES: &[&str] = &[
     "ZoneNotFound",
     "RangeOverlapConflict",
     "AlreadyInitialized",
+    "IndexNotFound",
+    "CommandNotFound",
+    "ReshardingCriticalSectionTimeout",
+    "ReshardCollectionInProgress",
+    "ZoneStillInUse",
+    "CannotDropShardKeyIndex",
 ];
 
 pub fn reason_of(s: &str) -> MigrationReason {

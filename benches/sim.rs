@@ -120,6 +120,7 @@ fn scale_cluster() -> Simulator {
             active_window: None,
             migration_bytes_per_sec: 32 << 20,
             migration_overhead_ms: 1000,
+            resharding: shardtop::sim::reshard::ReshardingParams::default(),
         },
         databases: std::collections::BTreeMap::default(),
         collections: vec![Collection::new("app.big", pattern, table)],

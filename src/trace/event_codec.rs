@@ -136,7 +136,9 @@ fn body(kind: &EventKind, n: &Names<'_>) -> Value {
         EventKind::IndexCreated { ns, key, unique } => {
             json!({"ns": ns, "key": pattern_json(key), "unique": unique})
         }
-        EventKind::KeyRefined { ns, key } => json!({"ns": ns, "key": pattern_json(key)}),
+        EventKind::KeyRefined { ns, key } | EventKind::IndexDropped { ns, key } => {
+            json!({"ns": ns, "key": pattern_json(key)})
+        }
         EventKind::ShardDraining { shard } | EventKind::ShardRemoved { shard } => {
             json!({"shard": n.shard(*shard)})
         }
@@ -146,7 +148,6 @@ fn body(kind: &EventKind, n: &Names<'_>) -> Value {
         EventKind::ZoneRangeSet { ns, min, max, zone } => json!({
             "ns": ns, "min": n.key(ns, min), "max": n.key(ns, max), "zone": zone,
         }),
-        EventKind::IndexDropped { ns, key } => json!({"ns": ns, "key": pattern_json(key)}),
         EventKind::ReshardingStarted {
             ns,
             key,

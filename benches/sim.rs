@@ -124,6 +124,7 @@ fn scale_cluster() -> Simulator {
         },
         databases: std::collections::BTreeMap::default(),
         collections: vec![Collection::new("app.big", pattern, table)],
+        pending_zones: Vec::new(),
     };
     Simulator::from_cluster(cluster)
 }

@@ -33,6 +33,7 @@ pub mod summary;
 pub mod version;
 pub mod window;
 pub mod zones;
+pub mod zones_initial;
 
 pub use engine::Simulator;
 pub use error::SimError;

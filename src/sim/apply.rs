@@ -69,6 +69,7 @@ impl Simulator {
             | EventKind::SplitFailed { .. }
             | EventKind::IndexCreated { .. }
             | EventKind::IndexDropped { .. }
+            | EventKind::PendingZoneRangeSet { .. }
             | EventKind::ReshardingStarted { .. }
             | EventKind::ReshardingCommitted { .. }
             | EventKind::ReshardingAborted { .. } => self.apply_catalog(e)?,
@@ -204,9 +205,11 @@ impl Simulator {
                     .cluster
                     .collections
                     .partition_point(|c| c.ns.as_str() < ns.as_str());
-                self.cluster
-                    .collections
-                    .insert(at, Collection::new(ns, key.clone(), table));
+                let mut coll = Collection::new(ns, key.clone(), table);
+                coll.zones = super::zones_initial::zones_for(&self.cluster.pending_zones, ns, key)
+                    .map_err(|err| ApplyError(err.to_string()))?;
+                self.cluster.pending_zones.retain(|r| r.ns != *ns);
+                self.cluster.collections.insert(at, coll);
             }
             EventKind::IndexCreated { ns, key, unique } => {
                 let coll = self.coll_mut(ns)?;
@@ -217,6 +220,22 @@ impl Simulator {
                     });
                 }
             }
+            EventKind::PendingZoneRangeSet { ns, min, max, zone } => match zone {
+                Some(z) => {
+                    self.cluster
+                        .pending_zones
+                        .push(super::zones_initial::PendingZoneRange {
+                            ns: ns.clone(),
+                            min: (**min).clone(),
+                            max: (**max).clone(),
+                            zone: z.clone(),
+                        })
+                }
+                None => self
+                    .cluster
+                    .pending_zones
+                    .retain(|r| !(r.ns == *ns && r.min == **min && r.max == **max)),
+            },
             EventKind::IndexDropped { ns, key } => {
                 self.coll_mut(ns)?.indexes.retain(|i| i.key != *key);
             }

@@ -302,6 +302,8 @@ pub struct Cluster {
     pub databases: BTreeMap<String, ShardIdx>,
     /// Sharded collections, in namespace order.
     pub collections: Vec<Collection>,
+    /// Zone ranges of namespaces not sharded yet.
+    pub pending_zones: Vec<super::zones_initial::PendingZoneRange>,
 }
 
 impl Cluster {

@@ -188,6 +188,10 @@ impl Simulator {
             } => format!("round {round}: {candidates} candidates"),
             EventKind::BalancerIdle { why_not } => why_not.join("; "),
             EventKind::IndexDropped { ns, key } => format!("{ns} {key}"),
+            EventKind::PendingZoneRangeSet { ns, min, max, zone } => format!(
+                "{ns} (not sharded yet) [{min}, {max}) → {}",
+                zone.as_deref().unwrap_or("no zone (range removed)")
+            ),
             EventKind::ReshardingStarted {
                 ns,
                 key,

@@ -212,6 +212,13 @@ pub enum EventKind {
         key: KeyPattern,
         error: SimError,
     },
+    /// `updateZoneKeyRange` on a namespace not sharded yet: bounds as given (`zone: None` removes).
+    PendingZoneRangeSet {
+        ns: String,
+        min: Box<bson::Document>,
+        max: Box<bson::Document>,
+        zone: Option<String>,
+    },
     /// `dropIndexes` of one index.
     IndexDropped { ns: String, key: KeyPattern },
 }
@@ -241,7 +248,7 @@ impl EventKind {
             Self::ShardRemoved { .. } => "removeShard",
             Self::ShardZoneSet { member: true, .. } => "addShardToZone",
             Self::ShardZoneSet { member: false, .. } => "removeShardFromZone",
-            Self::ZoneRangeSet { .. } => "updateZoneKeyRange",
+            Self::ZoneRangeSet { .. } | Self::PendingZoneRangeSet { .. } => "updateZoneKeyRange",
             Self::BalancerRoundStarted { .. } => "balancer.roundStart",
             Self::BalancerIdle { .. } => "balancer.idle",
             Self::ReshardingStarted { .. } => "reshardCollection.start",

@@ -54,9 +54,10 @@ impl Simulator {
         Ok(idx)
     }
 
-    /// `shardCollection`: a hashed key on an empty collection is pre-split (2 chunks per shard,
-    /// 1 from 7.2) in contiguous blocks in shard order; any other key starts as one chunk on the
-    /// database's primary shard.
+    /// `shardCollection`: with zone ranges defined beforehand the empty collection gets one chunk
+    /// per range and per hole (SingleChunkPerTag); otherwise a hashed key on an empty collection is
+    /// pre-split (2 chunks per shard, 1 from 7.2) in contiguous blocks in shard order, and any
+    /// other key starts as one chunk on the database's primary shard.
     pub fn shard_collection(
         &mut self,
         ns: &str,
@@ -78,7 +79,12 @@ impl Simulator {
         }
         let db = ns.split_once('.').map_or(ns, |(d, _)| d).to_string();
         let primary = *self.cluster.databases.entry(db).or_insert(ShardIdx(0));
-        let table = self.initial_table(&key, primary, opts.num_initial_chunks);
+        let zones = super::zones_initial::zones_for(&self.cluster.pending_zones, ns, &key)?;
+        let table = if zones.is_empty() {
+            self.initial_table(&key, primary, opts.num_initial_chunks)
+        } else {
+            super::zones_initial::single_chunk_per_tag(&key, &zones, &self.cluster.shards)?
+        };
         let chunks = table.len();
         let mut indexes = vec![Index {
             key: key.clone(),
@@ -100,6 +106,8 @@ impl Simulator {
             .collect();
         let mut coll = Collection::new(ns, key.clone(), table);
         coll.indexes = indexes;
+        coll.zones = zones;
+        self.cluster.pending_zones.retain(|r| r.ns != ns);
         let at = self
             .cluster
             .collections

@@ -86,6 +86,7 @@ impl Simulator {
             settings,
             databases: std::collections::BTreeMap::default(),
             collections: Vec::new(),
+            pending_zones: Vec::new(),
         };
         let mut sim = Self::empty(cluster);
         let shards: Vec<(String, f64)> = match &sc.shards {

@@ -148,6 +148,11 @@ fn body(kind: &EventKind, n: &Names<'_>) -> Value {
         EventKind::ZoneRangeSet { ns, min, max, zone } => json!({
             "ns": ns, "min": n.key(ns, min), "max": n.key(ns, max), "zone": zone,
         }),
+        EventKind::PendingZoneRangeSet { ns, min, max, zone } => json!({
+            "ns": ns, "pending": true, "zone": zone,
+            "min": bson::Bson::Document((**min).clone()).into_canonical_extjson(),
+            "max": bson::Bson::Document((**max).clone()).into_canonical_extjson(),
+        }),
         EventKind::ReshardingStarted {
             ns,
             key,
@@ -316,6 +321,14 @@ pub fn decode(v: &Value, state: &Simulator) -> Res<Option<Event>> {
             zone: str_at(v, "zone", "")?.to_string(),
             member: what == "addShardToZone",
         },
+        "updateZoneKeyRange" if v.get("pending") == Some(&Value::Bool(true)) => {
+            EventKind::PendingZoneRangeSet {
+                ns: ns()?,
+                min: Box::new(document_at(v, "min")?),
+                max: Box::new(document_at(v, "max")?),
+                zone: zone_of(v)?,
+            }
+        }
         "updateZoneKeyRange" => EventKind::ZoneRangeSet {
             ns: ns()?,
             min: key("min")?,
@@ -391,6 +404,25 @@ pub fn decode(v: &Value, state: &Simulator) -> Res<Option<Event>> {
         _ => return Ok(None),
     };
     Ok(Some(Event { at_ms, kind }))
+}
+
+fn zone_of(v: &Value) -> Res<Option<String>> {
+    match field(v, "zone", "")? {
+        Value::Null => Ok(None),
+        z => Ok(Some(
+            z.as_str()
+                .ok_or("field `zone`: expected a string or null")?
+                .to_string(),
+        )),
+    }
+}
+
+/// A document in Extended JSON (the bounds of a zone range of a namespace not sharded yet).
+pub fn document_at(v: &Value, name: &str) -> Res<bson::Document> {
+    match bson::Bson::try_from(field(v, name, "")?.clone()) {
+        Ok(bson::Bson::Document(d)) => Ok(d),
+        _ => Err(format!("field `{name}`: expected a document")),
+    }
 }
 
 /// A migration event's line: its own fields plus the shared `id, ns, min, max, from, to`.

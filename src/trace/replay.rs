@@ -210,5 +210,6 @@ fn placeholder() -> crate::sim::cluster::Cluster {
         },
         databases: std::collections::BTreeMap::default(),
         collections: Vec::new(),
+        pending_zones: Vec::new(),
     }
 }

@@ -35,6 +35,11 @@ pub fn encode(sim: &Simulator) -> Value {
             "databases": c.databases.iter().map(|(db, s)| json!({"name": db, "primary": c.shard_id(*s)})).collect::<Vec<_>>(),
             "balancer": balancer_json(sim),
             "collections": c.collections.iter().map(|coll| collection_json(sim, coll)).collect::<Vec<_>>(),
+            "pendingZones": c.pending_zones.iter().map(|r| json!({
+                "ns": r.ns, "zone": r.zone,
+                "min": bson::Bson::Document(r.min.clone()).into_canonical_extjson(),
+                "max": bson::Bson::Document(r.max.clone()).into_canonical_extjson(),
+            })).collect::<Vec<_>>(),
         }
     })
 }
@@ -119,6 +124,7 @@ pub fn decode(v: &Value) -> Res<Simulator> {
         settings,
         databases: std::collections::BTreeMap::default(),
         collections: Vec::new(),
+        pending_zones: Vec::new(),
     };
     for (i, db) in array_at(frame, "databases", p)?.iter().enumerate() {
         let dp = format!("{p}databases[{i}].");
@@ -136,6 +142,25 @@ pub fn decode(v: &Value) -> Res<Simulator> {
         cluster.collections.push(c);
     }
     cluster.collections.sort_by(|a, b| a.ns.cmp(&b.ns));
+    if let Some(pending) = frame.get("pendingZones") {
+        let list = pending
+            .as_array()
+            .ok_or_else(|| format!("field `{p}pendingZones`: expected an array"))?;
+        for (i, r) in list.iter().enumerate() {
+            let rp = format!("{p}pendingZones[{i}].");
+            let doc = |name: &str| {
+                super::event_codec::document_at(r, name).map_err(|e| format!("{rp}: {e}"))
+            };
+            cluster
+                .pending_zones
+                .push(crate::sim::zones_initial::PendingZoneRange {
+                    ns: str_at(r, "ns", &rp)?.to_string(),
+                    min: doc("min")?,
+                    max: doc("max")?,
+                    zone: str_at(r, "zone", &rp)?.to_string(),
+                });
+        }
+    }
     let bal = field(frame, "balancer", p)?;
     let (balancer, next_id) = balancer_of(&cluster, bal, "keyframe.balancer.")?;
     Ok(Simulator::restore(cluster, balancer, now_ms, next_id))

@@ -30,6 +30,7 @@ pub mod rng;
 pub mod scenario;
 pub mod setup;
 pub mod summary;
+pub mod update;
 pub mod version;
 pub mod window;
 pub mod zones;

@@ -258,3 +258,42 @@ fn heavy_writes_at_the_end_abort_the_resharding_without_losing_a_write() {
         "writes held by the critical section are applied"
     );
 }
+
+#[test]
+fn changing_a_shard_key_value_moves_the_document_to_the_owning_shard() {
+    let mut sim = start("reshard", None);
+    let events = run(&mut sim, 106_000);
+    let (from, to) = events
+        .iter()
+        .find_map(|e| match &e.kind {
+            EventKind::ShardKeyUpdated { from, to, .. } => Some((from.clone(), to.clone())),
+            _ => None,
+        })
+        .unwrap();
+    let coll = sim.cluster.collection("shop.orders").unwrap();
+    let owner = |k: &ShardKey| coll.table.chunk(coll.table.route(k)).info.shard;
+    let hashed = |id: i64| {
+        coll.pattern
+            .key_of(vec![shardtop::model::KeyValue::Int64(id)])
+            .unwrap()
+    };
+    assert_eq!(from, hashed(4242));
+    assert_eq!(to, hashed(4247));
+    assert_ne!(
+        owner(&from),
+        owner(&to),
+        "4242 and 4247 hash to different shards"
+    );
+    // The state just before (no other write between 105 s and 106 s): one document less on the
+    // old shard, one more on the new one, a write on each.
+    let mut before = start("reshard", None);
+    run(&mut before, 105_000);
+    let old = before.cluster.collection("shop.orders").unwrap();
+    let docs =
+        |c: &shardtop::sim::cluster::Collection, s: ShardIdx| c.table.shard_totals(s).stats.docs;
+    let (a, b) = (owner(&from), owner(&to));
+    assert_eq!(docs(coll, a) + 1, docs(old, a));
+    assert_eq!(docs(coll, b), docs(old, b) + 1);
+    assert_eq!(coll.writes_to(a), old.writes_to(a) + 1);
+    assert_eq!(coll.writes_to(b), old.writes_to(b) + 1);
+}

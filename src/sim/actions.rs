@@ -63,6 +63,11 @@ impl Simulator {
                 let max = document_of(max, "max").map_err(SimError::bad_value)?;
                 self.update_zone_key_range(ns, &min, &max, zone.as_deref())
             }
+            Op::UpdateShardKey { ns, find, set } => {
+                let find = document_of(find, "find").map_err(SimError::bad_value)?;
+                let set = document_of(set, "set").map_err(SimError::bad_value)?;
+                self.update_shard_key(ns, &find, &set)
+            }
             Op::DropIndex { ns, key } => {
                 let key = pattern_of(key, "key").map_err(SimError::bad_value)?;
                 self.drop_index(ns, &key)

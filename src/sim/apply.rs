@@ -70,6 +70,7 @@ impl Simulator {
             | EventKind::IndexCreated { .. }
             | EventKind::IndexDropped { .. }
             | EventKind::PendingZoneRangeSet { .. }
+            | EventKind::ShardKeyUpdated { .. }
             | EventKind::ReshardingStarted { .. }
             | EventKind::ReshardingCommitted { .. }
             | EventKind::ReshardingAborted { .. } => self.apply_catalog(e)?,
@@ -236,6 +237,12 @@ impl Simulator {
                     .pending_zones
                     .retain(|r| !(r.ns == *ns && r.min == **min && r.max == **max)),
             },
+            EventKind::ShardKeyUpdated {
+                ns,
+                from,
+                to,
+                bytes,
+            } => self.coll_mut(ns)?.move_document(from, to, *bytes),
             EventKind::IndexDropped { ns, key } => {
                 self.coll_mut(ns)?.indexes.retain(|i| i.key != *key);
             }

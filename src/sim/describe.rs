@@ -188,6 +188,20 @@ impl Simulator {
             } => format!("round {round}: {candidates} candidates"),
             EventKind::BalancerIdle { why_not } => why_not.join("; "),
             EventKind::IndexDropped { ns, key } => format!("{ns} {key}"),
+            EventKind::ShardKeyUpdated { ns, from, to, .. } => {
+                let on = |k: &ShardKey| {
+                    self.cluster.collection(ns).map_or("?".to_string(), |c| {
+                        id(c.table.chunk(c.table.route(k)).info.shard)
+                    })
+                };
+                format!(
+                    "{ns} {} on {} → {} on {}",
+                    self.bound_text(ns, from),
+                    on(from),
+                    self.bound_text(ns, to),
+                    on(to)
+                )
+            }
             EventKind::PendingZoneRangeSet { ns, min, max, zone } => format!(
                 "{ns} (not sharded yet) [{min}, {max}) → {}",
                 zone.as_deref().unwrap_or("no zone (range removed)")

@@ -219,6 +219,13 @@ pub enum EventKind {
         max: Box<bson::Document>,
         zone: Option<String>,
     },
+    /// A document's shard-key value changed from `from` to `to`: it moved to the owning chunk.
+    ShardKeyUpdated {
+        ns: String,
+        from: ShardKey,
+        to: ShardKey,
+        bytes: u64,
+    },
     /// `dropIndexes` of one index.
     IndexDropped { ns: String, key: KeyPattern },
 }
@@ -255,6 +262,7 @@ impl EventKind {
             Self::ReshardingCommitted { .. } => "reshardCollection.commit",
             Self::ReshardingAborted { .. } => "reshardCollection.abort",
             Self::IndexDropped { .. } => "dropIndexes",
+            Self::ShardKeyUpdated { .. } => "updateShardKey",
         }
     }
 }

@@ -182,6 +182,7 @@ impl Action {
             Op::RemoveShardFromZone { .. } => "removeShardFromZone",
             Op::UpdateZoneKeyRange { .. } => "updateZoneKeyRange",
             Op::DropIndex { .. } => "dropIndex",
+            Op::UpdateShardKey { .. } => "updateShardKey",
             Op::ReshardCollection { .. } => "reshardCollection",
         }
     }
@@ -241,6 +242,12 @@ pub enum Op {
     RefineCollectionShardKey {
         ns: String,
         key: serde_json::Value,
+    },
+    /// `updateOne(find, {$set: set})` changing a document's shard-key value.
+    UpdateShardKey {
+        ns: String,
+        find: serde_json::Value,
+        set: serde_json::Value,
     },
     /// `dropIndexes` of the index with this key pattern.
     DropIndex {

@@ -153,9 +153,9 @@ impl Simulator {
                 .map_err(|e| format!("field `{at}.indexes[{k}]`: {e}"))?;
         }
         let refines = sc.actions.iter().any(|a| match &a.op {
-            Op::RefineCollectionShardKey { ns, .. } | Op::ReshardCollection { ns, .. } => {
-                *ns == spec.ns
-            }
+            Op::RefineCollectionShardKey { ns, .. }
+            | Op::ReshardCollection { ns, .. }
+            | Op::UpdateShardKey { ns, .. } => *ns == spec.ns,
             _ => false,
         });
         if spec.keep_documents || refines {

@@ -153,6 +153,12 @@ fn body(kind: &EventKind, n: &Names<'_>) -> Value {
             "min": bson::Bson::Document((**min).clone()).into_canonical_extjson(),
             "max": bson::Bson::Document((**max).clone()).into_canonical_extjson(),
         }),
+        EventKind::ShardKeyUpdated {
+            ns,
+            from,
+            to,
+            bytes,
+        } => json!({"ns": ns, "from": n.key(ns, from), "to": n.key(ns, to), "bytes": bytes}),
         EventKind::ReshardingStarted {
             ns,
             key,
@@ -341,6 +347,12 @@ pub fn decode(v: &Value, state: &Simulator) -> Res<Option<Event>> {
                         .to_string(),
                 ),
             },
+        },
+        "updateShardKey" => EventKind::ShardKeyUpdated {
+            ns: ns()?,
+            from: key("from")?,
+            to: key("to")?,
+            bytes: u64_at(v, "bytes", "")?,
         },
         "dropIndexes" => EventKind::IndexDropped {
             ns: ns()?,

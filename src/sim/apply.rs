@@ -230,12 +230,13 @@ impl Simulator {
                             min: (**min).clone(),
                             max: (**max).clone(),
                             zone: z.clone(),
-                        })
+                        });
                 }
-                None => self
-                    .cluster
-                    .pending_zones
-                    .retain(|r| !(r.ns == *ns && r.min == **min && r.max == **max)),
+                None => {
+                    self.cluster
+                        .pending_zones
+                        .retain(|r| !(r.ns == *ns && r.min == **min && r.max == **max));
+                }
             },
             EventKind::ShardKeyUpdated {
                 ns,

@@ -158,7 +158,7 @@ fn body(kind: &EventKind, n: &Names<'_>) -> Value {
             from,
             to,
             bytes,
-        } => json!({"ns": ns, "from": n.key(ns, from), "to": n.key(ns, to), "bytes": bytes}),
+        } => json!({"ns": ns, "oldKey": n.key(ns, from), "newKey": n.key(ns, to), "bytes": bytes}),
         EventKind::ReshardingStarted {
             ns,
             key,
@@ -350,8 +350,8 @@ pub fn decode(v: &Value, state: &Simulator) -> Res<Option<Event>> {
         },
         "updateShardKey" => EventKind::ShardKeyUpdated {
             ns: ns()?,
-            from: key("from")?,
-            to: key("to")?,
+            from: key("oldKey")?,
+            to: key("newKey")?,
             bytes: u64_at(v, "bytes", "")?,
         },
         "dropIndexes" => EventKind::IndexDropped {

@@ -11,6 +11,7 @@
 //! reads exact per-shard sizes (no orphans); 6.0 is simulated without the auto-splitter (removed
 //! in 6.0.3).
 
+pub mod actions;
 pub mod apply;
 pub mod balancer;
 pub mod cluster;
@@ -19,17 +20,21 @@ pub mod drain;
 pub mod engine;
 pub mod error;
 pub mod event;
+pub mod indexes;
 pub mod key_index;
 pub mod keygen;
 pub mod ops;
 pub mod policy;
+pub mod reshard;
 pub mod rng;
 pub mod scenario;
 pub mod setup;
 pub mod summary;
+pub mod update;
 pub mod version;
 pub mod window;
 pub mod zones;
+pub mod zones_initial;
 
 pub use engine::Simulator;
 pub use error::SimError;

@@ -34,6 +34,7 @@ fn scenarios_lists_every_built_in_scenario_with_its_description_and_seed() {
             "low-cardinality",
             "loglevel",
             "hot-customer",
+            "reshard",
             "add-shard",
             "manual",
             "zones-ip",

@@ -326,3 +326,16 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn a_trace_cut_during_a_resharding_replays_to_its_state() {
+    let dir = TempDir::new("reshard");
+    let path = dir.path("reshard.ndjson");
+    let sim = record("reshard", &path, 300_000);
+    assert!(sim.cluster.collections[0].resharding.is_some());
+    let mut replay = Replay::open(&path, ReadOptions::default()).unwrap();
+    replay.seek(replay.end_ms()).unwrap();
+    let got = summary(replay.state());
+    assert_eq!(got, summary(&sim));
+    assert!(got["collections"][0]["resharding"].is_object(), "{got}");
+}

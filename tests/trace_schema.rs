@@ -114,6 +114,7 @@ fn recorded_traces_conform_to_the_published_schema() {
         "zones-ip",
         "drain",
         "firehose",
+        "reshard",
     ] {
         let sc = scenario::built_in(name).unwrap().unwrap();
         let mut sim = Simulator::from_scenario(&sc, sc.seed, None).unwrap();

@@ -52,9 +52,11 @@ pub fn scale_cluster() -> Simulator {
             active_window: None,
             migration_bytes_per_sec: 32 << 20,
             migration_overhead_ms: 1000,
+            resharding: shardtop::sim::reshard::ReshardingParams::default(),
         },
         databases: std::collections::BTreeMap::default(),
         collections: vec![Collection::new("app.big", pattern, table)],
+        pending_zones: Vec::new(),
     };
     Simulator::from_cluster(cluster)
 }

@@ -114,6 +114,20 @@ impl KeyPattern {
             .collect()
     }
 
+    /// The pattern as the server prints a BSON object in messages (`BSONObj::toString`):
+    /// `{ customerId: 1, orderNo: 1 }`, `{ customerId: "hashed" }`.
+    pub fn server_text(&self) -> String {
+        let parts: Vec<String> = self
+            .fields
+            .iter()
+            .map(|f| {
+                let kind = if f.hashed { "\"hashed\"" } else { "1" };
+                format!("{}: {kind}", f.path)
+            })
+            .collect();
+        format!("{{ {} }}", parts.join(", "))
+    }
+
     /// `{a: MinKey, …}`: the lower bound of the key space.
     pub fn global_min(&self) -> ShardKey {
         ShardKey::repeat(&KeyValue::MinKey, self.len())

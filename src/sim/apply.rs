@@ -4,6 +4,7 @@
 use super::cluster::{Collection, Index, ShardState};
 use super::engine::{Migration, RoundInProgress, Simulator};
 use super::event::{Event, EventKind, MigrationReason};
+use super::reshard::Resharding;
 use crate::model::{ChunkInfo, ChunkVersion, RoutingTable, Shard, ShardIdx, ShardKey};
 
 /// A recorded event that does not fit the state it is applied to.
@@ -66,7 +67,13 @@ impl Simulator {
             }
             EventKind::CollectionSharded { .. }
             | EventKind::SplitFailed { .. }
-            | EventKind::IndexCreated { .. } => self.apply_catalog(e)?,
+            | EventKind::IndexCreated { .. }
+            | EventKind::IndexDropped { .. }
+            | EventKind::PendingZoneRangeSet { .. }
+            | EventKind::ShardKeyUpdated { .. }
+            | EventKind::ReshardingStarted { .. }
+            | EventKind::ReshardingCommitted { .. }
+            | EventKind::ReshardingAborted { .. } => self.apply_catalog(e)?,
             EventKind::Split {
                 ns,
                 min,
@@ -199,9 +206,11 @@ impl Simulator {
                     .cluster
                     .collections
                     .partition_point(|c| c.ns.as_str() < ns.as_str());
-                self.cluster
-                    .collections
-                    .insert(at, Collection::new(ns, key.clone(), table));
+                let mut coll = Collection::new(ns, key.clone(), table);
+                coll.zones = super::zones_initial::zones_for(&self.cluster.pending_zones, ns, key)
+                    .map_err(|err| ApplyError(err.to_string()))?;
+                self.cluster.pending_zones.retain(|r| r.ns != *ns);
+                self.cluster.collections.insert(at, coll);
             }
             EventKind::IndexCreated { ns, key, unique } => {
                 let coll = self.coll_mut(ns)?;
@@ -212,6 +221,55 @@ impl Simulator {
                     });
                 }
             }
+            EventKind::PendingZoneRangeSet { ns, min, max, zone } => match zone {
+                Some(z) => {
+                    self.cluster
+                        .pending_zones
+                        .push(super::zones_initial::PendingZoneRange {
+                            ns: ns.clone(),
+                            min: (**min).clone(),
+                            max: (**max).clone(),
+                            zone: z.clone(),
+                        });
+                }
+                None => {
+                    self.cluster
+                        .pending_zones
+                        .retain(|r| !(r.ns == *ns && r.min == **min && r.max == **max));
+                }
+            },
+            EventKind::ShardKeyUpdated {
+                ns,
+                from,
+                to,
+                bytes,
+            } => self.coll_mut(ns)?.move_document(from, to, *bytes),
+            EventKind::IndexDropped { ns, key } => {
+                self.coll_mut(ns)?.indexes.retain(|i| i.key != *key);
+            }
+            EventKind::ReshardingStarted {
+                ns,
+                key,
+                clone_ms,
+                num_initial_chunks,
+                ..
+            } => {
+                let coll = self.coll_mut(ns)?;
+                coll.resharding = Some(Resharding::new(
+                    key.clone(),
+                    *num_initial_chunks,
+                    e.at_ms,
+                    e.at_ms + clone_ms,
+                ));
+            }
+            EventKind::ReshardingCommitted {
+                ns, key, layout, ..
+            } => {
+                let coll = self.coll_mut(ns)?;
+                coll.install_resharded(key.clone(), layout, e.at_ms / 1000)
+                    .map_err(|err| ApplyError(err.to_string()))?;
+            }
+            EventKind::ReshardingAborted { ns, .. } => self.coll_mut(ns)?.resharding = None,
             _ => {}
         }
         Ok(())

@@ -48,6 +48,8 @@ pub struct Settings {
     pub migration_bytes_per_sec: u64,
     /// Fixed cost of a migration (clone set-up, catch-up, commit), in milliseconds.
     pub migration_overhead_ms: u64,
+    /// Server parameters of `reshardCollection`.
+    pub resharding: super::reshard::ReshardingParams,
 }
 
 /// A secondary index (only what sharding rules look at).
@@ -176,6 +178,8 @@ pub struct Collection {
     pub routed_writes: Vec<u64>,
     /// Bumped when the collection gets a new epoch (refine, reshard).
     pub incarnation: u32,
+    /// A `reshardCollection` in progress.
+    pub resharding: Option<super::reshard::Resharding>,
 }
 
 impl Collection {
@@ -197,6 +201,7 @@ impl Collection {
             pending: PendingWrites::default(),
             routed_writes: Vec::new(),
             incarnation: 1,
+            resharding: None,
         }
     }
 
@@ -236,6 +241,44 @@ impl Collection {
         Ok(())
     }
 
+    /// Installs the routing table a resharding committed: the new key, chunks versioned (1, 0),
+    /// (1, 1), … of a new incarnation, no zones, a fresh recent-writes window. The key index is the
+    /// caller's to rebuild.
+    pub fn install_resharded(
+        &mut self,
+        key: KeyPattern,
+        layout: &[super::reshard::NewChunk],
+        now_secs: u64,
+    ) -> Result<(), crate::model::RoutingError> {
+        let chunks = layout
+            .iter()
+            .enumerate()
+            .map(|(i, (min, shard, stats))| {
+                let mut info = crate::model::ChunkInfo::new(
+                    *shard,
+                    crate::model::ChunkVersion::new(1, i as u32),
+                );
+                info.stats = *stats;
+                info.since = now_secs;
+                (min.clone(), info)
+            })
+            .collect();
+        self.table = RoutingTable::from_chunks(chunks, key.global_max())?;
+        if !self.indexes.iter().any(|i| i.key == key) {
+            self.indexes.push(Index {
+                key: key.clone(),
+                unique: false,
+            });
+        }
+        self.pattern = key;
+        self.zones = crate::model::ZoneRanges::new();
+        self.window = super::window::WriteWindow::new(super::engine::WINDOW_TICKS);
+        self.pending = PendingWrites::default();
+        self.resharding = None;
+        self.incarnation += 1;
+        Ok(())
+    }
+
     /// Writes routed to `shard` since the start.
     pub fn writes_to(&self, shard: ShardIdx) -> u64 {
         self.routed_writes.get(shard.index()).copied().unwrap_or(0)
@@ -259,6 +302,8 @@ pub struct Cluster {
     pub databases: BTreeMap<String, ShardIdx>,
     /// Sharded collections, in namespace order.
     pub collections: Vec<Collection>,
+    /// Zone ranges of namespaces not sharded yet.
+    pub pending_zones: Vec<super::zones_initial::PendingZoneRange>,
 }
 
 impl Cluster {

@@ -198,6 +198,50 @@ impl Simulator {
                 round, candidates, ..
             } => format!("round {round}: {candidates} candidates"),
             EventKind::BalancerIdle { why_not } => why_not.join("; "),
+            EventKind::IndexDropped { ns, key } => format!("{ns} {key}"),
+            EventKind::ShardKeyUpdated { ns, from, to, .. } => {
+                let on = |k: &ShardKey| {
+                    self.cluster.collection(ns).map_or("?".to_string(), |c| {
+                        id(c.table.chunk(c.table.route(k)).info.shard)
+                    })
+                };
+                format!(
+                    "{ns} {} on {} → {} on {}",
+                    self.bound_text(ns, from),
+                    on(from),
+                    self.bound_text(ns, to),
+                    on(to)
+                )
+            }
+            EventKind::PendingZoneRangeSet { ns, min, max, zone } => format!(
+                "{ns} (not sharded yet) [{min}, {max}) → {}",
+                zone.as_deref().unwrap_or("no zone (range removed)")
+            ),
+            EventKind::ReshardingStarted {
+                ns,
+                key,
+                docs,
+                bytes,
+                clone_ms,
+                ..
+            } => format!(
+                "{ns} to {key}: cloning {docs} docs ({}), critical section in {:.1}s",
+                human_bytes(*bytes),
+                *clone_ms as f64 / 1000.0
+            ),
+            EventKind::ReshardingCommitted {
+                ns,
+                key,
+                layout,
+                millis,
+                critical_section_ms,
+                blocked_writes,
+            } => format!(
+                "{ns} key now {key}: {} chunks, {:.1}s, critical section {critical_section_ms} ms ({blocked_writes} writes waited)",
+                layout.len(),
+                *millis as f64 / 1000.0
+            ),
+            EventKind::ReshardingAborted { ns, key, error } => format!("{ns} to {key}: {error}"),
         }
     }
 }

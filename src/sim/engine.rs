@@ -181,6 +181,7 @@ impl Simulator {
     /// One tick: actions, migration commits, balancer, writes.
     pub fn step(&mut self) {
         self.run_due_actions();
+        self.advance_reshardings();
         self.commit_due_migrations();
         self.balancer_tick();
         self.apply_workloads();
@@ -256,8 +257,16 @@ impl Simulator {
             .map(|s| s.map_or(KeyValue::Null, |k| values[k].clone()))
             .collect();
         let ns = run.coll_ns.clone();
-        if let Some(c) = self.cluster.collection_index(&ns) {
-            self.insert(c, key_values, Some(values), bytes);
+        let Some(c) = self.cluster.collection_index(&ns) else {
+            return;
+        };
+        let write = super::reshard::BlockedWrite {
+            workload: w,
+            values,
+            bytes,
+        };
+        if let Some(write) = self.block_if_critical(c, write) {
+            self.insert(c, key_values, Some(write.values), write.bytes);
         }
     }
 
@@ -279,6 +288,9 @@ impl Simulator {
         coll.table.add_stats(i, delta);
         coll.pending.add(i, shard, delta, &key);
         coll.keys.insert(key, bytes);
+        if let Some(r) = coll.resharding.as_mut() {
+            r.record_write(self.now_ms);
+        }
         if coll.routed_writes.len() <= shard.index() {
             coll.routed_writes.resize(shard.index() + 1, 0);
         }
@@ -288,6 +300,7 @@ impl Simulator {
         }
         let tracker = coll.table.chunk(i).info.bytes_written;
         if self.cluster.version.auto_splits()
+            && self.cluster.collections[c].resharding.is_none()
             && tracker > self.cluster.settings.chunk_size_bytes / 5
         {
             self.auto_split(c, i);

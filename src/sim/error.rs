@@ -58,6 +58,22 @@ impl SimError {
     pub fn range_overlap(m: impl Into<String>) -> Self {
         Self::new(178, "RangeOverlapConflict", m)
     }
+    pub fn index_not_found(m: impl Into<String>) -> Self {
+        Self::new(27, "IndexNotFound", m)
+    }
+    pub fn command_not_found(m: impl Into<String>) -> Self {
+        Self::new(59, "CommandNotFound", m)
+    }
+    /// The code of `ReshardingCriticalSectionTimeout` is not verified against `error_codes.yml`.
+    pub fn resharding_critical_section_timeout(m: impl Into<String>) -> Self {
+        Self::new(315, "ReshardingCriticalSectionTimeout", m)
+    }
+    pub fn reshard_collection_in_progress(m: impl Into<String>) -> Self {
+        Self::new(338, "ReshardCollectionInProgress", m)
+    }
+    pub fn cannot_drop_shard_key_index(m: impl Into<String>) -> Self {
+        Self::new(355, "CannotDropShardKeyIndex", m)
+    }
     pub fn already_sharded(m: impl Into<String>) -> Self {
         Self::new(23, "AlreadyInitialized", m)
     }

@@ -186,6 +186,48 @@ pub enum EventKind {
     },
     /// The balancer checked and did not run a round (stopped, outside its window).
     BalancerIdle { why_not: Vec<String> },
+    /// `reshardCollection` started: cloning `docs` documents (`bytes`) takes `clone_ms`
+    /// (at least the minimum duration) before the critical section.
+    ReshardingStarted {
+        ns: String,
+        key: KeyPattern,
+        docs: u64,
+        bytes: u64,
+        clone_ms: u64,
+        num_initial_chunks: u32,
+    },
+    /// `reshardCollection` committed: the new key and routing table (a new incarnation).
+    ReshardingCommitted {
+        ns: String,
+        key: KeyPattern,
+        layout: Vec<super::reshard::NewChunk>,
+        millis: u64,
+        critical_section_ms: u64,
+        /// Writes that waited for the critical section to end.
+        blocked_writes: u64,
+    },
+    /// `reshardCollection` failed or was aborted: the old layout stays.
+    ReshardingAborted {
+        ns: String,
+        key: KeyPattern,
+        error: SimError,
+    },
+    /// `updateZoneKeyRange` on a namespace not sharded yet: bounds as given (`zone: None` removes).
+    PendingZoneRangeSet {
+        ns: String,
+        min: Box<bson::Document>,
+        max: Box<bson::Document>,
+        zone: Option<String>,
+    },
+    /// A document's shard-key value changed from `from` to `to`: it moved to the owning chunk.
+    ShardKeyUpdated {
+        ns: String,
+        from: ShardKey,
+        to: ShardKey,
+        bytes: u64,
+    },
+    /// `dropIndexes` of one index.
+    IndexDropped { ns: String, key: KeyPattern },
 }
 
 impl EventKind {
@@ -213,9 +255,14 @@ impl EventKind {
             Self::ShardRemoved { .. } => "removeShard",
             Self::ShardZoneSet { member: true, .. } => "addShardToZone",
             Self::ShardZoneSet { member: false, .. } => "removeShardFromZone",
-            Self::ZoneRangeSet { .. } => "updateZoneKeyRange",
+            Self::ZoneRangeSet { .. } | Self::PendingZoneRangeSet { .. } => "updateZoneKeyRange",
             Self::BalancerRoundStarted { .. } => "balancer.roundStart",
             Self::BalancerIdle { .. } => "balancer.idle",
+            Self::ReshardingStarted { .. } => "reshardCollection.start",
+            Self::ReshardingCommitted { .. } => "reshardCollection.commit",
+            Self::ReshardingAborted { .. } => "reshardCollection.abort",
+            Self::IndexDropped { .. } => "dropIndexes",
+            Self::ShardKeyUpdated { .. } => "updateShardKey",
         }
     }
 }

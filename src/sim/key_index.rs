@@ -203,6 +203,28 @@ impl KeyIndex {
         self.with_range(min, max, |entries| entries.last().map(|(k, _)| k.clone()))
     }
 
+    /// `pieces - 1` split points cutting the documents into `pieces` parts of about equal counts
+    /// (fewer when values repeat: a point is never inside one value, never the first value).
+    pub fn quantiles(&self, pieces: usize) -> Vec<ShardKey> {
+        let mut inner = self.inner.borrow_mut();
+        inner.settle();
+        let total: u64 = inner.sorted.iter().map(|(_, c)| c.docs).sum();
+        let pieces = pieces.max(1) as u64;
+        let mut points: Vec<ShardKey> = Vec::new();
+        let mut acc = 0u64;
+        let mut next = 1u64;
+        for (i, (key, count)) in inner.sorted.iter().enumerate() {
+            while i > 0 && next < pieces && acc * pieces >= next * total {
+                if points.last() != Some(key) {
+                    points.push(key.clone());
+                }
+                next += 1;
+            }
+            acc += count.docs;
+        }
+        points
+    }
+
     /// Replaces every entry (after the shard key is refined or the collection resharded).
     pub fn rebuild(&mut self, entries: impl IntoIterator<Item = (ShardKey, u64)>) {
         let inner = self.inner.get_mut();

@@ -54,9 +54,10 @@ impl Simulator {
         Ok(idx)
     }
 
-    /// `shardCollection`: a hashed key on an empty collection is pre-split (2 chunks per shard,
-    /// 1 from 7.2) in contiguous blocks in shard order; any other key starts as one chunk on the
-    /// database's primary shard.
+    /// `shardCollection`: with zone ranges defined beforehand the empty collection gets one chunk
+    /// per range and per hole (SingleChunkPerTag); otherwise a hashed key on an empty collection is
+    /// pre-split (2 chunks per shard, 1 from 7.2) in contiguous blocks in shard order, and any
+    /// other key starts as one chunk on the database's primary shard.
     pub fn shard_collection(
         &mut self,
         ns: &str,
@@ -78,7 +79,12 @@ impl Simulator {
         }
         let db = ns.split_once('.').map_or(ns, |(d, _)| d).to_string();
         let primary = *self.cluster.databases.entry(db).or_insert(ShardIdx(0));
-        let table = self.initial_table(&key, primary, opts.num_initial_chunks);
+        let zones = super::zones_initial::zones_for(&self.cluster.pending_zones, ns, &key)?;
+        let table = if zones.is_empty() {
+            self.initial_table(&key, primary, opts.num_initial_chunks)
+        } else {
+            super::zones_initial::single_chunk_per_tag(&key, &zones, &self.cluster.shards)?
+        };
         let chunks = table.len();
         let mut indexes = vec![Index {
             key: key.clone(),
@@ -100,6 +106,8 @@ impl Simulator {
             .collect();
         let mut coll = Collection::new(ns, key.clone(), table);
         coll.indexes = indexes;
+        coll.zones = zones;
+        self.cluster.pending_zones.retain(|r| r.ns != ns);
         let at = self
             .cluster
             .collections
@@ -153,6 +161,7 @@ impl Simulator {
     /// `split` with `middle`: splits the chunk containing `point` at `point`.
     pub fn split_at(&mut self, ns: &str, point: ShardKey) -> Result<(), SimError> {
         let c = self.coll(ns)?;
+        self.refuse_if_resharding(c)?;
         let i = self.cluster.collections[c].table.route(&point);
         self.refuse_if_migrating(c, i)?;
         self.split_chunk(c, i, vec![point], SplitCause::Command)
@@ -179,6 +188,17 @@ impl Simulator {
             error: error.clone(),
         });
         Err(error)
+    }
+
+    /// Chunk operations wait for a resharding of the collection to end.
+    fn refuse_if_resharding(&self, c: usize) -> Result<(), SimError> {
+        if self.cluster.collections[c].resharding.is_some() {
+            return Err(SimError::conflicting_operation(format!(
+                "{} is being resharded",
+                self.cluster.collections[c].ns
+            )));
+        }
+        Ok(())
     }
 
     fn refuse_if_migrating(&self, c: usize, i: usize) -> Result<(), SimError> {
@@ -379,6 +399,7 @@ impl Simulator {
     ) -> Result<(), SimError> {
         let c = self.coll(ns)?;
         let to = self.shard(to)?;
+        self.refuse_if_resharding(c)?;
         let i = self.cluster.collections[c].table.route(key);
         let from = self.cluster.collections[c].table.chunk(i).info.shard;
         if from == to {
@@ -433,32 +454,6 @@ impl Simulator {
         }
         self.cluster.settings.chunk_size_bytes = mb << 20;
         self.emit(EventKind::ChunkSizeSet { bytes: mb << 20 });
-        Ok(())
-    }
-
-    /// `createIndexes` of one index; a unique index must be prefixed by the shard key.
-    pub fn create_index(
-        &mut self,
-        ns: &str,
-        key: KeyPattern,
-        unique: bool,
-    ) -> Result<(), SimError> {
-        let c = self.coll(ns)?;
-        let coll = &mut self.cluster.collections[c];
-        if unique && !is_prefix(&coll.pattern, &key) {
-            return Err(SimError::cannot_create_index(format!(
-                "cannot create index with 'unique' or 'prepareUnique' option over {key} with shard key pattern {} and collation {{}}",
-                coll.pattern
-            )));
-        }
-        if !coll.indexes.iter().any(|i| i.key == key) {
-            coll.indexes.push(Index {
-                key: key.clone(),
-                unique,
-            });
-        }
-        let ns = coll.ns.clone();
-        self.emit(EventKind::IndexCreated { ns, key, unique });
         Ok(())
     }
 
@@ -521,8 +516,19 @@ impl Collection {
     }
 }
 
+/// Whether `prefix`'s field names start `key`'s, whatever their kinds: how a unique index is
+/// checked against a shard key (`{customerId: "hashed"}` allows unique `{customerId: 1, orderNo: 1}`).
+pub(super) fn is_field_name_prefix(prefix: &KeyPattern, key: &KeyPattern) -> bool {
+    prefix.len() <= key.len()
+        && prefix
+            .fields()
+            .iter()
+            .zip(key.fields())
+            .all(|(a, b)| a.path == b.path)
+}
+
 /// Whether `prefix`'s fields (with their kinds) start `key`.
-fn is_prefix(prefix: &KeyPattern, key: &KeyPattern) -> bool {
+pub(super) fn is_prefix(prefix: &KeyPattern, key: &KeyPattern) -> bool {
     prefix.len() <= key.len()
         && prefix
             .fields()

@@ -65,6 +65,13 @@ impl Simulator {
         out: &mut Vec<Candidate>,
         why_not: &mut Vec<String>,
     ) {
+        if self.cluster.collections[c].resharding.is_some() {
+            why_not.push(format!(
+                "{}: being resharded, its chunks do not move",
+                self.cluster.collections[c].ns
+            ));
+            return;
+        }
         self.drain(c, busy, out, why_not);
         let coll = &self.cluster.collections[c];
         let n = self.cluster.shards.len();

@@ -30,6 +30,12 @@ pub struct Scenario {
     /// Simulated migration throughput (default 32 MB/s).
     #[serde(default)]
     pub migration_mb_per_sec: Option<f64>,
+    /// `reshardingMinimumOperationDurationMillis` (default 300,000).
+    #[serde(default)]
+    pub resharding_minimum_operation_duration_millis: Option<u64>,
+    /// `reshardingCriticalSectionTimeoutMillis` (default 5,000).
+    #[serde(default)]
+    pub resharding_critical_section_timeout_millis: Option<u64>,
     pub collections: Vec<CollectionSpec>,
     #[serde(default)]
     pub workloads: Vec<WorkloadSpec>,
@@ -175,6 +181,9 @@ impl Action {
             Op::MoveZoneLowerBoundToNow { .. } => "moveZoneLowerBoundToNow",
             Op::RemoveShardFromZone { .. } => "removeShardFromZone",
             Op::UpdateZoneKeyRange { .. } => "updateZoneKeyRange",
+            Op::DropIndex { .. } => "dropIndex",
+            Op::UpdateShardKey { .. } => "updateShardKey",
+            Op::ReshardCollection { .. } => "reshardCollection",
         }
     }
 }
@@ -234,6 +243,24 @@ pub enum Op {
         ns: String,
         key: serde_json::Value,
     },
+    /// `updateOne(find, {$set: set})` changing a document's shard-key value.
+    UpdateShardKey {
+        ns: String,
+        find: serde_json::Value,
+        set: serde_json::Value,
+    },
+    /// `dropIndexes` of the index with this key pattern.
+    DropIndex {
+        ns: String,
+        key: serde_json::Value,
+    },
+    /// `reshardCollection` to the new key `key`.
+    ReshardCollection {
+        ns: String,
+        key: serde_json::Value,
+        #[serde(default, rename = "numInitialChunks")]
+        num_initial_chunks: Option<u32>,
+    },
     AddShardToZone {
         shard: String,
         zone: String,
@@ -280,6 +307,10 @@ pub const BUILT_IN: &[(&str, &str)] = &[
     (
         "hot-customer",
         include_str!("../../assets/scenarios/hot-customer.json"),
+    ),
+    (
+        "reshard",
+        include_str!("../../assets/scenarios/reshard.json"),
     ),
     (
         "add-shard",

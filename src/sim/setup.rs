@@ -2,14 +2,13 @@
 
 use super::cluster::{Cluster, Settings};
 use super::engine::{Simulator, WorkloadRun};
-use super::error::SimError;
 use super::event::SplitCause;
 use super::keygen::KeyGen;
 use super::ops::ShardCollectionOptions;
 use super::rng::Rng;
 use super::scenario::{Action, CollectionSpec, DocSize, Op, Scenario, ShardsSpec, WorkloadSpec};
 use super::version::ServerVersion;
-use crate::model::{KeyPattern, Shard, ShardKey};
+use crate::model::{KeyPattern, Shard};
 
 /// Chooses the generated field for each shard-key field (`None`: the field is absent → null).
 pub fn key_sources(pattern: &KeyPattern, fields: &[(String, KeyGen)]) -> Vec<Option<usize>> {
@@ -20,16 +19,33 @@ pub fn key_sources(pattern: &KeyPattern, fields: &[(String, KeyGen)]) -> Vec<Opt
         .collect()
 }
 
-fn pattern_of(value: &serde_json::Value, at: &str) -> Result<KeyPattern, String> {
+pub(super) fn pattern_of(value: &serde_json::Value, at: &str) -> Result<KeyPattern, String> {
     KeyPattern::parse_json(&value.to_string()).map_err(|e| format!("field `{at}`: {e}"))
 }
 
-fn document_of(value: &serde_json::Value, at: &str) -> Result<bson::Document, String> {
+pub(super) fn document_of(value: &serde_json::Value, at: &str) -> Result<bson::Document, String> {
     match bson::Bson::try_from(value.clone()) {
         Ok(bson::Bson::Document(d)) => Ok(d),
         Ok(_) => Err(format!("field `{at}`: expected a document")),
         Err(e) => Err(format!("field `{at}`: not valid Extended JSON: {e}")),
     }
+}
+
+/// The scenario's resharding server parameters (MongoDB's defaults where it gives none).
+fn resharding_params(sc: &Scenario) -> Result<super::reshard::ReshardingParams, String> {
+    let mut p = super::reshard::ReshardingParams::default();
+    if let Some(ms) = sc.resharding_minimum_operation_duration_millis {
+        p.minimum_operation_duration_ms = ms;
+    }
+    if let Some(ms) = sc.resharding_critical_section_timeout_millis {
+        if ms == 0 {
+            return Err(
+                "field `reshardingCriticalSectionTimeoutMillis`: must be at least 1".into(),
+            );
+        }
+        p.critical_section_timeout_ms = ms;
+    }
+    Ok(p)
 }
 
 impl Simulator {
@@ -62,6 +78,7 @@ impl Simulator {
             active_window: None,
             migration_bytes_per_sec: (speed * f64::from(1u32 << 20)) as u64,
             migration_overhead_ms: 1000,
+            resharding: resharding_params(sc)?,
         };
         let cluster = Cluster {
             version,
@@ -69,6 +86,7 @@ impl Simulator {
             settings,
             databases: std::collections::BTreeMap::default(),
             collections: Vec::new(),
+            pending_zones: Vec::new(),
         };
         let mut sim = Self::empty(cluster);
         let shards: Vec<(String, f64)> = match &sc.shards {
@@ -134,10 +152,12 @@ impl Simulator {
             self.create_index(&spec.ns, ikey, index.unique)
                 .map_err(|e| format!("field `{at}.indexes[{k}]`: {e}"))?;
         }
-        let refines = sc
-            .actions
-            .iter()
-            .any(|a| matches!(&a.op, Op::RefineCollectionShardKey { ns, .. } if *ns == spec.ns));
+        let refines = sc.actions.iter().any(|a| match &a.op {
+            Op::RefineCollectionShardKey { ns, .. }
+            | Op::ReshardCollection { ns, .. }
+            | Op::UpdateShardKey { ns, .. } => *ns == spec.ns,
+            _ => false,
+        });
         if spec.keep_documents || refines {
             let fields = sc
                 .workloads
@@ -246,86 +266,5 @@ impl Simulator {
                     .push(format!("t=0s {}: {e}", action.name()));
             }
         }
-    }
-
-    /// Carries out one scheduled action.
-    pub(super) fn apply_action(&mut self, action: &Action) -> Result<(), SimError> {
-        match &action.op {
-            Op::AddShard { id, capacity } => self.add_shard(id, *capacity).map(|_| ()),
-            Op::BalancerStart {} => {
-                self.set_balancer(true);
-                Ok(())
-            }
-            Op::BalancerStop {} => {
-                self.set_balancer(false);
-                Ok(())
-            }
-            Op::SetChunkSize { mb } => self.set_chunk_size_mb(*mb),
-            Op::Split { ns, middle } => {
-                let key = self.bound(ns, middle)?;
-                self.split_at(ns, key)
-            }
-            Op::SplitFind { ns, find } => {
-                let key = self.extracted(ns, find)?;
-                self.split_find(ns, &key)
-            }
-            Op::MoveChunk {
-                ns,
-                find,
-                to,
-                force_jumbo,
-            } => {
-                let key = self.extracted(ns, find)?;
-                if *force_jumbo {
-                    self.move_chunk_forced(ns, &key, to)
-                } else {
-                    self.move_chunk(ns, &key, None, to)
-                }
-            }
-            Op::RemoveShard { id } => self.remove_shard(id).map(|_| ()),
-            Op::MoveZoneLowerBoundToNow { ns, zone } => self.move_zone_lower_bound_to_now(ns, zone),
-            Op::MoveRange { ns, min, max, to } => {
-                let key = self.bound(ns, min)?;
-                let upto = max.as_ref().map(|m| self.bound(ns, m)).transpose()?;
-                self.move_chunk(ns, &key, upto.as_ref(), to)
-            }
-            Op::MergeChunks { ns, bounds } => {
-                let (min, max) = (self.bound(ns, &bounds[0])?, self.bound(ns, &bounds[1])?);
-                self.merge_chunks(ns, &min, &max)
-            }
-            Op::CreateIndex { ns, key, unique } => {
-                let key = pattern_of(key, "key").map_err(SimError::bad_value)?;
-                self.create_index(ns, key, *unique)
-            }
-            Op::AddShardToZone { shard, zone } => self.add_shard_to_zone(shard, zone),
-            Op::RemoveShardFromZone { shard, zone } => self.remove_shard_from_zone(shard, zone),
-            Op::UpdateZoneKeyRange { ns, min, max, zone } => {
-                let min = document_of(min, "min").map_err(SimError::bad_value)?;
-                let max = document_of(max, "max").map_err(SimError::bad_value)?;
-                self.update_zone_key_range(ns, &min, &max, zone.as_deref())
-            }
-            Op::RefineCollectionShardKey { ns, key } => {
-                let key = pattern_of(key, "key").map_err(SimError::bad_value)?;
-                self.refine_shard_key(ns, key)
-            }
-        }
-    }
-
-    fn bound(&self, ns: &str, value: &serde_json::Value) -> Result<ShardKey, SimError> {
-        let c = self.coll(ns)?;
-        let doc = document_of(value, "bound").map_err(SimError::bad_value)?;
-        self.cluster.collections[c]
-            .pattern
-            .bound_from_document(&doc)
-            .map_err(|e| SimError::bad_value(e.0))
-    }
-
-    fn extracted(&self, ns: &str, value: &serde_json::Value) -> Result<ShardKey, SimError> {
-        let c = self.coll(ns)?;
-        let doc = document_of(value, "find").map_err(SimError::bad_value)?;
-        self.cluster.collections[c]
-            .pattern
-            .extract(&doc)
-            .map_err(|e| SimError::bad_value(e.0))
     }
 }

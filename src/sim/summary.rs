@@ -91,6 +91,12 @@ impl Simulator {
             "shards": per_shard,
             "hottest": hottest,
         });
+        if let Some(r) = &c.resharding {
+            out["resharding"] = json!({
+                "key": bson::Bson::Document(r.key.to_document()).into_relaxed_extjson(),
+                "since": r.started_ms as f64 / 1000.0,
+            });
+        }
         if with_chunks {
             let list: Vec<Value> = table
                 .iter()
@@ -134,6 +140,14 @@ impl Simulator {
 
     fn collection_text(&self, s: &mut String, c: &Collection) {
         let _ = writeln!(s, "{}  shard key {}", c.ns, c.pattern);
+        if let Some(r) = &c.resharding {
+            let _ = writeln!(
+                s,
+                "  resharding to {} since {:.1} s",
+                r.key,
+                r.started_ms as f64 / 1000.0
+            );
+        }
         let table = &c.table;
         let n = self.cluster.shards.len();
         let total_docs: u64 = (0..n)

@@ -71,7 +71,9 @@ impl Simulator {
         max: &bson::Document,
         zone: Option<&str>,
     ) -> Result<(), SimError> {
-        let c = self.coll(ns)?;
+        let Some(c) = self.cluster.collection_index(ns) else {
+            return self.update_pending_zone_range(ns, min, max, zone);
+        };
         let pattern = &self.cluster.collections[c].pattern;
         let (min, max) = (zone_bound(pattern, min)?, zone_bound(pattern, max)?);
         let coll = &mut self.cluster.collections[c];
@@ -181,7 +183,7 @@ impl Simulator {
 }
 
 /// A zone bound: the shard key's fields in order, a missing trailing field being MinKey.
-fn zone_bound(
+pub(super) fn zone_bound(
     pattern: &crate::model::KeyPattern,
     doc: &bson::Document,
 ) -> Result<ShardKey, SimError> {

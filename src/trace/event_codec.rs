@@ -136,7 +136,9 @@ fn body(kind: &EventKind, n: &Names<'_>) -> Value {
         EventKind::IndexCreated { ns, key, unique } => {
             json!({"ns": ns, "key": pattern_json(key), "unique": unique})
         }
-        EventKind::KeyRefined { ns, key } => json!({"ns": ns, "key": pattern_json(key)}),
+        EventKind::KeyRefined { ns, key } | EventKind::IndexDropped { ns, key } => {
+            json!({"ns": ns, "key": pattern_json(key)})
+        }
         EventKind::ShardDraining { shard } | EventKind::ShardRemoved { shard } => {
             json!({"shard": n.shard(*shard)})
         }
@@ -145,6 +147,45 @@ fn body(kind: &EventKind, n: &Names<'_>) -> Value {
         }
         EventKind::ZoneRangeSet { ns, min, max, zone } => json!({
             "ns": ns, "min": n.key(ns, min), "max": n.key(ns, max), "zone": zone,
+        }),
+        EventKind::PendingZoneRangeSet { ns, min, max, zone } => json!({
+            "ns": ns, "pending": true, "zone": zone,
+            "min": bson::Bson::Document((**min).clone()).into_canonical_extjson(),
+            "max": bson::Bson::Document((**max).clone()).into_canonical_extjson(),
+        }),
+        EventKind::ShardKeyUpdated {
+            ns,
+            from,
+            to,
+            bytes,
+        } => json!({"ns": ns, "oldKey": n.key(ns, from), "newKey": n.key(ns, to), "bytes": bytes}),
+        EventKind::ReshardingStarted {
+            ns,
+            key,
+            docs,
+            bytes,
+            clone_ms,
+            num_initial_chunks,
+        } => json!({
+            "ns": ns, "key": pattern_json(key), "docs": docs, "bytes": bytes, "cloneMillis": clone_ms,
+            "numInitialChunks": num_initial_chunks,
+        }),
+        EventKind::ReshardingCommitted {
+            ns,
+            key,
+            layout,
+            millis,
+            critical_section_ms,
+            blocked_writes,
+        } => json!({
+            "ns": ns, "key": pattern_json(key), "millis": millis,
+            "criticalSectionMillis": critical_section_ms, "blockedWrites": blocked_writes,
+            "layout": layout.iter().map(|(min, s, stats)| json!({
+                "min": key_json(Some(key), min), "shard": n.shard(*s), "docs": stats.docs, "bytes": stats.bytes,
+            })).collect::<Vec<_>>(),
+        }),
+        EventKind::ReshardingAborted { ns, key, error } => json!({
+            "ns": ns, "key": pattern_json(key), "error": error_json(error),
         }),
         EventKind::Writes { ns, chunks } => json!({
             "ns": ns,
@@ -286,6 +327,14 @@ pub fn decode(v: &Value, state: &Simulator) -> Res<Option<Event>> {
             zone: str_at(v, "zone", "")?.to_string(),
             member: what == "addShardToZone",
         },
+        "updateZoneKeyRange" if v.get("pending") == Some(&Value::Bool(true)) => {
+            EventKind::PendingZoneRangeSet {
+                ns: ns()?,
+                min: Box::new(document_at(v, "min")?),
+                max: Box::new(document_at(v, "max")?),
+                zone: zone_of(v)?,
+            }
+        }
         "updateZoneKeyRange" => EventKind::ZoneRangeSet {
             ns: ns()?,
             min: key("min")?,
@@ -298,6 +347,52 @@ pub fn decode(v: &Value, state: &Simulator) -> Res<Option<Event>> {
                         .to_string(),
                 ),
             },
+        },
+        "updateShardKey" => EventKind::ShardKeyUpdated {
+            ns: ns()?,
+            from: key("oldKey")?,
+            to: key("newKey")?,
+            bytes: u64_at(v, "bytes", "")?,
+        },
+        "dropIndexes" => EventKind::IndexDropped {
+            ns: ns()?,
+            key: pattern_at(v, "key", "")?,
+        },
+        "reshardCollection.start" => EventKind::ReshardingStarted {
+            ns: ns()?,
+            key: pattern_at(v, "key", "")?,
+            docs: u64_at(v, "docs", "")?,
+            bytes: u64_at(v, "bytes", "")?,
+            clone_ms: u64_at(v, "cloneMillis", "")?,
+            num_initial_chunks: u64_at(v, "numInitialChunks", "")? as u32,
+        },
+        "reshardCollection.commit" => EventKind::ReshardingCommitted {
+            ns: ns()?,
+            key: pattern_at(v, "key", "")?,
+            layout: array_at(v, "layout", "")?
+                .iter()
+                .enumerate()
+                .map(|(i, c)| {
+                    let p = format!("layout[{i}].");
+                    let id = str_at(c, "shard", &p)?;
+                    let s = crate::sim::apply::shard_by_id(&state.cluster.shards, id)
+                        .ok_or_else(|| format!("field `{p}shard`: unknown shard {id:?}"))?;
+                    let stats = crate::model::ChunkStats::new(
+                        u64_at(c, "docs", &p)?,
+                        u64_at(c, "bytes", &p)?,
+                        0,
+                    );
+                    Ok((key_at(c, "min", &p)?, s, stats))
+                })
+                .collect::<Res<_>>()?,
+            millis: u64_at(v, "millis", "")?,
+            critical_section_ms: u64_at(v, "criticalSectionMillis", "")?,
+            blocked_writes: u64_at(v, "blockedWrites", "")?,
+        },
+        "reshardCollection.abort" => EventKind::ReshardingAborted {
+            ns: ns()?,
+            key: pattern_at(v, "key", "")?,
+            error: error_of(v)?,
         },
         "writes" => EventKind::Writes {
             ns: ns()?,
@@ -321,6 +416,25 @@ pub fn decode(v: &Value, state: &Simulator) -> Res<Option<Event>> {
         _ => return Ok(None),
     };
     Ok(Some(Event { at_ms, kind }))
+}
+
+fn zone_of(v: &Value) -> Res<Option<String>> {
+    match field(v, "zone", "")? {
+        Value::Null => Ok(None),
+        z => Ok(Some(
+            z.as_str()
+                .ok_or("field `zone`: expected a string or null")?
+                .to_string(),
+        )),
+    }
+}
+
+/// A document in Extended JSON (the bounds of a zone range of a namespace not sharded yet).
+pub fn document_at(v: &Value, name: &str) -> Res<bson::Document> {
+    match bson::Bson::try_from(field(v, name, "")?.clone()) {
+        Ok(bson::Bson::Document(d)) => Ok(d),
+        _ => Err(format!("field `{name}`: expected a document")),
+    }
 }
 
 /// A migration event's line: its own fields plus the shared `id, ns, min, max, from, to`.
@@ -383,6 +497,12 @@ const KNOWN_CODES: &[&str] = &[
     "ZoneNotFound",
     "RangeOverlapConflict",
     "AlreadyInitialized",
+    "IndexNotFound",
+    "CommandNotFound",
+    "ReshardingCriticalSectionTimeout",
+    "ReshardCollectionInProgress",
+    "ZoneStillInUse",
+    "CannotDropShardKeyIndex",
 ];
 
 pub fn reason_of(s: &str) -> MigrationReason {

@@ -217,8 +217,10 @@ fn placeholder() -> crate::sim::cluster::Cluster {
             active_window: None,
             migration_bytes_per_sec: 1,
             migration_overhead_ms: 0,
+            resharding: crate::sim::reshard::ReshardingParams::default(),
         },
         databases: std::collections::BTreeMap::default(),
         collections: Vec::new(),
+        pending_zones: Vec::new(),
     }
 }

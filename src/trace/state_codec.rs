@@ -10,6 +10,7 @@ use super::json::{
 use crate::model::{ChunkInfo, ChunkStats, ChunkVersion, RoutingTable, Shard, ShardIdx, ShardKey};
 use crate::sim::cluster::{Cluster, Collection, Index, Settings, ShardState};
 use crate::sim::engine::{BalancerState, Migration, RoundInProgress, WINDOW_TICKS};
+use crate::sim::reshard::{Resharding, ReshardingParams};
 use crate::sim::window::WriteWindow;
 use crate::sim::{ServerVersion, Simulator};
 
@@ -24,6 +25,8 @@ pub fn encode(sim: &Simulator) -> Value {
             "settings": {
                 "chunkSizeBytes": s.chunk_size_bytes, "balancer": s.balancer_enabled,
                 "migrationBytesPerSec": s.migration_bytes_per_sec, "migrationOverheadMs": s.migration_overhead_ms,
+                "reshardingMinimumOperationDurationMillis": s.resharding.minimum_operation_duration_ms,
+                "reshardingCriticalSectionTimeoutMillis": s.resharding.critical_section_timeout_ms,
             },
             "shards": c.shards.iter().map(|s| json!({
                 "id": s.shard.id, "capacity": s.capacity, "zones": s.shard.zones, "draining": s.shard.draining,
@@ -32,6 +35,11 @@ pub fn encode(sim: &Simulator) -> Value {
             "databases": c.databases.iter().map(|(db, s)| json!({"name": db, "primary": c.shard_id(*s)})).collect::<Vec<_>>(),
             "balancer": balancer_json(sim),
             "collections": c.collections.iter().map(|coll| collection_json(sim, coll)).collect::<Vec<_>>(),
+            "pendingZones": c.pending_zones.iter().map(|r| json!({
+                "ns": r.ns, "zone": r.zone,
+                "min": bson::Bson::Document(r.min.clone()).into_canonical_extjson(),
+                "max": bson::Bson::Document(r.max.clone()).into_canonical_extjson(),
+            })).collect::<Vec<_>>(),
         }
     })
 }
@@ -63,6 +71,10 @@ fn collection_json(sim: &Simulator, coll: &Collection) -> Value {
         "routedWrites": coll.routed_writes,
         "indexes": coll.indexes.iter().map(|i| json!({"key": pattern_json(&i.key), "unique": i.unique})).collect::<Vec<_>>(),
         "zones": coll.zones.iter().map(|z| json!({"min": key_json(p, &z.min), "max": key_json(p, &z.max), "zone": z.zone})).collect::<Vec<_>>(),
+        "resharding": coll.resharding.as_ref().map(|r| json!({
+            "key": pattern_json(&r.key), "numInitialChunks": r.num_initial_chunks,
+            "startedMs": r.started_ms, "readyMs": r.ready_ms,
+        })),
         "chunks": coll.table.iter().map(|ch| json!({
             "min": key_json(p, ch.min), "shard": c.shard_id(ch.info.shard),
             "v": [ch.info.version.major, ch.info.version.minor],
@@ -92,6 +104,7 @@ pub fn decode(v: &Value) -> Res<Simulator> {
         active_window: None,
         migration_bytes_per_sec: u64_at(set, "migrationBytesPerSec", sp)?,
         migration_overhead_ms: u64_at(set, "migrationOverheadMs", sp)?,
+        resharding: resharding_params(set),
     };
     let mut shards = Vec::new();
     for (i, sh) in array_at(frame, "shards", p)?.iter().enumerate() {
@@ -111,6 +124,7 @@ pub fn decode(v: &Value) -> Res<Simulator> {
         settings,
         databases: std::collections::BTreeMap::default(),
         collections: Vec::new(),
+        pending_zones: Vec::new(),
     };
     for (i, db) in array_at(frame, "databases", p)?.iter().enumerate() {
         let dp = format!("{p}databases[{i}].");
@@ -128,9 +142,41 @@ pub fn decode(v: &Value) -> Res<Simulator> {
         cluster.collections.push(c);
     }
     cluster.collections.sort_by(|a, b| a.ns.cmp(&b.ns));
+    if let Some(pending) = frame.get("pendingZones") {
+        let list = pending
+            .as_array()
+            .ok_or_else(|| format!("field `{p}pendingZones`: expected an array"))?;
+        for (i, r) in list.iter().enumerate() {
+            let rp = format!("{p}pendingZones[{i}].");
+            let doc = |name: &str| {
+                super::event_codec::document_at(r, name).map_err(|e| format!("{rp}: {e}"))
+            };
+            cluster
+                .pending_zones
+                .push(crate::sim::zones_initial::PendingZoneRange {
+                    ns: str_at(r, "ns", &rp)?.to_string(),
+                    min: doc("min")?,
+                    max: doc("max")?,
+                    zone: str_at(r, "zone", &rp)?.to_string(),
+                });
+        }
+    }
     let bal = field(frame, "balancer", p)?;
     let (balancer, next_id) = balancer_of(&cluster, bal, "keyframe.balancer.")?;
     Ok(Simulator::restore(cluster, balancer, now_ms, next_id))
+}
+
+/// The resharding parameters of a keyframe's settings (MongoDB's defaults in older traces).
+fn resharding_params(set: &Value) -> ReshardingParams {
+    let mut p = ReshardingParams::default();
+    let ms = |name: &str| set.get(name).and_then(Value::as_u64);
+    if let Some(v) = ms("reshardingMinimumOperationDurationMillis") {
+        p.minimum_operation_duration_ms = v;
+    }
+    if let Some(v) = ms("reshardingCriticalSectionTimeoutMillis") {
+        p.critical_section_timeout_ms = v;
+    }
+    p
 }
 
 fn shard_of(cluster: &Cluster, id: &str, path: &str) -> Res<ShardIdx> {
@@ -218,6 +264,18 @@ fn collection_of(cluster: &Cluster, v: &Value, p: &str) -> Res<Collection> {
         window.push(keys, shards);
     }
     coll.window = window;
+    coll.resharding = match v.get("resharding") {
+        None | Some(Value::Null) => None,
+        Some(r) => {
+            let rp = format!("{p}resharding.");
+            Some(Resharding::new(
+                pattern_at(r, "key", &rp)?,
+                u64_at(r, "numInitialChunks", &rp)? as u32,
+                u64_at(r, "startedMs", &rp)?,
+                u64_at(r, "readyMs", &rp)?,
+            ))
+        }
+    };
     Ok(coll)
 }
 

@@ -55,12 +55,16 @@ pub fn log_line(sim: &Simulator, e: &Event) -> Option<LogLine> {
     let kind = match &e.kind {
         EventKind::Writes { .. } | EventKind::BalancerRoundStarted { .. } => return None,
         EventKind::Split { .. } | EventKind::Merge { .. } => LogKind::Split,
-        EventKind::SplitFailed { .. } | EventKind::MigrationFailed { .. } => LogKind::Error,
+        EventKind::SplitFailed { .. }
+        | EventKind::MigrationFailed { .. }
+        | EventKind::ReshardingAborted { .. } => LogKind::Error,
         EventKind::MigrationStarted { .. } | EventKind::MigrationCommitted { .. } => {
             LogKind::Migration
         }
         EventKind::JumboMarked { .. } => LogKind::Jumbo,
-        EventKind::ShardZoneSet { .. } | EventKind::ZoneRangeSet { .. } => LogKind::Zone,
+        EventKind::ShardZoneSet { .. }
+        | EventKind::ZoneRangeSet { .. }
+        | EventKind::PendingZoneRangeSet { .. } => LogKind::Zone,
         EventKind::BalancerRound { .. }
         | EventKind::BalancerSet { .. }
         | EventKind::BalancerIdle { .. } => LogKind::Balancer,

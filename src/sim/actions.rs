@@ -1,0 +1,107 @@
+//! Carrying out a scenario's scheduled actions: each names a MongoDB command and its arguments.
+
+use super::engine::Simulator;
+use super::error::SimError;
+use super::scenario::{Action, Op};
+use super::setup::{document_of, pattern_of};
+use crate::model::ShardKey;
+
+impl Simulator {
+    /// Carries out one scheduled action.
+    pub(super) fn apply_action(&mut self, action: &Action) -> Result<(), SimError> {
+        match &action.op {
+            Op::AddShard { id, capacity } => self.add_shard(id, *capacity).map(|_| ()),
+            Op::BalancerStart {} => {
+                self.set_balancer(true);
+                Ok(())
+            }
+            Op::BalancerStop {} => {
+                self.set_balancer(false);
+                Ok(())
+            }
+            Op::SetChunkSize { mb } => self.set_chunk_size_mb(*mb),
+            Op::Split { ns, middle } => {
+                let key = self.bound(ns, middle)?;
+                self.split_at(ns, key)
+            }
+            Op::SplitFind { ns, find } => {
+                let key = self.extracted(ns, find)?;
+                self.split_find(ns, &key)
+            }
+            Op::MoveChunk {
+                ns,
+                find,
+                to,
+                force_jumbo,
+            } => {
+                let key = self.extracted(ns, find)?;
+                if *force_jumbo {
+                    self.move_chunk_forced(ns, &key, to)
+                } else {
+                    self.move_chunk(ns, &key, None, to)
+                }
+            }
+            Op::RemoveShard { id } => self.remove_shard(id).map(|_| ()),
+            Op::MoveZoneLowerBoundToNow { ns, zone } => self.move_zone_lower_bound_to_now(ns, zone),
+            Op::MoveRange { ns, min, max, to } => {
+                let key = self.bound(ns, min)?;
+                let upto = max.as_ref().map(|m| self.bound(ns, m)).transpose()?;
+                self.move_chunk(ns, &key, upto.as_ref(), to)
+            }
+            Op::MergeChunks { ns, bounds } => {
+                let (min, max) = (self.bound(ns, &bounds[0])?, self.bound(ns, &bounds[1])?);
+                self.merge_chunks(ns, &min, &max)
+            }
+            Op::CreateIndex { ns, key, unique } => {
+                let key = pattern_of(key, "key").map_err(SimError::bad_value)?;
+                self.create_index(ns, key, *unique)
+            }
+            Op::AddShardToZone { shard, zone } => self.add_shard_to_zone(shard, zone),
+            Op::RemoveShardFromZone { shard, zone } => self.remove_shard_from_zone(shard, zone),
+            Op::UpdateZoneKeyRange { ns, min, max, zone } => {
+                let min = document_of(min, "min").map_err(SimError::bad_value)?;
+                let max = document_of(max, "max").map_err(SimError::bad_value)?;
+                self.update_zone_key_range(ns, &min, &max, zone.as_deref())
+            }
+            Op::UpdateShardKey { ns, find, set } => {
+                let find = document_of(find, "find").map_err(SimError::bad_value)?;
+                let set = document_of(set, "set").map_err(SimError::bad_value)?;
+                self.update_shard_key(ns, &find, &set)
+            }
+            Op::DropIndex { ns, key } => {
+                let key = pattern_of(key, "key").map_err(SimError::bad_value)?;
+                self.drop_index(ns, &key)
+            }
+            Op::ReshardCollection {
+                ns,
+                key,
+                num_initial_chunks,
+            } => {
+                let key = pattern_of(key, "key").map_err(SimError::bad_value)?;
+                self.reshard_collection(ns, key, *num_initial_chunks)
+            }
+            Op::RefineCollectionShardKey { ns, key } => {
+                let key = pattern_of(key, "key").map_err(SimError::bad_value)?;
+                self.refine_shard_key(ns, key)
+            }
+        }
+    }
+
+    fn bound(&self, ns: &str, value: &serde_json::Value) -> Result<ShardKey, SimError> {
+        let c = self.coll(ns)?;
+        let doc = document_of(value, "bound").map_err(SimError::bad_value)?;
+        self.cluster.collections[c]
+            .pattern
+            .bound_from_document(&doc)
+            .map_err(|e| SimError::bad_value(e.0))
+    }
+
+    fn extracted(&self, ns: &str, value: &serde_json::Value) -> Result<ShardKey, SimError> {
+        let c = self.coll(ns)?;
+        let doc = document_of(value, "find").map_err(SimError::bad_value)?;
+        self.cluster.collections[c]
+            .pattern
+            .extract(&doc)
+            .map_err(|e| SimError::bad_value(e.0))
+    }
+}

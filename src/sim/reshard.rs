@@ -1,0 +1,371 @@
+//! `reshardCollection` (5.0+): the collection is rewritten under a new shard key while it stays
+//! readable and writable, in virtual time.
+//!
+//! As in MongoDB: the command is refused before 5.0 (CommandNotFound); a recipient refuses a
+//! unique index (other than `_id`) that the new key does not prefix; the operation lasts at least
+//! `reshardingMinimumOperationDurationMillis` (300,000 ms) or the time to clone the data at the
+//! migration rate, whichever is longer; the balancer does not migrate the collection meanwhile; at
+//! the end the donors block writes for a critical section while the recipients apply the last
+//! oplog entries, and when that cannot finish within `reshardingCriticalSectionTimeoutMillis`
+//! (5,000 ms) the whole operation is aborted and the old layout stays. Committing installs a new
+//! incarnation (new uuid, epoch and timestamp) with chunks chosen from the data.
+//!
+//! Simplified: the new chunks' bounds are exact quantiles of the documents re-keyed to the new
+//! pattern (MongoDB samples `numInitialChunks` × 10 documents with `$sample`), and they are dealt
+//! out to the shards round-robin; `numInitialChunks` defaults to 90 (SERVER-92762; earlier patch
+//! releases defaulted to the collection's current chunk count). The recipients are modelled as
+//! lagging one to two seconds behind the donors' oplog and applying 2,000 entries per second each,
+//! so the critical section lasts 100 ms plus that backlog's apply time. Zone ranges of the old key
+//! are dropped (the command's `zones` option is not simulated). Writes that arrive during the
+//! critical section wait and are applied when it ends (to the new layout, or the old one after an
+//! abort); none is lost.
+
+use super::engine::Simulator;
+use super::error::SimError;
+use super::event::EventKind;
+use crate::model::{ChunkStats, KeyPattern, KeyValue};
+use crate::model::{ShardIdx, ShardKey};
+
+/// `numInitialChunks` when the command does not give it.
+pub const DEFAULT_NUM_INITIAL_CHUNKS: u32 = 90;
+/// Fixed cost of the critical section: block writes, apply the last batch, commit the metadata.
+const CRITICAL_SECTION_BASE_MS: u64 = 100;
+/// Oplog entries one recipient applies per second.
+const OPLOG_APPLY_PER_SEC_PER_RECIPIENT: u64 = 2_000;
+
+/// The server parameters of resharding.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ReshardingParams {
+    /// `reshardingMinimumOperationDurationMillis`.
+    pub minimum_operation_duration_ms: u64,
+    /// `reshardingCriticalSectionTimeoutMillis`.
+    pub critical_section_timeout_ms: u64,
+}
+
+impl Default for ReshardingParams {
+    fn default() -> Self {
+        Self {
+            minimum_operation_duration_ms: 300_000,
+            critical_section_timeout_ms: 5_000,
+        }
+    }
+}
+
+/// A write held back by the critical section: the workload that generated it, its fields, size.
+#[derive(Clone, Debug)]
+pub struct BlockedWrite {
+    pub workload: usize,
+    pub values: Vec<KeyValue>,
+    pub bytes: u64,
+}
+
+/// The donors' critical section.
+#[derive(Clone, Debug)]
+pub struct CriticalSection {
+    pub started_ms: u64,
+    /// When it ends: the commit, or the abort when it times out.
+    pub ends_ms: u64,
+    pub times_out: bool,
+    pub blocked: Vec<BlockedWrite>,
+}
+
+/// A resharding operation in progress on a collection.
+#[derive(Clone, Debug)]
+pub struct Resharding {
+    pub key: KeyPattern,
+    pub num_initial_chunks: u32,
+    pub started_ms: u64,
+    /// When cloning is done and the minimum duration has passed: the critical section starts.
+    pub ready_ms: u64,
+    pub critical_section: Option<CriticalSection>,
+    /// Writes to the collection in the current second and the one before (the recipients' lag).
+    second: u64,
+    this_second: u64,
+    last_second: u64,
+}
+
+impl Resharding {
+    pub fn new(key: KeyPattern, num_initial_chunks: u32, started_ms: u64, ready_ms: u64) -> Self {
+        Self {
+            key,
+            num_initial_chunks,
+            started_ms,
+            ready_ms,
+            critical_section: None,
+            second: started_ms / 1000,
+            this_second: 0,
+            last_second: 0,
+        }
+    }
+
+    /// Counts a write the recipients will have to apply from the oplog.
+    pub fn record_write(&mut self, now_ms: u64) {
+        let s = now_ms / 1000;
+        if s != self.second {
+            self.last_second = if s == self.second + 1 {
+                self.this_second
+            } else {
+                0
+            };
+            self.this_second = 0;
+            self.second = s;
+        }
+        self.this_second += 1;
+    }
+
+    /// Oplog entries the recipients have not applied yet at `now_ms`.
+    fn backlog(&self, now_ms: u64) -> u64 {
+        if now_ms / 1000 > self.second + 1 {
+            return 0;
+        }
+        if now_ms / 1000 == self.second + 1 {
+            return self.this_second;
+        }
+        self.this_second + self.last_second
+    }
+}
+
+/// One chunk of the new layout: its lower bound, shard and contents.
+pub type NewChunk = (ShardKey, ShardIdx, ChunkStats);
+
+impl Simulator {
+    /// `reshardCollection {ns, key, numInitialChunks}`: starts resharding `ns` to `key`.
+    pub fn reshard_collection(
+        &mut self,
+        ns: &str,
+        key: KeyPattern,
+        num_initial_chunks: Option<u32>,
+    ) -> Result<(), SimError> {
+        if self.cluster.version < super::ServerVersion::V5_0 {
+            return Err(SimError::command_not_found(
+                "no such command: 'reshardCollection'",
+            ));
+        }
+        let c = self.coll(ns)?;
+        let coll = &self.cluster.collections[c];
+        if coll.resharding.is_some() {
+            return Err(SimError::reshard_collection_in_progress(format!(
+                "a resharding operation is already in progress for {ns}"
+            )));
+        }
+        if num_initial_chunks == Some(0) {
+            return Err(SimError::bad_value("numInitialChunks must be at least 1"));
+        }
+        if key == coll.pattern {
+            return Ok(());
+        }
+        let Some(store) = coll.docs.as_ref() else {
+            return Err(SimError::illegal_operation(
+                "the simulator did not keep this collection's documents (scenario: keepDocuments)",
+            ));
+        };
+        let docs = store.docs.len() as u64;
+        let id = KeyPattern::parse_json(r#"{"_id": 1}"#).map_err(|e| SimError::bad_value(e.0))?;
+        let conflict = coll
+            .indexes
+            .iter()
+            .find(|i| i.unique && i.key != id && !super::ops::is_field_name_prefix(&key, &i.key));
+        if let Some(index) = conflict {
+            let recipient = self.recipients().first().copied().unwrap_or(ShardIdx(0));
+            let error = SimError::invalid_options(format!(
+                "Recipient shard {} reached an unrecoverable error :: caused by :: can't shard collection '{ns}' with unique index on {}, proposed shard key {} and collation {{}}. Uniqueness can't be maintained unless shard key is a prefix and has simple collation",
+                self.cluster.shard_id(recipient),
+                index.key.server_text(),
+                key.server_text()
+            ));
+            self.emit(EventKind::ReshardingAborted {
+                ns: ns.to_string(),
+                key,
+                error: error.clone(),
+            });
+            return Err(error);
+        }
+        let bytes: u64 = (0..self.cluster.shards.len())
+            .map(|s| coll.table.shard_totals(ShardIdx(s as u32)).stats.bytes)
+            .sum();
+        let rate = self.cluster.settings.migration_bytes_per_sec.max(1);
+        let clone_ms = (bytes.saturating_mul(1000) / rate).max(
+            self.cluster
+                .settings
+                .resharding
+                .minimum_operation_duration_ms,
+        );
+        let chunks = num_initial_chunks.unwrap_or(DEFAULT_NUM_INITIAL_CHUNKS);
+        let now = self.now_ms;
+        self.cluster.collections[c].resharding =
+            Some(Resharding::new(key.clone(), chunks, now, now + clone_ms));
+        self.emit(EventKind::ReshardingStarted {
+            ns: ns.to_string(),
+            key,
+            docs,
+            bytes,
+            clone_ms,
+            num_initial_chunks: chunks,
+        });
+        Ok(())
+    }
+
+    /// Shards that receive chunks of a new layout: not removed, not draining.
+    fn recipients(&self) -> Vec<ShardIdx> {
+        (0..self.cluster.shards.len())
+            .filter(|&s| !self.cluster.shards[s].removed && !self.cluster.shards[s].shard.draining)
+            .map(|s| ShardIdx(s as u32))
+            .collect()
+    }
+
+    /// Moves every resharding forward: starts the critical section when cloning is done, commits
+    /// or aborts when it ends.
+    pub(super) fn advance_reshardings(&mut self) {
+        let now = self.now_ms;
+        let recipients = self.recipients().len().max(1) as u64;
+        let timeout = self.cluster.settings.resharding.critical_section_timeout_ms;
+        for c in 0..self.cluster.collections.len() {
+            let Some(r) = self.cluster.collections[c].resharding.as_mut() else {
+                continue;
+            };
+            match &r.critical_section {
+                None if now >= r.ready_ms => {
+                    let backlog = r.backlog(now);
+                    let needed = CRITICAL_SECTION_BASE_MS
+                        + backlog * 1000 / (OPLOG_APPLY_PER_SEC_PER_RECIPIENT * recipients);
+                    r.critical_section = Some(CriticalSection {
+                        started_ms: now,
+                        ends_ms: now + needed.min(timeout),
+                        times_out: needed > timeout,
+                        blocked: Vec::new(),
+                    });
+                }
+                Some(cs) if now >= cs.ends_ms => {
+                    if cs.times_out {
+                        let error = SimError::resharding_critical_section_timeout(
+                            "Resharding critical section timed out.",
+                        );
+                        self.abort_resharding(c, error);
+                    } else {
+                        self.commit_resharding(c);
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// Ends resharding collection `c` with an error: the old layout stays.
+    fn abort_resharding(&mut self, c: usize, error: SimError) {
+        let coll = &mut self.cluster.collections[c];
+        let Some(r) = coll.resharding.take() else {
+            return;
+        };
+        let ns = coll.ns.clone();
+        self.action_errors.push(format!(
+            "t={}s reshardCollection: {error}",
+            self.now_ms / 1000
+        ));
+        self.emit(EventKind::ReshardingAborted {
+            ns,
+            key: r.key,
+            error,
+        });
+        self.release_blocked(c, r.critical_section);
+    }
+
+    fn commit_resharding(&mut self, c: usize) {
+        self.flush_writes(c);
+        let recipients = self.recipients();
+        let now = self.now_ms;
+        let coll = &mut self.cluster.collections[c];
+        let Some(r) = coll.resharding.take() else {
+            return;
+        };
+        let entries: Vec<(ShardKey, u64)> = coll.docs.as_ref().map_or_else(Vec::new, |store| {
+            store
+                .docs
+                .iter()
+                .filter_map(|(values, bytes)| {
+                    r.key
+                        .key_of(store.values_for(&r.key, values))
+                        .ok()
+                        .map(|k| (k, *bytes))
+                })
+                .collect()
+        });
+        coll.keys.rebuild(entries);
+        let mut mins = vec![r.key.global_min()];
+        mins.extend(coll.keys.quantiles(r.num_initial_chunks as usize));
+        let mut layout: Vec<NewChunk> = Vec::with_capacity(mins.len());
+        for (i, min) in mins.iter().enumerate() {
+            let max = mins
+                .get(i + 1)
+                .cloned()
+                .unwrap_or_else(|| r.key.global_max());
+            let shard = recipients
+                .get(i % recipients.len().max(1))
+                .copied()
+                .unwrap_or(ShardIdx(0));
+            layout.push((min.clone(), shard, coll.keys.stats(min, &max)));
+        }
+        if coll
+            .install_resharded(r.key.clone(), &layout, now / 1000)
+            .is_err()
+        {
+            coll.resharding = Some(r);
+            let error = SimError::illegal_operation("could not build the new routing table");
+            self.abort_resharding(c, error);
+            return;
+        }
+        let ns = coll.ns.clone();
+        for w in &mut self.workloads {
+            if w.coll_ns == ns {
+                w.key_sources = super::setup::key_sources(&r.key, &w.fields);
+            }
+        }
+        let (critical_ms, blocked) = r
+            .critical_section
+            .as_ref()
+            .map_or((0, 0), |cs| (now - cs.started_ms, cs.blocked.len() as u64));
+        self.emit(EventKind::ReshardingCommitted {
+            ns,
+            key: r.key.clone(),
+            layout,
+            millis: now - r.started_ms,
+            critical_section_ms: critical_ms,
+            blocked_writes: blocked,
+        });
+        self.release_blocked(c, r.critical_section);
+    }
+
+    /// Applies the writes the critical section held back, to the layout now in place.
+    fn release_blocked(&mut self, c: usize, cs: Option<CriticalSection>) {
+        for b in cs.map(|cs| cs.blocked).unwrap_or_default() {
+            let Some(run) = self.workloads.get(b.workload) else {
+                continue;
+            };
+            let key_values = run
+                .key_sources
+                .iter()
+                .map(|s| s.map_or(KeyValue::Null, |k| b.values[k].clone()))
+                .collect();
+            self.insert(c, key_values, Some(b.values), b.bytes);
+        }
+    }
+
+    /// Holds back a generated write when its collection is in a resharding critical section;
+    /// gives it back otherwise.
+    pub(super) fn block_if_critical(
+        &mut self,
+        c: usize,
+        write: BlockedWrite,
+    ) -> Option<BlockedWrite> {
+        let cs = self.cluster.collections[c]
+            .resharding
+            .as_mut()
+            .and_then(|r| r.critical_section.as_mut());
+        match cs {
+            Some(cs) => {
+                cs.blocked.push(write);
+                None
+            }
+            None => Some(write),
+        }
+    }
+}

@@ -1,0 +1,142 @@
+//! Zones defined before `shardCollection` (4.0+): `updateZoneKeyRange` on a namespace that is not
+//! sharded yet stores the range as given (like `config.tags`), and `shardCollection` of the empty
+//! collection takes them and lays out its initial chunks by MongoDB's SingleChunkPerTag policy:
+//! one chunk per zone range on a shard of that zone (round-robin among the zone's shards), and
+//! one chunk per hole between ranges, round-robin across all shards.
+//!
+//! Simplified: pending ranges of one namespace are checked for order (min < max, the same fields)
+//! but not for overlap until `shardCollection` adds them; `presplitHashedZones` is not simulated.
+
+use bson::Document;
+
+use super::engine::Simulator;
+use super::error::SimError;
+use super::event::EventKind;
+use crate::model::{
+    ChunkInfo, ChunkVersion, KeyPattern, KeyValue, RoutingTable, ShardIdx, ShardKey, ZoneRanges,
+};
+
+/// A zone range of a namespace that is not sharded yet, with its bounds as given.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PendingZoneRange {
+    pub ns: String,
+    pub min: Document,
+    pub max: Document,
+    pub zone: String,
+}
+
+fn values(doc: &Document) -> Vec<KeyValue> {
+    doc.values().map(crate::model::extjson::from_bson).collect()
+}
+
+/// The pending ranges of `ns` as zone ranges of `pattern` (every bound must name a prefix of the
+/// shard key's fields).
+pub fn zones_for(
+    pending: &[PendingZoneRange],
+    ns: &str,
+    pattern: &KeyPattern,
+) -> Result<ZoneRanges, SimError> {
+    let mut zones = ZoneRanges::new();
+    for r in pending.iter().filter(|r| r.ns == ns) {
+        let min = super::zones::zone_bound(pattern, &r.min)?;
+        let max = super::zones::zone_bound(pattern, &r.max)?;
+        zones
+            .add(min, max, r.zone.clone())
+            .map_err(|e| SimError::range_overlap(e.to_string()))?;
+    }
+    Ok(zones)
+}
+
+/// SingleChunkPerTag: the initial chunks of an empty collection with zones.
+pub fn single_chunk_per_tag(
+    pattern: &KeyPattern,
+    zones: &ZoneRanges,
+    shards: &[super::cluster::ShardState],
+) -> Result<RoutingTable, SimError> {
+    let all: Vec<ShardIdx> = (0..shards.len())
+        .filter(|&s| !shards[s].removed)
+        .map(|s| ShardIdx(s as u32))
+        .collect();
+    let mut next_hole = 0usize;
+    let mut next_in_zone = std::collections::BTreeMap::<&str, usize>::new();
+    let mut chunks: Vec<(ShardKey, ShardIdx)> = Vec::new();
+    let mut at = pattern.global_min();
+    for r in zones.iter() {
+        if r.min > at {
+            chunks.push((at.clone(), all[next_hole % all.len().max(1)]));
+            next_hole += 1;
+        }
+        let members: Vec<ShardIdx> = all
+            .iter()
+            .copied()
+            .filter(|s| shards[s.index()].shard.zones.contains(&r.zone))
+            .collect();
+        let k = next_in_zone.entry(r.zone.as_str()).or_insert(0);
+        let shard = members.get(*k % members.len().max(1)).copied();
+        *k += 1;
+        let shard = shard
+            .ok_or_else(|| SimError::zone_not_found(format!("zone {} has no shard", r.zone)))?;
+        chunks.push((r.min.clone(), shard));
+        at = r.max.clone();
+    }
+    if at < pattern.global_max() {
+        chunks.push((at, all[next_hole % all.len().max(1)]));
+    }
+    let chunks = chunks
+        .into_iter()
+        .enumerate()
+        .map(|(i, (min, s))| (min, ChunkInfo::new(s, ChunkVersion::new(1, i as u32))))
+        .collect();
+    RoutingTable::from_chunks(chunks, pattern.global_max())
+        .map_err(|e| SimError::invalid_options(e.to_string()))
+}
+
+impl Simulator {
+    /// `updateZoneKeyRange` on a namespace that is not sharded: the range waits for
+    /// `shardCollection` (`zone: None` removes the range with exactly these bounds).
+    pub(super) fn update_pending_zone_range(
+        &mut self,
+        ns: &str,
+        min: &Document,
+        max: &Document,
+        zone: Option<&str>,
+    ) -> Result<(), SimError> {
+        let same_fields = min.keys().eq(max.keys());
+        if min.is_empty() || !same_fields || values(min) >= values(max) {
+            return Err(SimError::bad_value(format!(
+                "the zone range's min {min} must be below its max {max}, on the same fields"
+            )));
+        }
+        match zone {
+            Some(z) => {
+                if !self
+                    .cluster
+                    .shards
+                    .iter()
+                    .any(|s| s.shard.zones.contains(z))
+                {
+                    return Err(SimError::zone_not_found(format!(
+                        "zone {z} does not exist: add a shard to it first (addShardToZone)"
+                    )));
+                }
+                self.cluster.pending_zones.push(PendingZoneRange {
+                    ns: ns.to_string(),
+                    min: min.clone(),
+                    max: max.clone(),
+                    zone: z.to_string(),
+                });
+            }
+            None => self
+                .cluster
+                .pending_zones
+                .retain(|r| !(r.ns == ns && r.min == *min && r.max == *max)),
+        }
+        self.emit(EventKind::PendingZoneRangeSet {
+            ns: ns.to_string(),
+            min: Box::new(min.clone()),
+            max: Box::new(max.clone()),
+            zone: zone.map(String::from),
+        });
+        Ok(())
+    }
+}

@@ -25,6 +25,7 @@ pub mod key_index;
 pub mod keygen;
 pub mod ops;
 pub mod policy;
+pub mod presplit_zones;
 pub mod reshard;
 pub mod rng;
 pub mod scenario;

@@ -118,3 +118,110 @@ fn pending_ranges_survive_a_keyframe() {
     assert_eq!(back.cluster.pending_zones, sim.cluster.pending_zones);
     assert_eq!(back.cluster.pending_zones[2].zone, "US");
 }
+
+fn presplit() -> ShardCollectionOptions {
+    ShardCollectionOptions {
+        presplit_hashed_zones: true,
+        ..ShardCollectionOptions::default()
+    }
+}
+
+#[test]
+fn presplit_hashed_zones_with_a_hashed_prefix_cuts_the_one_range_per_shard_of_the_zone() {
+    let mut sim = cluster(3, "7.0");
+    sim.add_shard_to_zone("shard0000", "ALL").unwrap();
+    sim.add_shard_to_zone("shard0001", "ALL").unwrap();
+    sim.update_zone_key_range(
+        "app.users",
+        &doc! {"userId": Bson::MinKey},
+        &doc! {"userId": Bson::MaxKey},
+        Some("ALL"),
+    )
+    .unwrap();
+    let key = KeyPattern::parse(&doc! {"userId": "hashed"}).unwrap();
+    sim.shard_collection("app.users", key, &presplit()).unwrap();
+    let got = layout(&sim, "app.users");
+    // 2 shards carry the zone: numInitialChunks = 4, 2 per shard, contiguous; none on shard0002.
+    let shards: Vec<u32> = got.iter().map(|(_, s)| *s).collect();
+    assert_eq!(shards, vec![0, 0, 1, 1], "{got:?}");
+    let mins: Vec<&str> = got.iter().map(|(m, _)| m.as_str()).collect();
+    assert_eq!(
+        mins,
+        [
+            r#"{"userId":{"$minKey":1}}"#,
+            r#"{"userId":{"$numberLong":"-4611686018427387902"}}"#,
+            r#"{"userId":{"$numberLong":"0"}}"#,
+            r#"{"userId":{"$numberLong":"4611686018427387902"}}"#,
+        ]
+    );
+}
+
+#[test]
+fn presplit_hashed_zones_with_a_range_prefix_splits_each_region_over_its_shards() {
+    let mut sim = cluster(3, "8.0");
+    sim.add_shard_to_zone("shard0000", "EU").unwrap();
+    sim.add_shard_to_zone("shard0001", "EU").unwrap();
+    sim.add_shard_to_zone("shard0002", "US").unwrap();
+    for (region, zone) in [("EU", "EU"), ("US", "US")] {
+        sim.update_zone_key_range(
+            "app.users",
+            &doc! {"region": region, "userId": Bson::MinKey},
+            &doc! {"region": region, "userId": Bson::MaxKey},
+            Some(zone),
+        )
+        .unwrap();
+    }
+    let key = KeyPattern::parse(&doc! {"region": 1, "userId": "hashed"}).unwrap();
+    sim.shard_collection("app.users", key, &presplit()).unwrap();
+    let c = sim.cluster.collection("app.users").unwrap();
+    // numInitialChunks = 2 × 3 shards with zones = 6: 2 per shard. EU: 4 chunks, US: 2, plus
+    // the holes before EU, between EU and US, and after US.
+    assert_eq!(c.table.len(), 4 + 2 + 3);
+    for ch in c.table.iter() {
+        if let Some(zone) = c.zones.zone_of_chunk(ch.min, ch.max) {
+            let shard = &sim.cluster.shards[ch.info.shard.index()].shard;
+            assert!(
+                shard.zones.contains(zone),
+                "{ch:?} is in {zone} but on {}",
+                shard.id
+            );
+        }
+    }
+    let eu: Vec<u32> = c
+        .table
+        .iter()
+        .filter(|ch| c.zones.zone_of_chunk(ch.min, ch.max) == Some("EU"))
+        .map(|ch| ch.info.shard.0)
+        .collect();
+    assert_eq!(eu, vec![0, 0, 1, 1]);
+    c.table.check_invariants().unwrap();
+}
+
+#[test]
+fn presplit_hashed_zones_refusals() {
+    // No zones.
+    let mut sim = cluster(3, "8.0");
+    let key = KeyPattern::parse(&doc! {"userId": "hashed"}).unwrap();
+    let err = sim.shard_collection("app.a", key, &presplit()).unwrap_err();
+    assert_eq!(err.code_name, "InvalidOptions", "{err}");
+    // Not a hashed key.
+    let mut sim = zoned("8.0");
+    let key = KeyPattern::parse(&doc! {"x": 1}).unwrap();
+    let err = sim
+        .shard_collection("app.users", key, &presplit())
+        .unwrap_err();
+    assert!(err.to_string().contains("hashed field"), "{err}");
+    // A hashed prefix whose one range does not cover the key space.
+    let mut sim = cluster(3, "8.0");
+    sim.add_shard_to_zone("shard0000", "Z").unwrap();
+    sim.update_zone_key_range(
+        "app.b",
+        &doc! {"h": Bson::MinKey},
+        &doc! {"h": 0_i64},
+        Some("Z"),
+    )
+    .unwrap();
+    let key = KeyPattern::parse(&doc! {"h": "hashed"}).unwrap();
+    let err = sim.shard_collection("app.b", key, &presplit()).unwrap_err();
+    assert!(err.to_string().contains("[MinKey, MaxKey)"), "{err}");
+}

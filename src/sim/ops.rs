@@ -17,6 +17,8 @@ pub struct ShardCollectionOptions {
     pub unique: bool,
     /// Initial chunks for a hashed key on an empty collection (default: per server version).
     pub num_initial_chunks: Option<u32>,
+    /// `presplitHashedZones`: pre-split the zone ranges defined before sharding at hashed values.
+    pub presplit_hashed_zones: bool,
 }
 
 impl Simulator {
@@ -80,7 +82,14 @@ impl Simulator {
         let db = ns.split_once('.').map_or(ns, |(d, _)| d).to_string();
         let primary = *self.cluster.databases.entry(db).or_insert(ShardIdx(0));
         let zones = super::zones_initial::zones_for(&self.cluster.pending_zones, ns, &key)?;
-        let table = if zones.is_empty() {
+        let table = if opts.presplit_hashed_zones {
+            super::presplit_zones::presplit_hashed_zones(
+                &key,
+                &zones,
+                &self.cluster.shards,
+                opts.num_initial_chunks,
+            )?
+        } else if zones.is_empty() {
             self.initial_table(&key, primary, opts.num_initial_chunks)
         } else {
             super::zones_initial::single_chunk_per_tag(&key, &zones, &self.cluster.shards)?

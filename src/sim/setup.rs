@@ -144,6 +144,7 @@ impl Simulator {
         let opts = ShardCollectionOptions {
             unique: spec.unique,
             num_initial_chunks: spec.num_initial_chunks,
+            presplit_hashed_zones: false,
         };
         self.shard_collection(&spec.ns, key.clone(), &opts)
             .map_err(|e| format!("field `{at}`: {e}"))?;

@@ -5,7 +5,8 @@
 //! one chunk per hole between ranges, round-robin across all shards.
 //!
 //! Simplified: pending ranges of one namespace are checked for order (min < max, the same fields)
-//! but not for overlap until `shardCollection` adds them; `presplitHashedZones` is not simulated.
+//! but not for overlap until `shardCollection` adds them. `presplitHashedZones` is in
+//! `presplit_zones`.
 
 use bson::Document;
 

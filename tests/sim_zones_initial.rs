@@ -225,3 +225,58 @@ fn presplit_hashed_zones_refusals() {
     let err = sim.shard_collection("app.b", key, &presplit()).unwrap_err();
     assert!(err.to_string().contains("[MinKey, MaxKey)"), "{err}");
 }
+
+#[test]
+fn a_scenario_file_can_define_zones_first_and_presplit_them() {
+    // zones-gdpr with its zones defined first: ranges of an unsharded namespace are given in full
+    // (min and max on the same fields, as MongoDB requires before it knows the key).
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/assets/scenarios/zones-gdpr.json"
+    ))
+    .unwrap()
+    .replace(
+        r#""primary": "shard0002" }"#,
+        r#""primary": "shard0002", "zonesFirst": true, "presplitHashedZones": true }"#,
+    )
+    .replace(
+        r#""min": { "region": "EU" }"#,
+        r#""min": { "region": "EU", "userId": { "$minKey": 1 } }"#,
+    )
+    .replace(
+        r#""min": { "region": "US" }"#,
+        r#""min": { "region": "US", "userId": { "$minKey": 1 } }"#,
+    );
+    let sc = scenario::parse(&text).unwrap();
+    assert!(sc.collections[0].zones_first && sc.collections[0].presplit_hashed_zones);
+    let mut sim = Simulator::from_scenario(&sc, sc.seed, None).unwrap();
+    let c = sim.cluster.collection("app.users").unwrap();
+    // 4 shards carry a zone: numInitialChunks 8, 2 per shard; EU and US 4 chunks each, 3 holes.
+    assert_eq!(c.table.len(), 11);
+    let in_zone_on_own_shard = |sim: &Simulator| {
+        let c = sim.cluster.collection("app.users").unwrap();
+        c.table.iter().all(|ch| {
+            c.zones.zone_of_chunk(ch.min, ch.max).is_none_or(|z| {
+                sim.cluster.shards[ch.info.shard.index()]
+                    .shard
+                    .zones
+                    .contains(z)
+            })
+        })
+    };
+    assert!(in_zone_on_own_shard(&sim), "every chunk starts in its zone");
+    sim.run_until((sc.until * 1000.0) as u64);
+    assert!(in_zone_on_own_shard(&sim));
+    let zone_moves = sim
+        .take_events()
+        .iter()
+        .filter(|e| {
+            matches!(
+                &e.kind,
+                shardtop::sim::EventKind::MigrationStarted { reason, .. }
+                    if *reason == shardtop::sim::event::MigrationReason::ZoneViolation
+            )
+        })
+        .count();
+    assert_eq!(zone_moves, 0, "nothing had to move into its zone");
+}

@@ -98,6 +98,14 @@ pub struct CollectionSpec {
     /// Secondary indexes present from the start.
     #[serde(default)]
     pub indexes: Vec<IndexSpec>,
+    /// Define the zones first: the scenario's time-0 `addShardToZone` actions and this
+    /// collection's time-0 `updateZoneKeyRange` actions run before it is sharded, so its initial
+    /// chunks follow the zones (SingleChunkPerTag, or `presplitHashedZones`).
+    #[serde(default)]
+    pub zones_first: bool,
+    /// `shardCollection`'s `presplitHashedZones` (needs `zonesFirst` and a hashed field).
+    #[serde(default)]
+    pub presplit_hashed_zones: bool,
 }
 
 /// Split points (shard-key documents) and the owner of each resulting chunk.

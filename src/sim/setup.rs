@@ -100,6 +100,11 @@ impl Simulator {
             sim.add_shard(id, *capacity)
                 .map_err(|e| format!("field `shards[{i}]`: {e}"))?;
         }
+        let early = zones_first_actions(sc);
+        for &i in &early {
+            sim.apply_action(&sc.actions[i])
+                .map_err(|e| format!("field `actions[{i}]`: {e}"))?;
+        }
         for (i, spec) in sc.collections.iter().enumerate() {
             sim.setup_collection(sc, spec, i)?;
         }
@@ -114,7 +119,13 @@ impl Simulator {
                 ));
             }
         }
-        let mut actions = sc.actions.clone();
+        let mut actions: Vec<Action> = sc
+            .actions
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| !early.contains(i))
+            .map(|(_, a)| a.clone())
+            .collect();
         actions.sort_by_key(Action::at_ms);
         sim.actions = actions;
         sim.run_due_actions_at_zero();
@@ -144,7 +155,7 @@ impl Simulator {
         let opts = ShardCollectionOptions {
             unique: spec.unique,
             num_initial_chunks: spec.num_initial_chunks,
-            presplit_hashed_zones: false,
+            presplit_hashed_zones: spec.presplit_hashed_zones,
         };
         self.shard_collection(&spec.ns, key.clone(), &opts)
             .map_err(|e| format!("field `{at}`: {e}"))?;
@@ -268,4 +279,29 @@ impl Simulator {
             }
         }
     }
+}
+
+/// The time-0 zone actions that run before the collections are sharded: every
+/// `addShardToZone`, and the `updateZoneKeyRange` of collections marked `zonesFirst`.
+fn zones_first_actions(sc: &Scenario) -> Vec<usize> {
+    let first: Vec<&str> = sc
+        .collections
+        .iter()
+        .filter(|c| c.zones_first)
+        .map(|c| c.ns.as_str())
+        .collect();
+    if first.is_empty() {
+        return Vec::new();
+    }
+    sc.actions
+        .iter()
+        .enumerate()
+        .filter(|(_, a)| a.at == 0.0)
+        .filter(|(_, a)| match &a.op {
+            Op::AddShardToZone { .. } => true,
+            Op::UpdateZoneKeyRange { ns, .. } => first.contains(&ns.as_str()),
+            _ => false,
+        })
+        .map(|(i, _)| i)
+        .collect()
 }

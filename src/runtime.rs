@@ -50,6 +50,7 @@ where
                 let action = match event? {
                     Event::Key(key) => keymap::map(&key, app.searching),
                     Event::Resize(w, h) => Some(Action::Resize(w, h)),
+                    Event::Mouse(m) => keymap::map_mouse(&m),
                     _ => None,
                 };
                 if let Some(action) = action {

@@ -267,3 +267,75 @@ fn focus_filter_search_and_toggles() {
     f.keys(&[Action::Quit]);
     assert!(f.app.should_quit);
 }
+
+type DrawPane<'a> = dyn Fn(&mut ratatui::Frame, &App) + 'a;
+
+/// Each pane alone, filling the terminal, at 80×24 and 160×48.
+#[test]
+fn each_pane_at_80x24_and_160x48() {
+    use shardtop::ui::panes::{balancer, events, footer, header, keyspace, shards};
+    use shardtop::ui::theme::Theme;
+    for (w, h) in [(80u16, 24u16), (160, 48)] {
+        let f = Fixture::new("zones-ip", 60_000, (w, h));
+        let theme = Theme { colors: true };
+        let panes: [(&str, &DrawPane<'_>); 6] = [
+            ("header", &|fr, app| {
+                header::render(fr, fr.area(), app, theme);
+            }),
+            ("shards", &|fr, app| {
+                shards::render(fr, fr.area(), app, theme, true);
+            }),
+            ("balancer", &|fr, app| {
+                balancer::render(fr, fr.area(), app, theme, false);
+            }),
+            ("keyspace", &|fr, app| {
+                keyspace::render(fr, fr.area(), app, theme, false);
+            }),
+            ("events", &|fr, app| {
+                events::render(fr, fr.area(), app, theme, false);
+            }),
+            ("footer", &|fr, app| {
+                footer::render(fr, fr.area(), app, theme);
+            }),
+        ];
+        for (name, draw) in panes {
+            let mut t = Terminal::new(TestBackend::new(w, h)).unwrap();
+            t.draw(|fr| draw(fr, &f.app)).unwrap();
+            assert_snapshot!(format!("pane_{name}_{w}x{h}"), t.backend());
+        }
+    }
+}
+
+#[test]
+fn clicks_focus_panes_and_select_strip_cells() {
+    let mut f = Fixture::new("ascending", 200_000, (100, 30));
+    let areas = shardtop::ui::panes::layout(ratatui::layout::Rect::new(0, 0, 100, 30), 3).unwrap();
+    let events = areas.events.unwrap();
+    f.keys(&[Action::Click(events.x + 3, events.y + 2)]);
+    assert_eq!(f.app.focus, Focus::Events);
+    f.keys(&[Action::Wheel(true, events.x + 3, events.y + 2)]);
+    assert_eq!(f.app.log_scroll, 1, "the wheel scrolls the pane under it");
+    let cells = f
+        .app
+        .view
+        .as_ref()
+        .unwrap()
+        .collection
+        .as_ref()
+        .unwrap()
+        .cells
+        .len();
+    let strip_y = areas.keyspace.y + 2;
+    f.keys(&[Action::Click(
+        areas.keyspace.x + areas.keyspace.width - 2,
+        strip_y,
+    )]);
+    assert_eq!(f.app.focus, Focus::KeySpace);
+    assert_eq!(
+        f.app.cursor,
+        cells - 1,
+        "the last column selects the last cell"
+    );
+    f.keys(&[Action::Click(areas.keyspace.x + 1, strip_y)]);
+    assert_eq!(f.app.cursor, 0);
+}

@@ -117,6 +117,7 @@ fn run_tui<T: Timeline>(
         tasks.spawn(run_timeline(timeline, playback, log, to_ui, controls));
         let mut terminal = ratatui::try_init()
             .map_err(|e| Failure::runtime(format!("cannot set up the terminal: {e}")))?;
+        mouse_capture(true);
         let size = terminal.size().unwrap_or_default();
         let mut app = App::new(
             (size.width, size.height),
@@ -134,8 +135,26 @@ fn run_tui<T: Timeline>(
             &mut tasks,
         )
         .await;
+        mouse_capture(false);
         ratatui::restore();
         tasks.shutdown().await;
         result.map_err(|e| Failure::runtime(format!("{e:#}")))
     })
+}
+
+/// Turns mouse reporting on (and makes a panic turn it off again before ratatui's own hook
+/// restores the rest of the terminal) or off.
+fn mouse_capture(on: bool) {
+    use ratatui::crossterm::event::{DisableMouseCapture, EnableMouseCapture};
+    let mut out = std::io::stdout();
+    if on {
+        let _ = ratatui::crossterm::execute!(out, EnableMouseCapture);
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            let _ = ratatui::crossterm::execute!(std::io::stdout(), DisableMouseCapture);
+            previous(info);
+        }));
+    } else {
+        let _ = ratatui::crossterm::execute!(out, DisableMouseCapture);
+    }
 }

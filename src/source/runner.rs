@@ -14,6 +14,10 @@ const FRAME: Duration = Duration::from_millis(50);
 /// The most virtual time one advance may cover, in real milliseconds of the clock: when the
 /// source cannot keep up, virtual time slows down instead of piling up work.
 const MAX_CATCH_UP_MS: f64 = 200.0;
+/// Virtual time advanced between two checks of the work budget.
+const SLICE_MS: u64 = 1_000;
+/// Real time one advance may take before the source publishes and reads commands again.
+const WORK_BUDGET: Duration = Duration::from_millis(40);
 /// Log lines kept per message (a long seek forward only sends the newest).
 const MAX_LOG_LINES: usize = 1000;
 
@@ -131,7 +135,23 @@ impl<T: Timeline> Runner<T> {
             self.paused = true;
             self.notice = Some("end of the trace — paused ([ or , to go back)".into());
         }
-        self.timeline.advance_to(target, &mut self.log)
+        // Advance in slices and stop when the work budget is spent: under load virtual time
+        // slows down, and commands and views keep flowing.
+        let started = Instant::now();
+        let mut at = now;
+        while at < target {
+            at = (at + SLICE_MS).min(target);
+            self.timeline.advance_to(at, &mut self.log)?;
+            if started.elapsed() >= WORK_BUDGET {
+                if self.paused && at < target {
+                    // Not at the end after all: keep playing.
+                    self.paused = false;
+                    self.notice = None;
+                }
+                break;
+            }
+        }
+        Ok(())
     }
 
     fn jump(&mut self, delta_ms: i64) -> color_eyre::Result<()> {

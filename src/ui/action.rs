@@ -36,4 +36,8 @@ pub enum Action {
     SearchDone,
     Escape,
     Resize(u16, u16),
+    /// A left click at (column, row).
+    Click(u16, u16),
+    /// The mouse wheel at (column, row): up (true) or down.
+    Wheel(bool, u16, u16),
 }

@@ -236,8 +236,58 @@ impl App {
                 self.log_filter = None;
             }
             Action::Resize(w, h) => self.size = (w, h),
+            Action::Click(x, y) => self.click(x, y),
+            Action::Wheel(up, x, y) => self.wheel(up, x, y),
             _ => {}
         }
+    }
+
+    /// The pane under (x, y), and the layout it came from.
+    fn pane_at(&self, x: u16, y: u16) -> Option<(Focus, super::panes::Areas)> {
+        let area = ratatui::layout::Rect::new(0, 0, self.size.0, self.size.1);
+        let shards = self.view.as_ref().map_or(3, |v| v.shards.len());
+        let areas = super::panes::layout(area, shards)?;
+        let at = ratatui::layout::Position::new(x, y);
+        let focus = [
+            (areas.keyspace, Focus::KeySpace),
+            (areas.shards, Focus::Shards),
+            (areas.balancer, Focus::Balancer),
+        ]
+        .into_iter()
+        .chain(areas.events.map(|e| (e, Focus::Events)))
+        .find(|(r, _)| r.contains(at))
+        .map(|(_, f)| f)?;
+        Some((focus, areas))
+    }
+
+    /// A click focuses the pane; on the key-space strip it selects the cell.
+    fn click(&mut self, x: u16, y: u16) {
+        let Some((focus, areas)) = self.pane_at(x, y) else {
+            return;
+        };
+        self.set_focus(focus);
+        let strip_row = areas.keyspace.y + 2;
+        let cells = self
+            .view
+            .as_ref()
+            .and_then(|v| v.collection.as_ref())
+            .map_or(0, |c| c.cells.len());
+        let width = usize::from(areas.keyspace.width.saturating_sub(2));
+        if focus == Focus::KeySpace && y == strip_row && cells > 0 && width > 0 {
+            let col = usize::from(x.saturating_sub(areas.keyspace.x + 1)).min(width - 1);
+            self.cursor = (0..cells).rfind(|&i| i * width / cells <= col).unwrap_or(0);
+        }
+    }
+
+    /// The wheel scrolls the events and the shard list, and zooms the key space.
+    fn wheel(&mut self, up: bool, x: u16, y: u16) {
+        let Some((focus, _)) = self.pane_at(x, y) else {
+            return;
+        };
+        let saved = self.focus;
+        self.focus = focus;
+        self.arrow(if up { Action::Up } else { Action::Down });
+        self.focus = saved;
     }
 
     /// Moves the focus; the key space starts its selection at the hottest chunk.

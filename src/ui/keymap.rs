@@ -1,6 +1,8 @@
 //! Key bindings: one table, used both to map key presses and to draw the help overlay.
 
-use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
+use ratatui::crossterm::event::{
+    KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseEvent, MouseEventKind,
+};
 
 use super::action::Action;
 
@@ -78,6 +80,10 @@ pub const HELP: &[(&str, &[Binding])] = &[
     (
         "views",
         &[
+            Binding {
+                keys: "mouse",
+                what: "click focuses a pane or selects a cell; wheel scrolls, zooms",
+            },
             Binding {
                 keys: "m",
                 what: "shard bars: chunk count / data size first",
@@ -160,4 +166,16 @@ pub fn map(key: &KeyEvent, searching: bool) -> Option<Action> {
         KeyCode::Esc => Action::Escape,
         _ => return None,
     })
+}
+
+/// The action of a mouse event: left clicks and the wheel.
+pub fn map_mouse(m: &MouseEvent) -> Option<Action> {
+    match m.kind {
+        MouseEventKind::Down(ratatui::crossterm::event::MouseButton::Left) => {
+            Some(Action::Click(m.column, m.row))
+        }
+        MouseEventKind::ScrollUp => Some(Action::Wheel(true, m.column, m.row)),
+        MouseEventKind::ScrollDown => Some(Action::Wheel(false, m.column, m.row)),
+        _ => None,
+    }
 }

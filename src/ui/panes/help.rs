@@ -20,7 +20,7 @@ fn group_lines(
     let mut lines = vec![Line::from(Span::styled(group.to_string(), theme.title()))];
     for b in bindings {
         lines.push(Line::from(vec![
-            Span::styled(format!("  {:<13}", b.keys), theme.key()),
+            Span::styled(format!("  {:<16}", b.keys), theme.key()),
             Span::raw(b.what),
         ]));
     }
@@ -30,7 +30,7 @@ fn group_lines(
 pub fn render(frame: &mut Frame, area: Rect, theme: Theme) {
     let groups: Vec<Vec<Line>> = HELP.iter().map(|(g, b)| group_lines(g, b, theme)).collect();
     let total: usize = groups.iter().map(Vec::len).sum();
-    let two = total + 5 > usize::from(area.height) && area.width >= 100;
+    let two = total + 6 > usize::from(area.height) && area.width >= 100;
     let (left, right): (Vec<Line>, Vec<Line>) = if two {
         let mut left = Vec::new();
         let mut right = Vec::new();
@@ -45,8 +45,8 @@ pub fn render(frame: &mut Frame, area: Rect, theme: Theme) {
     } else {
         (groups.into_iter().flatten().collect(), Vec::new())
     };
-    let rows = left.len().max(right.len()) as u16 + 4;
-    let width = if two { 98 } else { 74 }.min(area.width);
+    let rows = left.len().max(right.len()) as u16 + 5;
+    let width = if two { 98 } else { 84 }.min(area.width);
     let height = rows.min(area.height);
     let popup = Rect {
         x: area.x + (area.width - width) / 2,
@@ -58,7 +58,7 @@ pub fn render(frame: &mut Frame, area: Rect, theme: Theme) {
     let block = pane_block(Line::from(" Keys — any key closes "), true, theme);
     let inner = block.inner(popup);
     frame.render_widget(block, popup);
-    let [body, legend] = Layout::vertical([Constraint::Min(1), Constraint::Length(2)]).areas(inner);
+    let [body, legend] = Layout::vertical([Constraint::Min(1), Constraint::Length(3)]).areas(inner);
     if two {
         let [l, r] = Layout::horizontal([Constraint::Percentage(50), Constraint::Percentage(50)])
             .areas(body);

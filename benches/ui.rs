@@ -1,6 +1,7 @@
 //! TUI benchmarks: one frame at 200×60 with 1,000 shards and 1,000,000 chunks (target ≤ 5 ms:
 //! the view is pre-aggregated, so the frame does not grow with the chunk count), and building
-//! that view from the simulator's state. Run: `cargo bench --bench ui`.
+//! that view from the simulator's state, and a key press through the reducer to the next frame
+//! (the UI task never waits for the source). Run: `cargo bench --bench ui`.
 #![allow(clippy::unwrap_used)]
 
 use std::hint::black_box;
@@ -59,6 +60,13 @@ fn frame(c: &mut Criterion) {
     group.bench_function("render one frame at 200×60", |b| {
         b.iter(|| {
             terminal.draw(|f| shardtop::ui::render(f, &app)).unwrap();
+        });
+    });
+    group.bench_function("a key press to the next frame (reduce + render)", |b| {
+        b.iter(|| {
+            let commands = app.update(shardtop::ui::Action::FocusNext);
+            terminal.draw(|f| shardtop::ui::render(f, &app)).unwrap();
+            black_box(commands)
         });
     });
     group.finish();

@@ -22,6 +22,7 @@
 
 pub mod cli;
 pub mod commands;
+pub mod live;
 pub mod model;
 pub mod runtime;
 pub mod sim;

@@ -183,7 +183,7 @@ impl Simulator {
 }
 
 /// A zone bound: the shard key's fields in order, a missing trailing field being MinKey.
-pub(super) fn zone_bound(
+pub fn zone_bound(
     pattern: &crate::model::KeyPattern,
     doc: &bson::Document,
 ) -> Result<ShardKey, SimError> {

@@ -1,0 +1,9 @@
+//! Reading a live cluster: typed `config.*` documents of every server version (4.4 to 8.0), a
+//! mongos-like routing cache refreshed incrementally, and the cluster snapshot the views use.
+//!
+//! Owns: the document shapes and the refresh logic. Pure — no driver, no I/O; the polling task
+//! that sends the allowlisted read commands builds on this.
+
+pub mod config;
+pub mod routing_cache;
+pub mod snapshot;

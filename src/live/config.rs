@@ -1,0 +1,301 @@
+//! Typed views of the `config.*` documents a live source reads, for every shape from 4.4 to 8.0:
+//! chunks by `ns` (4.4) or by `uuid` (5.0+), `onCurrentShardSince` (7.0+), `jumbo`;
+//! collections with `dropped` (4.4), `timestamp` (5.0+), `unsplittable` (8.0); shards with
+//! `draining` and `tags`; zone ranges; balancer and chunk-size settings.
+//!
+//! Errors name the collection, the document's `_id` and the field.
+
+use bson::{Bson, Document};
+
+use crate::model::{ChunkVersion, KeyPattern, ShardKey};
+
+/// A document that does not have the shape its collection promises.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ConfigError(pub String);
+
+impl std::fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for ConfigError {}
+
+fn bad(coll: &str, doc: &Document, field: &str, want: &str) -> ConfigError {
+    let id = doc
+        .get("_id")
+        .map_or_else(|| "?".to_string(), ToString::to_string);
+    ConfigError(format!(
+        "config.{coll} {{_id: {id}}}: field `{field}`: expected {want}"
+    ))
+}
+
+fn string(coll: &str, doc: &Document, field: &str) -> Result<String, ConfigError> {
+    doc.get_str(field)
+        .map(str::to_string)
+        .map_err(|_| bad(coll, doc, field, "a string"))
+}
+
+fn flag(doc: &Document, field: &str) -> bool {
+    doc.get_bool(field).unwrap_or(false)
+}
+
+/// A `config.shards` document.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ShardDoc {
+    pub id: String,
+    pub draining: bool,
+    pub tags: Vec<String>,
+}
+
+impl ShardDoc {
+    pub fn parse(doc: &Document) -> Result<Self, ConfigError> {
+        let tags = match doc.get("tags") {
+            None | Some(Bson::Null) => Vec::new(),
+            Some(Bson::Array(a)) => a
+                .iter()
+                .map(|t| t.as_str().map(str::to_string))
+                .collect::<Option<Vec<_>>>()
+                .ok_or_else(|| bad("shards", doc, "tags", "an array of strings"))?,
+            Some(_) => return Err(bad("shards", doc, "tags", "an array of strings")),
+        };
+        Ok(Self {
+            id: string("shards", doc, "_id")?,
+            draining: flag(doc, "draining"),
+            tags,
+        })
+    }
+}
+
+/// How a collection's chunks name it: by namespace (4.4) or by collection UUID (5.0+).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum ChunkOwner {
+    Ns(String),
+    Uuid(bson::Binary),
+}
+
+/// The identity of a collection's routing table: a change means a new table (drop and
+/// re-create, refine, reshard), not an update of the old one.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Incarnation {
+    pub uuid: Option<bson::Binary>,
+    pub epoch: Option<bson::oid::ObjectId>,
+    pub timestamp: Option<bson::Timestamp>,
+}
+
+/// A `config.collections` document.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CollectionDoc {
+    pub ns: String,
+    pub key: KeyPattern,
+    pub unique: bool,
+    pub incarnation: Incarnation,
+    /// 4.4 keeps dropped collections with `dropped: true`.
+    pub dropped: bool,
+    /// 8.0: an unsharded collection placed by `moveCollection`.
+    pub unsplittable: bool,
+    pub no_balance: bool,
+}
+
+impl CollectionDoc {
+    pub fn parse(doc: &Document) -> Result<Self, ConfigError> {
+        let ns = string("collections", doc, "_id")?;
+        let key_doc = doc
+            .get_document("key")
+            .map_err(|_| bad("collections", doc, "key", "a shard key pattern document"))?;
+        let key = KeyPattern::parse(key_doc).map_err(|e| {
+            bad(
+                "collections",
+                doc,
+                "key",
+                &format!("a shard key pattern ({e})"),
+            )
+        })?;
+        let uuid = match doc.get("uuid") {
+            Some(Bson::Binary(b)) => Some(b.clone()),
+            None => None,
+            Some(_) => return Err(bad("collections", doc, "uuid", "a UUID")),
+        };
+        let epoch = match doc.get("lastmodEpoch") {
+            Some(Bson::ObjectId(o)) => Some(*o),
+            None => None,
+            Some(_) => return Err(bad("collections", doc, "lastmodEpoch", "an ObjectId")),
+        };
+        let timestamp = match doc.get("timestamp") {
+            Some(Bson::Timestamp(t)) => Some(*t),
+            None => None,
+            Some(_) => return Err(bad("collections", doc, "timestamp", "a Timestamp")),
+        };
+        Ok(Self {
+            ns,
+            key,
+            unique: flag(doc, "unique"),
+            incarnation: Incarnation {
+                uuid,
+                epoch,
+                timestamp,
+            },
+            dropped: flag(doc, "dropped"),
+            unsplittable: flag(doc, "unsplittable"),
+            no_balance: flag(doc, "noBalance"),
+        })
+    }
+
+    /// Whether the collection is sharded and alive (not dropped, not an unsplittable one).
+    pub fn is_sharded(&self) -> bool {
+        !self.dropped && !self.unsplittable
+    }
+
+    /// How its chunks refer to it: by uuid when the document has a `timestamp` (5.0+ shapes,
+    /// as mongosh decides), by namespace otherwise.
+    pub fn chunk_owner(&self) -> ChunkOwner {
+        match (&self.incarnation.timestamp, &self.incarnation.uuid) {
+            (Some(_), Some(u)) => ChunkOwner::Uuid(u.clone()),
+            _ => ChunkOwner::Ns(self.ns.clone()),
+        }
+    }
+}
+
+/// A `config.chunks` document.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ChunkDoc {
+    pub owner: ChunkOwner,
+    pub min: ShardKey,
+    pub max: ShardKey,
+    pub shard: String,
+    pub version: ChunkVersion,
+    pub jumbo: bool,
+    /// `onCurrentShardSince` (7.0+), seconds since the epoch.
+    pub since: Option<u64>,
+}
+
+impl ChunkDoc {
+    /// The owner of a chunk document, before its bounds can be read (they need the pattern).
+    pub fn owner_of(doc: &Document) -> Result<ChunkOwner, ConfigError> {
+        match (doc.get("uuid"), doc.get("ns")) {
+            (Some(Bson::Binary(b)), _) => Ok(ChunkOwner::Uuid(b.clone())),
+            (_, Some(Bson::String(ns))) => Ok(ChunkOwner::Ns(ns.clone())),
+            _ => Err(bad(
+                "chunks",
+                doc,
+                "uuid",
+                "a UUID (5.0+) or an `ns` string (4.4)",
+            )),
+        }
+    }
+
+    pub fn parse(doc: &Document, pattern: &KeyPattern) -> Result<Self, ConfigError> {
+        let bound = |field: &str| {
+            let d = doc
+                .get_document(field)
+                .map_err(|_| bad("chunks", doc, field, "a bound document"))?;
+            pattern.bound_from_document(d).map_err(|e| {
+                bad(
+                    "chunks",
+                    doc,
+                    field,
+                    &format!("a bound of the shard key ({e})"),
+                )
+            })
+        };
+        let version = match doc.get("lastmod") {
+            Some(Bson::Timestamp(t)) => ChunkVersion::new(t.time, t.increment),
+            _ => return Err(bad("chunks", doc, "lastmod", "a Timestamp (major, minor)")),
+        };
+        let since = match doc.get("onCurrentShardSince") {
+            Some(Bson::Timestamp(t)) => Some(u64::from(t.time)),
+            None => None,
+            Some(_) => return Err(bad("chunks", doc, "onCurrentShardSince", "a Timestamp")),
+        };
+        Ok(Self {
+            owner: Self::owner_of(doc)?,
+            min: bound("min")?,
+            max: bound("max")?,
+            shard: string("chunks", doc, "shard")?,
+            version,
+            jumbo: flag(doc, "jumbo"),
+            since,
+        })
+    }
+}
+
+/// A `config.tags` document: a zone range.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TagDoc {
+    pub ns: String,
+    pub min: Document,
+    pub max: Document,
+    pub zone: String,
+}
+
+impl TagDoc {
+    pub fn parse(doc: &Document) -> Result<Self, ConfigError> {
+        let bound = |field: &str| {
+            doc.get_document(field)
+                .cloned()
+                .map_err(|_| bad("tags", doc, field, "a bound document"))
+        };
+        Ok(Self {
+            ns: string("tags", doc, "ns")?,
+            min: bound("min")?,
+            max: bound("max")?,
+            zone: string("tags", doc, "tag")?,
+        })
+    }
+}
+
+/// What `config.settings` says about the balancer and the chunk size.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SettingsDocs {
+    /// `stopped: true` or `mode: "off"` on the `balancer` document.
+    pub balancer_off: bool,
+    /// `activeWindow: {start: "HH:MM", stop: "HH:MM"}`, in minutes after midnight.
+    pub active_window: Option<(u32, u32)>,
+    /// The `chunksize` document's `value`, in MB.
+    pub chunk_size_mb: Option<u64>,
+}
+
+fn minutes(text: &str) -> Option<u32> {
+    let (h, m) = text.split_once(':')?;
+    let (h, m) = (h.trim().parse::<u32>().ok()?, m.trim().parse::<u32>().ok()?);
+    (h < 24 && m < 60).then_some(h * 60 + m)
+}
+
+impl SettingsDocs {
+    pub fn parse(docs: &[Document]) -> Result<Self, ConfigError> {
+        let mut out = Self::default();
+        for doc in docs {
+            match doc.get_str("_id") {
+                Ok("balancer") => {
+                    out.balancer_off = flag(doc, "stopped") || doc.get_str("mode") == Ok("off");
+                    if let Ok(w) = doc.get_document("activeWindow") {
+                        let start = w.get_str("start").ok().and_then(minutes);
+                        let stop = w.get_str("stop").ok().and_then(minutes);
+                        match (start, stop) {
+                            (Some(a), Some(b)) => out.active_window = Some((a, b)),
+                            _ => {
+                                return Err(bad(
+                                    "settings",
+                                    doc,
+                                    "activeWindow",
+                                    "{start: \"HH:MM\", stop: \"HH:MM\"}",
+                                ));
+                            }
+                        }
+                    }
+                }
+                Ok("chunksize") => {
+                    let mb = match doc.get("value") {
+                        Some(Bson::Int32(n)) if *n > 0 => *n as u64,
+                        Some(Bson::Int64(n)) if *n > 0 => *n as u64,
+                        Some(Bson::Double(n)) if *n > 0.0 => *n as u64,
+                        _ => return Err(bad("settings", doc, "value", "a positive number of MB")),
+                    };
+                    out.chunk_size_mb = Some(mb);
+                }
+                _ => {}
+            }
+        }
+        Ok(out)
+    }
+}

@@ -38,6 +38,22 @@ pub use log::CommandLog;
 /// Connections served at once; past it a new connection is refused (closed with a log line).
 pub const MAX_CONNECTIONS: usize = 256;
 
+/// The cluster `serve` starts without a scenario: three shards, balancer on, no collections.
+const EMPTY_CLUSTER: &str = r#"{
+  "name": "serve",
+  "description": "An empty cluster of three shards, balancer on.",
+  "seedPassage": "",
+  "shards": 3,
+  "collections": [],
+  "until": 0
+}"#;
+
+/// An empty cluster of three shards (`shard0000`…`shard0002`), balancer on, no collections.
+pub fn empty_cluster(version: Option<crate::sim::ServerVersion>) -> Result<Simulator, String> {
+    let sc = crate::sim::scenario::parse(EMPTY_CLUSTER)?;
+    Simulator::from_scenario(&sc, sc.seed, version)
+}
+
 /// What `serve` runs.
 pub struct ServeOptions {
     pub listen: SocketAddr,
@@ -49,6 +65,19 @@ pub struct ServeOptions {
     pub command_log: Option<PathBuf>,
     /// The command line, for `getCmdLineOpts`.
     pub argv: Vec<String>,
+}
+
+impl ServeOptions {
+    /// Serving `sim` on `listen`, running, without a command log.
+    pub fn new(listen: SocketAddr, sim: Simulator) -> Self {
+        Self {
+            listen,
+            sim,
+            paused: false,
+            command_log: None,
+            argv: vec!["shardtop".into(), "serve".into()],
+        }
+    }
 }
 
 /// A running server.

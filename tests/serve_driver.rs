@@ -57,9 +57,12 @@ async fn handshake_as_a_mongos_and_catalog() {
         assert_eq!(hello.get_i32("maxWireVersion").unwrap(), wire);
         let build = admin(&client, doc! { "buildInfo": 1 }).await.unwrap();
         assert_eq!(build.get_str("version").unwrap(), format!("{version}.0"));
-        let fcv = admin(&client, doc! { "getParameter": 1, "featureCompatibilityVersion": 1 })
-            .await
-            .unwrap();
+        let fcv = admin(
+            &client,
+            doc! { "getParameter": 1, "featureCompatibilityVersion": 1 },
+        )
+        .await
+        .unwrap();
         assert_eq!(
             fcv.get_document("featureCompatibilityVersion")
                 .unwrap()
@@ -67,7 +70,13 @@ async fn handshake_as_a_mongos_and_catalog() {
                 .unwrap(),
             version
         );
-        for cmd in ["ping", "connectionStatus", "hostInfo", "whatsmyuri", "serverStatus"] {
+        for cmd in [
+            "ping",
+            "connectionStatus",
+            "hostInfo",
+            "whatsmyuri",
+            "serverStatus",
+        ] {
             admin(&client, doc! { cmd: 1 }).await.unwrap();
         }
         let names = client.list_database_names().await.unwrap();
@@ -91,7 +100,10 @@ async fn unknown_command_is_command_not_found() {
     let (server, client) = serve("8.0", true).await;
     let e = admin(&client, doc! { "noSuchThing": 1 }).await.unwrap_err();
     assert_eq!(code_of(&e), 59);
-    assert!(e.to_string().contains("no such command: 'noSuchThing'"), "{e}");
+    assert!(
+        e.to_string().contains("no such command: 'noSuchThing'"),
+        "{e}"
+    );
     server.shutdown().await;
 }
 
@@ -99,7 +111,9 @@ async fn unknown_command_is_command_not_found() {
 async fn hashed_collection_chunks_by_ns_before_5_0_and_by_uuid_after() {
     for (version, chunks) in [("4.4", 6), ("8.0", 3)] {
         let (server, client) = serve(version, true).await;
-        admin(&client, doc! { "enableSharding": "app" }).await.unwrap();
+        admin(&client, doc! { "enableSharding": "app" })
+            .await
+            .unwrap();
         admin(
             &client,
             doc! { "shardCollection": "app.users", "key": { "username": "hashed" } },
@@ -183,9 +197,12 @@ async fn inserts_on_an_ascending_key_all_land_in_the_max_chunk() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn sharding_commands_change_the_config_database() {
     let (server, client) = serve("7.0", true).await;
-    admin(&client, doc! { "shardCollection": "db.c", "key": { "k": 1 } })
-        .await
-        .unwrap();
+    admin(
+        &client,
+        doc! { "shardCollection": "db.c", "key": { "k": 1 } },
+    )
+    .await
+    .unwrap();
     admin(&client, doc! { "split": "db.c", "middle": { "k": 10 } })
         .await
         .unwrap();
@@ -208,11 +225,16 @@ async fn sharding_commands_change_the_config_database() {
     assert_eq!(st.get_str("mode").unwrap(), "off");
     let balancer = config_find(&client, "settings", doc! { "_id": "balancer" }).await;
     assert!(balancer[0].get_bool("stopped").unwrap());
-    let added = admin(&client, doc! { "addShard": "rs9/h:27018" }).await.unwrap();
-    assert_eq!(added.get_str("shardAdded").unwrap(), "rs9");
-    let e = admin(&client, doc! { "moveChunk": "db.c", "find": { "k": 5 }, "to": "nope" })
+    let added = admin(&client, doc! { "addShard": "rs9/h:27018" })
         .await
-        .unwrap_err();
+        .unwrap();
+    assert_eq!(added.get_str("shardAdded").unwrap(), "rs9");
+    let e = admin(
+        &client,
+        doc! { "moveChunk": "db.c", "find": { "k": 5 }, "to": "nope" },
+    )
+    .await
+    .unwrap_err();
     assert_eq!(code_of(&e), 70);
     let e = client
         .database("db")

@@ -65,7 +65,12 @@ fn op_query(coll: &str, q: &Document) -> Vec<u8> {
 #[test]
 fn op_msg_with_document_sequences_merges_them_into_the_command() {
     let docs = vec![doc! { "a": 1 }, doc! { "a": 2 }];
-    let m = op_msg(1, &doc! { "insert": "c", "$db": "x" }, &[("documents", docs)], true);
+    let m = op_msg(
+        1,
+        &doc! { "insert": "c", "$db": "x" },
+        &[("documents", docs)],
+        true,
+    );
     let r = wire::parse(&m).unwrap();
     assert_eq!(r.request_id, 7);
     assert!(!r.more_to_come && !r.legacy);
@@ -81,7 +86,10 @@ fn op_query_on_cmd_is_a_legacy_command_with_its_database() {
     assert!(r.legacy);
     assert_eq!(r.command.get_str("$db").unwrap(), "admin");
     let wrapped = op_query("test.$cmd", &doc! { "$query": { "ping": 1 } });
-    assert_eq!(wire::parse(&wrapped).unwrap().command, doc! { "ping": 1, "$db": "test" });
+    assert_eq!(
+        wire::parse(&wrapped).unwrap().command,
+        doc! { "ping": 1, "$db": "test" }
+    );
     assert!(matches!(
         wire::parse(&op_query("test.coll", &doc! { "x": 1 })),
         Err(WireError::Malformed(_))
@@ -118,7 +126,12 @@ fn malformed_messages_are_refused() {
     none.extend_from_slice(&0u32.to_le_bytes());
     assert!(wire::parse(&none).is_err());
     // A sequence whose size runs past the message.
-    let mut seq = op_msg(0, &doc! { "insert": "c" }, &[("documents", vec![doc! {}])], false);
+    let mut seq = op_msg(
+        0,
+        &doc! { "insert": "c" },
+        &[("documents", vec![doc! {}])],
+        false,
+    );
     let at = 16 + 4 + 1 + bson_bytes(&doc! { "insert": "c" }).len() + 1;
     seq[at..at + 4].copy_from_slice(&10_000i32.to_le_bytes());
     assert!(wire::parse(&seq).is_err());
@@ -126,14 +139,23 @@ fn malformed_messages_are_refused() {
 
 #[test]
 fn lengths_are_checked_before_reading() {
-    assert!(matches!(wire::check_length(i32::MAX), Err(WireError::TooLarge(_))));
+    assert!(matches!(
+        wire::check_length(i32::MAX),
+        Err(WireError::TooLarge(_))
+    ));
     assert!(matches!(
         wire::check_length(MAX_MESSAGE_BYTES as i32 + 1),
         Err(WireError::TooLarge(_))
     ));
     assert!(wire::check_length(MAX_MESSAGE_BYTES as i32).is_ok());
-    assert!(matches!(wire::check_length(15), Err(WireError::Malformed(_))));
-    assert!(matches!(wire::check_length(-1), Err(WireError::Malformed(_))));
+    assert!(matches!(
+        wire::check_length(15),
+        Err(WireError::Malformed(_))
+    ));
+    assert!(matches!(
+        wire::check_length(-1),
+        Err(WireError::Malformed(_))
+    ));
 }
 
 async fn server(log: Option<std::path::PathBuf>) -> Server {
@@ -173,16 +195,33 @@ async fn legacy_handshake_then_op_msg_and_more_to_come() {
     let srv = server(None).await;
     let mut s = TcpStream::connect(srv.local_addr()).await.unwrap();
     let r = round_trip(&mut s, &op_query("admin.$cmd", &doc! { "isMaster": 1 })).await;
-    assert_eq!(i32::from_le_bytes(r[12..16].try_into().unwrap()), 1, "OP_REPLY");
-    assert_eq!(i32::from_le_bytes(r[8..12].try_into().unwrap()), 9, "responseTo");
+    assert_eq!(
+        i32::from_le_bytes(r[12..16].try_into().unwrap()),
+        1,
+        "OP_REPLY"
+    );
+    assert_eq!(
+        i32::from_le_bytes(r[8..12].try_into().unwrap()),
+        9,
+        "responseTo"
+    );
     let hello = reply_doc(&r, 36);
     assert_eq!(hello.get_str("msg").unwrap(), "isdbgrid");
     assert!(hello.get_bool("ismaster").unwrap());
     // An unacknowledged insert gets no reply; the next command's reply comes first.
-    s.write_all(&op_msg(2, &doc! { "insert": "c", "$db": "t" }, &[("documents", vec![doc! {"a": 1}])], false))
-        .await
-        .unwrap();
-    let r = round_trip(&mut s, &op_msg(1, &doc! { "ping": 1, "$db": "admin" }, &[], true)).await;
+    s.write_all(&op_msg(
+        2,
+        &doc! { "insert": "c", "$db": "t" },
+        &[("documents", vec![doc! {"a": 1}])],
+        false,
+    ))
+    .await
+    .unwrap();
+    let r = round_trip(
+        &mut s,
+        &op_msg(1, &doc! { "ping": 1, "$db": "admin" }, &[], true),
+    )
+    .await;
     assert_eq!(i32::from_le_bytes(r[12..16].try_into().unwrap()), OP_MSG);
     assert_eq!(reply_doc(&r, 21), doc! { "ok": 1.0 });
     srv.shutdown().await;
@@ -218,15 +257,20 @@ async fn bad_clients_are_dropped_and_others_keep_being_served() {
 
     srv.shutdown().await;
     let text = std::fs::read_to_string(&log).unwrap();
-    let lines: Vec<serde_json::Value> =
-        text.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let lines: Vec<serde_json::Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
     let closed = lines
         .iter()
         .filter(|l| l["event"].as_str().is_some_and(|e| e.contains("closed")))
         .count();
     assert_eq!(closed, 3, "{text}");
-    assert!(lines.iter().any(|l| l["command"] == "ping" && l["db"] == "admin"
-        && l["durationMicros"].is_u64()));
+    assert!(
+        lines
+            .iter()
+            .any(|l| l["command"] == "ping" && l["db"] == "admin" && l["durationMicros"].is_u64())
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -236,18 +280,26 @@ async fn connections_past_the_cap_are_refused() {
     let mut open = Vec::new();
     for _ in 0..shardtop::serve::MAX_CONNECTIONS {
         let mut s = TcpStream::connect(addr).await.unwrap();
-        round_trip(&mut s, &op_msg(0, &doc! { "ping": 1, "$db": "admin" }, &[], false)).await;
+        round_trip(
+            &mut s,
+            &op_msg(0, &doc! { "ping": 1, "$db": "admin" }, &[], false),
+        )
+        .await;
         open.push(s);
     }
     let mut extra = TcpStream::connect(addr).await.unwrap();
-    let _ = extra.write_all(&op_msg(0, &doc! { "ping": 1 }, &[], false)).await;
+    let _ = extra
+        .write_all(&op_msg(0, &doc! { "ping": 1 }, &[], false))
+        .await;
     assert!(closed_within(&mut extra, Duration::from_secs(5)).await);
     // One closes; a new connection is served again (the slot frees once the server notices).
     drop(open.pop());
     let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
     loop {
         let mut s = TcpStream::connect(addr).await.unwrap();
-        s.write_all(&op_msg(0, &doc! { "ping": 1, "$db": "admin" }, &[], false)).await.unwrap();
+        s.write_all(&op_msg(0, &doc! { "ping": 1, "$db": "admin" }, &[], false))
+            .await
+            .unwrap();
         if tokio::time::timeout(Duration::from_secs(1), wire::read_message(&mut s))
             .await
             .is_ok_and(|r| r.is_ok())

@@ -78,12 +78,18 @@ fn shards(state: &State, v: ServerVersion) -> Vec<Document> {
         .filter(|(_, s)| !s.removed)
         .map(|(i, s)| {
             let id = &s.shard.id;
-            let mut d = doc! { "_id": id, "host": format!("{id}/{id}.shardtop.sim:27018"), "state": 1 };
+            let mut d =
+                doc! { "_id": id, "host": format!("{id}/{id}.shardtop.sim:27018"), "state": 1 };
             if s.shard.draining {
                 d.insert("draining", true);
             }
             if !s.shard.zones.is_empty() {
-                let tags: Vec<Bson> = s.shard.zones.iter().map(|z| Bson::String(z.clone())).collect();
+                let tags: Vec<Bson> = s
+                    .shard
+                    .zones
+                    .iter()
+                    .map(|z| Bson::String(z.clone()))
+                    .collect();
                 d.insert("tags", tags);
             }
             if v >= ServerVersion::V5_0 {
@@ -183,7 +189,10 @@ fn chunks(state: &State, c: &Collection, v: ServerVersion) -> Vec<Document> {
             if v >= ServerVersion::V7_0 {
                 d.insert("onCurrentShardSince", since.clone());
             }
-            d.insert("history", vec![Bson::Document(doc! { "validAfter": since, "shard": shard })]);
+            d.insert(
+                "history",
+                vec![Bson::Document(doc! { "validAfter": since, "shard": shard })],
+            );
             if ch.info.jumbo {
                 d.insert("jumbo", true);
             }
@@ -255,7 +264,10 @@ fn mongos(state: &State, v: ServerVersion) -> Document {
         d.insert("created", date_secs(state.started_secs));
     }
     d.insert("mongoVersion", version_string(v));
-    d.insert("ping", Bson::DateTime(DateTime::from_millis(state.now_millis())));
+    d.insert(
+        "ping",
+        Bson::DateTime(DateTime::from_millis(state.now_millis())),
+    );
     d.insert("up", Bson::Int64(state.started.elapsed().as_secs() as i64));
     d.insert("waiting", true);
     d

@@ -107,7 +107,9 @@ pub fn select(
 pub fn find(state: &mut State, db: &str, cmd: &Document) -> Answer {
     let coll = reply::first_string(cmd, "find")?;
     let filter = opt_doc(cmd, "filter")?;
-    let projection = opt_doc(cmd, "projection")?.map(Projection::parse).transpose()?;
+    let projection = opt_doc(cmd, "projection")?
+        .map(Projection::parse)
+        .transpose()?;
     let limit = opt_count(cmd, "limit")?;
     let docs = select(
         state,
@@ -133,7 +135,9 @@ pub fn find(state: &mut State, db: &str, cmd: &Document) -> Answer {
     } else {
         state.cursors.open(&ns, docs)
     };
-    Ok(ok(doc! { "cursor": { "firstBatch": first, "id": id, "ns": ns } }))
+    Ok(ok(
+        doc! { "cursor": { "firstBatch": first, "id": id, "ns": ns } },
+    ))
 }
 
 /// `getMore`.
@@ -160,7 +164,9 @@ pub fn get_more(state: &mut State, cmd: &Document) -> Answer {
     } else {
         id
     };
-    Ok(ok(doc! { "cursor": { "nextBatch": batch, "id": next, "ns": ns } }))
+    Ok(ok(
+        doc! { "cursor": { "nextBatch": batch, "id": next, "ns": ns } },
+    ))
 }
 
 /// `killCursors`.

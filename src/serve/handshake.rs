@@ -3,6 +3,9 @@
 //! `whatsmyuri`, `serverStatus`, `isdbgrid`, `endSessions`; and the catalog: `listDatabases`,
 //! `listCollections`, `listIndexes`, `listShards`.
 
+// Every handler has the signature the dispatcher expects, also those that cannot fail.
+#![allow(clippy::unnecessary_wraps)]
+
 use bson::{Bson, DateTime, Document, doc};
 
 use super::config_db::{self, version_string};
@@ -86,12 +89,16 @@ pub fn get_cmd_line_opts(state: &State) -> Answer {
 /// `getLog`: `*` lists the logs, `global` and `startupWarnings` are empty.
 pub fn get_log(cmd: &Document) -> Answer {
     match cmd.get("getLog") {
-        Some(Bson::String(s)) if s == "*" => Ok(ok(doc! { "names": ["global", "startupWarnings"] })),
+        Some(Bson::String(s)) if s == "*" => {
+            Ok(ok(doc! { "names": ["global", "startupWarnings"] }))
+        }
         Some(Bson::String(s)) if s == "global" || s == "startupWarnings" => {
             Ok(ok(doc! { "totalLinesWritten": 0, "log": [] }))
         }
         Some(Bson::String(s)) => Err(SimError::bad_value(format!("no RamLog named: {s}"))),
-        _ => Err(super::reply::type_mismatch("Argument to getLog must be of type String")),
+        _ => Err(super::reply::type_mismatch(
+            "Argument to getLog must be of type String",
+        )),
     }
 }
 
@@ -146,7 +153,9 @@ pub fn server_status(state: &State) -> Answer {
 
 /// `isdbgrid`.
 pub fn isdbgrid(state: &State) -> Answer {
-    Ok(ok(doc! { "isdbgrid": 1, "hostname": state.addr.to_string() }))
+    Ok(ok(
+        doc! { "isdbgrid": 1, "hostname": state.addr.to_string() },
+    ))
 }
 
 /// The databases the cluster knows: admin, config, and those with a primary shard or writes.
@@ -197,7 +206,10 @@ pub fn list_databases(state: &State, cmd: &Document) -> Answer {
 /// The collections of `db`: the generated config collections, or sharded and written ones.
 pub fn collection_names(state: &State, db: &str) -> Vec<String> {
     if db == "config" {
-        return config_db::COLLECTIONS.iter().map(|s| (*s).to_string()).collect();
+        return config_db::COLLECTIONS
+            .iter()
+            .map(|s| (*s).to_string())
+            .collect();
     }
     let prefix = format!("{db}.");
     let mut names: Vec<String> = state
@@ -221,13 +233,10 @@ pub fn list_collections(state: &mut State, db: &str, cmd: &Document) -> Answer {
     let mut docs = Vec::new();
     for name in collection_names(state, db) {
         let ns = format!("{db}.{name}");
-        let uuid = state
-            .sim
-            .cluster
-            .collection(&ns)
-            .map_or_else(|| super::ids::collection_uuid(&ns, 0), |c| {
-                super::ids::collection_uuid(&ns, c.incarnation)
-            });
+        let uuid = state.sim.cluster.collection(&ns).map_or_else(
+            || super::ids::collection_uuid(&ns, 0),
+            |c| super::ids::collection_uuid(&ns, c.incarnation),
+        );
         let d = if name_only {
             doc! { "name": name, "type": "collection" }
         } else {
@@ -250,7 +259,9 @@ pub fn list_collections(state: &mut State, db: &str, cmd: &Document) -> Answer {
 pub fn list_indexes(state: &State, db: &str, cmd: &Document) -> Answer {
     let coll = super::reply::first_string(cmd, "listIndexes")?;
     let ns = format!("{db}.{coll}");
-    let mut docs = vec![Bson::Document(doc! { "v": 2, "key": { "_id": 1 }, "name": "_id_" })];
+    let mut docs = vec![Bson::Document(
+        doc! { "v": 2, "key": { "_id": 1 }, "name": "_id_" },
+    )];
     if let Some(c) = state.sim.cluster.collection(&ns) {
         for i in &c.indexes {
             let key = i.key.to_document();
@@ -266,9 +277,13 @@ pub fn list_indexes(state: &State, db: &str, cmd: &Document) -> Answer {
     } else if let Some(u) = state.unsharded.get(&ns) {
         docs.extend(u.indexes.iter().cloned().map(Bson::Document));
     } else if !collection_names(state, db).contains(&coll) {
-        return Err(SimError::namespace_not_found(format!("ns does not exist: {ns}")));
+        return Err(SimError::namespace_not_found(format!(
+            "ns does not exist: {ns}"
+        )));
     }
-    Ok(ok(doc! { "cursor": { "id": 0i64, "ns": ns, "firstBatch": docs } }))
+    Ok(ok(
+        doc! { "cursor": { "id": 0i64, "ns": ns, "firstBatch": docs } },
+    ))
 }
 
 /// MongoDB's default index name: `field_1_other_-1`, `field_hashed`.

@@ -69,7 +69,9 @@ fn logical(doc: &Document, cond: &Bson, op: &str) -> Result<Vec<bool>, SimError>
         .iter()
         .map(|i| match i {
             Bson::Document(d) => matches(doc, d),
-            _ => Err(bad_value(format!("{op} argument's entries must be objects"))),
+            _ => Err(bad_value(format!(
+                "{op} argument's entries must be objects"
+            ))),
         })
         .collect()
 }
@@ -159,9 +161,9 @@ pub fn sort(docs: &mut [Document], spec: &Document) -> Result<(), SimError> {
         .iter()
         .map(|(k, v)| match v {
             Bson::Int32(1) | Bson::Int64(1) => Ok((k.clone(), false)),
-            Bson::Double(d) if *d == 1.0 => Ok((k.clone(), false)),
+            Bson::Double(d) if d.to_bits() == 1f64.to_bits() => Ok((k.clone(), false)),
             Bson::Int32(-1) | Bson::Int64(-1) => Ok((k.clone(), true)),
-            Bson::Double(d) if *d == -1.0 => Ok((k.clone(), true)),
+            Bson::Double(d) if d.to_bits() == (-1f64).to_bits() => Ok((k.clone(), true)),
             _ => Err(bad_value(format!(
                 "$sort key ordering must be 1 (for ascending) or -1 (for descending): {k}"
             ))),
@@ -170,7 +172,10 @@ pub fn sort(docs: &mut [Document], spec: &Document) -> Result<(), SimError> {
     docs.sort_by(|a, b| {
         for (k, desc) in &keys {
             let null = Bson::Null;
-            let o = compare(get_path(a, k).unwrap_or(&null), get_path(b, k).unwrap_or(&null));
+            let o = compare(
+                get_path(a, k).unwrap_or(&null),
+                get_path(b, k).unwrap_or(&null),
+            );
             let o = if *desc { o.reverse() } else { o };
             if o != Ordering::Equal {
                 return o;
@@ -229,7 +234,9 @@ impl Projection {
     pub fn apply(&self, doc: &Document) -> Document {
         if self.include {
             let mut out = Document::new();
-            if self.keep_id && let Some(id) = doc.get("_id") {
+            if self.keep_id
+                && let Some(id) = doc.get("_id")
+            {
                 out.insert("_id", id.clone());
             }
             for f in &self.fields {

@@ -3,6 +3,9 @@
 //! moveChunk, moveRange, mergeChunks, balancer start/stop/status, refineCollectionShardKey,
 //! reshardCollection, createIndexes.
 
+// Every handler has the signature the dispatcher expects, also those that cannot fail.
+#![allow(clippy::unnecessary_wraps)]
+
 use bson::{Bson, Document, doc};
 
 use super::reply::{self, Answer, doc_arg, flag, ok, opt_count, string_arg};
@@ -19,7 +22,9 @@ fn pattern(d: &Document) -> Result<KeyPattern, SimError> {
 fn ns_arg(cmd: &Document, name: &str) -> Result<String, SimError> {
     let ns = reply::first_string(cmd, name)?;
     if !ns.contains('.') {
-        return Err(reply::invalid_namespace(format!("Invalid namespace specified '{ns}'")));
+        return Err(reply::invalid_namespace(format!(
+            "Invalid namespace specified '{ns}'"
+        )));
     }
     Ok(ns)
 }
@@ -31,7 +36,8 @@ fn key_pattern_of(state: &State, ns: &str) -> Result<KeyPattern, SimError> {
 
 /// A chunk bound given as a document of the shard key's fields.
 fn bound(p: &KeyPattern, d: &Document) -> Result<ShardKey, SimError> {
-    p.bound_from_document(d).map_err(|e| SimError::bad_value(e.0))
+    p.bound_from_document(d)
+        .map_err(|e| SimError::bad_value(e.0))
 }
 
 /// `bounds: [min, max]`.
@@ -41,7 +47,9 @@ fn bounds(cmd: &Document, p: &KeyPattern) -> Result<(ShardKey, ShardKey), SimErr
             (Bson::Document(min), Bson::Document(max)) => Ok((bound(p, min)?, bound(p, max)?)),
             _ => Err(SimError::bad_value("bounds must hold two documents")),
         },
-        _ => Err(SimError::bad_value("bounds must be an array of two documents [min, max]")),
+        _ => Err(SimError::bad_value(
+            "bounds must be an array of two documents [min, max]",
+        )),
     }
 }
 
@@ -49,7 +57,9 @@ fn bounds(cmd: &Document, p: &KeyPattern) -> Result<(ShardKey, ShardKey), SimErr
 pub fn enable_sharding(state: &mut State, cmd: &Document) -> Answer {
     let db = reply::first_string(cmd, "enableSharding")?;
     if db.contains('.') || db == "admin" || db == "local" || db == "config" {
-        return Err(reply::invalid_namespace(format!("invalid db name specified: {db}")));
+        return Err(reply::invalid_namespace(format!(
+            "invalid db name specified: {db}"
+        )));
     }
     let primary = match cmd.get("primaryShard") {
         Some(Bson::String(s)) => state
@@ -118,7 +128,11 @@ pub fn remove_shard(state: &mut State, cmd: &Document) -> Answer {
 
 /// `addShardToZone` / `removeShardFromZone`.
 pub fn shard_zone(state: &mut State, cmd: &Document, add: bool) -> Answer {
-    let name = if add { "addShardToZone" } else { "removeShardFromZone" };
+    let name = if add {
+        "addShardToZone"
+    } else {
+        "removeShardFromZone"
+    };
     let shard = reply::first_string(cmd, name)?;
     let zone = string_arg(cmd, "zone")?;
     if add {
@@ -139,7 +153,9 @@ pub fn update_zone_key_range(state: &mut State, cmd: &Document) -> Answer {
         Some(Bson::Null) => None,
         _ => return Err(SimError::bad_value("zone must be a string or null")),
     };
-    state.sim.update_zone_key_range(&ns, &min, &max, zone.as_deref())?;
+    state
+        .sim
+        .update_zone_key_range(&ns, &min, &max, zone.as_deref())?;
     Ok(ok(Document::new()))
 }
 
@@ -156,7 +172,9 @@ pub fn split(state: &mut State, cmd: &Document) -> Answer {
         let (min, _) = bounds(cmd, &p)?;
         state.sim.split_find(&ns, &min)?;
     } else {
-        return Err(SimError::bad_value("need to specify find, bounds or middle"));
+        return Err(SimError::bad_value(
+            "need to specify find, bounds or middle",
+        ));
     }
     Ok(ok(Document::new()))
 }
@@ -215,7 +233,11 @@ pub fn set_balancer(state: &mut State, enabled: bool) -> Answer {
 
 /// `balancerStatus`.
 pub fn balancer_status(state: &State) -> Answer {
-    let mode = if state.sim.cluster.settings.balancer_enabled { "full" } else { "off" };
+    let mode = if state.sim.cluster.settings.balancer_enabled {
+        "full"
+    } else {
+        "off"
+    };
     Ok(ok(doc! {
         "mode": mode,
         "inBalancerRound": state.sim.balancer.round.is_some(),
@@ -246,7 +268,9 @@ pub fn create_indexes(state: &mut State, db: &str, cmd: &Document) -> Answer {
     let coll = reply::first_string(cmd, "createIndexes")?;
     let ns = format!("{db}.{coll}");
     let Some(Bson::Array(specs)) = cmd.get("indexes") else {
-        return Err(reply::failed_to_parse("createIndexes needs an indexes array"));
+        return Err(reply::failed_to_parse(
+            "createIndexes needs an indexes array",
+        ));
     };
     let sharded = state.sim.cluster.collection_index(&ns).is_some();
     let before = match state.sim.cluster.collection(&ns) {
@@ -255,7 +279,9 @@ pub fn create_indexes(state: &mut State, db: &str, cmd: &Document) -> Answer {
     };
     for spec in specs {
         let Bson::Document(spec) = spec else {
-            return Err(reply::type_mismatch("each index specification must be an object"));
+            return Err(reply::type_mismatch(
+                "each index specification must be an object",
+            ));
         };
         let key_doc = doc_arg(spec, "key")?;
         let key = pattern(key_doc)?;

@@ -28,7 +28,9 @@ pub fn insert(state: &mut State, db: &str, cmd: &Document) -> Answer {
         return Err(crate::sim::SimError {
             code: 13,
             code_name: "Unauthorized",
-            message: format!("cannot write to '{db}.{coll}': the simulated cluster's {db} database is generated"),
+            message: format!(
+                "cannot write to '{db}.{coll}': the simulated cluster's {db} database is generated"
+            ),
         });
     }
     let Some(Bson::Array(docs)) = cmd.get("documents") else {

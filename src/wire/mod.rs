@@ -39,7 +39,9 @@ impl Header {
     /// Reads the header at the start of `bytes` (at least [`HEADER_LEN`] bytes).
     pub fn read(bytes: &[u8]) -> Result<Self, WireError> {
         if bytes.len() < HEADER_LEN {
-            return Err(WireError::Malformed("message shorter than its header".into()));
+            return Err(WireError::Malformed(
+                "message shorter than its header".into(),
+            ));
         }
         Ok(Self {
             message_length: le_i32(bytes, 0)?,

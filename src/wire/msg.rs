@@ -4,7 +4,9 @@
 
 use bson::{Bson, Document};
 
-use super::{OP_MSG, Request, WireError, document_bytes, frame, le_i32, read_cstring, read_document};
+use super::{
+    OP_MSG, Request, WireError, document_bytes, frame, le_i32, read_cstring, read_document,
+};
 
 /// flagBits bit 0: a CRC-32C follows the sections.
 pub const CHECKSUM_PRESENT: u32 = 1;

@@ -3,7 +3,9 @@
 
 use bson::{Bson, Document};
 
-use super::{OP_REPLY, Request, WireError, document_bytes, frame, le_i32, read_cstring, read_document};
+use super::{
+    OP_REPLY, Request, WireError, document_bytes, frame, le_i32, read_cstring, read_document,
+};
 
 /// Parses an OP_QUERY body (after the header): `flags`, `fullCollectionName`, `numberToSkip`,
 /// `numberToReturn`, the query (unwrapped from `$query` when wrapped), an optional selector.

@@ -270,8 +270,7 @@ async fn get_more_walks_a_large_result_in_batches() {
         .collection::<Document>("chunks")
         .count_documents(doc! {})
         .await;
-    // countDocuments is an aggregate, which serve does not answer yet.
-    assert!(n.is_err());
+    assert_eq!(n.unwrap(), 500);
     let distinct = client
         .database("config")
         .collection::<Document>("chunks")
@@ -299,5 +298,74 @@ async fn the_simulator_runs_in_real_time_unless_paused() {
         assert!(tokio::time::Instant::now() < deadline, "clock stuck at {t}");
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
+    server.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_pipelines_sh_status_sends() {
+    let (server, client) = serve("7.0", true).await;
+    admin(
+        &client,
+        doc! { "shardCollection": "app.users", "key": { "u": "hashed" } },
+    )
+    .await
+    .unwrap();
+    let users = client.database("app").collection::<Document>("users");
+    let docs: Vec<Document> = (0..300).map(|i| doc! { "u": format!("user{i}") }).collect();
+    users.insert_many(docs).await.unwrap();
+    let coll = &config_find(&client, "collections", doc! { "_id": "app.users" }).await[0];
+    let uuid = coll.get("uuid").unwrap().clone();
+    let pipeline = vec![
+        doc! { "$match": { "uuid": uuid } },
+        doc! { "$group": { "_id": "$shard", "cnt": { "$sum": 1 } } },
+        doc! { "$project": { "_id": 0, "shard": "$_id", "nChunks": "$cnt" } },
+        doc! { "$sort": { "shard": 1 } },
+    ];
+    let per_shard: Vec<Document> = client
+        .database("config")
+        .collection::<Document>("chunks")
+        .aggregate(pipeline)
+        .await
+        .unwrap()
+        .try_collect()
+        .await
+        .unwrap();
+    assert_eq!(
+        per_shard,
+        vec![
+            doc! { "shard": "shard0000", "nChunks": 2 },
+            doc! { "shard": "shard0001", "nChunks": 2 },
+            doc! { "shard": "shard0002", "nChunks": 2 },
+        ]
+    );
+    let dist: Vec<Document> = client
+        .database("admin")
+        .aggregate(vec![doc! { "$shardedDataDistribution": {} }])
+        .await
+        .unwrap()
+        .try_collect()
+        .await
+        .unwrap();
+    let owned: i64 = dist[0]
+        .get_array("shards")
+        .unwrap()
+        .iter()
+        .map(|s| {
+            s.as_document()
+                .unwrap()
+                .get_i64("numOwnedDocuments")
+                .unwrap()
+        })
+        .sum();
+    assert_eq!(owned, 300);
+    let e = users.count_documents(doc! {}).await.unwrap_err();
+    assert_eq!(code_of(&e), 20);
+    let e = client
+        .database("config")
+        .collection::<Document>("chunks")
+        .aggregate(vec![doc! { "$bucketAuto": {} }])
+        .await
+        .unwrap_err();
+    assert_eq!(code_of(&e), 40324);
     server.shutdown().await;
 }

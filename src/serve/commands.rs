@@ -110,6 +110,7 @@ fn dispatch(state: &mut State, name: &str, db: &str, cmd: &Document, ctx: Contex
         "listIndexes" => handshake::list_indexes(state, db, cmd),
         "listShards" => handshake::list_shards(state),
         "find" => cursors::find(state, db, cmd),
+        "aggregate" => super::aggregate::aggregate(state, db, cmd),
         "getMore" => cursors::get_more(state, cmd),
         "killCursors" => cursors::kill_cursors(state, cmd),
         "count" => cursors::count(state, db, cmd),

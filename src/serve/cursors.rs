@@ -62,6 +62,19 @@ fn take_batch(docs: &mut VecDeque<Document>, n: usize) -> Vec<Bson> {
     out
 }
 
+/// Takes a first batch (`batchSize`, default 101) and opens a cursor over the rest.
+pub fn open_cursor(
+    state: &mut State,
+    ns: &str,
+    docs: &mut VecDeque<Document>,
+    batch_size: Option<i64>,
+) -> (Vec<Bson>, i64) {
+    let n = batch_size.map_or(DEFAULT_BATCH, |n| n.max(0) as usize);
+    let first = take_batch(docs, n);
+    let id = state.cursors.open(ns, std::mem::take(docs));
+    (first, id)
+}
+
 /// The documents of `db.coll`: the config database is generated, other collections are empty.
 pub fn documents(state: &State, db: &str, coll: &str) -> Vec<Document> {
     if db == "config" {

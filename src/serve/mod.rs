@@ -9,6 +9,7 @@
 //! (only `commands` prints; a refused connection or malformed message is one line on stderr or in
 //! the command log), the simulator's rules (commands call `sim`'s operations).
 
+mod aggregate;
 mod commands;
 mod config_db;
 mod conn;

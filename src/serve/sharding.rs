@@ -273,10 +273,7 @@ pub fn create_indexes(state: &mut State, db: &str, cmd: &Document) -> Answer {
         ));
     };
     let sharded = state.sim.cluster.collection_index(&ns).is_some();
-    let before = match state.sim.cluster.collection(&ns) {
-        Some(c) => c.indexes.len() + 1,
-        None => state.unsharded.get(&ns).map_or(1, |u| u.indexes.len() + 1),
-    };
+    let before = index_count(state, &ns);
     for spec in specs {
         let Bson::Document(spec) = spec else {
             return Err(reply::type_mismatch(
@@ -303,12 +300,24 @@ pub fn create_indexes(state: &mut State, db: &str, cmd: &Document) -> Answer {
             }
         }
     }
-    let after = match state.sim.cluster.collection(&ns) {
-        Some(c) => c.indexes.len() + 1,
-        None => state.unsharded.get(&ns).map_or(1, |u| u.indexes.len() + 1),
-    };
+    let after = index_count(state, &ns);
     Ok(ok(doc! {
         "numIndexesBefore": before as i32, "numIndexesAfter": after as i32,
         "createdCollectionAutomatically": false,
     }))
+}
+
+/// Indexes of `ns`, `_id_` included once (the simulator lists `{_id: 1}` when it is the shard key).
+fn index_count(state: &State, ns: &str) -> usize {
+    match state.sim.cluster.collection(ns) {
+        Some(c) => {
+            let id = doc! { "_id": 1 };
+            1 + c
+                .indexes
+                .iter()
+                .filter(|i| i.key.to_document() != id)
+                .count()
+        }
+        None => state.unsharded.get(ns).map_or(1, |u| u.indexes.len() + 1),
+    }
 }

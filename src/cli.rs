@@ -30,6 +30,10 @@ pub enum Command {
     Sim(SimArgs),
     /// The TUI over a recorded trace (from `sim --record`); `--json` prints a summary instead.
     Replay(ReplayArgs),
+    /// Run the simulator as a MongoDB endpoint that behaves like a mongos (mongosh, drivers).
+    ///
+    /// Without SCENARIO: an empty cluster of three shards (shard0000…shard0002), balancer on.
+    Serve(ServeArgs),
     /// Print MongoDB's hashed-index value of VALUE (what convertShardKeyToHashed returns).
     ///
     /// VALUE is Extended JSON: '"abc"', '42', '{"$oid":"…"}', '{"$numberLong":"42"}'. The result is
@@ -116,4 +120,32 @@ pub struct ReplayArgs {
     /// Start paused (Space plays).
     #[arg(long)]
     pub paused: bool,
+}
+
+/// Options of `shardtop serve`.
+#[derive(Debug, Args)]
+pub struct ServeArgs {
+    /// A built-in scenario (see `shardtop scenarios`); default: an empty three-shard cluster.
+    pub scenario: Option<String>,
+    /// Address to listen on; a non-loopback address needs `--allow-remote`.
+    #[arg(long, default_value = "127.0.0.1:27017")]
+    pub listen: String,
+    /// Allow listening on a non-loopback address (there is no authentication).
+    #[arg(long)]
+    pub allow_remote: bool,
+    /// Start with the simulator's clock stopped (the scenario's workload does not run).
+    #[arg(long)]
+    pub paused: bool,
+    /// Simulate this MongoDB release line (4.4, 5.0, 6.0, 7.0, 8.0, …).
+    #[arg(long)]
+    pub server_version: Option<String>,
+    /// Seed of the simulation's random numbers (default: the scenario's).
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// Run a scenario file instead of a built-in scenario.
+    #[arg(long, conflicts_with = "scenario")]
+    pub scenario_file: Option<PathBuf>,
+    /// Write one JSON line per command received (command, db, ns, durationMicros).
+    #[arg(long, value_name = "FILE")]
+    pub log_commands: Option<PathBuf>,
 }

@@ -3,6 +3,7 @@
 
 mod hash;
 mod replay;
+mod serve;
 mod sim;
 mod tui;
 
@@ -46,6 +47,7 @@ pub fn run(cli: Cli) -> ExitCode {
         Some(Command::Hash { value }) => hash::run(&value, &mut out),
         Some(Command::Scenarios { json }) => sim::scenarios(json, &mut out),
         Some(Command::Sim(args)) => sim::run(&args, &mut out),
+        Some(Command::Serve(args)) => serve::run(&args),
         Some(Command::Demo(args)) => tui::demo(&args, tui::colors_wanted(cli.no_color)),
         Some(Command::Replay(args)) if !args.json => {
             tui::replay(&args, tui::colors_wanted(cli.no_color))

@@ -17,6 +17,10 @@
 //!   draining, scenarios); it builds on `model` only and never touches I/O or the wall clock.
 //! * [`trace`] writes and reads traces of the simulator's state and events (files, compression);
 //!   it builds on `model` and `sim`'s state and event types.
+//! * [`wire`] is the MongoDB wire protocol as a server reads and writes it (framing, OP_MSG,
+//!   the legacy OP_QUERY handshake); bytes ⇄ BSON documents, nothing else.
+//! * [`serve`] runs the simulator as a MongoDB endpoint that behaves like a mongos: a tokio TCP
+//!   server, one task owning the simulator, the commands and the generated config database.
 //! * [`cli`] declares the command line (clap); [`commands`] carries out each subcommand and maps
 //!   failures to the contract's exit codes. Only `commands` prints.
 
@@ -25,8 +29,10 @@ pub mod commands;
 pub mod live;
 pub mod model;
 pub mod runtime;
+pub mod serve;
 pub mod sim;
 pub mod source;
 pub mod trace;
 pub mod ui;
 pub mod view;
+pub mod wire;

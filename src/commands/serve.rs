@@ -1,0 +1,88 @@
+//! `shardtop serve [SCENARIO]`: checks the listen address, builds the simulator, starts the
+//! server and runs until Ctrl-C.
+
+use std::net::{SocketAddr, ToSocketAddrs};
+
+use super::Failure;
+use crate::cli::ServeArgs;
+use crate::serve::{ServeOptions, start};
+use crate::sim::{ServerVersion, Simulator};
+
+/// The simulator `serve` runs: the scenario's (or the empty three-shard cluster).
+pub fn simulator(
+    scenario_name: Option<&str>,
+    scenario_file: Option<&std::path::Path>,
+    seed: Option<u64>,
+    version: Option<ServerVersion>,
+) -> Result<Simulator, Failure> {
+    let (sc, label) = if scenario_name.is_some() || scenario_file.is_some() {
+        super::sim::load(scenario_name, scenario_file)?
+    } else {
+        return crate::serve::empty_cluster(version)
+            .map_err(|e| Failure::runtime(format!("built-in empty cluster is broken: {e}")));
+    };
+    Simulator::from_scenario(&sc, seed.unwrap_or(sc.seed), version)
+        .map_err(|e| Failure::input(format!("scenario {label}: {e}")))
+}
+
+/// Resolves `--listen` and refuses a non-loopback address without `--allow-remote`.
+pub fn listen_address(text: &str, allow_remote: bool) -> Result<SocketAddr, Failure> {
+    let addr = text
+        .to_socket_addrs()
+        .ok()
+        .and_then(|mut a| a.next())
+        .ok_or_else(|| {
+            Failure::input(format!(
+                "--listen {text:?}: give HOST:PORT, e.g. 127.0.0.1:27017"
+            ))
+        })?;
+    if !addr.ip().is_loopback() && !allow_remote {
+        return Err(Failure::input(format!(
+            "--listen {text}: not a loopback address; the simulator has no authentication, so listening beyond this machine needs --allow-remote"
+        )));
+    }
+    Ok(addr)
+}
+
+/// `shardtop serve`.
+pub fn run(args: &ServeArgs) -> Result<(), Failure> {
+    let listen = listen_address(&args.listen, args.allow_remote)?;
+    let version = args
+        .server_version
+        .as_deref()
+        .map(str::parse::<ServerVersion>)
+        .transpose()
+        .map_err(|e| Failure::input(format!("--server-version: {e}")))?;
+    let sim = simulator(
+        args.scenario.as_deref(),
+        args.scenario_file.as_deref(),
+        args.seed,
+        version,
+    )?;
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| Failure::runtime(format!("cannot start the runtime: {e}")))?;
+    rt.block_on(async {
+        let opts = ServeOptions {
+            listen,
+            sim,
+            paused: args.paused,
+            command_log: args.log_commands.clone(),
+            argv: std::env::args().collect(),
+        };
+        let server = start(opts).await.map_err(|e| {
+            Failure::runtime(format!(
+                "cannot listen on {listen}: {e} (is another server using the port? try --listen 127.0.0.1:27018)"
+            ))
+        })?;
+        eprintln!(
+            "shardtop serve: listening on {} — connect with: mongosh mongodb://{}",
+            server.local_addr(),
+            server.local_addr()
+        );
+        let _ = tokio::signal::ctrl_c().await;
+        server.shutdown().await;
+        Ok(())
+    })
+}

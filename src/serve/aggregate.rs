@@ -1,0 +1,324 @@
+//! `aggregate` with the stages mongosh's helpers and the drivers' `countDocuments` send:
+//! `$match`, `$sort`, `$skip`, `$limit`, `$project` (inclusion, exclusion, field references,
+//! `$ifNull`, `$literal`), `$group` (`$sum`, `$min`, `$max`, `$first`, `$last`, `$push`), `$count`,
+//! and `$shardedDataDistribution` (6.0+, on admin). Other stages are refused as a server refuses an
+//! unknown stage.
+
+use std::collections::VecDeque;
+
+use bson::{Bson, Document, doc};
+
+use super::cursors::{self, open_cursor};
+use super::query::{self, Projection, compare, get_path};
+use super::reply::{self, Answer, ok};
+use super::state::State;
+use crate::sim::{ServerVersion, SimError};
+
+fn unknown_stage(name: &str) -> SimError {
+    SimError {
+        code: 40324,
+        code_name: "Location40324",
+        message: format!("Unrecognized pipeline stage name: '{name}'"),
+    }
+}
+
+fn bad(m: impl Into<String>) -> SimError {
+    SimError::bad_value(m)
+}
+
+/// `aggregate`.
+pub fn aggregate(state: &mut State, db: &str, cmd: &Document) -> Answer {
+    let coll = match cmd.get("aggregate") {
+        Some(Bson::String(s)) => Some(s.clone()),
+        Some(Bson::Int32(1) | Bson::Int64(1)) => None,
+        _ => {
+            return Err(reply::type_mismatch(
+                "aggregate needs a collection name or 1",
+            ));
+        }
+    };
+    let Some(Bson::Array(pipeline)) = cmd.get("pipeline") else {
+        return Err(reply::type_mismatch(
+            "'pipeline' option must be specified as an array",
+        ));
+    };
+    let mut stages = pipeline.iter().map(|s| match s {
+        Bson::Document(d) if d.len() == 1 => Ok(d),
+        _ => Err(bad(
+            "A pipeline stage specification object must contain exactly one field.",
+        )),
+    });
+    let mut docs: Vec<Document> = match &coll {
+        Some(_) if db != "config" => {
+            return Err(SimError::illegal_operation(
+                "aggregate on a user collection: shardtop serve keeps no documents",
+            ));
+        }
+        Some(c) => cursors::documents(state, db, c),
+        None => Vec::new(),
+    };
+    let mut rest = Vec::new();
+    if let Some(first) = stages.next() {
+        let first = first?;
+        match first.keys().next().map(String::as_str) {
+            Some("$shardedDataDistribution") if coll.is_none() && db == "admin" => {
+                if state.sim.cluster.version < ServerVersion::V6_0 {
+                    return Err(unknown_stage("$shardedDataDistribution"));
+                }
+                docs = sharded_data_distribution(state);
+            }
+            _ => rest.push(first),
+        }
+    }
+    for s in stages {
+        rest.push(s?);
+    }
+    for stage in rest {
+        docs = apply(stage, docs)?;
+    }
+    let batch = match reply::opt_doc(cmd, "cursor")? {
+        Some(c) => reply::opt_count(c, "batchSize")?,
+        None => return Err(bad("The 'cursor' option is required")),
+    };
+    let ns = coll.map_or_else(|| format!("{db}.$cmd.aggregate"), |c| format!("{db}.{c}"));
+    let mut left: VecDeque<Document> = docs.into();
+    let (first, id) = open_cursor(state, &ns, &mut left, batch);
+    Ok(ok(
+        doc! { "cursor": { "firstBatch": first, "id": id, "ns": ns } },
+    ))
+}
+
+fn apply(stage: &Document, mut docs: Vec<Document>) -> Result<Vec<Document>, SimError> {
+    let Some((name, arg)) = stage.iter().next() else {
+        return Ok(docs);
+    };
+    match (name.as_str(), arg) {
+        ("$match", Bson::Document(f)) => {
+            let mut out = Vec::new();
+            for d in docs {
+                if query::matches(&d, f)? {
+                    out.push(d);
+                }
+            }
+            Ok(out)
+        }
+        ("$sort", Bson::Document(s)) => {
+            query::sort(&mut docs, s)?;
+            Ok(docs)
+        }
+        ("$skip", n) => {
+            let n = count_of(n, "$skip")?;
+            docs.drain(..n.min(docs.len()));
+            Ok(docs)
+        }
+        ("$limit", n) => {
+            docs.truncate(count_of(n, "$limit")?);
+            Ok(docs)
+        }
+        ("$count", Bson::String(field)) => Ok(if docs.is_empty() {
+            Vec::new()
+        } else {
+            vec![doc! { field: docs.len() as i32 }]
+        }),
+        ("$project", Bson::Document(p)) => project(p, &docs),
+        ("$group", Bson::Document(g)) => group(g, &docs),
+        (other, _) if other.starts_with('$') => Err(unknown_stage(other)),
+        (other, _) => Err(unknown_stage(other)),
+    }
+}
+
+fn count_of(n: &Bson, stage: &str) -> Result<usize, SimError> {
+    match n {
+        Bson::Int32(n) if *n >= 0 => Ok(*n as usize),
+        Bson::Int64(n) if *n >= 0 => Ok(*n as usize),
+        Bson::Double(d) if *d >= 0.0 && d.fract() == 0.0 => Ok(*d as usize),
+        _ => Err(bad(format!("invalid argument to {stage} stage"))),
+    }
+}
+
+/// Evaluates an expression: `"$path"`, `{$ifNull: [a, b]}`, `{$literal: v}`, a document of
+/// expressions, or a constant.
+fn eval(doc: &Document, expr: &Bson) -> Result<Bson, SimError> {
+    Ok(match expr {
+        Bson::String(s) if s.starts_with('$') => {
+            get_path(doc, &s[1..]).cloned().unwrap_or(Bson::Null)
+        }
+        Bson::Document(d) => match d.iter().next() {
+            Some((op, arg)) if op == "$literal" => arg.clone(),
+            Some((op, Bson::Array(args))) if op == "$ifNull" && args.len() >= 2 => {
+                let mut value = Bson::Null;
+                for a in args {
+                    value = eval(doc, a)?;
+                    if !matches!(value, Bson::Null) {
+                        break;
+                    }
+                }
+                value
+            }
+            Some((op, _)) if op.starts_with('$') => {
+                return Err(SimError {
+                    code: 168,
+                    code_name: "InvalidPipelineOperator",
+                    message: format!("Unrecognized expression '{op}'"),
+                });
+            }
+            _ => {
+                let mut out = Document::new();
+                for (k, v) in d {
+                    out.insert(k, eval(doc, v)?);
+                }
+                Bson::Document(out)
+            }
+        },
+        other => other.clone(),
+    })
+}
+
+fn project(spec: &Document, docs: &[Document]) -> Result<Vec<Document>, SimError> {
+    let computed = spec
+        .iter()
+        .any(|(_, v)| matches!(v, Bson::String(_) | Bson::Document(_)));
+    if !computed {
+        let p = Projection::parse(spec)?;
+        return Ok(docs.iter().map(|d| p.apply(d)).collect());
+    }
+    let keep_id = !matches!(spec.get("_id"), Some(Bson::Int32(0) | Bson::Boolean(false)));
+    docs.iter()
+        .map(|d| {
+            let mut out = Document::new();
+            if keep_id
+                && !spec.contains_key("_id")
+                && let Some(id) = d.get("_id")
+            {
+                out.insert("_id", id.clone());
+            }
+            for (k, v) in spec {
+                match v {
+                    Bson::Int32(0) | Bson::Boolean(false) => {}
+                    Bson::Int32(_) | Bson::Int64(_) | Bson::Boolean(true) | Bson::Double(_) => {
+                        if let Some(x) = get_path(d, k) {
+                            out.insert(k, x.clone());
+                        }
+                    }
+                    expr => {
+                        out.insert(k, eval(d, expr)?);
+                    }
+                }
+            }
+            Ok(out)
+        })
+        .collect()
+}
+
+fn add(a: &Bson, b: &Bson) -> Bson {
+    match (a, b) {
+        (Bson::Int32(x), Bson::Int32(y)) => x
+            .checked_add(*y)
+            .map_or(Bson::Int64(i64::from(*x) + i64::from(*y)), Bson::Int32),
+        (Bson::Int32(x), Bson::Int64(y)) | (Bson::Int64(y), Bson::Int32(x)) => {
+            Bson::Int64(i64::from(*x) + y)
+        }
+        (Bson::Int64(x), Bson::Int64(y)) => Bson::Int64(x + y),
+        (x, y) => Bson::Double(as_f64(x) + as_f64(y)),
+    }
+}
+
+fn as_f64(b: &Bson) -> f64 {
+    match b {
+        Bson::Int32(n) => f64::from(*n),
+        Bson::Int64(n) => *n as f64,
+        Bson::Double(d) => *d,
+        _ => 0.0,
+    }
+}
+
+fn group(spec: &Document, docs: &[Document]) -> Result<Vec<Document>, SimError> {
+    let id_expr = spec
+        .get("_id")
+        .ok_or_else(|| bad("a group specification must include an _id"))?;
+    let mut groups: Vec<(Bson, Document)> = Vec::new();
+    for d in docs {
+        let id = eval(d, id_expr)?;
+        let found = groups
+            .iter()
+            .position(|(g, _)| compare(g, &id) == std::cmp::Ordering::Equal);
+        let at = found.unwrap_or_else(|| {
+            groups.push((id.clone(), doc! { "_id": id }));
+            groups.len() - 1
+        });
+        let out = &mut groups[at].1;
+        for (field, acc) in spec.iter().filter(|(k, _)| *k != "_id") {
+            let Bson::Document(acc) = acc else {
+                return Err(bad(format!(
+                    "The field '{field}' must be an accumulator object"
+                )));
+            };
+            let Some((op, arg)) = acc.iter().next() else {
+                return Err(bad(format!(
+                    "The field '{field}' must specify one accumulator"
+                )));
+            };
+            let value = eval(d, arg)?;
+            let previous = out.get(field).cloned();
+            let next = match (op.as_str(), previous) {
+                ("$sum", prev) => {
+                    let v = if matches!(value, Bson::Int32(_) | Bson::Int64(_) | Bson::Double(_)) {
+                        value
+                    } else {
+                        Bson::Int32(0)
+                    };
+                    add(&prev.unwrap_or(Bson::Int32(0)), &v)
+                }
+                ("$min", Some(p)) if compare(&p, &value).is_le() => p,
+                ("$max", Some(p)) if compare(&p, &value).is_ge() => p,
+                ("$min" | "$max" | "$last", _) | ("$first", None) => value,
+                ("$first", Some(p)) => p,
+                ("$push", prev) => {
+                    let mut items = match prev {
+                        Some(Bson::Array(a)) => a,
+                        _ => Vec::new(),
+                    };
+                    items.push(value);
+                    Bson::Array(items)
+                }
+                (other, _) => {
+                    return Err(SimError {
+                        code: 15952,
+                        code_name: "Location15952",
+                        message: format!("unknown group operator '{other}'"),
+                    });
+                }
+            };
+            out.insert(field, next);
+        }
+    }
+    Ok(groups.into_iter().map(|(_, d)| d).collect())
+}
+
+/// `$shardedDataDistribution`: per sharded collection, the documents and bytes each shard owns
+/// (the simulator has no orphans).
+fn sharded_data_distribution(state: &State) -> Vec<Document> {
+    let cluster = &state.sim.cluster;
+    cluster
+        .collections
+        .iter()
+        .map(|c| {
+            let shards: Vec<Bson> = (0..cluster.shards.len())
+                .map(|i| crate::model::ShardIdx(i as u32))
+                .filter_map(|s| {
+                    let t = c.table.shard_totals(s);
+                    (t.chunks > 0).then(|| {
+                        Bson::Document(doc! {
+                            "shardName": cluster.shard_id(s),
+                            "numOrphanedDocs": 0i64,
+                            "numOwnedDocuments": t.stats.docs as i64,
+                            "ownedSizeBytes": t.stats.bytes as i64,
+                            "orphanedSizeBytes": 0i64,
+                        })
+                    })
+                })
+                .collect();
+            doc! { "ns": &c.ns, "shards": shards }
+        })
+        .collect()
+}

@@ -1,0 +1,140 @@
+//! Dispatch: the command's name is its first field, its database `$db`. Every command is answered
+//! (an unknown one with CommandNotFound, as a server does) and logged when a command log is open.
+
+use std::time::Instant;
+
+use bson::{Bson, Document};
+
+use super::reply::{self, Answer};
+use super::state::{Context, State};
+use super::{cursors, handshake, sharding, writes};
+use crate::sim::SimError;
+
+/// Commands that must be run against the admin database.
+const ADMIN_ONLY: &[&str] = &[
+    "enableSharding",
+    "enablesharding",
+    "shardCollection",
+    "shardcollection",
+    "addShard",
+    "addshard",
+    "removeShard",
+    "removeshard",
+    "addShardToZone",
+    "removeShardFromZone",
+    "updateZoneKeyRange",
+    "split",
+    "moveChunk",
+    "moveRange",
+    "mergeChunks",
+    "balancerStart",
+    "balancerStop",
+    "balancerStatus",
+    "refineCollectionShardKey",
+    "reshardCollection",
+    "listShards",
+    "listDatabases",
+    "getCmdLineOpts",
+    "getLog",
+    "hostInfo",
+    "getParameter",
+];
+
+/// Answers one command (a reply document, `ok: 1` or an error) and logs it.
+pub fn answer(state: &mut State, cmd: &Document, ctx: Context) -> Document {
+    let started = Instant::now();
+    let name = cmd.keys().next().cloned().unwrap_or_default();
+    let db = match cmd.get("$db") {
+        Some(Bson::String(db)) => db.clone(),
+        _ => "admin".to_string(),
+    };
+    let result = if ADMIN_ONLY.contains(&name.as_str()) && db != "admin" {
+        Err(SimError {
+            code: 13,
+            code_name: "Unauthorized",
+            message: format!("{name} may only be run against the admin database."),
+        })
+    } else {
+        dispatch(state, &name, &db, cmd, ctx)
+    };
+    state.commands_answered += 1;
+    if let Some(log) = &state.log {
+        let mut line = serde_json::json!({
+            "command": name,
+            "db": db,
+            "durationMicros": started.elapsed().as_micros() as u64,
+        });
+        if let Some(ns) = namespace(&name, &db, cmd) {
+            line["ns"] = serde_json::Value::String(ns);
+        }
+        if let Err(e) = &result {
+            line["code"] = serde_json::json!(e.code);
+        }
+        log.write(&line);
+    }
+    match result {
+        Ok(d) => d,
+        Err(e) => reply::error(&e),
+    }
+}
+
+/// The namespace a command works on, for the command log.
+fn namespace(name: &str, db: &str, cmd: &Document) -> Option<String> {
+    let Some(Bson::String(first)) = cmd.get(name) else {
+        return None;
+    };
+    match name {
+        "find" | "insert" | "count" | "distinct" | "listIndexes" | "createIndexes" | "update"
+        | "delete" | "aggregate" | "findAndModify" => Some(format!("{db}.{first}")),
+        _ if first.contains('.') => Some(first.clone()),
+        _ => None,
+    }
+}
+
+fn dispatch(state: &mut State, name: &str, db: &str, cmd: &Document, ctx: Context) -> Answer {
+    match name {
+        "hello" => handshake::hello(state, cmd, ctx, false),
+        "isMaster" | "ismaster" => handshake::hello(state, cmd, ctx, true),
+        "buildInfo" | "buildinfo" => handshake::build_info(state),
+        "getParameter" => handshake::get_parameter(state, cmd),
+        "getCmdLineOpts" => handshake::get_cmd_line_opts(state),
+        "getLog" => handshake::get_log(cmd),
+        "ping" | "endSessions" => Ok(reply::ok(Document::new())),
+        "connectionStatus" => handshake::connection_status(),
+        "hostInfo" => handshake::host_info(state),
+        "whatsmyuri" => handshake::whats_my_uri(ctx),
+        "serverStatus" => handshake::server_status(state),
+        "isdbgrid" => handshake::isdbgrid(state),
+        "listDatabases" => handshake::list_databases(state, cmd),
+        "listCollections" => handshake::list_collections(state, db, cmd),
+        "listIndexes" => handshake::list_indexes(state, db, cmd),
+        "listShards" => handshake::list_shards(state),
+        "find" => cursors::find(state, db, cmd),
+        "aggregate" => super::aggregate::aggregate(state, db, cmd),
+        "getMore" => cursors::get_more(state, cmd),
+        "killCursors" => cursors::kill_cursors(state, cmd),
+        "count" => cursors::count(state, db, cmd),
+        "distinct" => cursors::distinct(state, db, cmd),
+        "insert" => writes::insert(state, db, cmd),
+        "enableSharding" | "enablesharding" => sharding::enable_sharding(state, cmd),
+        "shardCollection" | "shardcollection" => sharding::shard_collection(state, cmd),
+        "addShard" | "addshard" => sharding::add_shard(state, cmd),
+        "removeShard" | "removeshard" => sharding::remove_shard(state, cmd),
+        "addShardToZone" => sharding::shard_zone(state, cmd, true),
+        "removeShardFromZone" => sharding::shard_zone(state, cmd, false),
+        "updateZoneKeyRange" => sharding::update_zone_key_range(state, cmd),
+        "split" => sharding::split(state, cmd),
+        "moveChunk" => sharding::move_chunk(state, cmd),
+        "moveRange" => sharding::move_range(state, cmd),
+        "mergeChunks" => sharding::merge_chunks(state, cmd),
+        "balancerStart" => sharding::set_balancer(state, true),
+        "balancerStop" => sharding::set_balancer(state, false),
+        "balancerStatus" => sharding::balancer_status(state),
+        "refineCollectionShardKey" => sharding::refine(state, cmd),
+        "reshardCollection" => sharding::reshard(state, cmd),
+        "createIndexes" => sharding::create_indexes(state, db, cmd),
+        _ => Err(SimError::command_not_found(format!(
+            "no such command: '{name}'"
+        ))),
+    }
+}

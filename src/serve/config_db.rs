@@ -1,0 +1,298 @@
+//! The config database, generated on each read from the simulator's state in the document shapes
+//! of the selected server version (reference §1): `shards`, `databases`, `collections`, `chunks`
+//! (by `ns` + `lastmodEpoch` before 5.0, by `uuid` from 5.0; `onCurrentShardSince` from 7.0),
+//! `tags`, `settings`, `version`, `mongos` and, before 7.0, `migrations` in flight.
+
+use bson::{Bson, DateTime, Document, Timestamp, doc};
+
+use super::ids;
+use super::state::State;
+use crate::sim::ServerVersion;
+use crate::sim::cluster::Collection;
+
+/// The config collections this server generates.
+pub const COLLECTIONS: &[&str] = &[
+    "chunks",
+    "collections",
+    "databases",
+    "migrations",
+    "mongos",
+    "settings",
+    "shards",
+    "tags",
+    "version",
+];
+
+/// The documents of `config.<coll>`, or `None` for a collection this server does not generate.
+pub fn documents(state: &State, coll: &str) -> Option<Vec<Document>> {
+    let v = state.sim.cluster.version;
+    Some(match coll {
+        "shards" => shards(state, v),
+        "databases" => databases(state, v),
+        "collections" => state
+            .sim
+            .cluster
+            .collections
+            .iter()
+            .map(|c| collection(state, c, v))
+            .collect(),
+        "chunks" => state
+            .sim
+            .cluster
+            .collections
+            .iter()
+            .flat_map(|c| chunks(state, c, v))
+            .collect(),
+        "tags" => tags(state, v),
+        "settings" => settings(state),
+        "version" => vec![version_doc(state, v)],
+        "mongos" => vec![mongos(state, v)],
+        "migrations" if v < ServerVersion::V7_0 => migrations(state),
+        "migrations" => Vec::new(),
+        _ => return None,
+    })
+}
+
+/// `"8.0.0"` for release line 8.0.
+pub fn version_string(v: ServerVersion) -> String {
+    format!("{}.{}.0", v.major, v.minor)
+}
+
+fn ts(time: u64, increment: u32) -> Bson {
+    Bson::Timestamp(Timestamp {
+        time: time as u32,
+        increment,
+    })
+}
+
+fn date_secs(secs: u64) -> Bson {
+    Bson::DateTime(DateTime::from_millis(secs as i64 * 1000))
+}
+
+fn shards(state: &State, v: ServerVersion) -> Vec<Document> {
+    let cluster = &state.sim.cluster;
+    cluster
+        .shards
+        .iter()
+        .enumerate()
+        .filter(|(_, s)| !s.removed)
+        .map(|(i, s)| {
+            let id = &s.shard.id;
+            let mut d =
+                doc! { "_id": id, "host": format!("{id}/{id}.shardtop.sim:27018"), "state": 1 };
+            if s.shard.draining {
+                d.insert("draining", true);
+            }
+            if !s.shard.zones.is_empty() {
+                let tags: Vec<Bson> = s
+                    .shard
+                    .zones
+                    .iter()
+                    .map(|z| Bson::String(z.clone()))
+                    .collect();
+                d.insert("tags", tags);
+            }
+            if v >= ServerVersion::V5_0 {
+                d.insert("topologyTime", ts(state.started_secs, i as u32 + 1));
+            }
+            if v >= ServerVersion::V8_0 {
+                d.insert("replSetConfigVersion", Bson::Int64(-1));
+            }
+            d
+        })
+        .collect()
+}
+
+fn databases(state: &State, v: ServerVersion) -> Vec<Document> {
+    let cluster = &state.sim.cluster;
+    cluster
+        .databases
+        .iter()
+        .map(|(db, primary)| {
+            let mut version = doc! { "uuid": ids::collection_uuid(db, 0) };
+            if v >= ServerVersion::V5_0 {
+                version.insert("timestamp", ts(state.started_secs, 1));
+            }
+            version.insert("lastMod", 1);
+            let mut d = doc! { "_id": db, "primary": cluster.shard_id(*primary) };
+            if v < ServerVersion::V8_0 {
+                d.insert("partitioned", true);
+            }
+            d.insert("version", version);
+            d
+        })
+        .collect()
+}
+
+/// Whether the shard key was declared unique.
+fn unique(c: &Collection) -> bool {
+    c.indexes.iter().any(|i| i.key == c.pattern && i.unique)
+}
+
+fn collection(state: &State, c: &Collection, v: ServerVersion) -> Document {
+    let secs = state.started_secs;
+    let mut d = doc! {
+        "_id": &c.ns,
+        "lastmodEpoch": ids::collection_epoch(&c.ns, c.incarnation, secs),
+        "lastmod": date_secs(secs),
+    };
+    if v < ServerVersion::V5_0 {
+        d.insert("dropped", false);
+    } else {
+        d.insert("timestamp", ids::collection_timestamp(secs, c.incarnation));
+    }
+    d.insert("uuid", ids::collection_uuid(&c.ns, c.incarnation));
+    d.insert("key", c.pattern.to_document());
+    d.insert("unique", unique(c));
+    if v < ServerVersion::V5_0 {
+        d.insert("distributionMode", "sharded");
+    } else {
+        d.insert("noBalance", false);
+    }
+    d
+}
+
+fn chunks(state: &State, c: &Collection, v: ServerVersion) -> Vec<Document> {
+    let secs = state.started_secs;
+    let uuid = ids::collection_uuid(&c.ns, c.incarnation);
+    let epoch = ids::collection_epoch(&c.ns, c.incarnation, secs);
+    let uuid_bytes = match &uuid {
+        Bson::Binary(b) => b.bytes.clone(),
+        _ => Vec::new(),
+    };
+    c.table
+        .iter()
+        .map(|ch| {
+            let min = c.pattern.bound_to_document(ch.min);
+            let id = ids::object_id(secs, &[&uuid_bytes, &ids_key(&min)]);
+            let mut d = doc! { "_id": id };
+            if v.chunks_by_uuid() {
+                d.insert("uuid", uuid.clone());
+            } else {
+                d.insert("ns", &c.ns);
+            }
+            let shard = state.sim.cluster.shard_id(ch.info.shard).to_string();
+            let since = ts(state.unix_secs_at(ch.info.since), 1);
+            d.insert("min", min);
+            d.insert("max", c.pattern.bound_to_document(ch.max));
+            d.insert("shard", &shard);
+            d.insert(
+                "lastmod",
+                Timestamp {
+                    time: ch.info.version.major,
+                    increment: ch.info.version.minor,
+                },
+            );
+            if !v.chunks_by_uuid() {
+                d.insert("lastmodEpoch", epoch);
+            }
+            if v >= ServerVersion::V7_0 {
+                d.insert("onCurrentShardSince", since.clone());
+            }
+            d.insert(
+                "history",
+                vec![Bson::Document(doc! { "validAfter": since, "shard": shard })],
+            );
+            if ch.info.jumbo {
+                d.insert("jumbo", true);
+            }
+            d
+        })
+        .collect()
+}
+
+fn ids_key(min: &Document) -> Vec<u8> {
+    let mut out = Vec::new();
+    let _ = min.to_writer(&mut out);
+    out
+}
+
+fn tags(state: &State, v: ServerVersion) -> Vec<Document> {
+    let mut out = Vec::new();
+    for c in &state.sim.cluster.collections {
+        for r in c.zones.iter() {
+            let min = c.pattern.bound_to_document(&r.min);
+            let id: Bson = if v < ServerVersion::V5_0 {
+                Bson::Document(doc! { "ns": &c.ns, "min": min.clone() })
+            } else {
+                Bson::ObjectId(ids::object_id(
+                    state.started_secs,
+                    &[b"tag", c.ns.as_bytes(), &ids_key(&min)],
+                ))
+            };
+            out.push(doc! {
+                "_id": id, "ns": &c.ns, "min": min,
+                "max": c.pattern.bound_to_document(&r.max), "tag": &r.zone,
+            });
+        }
+    }
+    out
+}
+
+fn settings(state: &State) -> Vec<Document> {
+    let s = &state.sim.cluster.settings;
+    let mode = if s.balancer_enabled { "full" } else { "off" };
+    let mut balancer = doc! { "_id": "balancer", "mode": mode, "stopped": !s.balancer_enabled };
+    if let Some(w) = s.active_window {
+        let hm = |m: u32| format!("{:02}:{:02}", m / 60, m % 60);
+        balancer.insert(
+            "activeWindow",
+            doc! { "start": hm(w.start_minute), "stop": hm(w.stop_minute) },
+        );
+    }
+    vec![
+        balancer,
+        doc! { "_id": "chunksize", "value": (s.chunk_size_bytes >> 20) as i64 },
+    ]
+}
+
+fn version_doc(state: &State, v: ServerVersion) -> Document {
+    let cluster_id = ids::object_id(state.started_secs, &[b"cluster"]);
+    if v < ServerVersion::V6_0 {
+        doc! { "_id": 1, "minCompatibleVersion": 5, "currentVersion": 6, "clusterId": cluster_id }
+    } else {
+        doc! { "_id": 1, "clusterId": cluster_id }
+    }
+}
+
+fn mongos(state: &State, v: ServerVersion) -> Document {
+    let mut d = doc! {
+        "_id": state.addr.to_string(),
+        "advisoryHostFQDNs": [],
+    };
+    if v >= ServerVersion::V6_0 {
+        d.insert("created", date_secs(state.started_secs));
+    }
+    d.insert("mongoVersion", version_string(v));
+    d.insert(
+        "ping",
+        Bson::DateTime(DateTime::from_millis(state.now_millis())),
+    );
+    d.insert("up", Bson::Int64(state.started.elapsed().as_secs() as i64));
+    d.insert("waiting", true);
+    d
+}
+
+fn migrations(state: &State) -> Vec<Document> {
+    let cluster = &state.sim.cluster;
+    state
+        .sim
+        .balancer
+        .in_flight
+        .iter()
+        .filter_map(|m| {
+            let c = cluster.collection(&m.ns)?;
+            let max = m.end.as_ref().unwrap_or(&m.max);
+            Some(doc! {
+                "_id": format!("{}-{}", m.ns, m.id),
+                "ns": &m.ns,
+                "min": c.pattern.bound_to_document(&m.min),
+                "max": c.pattern.bound_to_document(max),
+                "fromShard": cluster.shard_id(m.from),
+                "toShard": cluster.shard_id(m.to),
+                "waitForDelete": false,
+                "forceJumbo": 0,
+            })
+        })
+        .collect()
+}

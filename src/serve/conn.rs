@@ -1,0 +1,84 @@
+//! One client connection: read a message, hand the command to the simulator task, write the
+//! reply (OP_MSG, or OP_REPLY to a legacy OP_QUERY; nothing for moreToCome). A malformed or
+//! oversized message, or an I/O error, closes this connection only, with one log line.
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicI32, Ordering};
+
+use tokio::io::AsyncWriteExt;
+use tokio::net::TcpStream;
+use tokio::sync::{mpsc, oneshot, watch};
+
+use super::log::{self, CommandLog};
+use super::state::{Context, ToOwner};
+use crate::wire::{self, ReadError};
+
+static NEXT_REQUEST_ID: AtomicI32 = AtomicI32::new(1);
+
+pub(super) struct Connection {
+    pub id: i64,
+    pub peer: SocketAddr,
+    pub to_owner: mpsc::Sender<ToOwner>,
+    pub log: Option<Arc<CommandLog>>,
+    pub shutdown: watch::Receiver<bool>,
+}
+
+impl Connection {
+    pub async fn serve(mut self, stream: TcpStream) {
+        let _ = stream.set_nodelay(true);
+        let (mut reader, mut writer) = stream.into_split();
+        loop {
+            let bytes = tokio::select! {
+                r = wire::read_message(&mut reader) => r,
+                _ = self.shutdown.changed() => return,
+            };
+            let bytes = match bytes {
+                Ok(b) => b,
+                Err(ReadError::Closed) => return,
+                Err(ReadError::Io(e)) => return self.close(&format!("read failed: {e}")),
+                Err(ReadError::Wire(e)) => return self.close(&e.to_string()),
+            };
+            let request = match wire::parse(&bytes) {
+                Ok(r) => r,
+                Err(e) => return self.close(&e.to_string()),
+            };
+            let (reply_to, reply) = oneshot::channel();
+            let ctx = Context {
+                connection_id: self.id,
+                peer: self.peer,
+            };
+            let sent = self
+                .to_owner
+                .send(ToOwner {
+                    command: request.command,
+                    ctx,
+                    reply: reply_to,
+                })
+                .await;
+            if sent.is_err() {
+                return;
+            }
+            let Ok(doc) = reply.await else { return };
+            if request.more_to_come {
+                continue;
+            }
+            let id = NEXT_REQUEST_ID.fetch_add(1, Ordering::Relaxed);
+            let out = if request.legacy {
+                wire::encode_reply(id, request.request_id, &doc)
+            } else {
+                wire::encode_msg(id, request.request_id, &doc)
+            };
+            if let Err(e) = writer.write_all(&out).await {
+                return self.close(&format!("write failed: {e}"));
+            }
+        }
+    }
+
+    fn close(&self, why: &str) {
+        log::line(
+            self.log.as_deref(),
+            &format!("connection {} from {} closed: {why}", self.id, self.peer),
+        );
+    }
+}

@@ -1,0 +1,260 @@
+//! Reads: `find` (filter, sort, projection, skip, limit, batchSize, singleBatch), `getMore`,
+//! `killCursors`, `count` and `distinct` over the generated config database. A user collection
+//! answers empty: the simulator keeps shard-key statistics, not documents.
+
+use std::collections::{BTreeMap, VecDeque};
+
+use bson::{Bson, Document, doc};
+
+use super::config_db;
+use super::query::{self, Projection};
+use super::reply::{self, Answer, ok, opt_count, opt_doc};
+use super::state::State;
+use crate::sim::SimError;
+
+/// The first batch's default size, as servers use.
+const DEFAULT_BATCH: usize = 101;
+/// A batch stops growing past this many bytes (replies stay well under 16 MB).
+const BATCH_BYTES: usize = 8 << 20;
+
+/// Open cursors by id.
+#[derive(Default)]
+pub struct Cursors {
+    open: BTreeMap<i64, Cursor>,
+    next_id: i64,
+}
+
+struct Cursor {
+    ns: String,
+    docs: VecDeque<Document>,
+}
+
+impl Cursors {
+    /// Opens a cursor over what remains after the first batch; returns its id (0 when empty).
+    fn open(&mut self, ns: &str, docs: VecDeque<Document>) -> i64 {
+        if docs.is_empty() {
+            return 0;
+        }
+        self.next_id += 1;
+        let id = 0x5EED_0000_0000 + self.next_id;
+        self.open.insert(
+            id,
+            Cursor {
+                ns: ns.to_string(),
+                docs,
+            },
+        );
+        id
+    }
+}
+
+fn take_batch(docs: &mut VecDeque<Document>, n: usize) -> Vec<Bson> {
+    let mut out = Vec::new();
+    let mut bytes = 0;
+    while out.len() < n {
+        let Some(d) = docs.pop_front() else { break };
+        bytes += super::super::wire::document_len(&d);
+        out.push(Bson::Document(d));
+        if bytes > BATCH_BYTES {
+            break;
+        }
+    }
+    out
+}
+
+/// Takes a first batch (`batchSize`, default 101) and opens a cursor over the rest.
+pub fn open_cursor(
+    state: &mut State,
+    ns: &str,
+    docs: &mut VecDeque<Document>,
+    batch_size: Option<i64>,
+) -> (Vec<Bson>, i64) {
+    let n = batch_size.map_or(DEFAULT_BATCH, |n| n.max(0) as usize);
+    let first = take_batch(docs, n);
+    let id = state.cursors.open(ns, std::mem::take(docs));
+    (first, id)
+}
+
+/// The documents of `db.coll`: the config database is generated, other collections are empty.
+pub fn documents(state: &State, db: &str, coll: &str) -> Vec<Document> {
+    if db == "config" {
+        config_db::documents(state, coll).unwrap_or_default()
+    } else {
+        Vec::new()
+    }
+}
+
+/// The filtered, sorted, skipped and limited documents of a read.
+pub fn select(
+    state: &State,
+    db: &str,
+    coll: &str,
+    filter: Option<&Document>,
+    sort: Option<&Document>,
+    skip: Option<i64>,
+    limit: Option<i64>,
+) -> Result<Vec<Document>, SimError> {
+    let mut docs = Vec::new();
+    for d in documents(state, db, coll) {
+        if filter.is_none_or(|f| query::matches(&d, f).unwrap_or(false)) {
+            docs.push(d);
+        }
+    }
+    if let Some(f) = filter {
+        // Surface a bad filter even when there is nothing to match against.
+        query::matches(&Document::new(), f)?;
+    }
+    if let Some(s) = sort {
+        query::sort(&mut docs, s)?;
+    }
+    let skip = usize::try_from(skip.unwrap_or(0))
+        .map_err(|_| SimError::bad_value("skip value must be non-negative"))?;
+    docs.drain(..skip.min(docs.len()));
+    if let Some(l) = limit.filter(|l| *l != 0) {
+        docs.truncate(l.unsigned_abs() as usize);
+    }
+    Ok(docs)
+}
+
+/// `find`.
+pub fn find(state: &mut State, db: &str, cmd: &Document) -> Answer {
+    let coll = reply::first_string(cmd, "find")?;
+    let filter = opt_doc(cmd, "filter")?;
+    let projection = opt_doc(cmd, "projection")?
+        .map(Projection::parse)
+        .transpose()?;
+    let limit = opt_count(cmd, "limit")?;
+    let docs = select(
+        state,
+        db,
+        &coll,
+        filter,
+        opt_doc(cmd, "sort")?,
+        opt_count(cmd, "skip")?,
+        limit,
+    )?;
+    let mut docs: VecDeque<Document> = match projection {
+        Some(p) => docs.iter().map(|d| p.apply(d)).collect(),
+        None => docs.into(),
+    };
+    let batch = opt_count(cmd, "batchSize")?
+        .map_or(DEFAULT_BATCH, |n| n.max(0) as usize)
+        .max(usize::from(limit.is_some_and(|l| l < 0)));
+    let single = reply::flag(cmd, "singleBatch") || limit.is_some_and(|l| l < 0);
+    let first = take_batch(&mut docs, if batch == 0 { 0 } else { batch });
+    let ns = format!("{db}.{coll}");
+    let id = if single {
+        0
+    } else {
+        state.cursors.open(&ns, docs)
+    };
+    Ok(ok(
+        doc! { "cursor": { "firstBatch": first, "id": id, "ns": ns } },
+    ))
+}
+
+/// `getMore`.
+pub fn get_more(state: &mut State, cmd: &Document) -> Answer {
+    let id = match cmd.get("getMore") {
+        Some(Bson::Int64(id)) => *id,
+        _ => {
+            return Err(reply::type_mismatch(
+                "BSON field 'getMore' is the wrong type, expected type 'long'",
+            ));
+        }
+    };
+    let n = opt_count(cmd, "batchSize")?.map_or(usize::MAX, |n| n.max(1) as usize);
+    let cursor = state
+        .cursors
+        .open
+        .get_mut(&id)
+        .ok_or_else(|| reply::cursor_not_found(id))?;
+    let batch = take_batch(&mut cursor.docs, n);
+    let ns = cursor.ns.clone();
+    let next = if cursor.docs.is_empty() {
+        state.cursors.open.remove(&id);
+        0
+    } else {
+        id
+    };
+    Ok(ok(
+        doc! { "cursor": { "nextBatch": batch, "id": next, "ns": ns } },
+    ))
+}
+
+/// `killCursors`.
+pub fn kill_cursors(state: &mut State, cmd: &Document) -> Answer {
+    let ids = match cmd.get("cursors") {
+        Some(Bson::Array(a)) => a.clone(),
+        _ => return Err(reply::failed_to_parse("killCursors needs a cursors array")),
+    };
+    let (mut killed, mut not_found) = (Vec::new(), Vec::new());
+    for id in ids {
+        let Bson::Int64(n) = id else {
+            return Err(reply::type_mismatch("cursor ids must be longs"));
+        };
+        if state.cursors.open.remove(&n).is_some() {
+            killed.push(Bson::Int64(n));
+        } else {
+            not_found.push(Bson::Int64(n));
+        }
+    }
+    Ok(ok(doc! {
+        "cursorsKilled": killed, "cursorsNotFound": not_found,
+        "cursorsAlive": [], "cursorsUnknown": [],
+    }))
+}
+
+/// `count`.
+pub fn count(state: &State, db: &str, cmd: &Document) -> Answer {
+    let coll = reply::first_string(cmd, "count")?;
+    let query = opt_doc(cmd, "query")?;
+    let n = if db == "config" {
+        let docs = select(
+            state,
+            db,
+            &coll,
+            query,
+            None,
+            opt_count(cmd, "skip")?,
+            opt_count(cmd, "limit")?,
+        )?;
+        docs.len() as i64
+    } else if query.is_some_and(|q| !q.is_empty()) {
+        return Err(SimError::illegal_operation(
+            "count with a query on a user collection: shardtop serve keeps no documents",
+        ));
+    } else {
+        let ns = format!("{db}.{coll}");
+        match state.sim.cluster.collection(&ns) {
+            Some(c) => c.table.iter().map(|ch| ch.info.stats.docs).sum::<u64>() as i64,
+            None => state.unsharded.get(&ns).map_or(0, |u| u.inserted as i64),
+        }
+    };
+    Ok(ok(doc! { "n": n }))
+}
+
+/// `distinct`.
+pub fn distinct(state: &State, db: &str, cmd: &Document) -> Answer {
+    let coll = reply::first_string(cmd, "distinct")?;
+    let key = reply::string_arg(cmd, "key")?;
+    let docs = select(state, db, &coll, opt_doc(cmd, "query")?, None, None, None)?;
+    let mut values: Vec<Bson> = Vec::new();
+    for d in &docs {
+        let found = match query::get_path(d, &key) {
+            Some(Bson::Array(items)) => items.clone(),
+            Some(v) => vec![v.clone()],
+            None => Vec::new(),
+        };
+        for v in found {
+            if !values
+                .iter()
+                .any(|x| query::compare(x, &v) == std::cmp::Ordering::Equal)
+            {
+                values.push(v);
+            }
+        }
+    }
+    values.sort_by(query::compare);
+    Ok(ok(doc! { "values": values }))
+}

@@ -1,0 +1,178 @@
+//! `shardtop serve`: the simulator as a MongoDB endpoint that behaves like a mongos. A tokio TCP
+//! server accepts connections (at most [`MAX_CONNECTIONS`]); each connection task reads messages
+//! with [`crate::wire`] and sends every command to the one task that owns the [`Simulator`]
+//! (through a channel), which answers it against the simulator's state and advances the
+//! simulator in real time (100 ms ticks) unless paused.
+//!
+//! Owns: sockets, the simulator task, the commands a mongos answers, the config database
+//! generated from the simulator's state, cursors, the command log. May not touch: the terminal
+//! (only `commands` prints; a refused connection or malformed message is one line on stderr or in
+//! the command log), the simulator's rules (commands call `sim`'s operations).
+
+mod aggregate;
+mod commands;
+mod config_db;
+mod conn;
+mod cursors;
+mod handshake;
+mod ids;
+mod log;
+mod query;
+mod reply;
+mod sharding;
+mod state;
+mod writes;
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicI64, Ordering};
+
+use tokio::net::TcpListener;
+use tokio::sync::{Semaphore, mpsc, watch};
+use tokio::task::JoinHandle;
+
+use crate::sim::Simulator;
+
+pub use log::CommandLog;
+
+/// Connections served at once; past it a new connection is refused (closed with a log line).
+pub const MAX_CONNECTIONS: usize = 256;
+
+/// The cluster `serve` starts without a scenario: three shards, balancer on, no collections.
+const EMPTY_CLUSTER: &str = r#"{
+  "name": "serve",
+  "description": "An empty cluster of three shards, balancer on.",
+  "seedPassage": "",
+  "shards": 3,
+  "collections": [],
+  "until": 0
+}"#;
+
+/// An empty cluster of three shards (`shard0000`…`shard0002`), balancer on, no collections.
+pub fn empty_cluster(version: Option<crate::sim::ServerVersion>) -> Result<Simulator, String> {
+    let sc = crate::sim::scenario::parse(EMPTY_CLUSTER)?;
+    Simulator::from_scenario(&sc, sc.seed, version)
+}
+
+/// What `serve` runs.
+pub struct ServeOptions {
+    pub listen: SocketAddr,
+    /// The simulator, as set up by a scenario (or the empty three-shard cluster).
+    pub sim: Simulator,
+    /// Start with the simulator's clock stopped.
+    pub paused: bool,
+    /// One JSON line per command received.
+    pub command_log: Option<PathBuf>,
+    /// The command line, for `getCmdLineOpts`.
+    pub argv: Vec<String>,
+}
+
+impl ServeOptions {
+    /// Serving `sim` on `listen`, running, without a command log.
+    pub fn new(listen: SocketAddr, sim: Simulator) -> Self {
+        Self {
+            listen,
+            sim,
+            paused: false,
+            command_log: None,
+            argv: vec!["shardtop".into(), "serve".into()],
+        }
+    }
+}
+
+/// A running server.
+pub struct Server {
+    addr: SocketAddr,
+    shutdown: watch::Sender<bool>,
+    accept: JoinHandle<()>,
+    owner: JoinHandle<()>,
+}
+
+impl Server {
+    /// The address the server listens on (the real port when asked for port 0).
+    pub fn local_addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    /// Stops accepting, closes the simulator task and waits for both.
+    pub async fn shutdown(self) {
+        let _ = self.shutdown.send(true);
+        let _ = self.accept.await;
+        let _ = self.owner.await;
+    }
+
+    /// Waits until the server stops (it stops only on [`Server::shutdown`] or a fatal error).
+    pub async fn wait(self) {
+        let _ = self.accept.await;
+        let _ = self.shutdown.send(true);
+        let _ = self.owner.await;
+    }
+}
+
+/// Binds `opts.listen` and starts serving; returns once the socket is bound.
+pub async fn start(opts: ServeOptions) -> std::io::Result<Server> {
+    let log = match &opts.command_log {
+        Some(path) => Some(CommandLog::create(path)?),
+        None => None,
+    };
+    let listener = TcpListener::bind(opts.listen).await?;
+    let addr = listener.local_addr()?;
+    let (shutdown, shutdown_rx) = watch::channel(false);
+    let (to_owner, from_conns) = mpsc::channel(1024);
+    let log = log.map(Arc::new);
+    let owner_state = state::State::new(opts.sim, addr, opts.argv, opts.paused, log.clone());
+    let owner = tokio::spawn(state::run(owner_state, from_conns, shutdown_rx.clone()));
+    let accept = tokio::spawn(accept_loop(listener, to_owner, shutdown_rx, log));
+    Ok(Server {
+        addr,
+        shutdown,
+        accept,
+        owner,
+    })
+}
+
+async fn accept_loop(
+    listener: TcpListener,
+    to_owner: mpsc::Sender<state::ToOwner>,
+    mut shutdown: watch::Receiver<bool>,
+    log: Option<Arc<CommandLog>>,
+) {
+    let permits = Arc::new(Semaphore::new(MAX_CONNECTIONS));
+    let next_id = AtomicI64::new(1);
+    loop {
+        let accepted = tokio::select! {
+            a = listener.accept() => a,
+            _ = shutdown.changed() => return,
+        };
+        let (stream, peer) = match accepted {
+            Ok(x) => x,
+            Err(e) => {
+                log::line(log.as_deref(), &format!("accept failed: {e}"));
+                continue;
+            }
+        };
+        let id = next_id.fetch_add(1, Ordering::Relaxed);
+        let Ok(permit) = Arc::clone(&permits).try_acquire_owned() else {
+            log::line(
+                log.as_deref(),
+                &format!(
+                    "connection {id} from {peer} refused: {MAX_CONNECTIONS} connections already open"
+                ),
+            );
+            drop(stream);
+            continue;
+        };
+        let conn = conn::Connection {
+            id,
+            peer,
+            to_owner: to_owner.clone(),
+            log: log.clone(),
+            shutdown: shutdown.clone(),
+        };
+        tokio::spawn(async move {
+            conn.serve(stream).await;
+            drop(permit);
+        });
+    }
+}

@@ -1,0 +1,288 @@
+//! The query language over generated documents: filters (equality, `$eq`, `$ne`, `$in`, `$nin`,
+//! `$gt`/`$gte`/`$lt`/`$lte`, `$exists`, `$and`/`$or`/`$nor`, dotted paths, array fields matching
+//! any element), sorts and projections (inclusion or exclusion, top-level or dotted fields).
+//! Values compare in MongoDB's BSON order (the model's `KeyValue` order).
+
+use std::cmp::Ordering;
+
+use bson::{Bson, Document};
+
+use crate::model::extjson::from_bson;
+use crate::sim::SimError;
+
+fn bad_value(m: impl Into<String>) -> SimError {
+    SimError::bad_value(m)
+}
+
+/// The value at a dotted path (through embedded documents).
+pub fn get_path<'a>(doc: &'a Document, path: &str) -> Option<&'a Bson> {
+    let mut parts = path.split('.');
+    let mut current = doc.get(parts.next()?)?;
+    for p in parts {
+        current = match current {
+            Bson::Document(d) => d.get(p)?,
+            _ => return None,
+        };
+    }
+    Some(current)
+}
+
+/// MongoDB's order between two BSON values.
+pub fn compare(a: &Bson, b: &Bson) -> Ordering {
+    from_bson(a).cmp(&from_bson(b))
+}
+
+fn same_type_bracket(a: &Bson, b: &Bson) -> bool {
+    from_bson(a).canonical_type() == from_bson(b).canonical_type()
+}
+
+/// Whether `doc` matches `filter`.
+pub fn matches(doc: &Document, filter: &Document) -> Result<bool, SimError> {
+    for (key, cond) in filter {
+        let ok = match key.as_str() {
+            "$and" => logical(doc, cond, "$and")?.iter().all(|x| *x),
+            "$or" => logical(doc, cond, "$or")?.iter().any(|x| *x),
+            "$nor" => !logical(doc, cond, "$nor")?.iter().any(|x| *x),
+            "$comment" => true,
+            k if k.starts_with('$') => {
+                return Err(bad_value(format!("unknown top level operator: {k}")));
+            }
+            path => field_matches(get_path(doc, path), cond)?,
+        };
+        if !ok {
+            return Ok(false);
+        }
+    }
+    Ok(true)
+}
+
+fn logical(doc: &Document, cond: &Bson, op: &str) -> Result<Vec<bool>, SimError> {
+    let Bson::Array(items) = cond else {
+        return Err(bad_value(format!("{op} must be an array")));
+    };
+    if items.is_empty() {
+        return Err(bad_value(format!(
+            "$and/$or/$nor must be a nonempty array ({op})"
+        )));
+    }
+    items
+        .iter()
+        .map(|i| match i {
+            Bson::Document(d) => matches(doc, d),
+            _ => Err(bad_value(format!(
+                "{op} argument's entries must be objects"
+            ))),
+        })
+        .collect()
+}
+
+fn is_operator_doc(cond: &Bson) -> Option<&Document> {
+    match cond {
+        Bson::Document(d) if d.keys().next().is_some_and(|k| k.starts_with('$')) => Some(d),
+        _ => None,
+    }
+}
+
+fn field_matches(value: Option<&Bson>, cond: &Bson) -> Result<bool, SimError> {
+    let Some(ops) = is_operator_doc(cond) else {
+        return Ok(equals(value, cond));
+    };
+    for (op, arg) in ops {
+        let ok = match op.as_str() {
+            "$eq" => equals(value, arg),
+            "$ne" => !equals(value, arg),
+            "$in" => in_list(value, arg)?,
+            "$nin" => !in_list(value, arg)?,
+            "$gt" => ordered(value, arg, Ordering::is_gt),
+            "$gte" => ordered(value, arg, Ordering::is_ge),
+            "$lt" => ordered(value, arg, Ordering::is_lt),
+            "$lte" => ordered(value, arg, Ordering::is_le),
+            "$exists" => value.is_some() == truthy(arg),
+            "$not" => !field_matches(value, arg)?,
+            other => return Err(bad_value(format!("unknown operator: {other}"))),
+        };
+        if !ok {
+            return Ok(false);
+        }
+    }
+    Ok(true)
+}
+
+fn truthy(b: &Bson) -> bool {
+    match b {
+        Bson::Boolean(x) => *x,
+        Bson::Int32(n) => *n != 0,
+        Bson::Int64(n) => *n != 0,
+        Bson::Double(d) => *d != 0.0,
+        Bson::Null => false,
+        _ => true,
+    }
+}
+
+/// The candidates a condition is checked against: the value, and an array's elements.
+fn candidates(value: Option<&Bson>) -> Vec<Bson> {
+    match value {
+        None => vec![Bson::Null],
+        Some(Bson::Array(items)) => {
+            let mut all = vec![Bson::Array(items.clone())];
+            all.extend(items.iter().cloned());
+            all
+        }
+        Some(v) => vec![v.clone()],
+    }
+}
+
+fn equals(value: Option<&Bson>, target: &Bson) -> bool {
+    candidates(value)
+        .iter()
+        .any(|c| compare(c, target) == Ordering::Equal && same_type_bracket(c, target))
+}
+
+fn in_list(value: Option<&Bson>, list: &Bson) -> Result<bool, SimError> {
+    let Bson::Array(items) = list else {
+        return Err(bad_value("$in needs an array"));
+    };
+    Ok(items.iter().any(|t| equals(value, t)))
+}
+
+fn ordered(value: Option<&Bson>, target: &Bson, test: fn(Ordering) -> bool) -> bool {
+    let Some(value) = value else {
+        // A missing field compares as null only against null ($gte/$lte null).
+        return matches!(target, Bson::Null) && test(Ordering::Equal);
+    };
+    candidates(Some(value))
+        .iter()
+        .any(|c| same_type_bracket(c, target) && test(compare(c, target)))
+}
+
+/// Sorts by a `{field: 1|-1, …}` specification (missing fields sort as null).
+pub fn sort(docs: &mut [Document], spec: &Document) -> Result<(), SimError> {
+    let keys = spec
+        .iter()
+        .map(|(k, v)| match v {
+            Bson::Int32(1) | Bson::Int64(1) => Ok((k.clone(), false)),
+            Bson::Double(d) if d.to_bits() == 1f64.to_bits() => Ok((k.clone(), false)),
+            Bson::Int32(-1) | Bson::Int64(-1) => Ok((k.clone(), true)),
+            Bson::Double(d) if d.to_bits() == (-1f64).to_bits() => Ok((k.clone(), true)),
+            _ => Err(bad_value(format!(
+                "$sort key ordering must be 1 (for ascending) or -1 (for descending): {k}"
+            ))),
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    docs.sort_by(|a, b| {
+        for (k, desc) in &keys {
+            let null = Bson::Null;
+            let o = compare(
+                get_path(a, k).unwrap_or(&null),
+                get_path(b, k).unwrap_or(&null),
+            );
+            let o = if *desc { o.reverse() } else { o };
+            if o != Ordering::Equal {
+                return o;
+            }
+        }
+        Ordering::Equal
+    });
+    Ok(())
+}
+
+/// A projection: inclusion (`_id` kept unless excluded) or exclusion.
+pub struct Projection {
+    include: bool,
+    fields: Vec<String>,
+    keep_id: bool,
+}
+
+impl Projection {
+    pub fn parse(spec: &Document) -> Result<Self, SimError> {
+        let mut include: Option<bool> = None;
+        let mut fields = Vec::new();
+        let mut keep_id = true;
+        for (k, v) in spec {
+            if matches!(v, Bson::Document(_) | Bson::String(_)) {
+                return Err(bad_value(format!(
+                    "projection of {k}: only inclusion (1) and exclusion (0) are supported"
+                )));
+            }
+            let on = truthy(v);
+            if k == "_id" {
+                keep_id = on;
+                continue;
+            }
+            if include.is_some_and(|i| i != on) {
+                return Err(SimError {
+                    code: 31254,
+                    code_name: "Location31254",
+                    message: format!(
+                        "Cannot do {} on field {k} in {} projection",
+                        if on { "inclusion" } else { "exclusion" },
+                        if on { "exclusion" } else { "inclusion" }
+                    ),
+                });
+            }
+            include = Some(on);
+            fields.push(k.clone());
+        }
+        let include = include.unwrap_or(!keep_id);
+        Ok(Self {
+            include,
+            fields,
+            keep_id,
+        })
+    }
+
+    pub fn apply(&self, doc: &Document) -> Document {
+        if self.include {
+            let mut out = Document::new();
+            if self.keep_id
+                && let Some(id) = doc.get("_id")
+            {
+                out.insert("_id", id.clone());
+            }
+            for f in &self.fields {
+                if let Some(v) = get_path(doc, f) {
+                    insert_path(&mut out, f, v.clone());
+                }
+            }
+            out
+        } else {
+            let mut out = doc.clone();
+            if !self.keep_id {
+                out.remove("_id");
+            }
+            for f in &self.fields {
+                remove_path(&mut out, f);
+            }
+            out
+        }
+    }
+}
+
+fn insert_path(doc: &mut Document, path: &str, value: Bson) {
+    match path.split_once('.') {
+        None => {
+            doc.insert(path, value);
+        }
+        Some((head, rest)) => {
+            if !matches!(doc.get(head), Some(Bson::Document(_))) {
+                doc.insert(head, Document::new());
+            }
+            if let Some(Bson::Document(inner)) = doc.get_mut(head) {
+                insert_path(inner, rest, value);
+            }
+        }
+    }
+}
+
+fn remove_path(doc: &mut Document, path: &str) {
+    match path.split_once('.') {
+        None => {
+            doc.remove(path);
+        }
+        Some((head, rest)) => {
+            if let Some(Bson::Document(inner)) = doc.get_mut(head) {
+                remove_path(inner, rest);
+            }
+        }
+    }
+}

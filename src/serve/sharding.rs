@@ -1,0 +1,323 @@
+//! Sharding commands, each mapped onto the simulator's operation of the same name (its refusals
+//! carry MongoDB's codes): enableSharding, shardCollection, addShard, removeShard, zones, split,
+//! moveChunk, moveRange, mergeChunks, balancer start/stop/status, refineCollectionShardKey,
+//! reshardCollection, createIndexes.
+
+// Every handler has the signature the dispatcher expects, also those that cannot fail.
+#![allow(clippy::unnecessary_wraps)]
+
+use bson::{Bson, Document, doc};
+
+use super::reply::{self, Answer, doc_arg, flag, ok, opt_count, string_arg};
+use super::state::State;
+use crate::model::{KeyPattern, ShardIdx, ShardKey};
+use crate::sim::SimError;
+use crate::sim::drain::RemoveShardState;
+use crate::sim::ops::ShardCollectionOptions;
+
+fn pattern(d: &Document) -> Result<KeyPattern, SimError> {
+    KeyPattern::parse(d).map_err(|e| SimError::bad_value(e.0))
+}
+
+fn ns_arg(cmd: &Document, name: &str) -> Result<String, SimError> {
+    let ns = reply::first_string(cmd, name)?;
+    if !ns.contains('.') {
+        return Err(reply::invalid_namespace(format!(
+            "Invalid namespace specified '{ns}'"
+        )));
+    }
+    Ok(ns)
+}
+
+fn key_pattern_of(state: &State, ns: &str) -> Result<KeyPattern, SimError> {
+    let c = state.sim.coll(ns)?;
+    Ok(state.sim.cluster.collections[c].pattern.clone())
+}
+
+/// A chunk bound given as a document of the shard key's fields.
+fn bound(p: &KeyPattern, d: &Document) -> Result<ShardKey, SimError> {
+    p.bound_from_document(d)
+        .map_err(|e| SimError::bad_value(e.0))
+}
+
+/// `bounds: [min, max]`.
+fn bounds(cmd: &Document, p: &KeyPattern) -> Result<(ShardKey, ShardKey), SimError> {
+    match cmd.get("bounds") {
+        Some(Bson::Array(a)) if a.len() == 2 => match (&a[0], &a[1]) {
+            (Bson::Document(min), Bson::Document(max)) => Ok((bound(p, min)?, bound(p, max)?)),
+            _ => Err(SimError::bad_value("bounds must hold two documents")),
+        },
+        _ => Err(SimError::bad_value(
+            "bounds must be an array of two documents [min, max]",
+        )),
+    }
+}
+
+/// `enableSharding`.
+pub fn enable_sharding(state: &mut State, cmd: &Document) -> Answer {
+    let db = reply::first_string(cmd, "enableSharding")?;
+    if db.contains('.') || db == "admin" || db == "local" || db == "config" {
+        return Err(reply::invalid_namespace(format!(
+            "invalid db name specified: {db}"
+        )));
+    }
+    let primary = match cmd.get("primaryShard") {
+        Some(Bson::String(s)) => state
+            .sim
+            .cluster
+            .shard_index(s)
+            .ok_or_else(|| SimError::shard_not_found(format!("Shard {s} not found")))?,
+        _ => ShardIdx(0),
+    };
+    state.sim.cluster.databases.entry(db).or_insert(primary);
+    Ok(ok(Document::new()))
+}
+
+/// `shardCollection` (`key`, `unique`, `numInitialChunks`).
+pub fn shard_collection(state: &mut State, cmd: &Document) -> Answer {
+    let ns = ns_arg(cmd, "shardCollection")?;
+    let key = pattern(doc_arg(cmd, "key")?)?;
+    if flag(cmd, "presplitHashedZones") {
+        return Err(SimError::invalid_options(
+            "presplitHashedZones is not simulated by shardtop serve",
+        ));
+    }
+    let mut opts = ShardCollectionOptions {
+        unique: flag(cmd, "unique"),
+        ..ShardCollectionOptions::default()
+    };
+    opts.num_initial_chunks = opt_count(cmd, "numInitialChunks")?.map(|n| n.clamp(1, 8192) as u32);
+    state.sim.shard_collection(&ns, key, &opts)?;
+    state.unsharded.remove(&ns);
+    let uuid = super::ids::collection_uuid(&ns, 1);
+    Ok(ok(doc! { "collectionsharded": ns, "collectionUUID": uuid }))
+}
+
+/// `addShard`: the shard's name is `name`, else the replica set's name, else the next default.
+pub fn add_shard(state: &mut State, cmd: &Document) -> Answer {
+    let host = reply::first_string(cmd, "addShard")?;
+    let id = match cmd.get("name") {
+        Some(Bson::String(n)) => n.clone(),
+        _ => match host.split_once('/') {
+            Some((rs, _)) if !rs.is_empty() => rs.to_string(),
+            _ => crate::model::Shard::default_name(state.sim.cluster.shards.len()),
+        },
+    };
+    state.sim.add_shard(&id, 1.0)?;
+    Ok(ok(doc! { "shardAdded": id }))
+}
+
+/// `removeShard`: started / ongoing (with what remains) / completed.
+pub fn remove_shard(state: &mut State, cmd: &Document) -> Answer {
+    let id = reply::first_string(cmd, "removeShard")?;
+    Ok(ok(match state.sim.remove_shard(&id)? {
+        RemoveShardState::Started => doc! {
+            "msg": "draining started successfully", "state": "started", "shard": id,
+            "note": "you need to drop or movePrimary these databases", "dbsToMove": [],
+        },
+        RemoveShardState::Ongoing { chunks, jumbo } => doc! {
+            "msg": "draining ongoing", "state": "ongoing",
+            "remaining": { "chunks": chunks as i64, "dbs": 0i64, "jumboChunks": jumbo as i64 },
+            "note": "you need to drop or movePrimary these databases", "dbsToMove": [],
+        },
+        RemoveShardState::Completed => doc! {
+            "msg": "removeshard completed successfully", "state": "completed", "shard": id,
+        },
+    }))
+}
+
+/// `addShardToZone` / `removeShardFromZone`.
+pub fn shard_zone(state: &mut State, cmd: &Document, add: bool) -> Answer {
+    let name = if add {
+        "addShardToZone"
+    } else {
+        "removeShardFromZone"
+    };
+    let shard = reply::first_string(cmd, name)?;
+    let zone = string_arg(cmd, "zone")?;
+    if add {
+        state.sim.add_shard_to_zone(&shard, &zone)?;
+    } else {
+        state.sim.remove_shard_from_zone(&shard, &zone)?;
+    }
+    Ok(ok(Document::new()))
+}
+
+/// `updateZoneKeyRange` (`zone: null` removes the range).
+pub fn update_zone_key_range(state: &mut State, cmd: &Document) -> Answer {
+    let ns = ns_arg(cmd, "updateZoneKeyRange")?;
+    let min = doc_arg(cmd, "min")?.clone();
+    let max = doc_arg(cmd, "max")?.clone();
+    let zone = match cmd.get("zone") {
+        Some(Bson::String(z)) => Some(z.clone()),
+        Some(Bson::Null) => None,
+        _ => return Err(SimError::bad_value("zone must be a string or null")),
+    };
+    state
+        .sim
+        .update_zone_key_range(&ns, &min, &max, zone.as_deref())?;
+    Ok(ok(Document::new()))
+}
+
+/// `split` with `middle`, `find` or `bounds`.
+pub fn split(state: &mut State, cmd: &Document) -> Answer {
+    let ns = ns_arg(cmd, "split")?;
+    let p = key_pattern_of(state, &ns)?;
+    if let Some(Bson::Document(middle)) = cmd.get("middle") {
+        state.sim.split_at(&ns, bound(&p, middle)?)?;
+    } else if let Some(Bson::Document(find)) = cmd.get("find") {
+        let key = p.extract(find).map_err(|e| SimError::bad_value(e.0))?;
+        state.sim.split_find(&ns, &key)?;
+    } else if cmd.contains_key("bounds") {
+        let (min, _) = bounds(cmd, &p)?;
+        state.sim.split_find(&ns, &min)?;
+    } else {
+        return Err(SimError::bad_value(
+            "need to specify find, bounds or middle",
+        ));
+    }
+    Ok(ok(Document::new()))
+}
+
+/// `moveChunk` with `find` or `bounds` (`forceJumbo` honoured).
+pub fn move_chunk(state: &mut State, cmd: &Document) -> Answer {
+    let ns = ns_arg(cmd, "moveChunk")?;
+    let to = string_arg(cmd, "to")?;
+    let p = key_pattern_of(state, &ns)?;
+    let key = if let Some(Bson::Document(find)) = cmd.get("find") {
+        p.extract(find).map_err(|e| SimError::bad_value(e.0))?
+    } else {
+        bounds(cmd, &p)?.0
+    };
+    if flag(cmd, "forceJumbo") {
+        state.sim.move_chunk_forced(&ns, &key, &to)?;
+    } else {
+        state.sim.move_chunk(&ns, &key, None, &to)?;
+    }
+    Ok(ok(doc! { "millis": 0 }))
+}
+
+/// `moveRange` from `min` (to `max`, or a whole chunk).
+pub fn move_range(state: &mut State, cmd: &Document) -> Answer {
+    let ns = ns_arg(cmd, "moveRange")?;
+    let to = string_arg(cmd, "toShard")?;
+    let p = key_pattern_of(state, &ns)?;
+    let Some(Bson::Document(min)) = cmd.get("min") else {
+        return Err(SimError::invalid_options(
+            "moveRange without min is not simulated by shardtop serve: give min",
+        ));
+    };
+    let min = bound(&p, min)?;
+    let max = match cmd.get("max") {
+        Some(Bson::Document(m)) => Some(bound(&p, m)?),
+        _ => None,
+    };
+    state.sim.move_chunk(&ns, &min, max.as_ref(), &to)?;
+    Ok(ok(Document::new()))
+}
+
+/// `mergeChunks` over `bounds`.
+pub fn merge_chunks(state: &mut State, cmd: &Document) -> Answer {
+    let ns = ns_arg(cmd, "mergeChunks")?;
+    let p = key_pattern_of(state, &ns)?;
+    let (min, max) = bounds(cmd, &p)?;
+    state.sim.merge_chunks(&ns, &min, &max)?;
+    Ok(ok(Document::new()))
+}
+
+/// `balancerStart` / `balancerStop`.
+pub fn set_balancer(state: &mut State, enabled: bool) -> Answer {
+    state.sim.set_balancer(enabled);
+    Ok(ok(Document::new()))
+}
+
+/// `balancerStatus`.
+pub fn balancer_status(state: &State) -> Answer {
+    let mode = if state.sim.cluster.settings.balancer_enabled {
+        "full"
+    } else {
+        "off"
+    };
+    Ok(ok(doc! {
+        "mode": mode,
+        "inBalancerRound": state.sim.balancer.round.is_some(),
+        "numBalancerRounds": state.sim.balancer.rounds as i64,
+    }))
+}
+
+/// `refineCollectionShardKey`.
+pub fn refine(state: &mut State, cmd: &Document) -> Answer {
+    let ns = ns_arg(cmd, "refineCollectionShardKey")?;
+    let key = pattern(doc_arg(cmd, "key")?)?;
+    state.sim.refine_shard_key(&ns, key)?;
+    Ok(ok(Document::new()))
+}
+
+/// `reshardCollection` (starts the resharding; it completes in virtual time).
+pub fn reshard(state: &mut State, cmd: &Document) -> Answer {
+    let ns = ns_arg(cmd, "reshardCollection")?;
+    let key = pattern(doc_arg(cmd, "key")?)?;
+    let n = opt_count(cmd, "numInitialChunks")?.map(|n| n.clamp(1, 8192) as u32);
+    state.sim.reshard_collection(&ns, key, n)?;
+    Ok(ok(Document::new()))
+}
+
+/// `createIndexes`: on a sharded collection through the simulator (unique-index rules); on
+/// another collection the index is listed by `listIndexes`.
+pub fn create_indexes(state: &mut State, db: &str, cmd: &Document) -> Answer {
+    let coll = reply::first_string(cmd, "createIndexes")?;
+    let ns = format!("{db}.{coll}");
+    let Some(Bson::Array(specs)) = cmd.get("indexes") else {
+        return Err(reply::failed_to_parse(
+            "createIndexes needs an indexes array",
+        ));
+    };
+    let sharded = state.sim.cluster.collection_index(&ns).is_some();
+    let before = index_count(state, &ns);
+    for spec in specs {
+        let Bson::Document(spec) = spec else {
+            return Err(reply::type_mismatch(
+                "each index specification must be an object",
+            ));
+        };
+        let key_doc = doc_arg(spec, "key")?;
+        let key = pattern(key_doc)?;
+        let unique = flag(spec, "unique");
+        if sharded {
+            state.sim.create_index(&ns, key, unique)?;
+        } else {
+            let name = match spec.get("name") {
+                Some(Bson::String(n)) => n.clone(),
+                _ => super::handshake::index_name(key_doc),
+            };
+            let mut d = doc! { "v": 2, "key": key_doc.clone(), "name": name };
+            if unique {
+                d.insert("unique", true);
+            }
+            let entry = state.unsharded.entry(ns.clone()).or_default();
+            if !entry.indexes.iter().any(|i| i.get("key") == d.get("key")) {
+                entry.indexes.push(d);
+            }
+        }
+    }
+    let after = index_count(state, &ns);
+    Ok(ok(doc! {
+        "numIndexesBefore": before as i32, "numIndexesAfter": after as i32,
+        "createdCollectionAutomatically": false,
+    }))
+}
+
+/// Indexes of `ns`, `_id_` included once (the simulator lists `{_id: 1}` when it is the shard key).
+fn index_count(state: &State, ns: &str) -> usize {
+    match state.sim.cluster.collection(ns) {
+        Some(c) => {
+            let id = doc! { "_id": 1 };
+            1 + c
+                .indexes
+                .iter()
+                .filter(|i| i.key.to_document() != id)
+                .count()
+        }
+        None => state.unsharded.get(ns).map_or(1, |u| u.indexes.len() + 1),
+    }
+}

@@ -1,0 +1,121 @@
+//! The task that owns the simulator: it answers commands from the connections in arrival order
+//! and steps the simulator every 100 ms of wall-clock time unless paused. Nothing here awaits
+//! while holding the simulator: each command is answered synchronously between two awaits.
+
+use std::collections::BTreeMap;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use bson::Document;
+use tokio::sync::{mpsc, oneshot, watch};
+
+use super::cursors::Cursors;
+use super::log::CommandLog;
+use crate::sim::Simulator;
+use crate::sim::engine::TICK_MS;
+
+/// Who sent a command.
+#[derive(Clone, Copy, Debug)]
+pub struct Context {
+    pub connection_id: i64,
+    pub peer: SocketAddr,
+}
+
+/// A command on its way to the simulator task, with where to send the reply.
+pub struct ToOwner {
+    pub command: Document,
+    pub ctx: Context,
+    pub reply: oneshot::Sender<Document>,
+}
+
+/// Writes to a collection the simulator does not shard: counted, not kept.
+#[derive(Clone, Debug, Default)]
+pub struct UnshardedColl {
+    pub inserted: u64,
+    pub indexes: Vec<Document>,
+}
+
+/// Everything the command handlers read and change.
+pub struct State {
+    pub sim: Simulator,
+    pub addr: SocketAddr,
+    pub argv: Vec<String>,
+    pub paused: bool,
+    pub log: Option<Arc<CommandLog>>,
+    pub cursors: Cursors,
+    /// Wall-clock start, seconds since the Unix epoch (dates in the config database count from
+    /// it plus the simulator's virtual time).
+    pub started_secs: u64,
+    pub started: Instant,
+    /// Collections written to but not sharded, by namespace.
+    pub unsharded: BTreeMap<String, UnshardedColl>,
+    /// Commands answered since the start (`serverStatus`).
+    pub commands_answered: u64,
+}
+
+impl State {
+    pub fn new(
+        sim: Simulator,
+        addr: SocketAddr,
+        argv: Vec<String>,
+        paused: bool,
+        log: Option<Arc<CommandLog>>,
+    ) -> Self {
+        let started_secs = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs());
+        Self {
+            sim,
+            addr,
+            argv,
+            paused,
+            log,
+            cursors: Cursors::default(),
+            started_secs,
+            started: Instant::now(),
+            unsharded: BTreeMap::new(),
+            commands_answered: 0,
+        }
+    }
+
+    /// Seconds since the Unix epoch at virtual time `secs`.
+    pub fn unix_secs_at(&self, virtual_secs: u64) -> u64 {
+        self.started_secs + virtual_secs
+    }
+
+    /// The wall-clock "now", in milliseconds since the Unix epoch.
+    #[allow(clippy::unused_self)] // read through the state like every other clock of the server
+    pub fn now_millis(&self) -> i64 {
+        SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map_or(0, |d| d.as_millis() as i64)
+    }
+}
+
+/// Runs the simulator task until shutdown or until every connection handle is gone.
+pub async fn run(
+    mut state: State,
+    mut commands: mpsc::Receiver<ToOwner>,
+    mut shutdown: watch::Receiver<bool>,
+) {
+    let mut ticks = tokio::time::interval(Duration::from_millis(TICK_MS));
+    ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
+    loop {
+        tokio::select! {
+            c = commands.recv() => {
+                let Some(c) = c else { return };
+                let reply = super::commands::answer(&mut state, &c.command, c.ctx);
+                let _ = c.reply.send(reply);
+            }
+            _ = ticks.tick() => {
+                if !state.paused {
+                    state.sim.step();
+                    // Events are the TUI's and the trace's; the server keeps none of them.
+                    drop(state.sim.take_events());
+                }
+            }
+            _ = shutdown.changed() => return,
+        }
+    }
+}

@@ -1,0 +1,215 @@
+//! The MongoDB wire protocol as a server sees it: message framing (the 16-byte header, a size
+//! cap), OP_MSG requests (a kind-0 body, kind-1 document sequences, the checksumPresent and
+//! moreToCome flag bits) and the legacy OP_QUERY handshake answered with OP_REPLY.
+//!
+//! Owns: bytes ⇄ command documents. May not touch: the simulator, sockets' lifetimes, logging —
+//! a malformed message is a [`WireError`] and the caller decides what to do with the connection.
+
+mod msg;
+mod query;
+
+use tokio::io::{AsyncRead, AsyncReadExt};
+
+pub use msg::{CHECKSUM_PRESENT, EXHAUST_ALLOWED, MORE_TO_COME, encode_msg, parse_msg};
+pub use query::{encode_reply, parse_query};
+
+/// Largest message accepted (and advertised as `maxMessageSizeBytes`).
+pub const MAX_MESSAGE_BYTES: usize = 48_000_000;
+/// Length of the standard message header.
+pub const HEADER_LEN: usize = 16;
+/// OP_REPLY: the answer to a legacy OP_QUERY.
+pub const OP_REPLY: i32 = 1;
+/// OP_QUERY: legacy queries; only commands on `<db>.$cmd` are accepted.
+pub const OP_QUERY: i32 = 2004;
+/// OP_COMPRESSED: never accepted (compression is never advertised).
+pub const OP_COMPRESSED: i32 = 2012;
+/// OP_MSG: every modern request and reply.
+pub const OP_MSG: i32 = 2013;
+
+/// The standard message header.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Header {
+    pub message_length: i32,
+    pub request_id: i32,
+    pub response_to: i32,
+    pub op_code: i32,
+}
+
+impl Header {
+    /// Reads the header at the start of `bytes` (at least [`HEADER_LEN`] bytes).
+    pub fn read(bytes: &[u8]) -> Result<Self, WireError> {
+        if bytes.len() < HEADER_LEN {
+            return Err(WireError::Malformed(
+                "message shorter than its header".into(),
+            ));
+        }
+        Ok(Self {
+            message_length: le_i32(bytes, 0)?,
+            request_id: le_i32(bytes, 4)?,
+            response_to: le_i32(bytes, 8)?,
+            op_code: le_i32(bytes, 12)?,
+        })
+    }
+
+    fn write(self, out: &mut Vec<u8>) {
+        out.extend_from_slice(&self.message_length.to_le_bytes());
+        out.extend_from_slice(&self.request_id.to_le_bytes());
+        out.extend_from_slice(&self.response_to.to_le_bytes());
+        out.extend_from_slice(&self.op_code.to_le_bytes());
+    }
+}
+
+/// A command received, whichever opcode carried it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Request {
+    pub request_id: i32,
+    /// The command document; document sequences are merged in as arrays, and a legacy query's
+    /// database is added as `$db`.
+    pub command: bson::Document,
+    /// OP_MSG moreToCome: the client wants no reply.
+    pub more_to_come: bool,
+    /// Came as OP_QUERY: answer with OP_REPLY.
+    pub legacy: bool,
+}
+
+/// Why a message was refused; the connection that sent it is closed.
+#[derive(Debug, PartialEq, Eq)]
+pub enum WireError {
+    /// The declared length is above [`MAX_MESSAGE_BYTES`].
+    TooLarge(i64),
+    /// The declared length is below the header's, or the bytes do not parse.
+    Malformed(String),
+    /// An opcode this server does not speak.
+    UnknownOpCode(i32),
+}
+
+impl std::fmt::Display for WireError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::TooLarge(n) => write!(
+                f,
+                "message of {n} bytes is over the maximum of {MAX_MESSAGE_BYTES}"
+            ),
+            Self::Malformed(m) => write!(f, "malformed message: {m}"),
+            Self::UnknownOpCode(op) => write!(f, "unsupported opcode {op}"),
+        }
+    }
+}
+
+impl std::error::Error for WireError {}
+
+/// What reading a message from a stream gave.
+#[derive(Debug)]
+pub enum ReadError {
+    /// The peer closed the connection (between messages or inside one).
+    Closed,
+    Io(std::io::Error),
+    Wire(WireError),
+}
+
+/// Checks a declared message length: at least a header, at most [`MAX_MESSAGE_BYTES`].
+pub fn check_length(declared: i32) -> Result<usize, WireError> {
+    if i64::from(declared) > MAX_MESSAGE_BYTES as i64 {
+        return Err(WireError::TooLarge(i64::from(declared)));
+    }
+    if declared < HEADER_LEN as i32 {
+        return Err(WireError::Malformed(format!(
+            "declared length {declared} is shorter than the header"
+        )));
+    }
+    Ok(declared as usize)
+}
+
+/// Reads one whole message (header included) after checking its declared length.
+pub async fn read_message<R: AsyncRead + Unpin>(r: &mut R) -> Result<Vec<u8>, ReadError> {
+    let mut len = [0u8; 4];
+    read_exact(r, &mut len).await?;
+    let total = check_length(i32::from_le_bytes(len)).map_err(ReadError::Wire)?;
+    let mut bytes = vec![0u8; total];
+    bytes[..4].copy_from_slice(&len);
+    read_exact(r, &mut bytes[4..]).await?;
+    Ok(bytes)
+}
+
+async fn read_exact<R: AsyncRead + Unpin>(r: &mut R, buf: &mut [u8]) -> Result<(), ReadError> {
+    match r.read_exact(buf).await {
+        Ok(_) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => Err(ReadError::Closed),
+        Err(e) => Err(ReadError::Io(e)),
+    }
+}
+
+/// Parses a whole message into a request (OP_MSG or OP_QUERY).
+pub fn parse(bytes: &[u8]) -> Result<Request, WireError> {
+    let header = Header::read(bytes)?;
+    if usize::try_from(header.message_length).ok() != Some(bytes.len()) {
+        return Err(WireError::Malformed(format!(
+            "declared length {} but {} bytes given",
+            header.message_length,
+            bytes.len()
+        )));
+    }
+    let body = &bytes[HEADER_LEN..];
+    match header.op_code {
+        OP_MSG => parse_msg(header.request_id, body),
+        OP_QUERY => parse_query(header.request_id, body),
+        op => Err(WireError::UnknownOpCode(op)),
+    }
+}
+
+pub(crate) fn le_i32(bytes: &[u8], at: usize) -> Result<i32, WireError> {
+    bytes
+        .get(at..at + 4)
+        .and_then(|b| b.try_into().ok())
+        .map(i32::from_le_bytes)
+        .ok_or_else(|| WireError::Malformed("truncated integer".into()))
+}
+
+/// Reads one BSON document at the start of `bytes`; returns it and its length.
+pub(crate) fn read_document(bytes: &[u8]) -> Result<(bson::Document, usize), WireError> {
+    let len = le_i32(bytes, 0)?;
+    let len = usize::try_from(len)
+        .ok()
+        .filter(|n| *n >= 5 && *n <= bytes.len())
+        .ok_or_else(|| WireError::Malformed(format!("BSON document length {len} out of bounds")))?;
+    let doc = bson::Document::from_reader(&bytes[..len])
+        .map_err(|e| WireError::Malformed(format!("bad BSON: {e}")))?;
+    Ok((doc, len))
+}
+
+/// Reads a NUL-terminated string at the start of `bytes`; returns it and its length with the NUL.
+pub(crate) fn read_cstring(bytes: &[u8]) -> Result<(String, usize), WireError> {
+    let end = bytes
+        .iter()
+        .position(|b| *b == 0)
+        .ok_or_else(|| WireError::Malformed("unterminated string".into()))?;
+    let s = std::str::from_utf8(&bytes[..end])
+        .map_err(|_| WireError::Malformed("string is not UTF-8".into()))?;
+    Ok((s.to_string(), end + 1))
+}
+
+/// Frames `body` under a header with the given ids and opcode.
+pub(crate) fn frame(request_id: i32, response_to: i32, op_code: i32, body: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(HEADER_LEN + body.len());
+    Header {
+        message_length: (HEADER_LEN + body.len()) as i32,
+        request_id,
+        response_to,
+        op_code,
+    }
+    .write(&mut out);
+    out.extend_from_slice(body);
+    out
+}
+
+pub(crate) fn document_bytes(doc: &bson::Document) -> Vec<u8> {
+    let mut out = Vec::new();
+    // Writing into a Vec cannot fail for a document built in memory.
+    let _ = doc.to_writer(&mut out);
+    out
+}
+
+/// The encoded size of a document.
+pub fn document_len(doc: &bson::Document) -> usize {
+    document_bytes(doc).len()
+}

@@ -34,6 +34,9 @@ pub enum Command {
     ///
     /// Without SCENARIO: an empty cluster of three shards (shard0000…shard0002), balancer on.
     Serve(ServeArgs),
+    /// The TUI over a live cluster, through a mongos (read-only); `--once --json` prints the
+    /// summary of one poll.
+    Watch(WatchArgs),
     /// Print MongoDB's hashed-index value of VALUE (what convertShardKeyToHashed returns).
     ///
     /// VALUE is Extended JSON: '"abc"', '42', '{"$oid":"…"}', '{"$numberLong":"42"}'. The result is
@@ -76,6 +79,28 @@ pub struct SimArgs {
     /// Record the run into a trace (`.gz` or `.zst` to compress), for `shardtop replay`.
     #[arg(long, value_name = "FILE")]
     pub record: Option<PathBuf>,
+}
+
+/// Options of `shardtop watch`.
+#[derive(Debug, Args)]
+pub struct WatchArgs {
+    /// `mongodb://…` or `mongodb+srv://…` of a mongos (the password never appears anywhere).
+    pub uri: String,
+    /// Time between polls: `2s`, `500ms`, `1m` (default 2s).
+    #[arg(long, default_value = "2s")]
+    pub interval: String,
+    /// Show this collection first (`db.coll`).
+    #[arg(long)]
+    pub ns: Option<String>,
+    /// Write heat: `auto` (the best available without writing to the cluster) or `off`.
+    #[arg(long, default_value = "auto")]
+    pub heat: String,
+    /// Poll once and exit (with `--json`: the JSON summary; else the text summary).
+    #[arg(long)]
+    pub once: bool,
+    /// Print the JSON summary (with `--once`).
+    #[arg(long, requires = "once")]
+    pub json: bool,
 }
 
 /// Options of `shardtop demo`.

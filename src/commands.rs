@@ -6,6 +6,7 @@ mod replay;
 mod serve;
 mod sim;
 mod tui;
+mod watch;
 
 use std::process::ExitCode;
 
@@ -48,6 +49,7 @@ pub fn run(cli: Cli) -> ExitCode {
         Some(Command::Scenarios { json }) => sim::scenarios(json, &mut out),
         Some(Command::Sim(args)) => sim::run(&args, &mut out),
         Some(Command::Serve(args)) => serve::run(&args),
+        Some(Command::Watch(args)) => watch::run(&args, tui::colors_wanted(cli.no_color), &mut out),
         Some(Command::Demo(args)) => tui::demo(&args, tui::colors_wanted(cli.no_color)),
         Some(Command::Replay(args)) if !args.json => {
             tui::replay(&args, tui::colors_wanted(cli.no_color))

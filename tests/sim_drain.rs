@@ -57,6 +57,7 @@ fn a_drain_moves_chunks_round_by_round_and_a_jumbo_chunk_blocks_it() {
     let json = sim.summary_json(&SummaryOptions {
         source: "x".into(),
         chunks: false,
+        writes_unknown: false,
     });
     let ids: Vec<&str> = json["shards"]
         .as_array()

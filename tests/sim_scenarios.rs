@@ -312,6 +312,7 @@ fn the_same_seed_gives_the_same_run_and_another_seed_another() {
             let json = sim.summary_json(&SummaryOptions {
                 source: "sim".into(),
                 chunks: true,
+                writes_unknown: false,
             });
             (serde_json::to_string(&json).unwrap(), log)
         };

@@ -41,6 +41,7 @@ fn summary(sim: &Simulator) -> serde_json::Value {
     sim.summary_json(&SummaryOptions {
         source: "x".into(),
         chunks: true,
+        writes_unknown: false,
     })
 }
 

@@ -35,6 +35,7 @@ pub fn run(args: &ReplayArgs, out: &mut impl Write) -> Result<(), Failure> {
     let summary = replay.state().summary_json(&SummaryOptions {
         source,
         chunks: args.chunks,
+        writes_unknown: false,
     });
     let text = format!(
         "{}\n",

@@ -117,6 +117,7 @@ pub fn run(args: &SimArgs, out: &mut impl Write) -> Result<(), Failure> {
         let summary = sim.summary_json(&SummaryOptions {
             source,
             chunks: args.chunks,
+            writes_unknown: false,
         });
         format!(
             "{}\n",

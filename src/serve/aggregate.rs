@@ -48,6 +48,23 @@ pub fn aggregate(state: &mut State, db: &str, cmd: &Document) -> Answer {
             "A pipeline stage specification object must contain exactly one field.",
         )),
     });
+    let first_is_coll_stats = matches!(
+        pipeline.first(),
+        Some(Bson::Document(d)) if d.contains_key("$collStats")
+    );
+    if first_is_coll_stats && let Some(c) = &coll {
+        let ns = format!("{db}.{c}");
+        let stats = coll_stats(state, &ns)?;
+        let mut rest = Vec::new();
+        for s in stages.skip(1) {
+            rest.push(s?);
+        }
+        let mut docs = stats;
+        for stage in rest {
+            docs = apply(stage, docs)?;
+        }
+        return finish(state, cmd, &ns, docs);
+    }
     let mut docs: Vec<Document> = match &coll {
         Some(_) if db != "config" => {
             return Err(SimError::illegal_operation(
@@ -76,13 +93,18 @@ pub fn aggregate(state: &mut State, db: &str, cmd: &Document) -> Answer {
     for stage in rest {
         docs = apply(stage, docs)?;
     }
+    let ns = coll.map_or_else(|| format!("{db}.$cmd.aggregate"), |c| format!("{db}.{c}"));
+    finish(state, cmd, &ns, docs)
+}
+
+/// Opens the reply cursor over the pipeline's result.
+fn finish(state: &mut State, cmd: &Document, ns: &str, docs: Vec<Document>) -> Answer {
     let batch = match reply::opt_doc(cmd, "cursor")? {
         Some(c) => reply::opt_count(c, "batchSize")?,
         None => return Err(bad("The 'cursor' option is required")),
     };
-    let ns = coll.map_or_else(|| format!("{db}.$cmd.aggregate"), |c| format!("{db}.{c}"));
     let mut left: VecDeque<Document> = docs.into();
-    let (first, id) = open_cursor(state, &ns, &mut left, batch);
+    let (first, id) = open_cursor(state, ns, &mut left, batch);
     Ok(ok(
         doc! { "cursor": { "firstBatch": first, "id": id, "ns": ns } },
     ))
@@ -321,4 +343,33 @@ fn sharded_data_distribution(state: &State) -> Vec<Document> {
             doc! { "ns": &c.ns, "shards": shards }
         })
         .collect()
+}
+
+/// `$collStats: {storageStats: {}}` on a sharded collection through mongos: one document per
+/// shard that owns chunks, with the documents and bytes it owns (`count`, `size`). Only those
+/// fields of `storageStats` are simulated.
+fn coll_stats(state: &State, ns: &str) -> Result<Vec<Document>, SimError> {
+    let cluster = &state.sim.cluster;
+    let Some(c) = cluster.collection(ns) else {
+        return Err(SimError::namespace_not_found(format!(
+            "Collection [{ns}] not found (shardtop serve keeps statistics of sharded collections only)"
+        )));
+    };
+    Ok((0..cluster.shards.len())
+        .map(|i| crate::model::ShardIdx(i as u32))
+        .filter_map(|s| {
+            let t = c.table.shard_totals(s);
+            (t.chunks > 0).then(|| {
+                doc! {
+                    "ns": ns,
+                    "shard": cluster.shard_id(s),
+                    "host": format!("{}/localhost", cluster.shard_id(s)),
+                    "storageStats": {
+                        "count": t.stats.docs as i64,
+                        "size": t.stats.bytes as i64,
+                    },
+                }
+            })
+        })
+        .collect())
 }

@@ -49,6 +49,7 @@ pub fn documents(state: &State, coll: &str) -> Option<Vec<Document>> {
         "mongos" => vec![mongos(state, v)],
         "migrations" if v < ServerVersion::V7_0 => migrations(state),
         "migrations" => Vec::new(),
+        "changelog" => state.changelog.documents(),
         _ => return None,
     })
 }

@@ -10,6 +10,7 @@
 //! the command log), the simulator's rules (commands call `sim`'s operations).
 
 mod aggregate;
+mod changelog;
 mod commands;
 mod config_db;
 mod conn;

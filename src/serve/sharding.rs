@@ -73,17 +73,13 @@ pub fn enable_sharding(state: &mut State, cmd: &Document) -> Answer {
     Ok(ok(Document::new()))
 }
 
-/// `shardCollection` (`key`, `unique`, `numInitialChunks`).
+/// `shardCollection` (`key`, `unique`, `numInitialChunks`, `presplitHashedZones`).
 pub fn shard_collection(state: &mut State, cmd: &Document) -> Answer {
     let ns = ns_arg(cmd, "shardCollection")?;
     let key = pattern(doc_arg(cmd, "key")?)?;
-    if flag(cmd, "presplitHashedZones") {
-        return Err(SimError::invalid_options(
-            "presplitHashedZones is not simulated by shardtop serve",
-        ));
-    }
     let mut opts = ShardCollectionOptions {
         unique: flag(cmd, "unique"),
+        presplit_hashed_zones: flag(cmd, "presplitHashedZones"),
         ..ShardCollectionOptions::default()
     };
     opts.num_initial_chunks = opt_count(cmd, "numInitialChunks")?.map(|n| n.clamp(1, 8192) as u32);

@@ -52,6 +52,8 @@ pub struct State {
     pub unsharded: BTreeMap<String, UnshardedColl>,
     /// Commands answered since the start (`serverStatus`).
     pub commands_answered: u64,
+    /// `config.changelog`, from the simulator's events.
+    pub changelog: super::changelog::Changelog,
 }
 
 impl State {
@@ -76,6 +78,7 @@ impl State {
             started: Instant::now(),
             unsharded: BTreeMap::new(),
             commands_answered: 0,
+            changelog: super::changelog::Changelog::default(),
         }
     }
 
@@ -106,13 +109,13 @@ pub async fn run(
             c = commands.recv() => {
                 let Some(c) = c else { return };
                 let reply = super::commands::answer(&mut state, &c.command, c.ctx);
+                super::changelog::record(&mut state);
                 let _ = c.reply.send(reply);
             }
             _ = ticks.tick() => {
                 if !state.paused {
                     state.sim.step();
-                    // Events are the TUI's and the trace's; the server keeps none of them.
-                    drop(state.sim.take_events());
+                    super::changelog::record(&mut state);
                 }
             }
             _ = shutdown.changed() => return,

@@ -17,6 +17,8 @@ pub struct SummaryOptions {
     pub source: String,
     /// Include every chunk (`--chunks`).
     pub chunks: bool,
+    /// No write signal (a live cluster without heat): `writes` are `null`.
+    pub writes_unknown: bool,
 }
 
 impl Simulator {
@@ -32,7 +34,7 @@ impl Simulator {
         let collections: Vec<Value> = cluster
             .collections
             .iter()
-            .map(|c| self.collection_json(c, opts.chunks))
+            .map(|c| self.collection_json(c, opts))
             .collect();
         json!({
             "format": "shardtop-summary",
@@ -57,7 +59,15 @@ impl Simulator {
         })
     }
 
-    fn collection_json(&self, c: &Collection, with_chunks: bool) -> Value {
+    fn collection_json(&self, c: &Collection, opts: &SummaryOptions) -> Value {
+        let with_chunks = opts.chunks;
+        let writes = |n: u64| {
+            if opts.writes_unknown {
+                Value::Null
+            } else {
+                json!(n)
+            }
+        };
         let table = &c.table;
         let per_shard: Vec<Value> = (0..self.cluster.shards.len())
             .filter(|&s| !self.cluster.shards[s].removed)
@@ -67,7 +77,7 @@ impl Simulator {
                 json!({
                     "shard": self.cluster.shard_id(idx),
                     "chunks": t.chunks, "docs": t.stats.docs, "bytes": t.stats.bytes,
-                    "jumbo": t.jumbo, "writes": c.writes_to(idx),
+                    "jumbo": t.jumbo, "writes": writes(c.writes_to(idx)),
                 })
             })
             .collect();
@@ -108,7 +118,7 @@ impl Simulator {
                         "docs": ch.info.stats.docs, "bytes": ch.info.stats.bytes,
                         "jumbo": ch.info.jumbo,
                         "zone": c.zones.zone_of_chunk(ch.min, ch.max),
-                        "writes": ch.info.stats.writes,
+                        "writes": writes(ch.info.stats.writes),
                     })
                 })
                 .collect();

@@ -1,0 +1,227 @@
+//! The only way the live source talks to a cluster: commands by name through an allowlist of
+//! read commands (anything else is refused before it leaves the process), cursors drained with
+//! `getMore`, and errors turned into messages an on-call engineer can act on — never showing
+//! the password of the URI.
+
+use std::time::Duration;
+
+use bson::{Document, doc};
+use mongodb::Client;
+use mongodb::error::ErrorKind;
+use mongodb::options::ClientOptions;
+
+/// The commands the live source may send (the driver adds its own handshake, `ping`-like
+/// monitoring and `endSessions`).
+pub const ALLOWED: &[&str] = &[
+    "hello",
+    "isMaster",
+    "buildInfo",
+    "find",
+    "getMore",
+    "killCursors",
+    "aggregate",
+    "balancerStatus",
+    "balancerCollectionStatus",
+];
+
+/// A failure to read the cluster, in words.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LiveError {
+    pub message: String,
+    /// Bad input (a malformed URI) rather than a runtime failure.
+    pub input: bool,
+}
+
+impl std::fmt::Display for LiveError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for LiveError {}
+
+/// `mongodb://user:secret@host/…` → `mongodb://user:***@host/…`.
+pub fn redact(uri: &str) -> String {
+    let Some((scheme, rest)) = uri.split_once("://") else {
+        return uri.to_string();
+    };
+    let (authority, tail) = rest.split_at(rest.find('/').unwrap_or(rest.len()));
+    match authority.rsplit_once('@') {
+        Some((userinfo, hosts)) => {
+            let user = userinfo.split_once(':').map_or(userinfo, |(u, _)| u);
+            let masked = if userinfo.contains(':') {
+                format!("{user}:***")
+            } else {
+                user.to_string()
+            };
+            format!("{scheme}://{masked}@{hosts}{tail}")
+        }
+        None => uri.to_string(),
+    }
+}
+
+/// The hosts of a URI, for the summary's `source` (never the credentials or options).
+pub fn hosts(uri: &str) -> String {
+    let rest = uri.split_once("://").map_or(uri, |(_, r)| r);
+    let authority = &rest[..rest.find('/').unwrap_or(rest.len())];
+    let hosts = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
+    let scheme = uri.split_once("://").map_or("mongodb", |(s, _)| s);
+    format!("{scheme}://{hosts}")
+}
+
+fn explain(e: &mongodb::error::Error, uri: &str) -> LiveError {
+    let target = hosts(uri);
+    let message = match &*e.kind {
+        ErrorKind::Authentication { message, .. } => format!(
+            "authentication to {target} failed ({message}); check the user and password (or authSource) in the URI"
+        ),
+        ErrorKind::DnsResolve { message, .. } => {
+            format!("cannot resolve {target} ({message}); check the host name")
+        }
+        ErrorKind::InvalidTlsConfig { message, .. } => {
+            format!("TLS settings rejected for {target}: {message}")
+        }
+        ErrorKind::ServerSelection { message, .. } => format!(
+            "cannot reach {target}: {}; is the mongos running and reachable (host, port, firewall, TLS)?",
+            message.lines().next().unwrap_or("no server answered")
+        ),
+        ErrorKind::Io(io) => format!("connection to {target} failed: {io}"),
+        ErrorKind::Command(c) if c.code == 13 => format!(
+            "not authorized on {target}: {} — shardtop needs the clusterMonitor role and read on the config database",
+            c.message
+        ),
+        ErrorKind::Command(c) => format!("{target}: {} ({}) {}", c.code_name, c.code, c.message),
+        _ => format!("{target}: {e}"),
+    };
+    LiveError {
+        message: redact(&message),
+        input: false,
+    }
+}
+
+/// A connection to a cluster that can only read.
+#[derive(Clone, Debug)]
+pub struct LiveClient {
+    client: Client,
+    uri: String,
+}
+
+impl LiveClient {
+    /// Parses the URI and prepares the client (the driver connects lazily).
+    pub async fn connect(uri: &str, timeout: Duration) -> Result<Self, LiveError> {
+        let mut options = ClientOptions::parse(uri).await.map_err(|e| {
+            let input = matches!(&*e.kind, ErrorKind::InvalidArgument { .. });
+            LiveError {
+                message: redact(&format!(
+                    "{}: {e}",
+                    if input {
+                        "malformed URI"
+                    } else {
+                        "cannot use the URI"
+                    }
+                )),
+                input,
+            }
+        })?;
+        options.app_name = Some("shardtop".into());
+        options.server_selection_timeout = Some(timeout);
+        options.connect_timeout = Some(timeout);
+        let client = Client::with_options(options).map_err(|e| explain(&e, uri))?;
+        Ok(Self {
+            client,
+            uri: uri.to_string(),
+        })
+    }
+
+    /// Runs an allowlisted command on `db`.
+    pub async fn command(&self, db: &str, cmd: Document) -> Result<Document, LiveError> {
+        let name = cmd.keys().next().map_or("", String::as_str);
+        if !ALLOWED.contains(&name) {
+            return Err(LiveError {
+                message: format!(
+                    "shardtop refused to send {name:?}: it is not one of the read commands it allows"
+                ),
+                input: false,
+            });
+        }
+        self.client
+            .database(db)
+            .run_command(cmd)
+            .await
+            .map_err(|e| explain(&e, &self.uri))
+    }
+
+    /// Every document of a `find` (or `aggregate`) cursor, following `getMore`.
+    pub async fn drain(&self, db: &str, cmd: Document) -> Result<Vec<Document>, LiveError> {
+        let reply = self.command(db, cmd).await?;
+        let bad = || LiveError {
+            message: format!("{}: a cursor reply without `cursor`", hosts(&self.uri)),
+            input: false,
+        };
+        let cursor = reply.get_document("cursor").map_err(|_| bad())?;
+        let mut out: Vec<Document> = batch(cursor, "firstBatch");
+        let mut id = cursor.get_i64("id").unwrap_or(0);
+        let ns = cursor.get_str("ns").unwrap_or_default().to_string();
+        let coll = ns
+            .split_once('.')
+            .map_or(ns.as_str(), |(_, c)| c)
+            .to_string();
+        while id != 0 {
+            let more = self
+                .command(db, doc! {"getMore": id, "collection": coll.clone()})
+                .await?;
+            let cursor = more.get_document("cursor").map_err(|_| bad())?;
+            out.extend(batch(cursor, "nextBatch"));
+            id = cursor.get_i64("id").unwrap_or(0);
+        }
+        Ok(out)
+    }
+
+    /// `find` on `db.coll` with a filter, an optional sort and projection.
+    pub async fn find(
+        &self,
+        db: &str,
+        coll: &str,
+        filter: Document,
+        sort: Option<Document>,
+        projection: Option<Document>,
+    ) -> Result<Vec<Document>, LiveError> {
+        let mut cmd = doc! {"find": coll, "filter": filter, "batchSize": 10_000};
+        if let Some(s) = sort {
+            cmd.insert("sort", s);
+        }
+        if let Some(p) = projection {
+            cmd.insert("projection", p);
+        }
+        self.drain(db, cmd).await
+    }
+
+    pub fn target(&self) -> String {
+        hosts(&self.uri)
+    }
+}
+
+fn batch(cursor: &Document, key: &str) -> Vec<Document> {
+    cursor
+        .get_array(key)
+        .map(|a| a.iter().filter_map(|d| d.as_document().cloned()).collect())
+        .unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn passwords_never_leave() {
+        assert_eq!(
+            redact("mongodb://ops:s3cret@db1:27017,db2/admin?tls=true"),
+            "mongodb://ops:***@db1:27017,db2/admin?tls=true"
+        );
+        assert_eq!(
+            hosts("mongodb+srv://ops:s3cret@cluster0.example.net/?x=1"),
+            "mongodb+srv://cluster0.example.net"
+        );
+        assert_eq!(redact("mongodb://db1"), "mongodb://db1");
+    }
+}

@@ -1,0 +1,378 @@
+//! One poll of a live cluster through a mongos: what it reads (config.shards, collections,
+//! chunks — incrementally —, tags, settings, databases, balancerStatus, per-shard data sizes, the
+//! changelog's tail) and the simulator-shaped state it makes of it, so the summary and the TUI
+//! work unchanged. Data sizes per chunk are not known to a mongos: each shard's owned bytes and
+//! documents are spread evenly over that shard's chunks of the collection.
+
+use std::collections::HashMap;
+
+use bson::{Bson, Document, doc};
+
+use super::client::{LiveClient, LiveError};
+use super::config::{ChunkDoc, ChunkOwner, CollectionDoc, SettingsDocs, ShardDoc, TagDoc};
+use super::routing_cache::CachedRouting;
+use super::snapshot::{self, ConfigSnapshot};
+use crate::model::ChunkStats;
+use crate::sim::engine::{BalancerState, RoundInProgress};
+use crate::sim::{ServerVersion, Simulator};
+use crate::view::{LogKind, LogLine};
+
+fn bad(e: impl std::fmt::Display) -> LiveError {
+    LiveError {
+        message: e.to_string(),
+        input: false,
+    }
+}
+
+/// The poller's memory between polls.
+pub struct Poller {
+    pub client: LiveClient,
+    pub version: Option<ServerVersion>,
+    caches: HashMap<String, CachedRouting>,
+    last_change: Option<bson::DateTime>,
+    completed: u64,
+    failed: u64,
+    /// Chunk documents fetched by the last poll (the polling cost).
+    pub fetched_chunks: usize,
+}
+
+/// What a poll produced.
+pub struct Polled {
+    pub state: Simulator,
+    pub log: Vec<LogLine>,
+}
+
+impl Poller {
+    pub fn new(client: LiveClient) -> Self {
+        Self {
+            client,
+            version: None,
+            caches: HashMap::new(),
+            last_change: None,
+            completed: 0,
+            failed: 0,
+            fetched_chunks: 0,
+        }
+    }
+
+    /// Checks the target is a mongos and reads its version.
+    async fn handshake(&mut self) -> Result<ServerVersion, LiveError> {
+        if let Some(v) = self.version {
+            return Ok(v);
+        }
+        let hello = self.client.command("admin", doc! {"hello": 1}).await?;
+        if hello.get_str("msg") != Ok("isdbgrid") {
+            let what = if hello.get_str("setName").is_ok() {
+                "a replica-set member"
+            } else {
+                "a standalone mongod"
+            };
+            return Err(bad(format!(
+                "{} is {what}, not a mongos (hello.msg is not \"isdbgrid\"): point shardtop at a mongos of the sharded cluster",
+                self.client.target()
+            )));
+        }
+        let info = self.client.command("admin", doc! {"buildInfo": 1}).await?;
+        let text = info.get_str("version").unwrap_or("8.0");
+        let v = text.parse::<ServerVersion>().map_err(bad)?;
+        self.version = Some(v);
+        Ok(v)
+    }
+
+    async fn config(&self, coll: &str, filter: Document) -> Result<Vec<Document>, LiveError> {
+        self.client.find("config", coll, filter, None, None).await
+    }
+
+    /// Loads or refreshes the routing cache of one collection.
+    async fn refresh(&mut self, coll: &CollectionDoc) -> Result<(), LiveError> {
+        let owner = match coll.chunk_owner() {
+            ChunkOwner::Uuid(u) => doc! {"uuid": Bson::Binary(u)},
+            ChunkOwner::Ns(ns) => doc! {"ns": ns},
+        };
+        let parse = |docs: Vec<Document>| -> Result<Vec<ChunkDoc>, LiveError> {
+            docs.iter()
+                .map(|d| ChunkDoc::parse(d, &coll.key).map_err(bad))
+                .collect()
+        };
+        let cached = self.caches.get(&coll.ns).filter(|c| !c.is_stale_for(coll));
+        let Some(cache) = cached else {
+            let docs = self.config("chunks", owner).await?;
+            self.fetched_chunks += docs.len();
+            let cache = CachedRouting::load(coll, parse(docs)?).map_err(bad)?;
+            self.caches.insert(coll.ns.clone(), cache);
+            return Ok(());
+        };
+        let v = cache.version();
+        let mut since = owner.clone();
+        since.insert(
+            "lastmod",
+            doc! {"$gte": Bson::Timestamp(bson::Timestamp { time: v.major, increment: v.minor })},
+        );
+        let changed = parse(self.config("chunks", since).await?)?;
+        let mut jumbo = owner;
+        jumbo.insert("jumbo", true);
+        let jumbo_docs = self.config("chunks", jumbo).await?;
+        let jumbo = parse(jumbo_docs)?;
+        self.fetched_chunks += changed.len() + jumbo.len();
+        let cache = self
+            .caches
+            .get_mut(&coll.ns)
+            .ok_or_else(|| bad("cache vanished"))?;
+        cache.apply(changed);
+        cache.set_jumbo(&jumbo.into_iter().map(|c| c.min).collect::<Vec<_>>());
+        cache.check().map_err(bad)
+    }
+
+    /// One poll.
+    pub async fn poll(&mut self, now_ms: u64) -> Result<Polled, LiveError> {
+        let version = self.handshake().await?;
+        self.fetched_chunks = 0;
+        let shards: Vec<ShardDoc> = self
+            .config("shards", doc! {})
+            .await?
+            .iter()
+            .map(|d| ShardDoc::parse(d).map_err(bad))
+            .collect::<Result<_, _>>()?;
+        let colls: Vec<CollectionDoc> = self
+            .config("collections", doc! {})
+            .await?
+            .iter()
+            .map(|d| CollectionDoc::parse(d).map_err(bad))
+            .collect::<Result<_, _>>()?;
+        let colls: Vec<CollectionDoc> = colls
+            .into_iter()
+            .filter(CollectionDoc::is_sharded)
+            .collect();
+        for c in &colls {
+            self.refresh(c).await?;
+        }
+        self.caches
+            .retain(|ns, _| colls.iter().any(|c| &c.ns == ns));
+        let tags: Vec<TagDoc> = self
+            .config("tags", doc! {})
+            .await?
+            .iter()
+            .map(|d| TagDoc::parse(d).map_err(bad))
+            .collect::<Result<_, _>>()?;
+        let settings =
+            SettingsDocs::parse(&self.config("settings", doc! {}).await?).map_err(bad)?;
+        let databases: Vec<(String, String)> = self
+            .config("databases", doc! {})
+            .await?
+            .iter()
+            .filter_map(|d| {
+                Some((
+                    d.get_str("_id").ok()?.to_string(),
+                    d.get_str("primary").ok()?.to_string(),
+                ))
+            })
+            .collect();
+        let pairs: Vec<(&CollectionDoc, &CachedRouting)> = colls
+            .iter()
+            .filter_map(|c| self.caches.get(&c.ns).map(|r| (c, r)))
+            .collect();
+        let cluster = snapshot::cluster(&ConfigSnapshot {
+            version,
+            shards: &shards,
+            settings: &settings,
+            databases: &databases,
+            collections: &pairs,
+            tags: &tags,
+        })
+        .map_err(bad)?;
+        let mut state = Simulator::from_cluster(cluster);
+        self.data_sizes(&mut state).await?;
+        let log = self.changelog().await?;
+        let status = self
+            .client
+            .command("admin", doc! {"balancerStatus": 1})
+            .await?;
+        state.balancer = BalancerState {
+            rounds: status
+                .get_i64("numBalancerRounds")
+                .or_else(|_| status.get_i32("numBalancerRounds").map(i64::from))
+                .unwrap_or(0) as u64,
+            round: status
+                .get_bool("inBalancerRound")
+                .unwrap_or(false)
+                .then_some(RoundInProgress {
+                    number: 0,
+                    started_ms: now_ms,
+                    candidates: 0,
+                    migration_ids: Vec::new(),
+                    moved: 0,
+                    failed: 0,
+                }),
+            completed: self.completed,
+            failed: self.failed,
+            ..BalancerState::default()
+        };
+        state.cluster.settings.balancer_enabled &= status.get_str("mode") != Ok("off");
+        state.replay_clock(now_ms);
+        Ok(Polled { state, log })
+    }
+
+    /// Per-shard owned documents and bytes: `$shardedDataDistribution` (6.0.3+), else
+    /// `$collStats` per collection.
+    async fn data_sizes(&self, state: &mut Simulator) -> Result<(), LiveError> {
+        let version = self.version.unwrap_or(ServerVersion::DEFAULT);
+        let mut per: Vec<(String, String, u64, u64)> = Vec::new();
+        if version >= ServerVersion::V6_0 {
+            let rows = self
+                .client
+                .drain("admin", doc! {"aggregate": 1, "pipeline": [{"$shardedDataDistribution": {}}], "cursor": {}})
+                .await?;
+            for r in rows {
+                let ns = r.get_str("ns").unwrap_or_default().to_string();
+                for s in r.get_array("shards").map(Vec::as_slice).unwrap_or_default() {
+                    let Some(s) = s.as_document() else { continue };
+                    per.push((
+                        ns.clone(),
+                        s.get_str("shardName").unwrap_or_default().to_string(),
+                        number(s, "numOwnedDocuments"),
+                        number(s, "ownedSizeBytes"),
+                    ));
+                }
+            }
+        } else {
+            for c in &state.cluster.collections {
+                let (db, coll) = c.ns.split_once('.').unwrap_or((c.ns.as_str(), ""));
+                let rows = self
+                    .client
+                    .drain(db, doc! {"aggregate": coll, "pipeline": [{"$collStats": {"storageStats": {}}}], "cursor": {}})
+                    .await?;
+                for r in rows {
+                    let stats = r.get_document("storageStats").cloned().unwrap_or_default();
+                    per.push((
+                        c.ns.clone(),
+                        r.get_str("shard").unwrap_or_default().to_string(),
+                        number(&stats, "count"),
+                        number(&stats, "size"),
+                    ));
+                }
+            }
+        }
+        for (ns, shard, docs, bytes) in per {
+            spread(state, &ns, &shard, docs, bytes);
+        }
+        Ok(())
+    }
+
+    /// New `config.changelog` entries since the last poll (the last 100 the first time).
+    async fn changelog(&mut self) -> Result<Vec<LogLine>, LiveError> {
+        if self.last_change.is_none() {
+            // Migrations the changelog remembers (it is capped), counted once.
+            let counts = self
+                .client
+                .drain(
+                    "config",
+                    doc! {"aggregate": "changelog", "pipeline": [
+                        {"$match": {"what": {"$in": ["moveChunk.commit", "moveChunk.error"]}}},
+                        {"$group": {"_id": "$what", "n": {"$sum": 1}}},
+                    ], "cursor": {}},
+                )
+                .await?;
+            for c in counts {
+                let n = number(&c, "n");
+                match c.get_str("_id") {
+                    Ok("moveChunk.commit") => self.completed = n,
+                    Ok("moveChunk.error") => self.failed = n,
+                    _ => {}
+                }
+            }
+        }
+        let first = self.last_change.is_none();
+        let (filter, sort) = match self.last_change {
+            Some(t) => (doc! {"time": {"$gt": t}}, doc! {"time": 1}),
+            None => (doc! {}, doc! {"time": -1}),
+        };
+        let mut cmd = doc! {"find": "changelog", "filter": filter, "sort": sort, "limit": 100};
+        cmd.insert("batchSize", 100);
+        let mut docs = self.client.drain("config", cmd).await?;
+        if first {
+            docs.reverse();
+        }
+        let mut out = Vec::new();
+        for d in docs {
+            let what = d.get_str("what").unwrap_or("?").to_string();
+            let time = d.get_datetime("time").ok().copied();
+            if let Some(t) = time {
+                self.last_change = Some(self.last_change.map_or(t, |l| l.max(t)));
+            }
+            match what.as_str() {
+                "moveChunk.commit" if !first => self.completed += 1,
+                "moveChunk.error" if !first => self.failed += 1,
+                _ => {}
+            }
+            let ns = d.get_str("ns").unwrap_or_default();
+            let details = d
+                .get_document("details")
+                .map(ToString::to_string)
+                .unwrap_or_default();
+            out.push(LogLine {
+                at_ms: time.map_or(0, |t| t.timestamp_millis().max(0) as u64),
+                kind: kind_of(&what),
+                text: format!(
+                    "{what:<20} {ns} {}",
+                    details.chars().take(160).collect::<String>()
+                ),
+            });
+        }
+        Ok(out)
+    }
+}
+
+fn number(d: &Document, key: &str) -> u64 {
+    match d.get(key) {
+        Some(Bson::Int32(n)) => (*n).max(0) as u64,
+        Some(Bson::Int64(n)) => (*n).max(0) as u64,
+        Some(Bson::Double(n)) if *n > 0.0 => *n as u64,
+        _ => 0,
+    }
+}
+
+/// Spreads a shard's owned documents and bytes evenly over its chunks of `ns`.
+fn spread(state: &mut Simulator, ns: &str, shard: &str, docs: u64, bytes: u64) {
+    let Some(s) = state.cluster.shard_index(shard) else {
+        return;
+    };
+    let Some(c) = state.cluster.collection_index(ns) else {
+        return;
+    };
+    let table = &mut state.cluster.collections[c].table;
+    let mine: Vec<usize> = table
+        .iter()
+        .filter(|ch| ch.info.shard == s)
+        .map(|ch| ch.index)
+        .collect();
+    let n = mine.len() as u64;
+    for (k, &i) in mine.iter().enumerate() {
+        let extra = |total: u64| total / n + u64::from((k as u64) < total % n);
+        table.add_stats(i, ChunkStats::new(extra(docs), extra(bytes), 0));
+    }
+}
+
+fn kind_of(what: &str) -> LogKind {
+    match what {
+        w if w.contains("split") || w.starts_with("merge") => LogKind::Split,
+        w if w.rsplit('.').next() == Some("error") || w.contains("abort") => LogKind::Error,
+        w if w.starts_with("moveChunk") || w.starts_with("moveRange") => LogKind::Migration,
+        w if w.contains("Zone") || w.contains("zone") => LogKind::Zone,
+        w if w.contains("Shard") => LogKind::Shard,
+        _ => LogKind::Other,
+    }
+}
+
+/// Milliseconds since the Unix epoch.
+pub fn now_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as u64)
+}
+
+/// Connects and polls once.
+pub async fn poll_once(uri: &str, timeout: std::time::Duration) -> Result<Polled, LiveError> {
+    let client = LiveClient::connect(uri, timeout).await?;
+    let mut poller = Poller::new(client);
+    poller.poll(now_ms()).await
+}

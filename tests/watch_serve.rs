@@ -1,0 +1,233 @@
+#![allow(clippy::unwrap_used)]
+//! The live source through the real `mongodb` driver against `shardtop serve`: one poll gives the
+//! same summary as the simulator it reads (4.4, 6.0, 7.0, 8.0), and sends only read commands.
+
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use serde_json::Value;
+use shardtop::live::poller::poll_once;
+use shardtop::serve::{ServeOptions, start};
+use shardtop::sim::{Simulator, SummaryOptions, scenario};
+
+fn summary(sim: &Simulator) -> Value {
+    let mut v = sim.summary_json(&SummaryOptions {
+        source: String::new(),
+        chunks: false,
+        writes_unknown: true,
+    });
+    let o = v.as_object_mut().unwrap();
+    o.remove("source");
+    o.remove("time");
+    // Signals a poll without write heat does not have: the recent-writes window (hottest) and
+    // the balancer's own reasoning.
+    o["balancer"].as_object_mut().unwrap().remove("whyNot");
+    for c in o["collections"].as_array_mut().unwrap() {
+        c.as_object_mut().unwrap().remove("hottest");
+    }
+    v
+}
+
+async fn serve(
+    sim: Simulator,
+    log: Option<std::path::PathBuf>,
+) -> (shardtop::serve::Server, String) {
+    let listen: SocketAddr = "127.0.0.1:0".parse().unwrap();
+    let mut opts = ServeOptions::new(listen, sim);
+    opts.paused = true;
+    opts.command_log = log;
+    let server = start(opts).await.unwrap();
+    let uri = format!(
+        "mongodb://127.0.0.1:{}/?directConnection=true",
+        server.local_addr().port()
+    );
+    (server, uri)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn one_poll_gives_the_simulators_summary() {
+    for (name, version, at) in [
+        ("ascending", "4.4", 150_000),
+        ("ascending", "6.0", 150_000),
+        ("zones-ip", "7.0", 100_000),
+        ("drain", "8.0", 100_000),
+    ] {
+        let sc = scenario::built_in(name).unwrap().unwrap();
+        let mut sim =
+            Simulator::from_scenario(&sc, sc.seed, Some(version.parse().unwrap())).unwrap();
+        sim.run_until(at);
+        while !sim.balancer.in_flight.is_empty() {
+            sim.step();
+        }
+        let expected = summary(&sim);
+        let (server, uri) = serve(sim, None).await;
+        let polled = poll_once(&uri, Duration::from_secs(5)).await.unwrap();
+        let got = summary(&polled.state);
+        assert_eq!(got, expected, "{name} on {version}");
+        // The comparison is not vacuous: data, chunks and finished migrations are there.
+        let c = &got["collections"][0];
+        assert!(c["chunks"].as_u64().unwrap() > 1, "{name} {version}: {got}");
+        assert!(
+            c["shards"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|s| s["docs"].as_u64().unwrap() > 0)
+        );
+        assert!(
+            got["balancer"]["migrations"]["completed"].as_u64().unwrap() > 0,
+            "{got}"
+        );
+        assert!(got["balancer"]["rounds"].as_u64().unwrap() > 0, "{got}");
+        server.shutdown().await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_poll_sends_only_allowlisted_read_commands() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("commands.ndjson");
+    let sc = scenario::built_in("hashed").unwrap().unwrap();
+    let mut sim = Simulator::from_scenario(&sc, sc.seed, None).unwrap();
+    sim.run_until(30_000);
+    let (server, uri) = serve(sim, Some(log.clone())).await;
+    poll_once(&uri, Duration::from_secs(5)).await.unwrap();
+    server.shutdown().await;
+    let text = std::fs::read_to_string(&log).unwrap();
+    let driver_own = ["isMaster", "ismaster", "hello", "endSessions", "ping"];
+    let mut seen = Vec::new();
+    for line in text.lines() {
+        let v: Value = serde_json::from_str(line).unwrap();
+        let Some(cmd) = v["command"].as_str() else {
+            continue;
+        };
+        assert!(
+            shardtop::live::client::ALLOWED.contains(&cmd) || driver_own.contains(&cmd),
+            "the live source sent {cmd}: {line}"
+        );
+        seen.push(cmd.to_string());
+    }
+    assert!(
+        seen.iter().any(|c| c == "find") && seen.iter().any(|c| c == "balancerStatus"),
+        "{seen:?}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn faults_give_clear_messages() {
+    // Nothing listens on this port.
+    let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = l.local_addr().unwrap().port();
+    drop(l);
+    let err = poll_once(
+        &format!("mongodb://ops:s3cret@127.0.0.1:{port}/?directConnection=true"),
+        Duration::from_millis(500),
+    )
+    .await
+    .err()
+    .unwrap();
+    assert!(
+        err.message.contains("cannot reach") || err.message.contains("connection"),
+        "{err}"
+    );
+    assert!(!err.message.contains("s3cret"), "{err}");
+    let err = poll_once("mongodb://", Duration::from_millis(500))
+        .await
+        .err()
+        .unwrap();
+    assert!(err.input, "{err}");
+}
+
+/// `config.chunks` of `ns` as the test client sees them (min, max, shard), in key order.
+async fn chunk_list(client: &mongodb::Client) -> Vec<bson::Document> {
+    use futures::TryStreamExt;
+    client
+        .database("config")
+        .collection::<bson::Document>("chunks")
+        .find(bson::doc! {})
+        .sort(bson::doc! {"min": 1})
+        .await
+        .unwrap()
+        .try_collect()
+        .await
+        .unwrap()
+}
+
+async fn polled_shards(client: &mongodb::Client) -> Vec<String> {
+    use futures::TryStreamExt;
+    let docs: Vec<bson::Document> = client
+        .database("config")
+        .collection::<bson::Document>("shards")
+        .find(bson::doc! {})
+        .await
+        .unwrap()
+        .try_collect()
+        .await
+        .unwrap();
+    docs.iter()
+        .map(|d| d.get_str("_id").unwrap().to_string())
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn incremental_refresh_converges_and_a_refine_reloads() {
+    use shardtop::live::client::LiveClient;
+    use shardtop::live::poller::{Poller, now_ms};
+    let sc = scenario::built_in("hot-customer").unwrap().unwrap();
+    let mut sim = Simulator::from_scenario(&sc, sc.seed, Some("7.0".parse().unwrap())).unwrap();
+    sim.run_until(295_000);
+    let (server, uri) = serve(sim, None).await;
+    let admin = mongodb::Client::with_uri_str(&uri).await.unwrap();
+    let mut watching = Poller::new(
+        LiveClient::connect(&uri, Duration::from_secs(5))
+            .await
+            .unwrap(),
+    );
+    watching.poll(now_ms()).await.unwrap();
+    let full_load = watching.fetched_chunks;
+    // Change the routing table behind the watcher's back: split, move, merge.
+    let chunks = chunk_list(&admin).await;
+    let first = &chunks[0];
+    let run = |cmd: bson::Document| {
+        let admin = admin.clone();
+        async move { admin.database("admin").run_command(cmd).await }
+    };
+    run(bson::doc! {"split": "shop.orders", "bounds": [first.get_document("min").unwrap(), first.get_document("max").unwrap()]})
+        .await
+        .unwrap();
+    let chunks = chunk_list(&admin).await;
+    let owner = chunks[0].get_str("shard").unwrap().to_string();
+    let other = polled_shards(&admin)
+        .await
+        .into_iter()
+        .find(|s| *s != owner)
+        .unwrap();
+    run(bson::doc! {"moveChunk": "shop.orders", "bounds": [chunks[0].get_document("min").unwrap(), chunks[0].get_document("max").unwrap()], "to": other, "forceJumbo": true})
+        .await
+        .unwrap();
+    let polled = watching.poll(now_ms()).await.unwrap();
+    let incremental = watching.fetched_chunks;
+    let fresh = poll_once(&uri, Duration::from_secs(5)).await.unwrap();
+    let with_chunks = |s: &Simulator| {
+        s.summary_json(&SummaryOptions {
+            source: String::new(),
+            chunks: true,
+            writes_unknown: true,
+        })["collections"]
+            .clone()
+    };
+    assert_eq!(with_chunks(&polled.state), with_chunks(&fresh.state));
+    assert!(
+        incremental < full_load,
+        "incremental {incremental} vs full {full_load}"
+    );
+    // Refining the key is a new incarnation: the cache reloads everything.
+    run(bson::doc! {"refineCollectionShardKey": "shop.orders", "key": {"customerId": 1, "placedAt": 1}})
+        .await
+        .unwrap();
+    let polled = watching.poll(now_ms()).await.unwrap();
+    let fresh = poll_once(&uri, Duration::from_secs(5)).await.unwrap();
+    assert_eq!(with_chunks(&polled.state), with_chunks(&fresh.state));
+    assert!(polled.state.cluster.collections[0].pattern.len() == 2);
+    server.shutdown().await;
+}

@@ -175,6 +175,9 @@ pub struct ClusterView {
     pub collection: Option<CollectionView>,
     /// The request this view answers.
     pub request: ViewRequest,
+    /// The write signal: `None` for the simulator and replays (every write is seen); for a live
+    /// cluster, the heat mode in use (`"off"`: no write signal, shares are unknown).
+    pub heat: Option<&'static str>,
 }
 
 impl ClusterView {

@@ -165,3 +165,60 @@ fn an_unknown_scenario_exits_2_with_the_terminal_untouched() {
     let screen = t.screen();
     assert!(screen.contains("unknown scenario"), "{screen}");
 }
+
+/// `shardtop serve` as a child process, killed on drop.
+struct Served(std::process::Child, u16);
+
+impl Served {
+    fn start() -> Self {
+        let port = {
+            let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+            l.local_addr().unwrap().port()
+        };
+        let child = Command::new(BIN)
+            .args([
+                "serve",
+                "ascending",
+                "--listen",
+                &format!("127.0.0.1:{port}"),
+            ])
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        let deadline = Instant::now() + START;
+        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+            assert!(Instant::now() < deadline, "shardtop serve did not listen");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        Self(child, port)
+    }
+}
+
+impl Drop for Served {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+#[test]
+fn watch_shows_a_live_cluster_and_survives_losing_it() {
+    let mut served = Served::start();
+    let uri = format!("'mongodb://127.0.0.1:{}/?directConnection=true'", served.1);
+    let t = Tmux::start(&format!("watch {uri} --interval 500ms"), 100, 30);
+    let screen = t.wait_for("● live", START);
+    assert!(
+        screen.contains("app.events") && screen.contains("heat off"),
+        "{screen}"
+    );
+    let _ = served.0.kill();
+    let _ = served.0.wait();
+    let screen = t.wait_for("disconnected since", Duration::from_secs(15));
+    assert!(
+        screen.contains("app.events"),
+        "the last state stays on screen:\n{screen}"
+    );
+    t.keys("q");
+    t.wait_for("EXIT=0", Duration::from_secs(10));
+}

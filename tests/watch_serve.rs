@@ -231,3 +231,80 @@ async fn incremental_refresh_converges_and_a_refine_reloads() {
     assert!(polled.state.cluster.collections[0].pattern.len() == 2);
     server.shutdown().await;
 }
+
+/// A fake server: answers every command with `reply` (a replica-set member's or standalone's
+/// `hello`), or closes each connection after `answers` replies.
+async fn fake_server(reply: bson::Document, answers: Option<usize>) -> u16 {
+    use tokio::io::AsyncWriteExt;
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = listener.local_addr().unwrap().port();
+    tokio::spawn(async move {
+        loop {
+            let Ok((mut sock, _)) = listener.accept().await else {
+                return;
+            };
+            let reply = reply.clone();
+            tokio::spawn(async move {
+                let mut n = 0;
+                while let Ok(bytes) = shardtop::wire::read_message(&mut sock).await {
+                    if answers.is_some_and(|a| n >= a) {
+                        return;
+                    }
+                    n += 1;
+                    let Ok(req) = shardtop::wire::parse(&bytes) else {
+                        return;
+                    };
+                    let out = shardtop::wire::encode_msg(1, req.request_id, &reply);
+                    if sock.write_all(&out).await.is_err() {
+                        return;
+                    }
+                }
+            });
+        }
+    });
+    port
+}
+
+fn standalone_hello() -> bson::Document {
+    bson::doc! {
+        "ismaster": true, "isWritablePrimary": true, "helloOk": true,
+        "maxBsonObjectSize": 16_777_216, "maxMessageSizeBytes": 48_000_000, "maxWriteBatchSize": 100_000,
+        "localTime": bson::DateTime::now(), "logicalSessionTimeoutMinutes": 30, "connectionId": 1,
+        "minWireVersion": 0, "maxWireVersion": 21, "readOnly": false, "ok": 1.0,
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_target_that_is_not_a_mongos_is_named() {
+    let port = fake_server(standalone_hello(), None).await;
+    let err = poll_once(
+        &format!("mongodb://127.0.0.1:{port}/?directConnection=true"),
+        Duration::from_secs(3),
+    )
+    .await
+    .err()
+    .unwrap();
+    assert!(
+        err.message.contains("not a mongos") && err.message.contains("standalone"),
+        "{err}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_that_closes_the_connection_mid_poll_is_a_clear_error() {
+    // Answers the handshake (as a mongos) and a few commands, then hangs up on every connection.
+    let mut hello = standalone_hello();
+    hello.insert("msg", "isdbgrid");
+    let port = fake_server(hello, Some(3)).await;
+    let err = poll_once(
+        &format!("mongodb://127.0.0.1:{port}/?directConnection=true"),
+        Duration::from_secs(2),
+    )
+    .await
+    .err()
+    .unwrap();
+    assert!(
+        !err.message.is_empty() && err.message.contains("127.0.0.1"),
+        "{err}"
+    );
+}

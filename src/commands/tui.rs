@@ -21,7 +21,7 @@ pub fn colors_wanted(no_color_flag: bool) -> bool {
     !no_color_flag && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
 }
 
-fn require_terminal(headless: &str) -> Result<(), Failure> {
+pub fn require_terminal(headless: &str) -> Result<(), Failure> {
     if std::io::stdout().is_terminal() {
         Ok(())
     } else {
@@ -105,26 +105,47 @@ fn run_tui<T: Timeline>(
     log: Vec<LogLine>,
     colors: bool,
 ) -> Result<(), Failure> {
-    let rt = tokio::runtime::Builder::new_multi_thread()
+    let rt = runtime()?;
+    let start = move |to_ui, controls| run_timeline(timeline, playback, log, to_ui, controls);
+    run_source_in(&rt, start, playback.speed, playback.paused, colors, 0)
+}
+
+/// The runtime the TUI commands run on.
+pub fn runtime() -> Result<tokio::runtime::Runtime, Failure> {
+    tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
         .build()
-        .map_err(|e| Failure::runtime(format!("cannot start the runtime: {e}")))?;
+        .map_err(|e| Failure::runtime(format!("cannot start the runtime: {e}")))
+}
+
+/// Starts the source task, takes over the terminal, runs the event loop, gives the terminal back.
+pub fn run_source_in<F, Fut>(
+    rt: &tokio::runtime::Runtime,
+    start: F,
+    speed: f64,
+    paused: bool,
+    colors: bool,
+    collection: usize,
+) -> Result<(), Failure>
+where
+    F: FnOnce(
+        mpsc::Sender<crate::source::SourceEvent>,
+        mpsc::Receiver<crate::source::SourceControl>,
+    ) -> Fut,
+    Fut: std::future::Future<Output = color_eyre::Result<()>> + Send + 'static,
+{
     rt.block_on(async move {
         let (to_ui, from_source) = mpsc::channel(64);
         let (to_source, controls) = mpsc::channel(16);
         let mut tasks = JoinSet::new();
-        tasks.spawn(run_timeline(timeline, playback, log, to_ui, controls));
+        tasks.spawn(start(to_ui, controls));
         let mut terminal = ratatui::try_init()
             .map_err(|e| Failure::runtime(format!("cannot set up the terminal: {e}")))?;
         mouse_capture(true);
         let size = terminal.size().unwrap_or_default();
-        let mut app = App::new(
-            (size.width, size.height),
-            colors,
-            playback.speed,
-            playback.paused,
-        );
+        let mut app = App::new((size.width, size.height), colors, speed, paused);
+        app.collection = collection;
         let input = ratatui::crossterm::event::EventStream::new();
         let result = crate::runtime::run(
             &mut terminal,

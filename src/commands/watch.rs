@@ -5,8 +5,8 @@ use std::time::Duration;
 
 use super::{Failure, write_failed};
 use crate::cli::WatchArgs;
-use crate::live::client::{LiveError, hosts};
-use crate::live::poller::poll_once;
+use crate::live::client::{LiveClient, LiveError, hosts};
+use crate::live::poller::{Poller, now_ms, poll_once};
 use crate::sim::SummaryOptions;
 
 /// `2s`, `500ms`, `1m`, or a number of seconds.
@@ -61,16 +61,9 @@ pub fn run(args: &WatchArgs, colors: bool, out: &mut impl Write) -> Result<(), F
     check_heat(&args.heat)?;
     let interval = duration(&args.interval)?;
     if !args.once {
-        let _ = (colors, interval);
-        return Err(Failure::input(
-            "the interactive watch is not built yet (see the README's Status); use `shardtop watch URI --once --json`",
-        ));
+        return interactive(args, colors, interval);
     }
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .map_err(|e| Failure::runtime(format!("cannot start the runtime: {e}")))?;
+    let rt = super::tui::runtime()?;
     let polled = rt
         .block_on(poll_once(&args.uri, Duration::from_secs(10)))
         .map_err(failure)?;
@@ -91,4 +84,48 @@ pub fn run(args: &WatchArgs, colors: bool, out: &mut impl Write) -> Result<(), F
             .summary_text(&format!("shardtop watch {source}"))
     };
     out.write_all(text.as_bytes()).map_err(|e| write_failed(&e))
+}
+
+/// The TUI over the cluster: the first poll happens before the terminal is taken, so a cluster
+/// that cannot be read gives its message and exit 1 on a normal screen.
+fn interactive(args: &WatchArgs, colors: bool, interval: Duration) -> Result<(), Failure> {
+    super::tui::require_terminal(&format!(
+        "`shardtop watch {} --once --json`",
+        hosts(&args.uri)
+    ))?;
+    let rt = super::tui::runtime()?;
+    let (poller, polled) = rt
+        .block_on(async {
+            let client = LiveClient::connect(&args.uri, Duration::from_secs(10)).await?;
+            let mut poller = Poller::new(client);
+            let polled = poller.poll(now_ms()).await?;
+            Ok::<_, LiveError>((poller, polled))
+        })
+        .map_err(failure)?;
+    let collection = args
+        .ns
+        .as_deref()
+        .and_then(|ns| polled.state.cluster.collection_index(ns))
+        .unwrap_or(0);
+    if let Some(ns) = &args.ns
+        && polled.state.cluster.collection_index(ns).is_none()
+    {
+        return Err(Failure::input(format!(
+            "--ns {ns}: no such sharded collection on {}",
+            hosts(&args.uri)
+        )));
+    }
+    let label = hosts(&args.uri);
+    let log = polled.log;
+    let state = polled.state;
+    let start = move |to_ui: tokio::sync::mpsc::Sender<crate::source::SourceEvent>, controls| async move {
+        let _ = to_ui
+            .send(crate::source::SourceEvent::Log {
+                reset: true,
+                lines: log,
+            })
+            .await;
+        crate::source::live::run_live(poller, label, state, interval, to_ui, controls).await
+    };
+    super::tui::run_source_in(&rt, start, 1.0, false, colors, collection)
 }

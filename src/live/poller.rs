@@ -208,8 +208,39 @@ impl Poller {
             ..BalancerState::default()
         };
         state.cluster.settings.balancer_enabled &= status.get_str("mode") != Ok("off");
+        let names: Vec<String> = state
+            .cluster
+            .collections
+            .iter()
+            .map(|c| c.ns.clone())
+            .collect();
+        state.balancer.why_not = self.compliance(names).await;
         state.replay_clock(now_ms);
         Ok(Polled { state, log })
+    }
+
+    /// `balancerCollectionStatus` of each collection, in words; a cluster that refuses the
+    /// command (privileges, version) just gives no reason.
+    async fn compliance(&self, names: Vec<String>) -> Vec<String> {
+        let mut out = Vec::new();
+        for ns in names {
+            let Ok(r) = self
+                .client
+                .command("admin", doc! {"balancerCollectionStatus": ns.as_str()})
+                .await
+            else {
+                continue;
+            };
+            if r.get_bool("balancerCompliant").unwrap_or(true) {
+                out.push(format!("{ns}: balanced (balancerCompliant)"));
+            } else {
+                let why = r
+                    .get_str("firstComplianceViolation")
+                    .unwrap_or("not compliant");
+                out.push(format!("{ns}: {why}"));
+            }
+        }
+        out
     }
 
     /// Per-shard owned documents and bytes: `$shardedDataDistribution` (6.0.3+), else
@@ -235,8 +266,14 @@ impl Poller {
                 }
             }
         } else {
-            for c in &state.cluster.collections {
-                let (db, coll) = c.ns.split_once('.').unwrap_or((c.ns.as_str(), ""));
+            let names: Vec<String> = state
+                .cluster
+                .collections
+                .iter()
+                .map(|c| c.ns.clone())
+                .collect();
+            for ns in names {
+                let (db, coll) = ns.split_once('.').unwrap_or((ns.as_str(), ""));
                 let rows = self
                     .client
                     .drain(db, doc! {"aggregate": coll, "pipeline": [{"$collStats": {"storageStats": {}}}], "cursor": {}})
@@ -244,7 +281,7 @@ impl Poller {
                 for r in rows {
                     let stats = r.get_document("storageStats").cloned().unwrap_or_default();
                     per.push((
-                        c.ns.clone(),
+                        ns.clone(),
                         r.get_str("shard").unwrap_or_default().to_string(),
                         number(&stats, "count"),
                         number(&stats, "size"),
@@ -290,7 +327,8 @@ impl Poller {
         cmd.insert("batchSize", 100);
         let mut docs = self.client.drain("config", cmd).await?;
         if first {
-            docs.reverse();
+            // Oldest first; a stable sort keeps the server's order among equal times.
+            docs.sort_by_key(|d| d.get_datetime("time").ok().copied());
         }
         let mut out = Vec::new();
         for d in docs {
@@ -305,10 +343,13 @@ impl Poller {
                 _ => {}
             }
             let ns = d.get_str("ns").unwrap_or_default();
-            let details = d
-                .get_document("details")
-                .map(ToString::to_string)
-                .unwrap_or_default();
+            let details = d.get_document("details").map_or_else(
+                |_| String::new(),
+                |det| match det.get_str("shardtop") {
+                    Ok(text) => text.to_string(),
+                    Err(_) => det.to_string(),
+                },
+            );
             out.push(LogLine {
                 at_ms: time.map_or(0, |t| t.timestamp_millis().max(0) as u64),
                 kind: kind_of(&what),

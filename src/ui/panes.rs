@@ -146,6 +146,16 @@ pub fn clock_text(ms: u64) -> String {
     }
 }
 
+/// A time on screen: virtual seconds (`clock_text`), or wall-clock `HH:MM:SS` for a live source.
+pub fn time_text(ms: u64, virtual_time: bool) -> String {
+    if virtual_time {
+        clock_text(ms)
+    } else {
+        let s = ms / 1000;
+        format!("{:02}:{:02}:{:02}", (s / 3600) % 24, (s / 60) % 60, s % 60)
+    }
+}
+
 /// Cuts `s` to `width` characters, ending in `…` when cut.
 pub fn fit(s: &str, width: usize) -> String {
     if s.chars().count() <= width {

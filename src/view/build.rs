@@ -30,6 +30,7 @@ pub fn build(sim: &Simulator, req: &ViewRequest, source: &str, clock: ClockView)
         collections: cluster.collections.iter().map(|c| c.ns.clone()).collect(),
         collection: collection.map(|c| collection_view(sim, c, req)),
         request: req.clone(),
+        heat: None,
     }
 }
 

@@ -6,7 +6,7 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Wrap};
 
-use super::{clock_text, fit, pane_block};
+use super::{fit, pane_block, time_text};
 use crate::ui::app::App;
 use crate::ui::theme::{Bar, Theme, bar};
 use crate::view::LogKind;
@@ -118,7 +118,16 @@ fn recent(app: &App, room: usize, width: usize, theme: Theme) -> Vec<Line<'stati
                 .map_or(l.text.as_str(), |(_, rest)| rest.trim_start());
             lines.push(Line::from(vec![
                 Span::styled(format!("{mark} "), style),
-                Span::styled(format!("{:>7} ", clock_text(l.at_ms)), theme.dim()),
+                Span::styled(
+                    format!(
+                        "{:>7} ",
+                        time_text(
+                            l.at_ms,
+                            app.view.as_ref().is_none_or(|v| v.clock.virtual_time)
+                        )
+                    ),
+                    theme.dim(),
+                ),
                 Span::raw(fit(text, width.saturating_sub(10))),
             ]));
         }

@@ -6,7 +6,7 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
-use super::{clock_text, fit, pane_block};
+use super::{fit, pane_block, time_text};
 use crate::ui::app::App;
 use crate::ui::theme::Theme;
 use crate::view::LogKind;
@@ -41,6 +41,7 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: Theme, focused: b
     let rows = usize::from(inner.height);
     let width = usize::from(inner.width);
     let visible: Vec<_> = app.visible_log().collect();
+    let virtual_time = app.view.as_ref().is_none_or(|v| v.clock.virtual_time);
     let end = visible
         .len()
         .saturating_sub(app.log_scroll.min(visible.len()));
@@ -59,7 +60,10 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: Theme, focused: b
             .iter()
             .map(|l| {
                 Line::from(vec![
-                    Span::styled(format!("{:>8} ", clock_text(l.at_ms)), theme.dim()),
+                    Span::styled(
+                        format!("{:>8} ", time_text(l.at_ms, virtual_time)),
+                        theme.dim(),
+                    ),
                     Span::styled(
                         fit(&l.text, width.saturating_sub(9)),
                         kind_style(l.kind, theme),

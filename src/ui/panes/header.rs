@@ -25,16 +25,21 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: Theme) {
     spans.push(sep());
     let time = match v.clock.end_ms {
         Some(end) => format!("{} / {}", clock_text(v.clock.time_ms), clock_text(end)),
-        None => clock_text(v.clock.time_ms),
+        None => super::time_text(v.clock.time_ms, v.clock.virtual_time),
     };
     spans.push(Span::raw(time));
     spans.push(sep());
-    if v.clock.paused {
-        spans.push(Span::styled("❚❚ paused", theme.warn()));
-    } else {
-        spans.push(Span::styled("▶", theme.ok()));
+    match (v.clock.virtual_time, v.clock.paused) {
+        (true, true) => spans.push(Span::styled("❚❚ paused", theme.warn())),
+        (true, false) => spans.push(Span::styled("▶", theme.ok())),
+        (false, true) => spans.push(Span::styled("❚❚ polling paused", theme.warn())),
+        (false, false) => spans.push(Span::styled("● live UTC", theme.ok())),
     }
-    spans.push(Span::raw(format!(" ×{}", speed_text(v.clock.speed))));
+    if v.clock.virtual_time {
+        spans.push(Span::raw(format!(" ×{}", speed_text(v.clock.speed))));
+    } else if let Some(h) = v.heat {
+        spans.push(Span::raw(format!(" · heat {h}")));
+    }
     spans.push(sep());
     let b = &v.balancer;
     if b.enabled {

@@ -168,7 +168,7 @@ fn row(
     ];
     let data = vec![
         Span::styled(bar(data_frac, cols.metric_bar), theme.bar(Bar::Data)),
-        Span::raw(format!("{:>9}  ", human_bytes(s.bytes))),
+        Span::raw(format!(" {:>9} ", human_bytes(s.bytes))),
     ];
     let (first, second) = match app.metric {
         Metric::Chunks => (chunks, data),
@@ -177,6 +177,11 @@ fn row(
     spans.extend(first);
     if cols.both {
         spans.extend(second);
+    }
+    if app.view.as_ref().is_some_and(|v| v.heat == Some("off")) {
+        let unknown = format!("{:<w$}", "unknown", w = cols.writes_bar + 5);
+        spans.push(Span::styled(unknown, theme.dim()));
+        return Line::from(spans);
     }
     let share = if app.heat { s.write_share } else { 0.0 };
     let writes_style = if hot {

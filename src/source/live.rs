@@ -1,0 +1,105 @@
+//! A live cluster as a source: polls through the read-only poller every interval, keeps the last
+//! state on screen when a poll fails ("disconnected since …, retrying" with backoff), and answers
+//! view requests from the last state without touching the cluster. Time is wall-clock; a live
+//! cluster cannot be stepped or seeked, and pausing stops the polling.
+
+use std::time::Duration;
+
+use tokio::sync::mpsc;
+
+use super::{SourceControl, SourceEvent};
+use crate::live::poller::{Poller, now_ms};
+use crate::sim::Simulator;
+use crate::view::{self, ClockView, ViewRequest};
+
+/// The longest wait between two attempts after failures.
+const MAX_BACKOFF: Duration = Duration::from_secs(30);
+
+fn clock_text(ms: u64) -> String {
+    let s = ms / 1000;
+    format!(
+        "{:02}:{:02}:{:02} UTC",
+        (s / 3600) % 24,
+        (s / 60) % 60,
+        s % 60
+    )
+}
+
+/// Runs until the UI goes away. `state` is the first poll's result.
+pub async fn run_live(
+    mut poller: Poller,
+    label: String,
+    mut state: Simulator,
+    interval: Duration,
+    out: mpsc::Sender<SourceEvent>,
+    mut ctl: mpsc::Receiver<SourceControl>,
+) -> color_eyre::Result<()> {
+    let mut request = ViewRequest::default();
+    let mut paused = false;
+    let mut wait = interval;
+    let mut down_since: Option<u64> = None;
+    let mut next_poll = tokio::time::Instant::now() + interval;
+    loop {
+        let clock = ClockView {
+            time_ms: state.now_ms(),
+            paused,
+            speed: 1.0,
+            end_ms: None,
+            virtual_time: false,
+        };
+        let mut v = view::build(&state, &request, &label, clock);
+        v.heat = Some("off");
+        if out.send(SourceEvent::View(Box::new(v))).await.is_err() {
+            return Ok(());
+        }
+        let timer = tokio::time::sleep_until(next_poll);
+        tokio::pin!(timer);
+        tokio::select! {
+            c = ctl.recv() => {
+                let Some(c) = c else { return Ok(()) };
+                match c {
+                    SourceControl::View(r) => request = r,
+                    SourceControl::SetPaused(p) => paused = p,
+                    SourceControl::SetSpeed(_) => {}
+                    SourceControl::Step(_) | SourceControl::SeekBy(_) | SourceControl::Migration { .. } => {
+                        let n = "a live cluster cannot be stepped or seeked (record it, then replay the trace)";
+                        if out.send(SourceEvent::Notice(n.into())).await.is_err() {
+                            return Ok(());
+                        }
+                    }
+                }
+            }
+            () = &mut timer, if !paused => {
+                let result = poller.poll(now_ms()).await;
+                match result {
+                    Ok(polled) => {
+                        state = polled.state;
+                        wait = interval;
+                        if down_since.take().is_some() {
+                            let _ = out.send(SourceEvent::Notice("connected again".into())).await;
+                        }
+                        if !polled.log.is_empty()
+                            && out.send(SourceEvent::Log { reset: false, lines: polled.log }).await.is_err()
+                        {
+                            return Ok(());
+                        }
+                    }
+                    Err(e) => {
+                        let since = *down_since.get_or_insert_with(now_ms);
+                        wait = (wait * 2).min(MAX_BACKOFF);
+                        let n = format!(
+                            "disconnected since {}, retrying in {}s: {}",
+                            clock_text(since),
+                            wait.as_secs(),
+                            e.message
+                        );
+                        if out.send(SourceEvent::Notice(n)).await.is_err() {
+                            return Ok(());
+                        }
+                    }
+                }
+                next_poll = tokio::time::Instant::now() + wait;
+            }
+        }
+    }
+}

@@ -308,3 +308,55 @@ async fn a_server_that_closes_the_connection_mid_poll_is_a_clear_error() {
         "{err}"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_poll_after_ten_changes_fetches_under_one_percent_of_the_chunks() {
+    use shardtop::live::client::LiveClient;
+    use shardtop::live::poller::{Poller, now_ms};
+    // 20,000 chunks (the command log counts the documents each reply returned). A debug build of
+    // serve regenerates every chunk document per query, so 1,000,000 would make a slow test; the
+    // cost of an incremental poll does not depend on the total.
+    let text = r#"{"name": "big", "description": "d", "seedPassage": "p", "shards": 4, "balancer": false,
+        "collections": [{"ns": "app.big", "key": {"h": "hashed"}, "numInitialChunks": 20000}], "until": 1}"#;
+    let sc = scenario::parse(text).unwrap();
+    let sim = Simulator::from_scenario(&sc, 1, Some("7.0".parse().unwrap())).unwrap();
+    let total = sim.cluster.collections[0].table.len();
+    assert_eq!(total, 20_000);
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("commands.ndjson");
+    let (server, uri) = serve(sim, Some(log.clone())).await;
+    let mut watching = Poller::new(
+        LiveClient::connect(&uri, Duration::from_secs(10))
+            .await
+            .unwrap(),
+    );
+    watching.poll(now_ms()).await.unwrap();
+    let admin = mongodb::Client::with_uri_str(&uri).await.unwrap();
+    let chunks = chunk_list(&admin).await;
+    // Ten splits (a paused server would never finish a migration).
+    for c in chunks.iter().skip(1).step_by(2000).take(10) {
+        let lo = c.get_document("min").unwrap().get_i64("h").unwrap();
+        let hi = c.get_document("max").unwrap().get_i64("h").unwrap();
+        admin
+            .database("admin")
+            .run_command(bson::doc! {"split": "app.big", "middle": {"h": lo + (hi - lo) / 2}})
+            .await
+            .unwrap();
+    }
+    let before = std::fs::read_to_string(&log).unwrap().lines().count();
+    watching.poll(now_ms()).await.unwrap();
+    server.shutdown().await;
+    let text = std::fs::read_to_string(&log).unwrap();
+    let fetched: u64 = text
+        .lines()
+        .skip(before)
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter(|v| v["ns"].as_str() == Some("config.chunks"))
+        .filter_map(|v| v["returned"].as_u64())
+        .sum();
+    assert!(fetched > 0, "the poll read the changed chunks");
+    assert!(
+        fetched * 100 <= total as u64,
+        "fetched {fetched} of {total} chunks"
+    );
+}

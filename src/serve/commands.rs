@@ -67,8 +67,13 @@ pub fn answer(state: &mut State, cmd: &Document, ctx: Context) -> Document {
         if let Some(ns) = namespace(&name, &db, cmd) {
             line["ns"] = serde_json::Value::String(ns);
         }
-        if let Err(e) = &result {
-            line["code"] = serde_json::json!(e.code);
+        match &result {
+            Err(e) => line["code"] = serde_json::json!(e.code),
+            Ok(reply) => {
+                if let Some(n) = returned(reply) {
+                    line["returned"] = serde_json::json!(n);
+                }
+            }
         }
         log.write(&line);
     }
@@ -76,6 +81,16 @@ pub fn answer(state: &mut State, cmd: &Document, ctx: Context) -> Document {
         Ok(d) => d,
         Err(e) => reply::error(&e),
     }
+}
+
+/// How many documents a cursor reply carries (`find`, `getMore`, `aggregate`), for the log.
+fn returned(reply: &Document) -> Option<usize> {
+    let cursor = reply.get_document("cursor").ok()?;
+    cursor
+        .get_array("firstBatch")
+        .or_else(|_| cursor.get_array("nextBatch"))
+        .ok()
+        .map(Vec::len)
 }
 
 /// The namespace a command works on, for the command log.

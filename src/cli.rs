@@ -37,6 +37,8 @@ pub enum Command {
     /// The TUI over a live cluster, through a mongos (read-only); `--once --json` prints the
     /// summary of one poll.
     Watch(WatchArgs),
+    /// Record a live cluster (read-only) into a trace that `replay` reads.
+    Record(RecordArgs),
     /// Print MongoDB's hashed-index value of VALUE (what convertShardKeyToHashed returns).
     ///
     /// VALUE is Extended JSON: '"abc"', '42', '{"$oid":"…"}', '{"$numberLong":"42"}'. The result is
@@ -101,6 +103,22 @@ pub struct WatchArgs {
     /// Print the JSON summary (with `--once`).
     #[arg(long, requires = "once")]
     pub json: bool,
+}
+
+/// Options of `shardtop record`.
+#[derive(Debug, Args)]
+pub struct RecordArgs {
+    /// `mongodb://…` or `mongodb+srv://…` of a mongos.
+    pub uri: String,
+    /// The trace file (`.gz` or `.zst` to compress).
+    #[arg(short, long, value_name = "FILE")]
+    pub output: PathBuf,
+    /// Stop after this long (`30s`, `10m`, `1h`); otherwise until Ctrl-C.
+    #[arg(long)]
+    pub duration: Option<String>,
+    /// Time between polls (one keyframe each).
+    #[arg(long, default_value = "2s")]
+    pub interval: String,
 }
 
 /// Options of `shardtop demo`.

@@ -49,6 +49,7 @@ pub fn run(cli: Cli) -> ExitCode {
         Some(Command::Scenarios { json }) => sim::scenarios(json, &mut out),
         Some(Command::Sim(args)) => sim::run(&args, &mut out),
         Some(Command::Serve(args)) => serve::run(&args),
+        Some(Command::Record(args)) => watch::record(&args, &mut out),
         Some(Command::Watch(args)) => watch::run(&args, tui::colors_wanted(cli.no_color), &mut out),
         Some(Command::Demo(args)) => tui::demo(&args, tui::colors_wanted(cli.no_color)),
         Some(Command::Replay(args)) if !args.json => {

@@ -7,5 +7,6 @@
 pub mod client;
 pub mod config;
 pub mod poller;
+pub mod record;
 pub mod routing_cache;
 pub mod snapshot;

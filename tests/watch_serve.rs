@@ -360,3 +360,49 @@ async fn a_poll_after_ten_changes_fetches_under_one_percent_of_the_chunks() {
         "fetched {fetched} of {total} chunks"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn record_writes_a_trace_that_replays_to_the_polled_state() {
+    use shardtop::live::client::LiveClient;
+    use shardtop::live::poller::Poller;
+    let sc = scenario::built_in("zones-ip").unwrap().unwrap();
+    let mut sim = Simulator::from_scenario(&sc, sc.seed, Some("7.0".parse().unwrap())).unwrap();
+    sim.run_until(60_000);
+    let expected = summary(&sim);
+    let (server, uri) = serve(sim, None).await;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("live.ndjson.zst");
+    let poller = Poller::new(
+        LiveClient::connect(&uri, Duration::from_secs(5))
+            .await
+            .unwrap(),
+    );
+    let recorded = shardtop::live::record::record(
+        poller,
+        &uri,
+        &path,
+        Duration::from_millis(200),
+        Some(Duration::from_millis(700)),
+        std::future::pending(),
+    )
+    .await
+    .unwrap();
+    server.shutdown().await;
+    assert!(recorded.polls >= 2, "{} polls", recorded.polls);
+    let mut replay =
+        shardtop::trace::Replay::open(&path, shardtop::trace::ReadOptions::default()).unwrap();
+    assert!(
+        replay.trace.warnings.is_empty(),
+        "{:?}",
+        replay.trace.warnings
+    );
+    replay.seek(replay.end_ms()).unwrap();
+    assert_eq!(summary(replay.state()), expected);
+    assert_eq!(
+        replay.trace.header.source,
+        format!(
+            "mongodb://127.0.0.1:{}",
+            uri.split(':').nth(2).unwrap().split('/').next().unwrap()
+        )
+    );
+}

@@ -129,3 +129,36 @@ fn interactive(args: &WatchArgs, colors: bool, interval: Duration) -> Result<(),
     };
     super::tui::run_source_in(&rt, start, 1.0, false, colors, collection)
 }
+
+/// `shardtop record URI -o FILE [--duration D] [--interval D]`.
+pub fn record(args: &crate::cli::RecordArgs, out: &mut impl Write) -> Result<(), Failure> {
+    let interval = duration(&args.interval)?;
+    let limit = args.duration.as_deref().map(duration).transpose()?;
+    let rt = super::tui::runtime()?;
+    let recorded = rt
+        .block_on(async {
+            let client = LiveClient::connect(&args.uri, Duration::from_secs(10)).await?;
+            let stop = async {
+                let _ = tokio::signal::ctrl_c().await;
+            };
+            crate::live::record::record(
+                Poller::new(client),
+                &args.uri,
+                &args.output,
+                interval,
+                limit,
+                stop,
+            )
+            .await
+        })
+        .map_err(failure)?;
+    let text = format!(
+        "recorded {} polls over {:.1} s of {} into {} ({} polls failed)\n",
+        recorded.polls,
+        recorded.duration_ms as f64 / 1000.0,
+        hosts(&args.uri),
+        recorded.path.display(),
+        recorded.failed_polls
+    );
+    out.write_all(text.as_bytes()).map_err(|e| write_failed(&e))
+}

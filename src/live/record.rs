@@ -1,0 +1,104 @@
+//! Recording a live cluster into a trace: the header, then one keyframe of the whole state per
+//! poll (times relative to the first poll), and the end marker when the recording stops (its
+//! duration, or Ctrl-C). A replay shows each poll's state; between keyframes it holds the
+//! earlier one. Failed polls are retried with backoff and recorded as nothing.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use super::client::{LiveError, hosts};
+use super::poller::{Poller, now_ms};
+use crate::trace::header::Header;
+use crate::trace::state_codec;
+use crate::trace::writer::TraceWriter;
+
+/// How the recording went.
+pub struct Recorded {
+    pub path: PathBuf,
+    pub polls: u64,
+    pub failed_polls: u64,
+    pub duration_ms: u64,
+}
+
+fn io(e: &std::io::Error, path: &Path) -> LiveError {
+    LiveError {
+        message: format!("cannot write the trace {}: {e}", path.display()),
+        input: false,
+    }
+}
+
+/// Polls every `interval` until `duration` has passed (or `stop` resolves), writing `path`.
+/// The first poll must succeed (so a wrong URI gives its message instead of an empty trace).
+pub async fn record(
+    mut poller: Poller,
+    uri: &str,
+    path: &Path,
+    interval: Duration,
+    duration: Option<Duration>,
+    stop: impl std::future::Future<Output = ()>,
+) -> Result<Recorded, LiveError> {
+    let start = now_ms();
+    let first = poller.poll(0).await?;
+    let header = Header {
+        recorder: format!("shardtop {}", env!("CARGO_PKG_VERSION")),
+        source: hosts(uri),
+        server_version: first.state.cluster.version.to_string(),
+        start_epoch_seconds: start / 1000,
+        keyframe_interval_ms: interval.as_millis() as u64,
+        shards: first
+            .state
+            .cluster
+            .shards
+            .iter()
+            .map(|s| s.shard.id.clone())
+            .collect(),
+        collections: first
+            .state
+            .cluster
+            .collections
+            .iter()
+            .map(|c| (c.ns.clone(), crate::trace::json::pattern_json(&c.pattern)))
+            .collect(),
+        scenario: None,
+    };
+    let mut w = TraceWriter::create(path, &header).map_err(|e| io(&e, path))?;
+    w.keyframe(&state_codec::encode(&first.state))
+        .map_err(|e| io(&e, path))?;
+    let (mut polls, mut failed, mut last) = (1, 0, 0);
+    let mut wait = interval;
+    tokio::pin!(stop);
+    loop {
+        let elapsed = now_ms() - start;
+        if duration.is_some_and(|d| elapsed >= d.as_millis() as u64) {
+            break;
+        }
+        tokio::select! {
+            () = &mut stop => break,
+            () = tokio::time::sleep(wait) => {}
+        }
+        let at = now_ms() - start;
+        if duration.is_some_and(|d| at > d.as_millis() as u64) {
+            break;
+        }
+        match poller.poll(at).await {
+            Ok(p) => {
+                w.keyframe(&state_codec::encode(&p.state))
+                    .map_err(|e| io(&e, path))?;
+                polls += 1;
+                last = at;
+                wait = interval;
+            }
+            Err(_) => {
+                failed += 1;
+                wait = (wait * 2).min(Duration::from_secs(30));
+            }
+        }
+    }
+    let path = w.finish(last).map_err(|e| io(&e, path))?;
+    Ok(Recorded {
+        path,
+        polls,
+        failed_polls: failed,
+        duration_ms: last,
+    })
+}

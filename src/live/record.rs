@@ -80,18 +80,15 @@ pub async fn record(
         if duration.is_some_and(|d| at > d.as_millis() as u64) {
             break;
         }
-        match poller.poll(at).await {
-            Ok(p) => {
-                w.keyframe(&state_codec::encode(&p.state))
-                    .map_err(|e| io(&e, path))?;
-                polls += 1;
-                last = at;
-                wait = interval;
-            }
-            Err(_) => {
-                failed += 1;
-                wait = (wait * 2).min(Duration::from_secs(30));
-            }
+        if let Ok(p) = poller.poll(at).await {
+            w.keyframe(&state_codec::encode(&p.state))
+                .map_err(|e| io(&e, path))?;
+            polls += 1;
+            last = at;
+            wait = interval;
+        } else {
+            failed += 1;
+            wait = (wait * 2).min(Duration::from_secs(30));
         }
     }
     let path = w.finish(last).map_err(|e| io(&e, path))?;

@@ -94,7 +94,8 @@ pub struct WatchArgs {
     /// Show this collection first (`db.coll`).
     #[arg(long)]
     pub ns: Option<String>,
-    /// Write heat: `auto` (the best available without writing to the cluster) or `off`.
+    /// Write heat: `auto` (the best available without writing to the cluster: data growth),
+    /// `size` (each shard's share of the growth between polls) or `off`.
     #[arg(long, default_value = "auto")]
     pub heat: String,
     /// Poll once and exit (with `--json`: the JSON summary; else the text summary).

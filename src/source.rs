@@ -4,6 +4,7 @@
 //! Owns: the messages, the playback clock of virtual-time sources, and the source tasks. May use
 //! tokio, `sim`, `trace` and `view`; never the terminal or ratatui.
 
+pub mod heat;
 pub mod live;
 pub mod replay;
 pub mod runner;

@@ -1,4 +1,4 @@
-#![allow(clippy::unwrap_used)]
+#![allow(clippy::unwrap_used, clippy::float_cmp)]
 //! The live source's routing cache: after the simulator splits, moves and merges chunks, an
 //! incremental refresh (only chunks with `lastmod` ≥ the cached collection version) converges to
 //! the same table as a full reload, fetching a small part of the chunks; a new incarnation asks
@@ -172,4 +172,22 @@ fn a_quiet_cluster_poll_fetches_only_the_newest_chunk() {
     let changed = chunk_docs(&sim, &ns, Some(cache.version()));
     assert_eq!(changed.len(), 1);
     assert_eq!(cache.apply(changed), 1);
+}
+
+#[test]
+fn size_heat_gives_the_growing_shard_all_the_heat() {
+    use shardtop::source::heat::SizeHeat;
+    let mut sim = start("ascending", "8.0");
+    sim.run_until(5_000);
+    let mut heat = SizeHeat::default();
+    heat.observe(&sim);
+    assert_eq!(
+        heat.share("app.events", "shard0000"),
+        0.0,
+        "one poll is not enough"
+    );
+    sim.run_until(15_000);
+    heat.observe(&sim);
+    assert!((heat.share("app.events", "shard0000") - 1.0).abs() < 1e-9);
+    assert_eq!(heat.share("app.events", "shard0001"), 0.0);
 }

@@ -45,11 +45,14 @@ fn failure(e: LiveError) -> Failure {
     }
 }
 
-fn check_heat(heat: &str) -> Result<(), Failure> {
+/// Whether size heat is on: `auto` picks the best signal that writes nothing to the cluster and
+/// needs nothing enabled on it — data growth — and `size` asks for it.
+fn check_heat(heat: &str) -> Result<bool, Failure> {
     match heat {
-        "auto" | "off" => Ok(()),
-        "changestream" | "sampled" | "size" => Err(Failure::input(format!(
-            "--heat {heat} is not built yet (see the README's Status); use auto or off"
+        "auto" | "size" => Ok(true),
+        "off" => Ok(false),
+        "changestream" | "sampled" => Err(Failure::input(format!(
+            "--heat {heat} is not built yet (see the README's Status); use auto, size or off"
         ))),
         other => Err(Failure::input(format!(
             "--heat {other:?}: one of auto, off, changestream, sampled, size"
@@ -58,10 +61,10 @@ fn check_heat(heat: &str) -> Result<(), Failure> {
 }
 
 pub fn run(args: &WatchArgs, colors: bool, out: &mut impl Write) -> Result<(), Failure> {
-    check_heat(&args.heat)?;
+    let size_heat = check_heat(&args.heat)?;
     let interval = duration(&args.interval)?;
     if !args.once {
-        return interactive(args, colors, interval);
+        return interactive(args, colors, interval, size_heat);
     }
     let rt = super::tui::runtime()?;
     let polled = rt
@@ -88,7 +91,12 @@ pub fn run(args: &WatchArgs, colors: bool, out: &mut impl Write) -> Result<(), F
 
 /// The TUI over the cluster: the first poll happens before the terminal is taken, so a cluster
 /// that cannot be read gives its message and exit 1 on a normal screen.
-fn interactive(args: &WatchArgs, colors: bool, interval: Duration) -> Result<(), Failure> {
+fn interactive(
+    args: &WatchArgs,
+    colors: bool,
+    interval: Duration,
+    size_heat: bool,
+) -> Result<(), Failure> {
     super::tui::require_terminal(&format!(
         "`shardtop watch {} --once --json`",
         hosts(&args.uri)
@@ -125,7 +133,8 @@ fn interactive(args: &WatchArgs, colors: bool, interval: Duration) -> Result<(),
                 lines: log,
             })
             .await;
-        crate::source::live::run_live(poller, label, state, interval, to_ui, controls).await
+        crate::source::live::run_live(poller, label, state, interval, size_heat, to_ui, controls)
+            .await
     };
     super::tui::run_source_in(&rt, start, 1.0, false, colors, collection)
 }

@@ -26,11 +26,13 @@ fn clock_text(ms: u64) -> String {
 }
 
 /// Runs until the UI goes away. `state` is the first poll's result.
+#[allow(clippy::too_many_arguments)] // the poller, its first result and the UI's two channels
 pub async fn run_live(
     mut poller: Poller,
     label: String,
     mut state: Simulator,
     interval: Duration,
+    size_heat: bool,
     out: mpsc::Sender<SourceEvent>,
     mut ctl: mpsc::Receiver<SourceControl>,
 ) -> color_eyre::Result<()> {
@@ -39,6 +41,10 @@ pub async fn run_live(
     let mut wait = interval;
     let mut down_since: Option<u64> = None;
     let mut next_poll = tokio::time::Instant::now() + interval;
+    let mut heat = size_heat.then(super::heat::SizeHeat::default);
+    if let Some(h) = heat.as_mut() {
+        h.observe(&state);
+    }
     loop {
         let clock = ClockView {
             time_ms: state.now_ms(),
@@ -48,7 +54,12 @@ pub async fn run_live(
             virtual_time: false,
         };
         let mut v = view::build(&state, &request, &label, clock);
-        v.heat = Some("off");
+        v.heat = Some(if heat.is_some() { "size" } else { "off" });
+        if let (Some(h), Some(ns)) = (&heat, v.collection.as_ref().map(|c| c.ns.clone())) {
+            for row in &mut v.shards {
+                row.write_share = h.share(&ns, &row.id);
+            }
+        }
         if out.send(SourceEvent::View(Box::new(v))).await.is_err() {
             return Ok(());
         }
@@ -74,6 +85,9 @@ pub async fn run_live(
                 match result {
                     Ok(polled) => {
                         state = polled.state;
+                        if let Some(h) = heat.as_mut() {
+                            h.observe(&state);
+                        }
                         wait = interval;
                         if down_since.take().is_some() {
                             let _ = out.send(SourceEvent::Notice("connected again".into())).await;

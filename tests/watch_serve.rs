@@ -234,7 +234,7 @@ async fn incremental_refresh_converges_and_a_refine_reloads() {
 
 /// A fake server: answers every command with `reply` (a replica-set member's or standalone's
 /// `hello`), or closes each connection after `answers` replies.
-async fn fake_server(reply: bson::Document, answers: Option<usize>) -> u16 {
+async fn fake_server(reply: bson::Document, answers: Option<usize>, hang: bool) -> u16 {
     use tokio::io::AsyncWriteExt;
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let port = listener.local_addr().unwrap().port();
@@ -248,6 +248,10 @@ async fn fake_server(reply: bson::Document, answers: Option<usize>) -> u16 {
                 let mut n = 0;
                 while let Ok(bytes) = shardtop::wire::read_message(&mut sock).await {
                     if answers.is_some_and(|a| n >= a) {
+                        if hang {
+                            // Keep the connection open and never answer.
+                            tokio::time::sleep(Duration::from_secs(3600)).await;
+                        }
                         return;
                     }
                     n += 1;
@@ -276,7 +280,7 @@ fn standalone_hello() -> bson::Document {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_target_that_is_not_a_mongos_is_named() {
-    let port = fake_server(standalone_hello(), None).await;
+    let port = fake_server(standalone_hello(), None, false).await;
     let err = poll_once(
         &format!("mongodb://127.0.0.1:{port}/?directConnection=true"),
         Duration::from_secs(3),
@@ -295,7 +299,7 @@ async fn a_server_that_closes_the_connection_mid_poll_is_a_clear_error() {
     // Answers the handshake (as a mongos) and a few commands, then hangs up on every connection.
     let mut hello = standalone_hello();
     hello.insert("msg", "isdbgrid");
-    let port = fake_server(hello, Some(3)).await;
+    let port = fake_server(hello.clone(), Some(3), false).await;
     let err = poll_once(
         &format!("mongodb://127.0.0.1:{port}/?directConnection=true"),
         Duration::from_secs(2),
@@ -306,6 +310,27 @@ async fn a_server_that_closes_the_connection_mid_poll_is_a_clear_error() {
     assert!(
         !err.message.is_empty() && err.message.contains("127.0.0.1"),
         "{err}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_that_stops_answering_mid_poll_is_given_up_on() {
+    // Keeps every connection open after a few replies, and never answers again.
+    let mut hello = standalone_hello();
+    hello.insert("msg", "isdbgrid");
+    let port = fake_server(hello, Some(3), true).await;
+    let started = std::time::Instant::now();
+    let err = poll_once(
+        &format!("mongodb://127.0.0.1:{port}/?directConnection=true"),
+        Duration::from_secs(1),
+    )
+    .await
+    .err()
+    .unwrap();
+    assert!(err.message.contains("127.0.0.1"), "{err}");
+    assert!(
+        started.elapsed() < Duration::from_secs(60),
+        "the poll gave up"
     );
 }
 

@@ -123,6 +123,26 @@ impl Poller {
         cache.check().map_err(bad)
     }
 
+    /// One poll that gives up after `limit` (a server that stops answering).
+    pub async fn poll_within(
+        &mut self,
+        now_ms: u64,
+        limit: std::time::Duration,
+    ) -> Result<Polled, LiveError> {
+        tokio::time::timeout(limit, self.poll(now_ms))
+            .await
+            .unwrap_or_else(|_| {
+                Err(LiveError {
+                    message: format!(
+                        "{} stopped answering: no reply to the poll within {} s",
+                        self.client.target(),
+                        limit.as_secs()
+                    ),
+                    input: false,
+                })
+            })
+    }
+
     /// One poll.
     pub async fn poll(&mut self, now_ms: u64) -> Result<Polled, LiveError> {
         let version = self.handshake().await?;
@@ -415,5 +435,7 @@ pub fn now_ms() -> u64 {
 pub async fn poll_once(uri: &str, timeout: std::time::Duration) -> Result<Polled, LiveError> {
     let client = LiveClient::connect(uri, timeout).await?;
     let mut poller = Poller::new(client);
-    poller.poll(now_ms()).await
+    poller
+        .poll_within(now_ms(), timeout.max(std::time::Duration::from_secs(1)) * 3)
+        .await
 }

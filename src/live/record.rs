@@ -80,7 +80,8 @@ pub async fn record(
         if duration.is_some_and(|d| at > d.as_millis() as u64) {
             break;
         }
-        if let Ok(p) = poller.poll(at).await {
+        let limit = (interval * 5).max(Duration::from_secs(10));
+        if let Ok(p) = poller.poll_within(at, limit).await {
             w.keyframe(&state_codec::encode(&p.state))
                 .map_err(|e| io(&e, path))?;
             polls += 1;

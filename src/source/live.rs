@@ -81,7 +81,8 @@ pub async fn run_live(
                 }
             }
             () = &mut timer, if !paused => {
-                let result = poller.poll(now_ms()).await;
+                let limit = (interval * 5).max(Duration::from_secs(10));
+                let result = poller.poll_within(now_ms(), limit).await;
                 match result {
                     Ok(polled) => {
                         state = polled.state;

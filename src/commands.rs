@@ -37,6 +37,15 @@ impl Failure {
     }
 }
 
+/// `--server-version V`, if given.
+pub(crate) fn server_version(
+    v: Option<&str>,
+) -> Result<Option<crate::sim::ServerVersion>, Failure> {
+    v.map(str::parse::<crate::sim::ServerVersion>)
+        .transpose()
+        .map_err(|e| Failure::input(format!("--server-version: {e}")))
+}
+
 pub(crate) fn write_failed(e: &std::io::Error) -> Failure {
     Failure::runtime(format!("cannot write the output: {e}"))
 }

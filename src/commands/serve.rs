@@ -47,12 +47,7 @@ pub fn listen_address(text: &str, allow_remote: bool) -> Result<SocketAddr, Fail
 /// `shardtop serve`.
 pub fn run(args: &ServeArgs) -> Result<(), Failure> {
     let listen = listen_address(&args.listen, args.allow_remote)?;
-    let version = args
-        .server_version
-        .as_deref()
-        .map(str::parse::<ServerVersion>)
-        .transpose()
-        .map_err(|e| Failure::input(format!("--server-version: {e}")))?;
+    let version = super::server_version(args.server_version.as_deref())?;
     let sim = simulator(
         args.scenario.as_deref(),
         args.scenario_file.as_deref(),

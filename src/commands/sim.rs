@@ -5,7 +5,7 @@ use std::io::Write;
 
 use super::{Failure, write_failed};
 use crate::cli::SimArgs;
-use crate::sim::{Scenario, ServerVersion, Simulator, SummaryOptions, scenario};
+use crate::sim::{Scenario, Simulator, SummaryOptions, scenario};
 
 /// `shardtop scenarios [--json]`.
 pub fn scenarios(json: bool, out: &mut impl Write) -> Result<(), Failure> {
@@ -70,12 +70,7 @@ pub fn load(
 /// `shardtop sim SCENARIO …`.
 pub fn run(args: &SimArgs, out: &mut impl Write) -> Result<(), Failure> {
     let (sc, label) = load(args.scenario.as_deref(), args.scenario_file.as_deref())?;
-    let version = args
-        .server_version
-        .as_deref()
-        .map(str::parse::<ServerVersion>)
-        .transpose()
-        .map_err(|e| Failure::input(format!("--server-version: {e}")))?;
+    let version = super::server_version(args.server_version.as_deref())?;
     let seed = args.seed.unwrap_or(sc.seed);
     let mut sim = Simulator::from_scenario(&sc, seed, version)
         .map_err(|e| Failure::input(format!("scenario {label}: {e}")))?;

@@ -9,7 +9,6 @@ use tokio::task::JoinSet;
 
 use super::Failure;
 use crate::cli::{DemoArgs, ReplayArgs};
-use crate::sim::ServerVersion;
 use crate::source::replay::ReplayTimeline;
 use crate::source::sim::SimTimeline;
 use crate::source::{Playback, Timeline, run_timeline};
@@ -46,12 +45,7 @@ pub fn demo(args: &DemoArgs, colors: bool) -> Result<(), Failure> {
     let name = args.scenario.as_deref().unwrap_or("ascending");
     require_terminal(&format!("`shardtop sim {name} --json`"))?;
     let (sc, label) = super::sim::load(args.scenario.as_deref(), args.scenario_file.as_deref())?;
-    let version = args
-        .server_version
-        .as_deref()
-        .map(str::parse::<ServerVersion>)
-        .transpose()
-        .map_err(|e| Failure::input(format!("--server-version: {e}")))?;
+    let version = super::server_version(args.server_version.as_deref())?;
     let playback = Playback {
         speed: speed(args.speed)?,
         paused: args.paused,

@@ -79,6 +79,19 @@ impl Poller {
         Ok(v)
     }
 
+    /// Every document of `config.<coll>`, parsed.
+    async fn parsed<T>(
+        &self,
+        coll: &str,
+        parse: impl Fn(&Document) -> Result<T, super::config::ConfigError>,
+    ) -> Result<Vec<T>, LiveError> {
+        self.config(coll, doc! {})
+            .await?
+            .iter()
+            .map(|d| parse(d).map_err(bad))
+            .collect()
+    }
+
     async fn config(&self, coll: &str, filter: Document) -> Result<Vec<Document>, LiveError> {
         self.client.find("config", coll, filter, None, None).await
     }
@@ -147,18 +160,8 @@ impl Poller {
     pub async fn poll(&mut self, now_ms: u64) -> Result<Polled, LiveError> {
         let version = self.handshake().await?;
         self.fetched_chunks = 0;
-        let shards: Vec<ShardDoc> = self
-            .config("shards", doc! {})
-            .await?
-            .iter()
-            .map(|d| ShardDoc::parse(d).map_err(bad))
-            .collect::<Result<_, _>>()?;
-        let colls: Vec<CollectionDoc> = self
-            .config("collections", doc! {})
-            .await?
-            .iter()
-            .map(|d| CollectionDoc::parse(d).map_err(bad))
-            .collect::<Result<_, _>>()?;
+        let shards = self.parsed("shards", ShardDoc::parse).await?;
+        let colls = self.parsed("collections", CollectionDoc::parse).await?;
         let colls: Vec<CollectionDoc> = colls
             .into_iter()
             .filter(CollectionDoc::is_sharded)
@@ -168,12 +171,7 @@ impl Poller {
         }
         self.caches
             .retain(|ns, _| colls.iter().any(|c| &c.ns == ns));
-        let tags: Vec<TagDoc> = self
-            .config("tags", doc! {})
-            .await?
-            .iter()
-            .map(|d| TagDoc::parse(d).map_err(bad))
-            .collect::<Result<_, _>>()?;
+        let tags = self.parsed("tags", TagDoc::parse).await?;
         let settings =
             SettingsDocs::parse(&self.config("settings", doc! {}).await?).map_err(bad)?;
         let databases: Vec<(String, String)> = self

@@ -17,8 +17,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use super::cluster::ShardState;
 use super::error::SimError;
 use crate::model::{
-    ChunkInfo, ChunkVersion, KeyPattern, KeyValue, RoutingTable, ShardIdx, ShardKey, ZoneRange,
-    ZoneRanges, hashed_split_points,
+    KeyPattern, KeyValue, RoutingTable, ShardIdx, ShardKey, ZoneRange, ZoneRanges,
+    hashed_split_points,
 };
 
 fn live(shards: &[ShardState]) -> Vec<ShardIdx> {
@@ -139,11 +139,5 @@ pub fn presplit_hashed_zones(
     if at < pattern.global_max() {
         layout.push((at, all[next_hole % all.len().max(1)]));
     }
-    let chunks = layout
-        .into_iter()
-        .enumerate()
-        .map(|(i, (min, s))| (min, ChunkInfo::new(s, ChunkVersion::new(1, i as u32))))
-        .collect();
-    RoutingTable::from_chunks(chunks, pattern.global_max())
-        .map_err(|e| SimError::invalid_options(e.to_string()))
+    super::zones_initial::initial_table(pattern, layout)
 }

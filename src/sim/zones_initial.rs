@@ -83,7 +83,15 @@ pub fn single_chunk_per_tag(
     if at < pattern.global_max() {
         chunks.push((at, all[next_hole % all.len().max(1)]));
     }
-    let chunks = chunks
+    initial_table(pattern, chunks)
+}
+
+/// The routing table of initial chunks given by lower bound and shard, versions (1,0), (1,1), …
+pub fn initial_table(
+    pattern: &KeyPattern,
+    layout: Vec<(ShardKey, ShardIdx)>,
+) -> Result<RoutingTable, SimError> {
+    let chunks = layout
         .into_iter()
         .enumerate()
         .map(|(i, (min, s))| (min, ChunkInfo::new(s, ChunkVersion::new(1, i as u32))))

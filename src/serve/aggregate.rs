@@ -346,8 +346,8 @@ fn sharded_data_distribution(state: &State) -> Vec<Document> {
 }
 
 /// `$collStats: {storageStats: {}}` on a sharded collection through mongos: one document per
-/// shard that owns chunks, with the documents and bytes it owns (`count`, `size`). Only those
-/// fields of `storageStats` are simulated.
+/// shard that owns chunks, with the documents and bytes it owns (`count`, `size`, `avgObjSize`).
+/// Only those fields of `storageStats` are simulated.
 fn coll_stats(state: &State, ns: &str) -> Result<Vec<Document>, SimError> {
     let cluster = &state.sim.cluster;
     let Some(c) = cluster.collection(ns) else {
@@ -367,6 +367,7 @@ fn coll_stats(state: &State, ns: &str) -> Result<Vec<Document>, SimError> {
                     "storageStats": {
                         "count": t.stats.docs as i64,
                         "size": t.stats.bytes as i64,
+                        "avgObjSize": t.stats.bytes.checked_div(t.stats.docs).unwrap_or(0) as i64,
                     },
                 }
             })

@@ -8,6 +8,7 @@
 
 mod build;
 mod log;
+mod query;
 mod strip;
 
 pub use build::build;
@@ -26,6 +27,8 @@ pub struct ViewRequest {
     pub cells: usize,
     /// The selected strip cell, if any.
     pub selected: Option<usize>,
+    /// A query filter (relaxed Extended JSON) whose targeting to show.
+    pub query: Option<String>,
 }
 
 impl Default for ViewRequest {
@@ -36,6 +39,7 @@ impl Default for ViewRequest {
             span: 1.0,
             cells: 64,
             selected: None,
+            query: None,
         }
     }
 }
@@ -117,6 +121,8 @@ pub struct Cell {
     pub zone: Option<usize>,
     /// A chunk of the cell lies in a zone range but not on one of that zone's shards.
     pub outside_zone: bool,
+    /// The query being shown targets a chunk of the cell.
+    pub targeted: bool,
 }
 
 /// The selected cell in words.
@@ -134,6 +140,20 @@ pub struct Selection {
     pub zone: Option<String>,
     /// The chunk version when one chunk is selected.
     pub version: Option<String>,
+}
+
+/// Which shards a mongos would ask for the query (`explain`'s winning stage).
+#[derive(Clone, Debug, PartialEq)]
+pub enum QueryView {
+    Targeted {
+        filter: String,
+        /// `SINGLE_SHARD` or `SHARD_MERGE`.
+        stage: &'static str,
+        shards: Vec<String>,
+        chunks: usize,
+    },
+    /// The filter is not a JSON document.
+    Invalid { filter: String, error: String },
 }
 
 /// The hottest chunk of the recent-writes window.
@@ -161,6 +181,7 @@ pub struct CollectionView {
     pub zone_names: Vec<String>,
     pub hot: Option<HotChunk>,
     pub selection: Option<Selection>,
+    pub query: Option<QueryView>,
 }
 
 /// Everything one frame shows.

@@ -339,3 +339,61 @@ fn clicks_focus_panes_and_select_strip_cells() {
     f.keys(&[Action::Click(areas.keyspace.x + 1, strip_y)]);
     assert_eq!(f.app.cursor, 0);
 }
+
+#[test]
+fn a_typed_query_shows_its_targeting() {
+    let mut f = Fixture::new("hashed", 60_000, (100, 30));
+    let mut keys = vec![Action::StartQuery];
+    keys.extend(r#"{"username": "alice"}"#.chars().map(Action::SearchChar));
+    keys.push(Action::SearchDone);
+    let sent = f.keys(&keys);
+    assert!(sent.iter().any(|c| matches!(c, SourceControl::View(r) if r.query.as_deref() == Some(r#"{"username": "alice"}"#))));
+    let c = f.app.view.as_ref().unwrap().collection.clone().unwrap();
+    match c.query.unwrap() {
+        shardtop::view::QueryView::Targeted {
+            stage,
+            shards,
+            chunks,
+            ..
+        } => {
+            assert_eq!(stage, "SINGLE_SHARD");
+            assert_eq!((shards.len(), chunks), (1, 1));
+        }
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(c.cells.iter().filter(|x| x.targeted).count(), 1);
+    let text = format!("{}", f.draw().backend());
+    assert!(
+        text.contains("SINGLE_SHARD") && text.contains('◆'),
+        "{text}"
+    );
+    assert_snapshot!("hashed_query_100x30", text);
+    // A range on a hashed key is a broadcast.
+    f.keys(&[Action::Escape, Action::StartQuery]);
+    let mut keys: Vec<Action> =
+        r#"{"username": {"$gt": "m"}}"#.chars().map(Action::SearchChar).collect();
+    keys.push(Action::SearchDone);
+    f.keys(&keys);
+    let c = f.app.view.as_ref().unwrap().collection.clone().unwrap();
+    assert!(matches!(
+        c.query,
+        Some(shardtop::view::QueryView::Targeted {
+            stage: "SHARD_MERGE",
+            ..
+        })
+    ));
+    // Bad JSON says so; Esc clears.
+    f.keys(&[
+        Action::Escape,
+        Action::StartQuery,
+        Action::SearchChar('{'),
+        Action::SearchDone,
+    ]);
+    let c = f.app.view.as_ref().unwrap().collection.clone().unwrap();
+    assert!(matches!(
+        c.query,
+        Some(shardtop::view::QueryView::Invalid { .. })
+    ));
+    f.keys(&[Action::Escape]);
+    assert!(f.app.query.is_none());
+}

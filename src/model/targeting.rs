@@ -183,6 +183,14 @@ pub fn target_ranges(table: &RoutingTable, ranges: &[KeyRange]) -> Targeting {
     }
 }
 
+/// The chunk spans `[first, last]` (inclusive) that `ranges` intersect, sorted, possibly
+/// overlapping; empty when they intersect none.
+pub fn target_spans(table: &RoutingTable, ranges: &[KeyRange]) -> Vec<(usize, usize)> {
+    let mut spans: Vec<(usize, usize)> = ranges.iter().filter_map(|r| span(table, r)).collect();
+    spans.sort_unstable();
+    spans
+}
+
 /// The first and last chunk (inclusive) a non-empty range intersects.
 fn span(table: &RoutingTable, range: &KeyRange) -> Option<(usize, usize)> {
     if range.is_empty() {

@@ -31,6 +31,8 @@ pub enum Action {
     ToggleHeat,
     CycleLogFilter,
     StartSearch,
+    /// Type a query filter whose targeting the key space shows.
+    StartQuery,
     SearchChar(char),
     SearchBackspace,
     SearchDone,

@@ -63,7 +63,12 @@ pub struct App {
     pub heat: bool,
     pub log_filter: Option<LogKind>,
     pub search: String,
+    /// Typing in the footer (a search, or a query when `typing_query`).
     pub searching: bool,
+    pub typing_query: bool,
+    /// The query filter being typed, and the one whose targeting is shown.
+    pub query_text: String,
+    pub query: Option<String>,
     /// Lines scrolled back from the newest (0 follows the log).
     pub log_scroll: usize,
     pub shard_scroll: usize,
@@ -93,6 +98,9 @@ impl App {
             log_filter: None,
             search: String::new(),
             searching: false,
+            typing_query: false,
+            query_text: String::new(),
+            query: None,
             log_scroll: 0,
             shard_scroll: 0,
             notice: None,
@@ -114,6 +122,7 @@ impl App {
             span: self.span,
             cells: self.strip_cells(),
             selected: (self.focus == Focus::KeySpace).then_some(self.cursor),
+            query: self.query.clone(),
         }
     }
 
@@ -225,11 +234,32 @@ impl App {
                 self.focus = Focus::Events;
                 self.searching = true;
             }
+            Action::StartQuery => {
+                self.searching = true;
+                self.typing_query = true;
+            }
+            Action::SearchChar(c) if self.typing_query => self.query_text.push(c),
             Action::SearchChar(c) => self.search.push(c),
+            Action::SearchBackspace if self.typing_query => {
+                self.query_text.pop();
+            }
             Action::SearchBackspace => {
                 self.search.pop();
             }
-            Action::SearchDone => self.searching = false,
+            Action::SearchDone => {
+                if self.typing_query {
+                    let text = self.query_text.trim();
+                    self.query = (!text.is_empty()).then(|| text.to_string());
+                }
+                self.searching = false;
+                self.typing_query = false;
+            }
+            Action::Escape if self.typing_query || self.query.is_some() => {
+                self.searching = false;
+                self.typing_query = false;
+                self.query_text.clear();
+                self.query = None;
+            }
             Action::Escape => {
                 self.searching = false;
                 self.search.clear();

@@ -81,6 +81,10 @@ pub const HELP: &[(&str, &[Binding])] = &[
         "views",
         &[
             Binding {
+                keys: "t",
+                what: "query targeting: type a filter (JSON); ◆ marks the chunks asked",
+            },
+            Binding {
                 keys: "mouse",
                 what: "click focuses a pane or selects a cell; wheel scrolls, zooms",
             },
@@ -163,6 +167,7 @@ pub fn map(key: &KeyEvent, searching: bool) -> Option<Action> {
         KeyCode::Char('w') => Action::ToggleHeat,
         KeyCode::Char('f') => Action::CycleLogFilter,
         KeyCode::Char('/') => Action::StartSearch,
+        KeyCode::Char('t') => Action::StartQuery,
         KeyCode::Esc => Action::Escape,
         _ => return None,
     })

@@ -164,6 +164,10 @@ fn collection_view(sim: &Simulator, c: &Collection, req: &ViewRequest) -> Collec
     for cell in &mut cells {
         cell.shard = positions.get(cell.shard).copied().unwrap_or(0);
     }
+    let query = req
+        .query
+        .as_deref()
+        .map(|filter| super::query::target(sim, c, filter, &mut cells));
     let selection = req
         .selected
         .and_then(|i| cells.get(i))
@@ -200,6 +204,7 @@ fn collection_view(sim: &Simulator, c: &Collection, req: &ViewRequest) -> Collec
         }),
         zone_names,
         selection,
+        query,
     }
 }
 

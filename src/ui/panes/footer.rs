@@ -22,8 +22,13 @@ const KEYS: &[(&str, &str)] = &[
 pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: Theme) {
     let mut spans = Vec::new();
     if app.searching {
-        spans.push(Span::styled(" search: ", theme.key()));
-        spans.push(Span::raw(format!("{}▏", app.search)));
+        if app.typing_query {
+            spans.push(Span::styled(" query filter: ", theme.key()));
+            spans.push(Span::raw(format!("{}▏", app.query_text)));
+        } else {
+            spans.push(Span::styled(" search: ", theme.key()));
+            spans.push(Span::raw(format!("{}▏", app.search)));
+        }
         spans.push(Span::styled("  Enter keeps · Esc clears", theme.dim()));
     } else {
         // A notice takes the place of the less important keys.

@@ -13,7 +13,7 @@ use super::{fit, pane_block};
 use crate::sim::balancer::human_bytes;
 use crate::ui::app::App;
 use crate::ui::theme::Theme;
-use crate::view::{Cell, CollectionView};
+use crate::view::{Cell, CollectionView, QueryView};
 
 const HEAT: [char; 8] = ['▁', '▂', '▃', '▄', '▅', '▆', '▇', '█'];
 
@@ -182,6 +182,9 @@ fn mark(cell: &Cell, max_writes: u64, app: &App, theme: Theme) -> Option<(char, 
     if cell.outside_zone && app.zones {
         return Some(('!', theme.error().add_modifier(Modifier::BOLD)));
     }
+    if cell.targeted {
+        return Some(('◆', theme.key()));
+    }
     if app.heat && cell.writes > 0 {
         let level = (cell.writes * 7).div_ceil(max_writes.max(1)) as usize;
         return Some((HEAT[level.min(7)], theme.hot()));
@@ -280,6 +283,9 @@ fn detail(c: &CollectionView, focused: bool, width: usize, theme: Theme) -> Vec<
             Line::from(Span::raw(fit(&facts.join(" · "), width))),
         ];
     }
+    if let Some(q) = &c.query {
+        return query_lines(q, width, theme);
+    }
     match &c.hot {
         Some(h) => vec![
             Line::from(vec![
@@ -301,6 +307,45 @@ fn detail(c: &CollectionView, focused: bool, width: usize, theme: Theme) -> Vec<
                 c.docs,
                 human_bytes(c.bytes)
             ))),
+        ],
+    }
+}
+
+/// The query's targeting, as `explain` would sum it up.
+fn query_lines(q: &QueryView, width: usize, theme: Theme) -> Vec<Line<'static>> {
+    match q {
+        QueryView::Targeted {
+            filter,
+            stage,
+            shards,
+            chunks,
+        } => vec![
+            Line::from(vec![
+                Span::styled("◆ query ", theme.key()),
+                Span::raw(fit(filter, width.saturating_sub(8))),
+            ]),
+            Line::from(vec![
+                Span::styled(format!("{stage} "), theme.title()),
+                Span::raw(fit(
+                    &format!(
+                        "→ {} ({} chunk{}) · Esc clears",
+                        shards.join(", "),
+                        chunks,
+                        if *chunks == 1 { "" } else { "s" }
+                    ),
+                    width.saturating_sub(stage.len() + 1),
+                )),
+            ]),
+        ],
+        QueryView::Invalid { filter, error } => vec![
+            Line::from(vec![
+                Span::styled("query ", theme.key()),
+                Span::raw(fit(filter, width.saturating_sub(6))),
+            ]),
+            Line::from(Span::styled(
+                fit(&format!("not a filter: {error}"), width),
+                theme.error(),
+            )),
         ],
     }
 }

@@ -15,6 +15,7 @@ mod commands;
 mod config_db;
 mod conn;
 mod cursors;
+mod explain;
 mod handshake;
 mod ids;
 mod log;

@@ -7,7 +7,7 @@ use bson::{Bson, Document};
 
 use super::reply::{self, Answer};
 use super::state::{Context, State};
-use super::{cursors, explain, handshake, sharding, writes};
+use super::{cursors, explain, handshake, sharding, updates, writes};
 use crate::sim::SimError;
 
 /// Commands that must be run against the admin database.
@@ -132,6 +132,9 @@ fn dispatch(state: &mut State, name: &str, db: &str, cmd: &Document, ctx: Contex
         "distinct" => cursors::distinct(state, db, cmd),
         "insert" => writes::insert(state, db, cmd),
         "explain" => explain::explain(state, db, cmd),
+        "update" => updates::update(state, db, cmd),
+        "delete" => updates::delete(state, db, cmd),
+        "findAndModify" | "findandmodify" => updates::find_and_modify(state, db, cmd),
         "enableSharding" | "enablesharding" => sharding::enable_sharding(state, cmd),
         "shardCollection" | "shardcollection" => sharding::shard_collection(state, cmd),
         "addShard" | "addshard" => sharding::add_shard(state, cmd),

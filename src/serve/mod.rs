@@ -23,6 +23,7 @@ mod query;
 mod reply;
 mod sharding;
 mod state;
+mod updates;
 mod writes;
 
 use std::net::SocketAddr;

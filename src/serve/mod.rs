@@ -14,6 +14,7 @@ mod changelog;
 mod commands;
 mod config_db;
 mod conn;
+mod current_op;
 mod cursors;
 mod explain;
 mod handshake;

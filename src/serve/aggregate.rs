@@ -1,7 +1,8 @@
 //! `aggregate` with the stages mongosh's helpers and the drivers' `countDocuments` send:
 //! `$match`, `$sort`, `$skip`, `$limit`, `$project` (inclusion, exclusion, field references,
 //! `$ifNull`, `$literal`), `$group` (`$sum`, `$min`, `$max`, `$first`, `$last`, `$push`), `$count`,
-//! and `$shardedDataDistribution` (6.0+, on admin). Other stages are refused as a server refuses an
+//! `$shardedDataDistribution` (6.0+, on admin) and `$currentOp` (on admin, see
+//! [`super::current_op`]). Other stages are refused as a server refuses an
 //! unknown stage.
 
 use std::collections::VecDeque;
@@ -52,6 +53,15 @@ pub fn aggregate(state: &mut State, db: &str, cmd: &Document) -> Answer {
         pipeline.first(),
         Some(Bson::Document(d)) if d.contains_key("$collStats")
     );
+    let first_is_current_op = matches!(
+        pipeline.first(),
+        Some(Bson::Document(d)) if d.contains_key("$currentOp")
+    );
+    if first_is_current_op && (coll.is_some() || db != "admin") {
+        return Err(reply::invalid_namespace(
+            "$currentOp must be run against the 'admin' database with {aggregate: 1}",
+        ));
+    }
     if first_is_coll_stats && let Some(c) = &coll {
         let ns = format!("{db}.{c}");
         let stats = coll_stats(state, &ns)?;
@@ -78,6 +88,9 @@ pub fn aggregate(state: &mut State, db: &str, cmd: &Document) -> Answer {
     if let Some(first) = stages.next() {
         let first = first?;
         match first.keys().next().map(String::as_str) {
+            Some("$currentOp") if coll.is_none() && db == "admin" => {
+                docs = super::current_op::current_op(state, &first["$currentOp"])?;
+            }
             Some("$shardedDataDistribution") if coll.is_none() && db == "admin" => {
                 if state.sim.cluster.version < ServerVersion::V6_0 {
                     return Err(unknown_stage("$shardedDataDistribution"));

@@ -7,7 +7,7 @@ use bson::{Bson, Document};
 
 use super::reply::{self, Answer};
 use super::state::{Context, State};
-use super::{cursors, handshake, sharding, writes};
+use super::{cursors, explain, handshake, sharding, updates, writes};
 use crate::sim::SimError;
 
 /// Commands that must be run against the admin database.
@@ -30,6 +30,7 @@ const ADMIN_ONLY: &[&str] = &[
     "balancerStart",
     "balancerStop",
     "balancerStatus",
+    "balancerCollectionStatus",
     "refineCollectionShardKey",
     "reshardCollection",
     "listShards",
@@ -131,6 +132,10 @@ fn dispatch(state: &mut State, name: &str, db: &str, cmd: &Document, ctx: Contex
         "count" => cursors::count(state, db, cmd),
         "distinct" => cursors::distinct(state, db, cmd),
         "insert" => writes::insert(state, db, cmd),
+        "explain" => explain::explain(state, db, cmd),
+        "update" => updates::update(state, db, cmd),
+        "delete" => updates::delete(state, db, cmd),
+        "findAndModify" | "findandmodify" => updates::find_and_modify(state, db, cmd),
         "enableSharding" | "enablesharding" => sharding::enable_sharding(state, cmd),
         "shardCollection" | "shardcollection" => sharding::shard_collection(state, cmd),
         "addShard" | "addshard" => sharding::add_shard(state, cmd),
@@ -145,6 +150,7 @@ fn dispatch(state: &mut State, name: &str, db: &str, cmd: &Document, ctx: Contex
         "balancerStart" => sharding::set_balancer(state, true),
         "balancerStop" => sharding::set_balancer(state, false),
         "balancerStatus" => sharding::balancer_status(state),
+        "balancerCollectionStatus" => sharding::balancer_collection_status(state, cmd),
         "refineCollectionShardKey" => sharding::refine(state, cmd),
         "reshardCollection" => sharding::reshard(state, cmd),
         "createIndexes" => sharding::create_indexes(state, db, cmd),

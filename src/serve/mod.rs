@@ -14,7 +14,9 @@ mod changelog;
 mod commands;
 mod config_db;
 mod conn;
+mod current_op;
 mod cursors;
+mod explain;
 mod handshake;
 mod ids;
 mod log;
@@ -22,6 +24,7 @@ mod query;
 mod reply;
 mod sharding;
 mod state;
+mod updates;
 mod writes;
 
 use std::net::SocketAddr;

@@ -1,6 +1,7 @@
 //! Sharding commands, each mapped onto the simulator's operation of the same name (its refusals
 //! carry MongoDB's codes): enableSharding, shardCollection, addShard, removeShard, zones, split,
-//! moveChunk, moveRange, mergeChunks, balancer start/stop/status, refineCollectionShardKey,
+//! moveChunk, moveRange, mergeChunks, balancer start/stop/status, balancerCollectionStatus (the
+//! balancer policy's first reason to move a chunk), refineCollectionShardKey,
 //! reshardCollection, createIndexes.
 
 // Every handler has the signature the dispatcher expects, also those that cannot fail.
@@ -11,9 +12,10 @@ use bson::{Bson, Document, doc};
 use super::reply::{self, Answer, doc_arg, flag, ok, opt_count, string_arg};
 use super::state::State;
 use crate::model::{KeyPattern, ShardIdx, ShardKey};
-use crate::sim::SimError;
 use crate::sim::drain::RemoveShardState;
+use crate::sim::event::MigrationReason;
 use crate::sim::ops::ShardCollectionOptions;
+use crate::sim::{ServerVersion, SimError};
 
 fn pattern(d: &Document) -> Result<KeyPattern, SimError> {
     KeyPattern::parse(d).map_err(|e| SimError::bad_value(e.0))
@@ -239,6 +241,29 @@ pub fn balancer_status(state: &State) -> Answer {
         "inBalancerRound": state.sim.balancer.round.is_some(),
         "numBalancerRounds": state.sim.balancer.rounds as i64,
     }))
+}
+
+/// `balancerCollectionStatus`: whether the balancer's policy would move a chunk of the
+/// collection now, and the first reason (`draining`, `zoneViolation`, `chunksImbalance`);
+/// `chunkSize` in MB from 6.0 (MongoDB added it in 5.3).
+pub fn balancer_collection_status(state: &State, cmd: &Document) -> Answer {
+    let ns = ns_arg(cmd, "balancerCollectionStatus")?;
+    let c = state.sim.coll(&ns)?;
+    let mut reply = Document::new();
+    if state.sim.cluster.version >= ServerVersion::V6_0 {
+        let mb = state.sim.cluster.settings.chunk_size_bytes / (1024 * 1024);
+        reply.insert("chunkSize", mb as i64);
+    }
+    let violation = state.sim.compliance_violation(c).map(|r| match r {
+        MigrationReason::Drain => "draining",
+        MigrationReason::ZoneViolation => "zoneViolation",
+        _ => "chunksImbalance",
+    });
+    reply.insert("balancerCompliant", violation.is_none());
+    if let Some(v) = violation {
+        reply.insert("firstComplianceViolation", v);
+    }
+    Ok(ok(reply))
 }
 
 /// `refineCollectionShardKey`.

@@ -11,7 +11,7 @@ use super::state::State;
 use crate::model::KeyValue;
 use crate::model::extjson::from_bson;
 
-fn field_value(d: &Document, path: &str) -> Result<KeyValue, String> {
+pub fn field_value(d: &Document, path: &str) -> Result<KeyValue, String> {
     match get_path(d, path) {
         None => Ok(KeyValue::Null),
         Some(Bson::Array(_)) => Err(format!(
@@ -50,26 +50,8 @@ pub fn insert(state: &mut State, db: &str, cmd: &Document) -> Answer {
             n += 1;
             continue;
         };
-        let coll = &state.sim.cluster.collections[c];
-        let key: Result<Vec<KeyValue>, String> = coll
-            .pattern
-            .fields()
-            .iter()
-            .map(|f| field_value(d, &f.path))
-            .collect();
-        let kept: Option<Vec<KeyValue>> = coll.docs.as_ref().map(|store| {
-            store
-                .fields
-                .iter()
-                .map(|f| field_value(d, f).unwrap_or(KeyValue::Null))
-                .collect()
-        });
-        match key {
-            Ok(values) => {
-                let bytes = crate::wire::document_len(d) as u64;
-                state.sim.insert(c, values, kept, bytes);
-                n += 1;
-            }
+        match route(state, c, d) {
+            Ok(()) => n += 1,
             Err(message) => {
                 errors.push(Bson::Document(
                     doc! { "index": i as i32, "code": 2, "codeName": "BadValue", "errmsg": message },
@@ -85,4 +67,26 @@ pub fn insert(state: &mut State, db: &str, cmd: &Document) -> Answer {
         reply.insert("writeErrors", errors);
     }
     Ok(ok(reply))
+}
+
+/// Routes and counts document `d` into sharded collection `c` (its kept fields too, when the
+/// collection keeps documents); a shard key holding an array is refused.
+pub fn route(state: &mut State, c: usize, d: &Document) -> Result<(), String> {
+    let coll = &state.sim.cluster.collections[c];
+    let values = coll
+        .pattern
+        .fields()
+        .iter()
+        .map(|f| field_value(d, &f.path))
+        .collect::<Result<Vec<KeyValue>, String>>()?;
+    let kept: Option<Vec<KeyValue>> = coll.docs.as_ref().map(|store| {
+        store
+            .fields
+            .iter()
+            .map(|f| field_value(d, f).unwrap_or(KeyValue::Null))
+            .collect()
+    });
+    let bytes = crate::wire::document_len(d) as u64;
+    state.sim.insert(c, values, kept, bytes);
+    Ok(())
 }

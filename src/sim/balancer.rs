@@ -61,6 +61,17 @@ impl Simulator {
         }
     }
 
+    /// Why the balancer's policy would move a chunk of collection `c` now — the reason of the
+    /// first migration it picks with every shard free (draining, then zone violations, then
+    /// imbalance; jumbo chunks and chunks in a migration are never picked) — or `None` when the
+    /// collection is balanced. This is how `balancerCollectionStatus` answers.
+    pub fn compliance_violation(&self, c: usize) -> Option<MigrationReason> {
+        let mut busy = vec![false; self.cluster.shards.len()];
+        let (mut out, mut why_not) = (Vec::new(), Vec::new());
+        self.select(c, &mut busy, &mut out, &mut why_not);
+        out.first().map(|cand| cand.reason)
+    }
+
     /// Runs a balancer round now, whatever the schedule (used by benchmarks and step-by-step
     /// demos); its migrations complete in virtual time as usual.
     pub fn balancer_round_now(&mut self) {

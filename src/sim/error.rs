@@ -64,6 +64,9 @@ impl SimError {
     pub fn command_not_found(m: impl Into<String>) -> Self {
         Self::new(59, "CommandNotFound", m)
     }
+    pub fn command_not_supported(m: impl Into<String>) -> Self {
+        Self::new(115, "CommandNotSupported", m)
+    }
     /// The code of `ReshardingCriticalSectionTimeout` is not verified against `error_codes.yml`.
     pub fn resharding_critical_section_timeout(m: impl Into<String>) -> Self {
         Self::new(315, "ReshardingCriticalSectionTimeout", m)

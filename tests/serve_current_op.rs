@@ -1,0 +1,146 @@
+#![allow(clippy::unwrap_used)]
+//! `$currentOp` through the real `mongodb` driver: the balancer's migrations in flight (the drain
+//! scenario run to a time when one is running, then served paused) as the donor's `moveChunk`
+//! (4.4) or `_shardsvrMoveRange` (8.0), a resharding coordinator, and the refusals.
+
+use bson::{Document, doc};
+use futures::TryStreamExt;
+use mongodb::Client;
+use mongodb::error::ErrorKind;
+use shardtop::serve::{ServeOptions, Server, start};
+use shardtop::sim::Simulator;
+
+fn scenario(text: &str, version: &str) -> Simulator {
+    let sc = shardtop::sim::scenario::parse(text).unwrap();
+    Simulator::from_scenario(&sc, sc.seed, Some(version.parse().unwrap())).unwrap()
+}
+
+/// The drain scenario, stepped until the balancer has a migration in flight.
+fn draining(version: &str) -> Simulator {
+    let text = std::fs::read_to_string("assets/scenarios/drain.json").unwrap();
+    let mut sim = scenario(&text, version);
+    for _ in 0..20_000 {
+        if !sim.balancer.in_flight.is_empty() {
+            return sim;
+        }
+        sim.step();
+    }
+    panic!("no migration started");
+}
+
+async fn serve(sim: Simulator) -> (Server, Client) {
+    let mut opts = ServeOptions::new("127.0.0.1:0".parse().unwrap(), sim);
+    opts.paused = true;
+    let server = start(opts).await.unwrap();
+    let uri = format!(
+        "mongodb://{}/?directConnection=true&serverSelectionTimeoutMS=5000",
+        server.local_addr()
+    );
+    (server, Client::with_uri_str(&uri).await.unwrap())
+}
+
+async fn current_op(client: &Client, options: Document) -> Vec<Document> {
+    client
+        .database("admin")
+        .aggregate(vec![
+            doc! { "$currentOp": options },
+            doc! { "$match": { "type": "op" } },
+        ])
+        .await
+        .unwrap()
+        .try_collect()
+        .await
+        .unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn migrations_in_flight_show_as_the_donor_shards_operations() {
+    for (version, command) in [("4.4", "moveChunk"), ("8.0", "_shardsvrMoveRange")] {
+        let sim = draining(version);
+        let expected: Vec<(String, String, String)> = sim
+            .balancer
+            .in_flight
+            .iter()
+            .map(|m| {
+                let from = sim.cluster.shard_id(m.from).to_string();
+                let to = sim.cluster.shard_id(m.to).to_string();
+                (m.ns.clone(), from, to)
+            })
+            .collect();
+        let (server, client) = serve(sim).await;
+        let ops = current_op(&client, doc! { "allUsers": true, "localOps": false }).await;
+        assert_eq!(ops.len(), expected.len(), "{version}: {ops:?}");
+        for (op, (ns, from, to)) in ops.iter().zip(&expected) {
+            assert_eq!(op.get_str("ns").unwrap(), ns);
+            assert_eq!(op.get_str("shard").unwrap(), from);
+            assert_eq!(op.get_str("op").unwrap(), "command");
+            assert!(op.get_bool("active").unwrap());
+            let cmd = op.get_document("command").unwrap();
+            assert_eq!(cmd.get_str(command).unwrap(), ns, "{version}: {cmd}");
+            assert_eq!(cmd.get_str("fromShard").unwrap(), from);
+            assert_eq!(cmd.get_str("toShard").unwrap(), to);
+            assert!(cmd.get_document("min").unwrap().contains_key("customerId"));
+            assert!(cmd.get_document("max").unwrap().contains_key("customerId"));
+            assert!(op.get_i64("secs_running").unwrap() >= 0);
+        }
+        // A filter on the command, as monitoring scripts write it.
+        let matched: Vec<Document> = client
+            .database("admin")
+            .aggregate(vec![
+                doc! { "$currentOp": { "allUsers": true } },
+                doc! { "$match": { format!("command.{command}"): "shop.orders" } },
+            ])
+            .await
+            .unwrap()
+            .try_collect()
+            .await
+            .unwrap();
+        assert_eq!(matched.len(), expected.len());
+        assert!(
+            current_op(&client, doc! { "localOps": true })
+                .await
+                .is_empty()
+        );
+        server.shutdown().await;
+    }
+}
+
+/// Two shards; `shop.orders` keeps its documents' `customerId` and `region` (so it can be
+/// resharded).
+const KEPT: &str = r#"{
+  "name": "kept", "description": "", "seedPassage": "", "shards": 2,
+  "collections": [{ "ns": "shop.orders", "key": { "customerId": 1 }, "keepDocuments": true }],
+  "workloads": [{
+    "ns": "shop.orders", "rate": 1, "count": 1, "start": 100000, "docSize": 100,
+    "fields": { "customerId": { "const": 1 }, "region": { "const": "eu" } }
+  }],
+  "until": 0
+}"#;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn resharding_in_progress_and_refusals() {
+    let (server, client) = serve(scenario(KEPT, "8.0")).await;
+    assert!(current_op(&client, doc! {}).await.is_empty());
+    client
+        .database("admin")
+        .run_command(doc! { "reshardCollection": "shop.orders", "key": { "region": 1 } })
+        .await
+        .unwrap();
+    let ops = current_op(&client, doc! { "allUsers": true, "localOps": false }).await;
+    assert_eq!(ops.len(), 1, "{ops:?}");
+    let orig = ops[0].get_document("originatingCommand").unwrap();
+    assert_eq!(orig.get_str("reshardCollection").unwrap(), "shop.orders");
+    assert_eq!(orig.get_document("key").unwrap(), &doc! { "region": 1 });
+    assert!(ops[0].get_str("coordinatorState").is_ok());
+    let e = client
+        .database("shop")
+        .collection::<Document>("orders")
+        .aggregate(vec![doc! { "$currentOp": {} }])
+        .await
+        .unwrap_err();
+    match &*e.kind {
+        ErrorKind::Command(c) => assert_eq!(c.code, 73, "{e}"),
+        other => panic!("{other:?}"),
+    }
+    server.shutdown().await;
+}

@@ -1,0 +1,222 @@
+#![allow(clippy::unwrap_used)]
+//! `update`, `delete` and `findAndModify` through the real `mongodb` driver: a shard-key update
+//! moves a kept document to the chunk (and shard) of its new key, an upsert with the whole shard
+//! key inserts, and everything that would need stored documents is refused with
+//! CommandNotSupported (115) — never a made-up success.
+
+use bson::{Bson, Document, doc};
+use futures::TryStreamExt;
+use mongodb::error::{ErrorKind, WriteFailure};
+use mongodb::options::ReturnDocument;
+use mongodb::{Client, Collection};
+use shardtop::serve::{ServeOptions, Server, empty_cluster, start};
+use shardtop::sim::Simulator;
+
+/// Two shards; `shop.orders` on `{customerId: 1}` split at 1000 (`[MinKey, 1000)` on shard0000,
+/// `[1000, MaxKey)` on shard0001), keeping its documents' `customerId` and `region`.
+const KEPT: &str = r#"{
+  "name": "kept", "description": "", "seedPassage": "", "shards": 2,
+  "collections": [{
+    "ns": "shop.orders", "key": { "customerId": 1 }, "keepDocuments": true,
+    "initialLayout": { "splitPoints": [{ "customerId": 1000 }], "shards": ["shard0000", "shard0001"] }
+  }],
+  "workloads": [{
+    "ns": "shop.orders", "rate": 1, "count": 1, "start": 100000, "docSize": 100,
+    "fields": { "customerId": { "const": 1 }, "region": { "const": "eu" } }
+  }],
+  "until": 0
+}"#;
+
+async fn serve(sim: Simulator) -> (Server, Client) {
+    let mut opts = ServeOptions::new("127.0.0.1:0".parse().unwrap(), sim);
+    opts.paused = true;
+    let server = start(opts).await.unwrap();
+    let uri = format!(
+        "mongodb://{}/?directConnection=true&serverSelectionTimeoutMS=5000",
+        server.local_addr()
+    );
+    (server, Client::with_uri_str(&uri).await.unwrap())
+}
+
+fn code_of(e: &mongodb::error::Error) -> i32 {
+    match &*e.kind {
+        ErrorKind::Command(c) => c.code,
+        ErrorKind::Write(WriteFailure::WriteError(w)) => w.code,
+        other => panic!("not a command or write error: {other:?}"),
+    }
+}
+
+/// Owned documents per shard, from `$shardedDataDistribution`.
+async fn owned(client: &Client) -> Vec<(String, i64)> {
+    let docs: Vec<Document> = client
+        .database("admin")
+        .aggregate(vec![doc! { "$shardedDataDistribution": {} }])
+        .await
+        .unwrap()
+        .try_collect()
+        .await
+        .unwrap();
+    let mut out = Vec::new();
+    for s in docs[0].get_array("shards").unwrap() {
+        let Bson::Document(s) = s else { panic!() };
+        out.push((
+            s.get_str("shardName").unwrap().to_string(),
+            s.get_i64("numOwnedDocuments").unwrap(),
+        ));
+    }
+    out
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_shard_key_update_moves_a_kept_document_to_its_new_shard() {
+    let sc = shardtop::sim::scenario::parse(KEPT).unwrap();
+    let sim = Simulator::from_scenario(&sc, sc.seed, Some("8.0".parse().unwrap())).unwrap();
+    let (server, client) = serve(sim).await;
+    let orders: Collection<Document> = client.database("shop").collection("orders");
+    orders
+        .insert_many(vec![
+            doc! { "customerId": 10, "region": "eu" },
+            doc! { "customerId": 20, "region": "us" },
+        ])
+        .await
+        .unwrap();
+    assert_eq!(
+        owned(&client).await,
+        [("shard0000".into(), 2), ("shard0001".into(), 0)]
+    );
+    let r = orders
+        .update_one(
+            doc! { "customerId": 10 },
+            doc! { "$set": { "customerId": 2000 } },
+        )
+        .await
+        .unwrap();
+    assert_eq!((r.matched_count, r.modified_count), (1, 1));
+    assert_eq!(
+        owned(&client).await,
+        [("shard0000".into(), 1), ("shard0001".into(), 1)]
+    );
+    let r = orders
+        .update_one(
+            doc! { "customerId": 999 },
+            doc! { "$set": { "customerId": 5 } },
+        )
+        .await
+        .unwrap();
+    assert_eq!((r.matched_count, r.modified_count), (0, 0));
+    let r = orders
+        .update_one(
+            doc! { "customerId": 20 },
+            doc! { "$set": { "customerId": 20 } },
+        )
+        .await
+        .unwrap();
+    assert_eq!((r.matched_count, r.modified_count), (1, 0));
+    let e = orders
+        .update_one(doc! { "customerId": 20 }, doc! { "$set": { "note": "x" } })
+        .await
+        .unwrap_err();
+    assert_eq!(code_of(&e), 115, "{e}");
+    assert!(e.to_string().contains("keeps no documents"), "{e}");
+    let r = orders
+        .update_one(
+            doc! { "customerId": 3000 },
+            doc! { "$set": { "region": "ap" } },
+        )
+        .upsert(true)
+        .await
+        .unwrap();
+    assert!(r.upserted_id.is_some());
+    assert_eq!(
+        owned(&client).await,
+        [("shard0000".into(), 1), ("shard0001".into(), 2)]
+    );
+    let e = orders
+        .find_one_and_update(
+            doc! { "customerId": 20 },
+            doc! { "$set": { "customerId": 3 } },
+        )
+        .await
+        .unwrap_err();
+    assert_eq!(code_of(&e), 115, "{e}");
+    let e = orders
+        .delete_one(doc! { "customerId": 20 })
+        .await
+        .unwrap_err();
+    assert_eq!(code_of(&e), 115, "{e}");
+    server.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn without_kept_documents_only_upserts_are_carried_out() {
+    let (server, client) = serve(empty_cluster(Some("7.0".parse().unwrap())).unwrap()).await;
+    client
+        .database("admin")
+        .run_command(doc! { "shardCollection": "shop.orders", "key": { "customerId": 1 } })
+        .await
+        .unwrap();
+    let orders: Collection<Document> = client.database("shop").collection("orders");
+    let e = orders
+        .update_one(
+            doc! { "customerId": 7 },
+            doc! { "$set": { "customerId": 8 } },
+        )
+        .await
+        .unwrap_err();
+    assert_eq!(code_of(&e), 115, "{e}");
+    let r = orders
+        .update_one(
+            doc! { "customerId": 7 },
+            doc! { "$set": { "status": "new" } },
+        )
+        .upsert(true)
+        .await
+        .unwrap();
+    assert!(matches!(r.upserted_id, Some(Bson::ObjectId(_))), "{r:?}");
+    let d = orders
+        .find_one_and_update(
+            doc! { "customerId": 9 },
+            doc! { "$set": { "status": "new" } },
+        )
+        .upsert(true)
+        .return_document(ReturnDocument::After)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(d.get_i32("customerId").unwrap(), 9);
+    assert_eq!(d.get_str("status").unwrap(), "new");
+    assert_eq!(orders.estimated_document_count().await.unwrap(), 2);
+    for e in [
+        orders
+            .update_many(doc! { "customerId": 7 }, doc! { "$set": { "s": 1 } })
+            .await
+            .unwrap_err(),
+        orders
+            .update_one(doc! { "status": "x" }, doc! { "$set": { "s": 1 } })
+            .upsert(true)
+            .await
+            .unwrap_err(),
+        orders
+            .update_one(doc! { "customerId": 7 }, doc! { "$inc": { "n": 1 } })
+            .upsert(true)
+            .await
+            .unwrap_err(),
+        client
+            .database("shop")
+            .collection::<Document>("notes")
+            .update_one(doc! { "k": 1 }, doc! { "$set": { "s": 1 } })
+            .await
+            .unwrap_err(),
+        orders.delete_many(doc! {}).await.unwrap_err(),
+    ] {
+        assert_eq!(code_of(&e), 115, "{e}");
+    }
+    let e = client
+        .database("config")
+        .collection::<Document>("chunks")
+        .update_one(doc! {}, doc! { "$set": { "jumbo": true } })
+        .await
+        .unwrap_err();
+    assert_eq!(code_of(&e), 13, "{e}");
+    server.shutdown().await;
+}

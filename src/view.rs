@@ -64,8 +64,8 @@ pub struct MigrationView {
     pub range: String,
     pub from: String,
     pub to: String,
-    /// 0.0..=1.0
-    pub progress: f64,
+    /// 0.0..=1.0; `None` when the end is unknown (a live cluster).
+    pub progress: Option<f64>,
     pub reason: String,
 }
 

@@ -233,8 +233,27 @@ impl Poller {
             .map(|c| c.ns.clone())
             .collect();
         state.balancer.why_not = self.compliance(names).await;
+        let ops = self.current_migrations().await;
+        state.balancer.in_flight = ops
+            .iter()
+            .enumerate()
+            .filter_map(|(k, op)| in_flight(&state, op, now_ms, k as u64 + 1))
+            .collect();
         state.replay_clock(now_ms);
         Ok(Polled { state, log })
+    }
+
+    /// Migrations in flight, as `$currentOp` shows the donors' `moveChunk` /
+    /// `_shardsvrMoveRange` commands; a cluster that refuses the stage (privileges) shows none.
+    async fn current_migrations(&self) -> Vec<Document> {
+        let cmd = doc! {"aggregate": 1, "pipeline": [
+            {"$currentOp": {"allUsers": true, "localOps": false}},
+            {"$match": {"$or": [
+                {"command.moveChunk": {"$exists": true}},
+                {"command._shardsvrMoveRange": {"$exists": true}},
+            ]}},
+        ], "cursor": {}};
+        self.client.drain("admin", cmd).await.unwrap_or_default()
     }
 
     /// `balancerCollectionStatus` of each collection, in words; a cluster that refuses the
@@ -436,4 +455,49 @@ pub async fn poll_once(uri: &str, timeout: std::time::Duration) -> Result<Polled
     poller
         .poll_within(now_ms(), timeout.max(std::time::Duration::from_secs(1)) * 3)
         .await
+}
+
+/// One `$currentOp` migration as the simulator's `Migration`; its end is unknown, so
+/// `finish_ms` = `started_ms` (the view shows no progress).
+fn in_flight(
+    state: &Simulator,
+    op: &Document,
+    now_ms: u64,
+    id: u64,
+) -> Option<crate::sim::engine::Migration> {
+    let cmd = op.get_document("command").ok()?;
+    let ns = cmd
+        .get_str("moveChunk")
+        .or_else(|_| cmd.get_str("_shardsvrMoveRange"))
+        .ok()?;
+    let c = state.cluster.collection(ns)?;
+    let min = c
+        .pattern
+        .bound_from_document(cmd.get_document("min").ok()?)
+        .ok()?;
+    let max = match cmd.get_document("max") {
+        Ok(d) => c.pattern.bound_from_document(d).ok()?,
+        Err(_) => c.table.chunk(c.table.route(&min)).max.clone(),
+    };
+    let from = state.cluster.shard_index(cmd.get_str("fromShard").ok()?)?;
+    let to = state.cluster.shard_index(cmd.get_str("toShard").ok()?)?;
+    let secs = op
+        .get_i64("secs_running")
+        .or_else(|_| op.get_i32("secs_running").map(i64::from))
+        .unwrap_or(0)
+        .max(0) as u64;
+    let started_ms = now_ms.saturating_sub(secs * 1000);
+    Some(crate::sim::engine::Migration {
+        id,
+        ns: ns.to_string(),
+        min,
+        end: None,
+        max,
+        from,
+        to,
+        started_ms,
+        finish_ms: started_ms,
+        bytes: 0,
+        reason: crate::sim::event::MigrationReason::ChunksImbalance,
+    })
 }

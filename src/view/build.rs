@@ -101,7 +101,8 @@ fn balancer(sim: &Simulator) -> BalancerView {
                     ),
                     from: sim.cluster.shard_id(m.from).to_string(),
                     to: sim.cluster.shard_id(m.to).to_string(),
-                    progress: (now.saturating_sub(m.started_ms) as f64 / span as f64).min(1.0),
+                    progress: (m.finish_ms > m.started_ms)
+                        .then(|| (now.saturating_sub(m.started_ms) as f64 / span as f64).min(1.0)),
                     reason: m.reason.as_str().to_string(),
                 }
             })

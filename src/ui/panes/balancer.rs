@@ -72,8 +72,11 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: Theme, focused: b
         let head = format!("#{} {}→{} ", m.id, m.from, m.to);
         lines.push(Line::from(vec![
             Span::styled(head, theme.warn()),
-            Span::styled(bar(m.progress, 8), theme.bar(Bar::Writes)),
-            Span::raw(format!(" {:>3.0}% ", m.progress * 100.0)),
+            Span::styled(bar(m.progress.unwrap_or(0.0), 8), theme.bar(Bar::Writes)),
+            Span::raw(m.progress.map_or_else(
+                || " running ".to_string(),
+                |p| format!(" {:>3.0}% ", p * 100.0),
+            )),
             Span::styled(
                 fit(
                     &format!("{} {}", m.reason, m.range),

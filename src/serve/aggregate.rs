@@ -1,8 +1,8 @@
 //! `aggregate` with the stages mongosh's helpers and the drivers' `countDocuments` send:
 //! `$match`, `$sort`, `$skip`, `$limit`, `$project` (inclusion, exclusion, field references,
 //! `$ifNull`, `$literal`), `$group` (`$sum`, `$min`, `$max`, `$first`, `$last`, `$push`), `$count`,
-//! `$shardedDataDistribution` (6.0+, on admin) and `$currentOp` (on admin, see
-//! [`super::current_op`]). Other stages are refused as a server refuses an
+//! `$shardedDataDistribution` (6.0+, on admin), `$currentOp` (on admin, see
+//! [`super::current_op`]) and `$changeStream` (see [`super::change_stream`]). Other stages are refused as a server refuses an
 //! unknown stage.
 
 use std::collections::VecDeque;
@@ -75,6 +75,15 @@ pub fn aggregate(state: &mut State, db: &str, cmd: &Document) -> Answer {
         }
         return finish(state, cmd, &ns, docs);
     }
+    if let Some(Bson::Document(first)) = pipeline.first()
+        && let Some(spec) = first.get("$changeStream")
+    {
+        let mut rest = Vec::new();
+        for s in stages.skip(1) {
+            rest.push(s?.clone());
+        }
+        return super::change_stream::open(state, db, coll.as_deref(), spec, rest, cmd);
+    }
     let mut docs: Vec<Document> = match &coll {
         Some(_) if db != "config" => {
             return Err(SimError::illegal_operation(
@@ -123,7 +132,7 @@ fn finish(state: &mut State, cmd: &Document, ns: &str, docs: Vec<Document>) -> A
     ))
 }
 
-fn apply(stage: &Document, mut docs: Vec<Document>) -> Result<Vec<Document>, SimError> {
+pub(super) fn apply(stage: &Document, mut docs: Vec<Document>) -> Result<Vec<Document>, SimError> {
     let Some((name, arg)) = stage.iter().next() else {
         return Ok(docs);
     };

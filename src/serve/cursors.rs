@@ -164,6 +164,9 @@ pub fn get_more(state: &mut State, cmd: &Document) -> Answer {
         }
     };
     let n = opt_count(cmd, "batchSize")?.map_or(usize::MAX, |n| n.max(1) as usize);
+    if let Some(answer) = super::change_stream::get_more(state, id, n) {
+        return answer;
+    }
     let cursor = state
         .cursors
         .open
@@ -193,7 +196,7 @@ pub fn kill_cursors(state: &mut State, cmd: &Document) -> Answer {
         let Bson::Int64(n) = id else {
             return Err(reply::type_mismatch("cursor ids must be longs"));
         };
-        if state.cursors.open.remove(&n).is_some() {
+        if state.cursors.open.remove(&n).is_some() || state.streams.kill(n) {
             killed.push(Bson::Int64(n));
         } else {
             not_found.push(Bson::Int64(n));

@@ -10,6 +10,7 @@
 //! the command log), the simulator's rules (commands call `sim`'s operations).
 
 mod aggregate;
+mod change_stream;
 mod changelog;
 mod commands;
 mod config_db;

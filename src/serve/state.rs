@@ -54,6 +54,8 @@ pub struct State {
     pub commands_answered: u64,
     /// `config.changelog`, from the simulator's events.
     pub changelog: super::changelog::Changelog,
+    /// Change events and change-stream cursors.
+    pub streams: super::change_stream::ChangeStreams,
 }
 
 impl State {
@@ -79,6 +81,7 @@ impl State {
             unsharded: BTreeMap::new(),
             commands_answered: 0,
             changelog: super::changelog::Changelog::default(),
+            streams: super::change_stream::ChangeStreams::default(),
         }
     }
 
@@ -104,21 +107,44 @@ pub async fn run(
 ) {
     let mut ticks = tokio::time::interval(Duration::from_millis(TICK_MS));
     ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
+    // Change-stream `getMore`s with nothing to return, held until an event or their deadline
+    // (a server's awaitData); checked after every command and every tick.
+    let mut held: Vec<(Instant, ToOwner)> = Vec::new();
     loop {
         tokio::select! {
             c = commands.recv() => {
                 let Some(c) = c else { return };
+                if let Some(deadline) = super::change_stream::wait_deadline(&state, &c.command) {
+                    held.push((deadline, c));
+                    continue;
+                }
                 let reply = super::commands::answer(&mut state, &c.command, c.ctx);
                 super::changelog::record(&mut state);
                 let _ = c.reply.send(reply);
+                release(&mut state, &mut held);
             }
             _ = ticks.tick() => {
                 if !state.paused {
                     state.sim.step();
                     super::changelog::record(&mut state);
                 }
+                release(&mut state, &mut held);
             }
             _ = shutdown.changed() => return,
+        }
+    }
+}
+
+/// Answers the held `getMore`s that can be answered now.
+fn release(state: &mut State, held: &mut Vec<(Instant, ToOwner)>) {
+    let mut i = 0;
+    while i < held.len() {
+        if super::change_stream::ready(state, &held[i].1.command, held[i].0) {
+            let (_, c) = held.swap_remove(i);
+            let reply = super::commands::answer(state, &c.command, c.ctx);
+            let _ = c.reply.send(reply);
+        } else {
+            i += 1;
         }
     }
 }

@@ -289,5 +289,8 @@ fn insert(state: &mut State, c: usize, q: &Document, set: &Document) -> Result<O
         d = with_id;
     }
     route(state, c, &d).map_err(SimError::bad_value)?;
+    let paths = super::change_stream::key_paths(state, c);
+    let ns = state.sim.cluster.collections[c].ns.clone();
+    super::change_stream::record_insert(state, &ns, &paths, &d);
     Ok(Outcome::Inserted(d))
 }

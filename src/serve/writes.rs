@@ -1,10 +1,12 @@
 //! `insert`: every document is routed by its shard key into the simulator (counted per chunk and
 //! shard, so the TUI and the summary see the write). Documents are not kept: the simulator keeps
 //! shard-key statistics (and, for a collection set to keep them, the key fields' values).
-//! A write to a collection that is not sharded is acknowledged and counted, nothing more.
+//! A write to a collection that is not sharded is acknowledged and counted, nothing more. Every
+//! acknowledged insert is recorded for change streams.
 
 use bson::{Bson, Document, doc};
 
+use super::change_stream;
 use super::query::get_path;
 use super::reply::{self, Answer, ok};
 use super::state::State;
@@ -47,11 +49,16 @@ pub fn insert(state: &mut State, db: &str, cmd: &Document) -> Answer {
         };
         let Some(c) = c else {
             state.unsharded.entry(ns.clone()).or_default().inserted += 1;
+            change_stream::record_insert(state, &ns, &[], d);
             n += 1;
             continue;
         };
         match route(state, c, d) {
-            Ok(()) => n += 1,
+            Ok(()) => {
+                let paths = change_stream::key_paths(state, c);
+                change_stream::record_insert(state, &ns, &paths, d);
+                n += 1;
+            }
             Err(message) => {
                 errors.push(Bson::Document(
                     doc! { "index": i as i32, "code": 2, "codeName": "BadValue", "errmsg": message },

@@ -95,7 +95,8 @@ pub struct WatchArgs {
     #[arg(long)]
     pub ns: Option<String>,
     /// Write heat: `auto` (the best available without writing to the cluster: data growth),
-    /// `size` (each shard's share of the growth between polls) or `off`.
+    /// `size` (each shard's share of the growth between polls), `changestream` (opt-in: change
+    /// streams on the watched collections, mapped to chunks) or `off`.
     #[arg(long, default_value = "auto")]
     pub heat: String,
     /// Poll once and exit (with `--json`: the JSON summary; else the text summary).

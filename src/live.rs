@@ -4,6 +4,7 @@
 //! Owns: the document shapes and the refresh logic. Pure — no driver, no I/O; the polling task
 //! that sends the allowlisted read commands builds on this.
 
+pub mod change_heat;
 pub mod client;
 pub mod config;
 pub mod poller;

@@ -444,3 +444,46 @@ async fn record_writes_a_trace_that_replays_to_the_polled_state() {
         )
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn change_stream_heat_maps_each_write_to_its_chunk() {
+    use shardtop::live::change_heat::ChangeHeat;
+    use shardtop::live::client::LiveClient;
+    use shardtop::live::poller::{Poller, now_ms};
+    let sc = scenario::built_in("hashed").unwrap().unwrap();
+    let sim = Simulator::from_scenario(&sc, sc.seed, Some("8.0".parse().unwrap())).unwrap();
+    let (server, uri) = serve(sim, None).await;
+    let mut watching = Poller::new(
+        LiveClient::connect(&uri, Duration::from_secs(5))
+            .await
+            .unwrap(),
+    );
+    watching.change_heat = Some(ChangeHeat::default());
+    watching.poll(now_ms()).await.unwrap();
+    let client = mongodb::Client::with_uri_str(&uri).await.unwrap();
+    let docs: Vec<bson::Document> = (0..30)
+        .map(|i| bson::doc! {"username": format!("user{i:03}")})
+        .collect();
+    client
+        .database("app")
+        .collection::<bson::Document>("users")
+        .insert_many(docs)
+        .await
+        .unwrap();
+    let polled = watching.poll(now_ms()).await.unwrap();
+    server.shutdown().await;
+    let c = &polled.state.cluster.collections[0];
+    assert_eq!(c.routed_writes.iter().sum::<u64>(), 30);
+    assert_eq!(c.window.total(), 30);
+    assert!(
+        c.routed_writes.iter().filter(|&&n| n > 0).count() > 1,
+        "a hashed key scatters: {:?}",
+        c.routed_writes
+    );
+    let summary = polled.state.summary_json(&SummaryOptions {
+        source: String::new(),
+        chunks: false,
+        writes_unknown: false,
+    });
+    assert!(!summary["collections"][0]["hottest"].is_null(), "{summary}");
+}

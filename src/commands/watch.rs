@@ -8,6 +8,7 @@ use crate::cli::WatchArgs;
 use crate::live::client::{LiveClient, LiveError, hosts};
 use crate::live::poller::{Poller, now_ms, poll_once};
 use crate::sim::SummaryOptions;
+use crate::source::live::HeatMode;
 
 /// `2s`, `500ms`, `1m`, or a number of seconds.
 pub fn duration(text: &str) -> Result<Duration, Failure> {
@@ -45,37 +46,54 @@ fn failure(e: LiveError) -> Failure {
     }
 }
 
-/// Whether size heat is on: `auto` picks the best signal that writes nothing to the cluster and
-/// needs nothing enabled on it — data growth — and `size` asks for it.
-fn check_heat(heat: &str) -> Result<bool, Failure> {
+/// The heat mode: `auto` picks the best signal that writes nothing to the cluster and needs
+/// nothing enabled on it — data growth (`size`); `changestream` is opt-in.
+fn check_heat(heat: &str) -> Result<HeatMode, Failure> {
     match heat {
-        "auto" | "size" => Ok(true),
-        "off" => Ok(false),
-        "changestream" | "sampled" => Err(Failure::input(format!(
-            "--heat {heat} is not built yet (see the README's Status); use auto, size or off"
-        ))),
+        "auto" | "size" => Ok(HeatMode::Size),
+        "off" => Ok(HeatMode::Off),
+        "changestream" => Ok(HeatMode::ChangeStream),
+        "sampled" => Err(Failure::input(
+            "--heat sampled is not built yet (see the README's Status); use auto, size, changestream or off",
+        )),
         other => Err(Failure::input(format!(
-            "--heat {other:?}: one of auto, off, changestream, sampled, size"
+            "--heat {other:?}: one of auto, size, changestream, sampled, off"
         ))),
     }
 }
 
+fn poller(client: LiveClient, heat: HeatMode) -> Poller {
+    let mut p = Poller::new(client);
+    if heat == HeatMode::ChangeStream {
+        p.change_heat = Some(crate::live::change_heat::ChangeHeat::default());
+    }
+    p
+}
+
 pub fn run(args: &WatchArgs, colors: bool, out: &mut impl Write) -> Result<(), Failure> {
-    let size_heat = check_heat(&args.heat)?;
+    let heat = check_heat(&args.heat)?;
     let interval = duration(&args.interval)?;
     if !args.once {
-        return interactive(args, colors, interval, size_heat);
+        return interactive(args, colors, interval, heat);
     }
     let rt = super::tui::runtime()?;
     let polled = rt
-        .block_on(poll_once(&args.uri, Duration::from_secs(10)))
+        .block_on(async {
+            if heat != HeatMode::ChangeStream {
+                return poll_once(&args.uri, Duration::from_secs(10)).await;
+            }
+            let client = LiveClient::connect(&args.uri, Duration::from_secs(10)).await?;
+            poller(client, heat)
+                .poll_within(now_ms(), Duration::from_secs(30))
+                .await
+        })
         .map_err(failure)?;
     let source = hosts(&args.uri);
     let text = if args.json {
         let summary = polled.state.summary_json(&SummaryOptions {
             source,
             chunks: false,
-            writes_unknown: true,
+            writes_unknown: heat != HeatMode::ChangeStream,
         });
         format!(
             "{}\n",
@@ -95,7 +113,7 @@ fn interactive(
     args: &WatchArgs,
     colors: bool,
     interval: Duration,
-    size_heat: bool,
+    heat: HeatMode,
 ) -> Result<(), Failure> {
     super::tui::require_terminal(&format!(
         "`shardtop watch {} --once --json`",
@@ -105,7 +123,7 @@ fn interactive(
     let (poller, polled) = rt
         .block_on(async {
             let client = LiveClient::connect(&args.uri, Duration::from_secs(10)).await?;
-            let mut poller = Poller::new(client);
+            let mut poller = poller(client, heat);
             let polled = poller.poll(now_ms()).await?;
             Ok::<_, LiveError>((poller, polled))
         })
@@ -133,8 +151,7 @@ fn interactive(
                 lines: log,
             })
             .await;
-        crate::source::live::run_live(poller, label, state, interval, size_heat, to_ui, controls)
-            .await
+        crate::source::live::run_live(poller, label, state, interval, heat, to_ui, controls).await
     };
     super::tui::run_source_in(&rt, start, 1.0, false, colors, collection)
 }

@@ -34,6 +34,8 @@ pub struct Poller {
     failed: u64,
     /// Chunk documents fetched by the last poll (the polling cost).
     pub fetched_chunks: usize,
+    /// Change streams for write heat (`--heat changestream`), when asked for.
+    pub change_heat: Option<super::change_heat::ChangeHeat>,
 }
 
 /// What a poll produced.
@@ -52,6 +54,7 @@ impl Poller {
             completed: 0,
             failed: 0,
             fetched_chunks: 0,
+            change_heat: None,
         }
     }
 
@@ -239,6 +242,9 @@ impl Poller {
             .enumerate()
             .filter_map(|(k, op)| in_flight(&state, op, now_ms, k as u64 + 1))
             .collect();
+        if let Some(heat) = self.change_heat.as_mut() {
+            heat.observe(&self.client, &mut state).await;
+        }
         state.replay_clock(now_ms);
         Ok(Polled { state, log })
     }

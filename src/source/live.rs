@@ -12,6 +12,26 @@ use crate::live::poller::{Poller, now_ms};
 use crate::sim::Simulator;
 use crate::view::{self, ClockView, ViewRequest};
 
+/// The write signal of a live source.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HeatMode {
+    Off,
+    /// Each shard's share of the growth between polls.
+    Size,
+    /// Change streams on the watched collections (opt-in), mapped to chunks.
+    ChangeStream,
+}
+
+impl HeatMode {
+    pub fn label(self) -> &'static str {
+        match self {
+            Self::Off => "off",
+            Self::Size => "size",
+            Self::ChangeStream => "changestream",
+        }
+    }
+}
+
 /// The longest wait between two attempts after failures.
 const MAX_BACKOFF: Duration = Duration::from_secs(30);
 
@@ -32,7 +52,7 @@ pub async fn run_live(
     label: String,
     mut state: Simulator,
     interval: Duration,
-    size_heat: bool,
+    heat_mode: HeatMode,
     out: mpsc::Sender<SourceEvent>,
     mut ctl: mpsc::Receiver<SourceControl>,
 ) -> color_eyre::Result<()> {
@@ -41,7 +61,7 @@ pub async fn run_live(
     let mut wait = interval;
     let mut down_since: Option<u64> = None;
     let mut next_poll = tokio::time::Instant::now() + interval;
-    let mut heat = size_heat.then(super::heat::SizeHeat::default);
+    let mut heat = (heat_mode == HeatMode::Size).then(super::heat::SizeHeat::default);
     if let Some(h) = heat.as_mut() {
         h.observe(&state);
     }
@@ -54,7 +74,7 @@ pub async fn run_live(
             virtual_time: false,
         };
         let mut v = view::build(&state, &request, &label, clock);
-        v.heat = Some(if heat.is_some() { "size" } else { "off" });
+        v.heat = Some(heat_mode.label());
         if let (Some(h), Some(ns)) = (&heat, v.collection.as_ref().map(|c| c.ns.clone())) {
             for row in &mut v.shards {
                 row.write_share = h.share(&ns, &row.id);

@@ -130,7 +130,7 @@ fn targets(
     let input = if on_key {
         doc! {
             "stage": "FETCH",
-            "inputStage": { "stage": "IXSCAN", "keyPattern": key.clone(), "indexName": index_name(&key) },
+            "inputStage": { "stage": "IXSCAN", "keyPattern": key.clone(), "indexName": super::handshake::index_name(&key) },
         }
     } else {
         doc! { "stage": "COLLSCAN", "filter": filter.clone(), "direction": "forward" }
@@ -147,20 +147,6 @@ fn mentions(filter: &Document, path: &str) -> bool {
             .any(|b| matches!(b, Bson::Document(d) if mentions(d, path))),
         _ => k == path,
     })
-}
-
-/// The default name MongoDB gives an index: `field_direction` joined by `_`.
-fn index_name(key: &Document) -> String {
-    key.iter()
-        .map(|(k, v)| match v {
-            Bson::String(s) => format!("{k}_{s}"),
-            Bson::Int32(n) => format!("{k}_{n}"),
-            Bson::Int64(n) => format!("{k}_{n}"),
-            Bson::Double(d) => format!("{k}_{d}"),
-            other => format!("{k}_{other}"),
-        })
-        .collect::<Vec<_>>()
-        .join("_")
 }
 
 /// `plan` with zero counts on every stage, as `executionStages` shows it.

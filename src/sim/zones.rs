@@ -76,19 +76,12 @@ impl Simulator {
         };
         let pattern = &self.cluster.collections[c].pattern;
         let (min, max) = (zone_bound(pattern, min)?, zone_bound(pattern, max)?);
+        if let Some(z) = zone {
+            self.require_zone(z)?;
+        }
         let coll = &mut self.cluster.collections[c];
         match zone {
             Some(z) => {
-                if !self
-                    .cluster
-                    .shards
-                    .iter()
-                    .any(|s| s.shard.zones.contains(z))
-                {
-                    return Err(SimError::zone_not_found(format!(
-                        "zone {z} does not exist: add a shard to it first (addShardToZone)"
-                    )));
-                }
                 coll.zones
                     .add(min.clone(), max.clone(), z)
                     .map_err(|e| match e {
@@ -203,4 +196,22 @@ pub fn zone_bound(
         fields.len() - names.len(),
     ));
     ShardKey::from_values(values).ok_or_else(|| SimError::bad_value("empty zone bound"))
+}
+
+impl Simulator {
+    /// A zone exists while a shard carries it (`config.shards` tags); otherwise ZoneNotFound.
+    pub(super) fn require_zone(&self, zone: &str) -> Result<(), SimError> {
+        if self
+            .cluster
+            .shards
+            .iter()
+            .any(|s| s.shard.zones.contains(zone))
+        {
+            Ok(())
+        } else {
+            Err(SimError::zone_not_found(format!(
+                "zone {zone} does not exist: add a shard to it first (addShardToZone)"
+            )))
+        }
+    }
 }

@@ -118,16 +118,7 @@ impl Simulator {
         }
         match zone {
             Some(z) => {
-                if !self
-                    .cluster
-                    .shards
-                    .iter()
-                    .any(|s| s.shard.zones.contains(z))
-                {
-                    return Err(SimError::zone_not_found(format!(
-                        "zone {z} does not exist: add a shard to it first (addShardToZone)"
-                    )));
-                }
+                self.require_zone(z)?;
                 self.cluster.pending_zones.push(PendingZoneRange {
                     ns: ns.to_string(),
                     min: min.clone(),

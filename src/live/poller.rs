@@ -1,7 +1,7 @@
 //! One poll of a live cluster through a mongos: what it reads (config.shards, collections,
 //! chunks — incrementally —, tags, settings, databases, balancerStatus, per-shard data sizes, the
-//! changelog's tail) and the simulator-shaped state it makes of it, so the summary and the TUI
-//! work unchanged. Data sizes per chunk are not known to a mongos: each shard's owned bytes and
+//! tails of the changelog and the actionlog) and the simulator-shaped state it makes of it, so
+//! the summary and the TUI work unchanged. Data sizes per chunk are not known to a mongos: each shard's owned bytes and
 //! documents are spread evenly over that shard's chunks of the collection.
 
 use std::collections::HashMap;
@@ -15,7 +15,7 @@ use super::snapshot::{self, ConfigSnapshot};
 use crate::model::ChunkStats;
 use crate::sim::engine::{BalancerState, RoundInProgress};
 use crate::sim::{ServerVersion, Simulator};
-use crate::view::{LogKind, LogLine};
+use crate::view::LogLine;
 
 fn bad(e: impl std::fmt::Display) -> LiveError {
     LiveError {
@@ -29,9 +29,7 @@ pub struct Poller {
     pub client: LiveClient,
     pub version: Option<ServerVersion>,
     caches: HashMap<String, CachedRouting>,
-    last_change: Option<bson::DateTime>,
-    completed: u64,
-    failed: u64,
+    logs: super::logs::LogTails,
     /// Chunk documents fetched by the last poll (the polling cost).
     pub fetched_chunks: usize,
     /// Change streams for write heat (`--heat changestream`), when asked for.
@@ -50,9 +48,7 @@ impl Poller {
             client,
             version: None,
             caches: HashMap::new(),
-            last_change: None,
-            completed: 0,
-            failed: 0,
+            logs: super::logs::LogTails::default(),
             fetched_chunks: 0,
             change_heat: None,
         }
@@ -203,7 +199,7 @@ impl Poller {
         .map_err(bad)?;
         let mut state = Simulator::from_cluster(cluster);
         self.data_sizes(&mut state).await?;
-        let log = self.changelog().await?;
+        let log = self.logs.read(&self.client).await?;
         let status = self
             .client
             .command("admin", doc! {"balancerStatus": 1})
@@ -224,8 +220,8 @@ impl Poller {
                     moved: 0,
                     failed: 0,
                 }),
-            completed: self.completed,
-            failed: self.failed,
+            completed: self.logs.completed,
+            failed: self.logs.failed,
             ..BalancerState::default()
         };
         state.cluster.settings.balancer_enabled &= status.get_str("mode") != Ok("off");
@@ -236,6 +232,12 @@ impl Poller {
             .map(|c| c.ns.clone())
             .collect();
         state.balancer.why_not = self.compliance(names).await;
+        if let Some(e) = &self.logs.round_error {
+            state
+                .balancer
+                .why_not
+                .push(format!("the last balancer round failed: {e}"));
+        }
         let ops = self.current_migrations().await;
         state.balancer.in_flight = ops
             .iter()
@@ -337,76 +339,9 @@ impl Poller {
         }
         Ok(())
     }
-
-    /// New `config.changelog` entries since the last poll (the last 100 the first time).
-    async fn changelog(&mut self) -> Result<Vec<LogLine>, LiveError> {
-        if self.last_change.is_none() {
-            // Migrations the changelog remembers (it is capped), counted once.
-            let counts = self
-                .client
-                .drain(
-                    "config",
-                    doc! {"aggregate": "changelog", "pipeline": [
-                        {"$match": {"what": {"$in": ["moveChunk.commit", "moveChunk.error"]}}},
-                        {"$group": {"_id": "$what", "n": {"$sum": 1}}},
-                    ], "cursor": {}},
-                )
-                .await?;
-            for c in counts {
-                let n = number(&c, "n");
-                match c.get_str("_id") {
-                    Ok("moveChunk.commit") => self.completed = n,
-                    Ok("moveChunk.error") => self.failed = n,
-                    _ => {}
-                }
-            }
-        }
-        let first = self.last_change.is_none();
-        let (filter, sort) = match self.last_change {
-            Some(t) => (doc! {"time": {"$gt": t}}, doc! {"time": 1}),
-            None => (doc! {}, doc! {"time": -1}),
-        };
-        let mut cmd = doc! {"find": "changelog", "filter": filter, "sort": sort, "limit": 100};
-        cmd.insert("batchSize", 100);
-        let mut docs = self.client.drain("config", cmd).await?;
-        if first {
-            // Oldest first; a stable sort keeps the server's order among equal times.
-            docs.sort_by_key(|d| d.get_datetime("time").ok().copied());
-        }
-        let mut out = Vec::new();
-        for d in docs {
-            let what = d.get_str("what").unwrap_or("?").to_string();
-            let time = d.get_datetime("time").ok().copied();
-            if let Some(t) = time {
-                self.last_change = Some(self.last_change.map_or(t, |l| l.max(t)));
-            }
-            match what.as_str() {
-                "moveChunk.commit" if !first => self.completed += 1,
-                "moveChunk.error" if !first => self.failed += 1,
-                _ => {}
-            }
-            let ns = d.get_str("ns").unwrap_or_default();
-            let details = d.get_document("details").map_or_else(
-                |_| String::new(),
-                |det| match det.get_str("shardtop") {
-                    Ok(text) => text.to_string(),
-                    Err(_) => det.to_string(),
-                },
-            );
-            out.push(LogLine {
-                at_ms: time.map_or(0, |t| t.timestamp_millis().max(0) as u64),
-                kind: kind_of(&what),
-                text: format!(
-                    "{what:<20} {ns} {}",
-                    details.chars().take(160).collect::<String>()
-                ),
-            });
-        }
-        Ok(out)
-    }
 }
 
-fn number(d: &Document, key: &str) -> u64 {
+pub(super) fn number(d: &Document, key: &str) -> u64 {
     match d.get(key) {
         Some(Bson::Int32(n)) => (*n).max(0) as u64,
         Some(Bson::Int64(n)) => (*n).max(0) as u64,
@@ -433,17 +368,6 @@ fn spread(state: &mut Simulator, ns: &str, shard: &str, docs: u64, bytes: u64) {
     for (k, &i) in mine.iter().enumerate() {
         let extra = |total: u64| total / n + u64::from((k as u64) < total % n);
         table.add_stats(i, ChunkStats::new(extra(docs), extra(bytes), 0));
-    }
-}
-
-fn kind_of(what: &str) -> LogKind {
-    match what {
-        w if w.contains("split") || w.starts_with("merge") => LogKind::Split,
-        w if w.rsplit('.').next() == Some("error") || w.contains("abort") => LogKind::Error,
-        w if w.starts_with("moveChunk") || w.starts_with("moveRange") => LogKind::Migration,
-        w if w.contains("Zone") || w.contains("zone") => LogKind::Zone,
-        w if w.contains("Shard") => LogKind::Shard,
-        _ => LogKind::Other,
     }
 }
 

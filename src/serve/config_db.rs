@@ -12,6 +12,8 @@ use crate::sim::cluster::Collection;
 
 /// The config collections this server generates.
 pub const COLLECTIONS: &[&str] = &[
+    "actionlog",
+    "changelog",
     "chunks",
     "collections",
     "databases",
@@ -50,6 +52,7 @@ pub fn documents(state: &State, coll: &str) -> Option<Vec<Document>> {
         "migrations" if v < ServerVersion::V7_0 => migrations(state),
         "migrations" => Vec::new(),
         "changelog" => state.changelog.documents(),
+        "actionlog" => state.actionlog.documents(),
         _ => return None,
     })
 }

@@ -52,8 +52,9 @@ pub struct State {
     pub unsharded: BTreeMap<String, UnshardedColl>,
     /// Commands answered since the start (`serverStatus`).
     pub commands_answered: u64,
-    /// `config.changelog`, from the simulator's events.
-    pub changelog: super::changelog::Changelog,
+    /// `config.changelog` and `config.actionlog`, from the simulator's events.
+    pub changelog: super::changelog::CappedLog,
+    pub actionlog: super::changelog::CappedLog,
     /// Change events and change-stream cursors.
     pub streams: super::change_stream::ChangeStreams,
 }
@@ -80,7 +81,8 @@ impl State {
             started: Instant::now(),
             unsharded: BTreeMap::new(),
             commands_answered: 0,
-            changelog: super::changelog::Changelog::default(),
+            changelog: super::changelog::CappedLog::default(),
+            actionlog: super::changelog::CappedLog::default(),
             streams: super::change_stream::ChangeStreams::default(),
         }
     }

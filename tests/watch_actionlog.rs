@@ -66,7 +66,12 @@ async fn balancer_rounds_have_the_real_4_4_shape() {
     // The rounds moved chunks: ascending inserts pile up on one shard and the balancer acts.
     let moved: i64 = rounds
         .iter()
-        .map(|r| r.get_document("details").unwrap().get_i64("chunksMoved").unwrap())
+        .map(|r| {
+            r.get_document("details")
+                .unwrap()
+                .get_i64("chunksMoved")
+                .unwrap()
+        })
         .sum();
     assert!(moved > 0, "{rounds:?}");
 }

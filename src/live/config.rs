@@ -95,6 +95,8 @@ pub struct CollectionDoc {
     /// 8.0: an unsharded collection placed by `moveCollection`.
     pub unsplittable: bool,
     pub no_balance: bool,
+    /// `configureCollectionBalancing` (5.3+): `maxChunkSizeBytes` and `enableAutoMerge`.
+    pub balancing: crate::sim::cluster::CollectionBalancing,
 }
 
 impl CollectionDoc {
@@ -138,6 +140,22 @@ impl CollectionDoc {
             dropped: flag(doc, "dropped"),
             unsplittable: flag(doc, "unsplittable"),
             no_balance: flag(doc, "noBalance"),
+            balancing: crate::sim::cluster::CollectionBalancing {
+                max_chunk_size_bytes: match doc.get("maxChunkSizeBytes") {
+                    None => None,
+                    Some(Bson::Int64(n)) if *n > 0 => Some(*n as u64),
+                    Some(Bson::Int32(n)) if *n > 0 => Some(*n as u64),
+                    Some(_) => {
+                        return Err(bad(
+                            "collections",
+                            doc,
+                            "maxChunkSizeBytes",
+                            "a positive number of bytes",
+                        ));
+                    }
+                },
+                auto_merge: doc.get_bool("enableAutoMerge").ok(),
+            },
         })
     }
 

@@ -89,12 +89,11 @@ async fn tail(
     mut filter: Document,
     since: Option<DateTime>,
 ) -> Result<Vec<Document>, LiveError> {
-    let sort = match since {
-        Some(t) => {
-            filter.insert("time", doc! {"$gt": t});
-            doc! {"time": 1}
-        }
-        None => doc! {"time": -1},
+    let sort = if let Some(t) = since {
+        filter.insert("time", doc! {"$gt": t});
+        doc! {"time": 1}
+    } else {
+        doc! {"time": -1}
     };
     let cmd = doc! {"find": coll, "filter": filter, "sort": sort, "limit": PAGE, "batchSize": PAGE};
     let mut docs = client.drain("config", cmd).await?;

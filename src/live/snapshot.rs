@@ -79,6 +79,7 @@ fn collection(
     }
     out.zones = zones;
     out.indexes[0].unique = coll.unique;
+    out.balancing = coll.balancing;
     Ok(out)
 }
 

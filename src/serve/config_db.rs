@@ -153,6 +153,12 @@ fn collection(state: &State, c: &Collection, v: ServerVersion) -> Document {
     } else {
         d.insert("noBalance", false);
     }
+    if let Some(bytes) = c.balancing.max_chunk_size_bytes {
+        d.insert("maxChunkSizeBytes", bytes as i64);
+    }
+    if let Some(on) = c.balancing.auto_merge {
+        d.insert("enableAutoMerge", on);
+    }
     d
 }
 

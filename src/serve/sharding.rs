@@ -12,6 +12,7 @@ use bson::{Bson, Document, doc};
 use super::reply::{self, Answer, doc_arg, flag, ok, opt_count, string_arg};
 use super::state::State;
 use crate::model::{KeyPattern, ShardIdx, ShardKey};
+use crate::sim::collection_balancing::BalancingRequest;
 use crate::sim::drain::RemoveShardState;
 use crate::sim::event::MigrationReason;
 use crate::sim::ops::ShardCollectionOptions;
@@ -195,22 +196,46 @@ pub fn move_chunk(state: &mut State, cmd: &Document) -> Answer {
     Ok(ok(doc! { "millis": 0 }))
 }
 
-/// `moveRange` from `min` (to `max`, or a whole chunk).
+/// `moveRange` of `[min, max)`; either bound may be left out (6.0+).
 pub fn move_range(state: &mut State, cmd: &Document) -> Answer {
     let ns = ns_arg(cmd, "moveRange")?;
     let to = string_arg(cmd, "toShard")?;
     let p = key_pattern_of(state, &ns)?;
-    let Some(Bson::Document(min)) = cmd.get("min") else {
-        return Err(SimError::invalid_options(
-            "moveRange without min is not simulated by shardtop serve: give min",
-        ));
+    let optional = |name: &str| match cmd.get(name) {
+        Some(Bson::Document(d)) => bound(&p, d).map(Some),
+        None | Some(Bson::Null) => Ok(None),
+        Some(_) => Err(reply::type_mismatch(format!(
+            "BSON field 'moveRange.{name}' is the wrong type, expected type 'object'"
+        ))),
     };
-    let min = bound(&p, min)?;
-    let max = match cmd.get("max") {
-        Some(Bson::Document(m)) => Some(bound(&p, m)?),
-        _ => None,
+    let (min, max) = (optional("min")?, optional("max")?);
+    let force = cmd.get_bool("forceJumbo").unwrap_or(false);
+    state
+        .sim
+        .move_range(&ns, min.as_ref(), max.as_ref(), &to, force)?;
+    Ok(ok(Document::new()))
+}
+
+/// `configureCollectionBalancing` (5.3+).
+pub fn configure_collection_balancing(state: &mut State, cmd: &Document) -> Answer {
+    let ns = ns_arg(cmd, "configureCollectionBalancing")?;
+    let chunk_size_mb = match cmd.get("chunkSize") {
+        None => None,
+        Some(Bson::Int32(n)) if *n >= 0 => Some(*n as u64),
+        Some(Bson::Int64(n)) if *n >= 0 => Some(*n as u64),
+        Some(Bson::Double(n)) if *n >= 0.0 && n.fract() == 0.0 => Some(*n as u64),
+        Some(_) => {
+            return Err(SimError::bad_value(
+                "chunkSize must be a non-negative whole number of MiB",
+            ));
+        }
     };
-    state.sim.move_chunk(&ns, &min, max.as_ref(), &to)?;
+    let req = BalancingRequest {
+        chunk_size_mb,
+        enable_auto_merger: cmd.get_bool("enableAutoMerger").ok(),
+        defragment: cmd.get_bool("defragmentCollection").unwrap_or(false),
+    };
+    state.sim.configure_collection_balancing(&ns, req)?;
     Ok(ok(Document::new()))
 }
 
@@ -251,7 +276,7 @@ pub fn balancer_collection_status(state: &State, cmd: &Document) -> Answer {
     let c = state.sim.coll(&ns)?;
     let mut reply = Document::new();
     if state.sim.cluster.version >= ServerVersion::V6_0 {
-        let mb = state.sim.cluster.settings.chunk_size_bytes / (1024 * 1024);
+        let mb = state.sim.cluster.chunk_size_of(c) / (1024 * 1024);
         reply.insert("chunkSize", mb as i64);
     }
     let violation = state.sim.compliance_violation(c).map(|r| match r {

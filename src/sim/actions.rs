@@ -31,23 +31,35 @@ impl Simulator {
             Op::MoveChunk {
                 ns,
                 find,
+                bounds,
+                to,
+                force_jumbo,
+            } => self.move_chunk_action(ns, find.as_ref(), bounds.as_ref(), to, *force_jumbo),
+            Op::RemoveShard { id } => self.remove_shard(id).map(|_| ()),
+            Op::MoveZoneLowerBoundToNow { ns, zone } => self.move_zone_lower_bound_to_now(ns, zone),
+            Op::MoveRange {
+                ns,
+                min,
+                max,
                 to,
                 force_jumbo,
             } => {
-                let key = self.extracted(ns, find)?;
-                if *force_jumbo {
-                    self.move_chunk_forced(ns, &key, to)
-                } else {
-                    self.move_chunk(ns, &key, None, to)
-                }
+                let min = min.as_ref().map(|m| self.bound(ns, m)).transpose()?;
+                let max = max.as_ref().map(|m| self.bound(ns, m)).transpose()?;
+                self.move_range(ns, min.as_ref(), max.as_ref(), to, *force_jumbo)
             }
-            Op::RemoveShard { id } => self.remove_shard(id).map(|_| ()),
-            Op::MoveZoneLowerBoundToNow { ns, zone } => self.move_zone_lower_bound_to_now(ns, zone),
-            Op::MoveRange { ns, min, max, to } => {
-                let key = self.bound(ns, min)?;
-                let upto = max.as_ref().map(|m| self.bound(ns, m)).transpose()?;
-                self.move_chunk(ns, &key, upto.as_ref(), to)
-            }
+            Op::ConfigureCollectionBalancing {
+                ns,
+                chunk_size,
+                enable_auto_merger,
+            } => self.configure_collection_balancing(
+                ns,
+                super::collection_balancing::BalancingRequest {
+                    chunk_size_mb: *chunk_size,
+                    enable_auto_merger: *enable_auto_merger,
+                    defragment: false,
+                },
+            ),
             Op::MergeChunks { ns, bounds } => {
                 let (min, max) = (self.bound(ns, &bounds[0])?, self.bound(ns, &bounds[1])?);
                 self.merge_chunks(ns, &min, &max)
@@ -103,5 +115,36 @@ impl Simulator {
             .pattern
             .extract(&doc)
             .map_err(|e| SimError::bad_value(e.0))
+    }
+}
+
+impl Simulator {
+    /// `moveChunk` of the chunk holding `find`, or of the chunk with exactly `bounds`.
+    fn move_chunk_action(
+        &mut self,
+        ns: &str,
+        find: Option<&serde_json::Value>,
+        bounds: Option<&[serde_json::Value; 2]>,
+        to: &str,
+        force_jumbo: bool,
+    ) -> Result<(), SimError> {
+        let key = match (find, bounds) {
+            (Some(find), None) => self.extracted(ns, find)?,
+            (None, Some([min, max])) => {
+                let (min, max) = (self.bound(ns, min)?, self.bound(ns, max)?);
+                self.exact_chunk(ns, &min, &max)?;
+                min
+            }
+            _ => {
+                return Err(SimError::invalid_options(
+                    "moveChunk needs exactly one of find and bounds",
+                ));
+            }
+        };
+        if force_jumbo {
+            self.move_chunk_forced(ns, &key, to)
+        } else {
+            self.move_chunk(ns, &key, None, to)
+        }
     }
 }

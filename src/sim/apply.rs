@@ -129,6 +129,16 @@ impl Simulator {
             EventKind::BalancerIdle { why_not } => self.balancer.why_not.clone_from(why_not),
             EventKind::BalancerSet { enabled } => self.cluster.settings.balancer_enabled = *enabled,
             EventKind::ChunkSizeSet { bytes } => self.cluster.settings.chunk_size_bytes = *bytes,
+            EventKind::CollectionBalancingSet {
+                ns,
+                max_chunk_size_bytes,
+                auto_merge,
+            } => {
+                self.coll_mut(ns)?.balancing = crate::sim::cluster::CollectionBalancing {
+                    max_chunk_size_bytes: *max_chunk_size_bytes,
+                    auto_merge: *auto_merge,
+                };
+            }
             EventKind::KeyRefined { ns, key } => {
                 let coll = self.coll_mut(ns)?;
                 coll.refine_key(key.clone())

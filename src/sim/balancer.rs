@@ -174,7 +174,8 @@ impl Simulator {
         } else {
             200
         };
-        let limit = self.cluster.settings.chunk_size_bytes * limit_pct / 100;
+        let chunk_size = self.cluster.chunk_size_of(c);
+        let limit = chunk_size * limit_pct / 100;
         let id = self.next_migration_id;
         self.next_migration_id += 1;
         let range = MigrationRange {
@@ -193,7 +194,7 @@ impl Simulator {
         if stats.bytes > limit && reason != MigrationReason::ManualForce {
             let error = SimError::chunk_too_big(format!(
                 "Cannot move chunk: the maximum chunk size is {} and the range holds {} ({} documents)",
-                human_bytes(self.cluster.settings.chunk_size_bytes),
+                human_bytes(chunk_size),
                 human_bytes(stats.bytes),
                 stats.docs
             ));

@@ -180,6 +180,16 @@ pub struct Collection {
     pub incarnation: u32,
     /// A `reshardCollection` in progress.
     pub resharding: Option<super::reshard::Resharding>,
+    /// `configureCollectionBalancing`: the collection's own chunk size (`maxChunkSizeBytes`)
+    /// and whether the AutoMerger may consider it (shardtop does not simulate the AutoMerger).
+    pub balancing: CollectionBalancing,
+}
+
+/// Per-collection balancer settings (`configureCollectionBalancing`, 5.3+).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct CollectionBalancing {
+    pub max_chunk_size_bytes: Option<u64>,
+    pub auto_merge: Option<bool>,
 }
 
 impl Collection {
@@ -202,6 +212,7 @@ impl Collection {
             routed_writes: Vec::new(),
             incarnation: 1,
             resharding: None,
+            balancing: CollectionBalancing::default(),
         }
     }
 
@@ -307,6 +318,15 @@ pub struct Cluster {
 }
 
 impl Cluster {
+    /// The chunk size that governs collection `c`: its own (`configureCollectionBalancing`) or
+    /// the cluster's (`config.settings` chunksize).
+    pub fn chunk_size_of(&self, c: usize) -> u64 {
+        self.collections[c]
+            .balancing
+            .max_chunk_size_bytes
+            .unwrap_or(self.settings.chunk_size_bytes)
+    }
+
     pub fn shard_index(&self, id: &str) -> Option<ShardIdx> {
         self.shards
             .iter()

@@ -167,6 +167,22 @@ impl Simulator {
             })
             .to_string(),
             EventKind::ChunkSizeSet { bytes } => format!("chunk size {}", human_bytes(*bytes)),
+            EventKind::CollectionBalancingSet {
+                ns,
+                max_chunk_size_bytes,
+                auto_merge,
+            } => {
+                let size = max_chunk_size_bytes.map_or_else(
+                    || "the cluster's chunk size".to_string(),
+                    |b| format!("chunk size {}", human_bytes(b)),
+                );
+                let merge = match auto_merge {
+                    Some(true) => ", AutoMerger on",
+                    Some(false) => ", AutoMerger off",
+                    None => "",
+                };
+                format!("{ns}: {size}{merge}")
+            }
             EventKind::IndexCreated { ns, key, unique } => {
                 format!("{ns} {key}{}", if *unique { " unique" } else { "" })
             }

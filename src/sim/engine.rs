@@ -301,7 +301,7 @@ impl Simulator {
         let tracker = coll.table.chunk(i).info.bytes_written;
         if self.cluster.version.auto_splits()
             && self.cluster.collections[c].resharding.is_none()
-            && tracker > self.cluster.settings.chunk_size_bytes / 5
+            && tracker > self.cluster.chunk_size_of(c) / 5
         {
             self.auto_split(c, i);
         }

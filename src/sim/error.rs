@@ -64,6 +64,10 @@ impl SimError {
     pub fn command_not_found(m: impl Into<String>) -> Self {
         Self::new(59, "CommandNotFound", m)
     }
+    /// An IDL-parsed command given a field it does not know.
+    pub fn unknown_field(m: impl Into<String>) -> Self {
+        Self::new(40415, "Location40415", m)
+    }
     pub fn command_not_supported(m: impl Into<String>) -> Self {
         Self::new(115, "CommandNotSupported", m)
     }

@@ -148,6 +148,13 @@ pub enum EventKind {
     BalancerSet { enabled: bool },
     /// The chunk size setting changed.
     ChunkSizeSet { bytes: u64 },
+    /// `configureCollectionBalancing`: the collection's chunk size (`None`: the cluster's) and
+    /// AutoMerger flag (`None`: not set).
+    CollectionBalancingSet {
+        ns: String,
+        max_chunk_size_bytes: Option<u64>,
+        auto_merge: Option<bool>,
+    },
     /// An index was created.
     IndexCreated {
         ns: String,
@@ -248,6 +255,7 @@ impl EventKind {
             Self::BalancerSet { enabled: true } => "balancer.start",
             Self::BalancerSet { enabled: false } => "balancer.stop",
             Self::ChunkSizeSet { .. } => "setChunkSize",
+            Self::CollectionBalancingSet { .. } => "configureCollectionBalancing",
             Self::IndexCreated { .. } => "createIndexes",
             Self::KeyRefined { .. } => "refineCollectionShardKey.end",
             Self::Writes { .. } => "writes",

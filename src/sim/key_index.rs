@@ -198,6 +198,29 @@ impl KeyIndex {
         })
     }
 
+    /// The start of a range ending at `max` worth about `target_bytes` (moveRange given only
+    /// `max`: the donor scans the shard-key index backwards), or `None` when all of `[min, max)`
+    /// is within the target (move it all). Never inside one value, never at `min`.
+    pub fn range_start(
+        &self,
+        min: &ShardKey,
+        max: &ShardKey,
+        target_bytes: u64,
+    ) -> Option<ShardKey> {
+        self.with_range(min, max, |entries| {
+            let mut acc = 0u64;
+            let mut lowest: Option<&ShardKey> = None;
+            for (key, count) in entries.iter().rev() {
+                if acc > 0 && acc + count.bytes > target_bytes.max(1) {
+                    return lowest.filter(|k| *k > min).cloned();
+                }
+                acc += count.bytes;
+                lowest = Some(key);
+            }
+            None
+        })
+    }
+
     /// The greatest key value in `[min, max)`.
     pub fn last_in(&self, min: &ShardKey, max: &ShardKey) -> Option<ShardKey> {
         self.with_range(min, max, |entries| entries.last().map(|(k, _)| k.clone()))

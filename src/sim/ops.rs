@@ -29,7 +29,7 @@ impl Simulator {
             .ok_or_else(|| SimError::namespace_not_sharded(format!("{ns} is not sharded")))
     }
 
-    fn shard(&self, id: &str) -> Result<ShardIdx, SimError> {
+    pub(super) fn shard(&self, id: &str) -> Result<ShardIdx, SimError> {
         self.cluster
             .shard_index(id)
             .filter(|s| !self.cluster.shards[s.index()].removed)
@@ -200,7 +200,7 @@ impl Simulator {
     }
 
     /// Chunk operations wait for a resharding of the collection to end.
-    fn refuse_if_resharding(&self, c: usize) -> Result<(), SimError> {
+    pub(super) fn refuse_if_resharding(&self, c: usize) -> Result<(), SimError> {
         if self.cluster.collections[c].resharding.is_some() {
             return Err(SimError::conflicting_operation(format!(
                 "{} is being resharded",
@@ -210,7 +210,7 @@ impl Simulator {
         Ok(())
     }
 
-    fn refuse_if_migrating(&self, c: usize, i: usize) -> Result<(), SimError> {
+    pub(super) fn refuse_if_migrating(&self, c: usize, i: usize) -> Result<(), SimError> {
         let coll = &self.cluster.collections[c];
         let min = coll.table.chunk(i).min;
         if self
@@ -272,7 +272,7 @@ impl Simulator {
     /// key is cut at its extreme key (top-chunk optimisation) and that edge chunk is moved to the
     /// least loaded shard. A chunk holding one key value cannot be split and becomes jumbo.
     pub(super) fn auto_split(&mut self, c: usize, i: usize) {
-        let chunk_size = self.cluster.settings.chunk_size_bytes;
+        let chunk_size = self.cluster.chunk_size_of(c);
         let coll = &mut self.cluster.collections[c];
         coll.table.reset_bytes_written(i);
         let chunk = coll.table.chunk(i);
@@ -348,7 +348,7 @@ impl Simulator {
     /// `splitOrMarkJumbo`, after a migration was refused as too big: split the chunk at about
     /// half-chunk intervals, or flag it jumbo when it holds a single key value.
     pub(super) fn split_or_mark_jumbo(&mut self, c: usize, i: usize) {
-        let chunk_size = self.cluster.settings.chunk_size_bytes;
+        let chunk_size = self.cluster.chunk_size_of(c);
         let coll = &self.cluster.collections[c];
         let chunk = coll.table.chunk(i);
         let points = coll.keys.split_points(chunk.min, chunk.max, chunk_size / 2);

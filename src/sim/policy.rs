@@ -252,7 +252,7 @@ impl Simulator {
         loop {
             let step = match self.cluster.version.balancing_metric() {
                 BalancingMetric::ChunkCount => chunk_count_step(bucket, busy, &receivers),
-                BalancingMetric::DataSize => self.data_size_step(bucket, busy, &receivers),
+                BalancingMetric::DataSize => self.data_size_step(c, bucket, busy, &receivers),
             };
             let (from, to) = match step {
                 Ok(pair) => pair,
@@ -278,7 +278,7 @@ impl Simulator {
                 BalancingMetric::DataSize => {
                     let ch = coll.table.chunk(chunk);
                     coll.keys
-                        .range_end(ch.min, ch.max, self.cluster.settings.chunk_size_bytes)
+                        .range_end(ch.min, ch.max, self.cluster.chunk_size_of(c))
                 }
             };
             busy[from.index()] = true;
@@ -297,12 +297,13 @@ impl Simulator {
     /// differ by at least 3 × chunk size (7.0+: and the donor holds more than the average).
     fn data_size_step(
         &self,
+        c: usize,
         bucket: &Bucket,
         busy: &[bool],
         receivers: &[ShardIdx],
     ) -> Result<(ShardIdx, ShardIdx), String> {
         let size = |s: ShardIdx| bucket.bytes[s.index()];
-        let threshold = 3 * self.cluster.settings.chunk_size_bytes;
+        let threshold = 3 * self.cluster.chunk_size_of(c);
         let from = donor(bucket, busy, size)?;
         let to = receivers
             .iter()

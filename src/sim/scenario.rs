@@ -181,6 +181,7 @@ impl Action {
             Op::SplitFind { .. } => "splitFind",
             Op::MoveChunk { .. } => "moveChunk",
             Op::MoveRange { .. } => "moveRange",
+            Op::ConfigureCollectionBalancing { .. } => "configureCollectionBalancing",
             Op::MergeChunks { .. } => "mergeChunks",
             Op::CreateIndex { .. } => "createIndex",
             Op::RefineCollectionShardKey { .. } => "refineCollectionShardKey",
@@ -223,19 +224,37 @@ pub enum Op {
     /// `moveChunk` of the chunk holding `find` to `to`.
     MoveChunk {
         ns: String,
-        find: serde_json::Value,
+        /// A document of the chunk to move (`find`), or
+        #[serde(default)]
+        find: Option<serde_json::Value>,
+        /// the chunk's exact `[min, max)` (`bounds`).
+        #[serde(default)]
+        bounds: Option<[serde_json::Value; 2]>,
         to: String,
         /// Move a jumbo chunk anyway (`forceJumbo: true`).
         #[serde(default, rename = "forceJumbo")]
         force_jumbo: bool,
     },
-    /// `moveRange` from `min` (a chunk bound) up to `max` (optional) to `to`.
+    /// `moveRange` of `[min, max)` to `to`; either bound may be left out (the range then holds
+    /// about the collection's chunk size).
     MoveRange {
         ns: String,
-        min: serde_json::Value,
+        #[serde(default)]
+        min: Option<serde_json::Value>,
         #[serde(default)]
         max: Option<serde_json::Value>,
         to: String,
+        #[serde(default, rename = "forceJumbo")]
+        force_jumbo: bool,
+    },
+    /// `configureCollectionBalancing`: the collection's chunk size in MiB (0: the cluster's) and
+    /// the AutoMerger flag (7.0+).
+    ConfigureCollectionBalancing {
+        ns: String,
+        #[serde(default, rename = "chunkSize")]
+        chunk_size: Option<u64>,
+        #[serde(default, rename = "enableAutoMerger")]
+        enable_auto_merger: Option<bool>,
     },
     MergeChunks {
         ns: String,

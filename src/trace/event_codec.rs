@@ -133,6 +133,13 @@ fn body(kind: &EventKind, n: &Names<'_>) -> Value {
         EventKind::BalancerIdle { why_not } => json!({"whyNot": why_not}),
         EventKind::BalancerSet { enabled } => json!({"enabled": enabled}),
         EventKind::ChunkSizeSet { bytes } => json!({"bytes": bytes}),
+        EventKind::CollectionBalancingSet {
+            ns,
+            max_chunk_size_bytes,
+            auto_merge,
+        } => {
+            json!({"ns": ns, "maxChunkSizeBytes": max_chunk_size_bytes, "enableAutoMerge": auto_merge})
+        }
         EventKind::IndexCreated { ns, key, unique } => {
             json!({"ns": ns, "key": pattern_json(key), "unique": unique})
         }
@@ -306,6 +313,17 @@ pub fn decode(v: &Value, state: &Simulator) -> Res<Option<Event>> {
         },
         "setChunkSize" => EventKind::ChunkSizeSet {
             bytes: u64_at(v, "bytes", "")?,
+        },
+        "configureCollectionBalancing" => EventKind::CollectionBalancingSet {
+            ns: ns()?,
+            max_chunk_size_bytes: match v.get("maxChunkSizeBytes") {
+                None | Some(Value::Null) => None,
+                Some(_) => Some(u64_at(v, "maxChunkSizeBytes", "")?),
+            },
+            auto_merge: match v.get("enableAutoMerge") {
+                None | Some(Value::Null) => None,
+                Some(_) => Some(bool_at(v, "enableAutoMerge", "")?),
+            },
         },
         "createIndexes" => EventKind::IndexCreated {
             ns: ns()?,

@@ -1,0 +1,75 @@
+//! `configureCollectionBalancing` (5.3+): a collection's own chunk size (`chunkSize` in MiB,
+//! 0 = back to the cluster's), which the balancer, the auto-splitter and moveRange use for that
+//! collection, and the AutoMerger flag (7.0+), kept and shown in `config.collections`.
+//!
+//! Not simulated (refused, saying so): `defragmentCollection: true` — the defragmentation
+//! phases — and the AutoMerger itself.
+
+use super::ServerVersion;
+use super::cluster::CollectionBalancing;
+use super::engine::Simulator;
+use super::error::SimError;
+use super::event::EventKind;
+
+/// What a `configureCollectionBalancing` command asks for.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct BalancingRequest {
+    pub chunk_size_mb: Option<u64>,
+    pub enable_auto_merger: Option<bool>,
+    pub defragment: bool,
+}
+
+impl Simulator {
+    /// `configureCollectionBalancing`: fields not given keep their values.
+    pub fn configure_collection_balancing(
+        &mut self,
+        ns: &str,
+        req: BalancingRequest,
+    ) -> Result<(), SimError> {
+        let v = self.cluster.version;
+        if v < ServerVersion::new(5, 3) {
+            return Err(SimError::command_not_found(
+                "no such command: 'configureCollectionBalancing'",
+            ));
+        }
+        if req.enable_auto_merger.is_some() && v < ServerVersion::V7_0 {
+            return Err(SimError::unknown_field(
+                "BSON field 'configureCollectionBalancing.enableAutoMerger' is an unknown field.",
+            ));
+        }
+        let c = self.coll(ns)?;
+        if req.defragment {
+            return Err(SimError::command_not_supported(
+                "defragmentCollection is not simulated by shardtop",
+            ));
+        }
+        let mut balancing = self.cluster.collections[c].balancing;
+        match req.chunk_size_mb {
+            None => {}
+            Some(0) => balancing.max_chunk_size_bytes = None,
+            Some(mb) if mb <= 1024 => balancing.max_chunk_size_bytes = Some(mb << 20),
+            // The wording of this refusal is ours (unverified against the server's).
+            Some(_) => {
+                return Err(SimError::invalid_options(
+                    "chunkSize must be between 1 and 1024 MB, or 0 for the cluster's chunk size",
+                ));
+            }
+        }
+        if let Some(on) = req.enable_auto_merger {
+            balancing.auto_merge = Some(on);
+        }
+        self.set_collection_balancing(c, balancing);
+        Ok(())
+    }
+
+    fn set_collection_balancing(&mut self, c: usize, balancing: CollectionBalancing) {
+        let coll = &mut self.cluster.collections[c];
+        coll.balancing = balancing;
+        let ns = coll.ns.clone();
+        self.emit(EventKind::CollectionBalancingSet {
+            ns,
+            max_chunk_size_bytes: balancing.max_chunk_size_bytes,
+            auto_merge: balancing.auto_merge,
+        });
+    }
+}

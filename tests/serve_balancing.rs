@@ -1,0 +1,171 @@
+#![allow(clippy::unwrap_used)]
+//! `configureCollectionBalancing` and `moveRange` with one bound through the real driver against
+//! `shardtop serve`: the collection document shows the settings, `balancerCollectionStatus`
+//! reports the collection's chunk size, the live source reads them back, and refusals carry
+//! MongoDB's codes.
+
+use std::time::Duration;
+
+use bson::{Document, doc};
+use futures::TryStreamExt;
+use mongodb::Client;
+use mongodb::error::ErrorKind;
+use shardtop::serve::{ServeOptions, Server, empty_cluster, start};
+
+async fn serve(version: &str) -> (Server, Client, String) {
+    let sim = empty_cluster(Some(version.parse().unwrap())).unwrap();
+    let mut opts = ServeOptions::new("127.0.0.1:0".parse().unwrap(), sim);
+    opts.paused = false;
+    let server = start(opts).await.unwrap();
+    let uri = format!(
+        "mongodb://{}/?directConnection=true&serverSelectionTimeoutMS=5000",
+        server.local_addr()
+    );
+    let client = Client::with_uri_str(&uri).await.unwrap();
+    (server, client, uri)
+}
+
+async fn admin(client: &Client, cmd: Document) -> mongodb::error::Result<Document> {
+    client.database("admin").run_command(cmd).await
+}
+
+fn code_of(e: &mongodb::error::Error) -> i32 {
+    match &*e.kind {
+        ErrorKind::Command(c) => c.code,
+        other => panic!("not a command error: {other:?}"),
+    }
+}
+
+async fn collection_doc(client: &Client, ns: &str) -> Document {
+    client
+        .database("config")
+        .collection::<Document>("collections")
+        .find_one(doc! {"_id": ns})
+        .await
+        .unwrap()
+        .unwrap()
+}
+
+async fn chunks(client: &Client) -> Vec<Document> {
+    client
+        .database("config")
+        .collection::<Document>("chunks")
+        .find(doc! {})
+        .sort(doc! {"min": 1})
+        .await
+        .unwrap()
+        .try_collect()
+        .await
+        .unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn configure_collection_balancing_is_shown_and_read_back() {
+    let (server, client, uri) = serve("7.0").await;
+    admin(&client, doc! {"shardCollection": "app.c", "key": {"x": 1}})
+        .await
+        .unwrap();
+    admin(
+        &client,
+        doc! {"configureCollectionBalancing": "app.c", "chunkSize": 256, "enableAutoMerger": false},
+    )
+    .await
+    .unwrap();
+    let coll = collection_doc(&client, "app.c").await;
+    assert_eq!(coll.get_i64("maxChunkSizeBytes").unwrap(), 256 << 20);
+    assert_eq!(coll.get_bool("enableAutoMerge"), Ok(false));
+    let status = admin(&client, doc! {"balancerCollectionStatus": "app.c"})
+        .await
+        .unwrap();
+    assert_eq!(status.get_i64("chunkSize").unwrap(), 256);
+    // The live source reads the collection's own chunk size.
+    let polled = shardtop::live::poller::poll_once(&uri, Duration::from_secs(5))
+        .await
+        .unwrap();
+    let c = polled.state.cluster.collection_index("app.c").unwrap();
+    assert_eq!(polled.state.cluster.chunk_size_of(c), 256 << 20);
+    // chunkSize 0 goes back to the cluster's.
+    admin(
+        &client,
+        doc! {"configureCollectionBalancing": "app.c", "chunkSize": 0},
+    )
+    .await
+    .unwrap();
+    let coll = collection_doc(&client, "app.c").await;
+    assert!(coll.get("maxChunkSizeBytes").is_none());
+    let err = admin(
+        &client,
+        doc! {"configureCollectionBalancing": "app.c", "defragmentCollection": true},
+    )
+    .await
+    .unwrap_err();
+    assert_eq!(code_of(&err), 115);
+    server.shutdown().await;
+
+    let (server, client, _) = serve("4.4").await;
+    admin(&client, doc! {"shardCollection": "app.c", "key": {"x": 1}})
+        .await
+        .unwrap();
+    let err = admin(
+        &client,
+        doc! {"configureCollectionBalancing": "app.c", "chunkSize": 256},
+    )
+    .await
+    .unwrap_err();
+    assert_eq!(code_of(&err), 59);
+    let err = admin(
+        &client,
+        doc! {"moveRange": "app.c", "min": {"x": 0}, "toShard": "shard01"},
+    )
+    .await
+    .unwrap_err();
+    assert_eq!(code_of(&err), 59);
+    server.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn move_range_with_only_max_through_the_driver() {
+    let (server, client, _) = serve("8.0").await;
+    admin(&client, doc! {"shardCollection": "app.c", "key": {"x": 1}})
+        .await
+        .unwrap();
+    admin(&client, doc! {"split": "app.c", "middle": {"x": 100}})
+        .await
+        .unwrap();
+    let before = chunks(&client).await;
+    let owner = before[0].get_str("shard").unwrap().to_string();
+    let shards: Vec<Document> = client
+        .database("config")
+        .collection::<Document>("shards")
+        .find(doc! {})
+        .await
+        .unwrap()
+        .try_collect()
+        .await
+        .unwrap();
+    let other = shards
+        .iter()
+        .map(|s| s.get_str("_id").unwrap())
+        .find(|s| *s != owner)
+        .unwrap()
+        .to_string();
+    // max 100 is the end of the first chunk: the range is that chunk (it holds no data).
+    admin(
+        &client,
+        doc! {"moveRange": "app.c", "max": {"x": 100}, "toShard": &other},
+    )
+    .await
+    .unwrap();
+    let mut moved = false;
+    for _ in 0..100 {
+        let now = chunks(&client).await;
+        if now[0].get_str("shard").unwrap() == other {
+            moved = true;
+            assert_eq!(now.len(), 2);
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert!(moved, "the range [MinKey, 100) reached {other}");
+    server.shutdown().await;
+}

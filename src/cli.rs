@@ -94,9 +94,11 @@ pub struct WatchArgs {
     /// Show this collection first (`db.coll`).
     #[arg(long)]
     pub ns: Option<String>,
-    /// Write heat: `auto` (the best available without writing to the cluster: data growth),
-    /// `size` (each shard's share of the growth between polls), `changestream` (opt-in: change
-    /// streams on the watched collections, mapped to chunks) or `off`.
+    /// Write heat: `auto` (the best available without writing to the cluster: sampled queries
+    /// when the cluster already samples some, else data growth), `size` (each shard's share of
+    /// the growth between polls), `sampled` (`$listSampledQueries`, 7.0+, where query sampling
+    /// is already enabled), `changestream` (opt-in: change streams on the watched collections,
+    /// mapped to chunks) or `off`.
     #[arg(long, default_value = "auto")]
     pub heat: String,
     /// Poll once and exit (with `--json`: the JSON summary; else the text summary).

@@ -11,4 +11,5 @@ pub mod logs;
 pub mod poller;
 pub mod record;
 pub mod routing_cache;
+pub mod sampled_heat;
 pub mod snapshot;

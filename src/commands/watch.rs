@@ -46,46 +46,64 @@ fn failure(e: LiveError) -> Failure {
     }
 }
 
-/// The heat mode: `auto` picks the best signal that writes nothing to the cluster and needs
-/// nothing enabled on it — data growth (`size`); `changestream` is opt-in.
-fn check_heat(heat: &str) -> Result<HeatMode, Failure> {
+/// The heat mode asked for; `None` is `auto`.
+fn check_heat(heat: &str) -> Result<Option<HeatMode>, Failure> {
     match heat {
-        "auto" | "size" => Ok(HeatMode::Size),
-        "off" => Ok(HeatMode::Off),
-        "changestream" => Ok(HeatMode::ChangeStream),
-        "sampled" => Err(Failure::input(
-            "--heat sampled is not built yet (see the README's Status); use auto, size, changestream or off",
-        )),
+        "auto" => Ok(None),
+        "size" => Ok(Some(HeatMode::Size)),
+        "off" => Ok(Some(HeatMode::Off)),
+        "changestream" => Ok(Some(HeatMode::ChangeStream)),
+        "sampled" => Ok(Some(HeatMode::Sampled)),
         other => Err(Failure::input(format!(
             "--heat {other:?}: one of auto, size, changestream, sampled, off"
         ))),
     }
 }
 
+/// `auto` picks the best signal that writes nothing to the cluster: the queries it already
+/// samples when there are any (`$listSampledQueries`), else data growth (`size`);
+/// `changestream` is opt-in.
+async fn resolve_heat(asked: Option<HeatMode>, client: &LiveClient) -> HeatMode {
+    match asked {
+        Some(mode) => mode,
+        None if crate::live::sampled_heat::available(client).await => HeatMode::Sampled,
+        None => HeatMode::Size,
+    }
+}
+
 fn poller(client: LiveClient, heat: HeatMode) -> Poller {
     let mut p = Poller::new(client);
-    if heat == HeatMode::ChangeStream {
-        p.change_heat = Some(crate::live::change_heat::ChangeHeat::default());
+    match heat {
+        HeatMode::ChangeStream => {
+            p.change_heat = Some(crate::live::change_heat::ChangeHeat::default());
+        }
+        HeatMode::Sampled => {
+            p.sampled_heat = Some(crate::live::sampled_heat::SampledHeat::default());
+        }
+        HeatMode::Off | HeatMode::Size => {}
     }
     p
 }
 
 pub fn run(args: &WatchArgs, colors: bool, out: &mut impl Write) -> Result<(), Failure> {
-    let heat = check_heat(&args.heat)?;
+    let asked = check_heat(&args.heat)?;
     let interval = duration(&args.interval)?;
     if !args.once {
-        return interactive(args, colors, interval, heat);
+        return interactive(args, colors, interval, asked);
     }
     let rt = super::tui::runtime()?;
-    let polled = rt
+    let (polled, heat) = rt
         .block_on(async {
-            if heat != HeatMode::ChangeStream {
-                return poll_once(&args.uri, Duration::from_secs(10)).await;
+            if asked.is_none_or(|h| h == HeatMode::Size || h == HeatMode::Off) {
+                let heat = asked.unwrap_or(HeatMode::Size);
+                return Ok((poll_once(&args.uri, Duration::from_secs(10)).await?, heat));
             }
             let client = LiveClient::connect(&args.uri, Duration::from_secs(10)).await?;
-            poller(client, heat)
+            let heat = resolve_heat(asked, &client).await;
+            let polled = poller(client, heat)
                 .poll_within(now_ms(), Duration::from_secs(30))
-                .await
+                .await?;
+            Ok::<_, LiveError>((polled, heat))
         })
         .map_err(failure)?;
     let source = hosts(&args.uri);
@@ -113,19 +131,20 @@ fn interactive(
     args: &WatchArgs,
     colors: bool,
     interval: Duration,
-    heat: HeatMode,
+    asked: Option<HeatMode>,
 ) -> Result<(), Failure> {
     super::tui::require_terminal(&format!(
         "`shardtop watch {} --once --json`",
         hosts(&args.uri)
     ))?;
     let rt = super::tui::runtime()?;
-    let (poller, polled) = rt
+    let (poller, polled, heat) = rt
         .block_on(async {
             let client = LiveClient::connect(&args.uri, Duration::from_secs(10)).await?;
+            let heat = resolve_heat(asked, &client).await;
             let mut poller = poller(client, heat);
             let polled = poller.poll(now_ms()).await?;
-            Ok::<_, LiveError>((poller, polled))
+            Ok::<_, LiveError>((poller, polled, heat))
         })
         .map_err(failure)?;
     let collection = args

@@ -34,6 +34,8 @@ pub struct Poller {
     pub fetched_chunks: usize,
     /// Change streams for write heat (`--heat changestream`), when asked for.
     pub change_heat: Option<super::change_heat::ChangeHeat>,
+    /// Sampled queries for heat (`--heat sampled`), when asked for.
+    pub sampled_heat: Option<super::sampled_heat::SampledHeat>,
 }
 
 /// What a poll produced.
@@ -51,6 +53,7 @@ impl Poller {
             logs: super::logs::LogTails::default(),
             fetched_chunks: 0,
             change_heat: None,
+            sampled_heat: None,
         }
     }
 
@@ -245,6 +248,9 @@ impl Poller {
             .filter_map(|(k, op)| in_flight(&state, op, now_ms, k as u64 + 1))
             .collect();
         if let Some(heat) = self.change_heat.as_mut() {
+            heat.observe(&self.client, &mut state).await;
+        }
+        if let Some(heat) = self.sampled_heat.as_mut() {
             heat.observe(&self.client, &mut state).await;
         }
         state.replay_clock(now_ms);

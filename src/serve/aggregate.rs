@@ -15,7 +15,7 @@ use super::reply::{self, Answer, ok};
 use super::state::State;
 use crate::sim::{ServerVersion, SimError};
 
-fn unknown_stage(name: &str) -> SimError {
+pub(super) fn unknown_stage(name: &str) -> SimError {
     SimError {
         code: 40324,
         code_name: "Location40324",
@@ -99,6 +99,9 @@ pub fn aggregate(state: &mut State, db: &str, cmd: &Document) -> Answer {
         match first.keys().next().map(String::as_str) {
             Some("$currentOp") if coll.is_none() && db == "admin" => {
                 docs = super::current_op::current_op(state, &first["$currentOp"])?;
+            }
+            Some("$listSampledQueries") if coll.is_none() && db == "admin" => {
+                docs = super::query_analyzer::list(state, &first["$listSampledQueries"])?;
             }
             Some("$shardedDataDistribution") if coll.is_none() && db == "admin" => {
                 if state.sim.cluster.version < ServerVersion::V6_0 {

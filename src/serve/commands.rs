@@ -27,6 +27,7 @@ const ADMIN_ONLY: &[&str] = &[
     "moveChunk",
     "moveRange",
     "configureCollectionBalancing",
+    "configureQueryAnalyzer",
     "mergeChunks",
     "balancerStart",
     "balancerStop",
@@ -57,6 +58,7 @@ pub fn answer(state: &mut State, cmd: &Document, ctx: Context) -> Document {
             message: format!("{name} may only be run against the admin database."),
         })
     } else {
+        super::query_analyzer::observe(state, &name, &db, cmd);
         dispatch(state, &name, &db, cmd, ctx)
     };
     state.commands_answered += 1;
@@ -148,6 +150,7 @@ fn dispatch(state: &mut State, name: &str, db: &str, cmd: &Document, ctx: Contex
         "moveChunk" => sharding::move_chunk(state, cmd),
         "moveRange" => sharding::move_range(state, cmd),
         "configureCollectionBalancing" => sharding::configure_collection_balancing(state, cmd),
+        "configureQueryAnalyzer" => super::query_analyzer::configure(state, cmd),
         "mergeChunks" => sharding::merge_chunks(state, cmd),
         "balancerStart" => sharding::set_balancer(state, true),
         "balancerStop" => sharding::set_balancer(state, false),

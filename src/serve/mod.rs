@@ -22,6 +22,7 @@ mod handshake;
 mod ids;
 mod log;
 mod query;
+mod query_analyzer;
 mod reply;
 mod sharding;
 mod state;

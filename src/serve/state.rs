@@ -55,6 +55,8 @@ pub struct State {
     /// `config.changelog` and `config.actionlog`, from the simulator's events.
     pub changelog: super::changelog::CappedLog,
     pub actionlog: super::changelog::CappedLog,
+    /// `configureQueryAnalyzer` settings and the queries sampled.
+    pub analyzers: super::query_analyzer::QueryAnalyzers,
     /// Change events and change-stream cursors.
     pub streams: super::change_stream::ChangeStreams,
 }
@@ -83,6 +85,7 @@ impl State {
             commands_answered: 0,
             changelog: super::changelog::CappedLog::default(),
             actionlog: super::changelog::CappedLog::default(),
+            analyzers: super::query_analyzer::QueryAnalyzers::default(),
             streams: super::change_stream::ChangeStreams::default(),
         }
     }

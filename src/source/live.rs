@@ -20,6 +20,8 @@ pub enum HeatMode {
     Size,
     /// Change streams on the watched collections (opt-in), mapped to chunks.
     ChangeStream,
+    /// Queries the cluster already samples (`$listSampledQueries`), targeted to chunks.
+    Sampled,
 }
 
 impl HeatMode {
@@ -28,6 +30,7 @@ impl HeatMode {
             Self::Off => "off",
             Self::Size => "size",
             Self::ChangeStream => "changestream",
+            Self::Sampled => "sampled",
         }
     }
 }

@@ -7,6 +7,7 @@
 pub mod change_heat;
 pub mod client;
 pub mod config;
+pub mod heat_counts;
 pub mod logs;
 pub mod poller;
 pub mod record;

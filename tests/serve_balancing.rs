@@ -4,37 +4,14 @@
 //! reports the collection's chunk size, the live source reads them back, and refusals carry
 //! MongoDB's codes.
 
+mod common;
+use common::{admin, code_of, serve_empty};
+
 use std::time::Duration;
 
 use bson::{Document, doc};
 use futures::TryStreamExt;
 use mongodb::Client;
-use mongodb::error::ErrorKind;
-use shardtop::serve::{ServeOptions, Server, empty_cluster, start};
-
-async fn serve(version: &str) -> (Server, Client, String) {
-    let sim = empty_cluster(Some(version.parse().unwrap())).unwrap();
-    let mut opts = ServeOptions::new("127.0.0.1:0".parse().unwrap(), sim);
-    opts.paused = false;
-    let server = start(opts).await.unwrap();
-    let uri = format!(
-        "mongodb://{}/?directConnection=true&serverSelectionTimeoutMS=5000",
-        server.local_addr()
-    );
-    let client = Client::with_uri_str(&uri).await.unwrap();
-    (server, client, uri)
-}
-
-async fn admin(client: &Client, cmd: Document) -> mongodb::error::Result<Document> {
-    client.database("admin").run_command(cmd).await
-}
-
-fn code_of(e: &mongodb::error::Error) -> i32 {
-    match &*e.kind {
-        ErrorKind::Command(c) => c.code,
-        other => panic!("not a command error: {other:?}"),
-    }
-}
 
 async fn collection_doc(client: &Client, ns: &str) -> Document {
     client
@@ -61,7 +38,7 @@ async fn chunks(client: &Client) -> Vec<Document> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn configure_collection_balancing_is_shown_and_read_back() {
-    let (server, client, uri) = serve("7.0").await;
+    let (server, client, uri) = serve_empty("7.0", false).await;
     admin(&client, doc! {"shardCollection": "app.c", "key": {"x": 1}})
         .await
         .unwrap();
@@ -102,7 +79,7 @@ async fn configure_collection_balancing_is_shown_and_read_back() {
     assert_eq!(code_of(&err), 115);
     server.shutdown().await;
 
-    let (server, client, _) = serve("4.4").await;
+    let (server, client, _) = serve_empty("4.4", false).await;
     admin(&client, doc! {"shardCollection": "app.c", "key": {"x": 1}})
         .await
         .unwrap();
@@ -125,7 +102,7 @@ async fn configure_collection_balancing_is_shown_and_read_back() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn move_range_with_only_max_through_the_driver() {
-    let (server, client, _) = serve("8.0").await;
+    let (server, client, _) = serve_empty("8.0", false).await;
     admin(&client, doc! {"shardCollection": "app.c", "key": {"x": 1}})
         .await
         .unwrap();

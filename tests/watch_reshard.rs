@@ -56,7 +56,9 @@ async fn a_reshard_makes_the_watcher_reload_everything() {
         .run_command(doc! {"reshardCollection": "shop.orders", "key": {"customerId": 1, "placedAt": 1}, "numInitialChunks": 12})
         .await
         .unwrap();
-    let collections = admin.database("config").collection::<Document>("collections");
+    let collections = admin
+        .database("config")
+        .collection::<Document>("collections");
     let mut done = false;
     for _ in 0..200 {
         let c = collections
@@ -75,7 +77,10 @@ async fn a_reshard_makes_the_watcher_reload_everything() {
     let c = &polled.state.cluster.collections[0];
     assert_eq!(c.pattern.len(), 2);
     assert_eq!(c.table.len(), 12);
-    assert_eq!(watching.fetched_chunks, 12, "a full reload of the new table");
+    assert_eq!(
+        watching.fetched_chunks, 12,
+        "a full reload of the new table"
+    );
     let fresh = poll_once(&uri, Duration::from_secs(5)).await.unwrap();
     assert_eq!(chunks_of(&polled.state), chunks_of(&fresh.state));
     server.shutdown().await;

@@ -3,40 +3,17 @@
 //! `$listSampledQueries` in the documented shape at the configured rate, and the live source's
 //! `--heat sampled`, which targets each new sample to its chunk.
 
+mod common;
+use common::{admin, code_of, serve_empty};
+
 use std::time::{Duration, Instant};
 
 use bson::{Document, doc};
 use futures::TryStreamExt;
 use mongodb::Client;
-use mongodb::error::ErrorKind;
 use shardtop::live::client::LiveClient;
 use shardtop::live::poller::Poller;
 use shardtop::live::sampled_heat::{SampledHeat, available};
-use shardtop::serve::{ServeOptions, Server, empty_cluster, start};
-
-async fn serve(version: &str) -> (Server, Client, String) {
-    let sim = empty_cluster(Some(version.parse().unwrap())).unwrap();
-    let mut opts = ServeOptions::new("127.0.0.1:0".parse().unwrap(), sim);
-    opts.paused = true;
-    let server = start(opts).await.unwrap();
-    let uri = format!(
-        "mongodb://{}/?directConnection=true&serverSelectionTimeoutMS=5000",
-        server.local_addr()
-    );
-    let client = Client::with_uri_str(&uri).await.unwrap();
-    (server, client, uri)
-}
-
-async fn admin(client: &Client, cmd: Document) -> mongodb::error::Result<Document> {
-    client.database("admin").run_command(cmd).await
-}
-
-fn code_of(e: &mongodb::error::Error) -> i32 {
-    match &*e.kind {
-        ErrorKind::Command(c) => c.code,
-        other => panic!("not a command error: {other:?}"),
-    }
-}
 
 async fn samples(client: &Client) -> Vec<Document> {
     client
@@ -75,7 +52,7 @@ async fn find(client: &Client, x: i32, times: usize) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn samples_have_the_documented_shape_and_rate() {
-    let (server, client, _) = serve("7.0").await;
+    let (server, client, _) = serve_empty("7.0", true).await;
     three_chunks(&client).await;
     let reply = admin(
         &client,
@@ -141,7 +118,7 @@ async fn samples_have_the_documented_shape_and_rate() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn before_7_0_there_is_no_query_sampling() {
-    let (server, client, _) = serve("6.0").await;
+    let (server, client, _) = serve_empty("6.0", true).await;
     three_chunks(&client).await;
     let err = admin(
         &client,
@@ -162,7 +139,7 @@ async fn before_7_0_there_is_no_query_sampling() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn sampled_heat_targets_each_new_sample_to_its_chunk() {
-    let (server, client, uri) = serve("8.0").await;
+    let (server, client, uri) = serve_empty("8.0", true).await;
     three_chunks(&client).await;
     let live = LiveClient::connect(&uri, Duration::from_secs(5))
         .await

@@ -9,17 +9,15 @@ use std::collections::HashMap;
 use bson::{Document, doc};
 
 use super::client::LiveClient;
+use super::heat_counts::{HeatCounts, shard_ids};
 use crate::model::ShardKey;
 use crate::sim::Simulator;
-use crate::sim::window::WriteWindow;
 
 const MAX_EVENTS: usize = 50_000;
 
 struct Stream {
     cursor: i64,
-    window: WriteWindow,
-    /// Writes seen since the watch started, by shard id.
-    writes: HashMap<String, u64>,
+    counts: HeatCounts,
 }
 
 /// The change streams of the watched collections.
@@ -62,8 +60,7 @@ impl ChangeHeat {
                         ns.clone(),
                         Stream {
                             cursor: id,
-                            window: WriteWindow::new(crate::sim::engine::WINDOW_TICKS),
-                            writes: HashMap::new(),
+                            counts: HeatCounts::default(),
                         },
                     );
                 }
@@ -91,12 +88,7 @@ impl ChangeHeat {
     }
 
     fn apply(&mut self, state: &mut Simulator, events: &HashMap<String, Vec<Document>>) {
-        let shard_ids: Vec<String> = state
-            .cluster
-            .shards
-            .iter()
-            .map(|s| s.shard.id.clone())
-            .collect();
+        let shard_ids = shard_ids(state);
         for c in &mut state.cluster.collections {
             let Some(stream) = self.streams.get_mut(&c.ns) else {
                 continue;
@@ -116,16 +108,8 @@ impl ChangeHeat {
                 if let Some(n) = by_shard.get_mut(shard) {
                     *n += 1;
                 }
-                *stream.writes.entry(shard_ids[shard].clone()).or_insert(0) += 1;
             }
-            stream
-                .window
-                .push(by_chunk.into_values().collect(), by_shard);
-            c.window = stream.window.clone();
-            c.routed_writes = shard_ids
-                .iter()
-                .map(|id| stream.writes.get(id).copied().unwrap_or(0))
-                .collect();
+            stream.counts.record(c, &shard_ids, by_chunk, by_shard);
         }
     }
 }

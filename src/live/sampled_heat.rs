@@ -11,11 +11,11 @@ use std::collections::HashMap;
 use bson::{Bson, DateTime, Document, doc};
 
 use super::client::LiveClient;
+use super::heat_counts::{HeatCounts, shard_ids};
 use crate::model::ShardKey;
 use crate::model::targeting::{key_ranges, target_spans};
 use crate::sim::Simulator;
 use crate::sim::cluster::Collection;
-use crate::sim::window::WriteWindow;
 
 /// Samples read per collection and poll; more wait for the next poll.
 const PAGE: i64 = 50_000;
@@ -25,11 +25,10 @@ const MAX_CHUNKS: usize = 100;
 /// collection (not looked up chunk by chunk).
 const SCAN_LIMIT: usize = 10_000;
 
+#[derive(Default)]
 struct Tail {
     last: Option<DateTime>,
-    window: WriteWindow,
-    /// Samples that targeted each shard since the watch started, by shard id.
-    per_shard: HashMap<String, u64>,
+    counts: HeatCounts,
 }
 
 /// The sampled-query tails of the watched collections.
@@ -75,18 +74,9 @@ fn filter_of(sample: &Document) -> Document {
 impl SampledHeat {
     /// Reads the new samples of every collection and gives `state` its windows and counts.
     pub async fn observe(&mut self, client: &LiveClient, state: &mut Simulator) {
-        let shard_ids: Vec<String> = state
-            .cluster
-            .shards
-            .iter()
-            .map(|s| s.shard.id.clone())
-            .collect();
+        let shard_ids = shard_ids(state);
         for c in &mut state.cluster.collections {
-            let tail = self.tails.entry(c.ns.clone()).or_insert_with(|| Tail {
-                last: None,
-                window: WriteWindow::new(crate::sim::engine::WINDOW_TICKS),
-                per_shard: HashMap::new(),
-            });
+            let tail = self.tails.entry(c.ns.clone()).or_default();
             let baseline = tail.last.is_none();
             let samples = read(client, &c.ns, tail.last).await;
             let mut by_chunk: HashMap<usize, (ShardKey, u64)> = HashMap::new();
@@ -103,15 +93,7 @@ impl SampledHeat {
                 // Nothing sampled yet: every sample from now on is new.
                 tail.last = Some(DateTime::from_millis(0));
             }
-            for (k, n) in by_shard.iter().enumerate() {
-                *tail.per_shard.entry(shard_ids[k].clone()).or_insert(0) += n;
-            }
-            tail.window.push(by_chunk.into_values().collect(), by_shard);
-            c.window = tail.window.clone();
-            c.routed_writes = shard_ids
-                .iter()
-                .map(|id| tail.per_shard.get(id).copied().unwrap_or(0))
-                .collect();
+            tail.counts.record(c, &shard_ids, by_chunk, by_shard);
         }
     }
 }

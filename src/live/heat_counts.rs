@@ -1,0 +1,58 @@
+//! What the per-event heat sources (change streams, sampled queries) keep per collection between
+//! polls: the recent window of counts by chunk and shard, and the totals by shard id since the
+//! watch started; each poll's counts go into the collection the views read.
+
+use std::collections::HashMap;
+
+use crate::model::ShardKey;
+use crate::sim::cluster::Collection;
+use crate::sim::window::WriteWindow;
+
+/// One collection's counts.
+pub struct HeatCounts {
+    window: WriteWindow,
+    per_shard: HashMap<String, u64>,
+}
+
+impl Default for HeatCounts {
+    fn default() -> Self {
+        Self {
+            window: WriteWindow::new(crate::sim::engine::WINDOW_TICKS),
+            per_shard: HashMap::new(),
+        }
+    }
+}
+
+/// The ids of the state's shards, by shard index.
+pub fn shard_ids(state: &crate::sim::Simulator) -> Vec<String> {
+    state
+        .cluster
+        .shards
+        .iter()
+        .map(|s| s.shard.id.clone())
+        .collect()
+}
+
+impl HeatCounts {
+    /// Adds one poll's counts (by chunk index, with a key of that chunk; by shard index) and
+    /// gives the collection its window and per-shard totals.
+    pub fn record(
+        &mut self,
+        c: &mut Collection,
+        shard_ids: &[String],
+        by_chunk: HashMap<usize, (ShardKey, u64)>,
+        by_shard: Vec<u64>,
+    ) {
+        for (k, n) in by_shard.iter().enumerate() {
+            if let Some(id) = shard_ids.get(k) {
+                *self.per_shard.entry(id.clone()).or_insert(0) += n;
+            }
+        }
+        self.window.push(by_chunk.into_values().collect(), by_shard);
+        c.window = self.window.clone();
+        c.routed_writes = shard_ids
+            .iter()
+            .map(|id| self.per_shard.get(id).copied().unwrap_or(0))
+            .collect();
+    }
+}

@@ -118,9 +118,10 @@ pub fn run(args: &WatchArgs, colors: bool, out: &mut impl Write) -> Result<(), F
             serde_json::to_string_pretty(&summary).unwrap_or_default()
         )
     } else {
-        polled
-            .state
-            .summary_text(&format!("shardtop watch {source}"))
+        polled.state.summary_text_at(
+            &format!("shardtop watch {source}"),
+            &crate::source::live::clock_text(polled.state.now_ms()),
+        )
     };
     out.write_all(text.as_bytes()).map_err(|e| write_failed(&e))
 }

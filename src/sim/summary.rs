@@ -127,15 +127,22 @@ impl Simulator {
         out
     }
 
-    /// The text summary.
+    /// The text summary, at virtual time.
     pub fn summary_text(&self, title: &str) -> String {
+        self.summary_text_at(
+            title,
+            &format!("virtual time {:.1} s", self.now_ms as f64 / 1000.0),
+        )
+    }
+
+    /// The text summary, with `clock` saying when.
+    pub fn summary_text_at(&self, title: &str, clock: &str) -> String {
         let mut s = String::new();
         let cluster = &self.cluster;
         let _ = writeln!(
             s,
-            "{title} — MongoDB {} rules, virtual time {:.1} s, chunk size {}\n",
+            "{title} — MongoDB {} rules, {clock}, chunk size {}\n",
             cluster.version,
-            self.now_ms as f64 / 1000.0,
             human_bytes(cluster.settings.chunk_size_bytes)
         );
         for c in &cluster.collections {

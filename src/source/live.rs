@@ -38,7 +38,8 @@ impl HeatMode {
 /// The longest wait between two attempts after failures.
 const MAX_BACKOFF: Duration = Duration::from_secs(30);
 
-fn clock_text(ms: u64) -> String {
+/// Wall-clock milliseconds since the epoch as `HH:MM:SS UTC`.
+pub fn clock_text(ms: u64) -> String {
     let s = ms / 1000;
     format!(
         "{:02}:{:02}:{:02} UTC",

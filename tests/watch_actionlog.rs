@@ -1,7 +1,8 @@
 #![allow(clippy::unwrap_used)]
 //! `config.actionlog` as `shardtop serve` writes it (balancer rounds in the real 4.4 shape, with
 //! the version's spelling of the error flag) and as the live source reads it (each round a log
-//! line with its candidates, moves and time).
+//! line with its candidates, moves and time), and the donors' `moveChunk.from` entries that
+//! `sh.status()` counts as migration results.
 
 use std::net::SocketAddr;
 use std::time::Duration;
@@ -110,4 +111,42 @@ async fn the_live_source_logs_each_balancer_round() {
     assert!(lines.last().unwrap().contains(&want), "{lines:?} vs {want}");
     // Log lines come oldest first across both logs.
     assert!(polled.log.windows(2).all(|w| w[0].at_ms <= w[1].at_ms));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn donors_log_migration_results_as_sh_status_reads_them() {
+    let (server, uri) = serve_ascending("6.0", 150_000).await;
+    let client = mongodb::Client::with_uri_str(&uri).await.unwrap();
+    let changelog = client
+        .database("config")
+        .collection::<Document>("changelog");
+    let commits = changelog
+        .count_documents(doc! {"what": "moveChunk.commit"})
+        .await
+        .unwrap();
+    assert!(commits > 0);
+    // The pipeline mongosh's sh.status() sends for "Migration Results for the last 24 hours".
+    let yesterday =
+        bson::DateTime::from_millis(bson::DateTime::now().timestamp_millis() - 86_400_000);
+    let results: Vec<Document> = changelog
+        .aggregate(vec![
+            doc! {"$match": {"time": {"$gt": yesterday}, "what": "moveChunk.from",
+            "details.errmsg": {"$exists": false}, "details.note": "success"}},
+            doc! {"$group": {"_id": {"msg": "$details.errmsg"}, "count": {"$sum": 1}}},
+            doc! {"$project": {"_id": {"$ifNull": ["$_id.msg", "Success"]}, "count": "$count"}},
+        ])
+        .await
+        .unwrap()
+        .try_collect()
+        .await
+        .unwrap();
+    server.shutdown().await;
+    assert_eq!(results.len(), 1, "{results:?}");
+    assert_eq!(results[0].get_str("_id").unwrap(), "Success");
+    let count = match results[0].get("count").unwrap() {
+        bson::Bson::Int32(n) => u64::from(*n as u32),
+        bson::Bson::Int64(n) => *n as u64,
+        other => panic!("{other:?}"),
+    };
+    assert_eq!(count, commits);
 }

@@ -110,14 +110,62 @@ pub fn record(state: &mut State) {
             state.actionlog.push(state.started_secs, entry);
             continue;
         }
+        let text = state.sim.describe_detail(e);
+        let mut details = migration_details(state, &e.kind);
+        details.insert("shardtop", text);
         let entry = doc! {
             "server": "shardtop",
             "clientAddr": "",
             "time": time,
             "what": e.kind.what(),
             "ns": ns_of(&e.kind),
-            "details": { "shardtop": state.sim.describe_detail(e) },
+            "details": details,
         };
         state.changelog.push(state.started_secs, entry);
+        if let Some(from) = donor_entry(state, &e.kind) {
+            let entry = doc! {
+                "server": "shardtop", "clientAddr": "", "time": time,
+                "what": "moveChunk.from", "ns": ns_of(&e.kind), "details": from,
+            };
+            state.changelog.push(state.started_secs, entry);
+        }
     }
+}
+
+/// `{min, max, from, to}` of a migration event (empty for other events).
+fn migration_details(state: &State, kind: &EventKind) -> Document {
+    let (EventKind::MigrationStarted { range, .. }
+    | EventKind::MigrationCommitted { range, .. }
+    | EventKind::MigrationFailed { range, .. }) = kind
+    else {
+        return Document::new();
+    };
+    let cluster = &state.sim.cluster;
+    let Some(c) = cluster.collection(&range.ns) else {
+        return Document::new();
+    };
+    doc! {
+        "min": c.pattern.bound_to_document(&range.min),
+        "max": c.pattern.bound_to_document(&range.max),
+        "from": cluster.shard_id(range.from),
+        "to": cluster.shard_id(range.to),
+    }
+}
+
+/// The donor's `moveChunk.from` entry of a finished migration: `note: "success"`, or
+/// `"aborted"` with `errmsg` — what `sh.status()` counts as migration results. (The donor's
+/// per-step timings, `"step 1 of 6"` …, are not simulated and left out.)
+fn donor_entry(state: &State, kind: &EventKind) -> Option<Document> {
+    let mut d = migration_details(state, kind);
+    match kind {
+        EventKind::MigrationCommitted { .. } => {
+            d.insert("note", "success");
+        }
+        EventKind::MigrationFailed { error, .. } => {
+            d.insert("note", "aborted");
+            d.insert("errmsg", error.message.clone());
+        }
+        _ => return None,
+    }
+    Some(d)
 }

@@ -2,7 +2,8 @@
 //! server logs them. Balancer rounds (and balancer start/stop — unverified) go to the actionlog
 //! with the real `details` of the version (`errorOccured` before 5.0, `errorOccurred` after);
 //! everything else goes to the changelog with `what` (the names the events already use), `ns`,
-//! `time` (the start of serving plus virtual time) and `details` (the event in words). Write
+//! `time` (the start of serving plus virtual time) and `details` (the event in words, plus
+//! `min`/`max`/`from`/`to` for migrations, whose donor also logs `moveChunk.from`). Write
 //! batches and round starts are not logged, as on a real cluster; the newest `KEEP` entries of
 //! each are kept (the real collections are capped too).
 

@@ -16,6 +16,7 @@ pub mod apply;
 pub mod balancer;
 pub mod cluster;
 pub mod describe;
+pub mod docs;
 pub mod drain;
 pub mod engine;
 pub mod error;

@@ -195,4 +195,7 @@ pub struct ServeArgs {
     /// Write one JSON line per command received (command, db, ns, durationMicros).
     #[arg(long, value_name = "FILE")]
     pub log_commands: Option<PathBuf>,
+    /// Documents kept in memory in all; past it writes are routed and counted, not kept.
+    #[arg(long, value_name = "N", default_value_t = crate::serve::DEFAULT_MAX_DOCS)]
+    pub max_docs: u64,
 }

@@ -17,6 +17,7 @@ pub mod balancer;
 pub mod cluster;
 pub mod collection_balancing;
 pub mod describe;
+pub mod docs;
 pub mod drain;
 pub mod engine;
 pub mod error;

@@ -35,6 +35,7 @@ fn bad_input_exits_2() {
             "127.0.0.1:0",
         ],
         &["serve", "no-such-scenario", "--listen", "127.0.0.1:0"],
+        &["serve", "--max-docs", "many", "--listen", "127.0.0.1:0"],
     ] {
         let o = shardtop(args);
         assert_eq!(o.status.code(), Some(2), "{args:?}");

@@ -65,6 +65,7 @@ pub fn run(args: &ServeArgs) -> Result<(), Failure> {
             paused: args.paused,
             command_log: args.log_commands.clone(),
             argv: std::env::args().collect(),
+            max_docs: args.max_docs,
         };
         let server = start(opts).await.map_err(|e| {
             Failure::runtime(format!(

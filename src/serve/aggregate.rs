@@ -2,8 +2,9 @@
 //! `$match`, `$sort`, `$skip`, `$limit`, `$project` (inclusion, exclusion, field references,
 //! `$ifNull`, `$literal`), `$group` (`$sum`, `$min`, `$max`, `$first`, `$last`, `$push`), `$count`,
 //! `$shardedDataDistribution` (6.0+, on admin), `$currentOp` (on admin, see
-//! [`super::current_op`]) and `$changeStream` (see [`super::change_stream`]). Other stages are refused as a server refuses an
-//! unknown stage.
+//! [`super::current_op`]) and `$changeStream` (see [`super::change_stream`]), over the generated
+//! config database or a user collection's kept documents (a `shardtop` field says when some are
+//! not kept). Other stages are refused as a server refuses an unknown stage.
 
 use std::collections::VecDeque;
 
@@ -85,11 +86,6 @@ pub fn aggregate(state: &mut State, db: &str, cmd: &Document) -> Answer {
         return super::change_stream::open(state, db, coll.as_deref(), spec, rest, cmd);
     }
     let mut docs: Vec<Document> = match &coll {
-        Some(_) if db != "config" => {
-            return Err(SimError::illegal_operation(
-                "aggregate on a user collection: shardtop serve keeps no documents",
-            ));
-        }
         Some(c) => cursors::documents(state, db, c),
         None => Vec::new(),
     };
@@ -118,8 +114,14 @@ pub fn aggregate(state: &mut State, db: &str, cmd: &Document) -> Answer {
     for stage in rest {
         docs = apply(stage, docs)?;
     }
-    let ns = coll.map_or_else(|| format!("{db}.$cmd.aggregate"), |c| format!("{db}.{c}"));
-    finish(state, cmd, &ns, docs)
+    let ns = coll
+        .as_ref()
+        .map_or_else(|| format!("{db}.$cmd.aggregate"), |c| format!("{db}.{c}"));
+    let reply = finish(state, cmd, &ns, docs)?;
+    Ok(match &coll {
+        Some(c) => cursors::with_note(state, db, c, reply),
+        None => reply,
+    })
 }
 
 /// Opens the reply cursor over the pipeline's result.

@@ -1,14 +1,17 @@
 //! Change streams: `aggregate` whose first stage is `$changeStream` opens a tailable cursor over
-//! the insert events recorded by `insert` and by upserts that insert (sharded and unsharded
-//! collections alike — both are acknowledged writes). Events live in a bounded ring (the newest
-//! [`HISTORY`]); each has a sequence number, and its resume token is that number in hex
-//! (`{_data: "000000000000002A"}`). Shard-key updates and deletes are not reported.
+//! the change events of acknowledged writes (sharded and unsharded collections alike): `insert`
+//! (inserts and inserting upserts, with `fullDocument`), `update` (with `updateDescription`),
+//! `replace` (with `fullDocument`) and `delete`, each with `documentKey` (the shard-key fields
+//! and `_id`). A shard-key update is one `update` (or `replace`) event, as the client issued it.
+//! Events live in a bounded ring (the newest [`HISTORY`]); each has a sequence number, and its
+//! resume token is that number in hex (`{_data: "000000000000002A"}`).
 //!
 //! Scopes: a collection (`aggregate: "coll"`), a database (`aggregate: 1`), the cluster
 //! (`aggregate: 1` on admin with `allChangesForCluster: true`). Options: `resumeAfter` /
-//! `startAfter` (a token of this server), `startAtOperationTime`; `fullDocument` and the rest are
-//! accepted and ignored (an insert event always carries its document). `$match` and `$project`
-//! may follow; other stages are refused.
+//! `startAfter` (a token of this server), `startAtOperationTime`, `fullDocument: "updateLookup"`
+//! (an update event carries the document as kept when the event is read, null when it is gone);
+//! other options are accepted and ignored. `$match` and `$project` may follow; other stages are
+//! refused.
 //!
 //! A `getMore` with nothing to return is held by the owner task (see [`wait_deadline`]) until an
 //! event arrives or `maxTimeMS` (default 1000 ms) passes, as a server's awaitData does; the
@@ -17,7 +20,6 @@
 use std::collections::{BTreeMap, VecDeque};
 use std::time::{Duration, Instant};
 
-use bson::oid::ObjectId;
 use bson::{Bson, DateTime, Document, Timestamp, doc};
 
 use super::query::get_path;
@@ -66,6 +68,8 @@ struct Stream {
     /// The sequence number of the last event looked at (events after it are still to come).
     position: u64,
     stages: Vec<Document>,
+    /// `fullDocument: "updateLookup"`: update events carry the document as kept now.
+    lookup: bool,
 }
 
 /// The event ring and the open change-stream cursors.
@@ -130,21 +134,34 @@ impl ChangeStreams {
     }
 }
 
+/// What happened to a document.
+pub enum Change {
+    Insert,
+    /// An update by operators: the paths set (with their new values) and removed.
+    Update {
+        updated: Document,
+        removed: Vec<String>,
+    },
+    Replace,
+    Delete,
+}
+
 /// Records the insert of `d` into `ns`, whose shard key has `key_paths` (none when unsharded).
 pub fn record_insert(state: &mut State, ns: &str, key_paths: &[String], d: &Document) {
-    let mut full = d.clone();
-    if !full.contains_key("_id") {
-        // The server adds an `_id` to a document that has none.
-        let mut with_id = doc! { "_id": ObjectId::new() };
-        with_id.extend(full);
-        full = with_id;
-    }
+    let full = super::writes::with_id(d.clone());
+    record(state, ns, key_paths, &full, Change::Insert);
+}
+
+/// Records `change` of document `d` (its new version; for a delete, the one deleted) in `ns`.
+/// `documentKey` is the shard-key fields and `_id`; an insert and a replace carry the document
+/// as `fullDocument`, an update its `updateDescription`.
+pub fn record(state: &mut State, ns: &str, key_paths: &[String], d: &Document, change: Change) {
     let mut key = Document::new();
     for p in key_paths {
-        key.insert(p.clone(), get_path(&full, p).cloned().unwrap_or(Bson::Null));
+        key.insert(p.clone(), get_path(d, p).cloned().unwrap_or(Bson::Null));
     }
     if !key.contains_key("_id") {
-        key.insert("_id", full.get("_id").cloned().unwrap_or(Bson::Null));
+        key.insert("_id", d.get("_id").cloned().unwrap_or(Bson::Null));
     }
     let now = state.now_millis();
     let streams = &mut state.streams;
@@ -155,15 +172,32 @@ pub fn record_insert(state: &mut State, ns: &str, key_paths: &[String], d: &Docu
         increment: seq as u32,
     };
     let (db, coll) = ns.split_once('.').unwrap_or((ns, ""));
-    let event = doc! {
+    let op = match change {
+        Change::Insert => "insert",
+        Change::Update { .. } => "update",
+        Change::Replace => "replace",
+        Change::Delete => "delete",
+    };
+    let mut event = doc! {
         "_id": token(seq),
-        "operationType": "insert",
+        "operationType": op,
         "clusterTime": at,
         "wallTime": DateTime::from_millis(now),
         "ns": { "db": db, "coll": coll },
         "documentKey": key,
-        "fullDocument": full,
     };
+    match change {
+        Change::Insert | Change::Replace => {
+            event.insert("fullDocument", d.clone());
+        }
+        Change::Update { updated, removed } => {
+            event.insert(
+                "updateDescription",
+                doc! { "updatedFields": updated, "removedFields": removed, "truncatedArrays": [] },
+            );
+        }
+        Change::Delete => {}
+    }
     streams.events.push_back(Event {
         seq,
         ns: ns.to_string(),
@@ -276,8 +310,9 @@ pub fn open(
         scope,
         position,
         stages: rest,
+        lookup: matches!(spec.get("fullDocument"), Some(Bson::String(f)) if f == "updateLookup"),
     };
-    let first = next_batch(&state.streams, &mut stream, batch)?;
+    let first = next_batch(&state.streams, &state.store, &mut stream, batch)?;
     let streams = &mut state.streams;
     streams.next_id += 1;
     let id = 0x5EED_C500_0000 + streams.next_id;
@@ -290,7 +325,12 @@ pub fn open(
 
 /// The events after the stream's position in its scope, through its stages, at most `n`;
 /// advances the position past every event looked at.
-fn next_batch(streams: &ChangeStreams, s: &mut Stream, n: usize) -> Result<Vec<Bson>, SimError> {
+fn next_batch(
+    streams: &ChangeStreams,
+    store: &super::store::Store,
+    s: &mut Stream,
+    n: usize,
+) -> Result<Vec<Bson>, SimError> {
     let mut out = Vec::new();
     let mut bytes = 0;
     if streams
@@ -310,7 +350,18 @@ fn next_batch(streams: &ChangeStreams, s: &mut Stream, n: usize) -> Result<Vec<B
         if !s.scope.covers(&e.ns) {
             continue;
         }
-        let mut docs = vec![e.doc.clone()];
+        let mut event = e.doc.clone();
+        if s.lookup && event.get_str("operationType") == Ok("update") {
+            let id = event
+                .get_document("documentKey")
+                .ok()
+                .and_then(|k| k.get("_id"))
+                .cloned()
+                .unwrap_or(Bson::Null);
+            let now = store.by_id(&e.ns, &id).map(|(_, d)| d.doc.clone());
+            event.insert("fullDocument", now.map_or(Bson::Null, Bson::Document));
+        }
+        let mut docs = vec![event];
         for stage in &s.stages {
             docs = super::aggregate::apply(stage, docs)?;
         }
@@ -325,7 +376,7 @@ fn next_batch(streams: &ChangeStreams, s: &mut Stream, n: usize) -> Result<Vec<B
 /// `getMore` on change-stream cursor `id`; `None` when `id` is not one. The cursor stays open.
 pub fn get_more(state: &mut State, id: i64, n: usize) -> Option<Answer> {
     let mut stream = state.streams.cursors.remove(&id)?;
-    let batch = next_batch(&state.streams, &mut stream, n);
+    let batch = next_batch(&state.streams, &state.store, &mut stream, n);
     let ns = stream.ns.clone();
     let resume = token(stream.position);
     state.streams.cursors.insert(id, stream);

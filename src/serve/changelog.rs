@@ -96,6 +96,7 @@ pub fn record(state: &mut State) {
         if matches!(
             e.kind,
             EventKind::Writes { .. }
+                | EventKind::DocumentDeleted { .. }
                 | EventKind::BalancerRoundStarted { .. }
                 | EventKind::BalancerIdle { .. }
         ) {

@@ -1,6 +1,7 @@
 //! Reads: `find` (filter, sort, projection, skip, limit, batchSize, singleBatch), `getMore`,
-//! `killCursors`, `count` and `distinct` over the generated config database. A user collection
-//! answers empty: the simulator keeps shard-key statistics, not documents.
+//! `killCursors`, `count` and `distinct` over the generated config database and the kept
+//! documents of user collections ([`super::store`]). A read on a collection some of whose
+//! documents are not kept carries a `shardtop` field saying how many and why.
 
 use std::collections::{BTreeMap, VecDeque};
 
@@ -75,12 +76,13 @@ pub fn open_cursor(
     (first, id)
 }
 
-/// The documents of `db.coll`: the config database is generated, other collections are empty.
+/// The documents of `db.coll`: the config database is generated, other collections are kept.
 pub fn documents(state: &State, db: &str, coll: &str) -> Vec<Document> {
     if db == "config" {
         config_db::documents(state, coll).unwrap_or_default()
     } else {
-        Vec::new()
+        let ns = format!("{db}.{coll}");
+        state.store.iter(&ns).map(|(_, s)| s.doc.clone()).collect()
     }
 }
 
@@ -94,15 +96,23 @@ pub fn select(
     skip: Option<i64>,
     limit: Option<i64>,
 ) -> Result<Vec<Document>, SimError> {
-    let mut docs = Vec::new();
-    for d in documents(state, db, coll) {
-        if filter.is_none_or(|f| query::matches(&d, f).unwrap_or(false)) {
-            docs.push(d);
-        }
-    }
     if let Some(f) = filter {
         // Surface a bad filter even when there is nothing to match against.
         query::matches(&Document::new(), f)?;
+    }
+    let ns = format!("{db}.{coll}");
+    let generated;
+    let source: Box<dyn Iterator<Item = &Document>> = if db == "config" {
+        generated = config_db::documents(state, coll).unwrap_or_default();
+        Box::new(generated.iter())
+    } else {
+        Box::new(state.store.iter(&ns).map(|(_, s)| &s.doc))
+    };
+    let mut docs = Vec::new();
+    for d in source {
+        if filter.is_none_or(|f| query::matches(d, f).unwrap_or(false)) {
+            docs.push(d.clone());
+        }
     }
     if let Some(s) = sort {
         query::sort(&mut docs, s)?;
@@ -114,6 +124,16 @@ pub fn select(
         docs.truncate(l.unsigned_abs() as usize);
     }
     Ok(docs)
+}
+
+/// `reply` with the note of a read on `db.coll` whose documents are not all kept.
+pub fn with_note(state: &State, db: &str, coll: &str, mut reply: Document) -> Document {
+    if db != "config"
+        && let Some(note) = state.read_note(&format!("{db}.{coll}"))
+    {
+        reply.insert("shardtop", note);
+    }
+    reply
 }
 
 /// `find`.
@@ -148,9 +168,8 @@ pub fn find(state: &mut State, db: &str, cmd: &Document) -> Answer {
     } else {
         state.cursors.open(&ns, docs)
     };
-    Ok(ok(
-        doc! { "cursor": { "firstBatch": first, "id": id, "ns": ns } },
-    ))
+    let reply = doc! { "cursor": { "firstBatch": first, "id": id, "ns": ns } };
+    Ok(ok(with_note(state, db, &coll, reply)))
 }
 
 /// `getMore`.
@@ -208,33 +227,27 @@ pub fn kill_cursors(state: &mut State, cmd: &Document) -> Answer {
     }))
 }
 
-/// `count`.
+/// `count`: without a query on a user collection, the collection's document count (the
+/// simulator's for a sharded one, whether kept or not); otherwise over the kept documents.
 pub fn count(state: &State, db: &str, cmd: &Document) -> Answer {
     let coll = reply::first_string(cmd, "count")?;
     let query = opt_doc(cmd, "query")?;
-    let n = if db == "config" {
-        let docs = select(
-            state,
-            db,
-            &coll,
-            query,
-            None,
-            opt_count(cmd, "skip")?,
-            opt_count(cmd, "limit")?,
-        )?;
-        docs.len() as i64
-    } else if query.is_some_and(|q| !q.is_empty()) {
-        return Err(SimError::illegal_operation(
-            "count with a query on a user collection: shardtop serve keeps no documents",
-        ));
-    } else {
+    let (skip, limit) = (opt_count(cmd, "skip")?, opt_count(cmd, "limit")?);
+    if db != "config" && query.is_none_or(Document::is_empty) {
         let ns = format!("{db}.{coll}");
-        match state.sim.cluster.collection(&ns) {
+        let total = match state.sim.cluster.collection(&ns) {
             Some(c) => c.table.iter().map(|ch| ch.info.stats.docs).sum::<u64>() as i64,
-            None => state.unsharded.get(&ns).map_or(0, |u| u.inserted as i64),
+            None => state.unsharded.get(&ns).map_or(0, |u| u.count as i64),
+        };
+        let mut n = (total - skip.unwrap_or(0).max(0)).max(0);
+        if let Some(l) = limit.filter(|l| *l != 0) {
+            n = n.min(l.abs());
         }
-    };
-    Ok(ok(doc! { "n": n }))
+        return Ok(ok(doc! { "n": n }));
+    }
+    let docs = select(state, db, &coll, query, None, skip, limit)?;
+    let reply = doc! { "n": docs.len() as i64 };
+    Ok(ok(with_note(state, db, &coll, reply)))
 }
 
 /// `distinct`.
@@ -259,5 +272,5 @@ pub fn distinct(state: &State, db: &str, cmd: &Document) -> Answer {
         }
     }
     values.sort_by(query::compare);
-    Ok(ok(doc! { "values": values }))
+    Ok(ok(with_note(state, db, &coll, doc! { "values": values })))
 }

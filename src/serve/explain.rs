@@ -3,19 +3,21 @@
 //! (`SINGLE_SHARD` when one shard answers, `SHARD_MERGE` when several do), and per-shard
 //! `executionStats` for the `executionStats` and `allPlansExecution` verbosities.
 //!
-//! Documents are not kept, so every count (`nReturned`, keys and documents examined) is zero and
-//! the reply says so in a `shardtop` field. A collection that is not sharded goes to its
+//! The counts come from the kept documents, each on the shard owning its chunk today:
+//! `nReturned` is the documents matching the filter (then `skip` and `limit`, as a shard applies
+//! them); `totalDocsExamined` is every document on the shard for a `COLLSCAN`, or — when the
+//! plan scans the shard key's index — those whose first shard-key field satisfies the filter's
+//! conditions on it (`totalKeysExamined` the same). When some of the collection's documents are
+//! not kept the reply says so in a `shardtop` field. A collection that is not sharded goes to its
 //! database's primary shard, as mongos sends it.
 
 use bson::{Bson, Document, doc};
 
+use super::query;
 use super::reply::{self, Answer, ok, opt_doc};
 use super::state::State;
 use crate::model::{ShardIdx, TargetKind, target};
 use crate::sim::SimError;
-
-/// What the reply says about its counts.
-const NOTE: &str = "documents are not kept; counts are zero";
 
 /// The verbosities `explain` accepts.
 const VERBOSITIES: &[&str] = &["queryPlanner", "executionStats", "allPlansExecution"];
@@ -65,44 +67,57 @@ pub fn explain(state: &State, db: &str, cmd: &Document) -> Answer {
         },
     };
     if verbosity != "queryPlanner" {
+        let limits = (
+            reply::opt_count(explained, "skip")?.unwrap_or(0).max(0) as u64,
+            reply::opt_count(explained, "limit")?.filter(|l| *l != 0),
+        );
+        let counts = shard_counts(state, db, &ns, &filter, &shards, &plan, limits);
+        let total = |f: fn(&Counts) -> u64| counts.iter().map(f).sum::<u64>() as i64;
+        let mut returned = (total(|n| n.returned) - limits.0 as i64).max(0);
+        if let Some(l) = limits.1 {
+            returned = returned.min(l.abs());
+        }
         let per_shard: Vec<Bson> = shards
             .iter()
-            .map(|s| {
+            .zip(&counts)
+            .map(|(s, n)| {
                 Bson::Document(doc! {
                     "shardName": shard_name(state, *s),
                     "executionSuccess": true,
-                    "nReturned": 0,
+                    "nReturned": n.returned as i64,
                     "executionTimeMillis": 0,
-                    "totalKeysExamined": 0,
-                    "totalDocsExamined": 0,
-                    "executionStages": counted(&plan),
+                    "totalKeysExamined": n.keys as i64,
+                    "totalDocsExamined": n.docs as i64,
+                    "executionStages": counted(&plan, n),
                 })
             })
             .collect();
-        answer.insert(
-            "executionStats",
-            doc! {
-                "nReturned": 0,
+        let mut stats = doc! {
+            "nReturned": returned,
+            "executionTimeMillis": 0,
+            "totalKeysExamined": total(|n| n.keys),
+            "totalDocsExamined": total(|n| n.docs),
+            "executionStages": {
+                "stage": stage,
+                "nReturned": returned,
                 "executionTimeMillis": 0,
-                "totalKeysExamined": 0,
-                "totalDocsExamined": 0,
-                "executionStages": {
-                    "stage": stage,
-                    "nReturned": 0,
-                    "executionTimeMillis": 0,
-                    "totalKeysExamined": 0,
-                    "totalDocsExamined": 0,
-                    "totalChildMillis": 0,
-                    "shards": per_shard,
-                },
-                "shardtop": NOTE,
+                "totalKeysExamined": total(|n| n.keys),
+                "totalDocsExamined": total(|n| n.docs),
+                "totalChildMillis": 0,
+                "shards": per_shard,
             },
-        );
+        };
+        if let Some(note) = state.read_note(&ns) {
+            stats.insert("shardtop", note);
+        }
+        answer.insert("executionStats", stats);
     }
     let mut command = explained.clone();
     command.insert("$db", db);
     answer.insert("command", command);
-    answer.insert("shardtop", NOTE);
+    if let Some(note) = state.read_note(&ns) {
+        answer.insert("shardtop", note);
+    }
     Ok(ok(answer))
 }
 
@@ -149,13 +164,88 @@ fn mentions(filter: &Document, path: &str) -> bool {
     })
 }
 
-/// `plan` with zero counts on every stage, as `executionStages` shows it.
-fn counted(plan: &Document) -> Document {
+/// One shard's counts.
+#[derive(Clone, Copy, Default)]
+struct Counts {
+    returned: u64,
+    docs: u64,
+    keys: u64,
+}
+
+/// The counts of each of `shards` over the kept documents of `ns` (see the module docs).
+fn shard_counts(
+    state: &State,
+    db: &str,
+    ns: &str,
+    filter: &Document,
+    shards: &[ShardIdx],
+    plan: &Document,
+    (skip, limit): (u64, Option<i64>),
+) -> Vec<Counts> {
+    let cluster = &state.sim.cluster;
+    let index = cluster.collection_index(ns);
+    let coll = index.map(|c| &cluster.collections[c]);
+    let primary = cluster.databases.get(db).copied().unwrap_or(ShardIdx(0));
+    let by_index = plan
+        .get_document("inputStage")
+        .is_ok_and(|i| i.get_str("stage") == Ok("FETCH"));
+    // The filter's conditions on the first shard-key field: what an index scan bounds.
+    let on_key: Document = coll
+        .and_then(|c| c.pattern.fields().first())
+        .and_then(|f| {
+            filter
+                .get(&*f.path)
+                .map(|v| (f.path.to_string(), v.clone()))
+        })
+        .into_iter()
+        .collect();
+    let mut counts = vec![Counts::default(); shards.len()];
+    for (_, stored) in state.store.iter(ns) {
+        let shard = match (index, coll) {
+            (Some(i), Some(c)) => match state.sim.shard_key_of(i, &stored.doc) {
+                Ok(key) => c.table.chunk(c.table.route(&key)).info.shard,
+                Err(_) => continue,
+            },
+            _ => primary,
+        };
+        let Some(at) = shards.iter().position(|s| *s == shard) else {
+            continue;
+        };
+        let n = &mut counts[at];
+        let scanned = !by_index || query::matches(&stored.doc, &on_key).unwrap_or(false);
+        if scanned {
+            n.docs += 1;
+            n.keys += u64::from(by_index);
+        }
+        if scanned && query::matches(&stored.doc, filter).unwrap_or(false) {
+            n.returned += 1;
+        }
+    }
+    if let Some(l) = limit {
+        // mongos asks each shard for `limit + skip` documents and skips itself.
+        for n in &mut counts {
+            n.returned = n.returned.min(l.unsigned_abs() + skip);
+        }
+    }
+    counts
+}
+
+/// `plan` with the shard's counts on every stage, as `executionStages` shows it.
+fn counted(plan: &Document, n: &Counts) -> Document {
     let mut d = plan.clone();
-    d.insert("nReturned", 0);
-    d.insert("works", 0);
+    d.insert("nReturned", n.returned as i64);
+    d.insert("works", n.docs as i64 + 1);
+    match plan.get_str("stage") {
+        Ok("IXSCAN") => {
+            d.insert("keysExamined", n.keys as i64);
+        }
+        Ok("FETCH" | "COLLSCAN") => {
+            d.insert("docsExamined", n.docs as i64);
+        }
+        _ => {}
+    }
     if let Ok(input) = plan.get_document("inputStage") {
-        d.insert("inputStage", counted(input));
+        d.insert("inputStage", counted(input, n));
     }
     d
 }

@@ -5,7 +5,9 @@
 //! simulator in real time (100 ms ticks) unless paused.
 //!
 //! Owns: sockets, the simulator task, the commands a mongos answers, the config database
-//! generated from the simulator's state, cursors, the command log. May not touch: the terminal
+//! generated from the simulator's state, the documents written through it (kept in memory up to
+//! `--max-docs`, see `store`; every write is routed into the simulator by shard key), cursors,
+//! change events, the command log. May not touch: the terminal
 //! (only `commands` prints; a refused connection or malformed message is one line on stderr or in
 //! the command log), the simulator's rules (commands call `sim`'s operations).
 
@@ -17,15 +19,19 @@ mod config_db;
 mod conn;
 mod current_op;
 mod cursors;
+mod data;
 mod explain;
 mod handshake;
 mod ids;
 mod log;
+mod paths;
 mod query;
 mod query_analyzer;
 mod reply;
 mod sharding;
 mod state;
+mod store;
+mod update_ops;
 mod updates;
 mod writes;
 
@@ -41,6 +47,7 @@ use tokio::task::JoinHandle;
 use crate::sim::Simulator;
 
 pub use log::CommandLog;
+pub use store::DEFAULT_MAX_DOCS;
 
 /// Connections served at once; past it a new connection is refused (closed with a log line).
 pub const MAX_CONNECTIONS: usize = 256;
@@ -72,6 +79,8 @@ pub struct ServeOptions {
     pub command_log: Option<PathBuf>,
     /// The command line, for `getCmdLineOpts`.
     pub argv: Vec<String>,
+    /// Documents kept in memory in all (`--max-docs`); past it writes are counted, not kept.
+    pub max_docs: u64,
 }
 
 impl ServeOptions {
@@ -83,6 +92,7 @@ impl ServeOptions {
             paused: false,
             command_log: None,
             argv: vec!["shardtop".into(), "serve".into()],
+            max_docs: DEFAULT_MAX_DOCS,
         }
     }
 }
@@ -127,7 +137,14 @@ pub async fn start(opts: ServeOptions) -> std::io::Result<Server> {
     let (shutdown, shutdown_rx) = watch::channel(false);
     let (to_owner, from_conns) = mpsc::channel(1024);
     let log = log.map(Arc::new);
-    let owner_state = state::State::new(opts.sim, addr, opts.argv, opts.paused, log.clone());
+    let owner_state = state::State::new(
+        opts.sim,
+        addr,
+        opts.argv,
+        opts.paused,
+        log.clone(),
+        opts.max_docs,
+    );
     let owner = tokio::spawn(state::run(owner_state, from_conns, shutdown_rx.clone()));
     let accept = tokio::spawn(accept_loop(listener, to_owner, shutdown_rx, log));
     Ok(Server {

@@ -88,6 +88,17 @@ pub fn shard_collection(state: &mut State, cmd: &Document) -> Answer {
     opts.num_initial_chunks = opt_count(cmd, "numInitialChunks")?.map(|n| n.clamp(1, 8192) as u32);
     state.sim.shard_collection(&ns, key, &opts)?;
     state.unsharded.remove(&ns);
+    // Documents kept before sharding now count in the collection's chunks.
+    if let Some(c) = state.sim.cluster.collection_index(&ns) {
+        let kept: Vec<(Document, u64)> = state
+            .store
+            .iter(&ns)
+            .map(|(_, s)| (s.doc.clone(), s.bytes))
+            .collect();
+        for (d, bytes) in kept {
+            let _ = super::writes::route(state, c, &d, bytes);
+        }
+    }
     let uuid = super::ids::collection_uuid(&ns, 1);
     Ok(ok(doc! { "collectionsharded": ns, "collectionUUID": uuid }))
 }

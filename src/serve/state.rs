@@ -29,10 +29,10 @@ pub struct ToOwner {
     pub reply: oneshot::Sender<Document>,
 }
 
-/// Writes to a collection the simulator does not shard: counted, not kept.
+/// A collection the simulator does not shard: its document count (kept or not) and indexes.
 #[derive(Clone, Debug, Default)]
 pub struct UnshardedColl {
-    pub inserted: u64,
+    pub count: u64,
     pub indexes: Vec<Document>,
 }
 
@@ -59,6 +59,8 @@ pub struct State {
     pub analyzers: super::query_analyzer::QueryAnalyzers,
     /// Change events and change-stream cursors.
     pub streams: super::change_stream::ChangeStreams,
+    /// The documents written through `serve` (up to `--max-docs`).
+    pub store: super::store::Store,
 }
 
 impl State {
@@ -68,6 +70,7 @@ impl State {
         argv: Vec<String>,
         paused: bool,
         log: Option<Arc<CommandLog>>,
+        max_docs: u64,
     ) -> Self {
         let started_secs = SystemTime::now()
             .duration_since(UNIX_EPOCH)
@@ -87,7 +90,34 @@ impl State {
             actionlog: super::changelog::CappedLog::default(),
             analyzers: super::query_analyzer::QueryAnalyzers::default(),
             streams: super::change_stream::ChangeStreams::default(),
+            store: super::store::Store::new(max_docs),
         }
+    }
+
+    /// Documents of `ns` that exist (in the simulator's counts) but are not kept: written past
+    /// `--max-docs`, or inserted by the scenario's workload.
+    pub fn not_kept(&self, ns: &str) -> u64 {
+        let kept = self.store.len(ns);
+        match self.sim.cluster.collection(ns) {
+            Some(c) => {
+                let docs: u64 = c.table.iter().map(|ch| ch.info.stats.docs).sum();
+                docs.saturating_sub(kept)
+            }
+            None => self.store.dropped(ns),
+        }
+    }
+
+    /// What a read on `ns` says when documents of it are not kept (a `shardtop` field).
+    pub fn read_note(&self, ns: &str) -> Option<String> {
+        let n = self.not_kept(ns);
+        (n > 0).then(|| {
+            format!(
+                "{n} documents of {ns} are counted by the simulator but not kept (written past \
+                 --max-docs {}, or by the scenario's workload); this answer covers the {} kept ones",
+                self.store.max_docs(),
+                self.store.len(ns)
+            )
+        })
     }
 
     /// Seconds since the Unix epoch at virtual time `secs`.

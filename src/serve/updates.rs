@@ -1,56 +1,38 @@
-//! `update`, `delete` and `findAndModify`, as far as they can be answered honestly without
-//! documents. A statement is carried out only when its query names the whole shard key by
-//! equality (it is routed to one chunk) and:
+//! `update`, `delete` and `findAndModify` over the kept documents (see [`super::data`] for how a
+//! change reaches the simulator and the change events), with a mongos' rules for sharded
+//! collections:
 //!
-//! * the collection keeps its documents' key fields (scenario `keepDocuments`, or after a refine)
-//!   and one matches: a `$set` that changes shard-key fields moves it with
-//!   [`crate::sim::Simulator::update_shard_key`] (a delete on the old chunk's shard, an insert on
-//!   the new one); one that sets the key to the values it has modifies nothing; none matches:
-//!   `n: 0`, or with `upsert` an insert;
-//! * the collection keeps no documents and the statement is an `upsert`: it is taken as an insert
-//!   (routed and counted by [`super::writes::route`]) — the server cannot know whether the
-//!   document exists.
+//! * before 7.0 a single-document update or delete (`multi: false`, `limit: 1`) must target one
+//!   shard by its shard key or match an exact `_id` — InvalidOptions (72) for an update,
+//!   ShardKeyNotFound (61) for a delete — and `findAndModify` must name the whole shard key by
+//!   equality (ShardKeyNotFound); from 7.0 any query is accepted;
+//! * an upsert must name the whole shard key by equality (ShardKeyNotFound);
+//! * an update that changes the shard key moves the document; it is refused in a multi update
+//!   (InvalidOptions) and, before 7.0, when the query does not name the whole shard key by
+//!   equality (31025).
 //!
-//! Everything else — deletes, multi updates, queries on other fields, updates of fields that are
-//! not kept, `findAndModify` that must return a stored document — is refused with
-//! CommandNotSupported (115) and a message saying why, never a made-up success.
+//! Documents that were not kept (past `--max-docs`, or written by the scenario's workload) are
+//! not seen by these commands.
 
-use bson::oid::ObjectId;
 use bson::{Bson, Document, doc};
 
+use super::data::{self, has_full_key, matching, matching_sorted, targets_one};
+use super::query::Projection;
 use super::reply::{self, Answer, ok};
 use super::state::State;
-use super::writes::route;
-use crate::sim::SimError;
-
-/// The message every refusal starts with.
-const NO_DOCS: &str = "shardtop serve keeps no documents";
+use super::update_ops::{self, Update};
+use super::writes::{insert_one, refuse_generated, write_error};
+use crate::sim::{ServerVersion, SimError};
 
 /// What one update statement did.
-enum Outcome {
-    /// The matching document, found among the kept ones; `moved` when its shard key changed.
-    Matched { moved: bool },
-    /// Nothing matched (kept documents say so) and there was no upsert.
-    NoMatch,
-    /// An upsert inserted this document.
-    Inserted(Document),
-}
-
-fn not_supported(why: impl std::fmt::Display) -> SimError {
-    SimError::command_not_supported(format!("{NO_DOCS}: {why}"))
-}
-
-fn refuse_generated(db: &str, coll: &str) -> Result<(), SimError> {
-    if db == "config" || db == "admin" {
-        return Err(SimError {
-            code: 13,
-            code_name: "Unauthorized",
-            message: format!(
-                "cannot write to '{db}.{coll}': the simulated cluster's {db} database is generated"
-            ),
-        });
-    }
-    Ok(())
+#[derive(Default)]
+struct Outcome {
+    n: i32,
+    modified: i32,
+    upserted: Option<Document>,
+    /// The matched document before and after (findAndModify).
+    before: Option<Document>,
+    after: Option<Document>,
 }
 
 /// `update` with `updates` from the body or a document sequence; `ordered` honoured.
@@ -68,30 +50,38 @@ pub fn update(state: &mut State, db: &str, cmd: &Document) -> Answer {
         let Bson::Document(stmt) = stmt else {
             return Err(reply::type_mismatch("updates must be objects"));
         };
-        let q = reply::doc_arg(stmt, "q")?;
-        let multi = reply::flag(stmt, "multi");
-        let result = if multi {
-            Err(not_supported(
-                "a multi update needs the documents it matches",
-            ))
-        } else {
-            apply(state, &ns, q, stmt.get("u"), reply::flag(stmt, "upsert"))
-        };
-        match result {
-            Ok(Outcome::Matched { moved }) => {
-                n += 1;
-                modified += i32::from(moved);
+        let result = reply::doc_arg(stmt, "q").and_then(|q| {
+            let u = update_ops::parse(stmt.get("u"))?;
+            let (multi, upsert) = (reply::flag(stmt, "multi"), reply::flag(stmt, "upsert"));
+            if upsert {
+                // mongos targets an upsert by its exact shard key first.
+                let replacement = match &u {
+                    Update::Replace(r) => Some(r),
+                    Update::Ops(_) => None,
+                };
+                data::check_upsert_key(state, &ns, q, replacement)?;
             }
-            Ok(Outcome::NoMatch) => {}
-            Ok(Outcome::Inserted(d)) => {
-                n += 1;
-                let id = d.get("_id").cloned().unwrap_or(Bson::Null);
-                upserted.push(Bson::Document(doc! { "index": i as i32, "_id": id }));
+            if !multi && !targets_one(state, &ns, q) {
+                return Err(SimError::invalid_options(format!(
+                    "A {{multi:false}} update on a sharded collection must contain an exact match \
+                     on _id (and have the collection default collation) or contain the shard key \
+                     (and have the simple collation). Update request: {stmt}, shard key pattern: {}",
+                    data::key_pattern(state, &ns)
+                )));
+            }
+            apply(state, &ns, q, &u, multi, upsert, None)
+        });
+        match result {
+            Ok(o) => {
+                n += o.n;
+                modified += o.modified;
+                if let Some(d) = o.upserted {
+                    let id = d.get("_id").cloned().unwrap_or(Bson::Null);
+                    upserted.push(Bson::Document(doc! { "index": i as i32, "_id": id }));
+                }
             }
             Err(e) => {
-                errors.push(Bson::Document(doc! {
-                    "index": i as i32, "code": e.code, "codeName": e.code_name, "errmsg": e.message,
-                }));
+                errors.push(write_error(i, &e));
                 if ordered {
                     break;
                 }
@@ -108,189 +98,208 @@ pub fn update(state: &mut State, db: &str, cmd: &Document) -> Answer {
     Ok(ok(reply))
 }
 
-/// `delete`: refused — which documents match, and so what leaves which chunk, is not known.
-pub fn delete(_state: &mut State, db: &str, cmd: &Document) -> Answer {
-    let coll = reply::first_string(cmd, "delete")?;
-    refuse_generated(db, &coll)?;
-    Err(not_supported(
-        "delete cannot know which documents match, so it is not carried out",
-    ))
-}
-
-/// `findAndModify` with `update` and `upsert` where the upsert inserts (the reply's `value` is
-/// the inserted document with `new: true`, null otherwise) or nothing matches among the kept
-/// documents; anything that must return a stored document is refused.
-pub fn find_and_modify(state: &mut State, db: &str, cmd: &Document) -> Answer {
-    let name = cmd.keys().next().cloned().unwrap_or_default();
-    let coll = reply::first_string(cmd, &name)?;
-    refuse_generated(db, &coll)?;
-    if reply::flag(cmd, "remove") {
-        return Err(not_supported(
-            "findAndModify with remove cannot return or remove a document",
-        ));
-    }
-    let empty = Document::new();
-    let q = reply::opt_doc(cmd, "query")?.unwrap_or(&empty);
-    let ns = format!("{db}.{coll}");
-    match apply(state, &ns, q, cmd.get("update"), reply::flag(cmd, "upsert"))? {
-        Outcome::Matched { .. } => Err(not_supported(
-            "findAndModify must return the matching document, whose other fields are not kept",
-        )),
-        Outcome::NoMatch => Ok(ok(doc! {
-            "lastErrorObject": { "n": 0, "updatedExisting": false },
-            "value": Bson::Null,
-        })),
-        Outcome::Inserted(d) => {
-            let id = d.get("_id").cloned().unwrap_or(Bson::Null);
-            let value = if reply::flag(cmd, "new") {
-                Bson::Document(d)
-            } else {
-                Bson::Null
-            };
-            Ok(ok(doc! {
-                "lastErrorObject": { "n": 1, "updatedExisting": false, "upserted": id },
-                "value": value,
-            }))
-        }
-    }
-}
-
-/// The changes of `u`: `$set`'s fields, or a replacement document's; pipelines and other
-/// operators are refused.
-fn changes(u: Option<&Bson>) -> Result<Document, SimError> {
-    match u {
-        Some(Bson::Document(u)) if u.keys().all(|k| !k.starts_with('$')) => Ok(u.clone()),
-        Some(Bson::Document(u)) => {
-            if let Some(op) = u.keys().find(|k| *k != "$set") {
-                return Err(not_supported(format!(
-                    "{op} needs the stored document; only $set (or a replacement) is carried out"
-                )));
-            }
-            Ok(reply::doc_arg(u, "$set")?.clone())
-        }
-        Some(Bson::Array(_)) => Err(not_supported("a pipeline update needs the stored document")),
-        _ => Err(reply::failed_to_parse("the update must be a document")),
-    }
-}
-
-/// `q`'s equality value at `path` (a literal dotted field or a nested one), if a plain value.
-fn equality<'a>(q: &'a Document, path: &str) -> Option<&'a Bson> {
-    let v = q.get(path).or_else(|| super::query::get_path(q, path))?;
-    match v {
-        Bson::Document(d) if d.keys().any(|k| k.starts_with('$')) => match d.get("$eq") {
-            Some(inner) if d.len() == 1 => Some(inner),
-            _ => None,
-        },
-        Bson::Array(_) | Bson::RegularExpression(_) => None,
-        v => Some(v),
-    }
-}
-
-/// Carries out one single-document update of `ns` (see the module docs for what is possible).
+/// One update statement: the matching documents (the first only unless `multi`; the first by
+/// `sort` when given), or with `upsert` and no match, an insert.
 fn apply(
     state: &mut State,
     ns: &str,
     q: &Document,
-    u: Option<&Bson>,
+    u: &Update,
+    multi: bool,
     upsert: bool,
+    sort: Option<&Document>,
 ) -> Result<Outcome, SimError> {
-    let set = changes(u)?;
-    let Some(c) = state.sim.cluster.collection_index(ns) else {
-        return Err(not_supported(format!(
-            "{ns} is not sharded, and updates need its documents"
-        )));
-    };
-    let coll = &state.sim.cluster.collections[c];
-    let key_paths: Vec<String> = coll
-        .pattern
-        .fields()
-        .iter()
-        .map(|f| f.path.to_string())
-        .collect();
-    if let Some(missing) = key_paths.iter().find(|p| equality(q, p).is_none()) {
-        return Err(not_supported(format!(
-            "the query must name the whole shard key by equality (no equality on '{missing}')"
-        )));
+    if multi && matches!(u, Update::Replace(_)) {
+        return Err(reply::failed_to_parse(
+            "multi update is not supported for replacement-style update",
+        ));
     }
-    let Some(store) = coll.docs.as_ref() else {
-        if upsert {
-            return insert(state, c, q, &set);
+    let replacement = match u {
+        Update::Replace(r) => Some(r),
+        Update::Ops(_) => None,
+    };
+    if upsert {
+        data::check_upsert_key(state, ns, q, replacement)?;
+    }
+    let mut seqs = matching_sorted(state, ns, q, sort)?;
+    if !multi {
+        seqs.truncate(1);
+    }
+    let mut out = Outcome::default();
+    if seqs.is_empty() {
+        if !upsert {
+            return Ok(out);
         }
-        return Err(not_supported(format!(
-            "an update of {ns} needs to know whether a document matches; only upserts are carried \
-             out (as inserts)"
-        )));
-    };
-    let fields = store.fields.clone();
-    if let Some(other) = q.keys().find(|k| !fields.contains(k)) {
-        return Err(not_supported(format!(
-            "only the fields {fields:?} are kept, so '{other}' cannot be matched"
-        )));
+        let base = super::paths::upsert_base(q)?;
+        let applied = update_ops::apply(&base, u, true)?;
+        let d = insert_one(state, ns, applied.doc)?;
+        out.n = 1;
+        out.after = Some(d.clone());
+        out.upserted = Some(d);
+        return Ok(out);
     }
-    let wanted: Vec<(usize, crate::model::KeyValue)> = q
-        .iter()
-        .filter_map(|(k, _)| {
-            let at = fields.iter().position(|f| f == k)?;
-            equality(q, k).map(|v| (at, crate::model::extjson::from_bson(v)))
-        })
-        .collect();
-    let found = store.docs.iter().find(|(values, _)| {
-        wanted.len() == q.len() && wanted.iter().all(|(k, v)| values[*k] == *v)
-    });
-    let Some((values, _)) = found else {
-        return if upsert {
-            insert(state, c, q, &set)
-        } else {
-            Ok(Outcome::NoMatch)
+    let key_paths = state
+        .sim
+        .cluster
+        .collection_index(ns)
+        .map(|c| super::change_stream::key_paths(state, c))
+        .unwrap_or_default();
+    for seq in seqs {
+        let Some(old) = state.store.get(ns, seq).map(|s| s.doc.clone()) else {
+            continue;
         };
-    };
-    if let Some(other) = set.keys().find(|k| !fields.contains(k) && *k != "_id") {
-        return Err(not_supported(format!(
-            "only the fields {fields:?} are kept, so '{other}' cannot be updated"
-        )));
-    }
-    let kept_set: Document = set
-        .iter()
-        .filter(|(k, _)| fields.contains(k))
-        .map(|(k, v)| (k.clone(), v.clone()))
-        .collect();
-    let changed = kept_set.iter().any(|(k, v)| {
-        fields
+        let applied = update_ops::apply(&old, u, false)?;
+        let key_changed = key_paths
             .iter()
-            .position(|f| f == k)
-            .is_some_and(|at| values[at] != crate::model::extjson::from_bson(v))
-    });
-    if !changed {
-        return Ok(Outcome::Matched { moved: false });
+            .any(|p| super::query::get_path(&old, p) != super::query::get_path(&applied.doc, p));
+        if key_changed {
+            if multi {
+                return Err(SimError::invalid_options(
+                    "Multi-update operations are not allowed when updating the shard key field.",
+                ));
+            }
+            if state.sim.cluster.version < ServerVersion::V7_0 && !has_full_key(state, ns, q) {
+                return Err(SimError {
+                    code: 31025,
+                    code_name: "Location31025",
+                    message: "Shard key update is not allowed without specifying the full shard \
+                              key in the query"
+                        .into(),
+                });
+            }
+        }
+        data::modify(state, ns, seq, &applied, replacement.is_some())?;
+        out.n += 1;
+        out.modified += i32::from(applied.changed());
+        out.before = Some(old);
+        out.after = Some(applied.doc);
     }
-    let find: Document = q
-        .keys()
-        .filter_map(|k| equality(q, k).map(|v| (k.clone(), v.clone())))
-        .collect();
-    state.sim.update_shard_key(ns, &find, &kept_set)?;
-    Ok(Outcome::Matched { moved: true })
+    Ok(out)
 }
 
-/// An upsert's insert: `q`'s equality fields, then `set`'s (or the replacement's) fields; an
-/// `_id` is generated when neither names one.
-fn insert(state: &mut State, c: usize, q: &Document, set: &Document) -> Result<Outcome, SimError> {
-    let mut d = Document::new();
-    for (k, _) in q {
-        if let Some(v) = equality(q, k) {
-            d.insert(k.clone(), v.clone());
+/// `delete` with `deletes: [{q, limit}]` (`limit` 0: every match, 1: the first).
+pub fn delete(state: &mut State, db: &str, cmd: &Document) -> Answer {
+    let coll = reply::first_string(cmd, "delete")?;
+    refuse_generated(db, &coll)?;
+    let Some(Bson::Array(deletes)) = cmd.get("deletes") else {
+        return Err(reply::failed_to_parse("delete needs a deletes array"));
+    };
+    let ordered = !matches!(cmd.get("ordered"), Some(Bson::Boolean(false)));
+    let ns = format!("{db}.{coll}");
+    let mut n = 0i32;
+    let mut errors = Vec::new();
+    for (i, stmt) in deletes.iter().enumerate() {
+        let Bson::Document(stmt) = stmt else {
+            return Err(reply::type_mismatch("deletes must be objects"));
+        };
+        match delete_one_stmt(state, &ns, stmt) {
+            Ok(k) => n += k,
+            Err(e) => {
+                errors.push(write_error(i, &e));
+                if ordered {
+                    break;
+                }
+            }
         }
     }
-    for (k, v) in set {
-        d.insert(k.clone(), v.clone());
+    let mut reply = doc! { "n": n };
+    if !errors.is_empty() {
+        reply.insert("writeErrors", errors);
     }
-    if !d.contains_key("_id") {
-        let mut with_id = doc! { "_id": ObjectId::new() };
-        with_id.extend(d);
-        d = with_id;
+    Ok(ok(reply))
+}
+
+fn delete_one_stmt(state: &mut State, ns: &str, stmt: &Document) -> Result<i32, SimError> {
+    let q = reply::doc_arg(stmt, "q")?;
+    let limit = match reply::opt_count(stmt, "limit")? {
+        None | Some(0) => 0,
+        Some(1) => 1,
+        Some(other) => {
+            return Err(reply::failed_to_parse(format!(
+                "The limit field in delete objects must be 0 or 1. Got {other}"
+            )));
+        }
+    };
+    if limit == 1 && !targets_one(state, ns, q) {
+        return Err(SimError {
+            code: 61,
+            code_name: "ShardKeyNotFound",
+            message: format!(
+                "A single delete on a sharded collection must contain an exact match on _id (and \
+                 have the collection default collation) or contain the shard key (and have the \
+                 simple collation). Delete request: {stmt}, shard key pattern: {}",
+                data::key_pattern(state, ns)
+            ),
+        });
     }
-    route(state, c, &d).map_err(SimError::bad_value)?;
-    let paths = super::change_stream::key_paths(state, c);
-    let ns = state.sim.cluster.collections[c].ns.clone();
-    super::change_stream::record_insert(state, &ns, &paths, &d);
-    Ok(Outcome::Inserted(d))
+    let mut seqs = matching(state, ns, q)?;
+    if limit == 1 {
+        seqs.truncate(1);
+    }
+    let mut n = 0;
+    for seq in seqs {
+        if data::remove(state, ns, seq)?.is_some() {
+            n += 1;
+        }
+    }
+    Ok(n)
+}
+
+/// `findAndModify`: `query`, `sort`, `remove` or `update` (+ `upsert`, `new`), `fields`.
+pub fn find_and_modify(state: &mut State, db: &str, cmd: &Document) -> Answer {
+    let name = cmd.keys().next().cloned().unwrap_or_default();
+    let coll = reply::first_string(cmd, &name)?;
+    refuse_generated(db, &coll)?;
+    let ns = format!("{db}.{coll}");
+    let empty = Document::new();
+    let q = reply::opt_doc(cmd, "query")?.unwrap_or(&empty);
+    let sort = reply::opt_doc(cmd, "sort")?;
+    let fields = reply::opt_doc(cmd, "fields")?
+        .map(Projection::parse)
+        .transpose()?;
+    let remove = reply::flag(cmd, "remove");
+    if remove == cmd.contains_key("update") {
+        return Err(reply::failed_to_parse(
+            "Either an update or remove=true must be specified",
+        ));
+    }
+    let sharded = state.sim.cluster.collection_index(&ns).is_some();
+    if sharded && state.sim.cluster.version < ServerVersion::V7_0 && !has_full_key(state, &ns, q) {
+        return Err(SimError {
+            code: 61,
+            code_name: "ShardKeyNotFound",
+            message: "Query for sharded findAndModify must contain the shard key".into(),
+        });
+    }
+    let project = |d: Option<Document>| match (d, &fields) {
+        (Some(d), Some(p)) => Bson::Document(p.apply(&d)),
+        (Some(d), None) => Bson::Document(d),
+        (None, _) => Bson::Null,
+    };
+    if remove {
+        let seq = matching_sorted(state, &ns, q, sort)?.first().copied();
+        let removed = match seq {
+            Some(seq) => data::remove(state, &ns, seq)?,
+            None => None,
+        };
+        let n = i32::from(removed.is_some());
+        return Ok(ok(doc! {
+            "lastErrorObject": { "n": n },
+            "value": project(removed),
+        }));
+    }
+    let u = update_ops::parse(cmd.get("update"))?;
+    let o = apply(state, &ns, q, &u, false, reply::flag(cmd, "upsert"), sort)?;
+    let mut last = doc! { "n": o.n, "updatedExisting": o.before.is_some() };
+    if let Some(d) = &o.upserted {
+        last.insert("upserted", d.get("_id").cloned().unwrap_or(Bson::Null));
+    }
+    let value = if reply::flag(cmd, "new") {
+        o.after
+    } else {
+        o.before
+    };
+    Ok(ok(
+        doc! { "lastErrorObject": last, "value": project(value) },
+    ))
 }

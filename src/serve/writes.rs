@@ -1,17 +1,20 @@
-//! `insert`: every document is routed by its shard key into the simulator (counted per chunk and
-//! shard, so the TUI and the summary see the write). Documents are not kept: the simulator keeps
-//! shard-key statistics (and, for a collection set to keep them, the key fields' values).
-//! A write to a collection that is not sharded is acknowledged and counted, nothing more. Every
-//! acknowledged insert is recorded for change streams.
+//! `insert`: every document gets an `_id` (an ObjectId) when it has none, is refused as
+//! DuplicateKey (E11000) when a kept document has its `_id`, is routed by its shard key into the
+//! simulator (counted per chunk and shard, so the TUI and the summary see the write), and is kept
+//! in the [`super::store`] up to `--max-docs`. A collection that is not sharded is counted and
+//! kept, not simulated. Every acknowledged insert is recorded for change streams.
 
+use bson::oid::ObjectId;
 use bson::{Bson, Document, doc};
 
 use super::change_stream;
 use super::query::get_path;
 use super::reply::{self, Answer, ok};
 use super::state::State;
+use super::store::duplicate_key;
 use crate::model::KeyValue;
 use crate::model::extjson::from_bson;
+use crate::sim::SimError;
 
 pub fn field_value(d: &Document, path: &str) -> Result<KeyValue, String> {
     match get_path(d, path) {
@@ -23,11 +26,10 @@ pub fn field_value(d: &Document, path: &str) -> Result<KeyValue, String> {
     }
 }
 
-/// `insert` (`documents` from the body or an OP_MSG document sequence; `ordered` honoured).
-pub fn insert(state: &mut State, db: &str, cmd: &Document) -> Answer {
-    let coll = reply::first_string(cmd, "insert")?;
+/// Refuses writes to the generated `config` and `admin` databases.
+pub fn refuse_generated(db: &str, coll: &str) -> Result<(), SimError> {
     if db == "config" || db == "admin" {
-        return Err(crate::sim::SimError {
+        return Err(SimError {
             code: 13,
             code_name: "Unauthorized",
             message: format!(
@@ -35,34 +37,37 @@ pub fn insert(state: &mut State, db: &str, cmd: &Document) -> Answer {
             ),
         });
     }
+    Ok(())
+}
+
+/// A write error entry of a write command's reply.
+pub fn write_error(index: usize, e: &SimError) -> Bson {
+    let mut d = doc! { "index": index as i32, "code": e.code, "codeName": e.code_name, "errmsg": e.message.clone() };
+    if e.code == 11000 {
+        d.insert("keyPattern", doc! { "_id": 1 });
+    }
+    Bson::Document(d)
+}
+
+/// `insert` (`documents` from the body or an OP_MSG document sequence; `ordered` honoured).
+pub fn insert(state: &mut State, db: &str, cmd: &Document) -> Answer {
+    let coll = reply::first_string(cmd, "insert")?;
+    refuse_generated(db, &coll)?;
     let Some(Bson::Array(docs)) = cmd.get("documents") else {
         return Err(reply::failed_to_parse("insert needs a documents array"));
     };
     let ordered = !matches!(cmd.get("ordered"), Some(Bson::Boolean(false)));
     let ns = format!("{db}.{coll}");
-    let c = state.sim.cluster.collection_index(&ns);
     let mut n = 0i32;
     let mut errors = Vec::new();
     for (i, d) in docs.iter().enumerate() {
         let Bson::Document(d) = d else {
             return Err(reply::type_mismatch("documents must be objects"));
         };
-        let Some(c) = c else {
-            state.unsharded.entry(ns.clone()).or_default().inserted += 1;
-            change_stream::record_insert(state, &ns, &[], d);
-            n += 1;
-            continue;
-        };
-        match route(state, c, d) {
-            Ok(()) => {
-                let paths = change_stream::key_paths(state, c);
-                change_stream::record_insert(state, &ns, &paths, d);
-                n += 1;
-            }
-            Err(message) => {
-                errors.push(Bson::Document(
-                    doc! { "index": i as i32, "code": 2, "codeName": "BadValue", "errmsg": message },
-                ));
+        match insert_one(state, &ns, d.clone()) {
+            Ok(_) => n += 1,
+            Err(e) => {
+                errors.push(write_error(i, &e));
                 if ordered {
                     break;
                 }
@@ -76,9 +81,53 @@ pub fn insert(state: &mut State, db: &str, cmd: &Document) -> Answer {
     Ok(ok(reply))
 }
 
-/// Routes and counts document `d` into sharded collection `c` (its kept fields too, when the
-/// collection keeps documents); a shard key holding an array is refused.
-pub fn route(state: &mut State, c: usize, d: &Document) -> Result<(), String> {
+/// `d` with an `_id` first when it has none.
+pub fn with_id(d: Document) -> Document {
+    if d.contains_key("_id") {
+        return d;
+    }
+    let mut out = doc! { "_id": ObjectId::new() };
+    out.extend(d);
+    out
+}
+
+/// Inserts one document into `ns` (insert, or an upsert's insert): `_id`, duplicate check,
+/// routing into the simulator, the store, the change event. Returns the document as kept.
+pub fn insert_one(state: &mut State, ns: &str, d: Document) -> Result<Document, SimError> {
+    let d = with_id(d);
+    let id = d.get("_id").cloned().unwrap_or(Bson::Null);
+    if matches!(id, Bson::Array(_)) {
+        return Err(SimError::bad_value("can't use an array for _id"));
+    }
+    if state.store.has_id(ns, &id) {
+        return Err(duplicate_key(ns, &id));
+    }
+    let bytes = crate::wire::document_len(&d) as u64;
+    let c = state.sim.cluster.collection_index(ns);
+    match c {
+        Some(c) => route(state, c, &d, bytes).map_err(SimError::bad_value)?,
+        None => state.unsharded.entry(ns.to_string()).or_default().count += 1,
+    }
+    let (_, first_dropped) = state.store.insert(ns, d.clone(), bytes)?;
+    if first_dropped {
+        super::log::line(
+            state.log.as_deref(),
+            &format!(
+                "--max-docs {} reached: documents written to {ns} from now on are counted, not kept",
+                state.store.max_docs()
+            ),
+        );
+    }
+    let paths = c
+        .map(|c| change_stream::key_paths(state, c))
+        .unwrap_or_default();
+    change_stream::record_insert(state, ns, &paths, &d);
+    Ok(d)
+}
+
+/// Routes and counts document `d` (of `bytes`) into sharded collection `c` (its kept fields
+/// too, when the collection keeps them); a shard key holding an array is refused.
+pub fn route(state: &mut State, c: usize, d: &Document, bytes: u64) -> Result<(), String> {
     let coll = &state.sim.cluster.collections[c];
     let values = coll
         .pattern
@@ -93,7 +142,6 @@ pub fn route(state: &mut State, c: usize, d: &Document) -> Result<(), String> {
             .map(|f| field_value(d, f).unwrap_or(KeyValue::Null))
             .collect()
     });
-    let bytes = crate::wire::document_len(d) as u64;
     state.sim.insert(c, values, kept, bytes);
     Ok(())
 }

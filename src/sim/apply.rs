@@ -71,6 +71,7 @@ impl Simulator {
             | EventKind::IndexDropped { .. }
             | EventKind::PendingZoneRangeSet { .. }
             | EventKind::ShardKeyUpdated { .. }
+            | EventKind::DocumentDeleted { .. }
             | EventKind::ReshardingStarted { .. }
             | EventKind::ReshardingCommitted { .. }
             | EventKind::ReshardingAborted { .. } => self.apply_catalog(e)?,
@@ -254,6 +255,9 @@ impl Simulator {
                 to,
                 bytes,
             } => self.coll_mut(ns)?.move_document(from, to, *bytes),
+            EventKind::DocumentDeleted { ns, key, bytes } => {
+                self.coll_mut(ns)?.delete_document(key, *bytes);
+            }
             EventKind::IndexDropped { ns, key } => {
                 self.coll_mut(ns)?.indexes.retain(|i| i.key != *key);
             }

@@ -229,6 +229,9 @@ impl Simulator {
                     on(to)
                 )
             }
+            EventKind::DocumentDeleted { ns, key, bytes } => {
+                format!("{ns} {} ({bytes} bytes)", self.bound_text(ns, key))
+            }
             EventKind::PendingZoneRangeSet { ns, min, max, zone } => format!(
                 "{ns} (not sharded yet) [{min}, {max}) → {}",
                 zone.as_deref().unwrap_or("no zone (range removed)")

@@ -235,6 +235,12 @@ pub enum EventKind {
     },
     /// `dropIndexes` of one index.
     IndexDropped { ns: String, key: KeyPattern },
+    /// One document of shard-key value `key` and `bytes` was deleted from the chunk owning `key`.
+    DocumentDeleted {
+        ns: String,
+        key: ShardKey,
+        bytes: u64,
+    },
 }
 
 impl EventKind {
@@ -271,6 +277,7 @@ impl EventKind {
             Self::ReshardingAborted { .. } => "reshardCollection.abort",
             Self::IndexDropped { .. } => "dropIndexes",
             Self::ShardKeyUpdated { .. } => "updateShardKey",
+            Self::DocumentDeleted { .. } => "delete",
         }
     }
 }

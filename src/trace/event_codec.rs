@@ -166,6 +166,9 @@ fn body(kind: &EventKind, n: &Names<'_>) -> Value {
             to,
             bytes,
         } => json!({"ns": ns, "oldKey": n.key(ns, from), "newKey": n.key(ns, to), "bytes": bytes}),
+        EventKind::DocumentDeleted { ns, key, bytes } => {
+            json!({"ns": ns, "key": n.key(ns, key), "bytes": bytes})
+        }
         EventKind::ReshardingStarted {
             ns,
             key,
@@ -370,6 +373,11 @@ pub fn decode(v: &Value, state: &Simulator) -> Res<Option<Event>> {
             ns: ns()?,
             from: key("oldKey")?,
             to: key("newKey")?,
+            bytes: u64_at(v, "bytes", "")?,
+        },
+        "delete" => EventKind::DocumentDeleted {
+            ns: ns()?,
+            key: key("key")?,
             bytes: u64_at(v, "bytes", "")?,
         },
         "dropIndexes" => EventKind::IndexDropped {

@@ -21,7 +21,7 @@ use super::query::Projection;
 use super::reply::{self, Answer, ok};
 use super::state::State;
 use super::update_ops::{self, Update};
-use super::writes::{insert_one, refuse_generated, write_error};
+use super::writes::{each_statement, insert_one, refuse_generated, write_reply};
 use crate::sim::{ServerVersion, SimError};
 
 /// What one update statement did.
@@ -37,20 +37,15 @@ struct Outcome {
 
 /// `update` with `updates` from the body or a document sequence; `ordered` honoured.
 pub fn update(state: &mut State, db: &str, cmd: &Document) -> Answer {
-    let coll = reply::first_string(cmd, "update")?;
-    refuse_generated(db, &coll)?;
-    let Some(Bson::Array(updates)) = cmd.get("updates") else {
-        return Err(reply::failed_to_parse("update needs an updates array"));
-    };
-    let ordered = !matches!(cmd.get("ordered"), Some(Bson::Boolean(false)));
-    let ns = format!("{db}.{coll}");
-    let (mut n, mut modified) = (0i32, 0i32);
-    let (mut upserted, mut errors) = (Vec::new(), Vec::new());
-    for (i, stmt) in updates.iter().enumerate() {
-        let Bson::Document(stmt) = stmt else {
-            return Err(reply::type_mismatch("updates must be objects"));
-        };
-        let result = reply::doc_arg(stmt, "q").and_then(|q| {
+    let mut modified = 0i32;
+    let mut upserted = Vec::new();
+    let (n, errors) = each_statement(
+        state,
+        db,
+        cmd,
+        ("update", "updates"),
+        |state, ns, i, stmt| {
+            let o = reply::doc_arg(stmt, "q").and_then(|q| {
             let u = update_ops::parse(stmt.get("u"))?;
             let (multi, upsert) = (reply::flag(stmt, "multi"), reply::flag(stmt, "upsert"));
             if upsert {
@@ -59,35 +54,26 @@ pub fn update(state: &mut State, db: &str, cmd: &Document) -> Answer {
                     Update::Replace(r) => Some(r),
                     Update::Ops(_) => None,
                 };
-                data::check_upsert_key(state, &ns, q, replacement)?;
+                data::check_upsert_key(state, ns, q, replacement)?;
             }
-            if !multi && !targets_one(state, &ns, q) {
+            if !multi && !targets_one(state, ns, q) {
                 return Err(SimError::invalid_options(format!(
                     "A {{multi:false}} update on a sharded collection must contain an exact match \
                      on _id (and have the collection default collation) or contain the shard key \
                      (and have the simple collation). Update request: {stmt}, shard key pattern: {}",
-                    data::key_pattern(state, &ns)
+                    data::key_pattern(state, ns)
                 )));
             }
-            apply(state, &ns, q, &u, multi, upsert, None)
-        });
-        match result {
-            Ok(o) => {
-                n += o.n;
-                modified += o.modified;
-                if let Some(d) = o.upserted {
-                    let id = d.get("_id").cloned().unwrap_or(Bson::Null);
-                    upserted.push(Bson::Document(doc! { "index": i as i32, "_id": id }));
-                }
+            apply(state, ns, q, &u, multi, upsert, None)
+        })?;
+            modified += o.modified;
+            if let Some(d) = o.upserted {
+                let id = d.get("_id").cloned().unwrap_or(Bson::Null);
+                upserted.push(Bson::Document(doc! { "index": i as i32, "_id": id }));
             }
-            Err(e) => {
-                errors.push(write_error(i, &e));
-                if ordered {
-                    break;
-                }
-            }
-        }
-    }
+            Ok(o.n)
+        },
+    )?;
     let mut reply = doc! { "n": n, "nModified": modified };
     if !upserted.is_empty() {
         reply.insert("upserted", upserted);
@@ -179,34 +165,10 @@ fn apply(
 
 /// `delete` with `deletes: [{q, limit}]` (`limit` 0: every match, 1: the first).
 pub fn delete(state: &mut State, db: &str, cmd: &Document) -> Answer {
-    let coll = reply::first_string(cmd, "delete")?;
-    refuse_generated(db, &coll)?;
-    let Some(Bson::Array(deletes)) = cmd.get("deletes") else {
-        return Err(reply::failed_to_parse("delete needs a deletes array"));
-    };
-    let ordered = !matches!(cmd.get("ordered"), Some(Bson::Boolean(false)));
-    let ns = format!("{db}.{coll}");
-    let mut n = 0i32;
-    let mut errors = Vec::new();
-    for (i, stmt) in deletes.iter().enumerate() {
-        let Bson::Document(stmt) = stmt else {
-            return Err(reply::type_mismatch("deletes must be objects"));
-        };
-        match delete_one_stmt(state, &ns, stmt) {
-            Ok(k) => n += k,
-            Err(e) => {
-                errors.push(write_error(i, &e));
-                if ordered {
-                    break;
-                }
-            }
-        }
-    }
-    let mut reply = doc! { "n": n };
-    if !errors.is_empty() {
-        reply.insert("writeErrors", errors);
-    }
-    Ok(ok(reply))
+    let (n, errors) = each_statement(state, db, cmd, ("delete", "deletes"), |s, ns, _, stmt| {
+        delete_one_stmt(s, ns, stmt)
+    })?;
+    Ok(write_reply(n, errors))
 }
 
 fn delete_one_stmt(state: &mut State, ns: &str, stmt: &Document) -> Result<i32, SimError> {

@@ -49,23 +49,33 @@ pub fn write_error(index: usize, e: &SimError) -> Bson {
     Bson::Document(d)
 }
 
-/// `insert` (`documents` from the body or an OP_MSG document sequence; `ordered` honoured).
-pub fn insert(state: &mut State, db: &str, cmd: &Document) -> Answer {
-    let coll = reply::first_string(cmd, "insert")?;
+/// A write command's statements (`documents`, `updates`, `deletes`: from the body or an OP_MSG
+/// document sequence), each given to `one` in order; `ordered` stops at the first error.
+/// Returns the sum of what the statements counted and the write errors.
+pub fn each_statement(
+    state: &mut State,
+    db: &str,
+    cmd: &Document,
+    (name, field): (&str, &str),
+    mut one: impl FnMut(&mut State, &str, usize, &Document) -> Result<i32, SimError>,
+) -> Result<(i32, Vec<Bson>), SimError> {
+    let coll = reply::first_string(cmd, name)?;
     refuse_generated(db, &coll)?;
-    let Some(Bson::Array(docs)) = cmd.get("documents") else {
-        return Err(reply::failed_to_parse("insert needs a documents array"));
+    let Some(Bson::Array(statements)) = cmd.get(field) else {
+        return Err(reply::failed_to_parse(format!(
+            "{name} needs a {field} array"
+        )));
     };
     let ordered = !matches!(cmd.get("ordered"), Some(Bson::Boolean(false)));
     let ns = format!("{db}.{coll}");
     let mut n = 0i32;
     let mut errors = Vec::new();
-    for (i, d) in docs.iter().enumerate() {
-        let Bson::Document(d) = d else {
-            return Err(reply::type_mismatch("documents must be objects"));
+    for (i, stmt) in statements.iter().enumerate() {
+        let Bson::Document(stmt) = stmt else {
+            return Err(reply::type_mismatch(format!("{field} must be objects")));
         };
-        match insert_one(state, &ns, d.clone()) {
-            Ok(_) => n += 1,
+        match one(state, &ns, i, stmt) {
+            Ok(k) => n += k,
             Err(e) => {
                 errors.push(write_error(i, &e));
                 if ordered {
@@ -74,11 +84,24 @@ pub fn insert(state: &mut State, db: &str, cmd: &Document) -> Answer {
             }
         }
     }
+    Ok((n, errors))
+}
+
+/// `{n, writeErrors?}`.
+pub fn write_reply(n: i32, errors: Vec<Bson>) -> Document {
     let mut reply = doc! { "n": n };
     if !errors.is_empty() {
         reply.insert("writeErrors", errors);
     }
-    Ok(ok(reply))
+    ok(reply)
+}
+
+/// `insert` (`documents` from the body or an OP_MSG document sequence; `ordered` honoured).
+pub fn insert(state: &mut State, db: &str, cmd: &Document) -> Answer {
+    let (n, errors) = each_statement(state, db, cmd, ("insert", "documents"), |s, ns, _, d| {
+        insert_one(s, ns, d.clone()).map(|_| 1)
+    })?;
+    Ok(write_reply(n, errors))
 }
 
 /// `d` with an `_id` first when it has none.

@@ -3,21 +3,16 @@
 //! simulator's balancer policy — compliant, `chunksImbalance` (chunk counts before 6.0, data size
 //! from 6.0), `zoneViolation`, `draining` — with `chunkSize` from 6.0.
 
+mod common;
+
 use bson::{Document, doc};
 use mongodb::Client;
 use mongodb::error::ErrorKind;
-use shardtop::serve::{ServeOptions, Server, empty_cluster, start};
+use shardtop::serve::Server;
 
 async fn serve(version: &str) -> (Server, Client) {
-    let sim = empty_cluster(Some(version.parse().unwrap())).unwrap();
-    let mut opts = ServeOptions::new("127.0.0.1:0".parse().unwrap(), sim);
-    opts.paused = true;
-    let server = start(opts).await.unwrap();
-    let uri = format!(
-        "mongodb://{}/?directConnection=true&serverSelectionTimeoutMS=5000",
-        server.local_addr()
-    );
-    (server, Client::with_uri_str(&uri).await.unwrap())
+    let (server, client, _) = common::serve_empty(version, true).await;
+    (server, client)
 }
 
 async fn admin(client: &Client, cmd: Document) -> Document {

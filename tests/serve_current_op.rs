@@ -3,11 +3,13 @@
 //! scenario run to a time when one is running, then served paused) as the donor's `moveChunk`
 //! (4.4) or `_shardsvrMoveRange` (8.0), a resharding coordinator, and the refusals.
 
+mod common;
+use common::serve_paused as serve;
+
 use bson::{Document, doc};
 use futures::TryStreamExt;
 use mongodb::Client;
 use mongodb::error::ErrorKind;
-use shardtop::serve::{ServeOptions, Server, start};
 use shardtop::sim::Simulator;
 
 fn scenario(text: &str, version: &str) -> Simulator {
@@ -26,17 +28,6 @@ fn draining(version: &str) -> Simulator {
         sim.step();
     }
     panic!("no migration started");
-}
-
-async fn serve(sim: Simulator) -> (Server, Client) {
-    let mut opts = ServeOptions::new("127.0.0.1:0".parse().unwrap(), sim);
-    opts.paused = true;
-    let server = start(opts).await.unwrap();
-    let uri = format!(
-        "mongodb://{}/?directConnection=true&serverSelectionTimeoutMS=5000",
-        server.local_addr()
-    );
-    (server, Client::with_uri_str(&uri).await.unwrap())
 }
 
 async fn current_op(client: &Client, options: Document) -> Vec<Document> {

@@ -4,28 +4,16 @@
 //! upserts, replacements, deletes and findAndModify — each routed into the simulator, so the
 //! per-shard counts follow — duplicate `_id`s, and `--max-docs`.
 
+mod common;
+use common::{code_of, serve_opts, two_shards};
+
 use bson::{Bson, Document, doc};
 use futures::TryStreamExt;
-use mongodb::error::{ErrorKind, WriteFailure};
+use mongodb::error::ErrorKind;
 use mongodb::options::ReturnDocument;
 use mongodb::{Client, Collection};
-use shardtop::serve::{ServeOptions, Server, start};
+use shardtop::serve::{ServeOptions, Server};
 use shardtop::sim::Simulator;
-
-/// Two shards; `app.items` on `{k: 1}` split at 100: `[MinKey, 100)` on shard0000, `[100,
-/// MaxKey)` on shard0001.
-fn two_shards(version: &str) -> Simulator {
-    let text = r#"{
-      "name": "two", "description": "", "seedPassage": "", "shards": 2,
-      "collections": [{
-        "ns": "app.items", "key": { "k": 1 },
-        "initialLayout": { "splitPoints": [{ "k": 100 }], "shards": ["shard0000", "shard0001"] }
-      }],
-      "until": 0
-    }"#;
-    let sc = shardtop::sim::scenario::parse(text).unwrap();
-    Simulator::from_scenario(&sc, sc.seed, Some(version.parse().unwrap())).unwrap()
-}
 
 async fn serve_with(
     sim: Simulator,
@@ -38,27 +26,14 @@ async fn serve_with(
         opts.max_docs = n;
     }
     opts.command_log = log.map(std::path::Path::to_path_buf);
-    let server = start(opts).await.unwrap();
-    let uri = format!(
-        "mongodb://{}/?directConnection=true&serverSelectionTimeoutMS=5000",
-        server.local_addr()
-    );
-    (server, Client::with_uri_str(&uri).await.unwrap())
+    let (server, client, _) = serve_opts(opts).await;
+    (server, client)
 }
 
 async fn serve(version: &str) -> (Server, Client, Collection<Document>) {
     let (server, client) = serve_with(two_shards(version), None, None).await;
     let items = client.database("app").collection("items");
     (server, client, items)
-}
-
-fn code_of(e: &mongodb::error::Error) -> i32 {
-    match &*e.kind {
-        ErrorKind::Command(c) => c.code,
-        ErrorKind::Write(WriteFailure::WriteError(w)) => w.code,
-        ErrorKind::InsertMany(m) => m.write_errors.as_ref().unwrap()[0].code,
-        other => panic!("not a command or write error: {other:?}"),
-    }
 }
 
 /// Per shard: (documents, bytes) from `$collStats`.

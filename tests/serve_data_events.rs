@@ -3,52 +3,23 @@
 //! counts, change-stream update/replace/delete events with their `documentKey`, and a mongos'
 //! rules for single-document writes on a sharded collection before and from 7.0.
 
+mod common;
+use common::{code_of, serve_paused, two_shards};
+
 use std::time::Duration;
 
 use bson::{Bson, Document, doc};
 use futures::StreamExt;
 use mongodb::change_stream::ChangeStream;
 use mongodb::change_stream::event::{ChangeStreamEvent, OperationType};
-use mongodb::error::{ErrorKind, WriteFailure};
 use mongodb::options::FullDocumentType;
 use mongodb::{Client, Collection};
-use shardtop::serve::{ServeOptions, Server, start};
-use shardtop::sim::Simulator;
-
-/// Two shards; `app.items` on `{k: 1}` split at 100: `[MinKey, 100)` on shard0000, `[100,
-/// MaxKey)` on shard0001.
-fn two_shards(version: &str) -> Simulator {
-    let text = r#"{
-      "name": "two", "description": "", "seedPassage": "", "shards": 2,
-      "collections": [{
-        "ns": "app.items", "key": { "k": 1 },
-        "initialLayout": { "splitPoints": [{ "k": 100 }], "shards": ["shard0000", "shard0001"] }
-      }],
-      "until": 0
-    }"#;
-    let sc = shardtop::sim::scenario::parse(text).unwrap();
-    Simulator::from_scenario(&sc, sc.seed, Some(version.parse().unwrap())).unwrap()
-}
+use shardtop::serve::Server;
 
 async fn serve(version: &str) -> (Server, Client, Collection<Document>) {
-    let mut opts = ServeOptions::new("127.0.0.1:0".parse().unwrap(), two_shards(version));
-    opts.paused = true;
-    let server = start(opts).await.unwrap();
-    let uri = format!(
-        "mongodb://{}/?directConnection=true&serverSelectionTimeoutMS=5000",
-        server.local_addr()
-    );
-    let client = Client::with_uri_str(&uri).await.unwrap();
+    let (server, client) = serve_paused(two_shards(version)).await;
     let items = client.database("app").collection("items");
     (server, client, items)
-}
-
-fn code_of(e: &mongodb::error::Error) -> i32 {
-    match &*e.kind {
-        ErrorKind::Command(c) => c.code,
-        ErrorKind::Write(WriteFailure::WriteError(w)) => w.code,
-        other => panic!("not a command or write error: {other:?}"),
-    }
 }
 
 /// Per shard of `executionStats`: (shardName, nReturned, totalDocsExamined, totalKeysExamined).

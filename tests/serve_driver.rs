@@ -2,31 +2,19 @@
 //! `shardtop serve` through the real `mongodb` driver: the handshake as a mongos, the config
 //! database per server version, sharding commands, inserts routed into the simulator, errors.
 
+mod common;
+use common::{admin, code_of};
+
 use std::time::Duration;
 
 use bson::{Bson, Document, doc};
 use futures::TryStreamExt;
 use mongodb::Client;
-use mongodb::error::ErrorKind;
-use shardtop::serve::{ServeOptions, Server, empty_cluster, start};
-use shardtop::sim::ServerVersion;
+use shardtop::serve::Server;
 
 async fn serve(version: &str, paused: bool) -> (Server, Client) {
-    let v: ServerVersion = version.parse().unwrap();
-    let sim = empty_cluster(Some(v)).unwrap();
-    let mut opts = ServeOptions::new("127.0.0.1:0".parse().unwrap(), sim);
-    opts.paused = paused;
-    let server = start(opts).await.unwrap();
-    let uri = format!(
-        "mongodb://{}/?directConnection=true&serverSelectionTimeoutMS=5000",
-        server.local_addr()
-    );
-    let client = Client::with_uri_str(&uri).await.unwrap();
+    let (server, client, _) = common::serve_empty(version, paused).await;
     (server, client)
-}
-
-async fn admin(client: &Client, cmd: Document) -> mongodb::error::Result<Document> {
-    client.database("admin").run_command(cmd).await
 }
 
 async fn config_find(client: &Client, coll: &str, filter: Document) -> Vec<Document> {
@@ -39,13 +27,6 @@ async fn config_find(client: &Client, coll: &str, filter: Document) -> Vec<Docum
         .try_collect()
         .await
         .unwrap()
-}
-
-fn code_of(e: &mongodb::error::Error) -> i32 {
-    match &*e.kind {
-        ErrorKind::Command(c) => c.code,
-        other => panic!("not a command error: {other:?}"),
-    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

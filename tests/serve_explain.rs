@@ -5,11 +5,13 @@
 //! hashed key (only equality targets), an unsharded collection (its primary shard) and the
 //! refusals.
 
+mod common;
+
 use bson::{Bson, DateTime, Document, doc};
 use mongodb::Client;
 use mongodb::error::ErrorKind;
 use shardtop::model::{KeyPattern, KeyValue, ShardKey};
-use shardtop::serve::{ServeOptions, Server, empty_cluster, start};
+use shardtop::serve::{Server, empty_cluster};
 use shardtop::sim::Simulator;
 use shardtop::sim::ops::ShardCollectionOptions;
 
@@ -46,14 +48,7 @@ fn cluster() -> Simulator {
 }
 
 async fn serve() -> (Server, Client) {
-    let mut opts = ServeOptions::new("127.0.0.1:0".parse().unwrap(), cluster());
-    opts.paused = true;
-    let server = start(opts).await.unwrap();
-    let uri = format!(
-        "mongodb://{}/?directConnection=true&serverSelectionTimeoutMS=5000",
-        server.local_addr()
-    );
-    (server, Client::with_uri_str(&uri).await.unwrap())
+    common::serve_paused(cluster()).await
 }
 
 async fn explain(client: &Client, coll: &str, filter: Document, verbosity: &str) -> Document {

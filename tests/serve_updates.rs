@@ -4,12 +4,15 @@
 //! the chunk (and shard) of its new key, other updates and deletes change what is kept, an
 //! upsert with the whole shard key inserts; writes to the generated config database are refused.
 
+mod common;
+use common::code_of;
+use common::serve_paused as serve;
+
 use bson::{Bson, Document, doc};
 use futures::TryStreamExt;
-use mongodb::error::{ErrorKind, WriteFailure};
 use mongodb::options::ReturnDocument;
 use mongodb::{Client, Collection};
-use shardtop::serve::{ServeOptions, Server, empty_cluster, start};
+use shardtop::serve::empty_cluster;
 use shardtop::sim::Simulator;
 
 /// Two shards; `shop.orders` on `{customerId: 1}` split at 1000 (`[MinKey, 1000)` on shard0000,
@@ -26,25 +29,6 @@ const KEPT: &str = r#"{
   }],
   "until": 0
 }"#;
-
-async fn serve(sim: Simulator) -> (Server, Client) {
-    let mut opts = ServeOptions::new("127.0.0.1:0".parse().unwrap(), sim);
-    opts.paused = true;
-    let server = start(opts).await.unwrap();
-    let uri = format!(
-        "mongodb://{}/?directConnection=true&serverSelectionTimeoutMS=5000",
-        server.local_addr()
-    );
-    (server, Client::with_uri_str(&uri).await.unwrap())
-}
-
-fn code_of(e: &mongodb::error::Error) -> i32 {
-    match &*e.kind {
-        ErrorKind::Command(c) => c.code,
-        ErrorKind::Write(WriteFailure::WriteError(w)) => w.code,
-        other => panic!("not a command or write error: {other:?}"),
-    }
-}
 
 /// Owned documents per shard, from `$shardedDataDistribution`.
 async fn owned(client: &Client) -> Vec<(String, i64)> {

@@ -5,14 +5,12 @@
 use bson::Document;
 use futures::TryStreamExt;
 use mongodb::Client;
-use mongodb::error::ErrorKind;
+use mongodb::error::{ErrorKind, WriteFailure};
 use shardtop::serve::{ServeOptions, Server, empty_cluster, start};
+use shardtop::sim::Simulator;
 
-/// `serve` of the empty cluster of `version`; its URI and a connected client.
-pub async fn serve_empty(version: &str, paused: bool) -> (Server, Client, String) {
-    let sim = empty_cluster(Some(version.parse().unwrap())).unwrap();
-    let mut opts = ServeOptions::new("127.0.0.1:0".parse().unwrap(), sim);
-    opts.paused = paused;
+/// `serve` with `opts` on a free loopback port; its URI and a connected client.
+pub async fn serve_opts(opts: ServeOptions) -> (Server, Client, String) {
     let server = start(opts).await.unwrap();
     let uri = format!(
         "mongodb://{}/?directConnection=true&serverSelectionTimeoutMS=5000",
@@ -22,15 +20,48 @@ pub async fn serve_empty(version: &str, paused: bool) -> (Server, Client, String
     (server, client, uri)
 }
 
+/// `serve` of `sim`, its clock stopped, and a connected client.
+pub async fn serve_paused(sim: Simulator) -> (Server, Client) {
+    let mut opts = ServeOptions::new("127.0.0.1:0".parse().unwrap(), sim);
+    opts.paused = true;
+    let (server, client, _) = serve_opts(opts).await;
+    (server, client)
+}
+
+/// `serve` of the empty cluster of `version`; its URI and a connected client.
+pub async fn serve_empty(version: &str, paused: bool) -> (Server, Client, String) {
+    let sim = empty_cluster(Some(version.parse().unwrap())).unwrap();
+    let mut opts = ServeOptions::new("127.0.0.1:0".parse().unwrap(), sim);
+    opts.paused = paused;
+    serve_opts(opts).await
+}
+
+/// Two shards; `app.items` on `{k: 1}` split at 100: `[MinKey, 100)` on shard0000, `[100,
+/// MaxKey)` on shard0001.
+pub fn two_shards(version: &str) -> Simulator {
+    let text = r#"{
+      "name": "two", "description": "", "seedPassage": "", "shards": 2,
+      "collections": [{
+        "ns": "app.items", "key": { "k": 1 },
+        "initialLayout": { "splitPoints": [{ "k": 100 }], "shards": ["shard0000", "shard0001"] }
+      }],
+      "until": 0
+    }"#;
+    let sc = shardtop::sim::scenario::parse(text).unwrap();
+    Simulator::from_scenario(&sc, sc.seed, Some(version.parse().unwrap())).unwrap()
+}
+
 pub async fn admin(client: &Client, cmd: Document) -> mongodb::error::Result<Document> {
     client.database("admin").run_command(cmd).await
 }
 
-/// The code of a command error.
+/// The code of a command error or of the (first) write error.
 pub fn code_of(e: &mongodb::error::Error) -> i32 {
     match &*e.kind {
         ErrorKind::Command(c) => c.code,
-        other => panic!("not a command error: {other:?}"),
+        ErrorKind::Write(WriteFailure::WriteError(w)) => w.code,
+        ErrorKind::InsertMany(m) => m.write_errors.as_ref().unwrap()[0].code,
+        other => panic!("not a command or write error: {other:?}"),
     }
 }
 

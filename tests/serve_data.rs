@@ -453,3 +453,16 @@ async fn past_max_docs_writes_are_counted_not_kept_and_reads_say_so() {
         "{text}"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_id_is_stored_first_as_a_server_does() {
+    let (server, _client, items) = serve("8.0").await;
+    items
+        .insert_one(doc! {"k": 5, "name": "x", "_id": 42})
+        .await
+        .unwrap();
+    let got = items.find_one(doc! {"k": 5}).await.unwrap().unwrap();
+    let keys: Vec<&str> = got.keys().map(String::as_str).collect();
+    assert_eq!(keys, ["_id", "k", "name"]);
+    server.shutdown().await;
+}

@@ -104,12 +104,14 @@ pub fn insert(state: &mut State, db: &str, cmd: &Document) -> Answer {
     Ok(write_reply(n, errors))
 }
 
-/// `d` with an `_id` first when it has none.
-pub fn with_id(d: Document) -> Document {
-    if d.contains_key("_id") {
+/// `d` with its `_id` first (a new ObjectId when it has none).
+pub fn with_id(mut d: Document) -> Document {
+    if d.keys().next().map(String::as_str) == Some("_id") {
         return d;
     }
-    let mut out = doc! { "_id": ObjectId::new() };
+    // As the server does, `_id` goes first (drivers that add it append it).
+    let id = d.remove("_id").unwrap_or_else(|| Bson::ObjectId(ObjectId::new()));
+    let mut out = doc! { "_id": id };
     out.extend(d);
     out
 }

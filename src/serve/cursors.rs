@@ -95,7 +95,12 @@ pub fn select(
     limit: Option<i64>,
 ) -> Result<Vec<Document>, SimError> {
     let mut docs = Vec::new();
-    for d in documents(state, db, coll) {
+    let all = if db == "config" {
+        config_db::matching(state, coll, filter).unwrap_or_default()
+    } else {
+        Vec::new()
+    };
+    for d in all {
         if filter.is_none_or(|f| query::matches(&d, f).unwrap_or(false)) {
             docs.push(d);
         }

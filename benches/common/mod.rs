@@ -60,3 +60,20 @@ pub fn scale_cluster() -> Simulator {
     };
     Simulator::from_cluster(cluster)
 }
+
+/// A scenario of 4 shards, balancer off, and `app.big` sharded on `{h: "hashed"}` with
+/// `chunks` initial chunks (the 20,000-chunk scenario of `tests/watch_serve.rs`, scaled up).
+pub fn big_hashed_scenario(chunks: u32) -> String {
+    format!(
+        r#"{{"name": "big", "description": "d", "seedPassage": "p", "shards": 4, "balancer": false,
+            "collections": [{{"ns": "app.big", "key": {{"h": "hashed"}}, "numInitialChunks": {chunks}}}], "until": 1}}"#
+    )
+}
+
+/// The simulator of [`big_hashed_scenario`] on 7.0 (`onCurrentShardSince` in every chunk).
+pub fn big_hashed_sim(chunks: u32) -> Simulator {
+    let sc = shardtop::sim::scenario::parse(&big_hashed_scenario(chunks)).unwrap();
+    let sim = Simulator::from_scenario(&sc, 1, Some("7.0".parse().unwrap())).unwrap();
+    assert_eq!(sim.cluster.collections[0].table.len(), chunks as usize);
+    sim
+}

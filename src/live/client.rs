@@ -153,28 +153,55 @@ impl LiveClient {
 
     /// Every document of a `find` (or `aggregate`) cursor, following `getMore`.
     pub async fn drain(&self, db: &str, cmd: Document) -> Result<Vec<Document>, LiveError> {
-        let reply = self.command(db, cmd).await?;
+        let mut out = Vec::new();
+        self.drain_batches(db, cmd, |batch| {
+            out.extend(batch);
+            Ok(())
+        })
+        .await?;
+        Ok(out)
+    }
+
+    /// A cursor's documents batch by batch, following `getMore`: `each` gets every batch as it
+    /// arrives (so a large result need not be held whole). When `each` fails the cursor is
+    /// killed and its error returned.
+    pub async fn drain_batches(
+        &self,
+        db: &str,
+        cmd: Document,
+        mut each: impl FnMut(Vec<Document>) -> Result<(), LiveError>,
+    ) -> Result<(), LiveError> {
+        let mut reply = self.command(db, cmd).await?;
         let bad = || LiveError {
             message: format!("{}: a cursor reply without `cursor`", hosts(&self.uri)),
             input: false,
         };
-        let cursor = reply.get_document("cursor").map_err(|_| bad())?;
-        let mut out: Vec<Document> = batch(cursor, "firstBatch");
+        let mut cursor = take_cursor(&mut reply).ok_or_else(bad)?;
         let mut id = cursor.get_i64("id").unwrap_or(0);
         let ns = cursor.get_str("ns").unwrap_or_default().to_string();
         let coll = ns
             .split_once('.')
             .map_or(ns.as_str(), |(_, c)| c)
             .to_string();
-        while id != 0 {
-            let more = self
+        let mut key = "firstBatch";
+        loop {
+            if let Err(e) = each(take_batch(&mut cursor, key)) {
+                if id != 0 {
+                    let kill = doc! {"killCursors": coll.clone(), "cursors": [id]};
+                    let _ = self.command(db, kill).await;
+                }
+                return Err(e);
+            }
+            if id == 0 {
+                return Ok(());
+            }
+            let mut more = self
                 .command(db, doc! {"getMore": id, "collection": coll.clone()})
                 .await?;
-            let cursor = more.get_document("cursor").map_err(|_| bad())?;
-            out.extend(batch(cursor, "nextBatch"));
+            cursor = take_cursor(&mut more).ok_or_else(bad)?;
             id = cursor.get_i64("id").unwrap_or(0);
+            key = "nextBatch";
         }
-        Ok(out)
     }
 
     /// `find` on `db.coll` with a filter, an optional sort and projection.
@@ -201,11 +228,25 @@ impl LiveClient {
     }
 }
 
-fn batch(cursor: &Document, key: &str) -> Vec<Document> {
-    cursor
-        .get_array(key)
-        .map(|a| a.iter().filter_map(|d| d.as_document().cloned()).collect())
-        .unwrap_or_default()
+fn take_cursor(reply: &mut Document) -> Option<Document> {
+    match reply.remove("cursor") {
+        Some(bson::Bson::Document(d)) => Some(d),
+        _ => None,
+    }
+}
+
+/// The documents of a batch, moved out of the reply (not copied).
+fn take_batch(cursor: &mut Document, key: &str) -> Vec<Document> {
+    match cursor.remove(key) {
+        Some(bson::Bson::Array(a)) => a
+            .into_iter()
+            .filter_map(|d| match d {
+                bson::Bson::Document(d) => Some(d),
+                _ => None,
+            })
+            .collect(),
+        _ => Vec::new(),
+    }
 }
 
 #[cfg(test)]

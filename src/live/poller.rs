@@ -111,9 +111,17 @@ impl Poller {
         };
         let cached = self.caches.get(&coll.ns).filter(|c| !c.is_stale_for(coll));
         let Some(cache) = cached else {
-            let docs = self.config("chunks", owner).await?;
-            self.fetched_chunks += docs.len();
-            let cache = CachedRouting::load(coll, parse(docs)?).map_err(bad)?;
+            // Parsed batch by batch: a full load never holds every chunk's raw document.
+            let mut chunks = Vec::new();
+            let cmd = doc! {"find": "chunks", "filter": owner, "batchSize": 10_000};
+            self.client
+                .drain_batches("config", cmd, |docs| {
+                    chunks.extend(parse(docs)?);
+                    Ok(())
+                })
+                .await?;
+            self.fetched_chunks += chunks.len();
+            let cache = CachedRouting::load(coll, chunks).map_err(bad)?;
             self.caches.insert(coll.ns.clone(), cache);
             return Ok(());
         };

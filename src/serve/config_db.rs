@@ -5,6 +5,7 @@
 
 use bson::{Bson, DateTime, Document, Timestamp, doc};
 
+use super::chunk_filter::ChunkPrefilter;
 use super::ids;
 use super::state::State;
 use crate::sim::ServerVersion;
@@ -27,6 +28,12 @@ pub const COLLECTIONS: &[&str] = &[
 
 /// The documents of `config.<coll>`, or `None` for a collection this server does not generate.
 pub fn documents(state: &State, coll: &str) -> Option<Vec<Document>> {
+    matching(state, coll, None)
+}
+
+/// [`documents`], leaving out chunks that `filter` certainly does not match (the caller still
+/// matches the whole filter; see [`ChunkPrefilter`]).
+pub fn matching(state: &State, coll: &str, filter: Option<&Document>) -> Option<Vec<Document>> {
     let v = state.sim.cluster.version;
     Some(match coll {
         "shards" => shards(state, v),
@@ -38,13 +45,16 @@ pub fn documents(state: &State, coll: &str) -> Option<Vec<Document>> {
             .iter()
             .map(|c| collection(state, c, v))
             .collect(),
-        "chunks" => state
-            .sim
-            .cluster
-            .collections
-            .iter()
-            .flat_map(|c| chunks(state, c, v))
-            .collect(),
+        "chunks" => {
+            let pre = ChunkPrefilter::of(filter);
+            state
+                .sim
+                .cluster
+                .collections
+                .iter()
+                .flat_map(|c| chunks(state, c, v, &pre))
+                .collect()
+        }
         "tags" => tags(state, v),
         "settings" => settings(state),
         "version" => vec![version_doc(state, v)],
@@ -162,7 +172,7 @@ fn collection(state: &State, c: &Collection, v: ServerVersion) -> Document {
     d
 }
 
-fn chunks(state: &State, c: &Collection, v: ServerVersion) -> Vec<Document> {
+fn chunks(state: &State, c: &Collection, v: ServerVersion, pre: &ChunkPrefilter) -> Vec<Document> {
     let secs = state.started_secs;
     let uuid = ids::collection_uuid(&c.ns, c.incarnation);
     let epoch = ids::collection_epoch(&c.ns, c.incarnation, secs);
@@ -172,6 +182,7 @@ fn chunks(state: &State, c: &Collection, v: ServerVersion) -> Vec<Document> {
     };
     c.table
         .iter()
+        .filter(|ch| pre.admits(ch.info))
         .map(|ch| {
             let min = c.pattern.bound_to_document(ch.min);
             let id = ids::object_id(secs, &[&uuid_bytes, &ids_key(&min)]);

@@ -103,7 +103,8 @@ pub fn select(
     let ns = format!("{db}.{coll}");
     let generated;
     let source: Box<dyn Iterator<Item = &Document>> = if db == "config" {
-        generated = config_db::documents(state, coll).unwrap_or_default();
+        // Only the chunk documents the filter's lastmod/jumbo terms can match are built.
+        generated = config_db::matching(state, coll, filter).unwrap_or_default();
         Box::new(generated.iter())
     } else {
         Box::new(state.store.iter(&ns).map(|(_, s)| &s.doc))

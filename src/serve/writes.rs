@@ -110,7 +110,9 @@ pub fn with_id(mut d: Document) -> Document {
         return d;
     }
     // As the server does, `_id` goes first (drivers that add it append it).
-    let id = d.remove("_id").unwrap_or_else(|| Bson::ObjectId(ObjectId::new()));
+    let id = d
+        .remove("_id")
+        .unwrap_or_else(|| Bson::ObjectId(ObjectId::new()));
     let mut out = doc! { "_id": id };
     out.extend(d);
     out

@@ -311,3 +311,29 @@ async fn connections_past_the_cap_are_refused() {
     }
     srv.shutdown().await;
 }
+
+#[test]
+fn document_len_is_the_encoded_length() {
+    use bson::spec::BinarySubtype;
+    use bson::{Binary, Bson, JavaScriptCodeWithScope, Regex, Timestamp, doc, oid::ObjectId};
+    let many: Vec<Bson> = (0..123).map(Bson::Int32).collect();
+    let docs = [
+        doc! {},
+        doc! {"a": 1, "b": 2.5, "c": "text é", "d": true, "e": Bson::Null},
+        doc! {"min": {"k": Bson::MinKey}, "max": {"k": Bson::MaxKey}, "long": 5_i64},
+        doc! {"arr": many, "nested": [[1, [2, {"x": "y"}]], {"z": []}]},
+        doc! {"id": ObjectId::new(), "t": Timestamp {time: 7, increment: 9}, "when": bson::DateTime::now()},
+        doc! {"bin": Binary {subtype: BinarySubtype::Uuid, bytes: vec![1; 16]},
+        "old": Binary {subtype: BinarySubtype::BinaryOld, bytes: vec![2; 5]}},
+        doc! {"re": Regex {pattern: "^a.*".into(), options: "i".into()},
+        "code": Bson::JavaScriptCode("f()".into()),
+        "scoped": JavaScriptCodeWithScope {code: "g()".into(), scope: doc! {"v": 1}},
+        "sym": Bson::Symbol("s".into()), "undef": Bson::Undefined,
+        "dec": bson::Decimal128::from_bytes([3; 16])},
+    ];
+    for d in docs {
+        let mut bytes = Vec::new();
+        d.to_writer(&mut bytes).unwrap();
+        assert_eq!(shardtop::wire::document_len(&d), bytes.len(), "{d}");
+    }
+}

@@ -101,20 +101,24 @@ pub fn select(
         query::matches(&Document::new(), f)?;
     }
     let ns = format!("{db}.{coll}");
-    let generated;
-    let source: Box<dyn Iterator<Item = &Document>> = if db == "config" {
-        // Only the chunk documents the filter's lastmod/jumbo terms can match are built.
-        generated = config_db::matching(state, coll, filter).unwrap_or_default();
-        Box::new(generated.iter())
+    let keep = |d: &Document| filter.is_none_or(|f| query::matches(d, f).unwrap_or(false));
+    let mut docs: Vec<Document> = if db == "config" {
+        // Only the chunk documents the filter's lastmod/jumbo terms can match are built, and
+        // they are moved, not copied.
+        config_db::matching(state, coll, filter)
+            .unwrap_or_default()
+            .into_iter()
+            .filter(|d| keep(d))
+            .collect()
     } else {
-        Box::new(state.store.iter(&ns).map(|(_, s)| &s.doc))
+        state
+            .store
+            .iter(&ns)
+            .map(|(_, s)| &s.doc)
+            .filter(|d| keep(d))
+            .cloned()
+            .collect()
     };
-    let mut docs = Vec::new();
-    for d in source {
-        if filter.is_none_or(|f| query::matches(d, f).unwrap_or(false)) {
-            docs.push(d.clone());
-        }
-    }
     if let Some(s) = sort {
         query::sort(&mut docs, s)?;
     }

@@ -209,7 +209,54 @@ pub(crate) fn document_bytes(doc: &bson::Document) -> Vec<u8> {
     out
 }
 
-/// The encoded size of a document.
+/// The encoded size of a document, computed without encoding it.
 pub fn document_len(doc: &bson::Document) -> usize {
-    document_bytes(doc).len()
+    // int32 length, the elements (type byte, key and NUL, value), the closing NUL.
+    4 + doc
+        .iter()
+        .map(|(k, v)| 1 + k.len() + 1 + value_len(v))
+        .sum::<usize>()
+        + 1
+}
+
+fn string_len(s: &str) -> usize {
+    4 + s.len() + 1
+}
+
+fn value_len(v: &bson::Bson) -> usize {
+    use bson::Bson as B;
+    match v {
+        B::Double(_) | B::DateTime(_) | B::Timestamp(_) | B::Int64(_) => 8,
+        B::String(s) | B::JavaScriptCode(s) | B::Symbol(s) => string_len(s),
+        B::Document(d) => document_len(d),
+        B::Array(a) => {
+            4 + a
+                .iter()
+                .enumerate()
+                .map(|(i, v)| 1 + decimal_digits(i) + 1 + value_len(v))
+                .sum::<usize>()
+                + 1
+        }
+        B::Binary(b) => {
+            let old = usize::from(b.subtype == bson::spec::BinarySubtype::BinaryOld) * 4;
+            4 + 1 + old + b.bytes.len()
+        }
+        B::ObjectId(_) => 12,
+        B::Boolean(_) => 1,
+        B::Null | B::Undefined | B::MaxKey | B::MinKey => 0,
+        B::RegularExpression(r) => r.pattern.len() + 1 + r.options.len() + 1,
+        B::JavaScriptCodeWithScope(c) => 4 + string_len(&c.code) + document_len(&c.scope),
+        B::Int32(_) => 4,
+        B::Decimal128(_) => 16,
+        B::DbPointer(_) => document_bytes(&bson::doc! {"p": v.clone()}).len() - 4 - 1 - 3,
+    }
+}
+
+fn decimal_digits(mut i: usize) -> usize {
+    let mut n = 1;
+    while i >= 10 {
+        i /= 10;
+        n += 1;
+    }
+    n
 }

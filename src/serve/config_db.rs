@@ -173,53 +173,82 @@ fn collection(state: &State, c: &Collection, v: ServerVersion) -> Document {
 }
 
 fn chunks(state: &State, c: &Collection, v: ServerVersion, pre: &ChunkPrefilter) -> Vec<Document> {
-    let secs = state.started_secs;
-    let uuid = ids::collection_uuid(&c.ns, c.incarnation);
-    let epoch = ids::collection_epoch(&c.ns, c.incarnation, secs);
-    let uuid_bytes = match &uuid {
-        Bson::Binary(b) => b.bytes.clone(),
-        _ => Vec::new(),
-    };
+    let docs = ChunkDocs::of(state, c);
     c.table
         .iter()
         .filter(|ch| pre.admits(ch.info))
-        .map(|ch| {
-            let min = c.pattern.bound_to_document(ch.min);
-            let id = ids::object_id(secs, &[&uuid_bytes, &ids_key(&min)]);
-            let mut d = doc! { "_id": id };
-            if v.chunks_by_uuid() {
-                d.insert("uuid", uuid.clone());
-            } else {
-                d.insert("ns", &c.ns);
-            }
-            let shard = state.sim.cluster.shard_id(ch.info.shard).to_string();
-            let since = ts(state.unix_secs_at(ch.info.since), 1);
-            d.insert("min", min);
-            d.insert("max", c.pattern.bound_to_document(ch.max));
-            d.insert("shard", &shard);
-            d.insert(
-                "lastmod",
-                Timestamp {
-                    time: ch.info.version.major,
-                    increment: ch.info.version.minor,
-                },
-            );
-            if !v.chunks_by_uuid() {
-                d.insert("lastmodEpoch", epoch);
-            }
-            if v >= ServerVersion::V7_0 {
-                d.insert("onCurrentShardSince", since.clone());
-            }
-            d.insert(
-                "history",
-                vec![Bson::Document(doc! { "validAfter": since, "shard": shard })],
-            );
-            if ch.info.jumbo {
-                d.insert("jumbo", true);
-            }
-            d
-        })
+        .map(|ch| docs.document(state, c, v, ch))
         .collect()
+}
+
+/// What every `config.chunks` document of one collection shares: its uuid, epoch and the
+/// server's start.
+pub struct ChunkDocs {
+    secs: u64,
+    uuid: Bson,
+    uuid_bytes: Vec<u8>,
+    epoch: bson::oid::ObjectId,
+}
+
+impl ChunkDocs {
+    pub fn of(state: &State, c: &Collection) -> Self {
+        let secs = state.started_secs;
+        let uuid = ids::collection_uuid(&c.ns, c.incarnation);
+        let uuid_bytes = match &uuid {
+            Bson::Binary(b) => b.bytes.clone(),
+            _ => Vec::new(),
+        };
+        Self {
+            secs,
+            epoch: ids::collection_epoch(&c.ns, c.incarnation, secs),
+            uuid,
+            uuid_bytes,
+        }
+    }
+
+    /// The document of chunk `ch` of `c`, in the shape of version `v`.
+    pub fn document(
+        &self,
+        state: &State,
+        c: &Collection,
+        v: ServerVersion,
+        ch: crate::model::Chunk<'_>,
+    ) -> Document {
+        let min = c.pattern.bound_to_document(ch.min);
+        let id = ids::object_id(self.secs, &[&self.uuid_bytes, &ids_key(&min)]);
+        let mut d = doc! { "_id": id };
+        if v.chunks_by_uuid() {
+            d.insert("uuid", self.uuid.clone());
+        } else {
+            d.insert("ns", &c.ns);
+        }
+        let shard = state.sim.cluster.shard_id(ch.info.shard).to_string();
+        let since = ts(state.unix_secs_at(ch.info.since), 1);
+        d.insert("min", min);
+        d.insert("max", c.pattern.bound_to_document(ch.max));
+        d.insert("shard", &shard);
+        d.insert(
+            "lastmod",
+            Timestamp {
+                time: ch.info.version.major,
+                increment: ch.info.version.minor,
+            },
+        );
+        if !v.chunks_by_uuid() {
+            d.insert("lastmodEpoch", self.epoch);
+        }
+        if v >= ServerVersion::V7_0 {
+            d.insert("onCurrentShardSince", since.clone());
+        }
+        d.insert(
+            "history",
+            vec![Bson::Document(doc! { "validAfter": since, "shard": shard })],
+        );
+        if ch.info.jumbo {
+            d.insert("jumbo", true);
+        }
+        d
+    }
 }
 
 fn ids_key(min: &Document) -> Vec<u8> {

@@ -7,6 +7,7 @@ use std::collections::{BTreeMap, VecDeque};
 
 use bson::{Bson, Document, doc};
 
+use super::chunk_cursor::ChunkCursor;
 use super::config_db;
 use super::query::{self, Projection};
 use super::reply::{self, Answer, ok, opt_count, opt_doc};
@@ -27,7 +28,29 @@ pub struct Cursors {
 
 struct Cursor {
     ns: String,
-    docs: VecDeque<Document>,
+    rest: Rest,
+}
+
+/// What a cursor has left: documents, or a lazy `config.chunks` read.
+enum Rest {
+    Docs(VecDeque<Document>),
+    Chunks(ChunkCursor),
+}
+
+impl Rest {
+    fn next_batch(&mut self, state: &State, n: usize) -> Vec<Bson> {
+        match self {
+            Self::Docs(docs) => take_batch(docs, n),
+            Self::Chunks(c) => c.next_batch(state, n, BATCH_BYTES),
+        }
+    }
+
+    fn done(&self, state: &State) -> bool {
+        match self {
+            Self::Docs(docs) => docs.is_empty(),
+            Self::Chunks(c) => c.done(state),
+        }
+    }
 }
 
 impl Cursors {
@@ -36,13 +59,17 @@ impl Cursors {
         if docs.is_empty() {
             return 0;
         }
+        self.insert(ns, Rest::Docs(docs))
+    }
+
+    fn insert(&mut self, ns: &str, rest: Rest) -> i64 {
         self.next_id += 1;
         let id = 0x5EED_0000_0000 + self.next_id;
         self.open.insert(
             id,
             Cursor {
                 ns: ns.to_string(),
-                docs,
+                rest,
             },
         );
         id
@@ -149,6 +176,9 @@ pub fn find(state: &mut State, db: &str, cmd: &Document) -> Answer {
         .map(Projection::parse)
         .transpose()?;
     let limit = opt_count(cmd, "limit")?;
+    if db == "config" && coll == "chunks" && opt_doc(cmd, "sort")?.is_none_or(Document::is_empty) {
+        return find_chunks(state, cmd, filter, projection, limit);
+    }
     let docs = select(
         state,
         db,
@@ -177,6 +207,38 @@ pub fn find(state: &mut State, db: &str, cmd: &Document) -> Answer {
     Ok(ok(with_note(state, db, &coll, reply)))
 }
 
+/// `find` on `config.chunks` without a sort: batches built as they are asked for.
+fn find_chunks(
+    state: &mut State,
+    cmd: &Document,
+    filter: Option<&Document>,
+    projection: Option<Projection>,
+    limit: Option<i64>,
+) -> Answer {
+    if let Some(f) = filter {
+        // Surface a bad filter even when there is nothing to match against.
+        query::matches(&Document::new(), f)?;
+    }
+    let skip = usize::try_from(opt_count(cmd, "skip")?.unwrap_or(0))
+        .map_err(|_| SimError::bad_value("skip value must be non-negative"))?;
+    let left = limit.filter(|l| *l != 0).map(|l| l.unsigned_abs() as usize);
+    let mut rest = Rest::Chunks(ChunkCursor::new(filter, projection, skip, left));
+    let batch = opt_count(cmd, "batchSize")?
+        .map_or(DEFAULT_BATCH, |n| n.max(0) as usize)
+        .max(usize::from(limit.is_some_and(|l| l < 0)));
+    let single = reply::flag(cmd, "singleBatch") || limit.is_some_and(|l| l < 0);
+    let first = rest.next_batch(state, batch);
+    let ns = "config.chunks";
+    let id = if single || rest.done(state) {
+        0
+    } else {
+        state.cursors.insert(ns, rest)
+    };
+    Ok(ok(
+        doc! { "cursor": { "firstBatch": first, "id": id, "ns": ns } },
+    ))
+}
+
 /// `getMore`.
 pub fn get_more(state: &mut State, cmd: &Document) -> Answer {
     let id = match cmd.get("getMore") {
@@ -191,17 +253,17 @@ pub fn get_more(state: &mut State, cmd: &Document) -> Answer {
     if let Some(answer) = super::change_stream::get_more(state, id, n) {
         return answer;
     }
-    let cursor = state
+    let mut cursor = state
         .cursors
         .open
-        .get_mut(&id)
+        .remove(&id)
         .ok_or_else(|| reply::cursor_not_found(id))?;
-    let batch = take_batch(&mut cursor.docs, n);
+    let batch = cursor.rest.next_batch(state, n);
     let ns = cursor.ns.clone();
-    let next = if cursor.docs.is_empty() {
-        state.cursors.open.remove(&id);
+    let next = if cursor.rest.done(state) {
         0
     } else {
+        state.cursors.open.insert(id, cursor);
         id
     };
     Ok(ok(

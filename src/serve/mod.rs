@@ -14,6 +14,7 @@
 mod aggregate;
 mod change_stream;
 mod changelog;
+mod chunk_cursor;
 mod chunk_filter;
 mod commands;
 mod config_db;

@@ -1,0 +1,85 @@
+#![allow(clippy::unwrap_used)]
+//! `config.chunks` read lazily (a `find` without a sort builds each batch as it is asked for):
+//! every chunk once, in key order, across getMores, with skip, limit, projection and filters.
+
+mod common;
+
+use bson::{Document, doc};
+use futures::TryStreamExt;
+use mongodb::options::FindOptions;
+use shardtop::sim::{Simulator, scenario};
+
+fn hashed(chunks: u32) -> Simulator {
+    let text = format!(
+        r#"{{"name": "big", "description": "", "seedPassage": "", "serverVersion": "7.0",
+        "shards": 3, "collections": [{{"ns": "app.big", "key": {{"h": "hashed"}},
+        "numInitialChunks": {chunks}}}], "until": 1}}"#
+    );
+    let sc = scenario::parse(&text).unwrap();
+    Simulator::from_scenario(&sc, 1, None).unwrap()
+}
+
+async fn read(client: &mongodb::Client, filter: Document, opts: FindOptions) -> Vec<Document> {
+    client
+        .database("config")
+        .collection::<Document>("chunks")
+        .find(filter)
+        .with_options(opts)
+        .await
+        .unwrap()
+        .try_collect()
+        .await
+        .unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn chunks_are_read_batch_by_batch_each_once_in_key_order() {
+    let (server, client) = common::serve_paused(hashed(5_000)).await;
+    let all = read(
+        &client,
+        doc! {},
+        FindOptions::builder().batch_size(700).build(),
+    )
+    .await;
+    assert_eq!(all.len(), 5_000);
+    let mins: Vec<i64> = all
+        .iter()
+        .skip(1)
+        .map(|d| d.get_document("min").unwrap().get_i64("h").unwrap())
+        .collect();
+    assert!(
+        mins.windows(2).all(|w| w[0] < w[1]),
+        "key order, no repeats"
+    );
+    // The same as the sorted (eager) read.
+    let sorted = read(
+        &client,
+        doc! {},
+        FindOptions::builder().sort(doc! {"min": 1}).build(),
+    )
+    .await;
+    assert_eq!(all, sorted);
+    let page = read(
+        &client,
+        doc! {},
+        FindOptions::builder()
+            .skip(5)
+            .limit(7)
+            .projection(doc! {"min": 1, "_id": 0})
+            .build(),
+    )
+    .await;
+    let want: Vec<Document> = all[5..12]
+        .iter()
+        .map(|d| doc! {"min": d.get_document("min").unwrap().clone()})
+        .collect();
+    assert_eq!(page, want);
+    let on_one = read(&client, doc! {"shard": "shard0001"}, FindOptions::default()).await;
+    assert_eq!(
+        on_one.len(),
+        all.iter()
+            .filter(|d| d.get_str("shard") == Ok("shard0001"))
+            .count()
+    );
+    server.shutdown().await;
+}

@@ -313,7 +313,7 @@ async fn connections_past_the_cap_are_refused() {
 }
 
 #[test]
-fn document_len_is_the_encoded_length() {
+fn documents_are_encoded_as_the_bson_library_does() {
     use bson::spec::BinarySubtype;
     use bson::{Binary, Bson, JavaScriptCodeWithScope, Regex, Timestamp, doc, oid::ObjectId};
     let many: Vec<Bson> = (0..123).map(Bson::Int32).collect();
@@ -335,5 +335,6 @@ fn document_len_is_the_encoded_length() {
         let mut bytes = Vec::new();
         d.to_writer(&mut bytes).unwrap();
         assert_eq!(shardtop::wire::document_len(&d), bytes.len(), "{d}");
+        assert_eq!(shardtop::wire::encode::encode_document(&d), bytes, "{d}");
     }
 }

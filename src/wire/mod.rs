@@ -5,6 +5,7 @@
 //! Owns: bytes ⇄ command documents. May not touch: the simulator, sockets' lifetimes, logging —
 //! a malformed message is a [`WireError`] and the caller decides what to do with the connection.
 
+pub mod encode;
 mod msg;
 mod query;
 
@@ -203,10 +204,7 @@ pub(crate) fn frame(request_id: i32, response_to: i32, op_code: i32, body: &[u8]
 }
 
 pub(crate) fn document_bytes(doc: &bson::Document) -> Vec<u8> {
-    let mut out = Vec::new();
-    // Writing into a Vec cannot fail for a document built in memory.
-    let _ = doc.to_writer(&mut out);
-    out
+    encode::encode_document(doc)
 }
 
 /// The encoded size of a document, computed without encoding it.
@@ -248,7 +246,11 @@ fn value_len(v: &bson::Bson) -> usize {
         B::JavaScriptCodeWithScope(c) => 4 + string_len(&c.code) + document_len(&c.scope),
         B::Int32(_) => 4,
         B::Decimal128(_) => 16,
-        B::DbPointer(_) => document_bytes(&bson::doc! {"p": v.clone()}).len() - 4 - 1 - 3,
+        B::DbPointer(_) => {
+            let mut tmp = Vec::new();
+            let _ = bson::doc! {"p": v.clone()}.to_writer(&mut tmp);
+            tmp.len() - 4 - 1 - 2 - 1
+        }
     }
 }
 

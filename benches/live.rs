@@ -90,14 +90,6 @@ impl Drop for Served {
     }
 }
 
-fn runtime() -> tokio::runtime::Runtime {
-    tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .unwrap()
-}
-
 fn mib(bytes: usize) -> f64 {
     bytes as f64 / f64::from(1 << 20)
 }
@@ -132,7 +124,7 @@ async fn split_some(admin: &mongodb::Client, state: &Simulator, round: usize) {
 }
 
 fn live(c: &mut Criterion) {
-    let rt = runtime();
+    let rt = common::runtime();
     let served = Served::start(CHUNKS);
     let mut group = c.benchmark_group("watch 1,000,000 chunks");
     group.sample_size(10);

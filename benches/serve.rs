@@ -20,14 +20,6 @@ mod common;
 const CHUNKS: u32 = 1_000_000;
 const INSERTS: u64 = 10_000;
 
-fn runtime() -> tokio::runtime::Runtime {
-    tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .unwrap()
-}
-
 async fn serve(sim: Simulator, paused: bool) -> (Server, mongodb::Client) {
     let listen: SocketAddr = "127.0.0.1:0".parse().unwrap();
     let mut opts = ServeOptions::new(listen, sim);
@@ -58,7 +50,7 @@ async fn read_all(client: &mongodb::Client) -> u64 {
 }
 
 fn read_chunks(c: &mut Criterion) {
-    let rt = runtime();
+    let rt = common::runtime();
     let built = Instant::now();
     let sim = common::big_hashed_sim(CHUNKS);
     eprintln!(
@@ -100,7 +92,7 @@ async fn simulated_docs(client: &mongodb::Client) -> i64 {
 }
 
 fn inserts(c: &mut Criterion) {
-    let rt = runtime();
+    let rt = common::runtime();
     let sc = scenario::parse(INSERT_CLUSTER).unwrap();
     let sim = Simulator::from_scenario(&sc, 1, Some("7.0".parse().unwrap())).unwrap();
     let (server, client) = rt.block_on(serve(sim, false));

@@ -77,3 +77,12 @@ pub fn big_hashed_sim(chunks: u32) -> Simulator {
     assert_eq!(sim.cluster.collections[0].table.len(), chunks as usize);
     sim
 }
+
+/// A two-worker runtime (this machine has two cores) for the benches that talk to `serve`.
+pub fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap()
+}

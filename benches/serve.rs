@@ -49,6 +49,23 @@ async fn read_all(client: &mongodb::Client) -> u64 {
     n
 }
 
+/// Reads every chunk document as raw BSON (no conversion into `Document` on the client):
+/// what the server delivers, without the driver's per-field deserialization.
+async fn read_all_raw(client: &mongodb::Client) -> u64 {
+    let mut cursor = client
+        .database("config")
+        .collection::<bson::RawDocumentBuf>("chunks")
+        .find(doc! {})
+        .await
+        .unwrap();
+    let mut n = 0;
+    while let Some(d) = cursor.try_next().await.unwrap() {
+        assert!(d.get("min").unwrap().is_some());
+        n += 1;
+    }
+    n
+}
+
 fn read_chunks(c: &mut Criterion) {
     let rt = common::runtime();
     let built = Instant::now();
@@ -73,6 +90,20 @@ fn read_chunks(c: &mut Criterion) {
             })
         });
     });
+    group.bench_function(
+        "driver find + getMore, 1,000,000 chunks, raw documents",
+        |b| {
+            b.iter_custom(|iters| {
+                rt.block_on(async {
+                    let start = Instant::now();
+                    for _ in 0..iters {
+                        assert_eq!(read_all_raw(&client).await, u64::from(CHUNKS));
+                    }
+                    start.elapsed()
+                })
+            });
+        },
+    );
     group.finish();
     rt.block_on(server.shutdown());
 }

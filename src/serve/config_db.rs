@@ -252,9 +252,7 @@ impl ChunkDocs {
 }
 
 fn ids_key(min: &Document) -> Vec<u8> {
-    let mut out = Vec::new();
-    let _ = min.to_writer(&mut out);
-    out
+    crate::wire::encode::encode_document(min)
 }
 
 fn tags(state: &State, v: ServerVersion) -> Vec<Document> {

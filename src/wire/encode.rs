@@ -35,6 +35,24 @@ fn element(out: &mut Vec<u8>, key: &str, v: &Bson) {
     value(out, v);
 }
 
+fn itoa_buf() -> [u8; 20] {
+    [0; 20]
+}
+
+/// An array element's key (its index in decimal), written into `buf`.
+fn index_key(buf: &mut [u8; 20], mut i: usize) -> &str {
+    let mut at = buf.len();
+    loop {
+        at -= 1;
+        buf[at] = b'0' + (i % 10) as u8;
+        i /= 10;
+        if i == 0 {
+            break;
+        }
+    }
+    std::str::from_utf8(&buf[at..]).unwrap_or("0")
+}
+
 fn cstring(out: &mut Vec<u8>, s: &str) {
     out.extend_from_slice(s.as_bytes());
     out.push(0);
@@ -51,8 +69,9 @@ fn value(out: &mut Vec<u8>, v: &Bson) {
         Bson::String(s) | Bson::JavaScriptCode(s) | Bson::Symbol(s) => string(out, s),
         Bson::Document(d) => document(out, d),
         Bson::Array(a) => framed(out, |out| {
+            let mut key = itoa_buf();
             for (i, v) in a.iter().enumerate() {
-                element(out, &i.to_string(), v);
+                element(out, index_key(&mut key, i), v);
             }
         }),
         Bson::Binary(b) => {

@@ -146,3 +146,46 @@ async fn move_range_with_only_max_through_the_driver() {
     assert!(moved, "the range [MinKey, 100) reached {other}");
     server.shutdown().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_migration_in_flight_carries_the_collection_chunk_size() {
+    let (server, client, _) = serve_empty("7.0", true).await;
+    admin(&client, doc! {"shardCollection": "app.c", "key": {"x": 1}})
+        .await
+        .unwrap();
+    admin(
+        &client,
+        doc! {"configureCollectionBalancing": "app.c", "chunkSize": 64},
+    )
+    .await
+    .unwrap();
+    let owner = chunks(&client).await[0]
+        .get_str("shard")
+        .unwrap()
+        .to_string();
+    let to = if owner == "shard0000" {
+        "shard0001"
+    } else {
+        "shard0000"
+    };
+    admin(
+        &client,
+        doc! {"moveChunk": "app.c", "find": {"x": 1}, "to": to},
+    )
+    .await
+    .unwrap();
+    // Paused: the migration stays in flight.
+    let ops: Vec<Document> = client
+        .database("admin")
+        .aggregate(vec![
+            doc! {"$currentOp": {"allUsers": true, "localOps": false}},
+        ])
+        .await
+        .unwrap()
+        .try_collect()
+        .await
+        .unwrap();
+    let cmd = ops[0].get_document("command").unwrap();
+    assert_eq!(cmd.get_i64("maxChunkSizeBytes").unwrap(), 64 << 20);
+    server.shutdown().await;
+}

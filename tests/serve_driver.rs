@@ -18,15 +18,7 @@ async fn serve(version: &str, paused: bool) -> (Server, Client) {
 }
 
 async fn config_find(client: &Client, coll: &str, filter: Document) -> Vec<Document> {
-    client
-        .database("config")
-        .collection::<Document>(coll)
-        .find(filter)
-        .await
-        .unwrap()
-        .try_collect()
-        .await
-        .unwrap()
+    common::find_all(client, "config", coll, filter).await
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

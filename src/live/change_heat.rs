@@ -41,12 +41,7 @@ impl ChangeHeat {
     /// Opens streams for new collections and reads what happened since the last poll; then
     /// gives `state` its windows and counts.
     pub async fn observe(&mut self, client: &LiveClient, state: &mut Simulator) {
-        let names: Vec<String> = state
-            .cluster
-            .collections
-            .iter()
-            .map(|c| c.ns.clone())
-            .collect();
+        let names = state.cluster.namespaces();
         let mut events: HashMap<String, Vec<Document>> = HashMap::new();
         for ns in names {
             let (db, coll) = ns.split_once('.').unwrap_or((ns.as_str(), ""));

@@ -236,12 +236,7 @@ impl Poller {
             ..BalancerState::default()
         };
         state.cluster.settings.balancer_enabled &= status.get_str("mode") != Ok("off");
-        let names: Vec<String> = state
-            .cluster
-            .collections
-            .iter()
-            .map(|c| c.ns.clone())
-            .collect();
+        let names = state.cluster.namespaces();
         state.balancer.why_not = self.compliance(names).await;
         if let Some(e) = &self.logs.round_error {
             state
@@ -325,12 +320,7 @@ impl Poller {
                 }
             }
         } else {
-            let names: Vec<String> = state
-                .cluster
-                .collections
-                .iter()
-                .map(|c| c.ns.clone())
-                .collect();
+            let names = state.cluster.namespaces();
             for ns in names {
                 let (db, coll) = ns.split_once('.').unwrap_or((ns.as_str(), ""));
                 let rows = self

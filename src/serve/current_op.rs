@@ -44,14 +44,16 @@ fn running(state: &State, started_ms: u64) -> (i64, i64) {
 fn migrations(state: &State) -> Vec<Document> {
     let cluster = &state.sim.cluster;
     let v = cluster.version;
-    let chunk_bytes = cluster.settings.chunk_size_bytes as i64;
     state
         .sim
         .balancer
         .in_flight
         .iter()
         .filter_map(|m| {
-            let c = cluster.collection(&m.ns)?;
+            let index = cluster.collection_index(&m.ns)?;
+            let c = &cluster.collections[index];
+            // The collection's own chunk size (configureCollectionBalancing) or the cluster's.
+            let chunk_bytes = cluster.chunk_size_of(index) as i64;
             let (from, to) = (cluster.shard_id(m.from), cluster.shard_id(m.to));
             let min = c.pattern.bound_to_document(&m.min);
             let max = c

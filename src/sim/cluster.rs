@@ -318,6 +318,11 @@ pub struct Cluster {
 }
 
 impl Cluster {
+    /// The namespaces of the sharded collections.
+    pub fn namespaces(&self) -> Vec<String> {
+        self.collections.iter().map(|c| c.ns.clone()).collect()
+    }
+
     /// The chunk size that governs collection `c`: its own (`configureCollectionBalancing`) or
     /// the cluster's (`config.settings` chunksize).
     pub fn chunk_size_of(&self, c: usize) -> u64 {

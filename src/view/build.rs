@@ -27,7 +27,7 @@ pub fn build(sim: &Simulator, req: &ViewRequest, source: &str, clock: ClockView)
         clock,
         balancer: balancer(sim),
         shards: shard_rows(sim, collection),
-        collections: cluster.collections.iter().map(|c| c.ns.clone()).collect(),
+        collections: cluster.namespaces(),
         collection: collection.map(|c| collection_view(sim, c, req)),
         request: req.clone(),
         heat: None,

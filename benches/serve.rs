@@ -17,6 +17,10 @@ use shardtop::sim::{Simulator, scenario};
 
 mod common;
 
+// The allocator of the shipped binary (src/main.rs), so the in-process server is measured as it runs.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 const CHUNKS: u32 = 1_000_000;
 const INSERTS: u64 = 10_000;
 

@@ -138,12 +138,12 @@ fn live(c: &mut Criterion) {
                     COUNTING.reset_peak_usage();
                     let base = COUNTING.current_usage();
                     let start = Instant::now();
-                    let polled = p.poll(now_ms()).await.unwrap();
+                    p.poll(now_ms()).await.unwrap();
                     spent += start.elapsed();
                     worst_peak = worst_peak.max(COUNTING.peak_usage() - base);
                     assert_eq!(p.fetched_chunks, CHUNKS as usize);
                     assert_eq!(
-                        polled.state.cluster.collections[0].table.len(),
+                        p.state().cluster.collections[0].table.len(),
                         CHUNKS as usize
                     );
                 }
@@ -157,11 +157,11 @@ fn live(c: &mut Criterion) {
         mib(worst_peak),
         served.peak_rss_mib()
     );
-    let (mut watching, mut state, admin) = rt.block_on(async {
+    let (mut watching, admin) = rt.block_on(async {
         let mut p = poller(&served.uri).await;
-        let polled = p.poll(now_ms()).await.unwrap();
+        p.poll(now_ms()).await.unwrap();
         let admin = mongodb::Client::with_uri_str(&served.uri).await.unwrap();
-        (p, polled.state, admin)
+        (p, admin)
     });
     let mut round = 0;
     let mut worst_fetched = 0;
@@ -170,14 +170,14 @@ fn live(c: &mut Criterion) {
             rt.block_on(async {
                 let mut spent = Duration::ZERO;
                 for _ in 0..iters {
-                    let before = state.cluster.collections[0].table.len();
-                    split_some(&admin, &state, round).await;
+                    let before = watching.state().cluster.collections[0].table.len();
+                    split_some(&admin, watching.state(), round).await;
                     round += 1;
                     let start = Instant::now();
-                    let polled = watching.poll(now_ms()).await.unwrap();
+                    watching.poll(now_ms()).await.unwrap();
                     spent += start.elapsed();
-                    state = polled.state;
-                    assert_eq!(state.cluster.collections[0].table.len(), before + CHANGED);
+                    let table = &watching.state().cluster.collections[0].table;
+                    assert_eq!(table.len(), before + CHANGED);
                     worst_fetched = worst_fetched.max(watching.fetched_chunks);
                 }
                 spent

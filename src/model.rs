@@ -27,7 +27,7 @@ pub use hash::hash64;
 pub use key::ShardKey;
 pub use pattern::{KeyError, KeyField, KeyPattern};
 pub use presplit::hashed_split_points;
-pub use routing::{RoutingError, RoutingTable};
+pub use routing::{RangePatch, RoutingError, RoutingTable};
 pub use shard::{Shard, ShardIdx};
 pub use targeting::{KeyRange, TargetKind, Targeting, target};
 pub use value::KeyValue;

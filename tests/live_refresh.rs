@@ -4,8 +4,9 @@
 //! the same table as a full reload, fetching a small part of the chunks; a new incarnation asks
 //! for a full reload.
 
-use shardtop::live::config::{ChunkDoc, ChunkOwner, CollectionDoc, Incarnation};
-use shardtop::live::routing_cache::CachedRouting;
+use shardtop::live::config::{ChunkRow, CollectionDoc, Incarnation};
+use shardtop::live::routing_cache::{self, CachedRouting, FullLoad};
+use shardtop::model::{ChunkInfo, RoutingTable, ShardKey};
 use shardtop::sim::{Simulator, scenario};
 
 fn start(name: &str, version: &str) -> Simulator {
@@ -33,70 +34,110 @@ fn collection_doc(sim: &Simulator, ns: &str) -> CollectionDoc {
 }
 
 /// What `config.chunks` would return for the collection, optionally only `lastmod >= since`.
-fn chunk_docs(
+fn chunk_rows(
     sim: &Simulator,
     ns: &str,
     since: Option<shardtop::model::ChunkVersion>,
-) -> Vec<ChunkDoc> {
+) -> Vec<ChunkRow> {
     let c = sim.cluster.collection(ns).unwrap();
     c.table
         .iter()
         .filter(|ch| since.is_none_or(|v| ch.info.version >= v))
-        .map(|ch| ChunkDoc {
-            owner: ChunkOwner::Ns(ns.to_string()),
-            min: ch.min.clone(),
-            max: ch.max.clone(),
-            shard: sim.cluster.shard_id(ch.info.shard).to_string(),
-            version: ch.info.version,
-            jumbo: ch.info.jumbo,
-            since: None,
+        .map(|ch| {
+            let mut info = ChunkInfo::new(ch.info.shard, ch.info.version);
+            info.jumbo = ch.info.jumbo;
+            info.since = ch.info.since;
+            ChunkRow {
+                min: ch.min.clone(),
+                max: ch.max.clone(),
+                info,
+            }
         })
         .collect()
 }
 
-fn same(cache: &CachedRouting, full: &[ChunkDoc]) -> bool {
-    cache.chunks().len() == full.len() && cache.chunks().zip(full).all(|(a, b)| a == b)
+/// A routing table as the poller keeps it: the table and what it remembers besides.
+struct Cache {
+    meta: CachedRouting,
+    table: RoutingTable,
+}
+
+impl Cache {
+    /// A full load, fed in the order given.
+    fn load(coll: &CollectionDoc, rows: Vec<ChunkRow>) -> Self {
+        let mut load = FullLoad::new(&coll.ns, &coll.key);
+        for r in rows {
+            load.push(r);
+        }
+        let (table, jumbo) = load.finish().unwrap();
+        Self {
+            meta: CachedRouting::new(coll, jumbo),
+            table,
+        }
+    }
+
+    /// An incremental refresh: the changed chunks and the jumbo ones; returns the patches.
+    fn refresh(&mut self, changed: Vec<ChunkRow>, jumbo: Vec<ShardKey>) -> usize {
+        let patches = routing_cache::patches(&self.meta.ns, &self.table, changed).unwrap();
+        let n = patches.len();
+        self.table.replace_ranges(patches).unwrap();
+        routing_cache::apply_jumbo(&mut self.table, &self.meta.jumbo, &jumbo);
+        self.meta.jumbo = jumbo;
+        n
+    }
+
+    fn rows(&self) -> Vec<(ShardKey, ShardKey, ChunkInfo)> {
+        self.table
+            .iter()
+            .map(|c| (c.min.clone(), c.max.clone(), c.info.clone()))
+            .collect()
+    }
+}
+
+fn same(cache: &Cache, full: &[ChunkRow]) -> bool {
+    let rows = cache.rows();
+    rows.len() == full.len()
+        && rows.iter().zip(full).all(|((min, max, info), b)| {
+            *min == b.min
+                && *max == b.max
+                && info.shard == b.info.shard
+                && info.version == b.info.version
+                && info.jumbo == b.info.jumbo
+                && info.since == b.info.since
+        })
 }
 
 /// Polls every 10 virtual seconds until `until`, checking convergence; returns (fetched, total
 /// chunk documents over all polls).
 fn poll(sim: &mut Simulator, ns: &str, until_ms: u64) -> (usize, usize) {
     let coll = collection_doc(sim, ns);
-    let mut cache = CachedRouting::load(&coll, chunk_docs(sim, ns, None)).unwrap();
+    let mut cache = Cache::load(&coll, chunk_rows(sim, ns, None));
     let (mut fetched, mut total) = (0, 0);
     while sim.now_ms() < until_ms {
         sim.run_until(sim.now_ms() + 10_000);
         let coll = collection_doc(sim, ns);
-        let full = chunk_docs(sim, ns, None);
-        if cache.is_stale_for(&coll) {
-            cache = CachedRouting::load(&coll, full.clone()).unwrap();
+        let full = chunk_rows(sim, ns, None);
+        if cache.meta.is_stale_for(&coll) {
+            cache = Cache::load(&coll, full.clone());
         } else {
-            let changed = chunk_docs(sim, ns, Some(cache.version()));
+            let changed = chunk_rows(sim, ns, Some(cache.table.version()));
             let jumbo: Vec<_> = full
                 .iter()
-                .filter(|c| c.jumbo)
+                .filter(|c| c.info.jumbo)
                 .map(|c| c.min.clone())
                 .collect();
             fetched += changed.len() + jumbo.len();
-            cache.apply(changed);
-            cache.set_jumbo(&jumbo);
+            cache.refresh(changed, jumbo);
         }
         total += full.len();
-        cache.check().unwrap();
-        if !same(&cache, &full) {
-            let diff: Vec<_> = cache
-                .chunks()
-                .zip(&full)
-                .filter(|(a, b)| a != b)
-                .take(2)
-                .collect();
-            panic!(
-                "{ns} at {} ms the refreshed table ({} chunks) differs from a full load ({}): {diff:#?}",
-                sim.now_ms(),
-                cache.chunks().len(),
-                full.len()
-            );
-        }
+        cache.table.check_invariants().unwrap();
+        assert!(
+            same(&cache, &full),
+            "{ns} at {} ms the refreshed table ({} chunks) differs from a full load ({})",
+            sim.now_ms(),
+            cache.table.len(),
+            full.len()
+        );
     }
     (fetched, total)
 }
@@ -127,7 +168,7 @@ fn merges_are_followed_too() {
     let mut sim = start("manual", "5.0");
     let ns = sim.cluster.collections[0].ns.clone();
     let coll = collection_doc(&sim, &ns);
-    let mut cache = CachedRouting::load(&coll, chunk_docs(&sim, &ns, None)).unwrap();
+    let mut cache = Cache::load(&coll, chunk_rows(&sim, &ns, None));
     sim.run_until(60_000);
     let c = sim.cluster.collection(&ns).unwrap();
     let (a, b) = (c.table.chunk(0), c.table.chunk(1));
@@ -141,9 +182,9 @@ fn merges_are_followed_too() {
         sim.run_until(sim.now_ms() + 5_000);
         sim.merge_chunks(&ns, &min, &max).unwrap();
     }
-    let changed = chunk_docs(&sim, &ns, Some(cache.version()));
-    cache.apply(changed);
-    assert!(same(&cache, &chunk_docs(&sim, &ns, None)));
+    let changed = chunk_rows(&sim, &ns, Some(cache.table.version()));
+    cache.refresh(changed, Vec::new());
+    assert!(same(&cache, &chunk_rows(&sim, &ns, None)));
 }
 
 #[test]
@@ -151,7 +192,7 @@ fn a_new_incarnation_needs_a_full_reload() {
     let mut sim = start("hot-customer", "8.0");
     let ns = sim.cluster.collections[0].ns.clone();
     let before = collection_doc(&sim, &ns);
-    let cache = CachedRouting::load(&before, chunk_docs(&sim, &ns, None)).unwrap();
+    let cache = Cache::load(&before, chunk_rows(&sim, &ns, None));
     sim.run_until(400_000);
     let after = collection_doc(&sim, &ns);
     assert_ne!(
@@ -159,7 +200,7 @@ fn a_new_incarnation_needs_a_full_reload() {
         1,
         "hot-customer refines its key"
     );
-    assert!(cache.is_stale_for(&after));
+    assert!(cache.meta.is_stale_for(&after));
 }
 
 #[test]
@@ -169,10 +210,54 @@ fn a_quiet_cluster_poll_fetches_only_the_newest_chunk() {
     let ns = sim.cluster.collections[0].ns.clone();
     sim.run_until(600_000);
     let coll = collection_doc(&sim, &ns);
-    let mut cache = CachedRouting::load(&coll, chunk_docs(&sim, &ns, None)).unwrap();
-    let changed = chunk_docs(&sim, &ns, Some(cache.version()));
+    let mut cache = Cache::load(&coll, chunk_rows(&sim, &ns, None));
+    let changed = chunk_rows(&sim, &ns, Some(cache.table.version()));
     assert_eq!(changed.len(), 1);
-    assert_eq!(cache.apply(changed), 1);
+    assert_eq!(cache.refresh(changed, Vec::new()), 0, "nothing to patch");
+}
+
+#[test]
+fn a_full_load_in_any_order_gives_the_same_table() {
+    let mut sim = start("ascending", "7.0");
+    sim.run_until(300_000);
+    let ns = sim.cluster.collections[0].ns.clone();
+    let coll = collection_doc(&sim, &ns);
+    let rows = chunk_rows(&sim, &ns, None);
+    assert!(rows.len() > 3);
+    let mut shuffled = rows.clone();
+    shuffled.reverse();
+    shuffled.swap(0, 1);
+    assert!(same(&Cache::load(&coll, shuffled), &rows));
+    // A gap is named.
+    let mut gap = rows.clone();
+    gap.remove(1);
+    let mut load = FullLoad::new(&ns, &coll.key);
+    for r in gap {
+        load.push(r);
+    }
+    let err = load.finish().unwrap_err().to_string();
+    assert!(
+        err.contains("a gap or overlap") && err.contains(&ns),
+        "{err}"
+    );
+}
+
+#[test]
+fn changes_that_do_not_tile_the_cached_ranges_are_refused() {
+    let mut sim = start("ascending", "5.0");
+    sim.run_until(10_000);
+    let ns = sim.cluster.collections[0].ns.clone();
+    let coll = collection_doc(&sim, &ns);
+    let cache = Cache::load(&coll, chunk_rows(&sim, &ns, None));
+    sim.run_until(120_000);
+    let mut changed = chunk_rows(&sim, &ns, Some(cache.table.version()));
+    // A read that raced a commit: a chunk split off since the cached version is missing.
+    let split_off = changed
+        .iter()
+        .position(|r| cache.table.find_by_min(&r.min).is_none())
+        .unwrap();
+    changed.remove(split_off);
+    assert!(routing_cache::patches(&ns, &cache.table, changed).is_err());
 }
 
 #[test]

@@ -6,7 +6,7 @@ use std::time::Duration;
 use super::{Failure, write_failed};
 use crate::cli::WatchArgs;
 use crate::live::client::{LiveClient, LiveError, hosts};
-use crate::live::poller::{Poller, now_ms, poll_once};
+use crate::live::poller::{OnePoll, Poller, now_ms, poll_once};
 use crate::sim::SummaryOptions;
 use crate::source::live::HeatMode;
 
@@ -100,9 +100,12 @@ pub fn run(args: &WatchArgs, colors: bool, out: &mut impl Write) -> Result<(), F
             }
             let client = LiveClient::connect(&args.uri, Duration::from_secs(10)).await?;
             let heat = resolve_heat(asked, &client).await;
-            let polled = poller(client, heat)
-                .poll_within(now_ms(), Duration::from_secs(30))
-                .await?;
+            let mut p = poller(client, heat);
+            let log = p.poll_within(now_ms(), Duration::from_secs(30)).await?.log;
+            let polled = OnePoll {
+                state: p.into_state(),
+                log,
+            };
             Ok::<_, LiveError>((polled, heat))
         })
         .map_err(failure)?;
@@ -139,22 +142,23 @@ fn interactive(
         hosts(&args.uri)
     ))?;
     let rt = super::tui::runtime()?;
-    let (poller, polled, heat) = rt
+    let (poller, log, heat) = rt
         .block_on(async {
             let client = LiveClient::connect(&args.uri, Duration::from_secs(10)).await?;
             let heat = resolve_heat(asked, &client).await;
             let mut poller = poller(client, heat);
-            let polled = poller.poll(now_ms()).await?;
-            Ok::<_, LiveError>((poller, polled, heat))
+            let log = poller.poll(now_ms()).await?.log;
+            Ok::<_, LiveError>((poller, log, heat))
         })
         .map_err(failure)?;
+    let cluster = &poller.state().cluster;
     let collection = args
         .ns
         .as_deref()
-        .and_then(|ns| polled.state.cluster.collection_index(ns))
+        .and_then(|ns| cluster.collection_index(ns))
         .unwrap_or(0);
     if let Some(ns) = &args.ns
-        && polled.state.cluster.collection_index(ns).is_none()
+        && cluster.collection_index(ns).is_none()
     {
         return Err(Failure::input(format!(
             "--ns {ns}: no such sharded collection on {}",
@@ -162,8 +166,6 @@ fn interactive(
         )));
     }
     let label = hosts(&args.uri);
-    let log = polled.log;
-    let state = polled.state;
     let start = move |to_ui: tokio::sync::mpsc::Sender<crate::source::SourceEvent>, controls| async move {
         let _ = to_ui
             .send(crate::source::SourceEvent::Log {
@@ -171,7 +173,7 @@ fn interactive(
                 lines: log,
             })
             .await;
-        crate::source::live::run_live(poller, label, state, interval, heat, to_ui, controls).await
+        crate::source::live::run_live(poller, label, interval, heat, to_ui, controls).await
     };
     super::tui::run_source_in(&rt, start, 1.0, false, colors, collection)
 }

@@ -7,7 +7,7 @@
 
 use bson::{Bson, Document};
 
-use crate::model::{ChunkVersion, KeyPattern, ShardKey};
+use crate::model::{ChunkInfo, ChunkVersion, KeyPattern, ShardIdx, ShardKey};
 
 /// A document that does not have the shape its collection promises.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -203,6 +203,44 @@ impl ChunkDoc {
     }
 
     pub fn parse(doc: &Document, pattern: &KeyPattern) -> Result<Self, ConfigError> {
+        let row = ChunkRow::parse(doc, pattern, &mut |_| ShardIdx(0))?;
+        Ok(Self {
+            owner: Self::owner_of(doc)?,
+            min: row.min,
+            max: row.max,
+            shard: string("chunks", doc, "shard")?,
+            version: row.info.version,
+            jumbo: row.info.jumbo,
+            since: since_of(doc)?,
+        })
+    }
+}
+
+fn since_of(doc: &Document) -> Result<Option<u64>, ConfigError> {
+    match doc.get("onCurrentShardSince") {
+        Some(Bson::Timestamp(t)) => Ok(Some(u64::from(t.time))),
+        None => Ok(None),
+        Some(_) => Err(bad("chunks", doc, "onCurrentShardSince", "a Timestamp")),
+    }
+}
+
+/// A `config.chunks` document as a routing table keeps it: the bounds, and the chunk with its
+/// shard as an index in the reader's shard list.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ChunkRow {
+    pub min: ShardKey,
+    pub max: ShardKey,
+    pub info: ChunkInfo,
+}
+
+impl ChunkRow {
+    /// Parses a chunk document of a collection with key `pattern`; `shard_index` numbers the
+    /// shard names.
+    pub fn parse(
+        doc: &Document,
+        pattern: &KeyPattern,
+        shard_index: &mut impl FnMut(&str) -> ShardIdx,
+    ) -> Result<Self, ConfigError> {
         let bound = |field: &str| {
             let d = doc
                 .get_document(field)
@@ -220,19 +258,16 @@ impl ChunkDoc {
             Some(Bson::Timestamp(t)) => ChunkVersion::new(t.time, t.increment),
             _ => return Err(bad("chunks", doc, "lastmod", "a Timestamp (major, minor)")),
         };
-        let since = match doc.get("onCurrentShardSince") {
-            Some(Bson::Timestamp(t)) => Some(u64::from(t.time)),
-            None => None,
-            Some(_) => return Err(bad("chunks", doc, "onCurrentShardSince", "a Timestamp")),
-        };
+        let shard = doc
+            .get_str("shard")
+            .map_err(|_| bad("chunks", doc, "shard", "a string"))?;
+        let mut info = ChunkInfo::new(shard_index(shard), version);
+        info.jumbo = flag(doc, "jumbo");
+        info.since = since_of(doc)?.unwrap_or(0);
         Ok(Self {
-            owner: Self::owner_of(doc)?,
             min: bound("min")?,
             max: bound("max")?,
-            shard: string("chunks", doc, "shard")?,
-            version,
-            jumbo: flag(doc, "jumbo"),
-            since,
+            info,
         })
     }
 }

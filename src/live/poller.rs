@@ -9,10 +9,11 @@ use std::collections::HashMap;
 use bson::{Bson, Document, doc};
 
 use super::client::{LiveClient, LiveError};
-use super::config::{ChunkDoc, ChunkOwner, CollectionDoc, SettingsDocs, ShardDoc, TagDoc};
-use super::routing_cache::CachedRouting;
-use super::snapshot::{self, ConfigSnapshot};
-use crate::model::ChunkStats;
+use super::config::{ChunkOwner, ChunkRow, CollectionDoc, SettingsDocs, ShardDoc, TagDoc};
+use super::routing_cache::{self, CachedRouting, FullLoad};
+use super::snapshot::{self, ConfigSnapshot, ShardList};
+use crate::model::{ChunkStats, RangePatch, RoutingTable, ShardIdx, ShardKey};
+use crate::sim::cluster::Cluster;
 use crate::sim::engine::{BalancerState, RoundInProgress};
 use crate::sim::{ServerVersion, Simulator};
 use crate::view::LogLine;
@@ -24,11 +25,13 @@ fn bad(e: impl std::fmt::Display) -> LiveError {
     }
 }
 
-/// The poller's memory between polls.
+/// The poller's memory between polls: the connection, the routing caches and the model of the
+/// cluster as the last poll left it (its routing tables are refreshed in place).
 pub struct Poller {
     pub client: LiveClient,
     pub version: Option<ServerVersion>,
     caches: HashMap<String, CachedRouting>,
+    state: Simulator,
     logs: super::logs::LogTails,
     /// Chunk documents fetched by the last poll (the polling cost).
     pub fetched_chunks: usize,
@@ -38,10 +41,30 @@ pub struct Poller {
     pub sampled_heat: Option<super::sampled_heat::SampledHeat>,
 }
 
-/// What a poll produced.
-pub struct Polled {
-    pub state: Simulator,
+/// What a poll produced: the cluster as it is now, and the new lines of its logs.
+pub struct Polled<'a> {
+    pub state: &'a Simulator,
     pub log: Vec<LogLine>,
+}
+
+/// How a collection's routing table is brought up to date.
+enum Refresh {
+    /// A new table (first poll, new incarnation, or an answer that did not tile).
+    Full(RoutingTable, Vec<ShardKey>),
+    /// Patches to the kept table, and the jumbo chunks now.
+    Patch(Vec<RangePatch>, Vec<ShardKey>),
+}
+
+/// Everything a poll reads before it changes the model (so a poll cut short changes nothing).
+struct Reads {
+    shard_docs: Vec<ShardDoc>,
+    shards: ShardList,
+    colls: Vec<CollectionDoc>,
+    refreshes: Vec<Refresh>,
+    tags: Vec<TagDoc>,
+    settings: SettingsDocs,
+    databases: Vec<(String, String)>,
+    sizes: Vec<(String, String, u64, u64)>,
 }
 
 impl Poller {
@@ -50,11 +73,22 @@ impl Poller {
             client,
             version: None,
             caches: HashMap::new(),
+            state: Simulator::from_cluster(snapshot::empty()),
             logs: super::logs::LogTails::default(),
             fetched_chunks: 0,
             change_heat: None,
             sampled_heat: None,
         }
+    }
+
+    /// The cluster as the last successful poll saw it.
+    pub fn state(&self) -> &Simulator {
+        &self.state
+    }
+
+    /// The cluster as the last successful poll saw it, owned.
+    pub fn into_state(self) -> Simulator {
+        self.state
     }
 
     /// Checks the target is a mongos and reads its version.
@@ -83,67 +117,82 @@ impl Poller {
 
     /// Every document of `config.<coll>`, parsed.
     async fn parsed<T>(
-        &self,
+        client: &LiveClient,
         coll: &str,
         parse: impl Fn(&Document) -> Result<T, super::config::ConfigError>,
     ) -> Result<Vec<T>, LiveError> {
-        self.config(coll, doc! {})
+        Self::config(client, coll, doc! {})
             .await?
             .iter()
             .map(|d| parse(d).map_err(bad))
             .collect()
     }
 
-    async fn config(&self, coll: &str, filter: Document) -> Result<Vec<Document>, LiveError> {
-        self.client.find("config", coll, filter, None, None).await
+    async fn config(
+        client: &LiveClient,
+        coll: &str,
+        filter: Document,
+    ) -> Result<Vec<Document>, LiveError> {
+        client.find("config", coll, filter, None, None).await
     }
 
-    /// Loads or refreshes the routing cache of one collection.
-    async fn refresh(&mut self, coll: &CollectionDoc) -> Result<(), LiveError> {
+    /// Reads what brings one collection's routing table up to date.
+    async fn refresh(
+        &mut self,
+        coll: &CollectionDoc,
+        shards: &mut ShardList,
+    ) -> Result<Refresh, LiveError> {
         let owner = match coll.chunk_owner() {
             ChunkOwner::Uuid(u) => doc! {"uuid": Bson::Binary(u)},
             ChunkOwner::Ns(ns) => doc! {"ns": ns},
         };
-        let parse = |docs: Vec<Document>| -> Result<Vec<ChunkDoc>, LiveError> {
-            docs.iter()
-                .map(|d| ChunkDoc::parse(d, &coll.key).map_err(bad))
-                .collect()
-        };
-        let cached = self.caches.get(&coll.ns).filter(|c| !c.is_stale_for(coll));
-        let Some(cache) = cached else {
-            // Parsed batch by batch: a full load never holds every chunk's raw document.
-            let mut chunks = Vec::new();
-            let cmd = doc! {"find": "chunks", "filter": owner, "batchSize": 10_000};
-            self.client
-                .drain_batches("config", cmd, |docs| {
-                    chunks.extend(parse(docs)?);
-                    Ok(())
-                })
-                .await?;
-            self.fetched_chunks += chunks.len();
-            let cache = CachedRouting::load(coll, chunks).map_err(bad)?;
-            self.caches.insert(coll.ns.clone(), cache);
-            return Ok(());
-        };
-        let v = cache.version();
-        let mut since = owner.clone();
-        since.insert(
-            "lastmod",
-            doc! {"$gte": Bson::Timestamp(bson::Timestamp { time: v.major, increment: v.minor })},
-        );
-        let changed = parse(self.config("chunks", since).await?)?;
-        let mut jumbo = owner;
-        jumbo.insert("jumbo", true);
-        let jumbo_docs = self.config("chunks", jumbo).await?;
-        let jumbo = parse(jumbo_docs)?;
-        self.fetched_chunks += changed.len() + jumbo.len();
-        let cache = self
+        let fresh = self
             .caches
-            .get_mut(&coll.ns)
-            .ok_or_else(|| bad("cache vanished"))?;
-        cache.apply(changed);
-        cache.set_jumbo(&jumbo.into_iter().map(|c| c.min).collect::<Vec<_>>());
-        cache.check().map_err(bad)
+            .get(&coll.ns)
+            .is_some_and(|c| !c.is_stale_for(coll));
+        let kept = |state: &Simulator| {
+            state
+                .cluster
+                .collection(&coll.ns)
+                .map(|c| c.table.version())
+        };
+        if let (true, Some(v)) = (fresh, kept(&self.state)) {
+            let mut since = owner.clone();
+            since.insert(
+                "lastmod",
+                doc! {"$gte": Bson::Timestamp(bson::Timestamp { time: v.major, increment: v.minor })},
+            );
+            let changed = Self::config(&self.client, "chunks", since).await?;
+            let changed = rows(coll, &changed, shards)?;
+            let mut jumbo = owner.clone();
+            jumbo.insert("jumbo", true);
+            let jumbo = Self::config(&self.client, "chunks", jumbo).await?;
+            let jumbo = rows(coll, &jumbo, shards)?;
+            self.fetched_chunks += changed.len() + jumbo.len();
+            let jumbo = jumbo.into_iter().map(|r| r.min).collect();
+            let table = self.state.cluster.collection(&coll.ns).map(|c| &c.table);
+            if let Some(Ok(patches)) = table.map(|t| routing_cache::patches(&coll.ns, t, changed)) {
+                return Ok(Refresh::Patch(patches, jumbo));
+            }
+        }
+        // Parsed batch by batch: a full load never holds every chunk's document.
+        let mut load = FullLoad::new(&coll.ns, &coll.key);
+        let mut fetched = 0;
+        let cmd = doc! {"find": "chunks", "filter": owner, "batchSize": 10_000};
+        self.client
+            .drain_batches("config", cmd, |docs| {
+                fetched += docs.len();
+                for d in &docs {
+                    load.push(
+                        ChunkRow::parse(d, &coll.key, &mut |s| shards.index_of(s)).map_err(bad)?,
+                    );
+                }
+                Ok(())
+            })
+            .await?;
+        self.fetched_chunks += fetched;
+        let (table, jumbo) = load.finish().map_err(bad)?;
+        Ok(Refresh::Full(table, jumbo))
     }
 
     /// One poll that gives up after `limit` (a server that stops answering).
@@ -151,41 +200,40 @@ impl Poller {
         &mut self,
         now_ms: u64,
         limit: std::time::Duration,
-    ) -> Result<Polled, LiveError> {
-        tokio::time::timeout(limit, self.poll(now_ms))
-            .await
-            .unwrap_or_else(|_| {
-                Err(LiveError {
-                    message: format!(
-                        "{} stopped answering: no reply to the poll within {} s",
-                        self.client.target(),
-                        limit.as_secs()
-                    ),
-                    input: false,
-                })
-            })
+    ) -> Result<Polled<'_>, LiveError> {
+        let target = self.client.target();
+        match tokio::time::timeout(limit, self.poll(now_ms)).await {
+            Ok(polled) => polled,
+            Err(_) => Err(LiveError {
+                message: format!(
+                    "{target} stopped answering: no reply to the poll within {} s",
+                    limit.as_secs()
+                ),
+                input: false,
+            }),
+        }
     }
 
-    /// One poll.
-    pub async fn poll(&mut self, now_ms: u64) -> Result<Polled, LiveError> {
-        let version = self.handshake().await?;
-        self.fetched_chunks = 0;
-        let shards = self.parsed("shards", ShardDoc::parse).await?;
-        let colls = self.parsed("collections", CollectionDoc::parse).await?;
-        let colls: Vec<CollectionDoc> = colls
-            .into_iter()
-            .filter(CollectionDoc::is_sharded)
-            .collect();
+    /// Reads the configuration: shards, collections, the changes to their routing tables, zones,
+    /// settings, databases and per-shard sizes.
+    async fn read(&mut self, version: ServerVersion) -> Result<Reads, LiveError> {
+        let shard_docs = Self::parsed(&self.client, "shards", ShardDoc::parse).await?;
+        let mut shards = ShardList::new(&shard_docs, &self.state.cluster);
+        let mut colls: Vec<CollectionDoc> =
+            Self::parsed(&self.client, "collections", CollectionDoc::parse)
+                .await?
+                .into_iter()
+                .filter(CollectionDoc::is_sharded)
+                .collect();
+        colls.sort_by(|a, b| a.ns.cmp(&b.ns));
+        let mut refreshes = Vec::new();
         for c in &colls {
-            self.refresh(c).await?;
+            refreshes.push(self.refresh(c, &mut shards).await?);
         }
-        self.caches
-            .retain(|ns, _| colls.iter().any(|c| &c.ns == ns));
-        let tags = self.parsed("tags", TagDoc::parse).await?;
-        let settings =
-            SettingsDocs::parse(&self.config("settings", doc! {}).await?).map_err(bad)?;
-        let databases: Vec<(String, String)> = self
-            .config("databases", doc! {})
+        let tags = Self::parsed(&self.client, "tags", TagDoc::parse).await?;
+        let settings = SettingsDocs::parse(&Self::config(&self.client, "settings", doc! {}).await?)
+            .map_err(bad)?;
+        let databases: Vec<(String, String)> = Self::config(&self.client, "databases", doc! {})
             .await?
             .iter()
             .filter_map(|d| {
@@ -195,26 +243,83 @@ impl Poller {
                 ))
             })
             .collect();
-        let pairs: Vec<(&CollectionDoc, &CachedRouting)> = colls
-            .iter()
-            .filter_map(|c| self.caches.get(&c.ns).map(|r| (c, r)))
-            .collect();
-        let cluster = snapshot::cluster(&ConfigSnapshot {
-            version,
-            shards: &shards,
-            settings: &settings,
-            databases: &databases,
-            collections: &pairs,
-            tags: &tags,
+        let names: Vec<String> = colls.iter().map(|c| c.ns.clone()).collect();
+        let sizes = Self::data_sizes(&self.client, version, names).await?;
+        Ok(Reads {
+            shard_docs,
+            shards,
+            colls,
+            refreshes,
+            tags,
+            settings,
+            databases,
+            sizes,
         })
-        .map_err(bad)?;
-        let mut state = Simulator::from_cluster(cluster);
-        self.data_sizes(&mut state).await?;
+    }
+
+    /// Brings the kept model up to date with what a poll read (no I/O: all or nothing).
+    fn install(&mut self, version: ServerVersion, reads: Reads) -> Result<(), LiveError> {
+        let renumber = reads.shards.renumbering(&self.state.cluster);
+        let renumbered = renumber.iter().enumerate().any(|(i, s)| s.index() != i);
+        let mut kept: HashMap<String, RoutingTable> =
+            std::mem::take(&mut self.state.cluster.collections)
+                .into_iter()
+                .map(|c| (c.ns, c.table))
+                .collect();
+        self.caches.clear();
+        let mut collections = Vec::new();
+        for (coll, refresh) in reads.colls.iter().zip(reads.refreshes) {
+            let (table, jumbo) = match refresh {
+                Refresh::Full(table, jumbo) => (table, jumbo),
+                Refresh::Patch(patches, jumbo) => {
+                    let mut table = kept
+                        .remove(&coll.ns)
+                        .ok_or_else(|| bad("a kept routing table vanished"))?;
+                    if renumbered {
+                        table.renumber_shards(&renumber);
+                    }
+                    table.replace_ranges(patches).map_err(bad)?;
+                    let old = self
+                        .caches
+                        .get(&coll.ns)
+                        .map(|c| c.jumbo.as_slice())
+                        .unwrap_or_default();
+                    routing_cache::apply_jumbo(&mut table, old, &jumbo);
+                    (table, jumbo)
+                }
+            };
+            self.caches
+                .insert(coll.ns.clone(), CachedRouting::new(coll, jumbo));
+            collections.push(snapshot::collection(coll, table, &reads.tags).map_err(bad)?);
+        }
+        let snap = ConfigSnapshot {
+            version,
+            shards: &reads.shard_docs,
+            settings: &reads.settings,
+            databases: &reads.databases,
+            tags: &reads.tags,
+        };
+        let mut cluster = snapshot::cluster(&snap, reads.shards, collections);
+        spread(&mut cluster, &reads.sizes);
+        self.state = Simulator::from_cluster(cluster);
+        Ok(())
+    }
+
+    /// One poll.
+    pub async fn poll(&mut self, now_ms: u64) -> Result<Polled<'_>, LiveError> {
+        let version = self.handshake().await?;
+        self.fetched_chunks = 0;
+        let reads = self.read(version).await?;
+        let names: Vec<String> = reads.colls.iter().map(|c| c.ns.clone()).collect();
         let log = self.logs.read(&self.client).await?;
         let status = self
             .client
             .command("admin", doc! {"balancerStatus": 1})
             .await?;
+        let mut why_not = Self::compliance(&self.client, names).await;
+        let ops = Self::current_migrations(&self.client).await;
+        self.install(version, reads)?;
+        let state = &mut self.state;
         state.balancer = BalancerState {
             rounds: status
                 .get_i64("numBalancerRounds")
@@ -236,33 +341,31 @@ impl Poller {
             ..BalancerState::default()
         };
         state.cluster.settings.balancer_enabled &= status.get_str("mode") != Ok("off");
-        let names = state.cluster.namespaces();
-        state.balancer.why_not = self.compliance(names).await;
         if let Some(e) = &self.logs.round_error {
-            state
-                .balancer
-                .why_not
-                .push(format!("the last balancer round failed: {e}"));
+            why_not.push(format!("the last balancer round failed: {e}"));
         }
-        let ops = self.current_migrations().await;
+        state.balancer.why_not = why_not;
         state.balancer.in_flight = ops
             .iter()
             .enumerate()
-            .filter_map(|(k, op)| in_flight(&state, op, now_ms, k as u64 + 1))
+            .filter_map(|(k, op)| in_flight(state, op, now_ms, k as u64 + 1))
             .collect();
         if let Some(heat) = self.change_heat.as_mut() {
-            heat.observe(&self.client, &mut state).await;
+            heat.observe(&self.client, &mut self.state).await;
         }
         if let Some(heat) = self.sampled_heat.as_mut() {
-            heat.observe(&self.client, &mut state).await;
+            heat.observe(&self.client, &mut self.state).await;
         }
-        state.replay_clock(now_ms);
-        Ok(Polled { state, log })
+        self.state.replay_clock(now_ms);
+        Ok(Polled {
+            state: &self.state,
+            log,
+        })
     }
 
     /// Migrations in flight, as `$currentOp` shows the donors' `moveChunk` /
     /// `_shardsvrMoveRange` commands; a cluster that refuses the stage (privileges) shows none.
-    async fn current_migrations(&self) -> Vec<Document> {
+    async fn current_migrations(client: &LiveClient) -> Vec<Document> {
         let cmd = doc! {"aggregate": 1, "pipeline": [
             {"$currentOp": {"allUsers": true, "localOps": false}},
             {"$match": {"$or": [
@@ -270,16 +373,15 @@ impl Poller {
                 {"command._shardsvrMoveRange": {"$exists": true}},
             ]}},
         ], "cursor": {}};
-        self.client.drain("admin", cmd).await.unwrap_or_default()
+        client.drain("admin", cmd).await.unwrap_or_default()
     }
 
     /// `balancerCollectionStatus` of each collection, in words; a cluster that refuses the
     /// command (privileges, version) just gives no reason.
-    async fn compliance(&self, names: Vec<String>) -> Vec<String> {
+    async fn compliance(client: &LiveClient, names: Vec<String>) -> Vec<String> {
         let mut out = Vec::new();
         for ns in names {
-            let Ok(r) = self
-                .client
+            let Ok(r) = client
                 .command("admin", doc! {"balancerCollectionStatus": ns.as_str()})
                 .await
             else {
@@ -297,14 +399,17 @@ impl Poller {
         out
     }
 
-    /// Per-shard owned documents and bytes: `$shardedDataDistribution` (6.0.3+), else
-    /// `$collStats` per collection.
-    async fn data_sizes(&self, state: &mut Simulator) -> Result<(), LiveError> {
-        let version = self.version.unwrap_or(ServerVersion::DEFAULT);
+    /// Per-shard owned documents and bytes of the collections `names`:
+    /// `$shardedDataDistribution` (6.0.3+), else `$collStats` per collection; as (namespace,
+    /// shard, documents, bytes).
+    async fn data_sizes(
+        client: &LiveClient,
+        version: ServerVersion,
+        names: Vec<String>,
+    ) -> Result<Vec<(String, String, u64, u64)>, LiveError> {
         let mut per: Vec<(String, String, u64, u64)> = Vec::new();
         if version >= ServerVersion::V6_0 {
-            let rows = self
-                .client
+            let rows = client
                 .drain("admin", doc! {"aggregate": 1, "pipeline": [{"$shardedDataDistribution": {}}], "cursor": {}})
                 .await?;
             for r in rows {
@@ -320,11 +425,9 @@ impl Poller {
                 }
             }
         } else {
-            let names = state.cluster.namespaces();
             for ns in names {
                 let (db, coll) = ns.split_once('.').unwrap_or((ns.as_str(), ""));
-                let rows = self
-                    .client
+                let rows = client
                     .drain(db, doc! {"aggregate": coll, "pipeline": [{"$collStats": {"storageStats": {}}}], "cursor": {}})
                     .await?;
                 for r in rows {
@@ -338,10 +441,7 @@ impl Poller {
                 }
             }
         }
-        for (ns, shard, docs, bytes) in per {
-            spread(state, &ns, &shard, docs, bytes);
-        }
-        Ok(())
+        Ok(per)
     }
 }
 
@@ -354,24 +454,35 @@ pub(super) fn number(d: &Document, key: &str) -> u64 {
     }
 }
 
-/// Spreads a shard's owned documents and bytes evenly over its chunks of `ns`.
-fn spread(state: &mut Simulator, ns: &str, shard: &str, docs: u64, bytes: u64) {
-    let Some(s) = state.cluster.shard_index(shard) else {
-        return;
-    };
-    let Some(c) = state.cluster.collection_index(ns) else {
-        return;
-    };
-    let table = &mut state.cluster.collections[c].table;
-    let mine: Vec<usize> = table
-        .iter()
-        .filter(|ch| ch.info.shard == s)
-        .map(|ch| ch.index)
-        .collect();
-    let n = mine.len() as u64;
-    for (k, &i) in mine.iter().enumerate() {
-        let extra = |total: u64| total / n + u64::from((k as u64) < total % n);
-        table.add_stats(i, ChunkStats::new(extra(docs), extra(bytes), 0));
+/// Chunk documents of `coll`, parsed.
+fn rows(
+    coll: &CollectionDoc,
+    docs: &[Document],
+    shards: &mut ShardList,
+) -> Result<Vec<ChunkRow>, LiveError> {
+    docs.iter()
+        .map(|d| ChunkRow::parse(d, &coll.key, &mut |s| shards.index_of(s)).map_err(bad))
+        .collect()
+}
+
+/// Spreads each shard's owned documents and bytes evenly over its chunks of each collection
+/// (a shard not listed owns nothing; writes restart at zero).
+fn spread(cluster: &mut Cluster, sizes: &[(String, String, u64, u64)]) {
+    let mut owned: HashMap<&str, Vec<(ShardIdx, ChunkStats)>> = HashMap::new();
+    for (ns, shard, docs, bytes) in sizes {
+        if let Some(s) = cluster.shard_index(shard) {
+            owned
+                .entry(ns.as_str())
+                .or_default()
+                .push((s, ChunkStats::new(*docs, *bytes, 0)));
+        }
+    }
+    for c in &mut cluster.collections {
+        let mine = owned
+            .get(c.ns.as_str())
+            .map(Vec::as_slice)
+            .unwrap_or_default();
+        c.table.spread_owned(mine);
     }
 }
 
@@ -382,13 +493,24 @@ pub fn now_ms() -> u64 {
         .map_or(0, |d| d.as_millis() as u64)
 }
 
+/// The cluster as one poll saw it, owned.
+pub struct OnePoll {
+    pub state: Simulator,
+    pub log: Vec<LogLine>,
+}
+
 /// Connects and polls once.
-pub async fn poll_once(uri: &str, timeout: std::time::Duration) -> Result<Polled, LiveError> {
+pub async fn poll_once(uri: &str, timeout: std::time::Duration) -> Result<OnePoll, LiveError> {
     let client = LiveClient::connect(uri, timeout).await?;
     let mut poller = Poller::new(client);
-    poller
+    let log = poller
         .poll_within(now_ms(), timeout.max(std::time::Duration::from_secs(1)) * 3)
-        .await
+        .await?
+        .log;
+    Ok(OnePoll {
+        state: poller.into_state(),
+        log,
+    })
 }
 
 /// One `$currentOp` migration as the simulator's `Migration`; its end is unknown, so

@@ -62,7 +62,7 @@ pub async fn record(
         scenario: None,
     };
     let mut w = TraceWriter::create(path, &header).map_err(|e| io(&e, path))?;
-    w.keyframe(&state_codec::encode(&first.state))
+    w.keyframe(&state_codec::encode(first.state))
         .map_err(|e| io(&e, path))?;
     let (mut polls, mut failed, mut last) = (1, 0, 0);
     let mut wait = interval;
@@ -82,7 +82,7 @@ pub async fn record(
         }
         let limit = (interval * 5).max(Duration::from_secs(10));
         if let Ok(p) = poller.poll_within(at, limit).await {
-            w.keyframe(&state_codec::encode(&p.state))
+            w.keyframe(&state_codec::encode(p.state))
                 .map_err(|e| io(&e, path))?;
             polls += 1;
             last = at;

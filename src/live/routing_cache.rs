@@ -1,110 +1,221 @@
 //! A collection's routing table as a mongos caches it, refreshed incrementally: the first load
 //! reads every chunk; each later refresh asks only for chunks whose `lastmod` is at least the
-//! cached collection version and lets each replace the cached chunks it overlaps (a split, merge
-//! or migration always gives the chunks it creates a newer version). A changed incarnation
-//! (uuid, epoch, timestamp: drop, refine, reshard) or key pattern needs a full reload.
+//! cached collection version and replaces the cached chunks they cover (a split, merge or
+//! migration always gives the chunks it creates a newer version; the chunk at the cached version
+//! comes back unchanged and is skipped). A changed incarnation (uuid, epoch, timestamp: drop,
+//! refine, reshard) or key pattern needs a full reload, and so does an answer that does not tile
+//! the ranges it replaces (a read that raced a commit).
 //!
-//! Marking a chunk jumbo changes no version (a mongos does not care), so the jumbo flags are
-//! read separately — `{jumbo: true}`, a handful of documents — and set with `set_jumbo`.
+//! The table is the model's `RoutingTable`, kept by the poller in its cluster between polls, so
+//! a refresh costs the changed chunks, not the whole table. Marking a chunk jumbo changes no
+//! version (a mongos does not care), so the jumbo flags are read separately — `{jumbo: true}`, a
+//! handful of documents — and remembered here.
 
-use std::collections::BTreeMap;
+use super::config::{ChunkRow, CollectionDoc, ConfigError, Incarnation};
+use crate::model::{ChunkInfo, KeyPattern, RangePatch, RoutingTable, ShardKey};
 
-use super::config::{ChunkDoc, CollectionDoc, ConfigError, Incarnation};
-use crate::model::{ChunkVersion, KeyPattern, ShardKey};
-
-/// The cached chunks of one collection, by lower bound.
+/// What the poller remembers of a collection besides its table.
 #[derive(Clone, Debug)]
 pub struct CachedRouting {
     pub ns: String,
     pub incarnation: Incarnation,
     pub pattern: KeyPattern,
-    chunks: BTreeMap<ShardKey, ChunkDoc>,
-    version: ChunkVersion,
+    /// Lower bounds of the chunks marked jumbo at the last refresh.
+    pub jumbo: Vec<ShardKey>,
 }
 
 impl CachedRouting {
-    /// A full load: every chunk of the collection.
-    pub fn load(coll: &CollectionDoc, chunks: Vec<ChunkDoc>) -> Result<Self, ConfigError> {
-        let mut cache = Self {
+    pub fn new(coll: &CollectionDoc, jumbo: Vec<ShardKey>) -> Self {
+        Self {
             ns: coll.ns.clone(),
             incarnation: coll.incarnation.clone(),
             pattern: coll.key.clone(),
-            chunks: BTreeMap::new(),
-            version: ChunkVersion::default(),
-        };
-        cache.apply(chunks);
-        cache.check()?;
-        Ok(cache)
+            jumbo,
+        }
     }
 
     /// Whether `coll` describes a different routing table (a full reload is needed).
     pub fn is_stale_for(&self, coll: &CollectionDoc) -> bool {
         self.incarnation != coll.incarnation || self.pattern != coll.key
     }
+}
 
-    /// The collection version: refreshes ask for chunks with `lastmod` at least this.
-    pub fn version(&self) -> ChunkVersion {
-        self.version
+fn gap(ns: &str, at: &ShardKey, expected: &ShardKey) -> ConfigError {
+    ConfigError(format!(
+        "config.chunks of {ns}: a gap or overlap at {at:?} (expected a chunk starting at {expected:?})"
+    ))
+}
+
+/// A full load, fed chunk by chunk in any order: chunks that arrive in key order (as a sorted
+/// or freshly split collection returns them) are checked as they come; otherwise they are
+/// sorted at the end.
+pub struct FullLoad {
+    ns: String,
+    global_min: ShardKey,
+    global_max: ShardKey,
+    rows: Vec<(ShardKey, ChunkInfo)>,
+    /// The upper bound of the last chunk, while every chunk so far followed the previous one.
+    last_max: Option<ShardKey>,
+    /// Every chunk's upper bound, once one arrived out of order.
+    maxes: Option<Vec<ShardKey>>,
+    jumbo: Vec<ShardKey>,
+}
+
+impl FullLoad {
+    pub fn new(ns: &str, pattern: &KeyPattern) -> Self {
+        Self {
+            ns: ns.to_string(),
+            global_min: pattern.global_min(),
+            global_max: pattern.global_max(),
+            rows: Vec::new(),
+            last_max: None,
+            maxes: None,
+            jumbo: Vec::new(),
+        }
     }
 
-    /// Applies changed chunks (as returned by `lastmod >= version`, any order); returns how many
-    /// cached chunks they replaced.
-    pub fn apply(&mut self, mut changed: Vec<ChunkDoc>) -> usize {
-        changed.sort_by_key(|c| c.version);
-        let mut replaced = 0;
-        for chunk in changed {
-            let first = self
-                .chunks
-                .range(..=chunk.min.clone())
-                .next_back()
-                .filter(|(_, c)| c.max > chunk.min)
-                .map_or_else(|| chunk.min.clone(), |(k, _)| k.clone());
-            let overlapping: Vec<ShardKey> = self
-                .chunks
-                .range(first..)
-                .take_while(|(k, _)| **k < chunk.max)
-                .map(|(k, _)| k.clone())
-                .collect();
-            for k in overlapping {
-                self.chunks.remove(&k);
-                replaced += 1;
+    pub fn push(&mut self, row: ChunkRow) {
+        if row.info.jumbo {
+            self.jumbo.push(row.min.clone());
+        }
+        if self.maxes.is_none() {
+            let expected = self.last_max.as_ref().unwrap_or(&self.global_min);
+            if row.min == *expected {
+                self.last_max = Some(row.max);
+                self.rows.push((row.min, row.info));
+                return;
             }
-            self.version = self.version.max(chunk.version);
-            self.chunks.insert(chunk.min.clone(), chunk);
+            // Out of order: the upper bounds so far are the next chunks' lower bounds.
+            let mut maxes: Vec<ShardKey> =
+                self.rows.iter().skip(1).map(|(m, _)| m.clone()).collect();
+            maxes.extend(self.last_max.take());
+            self.maxes = Some(maxes);
         }
-        replaced
+        if let Some(maxes) = self.maxes.as_mut() {
+            maxes.push(row.max);
+        }
+        self.rows.push((row.min, row.info));
     }
 
-    /// Marks exactly the chunks starting at `mins` jumbo (the answer of a `{jumbo: true}` query).
-    pub fn set_jumbo(&mut self, mins: &[ShardKey]) {
-        for (min, chunk) in &mut self.chunks {
-            chunk.jumbo = mins.contains(min);
-        }
-    }
-
-    /// The chunks in key order.
-    pub fn chunks(&self) -> impl ExactSizeIterator<Item = &ChunkDoc> {
-        self.chunks.values()
-    }
-
-    /// The chunks cover MinKey to MaxKey without gaps or overlaps.
-    pub fn check(&self) -> Result<(), ConfigError> {
-        let mut at = self.pattern.global_min();
-        for c in self.chunks.values() {
-            if c.min != at {
-                return Err(ConfigError(format!(
-                    "config.chunks of {}: a gap or overlap at {:?} (expected a chunk starting at {:?})",
-                    self.ns, c.min, at
-                )));
-            }
-            at = c.max.clone();
-        }
-        if at != self.pattern.global_max() {
+    /// The table, with the lower bounds of its jumbo chunks; an error names the first gap or
+    /// overlap.
+    pub fn finish(mut self) -> Result<(RoutingTable, Vec<ShardKey>), ConfigError> {
+        let last = match self.maxes.take() {
+            None => self.last_max.take(),
+            Some(maxes) => self.sort_and_check(maxes)?,
+        };
+        let Some(last) = last else {
             return Err(ConfigError(format!(
-                "config.chunks of {}: the last chunk ends at {at:?}, not at MaxKey",
+                "config.chunks of {}: the collection has no chunks",
+                self.ns
+            )));
+        };
+        if last != self.global_max {
+            return Err(ConfigError(format!(
+                "config.chunks of {}: the last chunk ends at {last:?}, not at MaxKey",
                 self.ns
             )));
         }
-        Ok(())
+        let table = RoutingTable::from_chunks(self.rows, self.global_max)
+            .map_err(|e| ConfigError(format!("config.chunks of {}: {e}", self.ns)))?;
+        Ok((table, self.jumbo))
+    }
+
+    /// Sorts the chunks by lower bound and checks each starts where the previous ends; returns
+    /// the last upper bound.
+    fn sort_and_check(&mut self, maxes: Vec<ShardKey>) -> Result<Option<ShardKey>, ConfigError> {
+        let mut all: Vec<_> = std::mem::take(&mut self.rows)
+            .into_iter()
+            .zip(maxes)
+            .collect();
+        all.sort_by(|a, b| a.0.0.cmp(&b.0.0));
+        let mut at = self.global_min.clone();
+        for ((min, info), max) in all {
+            if min != at {
+                return Err(gap(&self.ns, &min, &at));
+            }
+            self.rows.push((min, info));
+            at = max;
+        }
+        Ok(Some(at))
+    }
+}
+
+/// The patches that bring `table` up to date with `changed` (the chunks with `lastmod` at least
+/// its version); an error when they do not tile the ranges they replace.
+pub fn patches(
+    ns: &str,
+    table: &RoutingTable,
+    mut changed: Vec<ChunkRow>,
+) -> Result<Vec<RangePatch>, ConfigError> {
+    changed.retain(|row| {
+        table.find_by_min(&row.min).is_none_or(|i| {
+            let c = table.chunk(i);
+            *c.max != row.max || c.info.version != row.info.version
+        })
+    });
+    changed.sort_by(|a, b| a.min.cmp(&b.min));
+    let mut out: Vec<RangePatch> = Vec::new();
+    let mut run_max: Option<ShardKey> = None;
+    for row in changed {
+        let continues = run_max.as_ref() == Some(&row.min);
+        if !continues {
+            close_run(ns, table, out.last_mut(), run_max.take())?;
+            let start = table.find_by_min(&row.min).ok_or_else(|| {
+                gap(
+                    ns,
+                    &row.min,
+                    &table.chunk(table.route(&row.min)).min.clone(),
+                )
+            })?;
+            out.push(RangePatch {
+                range: start..start,
+                chunks: Vec::new(),
+            });
+        }
+        run_max = Some(row.max);
+        if let Some(p) = out.last_mut() {
+            p.chunks.push((row.min, row.info));
+        }
+    }
+    close_run(ns, table, out.last_mut(), run_max)?;
+    Ok(out)
+}
+
+/// Ends the patch being built at the cached chunk boundary `max`.
+fn close_run(
+    ns: &str,
+    table: &RoutingTable,
+    patch: Option<&mut RangePatch>,
+    max: Option<ShardKey>,
+) -> Result<(), ConfigError> {
+    let (Some(patch), Some(max)) = (patch, max) else {
+        return Ok(());
+    };
+    let end = if max == *table.global_max() {
+        Some(table.len())
+    } else {
+        table.find_by_min(&max)
+    };
+    match end {
+        Some(end) if end > patch.range.start => {
+            patch.range.end = end;
+            Ok(())
+        }
+        _ => Err(gap(ns, &max, &table.chunk(table.route(&max)).min.clone())),
+    }
+}
+
+/// Clears the jumbo flags of `old` and sets those of `new` (lower bounds of chunks).
+pub fn apply_jumbo(table: &mut RoutingTable, old: &[ShardKey], new: &[ShardKey]) {
+    for min in old {
+        if let Some(i) = table.find_by_min(min) {
+            table.set_jumbo(i, false);
+        }
+    }
+    for min in new {
+        if let Some(i) = table.find_by_min(min) {
+            table.set_jumbo(i, true);
+        }
     }
 }

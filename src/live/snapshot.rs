@@ -1,71 +1,107 @@
-//! A cluster snapshot assembled from `config.*` documents: the same `Cluster` the simulator
-//! keeps, so the summary and every view work on a live cluster unchanged. Chunk sizes are not
-//! in `config.chunks`; per-shard data comes from `$shardedDataDistribution` / `$collStats`.
+//! A cluster assembled from `config.*` documents: the same `Cluster` the simulator keeps, so the
+//! summary and every view work on a live cluster unchanged. Chunk sizes are not in
+//! `config.chunks`; per-shard data comes from `$shardedDataDistribution` / `$collStats`.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 use super::config::{CollectionDoc, ConfigError, SettingsDocs, ShardDoc, TagDoc};
-use super::routing_cache::CachedRouting;
-use crate::model::{ChunkInfo, RoutingTable, Shard, ShardIdx, ZoneRanges};
+use crate::model::{RoutingTable, Shard, ShardIdx, ZoneRanges};
 use crate::sim::ServerVersion;
 use crate::sim::cluster::{ActiveWindow, Cluster, Collection, Settings, ShardState};
 
-/// What a poll read.
+/// The shards of a poll, numbered: those `config.shards` lists, in its order, then any other a
+/// chunk or a database names (removed meanwhile: kept visible).
+#[derive(Clone, Debug, Default)]
+pub struct ShardList {
+    ids: Vec<String>,
+    index: HashMap<String, ShardIdx>,
+}
+
+impl ShardList {
+    /// `config.shards`, then the shards of `previous` that are gone from it but still own
+    /// chunks there.
+    pub fn new(docs: &[ShardDoc], previous: &Cluster) -> Self {
+        let mut list = Self::default();
+        for d in docs {
+            list.index_of(&d.id);
+        }
+        for (s, state) in previous.shards.iter().enumerate() {
+            let idx = ShardIdx(s as u32);
+            let owns = previous
+                .collections
+                .iter()
+                .any(|c| c.table.shard_totals(idx).chunks > 0);
+            if owns {
+                list.index_of(&state.shard.id);
+            }
+        }
+        list
+    }
+
+    /// The index of shard `id`, numbering it if new.
+    pub fn index_of(&mut self, id: &str) -> ShardIdx {
+        if let Some(&i) = self.index.get(id) {
+            return i;
+        }
+        let i = ShardIdx(self.ids.len() as u32);
+        self.ids.push(id.to_string());
+        self.index.insert(id.to_string(), i);
+        i
+    }
+
+    /// The index of shard `id`, if numbered.
+    pub fn get(&self, id: &str) -> Option<ShardIdx> {
+        self.index.get(id).copied()
+    }
+
+    /// Where each shard of `previous` is in this list (itself when not listed).
+    pub fn renumbering(&self, previous: &Cluster) -> Vec<ShardIdx> {
+        previous
+            .shards
+            .iter()
+            .enumerate()
+            .map(|(s, state)| self.get(&state.shard.id).unwrap_or(ShardIdx(s as u32)))
+            .collect()
+    }
+
+    fn states(&self, docs: &[ShardDoc]) -> Vec<ShardState> {
+        let by_id: HashMap<&str, &ShardDoc> = docs.iter().map(|d| (d.id.as_str(), d)).collect();
+        self.ids
+            .iter()
+            .map(|id| {
+                let doc = by_id.get(id.as_str());
+                ShardState {
+                    shard: Shard {
+                        id: id.clone(),
+                        zones: doc
+                            .map(|d| d.tags.iter().cloned().collect())
+                            .unwrap_or_default(),
+                        draining: doc.is_some_and(|d| d.draining),
+                    },
+                    capacity: 1.0,
+                    removed: false,
+                }
+            })
+            .collect()
+    }
+}
+
+/// What a poll read, besides the routing tables.
 pub struct ConfigSnapshot<'a> {
     pub version: ServerVersion,
     pub shards: &'a [ShardDoc],
     pub settings: &'a SettingsDocs,
     /// Database → primary shard id.
     pub databases: &'a [(String, String)],
-    pub collections: &'a [(&'a CollectionDoc, &'a CachedRouting)],
     pub tags: &'a [TagDoc],
 }
 
-fn shard_states(shards: &[ShardDoc]) -> Vec<ShardState> {
-    shards
-        .iter()
-        .map(|s| ShardState {
-            shard: Shard {
-                id: s.id.clone(),
-                zones: s.tags.iter().cloned().collect(),
-                draining: s.draining,
-            },
-            capacity: 1.0,
-            removed: false,
-        })
-        .collect()
-}
-
-fn index_of(shards: &mut Vec<ShardState>, id: &str) -> ShardIdx {
-    if let Some(i) = shards.iter().position(|s| s.shard.id == id) {
-        return ShardIdx(i as u32);
-    }
-    // A chunk on a shard config.shards does not list (removed meanwhile): keep it visible.
-    shards.push(ShardState {
-        shard: Shard::new(id),
-        capacity: 1.0,
-        removed: false,
-    });
-    ShardIdx((shards.len() - 1) as u32)
-}
-
-fn collection(
+/// A collection of the model from its `config.collections` document, table and zones.
+pub fn collection(
     coll: &CollectionDoc,
-    cache: &CachedRouting,
+    table: RoutingTable,
     tags: &[TagDoc],
-    shards: &mut Vec<ShardState>,
 ) -> Result<Collection, ConfigError> {
-    let chunks = cache
-        .chunks()
-        .map(|c| {
-            let mut info = ChunkInfo::new(index_of(shards, &c.shard), c.version);
-            info.jumbo = c.jumbo;
-            info.since = c.since.unwrap_or(0);
-            (c.min.clone(), info)
-        })
-        .collect();
-    let table = RoutingTable::from_chunks(chunks, coll.key.global_max())
-        .map_err(|e| ConfigError(format!("config.chunks of {}: {e}", coll.ns)))?;
     let mut out = Collection::new(&coll.ns, coll.key.clone(), table);
     let mut zones = ZoneRanges::new();
     for t in tags.iter().filter(|t| t.ns == coll.ns) {
@@ -83,26 +119,24 @@ fn collection(
     Ok(out)
 }
 
-/// The cluster a poll describes.
-pub fn cluster(snap: &ConfigSnapshot<'_>) -> Result<Cluster, ConfigError> {
-    let mut shards = shard_states(snap.shards);
-    let mut collections = Vec::new();
-    for (coll, cache) in snap.collections.iter().filter(|(c, _)| c.is_sharded()) {
-        collections.push(collection(coll, cache, snap.tags, &mut shards)?);
-    }
+/// The cluster a poll describes, with its collections (any order) and shard list.
+pub fn cluster(
+    snap: &ConfigSnapshot<'_>,
+    mut shards: ShardList,
+    mut collections: Vec<Collection>,
+) -> Cluster {
     collections.sort_by(|a, b| a.ns.cmp(&b.ns));
     let mut databases = BTreeMap::new();
     for (db, primary) in snap.databases {
-        let idx = index_of(&mut shards, primary);
-        databases.insert(db.clone(), idx);
+        databases.insert(db.clone(), shards.index_of(primary));
     }
     let chunk_size_bytes = snap
         .settings
         .chunk_size_mb
         .map_or_else(|| snap.version.default_chunk_size_bytes(), |mb| mb << 20);
-    Ok(Cluster {
+    Cluster {
         version: snap.version,
-        shards,
+        shards: shards.states(snap.shards),
         settings: Settings {
             chunk_size_bytes,
             balancer_enabled: !snap.settings.balancer_off,
@@ -117,5 +151,17 @@ pub fn cluster(snap: &ConfigSnapshot<'_>) -> Result<Cluster, ConfigError> {
         databases,
         collections,
         pending_zones: Vec::new(),
-    })
+    }
+}
+
+/// A cluster with nothing in it (before the first poll).
+pub fn empty() -> Cluster {
+    let snap = ConfigSnapshot {
+        version: ServerVersion::DEFAULT,
+        shards: &[],
+        settings: &SettingsDocs::default(),
+        databases: &[],
+        tags: &[],
+    };
+    cluster(&snap, ShardList::default(), Vec::new())
 }

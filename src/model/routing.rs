@@ -16,6 +16,9 @@ use super::key::ShardKey;
 use super::route_index::RouteIndex;
 use super::shard::ShardIdx;
 
+mod patch;
+pub use patch::RangePatch;
+
 /// The chunks of one collection.
 #[derive(Clone, Debug)]
 pub struct RoutingTable {

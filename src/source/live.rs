@@ -9,7 +9,6 @@ use tokio::sync::mpsc;
 
 use super::{SourceControl, SourceEvent};
 use crate::live::poller::{Poller, now_ms};
-use crate::sim::Simulator;
 use crate::view::{self, ClockView, ViewRequest};
 
 /// The write signal of a live source.
@@ -49,12 +48,10 @@ pub fn clock_text(ms: u64) -> String {
     )
 }
 
-/// Runs until the UI goes away. `state` is the first poll's result.
-#[allow(clippy::too_many_arguments)] // the poller, its first result and the UI's two channels
+/// Runs until the UI goes away; the poller has polled once.
 pub async fn run_live(
     mut poller: Poller,
     label: String,
-    mut state: Simulator,
     interval: Duration,
     heat_mode: HeatMode,
     out: mpsc::Sender<SourceEvent>,
@@ -67,23 +64,27 @@ pub async fn run_live(
     let mut next_poll = tokio::time::Instant::now() + interval;
     let mut heat = (heat_mode == HeatMode::Size).then(super::heat::SizeHeat::default);
     if let Some(h) = heat.as_mut() {
-        h.observe(&state);
+        h.observe(poller.state());
     }
     loop {
-        let clock = ClockView {
-            time_ms: state.now_ms(),
-            paused,
-            speed: 1.0,
-            end_ms: None,
-            virtual_time: false,
-        };
-        let mut v = view::build(&state, &request, &label, clock);
-        v.heat = Some(heat_mode.label());
-        if let (Some(h), Some(ns)) = (&heat, v.collection.as_ref().map(|c| c.ns.clone())) {
-            for row in &mut v.shards {
-                row.write_share = h.share(&ns, &row.id);
+        let v = {
+            let state = poller.state();
+            let clock = ClockView {
+                time_ms: state.now_ms(),
+                paused,
+                speed: 1.0,
+                end_ms: None,
+                virtual_time: false,
+            };
+            let mut v = view::build(state, &request, &label, clock);
+            v.heat = Some(heat_mode.label());
+            if let (Some(h), Some(ns)) = (&heat, v.collection.as_ref().map(|c| c.ns.clone())) {
+                for row in &mut v.shards {
+                    row.write_share = h.share(&ns, &row.id);
+                }
             }
-        }
+            v
+        };
         if out.send(SourceEvent::View(Box::new(v))).await.is_err() {
             return Ok(());
         }
@@ -106,19 +107,18 @@ pub async fn run_live(
             }
             () = &mut timer, if !paused => {
                 let limit = (interval * 5).max(Duration::from_secs(10));
-                let result = poller.poll_within(now_ms(), limit).await;
+                let result = poller.poll_within(now_ms(), limit).await.map(|p| p.log);
                 match result {
-                    Ok(polled) => {
-                        state = polled.state;
+                    Ok(log) => {
                         if let Some(h) = heat.as_mut() {
-                            h.observe(&state);
+                            h.observe(poller.state());
                         }
                         wait = interval;
                         if down_since.take().is_some() {
                             let _ = out.send(SourceEvent::Notice("connected again".into())).await;
                         }
-                        if !polled.log.is_empty()
-                            && out.send(SourceEvent::Log { reset: false, lines: polled.log }).await.is_err()
+                        if !log.is_empty()
+                            && out.send(SourceEvent::Log { reset: false, lines: log }).await.is_err()
                         {
                             return Ok(());
                         }

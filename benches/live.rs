@@ -103,12 +103,12 @@ async fn poller(uri: &str) -> Poller {
 }
 
 /// Splits `CHANGED` chunks spread over the table of `state` in their middles, through the
-/// driver; `round` picks different chunks each time.
+/// driver; `round` picks different chunks each time (spread, so no chunk is halved to nothing).
 async fn split_some(admin: &mongodb::Client, state: &Simulator, round: usize) {
     let table = &state.cluster.collections[0].table;
     let stride = table.len() / CHANGED;
     for k in 0..CHANGED {
-        let ch = table.chunk(1 + k * stride + round % (stride - 2));
+        let ch = table.chunk(1 + k * stride + (round * 7919) % (stride - 2));
         let (KeyValue::Int64(lo), KeyValue::Int64(hi)) =
             (ch.min.get(0).unwrap(), ch.max.get(0).unwrap())
         else {

@@ -5,7 +5,7 @@
 
 use std::time::Duration;
 
-use bson::{Document, doc};
+use bson::{Document, RawDocument, RawDocumentBuf, doc};
 use mongodb::Client;
 use mongodb::error::ErrorKind;
 use mongodb::options::ClientOptions;
@@ -202,6 +202,32 @@ impl LiveClient {
             id = cursor.get_i64("id").unwrap_or(0);
             key = "nextBatch";
         }
+    }
+
+    /// Every document of `find` on `db.coll` with `filter`, handed to `each` as the driver
+    /// delivers it (raw, no `Document` built), batch by batch through the driver's cursor;
+    /// returns how many. When `each` fails, the cursor is dropped (the driver kills it).
+    pub async fn scan(
+        &self,
+        db: &str,
+        coll: &str,
+        filter: Document,
+        mut each: impl FnMut(&RawDocument) -> Result<(), LiveError>,
+    ) -> Result<usize, LiveError> {
+        let mut cursor = self
+            .client
+            .database(db)
+            .collection::<RawDocumentBuf>(coll)
+            .find(filter)
+            .batch_size(10_000)
+            .await
+            .map_err(|e| explain(&e, &self.uri))?;
+        let mut n = 0;
+        while cursor.advance().await.map_err(|e| explain(&e, &self.uri))? {
+            each(cursor.current())?;
+            n += 1;
+        }
+        Ok(n)
     }
 
     /// `find` on `db.coll` with a filter, an optional sort and projection.

@@ -5,7 +5,7 @@
 //!
 //! Errors name the collection, the document's `_id` and the field.
 
-use bson::{Bson, Document};
+use bson::{Bson, Document, RawBsonRef, RawDocument};
 
 use crate::model::{ChunkInfo, ChunkVersion, KeyPattern, ShardIdx, ShardKey};
 
@@ -269,6 +269,45 @@ impl ChunkRow {
             max: bound("max")?,
             info,
         })
+    }
+
+    /// Parses a chunk document as the driver delivers it, without building a `Document`; for
+    /// anything the fast path does not read, the document form gives the row or the error.
+    pub fn parse_raw(
+        raw: &RawDocument,
+        pattern: &KeyPattern,
+        shard_index: &mut impl FnMut(&str) -> ShardIdx,
+    ) -> Result<Self, ConfigError> {
+        if let Some(row) = Self::fast(raw, pattern, shard_index) {
+            return Ok(row);
+        }
+        let doc = Document::try_from(raw).map_err(|e| {
+            ConfigError(format!(
+                "config.chunks: a document that is not valid BSON ({e})"
+            ))
+        })?;
+        Self::parse(&doc, pattern, shard_index)
+    }
+
+    fn fast(
+        raw: &RawDocument,
+        pattern: &KeyPattern,
+        shard_index: &mut impl FnMut(&str) -> ShardIdx,
+    ) -> Option<Self> {
+        let min = pattern.bound_from_raw(raw.get_document("min").ok()?)?;
+        let max = pattern.bound_from_raw(raw.get_document("max").ok()?)?;
+        let t = raw.get_timestamp("lastmod").ok()?;
+        let mut info = ChunkInfo::new(
+            shard_index(raw.get_str("shard").ok()?),
+            ChunkVersion::new(t.time, t.increment),
+        );
+        info.jumbo = matches!(raw.get("jumbo").ok()?, Some(RawBsonRef::Boolean(true)));
+        info.since = match raw.get("onCurrentShardSince").ok()? {
+            None => 0,
+            Some(RawBsonRef::Timestamp(t)) => u64::from(t.time),
+            Some(_) => return None,
+        };
+        Some(Self { min, max, info })
     }
 }
 

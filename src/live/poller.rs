@@ -175,18 +175,13 @@ impl Poller {
                 return Ok(Refresh::Patch(patches, jumbo));
             }
         }
-        // Parsed batch by batch: a full load never holds every chunk's document.
+        // Parsed as the driver delivers each document: a full load never holds them all.
         let mut load = FullLoad::new(&coll.ns, &coll.key);
-        let mut fetched = 0;
-        let cmd = doc! {"find": "chunks", "filter": owner, "batchSize": 10_000};
-        self.client
-            .drain_batches("config", cmd, |docs| {
-                fetched += docs.len();
-                for d in &docs {
-                    load.push(
-                        ChunkRow::parse(d, &coll.key, &mut |s| shards.index_of(s)).map_err(bad)?,
-                    );
-                }
+        let fetched = self
+            .client
+            .scan("config", "chunks", owner, |raw| {
+                let row = ChunkRow::parse_raw(raw, &coll.key, &mut |s| shards.index_of(s));
+                load.push(row.map_err(bad)?);
                 Ok(())
             })
             .await?;

@@ -40,6 +40,25 @@ pub fn to_canonical(value: &KeyValue) -> serde_json::Value {
     to_bson(value).into_canonical_extjson()
 }
 
+/// Converts a raw BSON value (as a driver delivers it); the common scalar types without a
+/// detour through `Bson`. `None` for bytes that are not valid BSON.
+pub fn from_raw(value: bson::RawBsonRef<'_>) -> Option<KeyValue> {
+    use bson::RawBsonRef as R;
+    Some(match value {
+        R::Int64(i) => KeyValue::Int64(i),
+        R::Int32(i) => KeyValue::Int32(i),
+        R::Double(d) => KeyValue::Double(d),
+        R::String(s) => KeyValue::String(s.into()),
+        R::ObjectId(oid) => KeyValue::ObjectId(oid.bytes()),
+        R::MinKey => KeyValue::MinKey,
+        R::MaxKey => KeyValue::MaxKey,
+        R::DateTime(dt) => KeyValue::DateTime(dt.timestamp_millis()),
+        R::Boolean(b) => KeyValue::Bool(b),
+        R::Null => KeyValue::Null,
+        other => from_bson(&Bson::try_from(other.to_raw_bson()).ok()?),
+    })
+}
+
 /// Converts a BSON value.
 pub fn from_bson(bson: &Bson) -> KeyValue {
     match bson {

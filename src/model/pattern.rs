@@ -193,6 +193,32 @@ impl KeyPattern {
         ShardKey::from_values(values).ok_or_else(|| KeyError("empty bound".into()))
     }
 
+    /// A bound read from a raw document (as a driver delivers it), without building a
+    /// `Document`: `None` when it does not match the pattern or is not valid BSON (the caller
+    /// gets the reason from `bound_from_document`).
+    pub fn bound_from_raw(&self, doc: &bson::RawDocument) -> Option<ShardKey> {
+        let mut fields = self.fields.iter();
+        let mut values = doc.into_iter().map(|item| {
+            let (name, value) = item.ok()?;
+            (fields.next()?.path.as_ref() == name)
+                .then(|| extjson::from_raw(value))
+                .flatten()
+        });
+        let first = values.next()??;
+        let key = if self.fields.len() == 1 {
+            values.next().is_none().then(|| ShardKey::single(first))?
+        } else {
+            let mut all = vec![first];
+            for v in values {
+                all.push(v?);
+            }
+            (all.len() == self.fields.len())
+                .then(|| ShardKey::from_values(all))
+                .flatten()?
+        };
+        Some(key)
+    }
+
     /// Writes a key as a document with the pattern's field names.
     pub fn bound_to_document(&self, key: &ShardKey) -> Document {
         self.fields

@@ -91,10 +91,15 @@ impl Simulator {
             String::new(),
             (0..n).map(|s| !self.cluster.shards[s].removed).collect(),
         );
+        // Checked once, not per chunk: a million-chunk collection without zones or migrations.
+        let zoned = !coll.zones.is_empty();
+        let in_flight = self.balancer.in_flight.iter().any(|m| m.ns == coll.ns);
         for chunk in coll.table.iter() {
             let owner = chunk.info.shard.index();
-            let zone = coll.zones.zone_of_chunk(chunk.min, chunk.max);
-            let movable = !chunk.info.jumbo && !self.migrating(&coll.ns, chunk.min);
+            let zone = zoned
+                .then(|| coll.zones.zone_of_chunk(chunk.min, chunk.max))
+                .flatten();
+            let movable = !(chunk.info.jumbo || in_flight && self.migrating(&coll.ns, chunk.min));
             rest.chunks[owner] += 1;
             rest.bytes[owner] += chunk.info.stats.bytes;
             let bucket = match zone {

@@ -7,7 +7,88 @@ use std::ops::Range;
 use std::sync::OnceLock;
 
 use super::{RoutingError, RoutingTable};
-use crate::model::{ChunkInfo, ChunkStats, ShardIdx, ShardKey};
+use crate::model::{ChunkInfo, ChunkStats, ChunkVersion, KeyValue, ShardIdx, ShardKey};
+
+/// Shards (and the collection) whose highest chunk version was taken away by a patch: their
+/// version is recounted.
+#[derive(Default)]
+struct Dirty {
+    shards: Vec<ShardIdx>,
+    collection: bool,
+}
+
+impl Dirty {
+    fn note_removed(&mut self, table: &RoutingTable, old: &ChunkInfo) {
+        if table.shard_totals(old.shard).version == old.version && !self.shards.contains(&old.shard)
+        {
+            self.shards.push(old.shard);
+        }
+        self.collection |= table.version == old.version;
+    }
+
+    /// Recounts the versions marked dirty, in one pass over the chunks if any.
+    fn recount(self, table: &mut RoutingTable) {
+        if self.shards.is_empty() && !self.collection {
+            return;
+        }
+        for &s in &self.shards {
+            table.totals_mut(s).version = ChunkVersion::default();
+        }
+        if self.collection {
+            table.version = ChunkVersion::default();
+        }
+        for k in 0..table.chunks.len() {
+            let (shard, version) = (table.chunks[k].shard, table.chunks[k].version);
+            if self.collection {
+                table.version = table.version.max(version);
+            }
+            if self.shards.contains(&shard) {
+                let t = table.totals_mut(shard);
+                t.version = t.version.max(version);
+            }
+        }
+    }
+}
+
+/// Replaces the sorted, disjoint `edits` ranges of `v` by their new elements, in place: when
+/// every edit grows (`grows`), the kept runs are shifted right from the last one; when every
+/// edit shrinks, left from the first. Each kept element moves once.
+fn splice_sorted<T>(
+    v: &mut Vec<T>,
+    edits: Vec<(Range<usize>, Vec<T>)>,
+    grows: bool,
+    filler: impl Fn() -> T,
+) {
+    let old_len = v.len();
+    if grows {
+        let growth: usize = edits.iter().map(|(r, new)| new.len() - r.len()).sum();
+        v.resize_with(old_len + growth, filler);
+        let (mut shift, mut end) = (growth, old_len);
+        for (range, new) in edits.into_iter().rev() {
+            v[range.end..end + shift].rotate_right(shift);
+            let at = range.end + shift - new.len();
+            for (k, x) in new.into_iter().enumerate() {
+                v[at + k] = x;
+            }
+            shift = at - range.start;
+            end = range.start;
+        }
+    } else {
+        let (mut shift, mut start) = (0, 0);
+        for (range, new) in edits {
+            v[start - shift..range.start].rotate_left(shift);
+            let at = range.start - shift;
+            let taken = new.len();
+            for (k, x) in new.into_iter().enumerate() {
+                v[at + k] = x;
+            }
+            shift = range.end - (at + taken);
+            start = range.end;
+        }
+        v[start - shift..old_len].rotate_left(shift);
+        v.truncate(old_len - shift);
+    }
+}
 
 /// Chunks that replace the chunks `range` of a table: the first starts at the first replaced
 /// chunk's lower bound, the last ends where the last replaced chunk ends.
@@ -22,28 +103,50 @@ fn layout(message: String) -> RoutingError {
 }
 
 impl RoutingTable {
-    /// Applies patches on disjoint ranges (any order), then recounts the totals and the
-    /// collection version. Patches that keep the number of chunks are written in place; others
-    /// rebuild the table in one pass.
+    /// Applies patches on disjoint ranges (any order) and updates the totals and the collection
+    /// version. When every patch grows (splits) or every patch shrinks (merges), the chunks
+    /// after them are shifted in place; a mix rebuilds the table in one pass.
     pub fn replace_ranges(&mut self, mut patches: Vec<RangePatch>) -> Result<(), RoutingError> {
         if patches.is_empty() {
             return Ok(());
         }
         patches.sort_by_key(|p| p.range.start);
         self.check_patches(&patches)?;
-        if patches.iter().all(|p| p.range.len() == p.chunks.len()) {
-            for p in patches {
-                for (k, (min, info)) in p.range.zip(p.chunks) {
-                    self.prefixes[k] = min.order_prefix();
-                    self.mins[k] = min;
-                    self.chunks[k] = info;
-                }
+        let mut dirty = Dirty::default();
+        for p in &patches {
+            for k in p.range.clone() {
+                let old = self.chunks[k].clone();
+                dirty.note_removed(self, &old);
+                self.account(&old, false);
             }
+            for (_, info) in &p.chunks {
+                self.account(info, true);
+                self.version = self.version.max(info.version);
+            }
+        }
+        let grows = patches.iter().all(|p| p.chunks.len() >= p.range.len());
+        let shrinks = patches.iter().all(|p| p.chunks.len() <= p.range.len());
+        if grows || shrinks {
+            let (mut mins, mut prefixes, mut infos) = (Vec::new(), Vec::new(), Vec::new());
+            for p in patches {
+                let (m, i): (Vec<_>, Vec<_>) = p.chunks.into_iter().unzip();
+                prefixes.push((
+                    p.range.clone(),
+                    m.iter().map(ShardKey::order_prefix).collect(),
+                ));
+                mins.push((p.range.clone(), m));
+                infos.push((p.range, i));
+            }
+            let filler = || ShardKey::single(KeyValue::MinKey);
+            let info = || ChunkInfo::new(ShardIdx(0), ChunkVersion::default());
+            splice_sorted(&mut self.mins, mins, grows, filler);
+            splice_sorted(&mut self.prefixes, prefixes, grows, || 0);
+            splice_sorted(&mut self.chunks, infos, grows, info);
         } else {
             self.rebuild(patches);
         }
         self.index = OnceLock::new();
-        self.recompute_totals();
+        dirty.recount(self);
         Ok(())
     }
 

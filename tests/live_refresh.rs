@@ -89,7 +89,7 @@ impl Cache {
     fn rows(&self) -> Vec<(ShardKey, ShardKey, ChunkInfo)> {
         self.table
             .iter()
-            .map(|c| (c.min.clone(), c.max.clone(), c.info.clone()))
+            .map(|c| (c.min.clone(), c.max.clone(), *c.info))
             .collect()
     }
 }

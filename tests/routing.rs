@@ -219,7 +219,7 @@ fn snapshot(
 ) {
     let chunks = t
         .iter()
-        .map(|c| (c.min.clone(), c.max.clone(), c.info.clone()))
+        .map(|c| (c.min.clone(), c.max.clone(), *c.info))
         .collect();
     let totals = (0..SHARDS)
         .map(|s| format!("{:?}", t.shard_totals(ShardIdx(s))))
@@ -1436,7 +1436,7 @@ proptest! {
     ) {
         let mut t = hundreds(n);
         let mut expected: Vec<(ShardKey, ChunkInfo)> =
-            t.iter().map(|c| (c.min.clone(), c.info.clone())).collect();
+            t.iter().map(|c| (c.min.clone(), *c.info)).collect();
         let mut patches = Vec::new();
         let mut taken = vec![false; n];
         let mut minor = 0;
@@ -1465,7 +1465,7 @@ proptest! {
         t.replace_ranges(patches).unwrap();
         prop_assert!(t.check_invariants().is_ok(), "{:?}", t.check_invariants());
         let got: Vec<(ShardKey, ChunkInfo)> =
-            t.iter().map(|c| (c.min.clone(), c.info.clone())).collect();
+            t.iter().map(|c| (c.min.clone(), *c.info)).collect();
         prop_assert_eq!(got, expected);
     }
 
@@ -1498,7 +1498,7 @@ fn replacements_that_do_not_fit_are_refused() {
     let info = ChunkInfo::new(ShardIdx(0), ChunkVersion::new(9, 0));
     let bad = |range: Range<usize>, mins: Vec<ShardKey>| shardtop::model::RangePatch {
         range,
-        chunks: mins.into_iter().map(|m| (m, info.clone())).collect(),
+        chunks: mins.into_iter().map(|m| (m, info)).collect(),
     };
     // Not starting at the replaced chunk's lower bound.
     assert!(t.replace_ranges(vec![bad(1..2, vec![int(150)])]).is_err());

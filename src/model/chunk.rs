@@ -78,7 +78,7 @@ impl ChunkStats {
 }
 
 /// Everything about a chunk except its bounds (kept by the routing table).
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ChunkInfo {
     pub shard: ShardIdx,
     pub version: ChunkVersion,

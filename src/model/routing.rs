@@ -111,7 +111,7 @@ impl RoutingTable {
         self.totals.clear();
         self.version = ChunkVersion::default();
         for i in 0..self.chunks.len() {
-            let info = self.chunks[i].clone();
+            let info = self.chunks[i];
             self.account(&info, true);
             self.version = self.version.max(info.version);
         }
@@ -256,7 +256,7 @@ impl RoutingTable {
         pieces: &[ChunkStats],
     ) -> Result<(), RoutingError> {
         self.check_split(i, points, pieces)?;
-        let old = self.chunks[i].clone();
+        let old = self.chunks[i];
         self.account(&old, false);
         let mut version = self.version;
         let mut infos = Vec::with_capacity(pieces.len());
@@ -335,7 +335,7 @@ impl RoutingTable {
         let mut stats = ChunkStats::ZERO;
         let mut since = 0;
         for k in range.clone() {
-            let info = self.chunks[k].clone();
+            let info = self.chunks[k];
             stats.add(info.stats);
             since = since.max(info.since);
             self.account(&info, false);
@@ -366,7 +366,7 @@ impl RoutingTable {
                 "the chunk is already on that shard".into(),
             ));
         }
-        let mut info = self.chunks[i].clone();
+        let mut info = self.chunks[i];
         self.account(&info, false);
         self.version = self.version.next_major();
         info.shard = to;
@@ -413,7 +413,7 @@ impl RoutingTable {
         }
         self.split(i, std::slice::from_ref(point), &[moved, rest])?;
         let (left, right) = (i, i + 1);
-        let mut info = self.chunks[left].clone();
+        let mut info = self.chunks[left];
         self.account(&info, false);
         self.version = self.version.next_major();
         info.shard = to;

@@ -239,7 +239,7 @@ impl Collection {
                     extend(ch.min)?,
                     crate::model::ChunkInfo {
                         jumbo: false,
-                        ..ch.info.clone()
+                        ..*ch.info
                     },
                 ))
             })

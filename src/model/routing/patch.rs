@@ -50,43 +50,70 @@ impl Dirty {
     }
 }
 
+/// Moves the elements `run` of `v` by `by` places, right or left, over elements no longer
+/// needed: elements that own memory are rotated (swaps) into place.
+fn rotate<T>(v: &mut [T], run: Range<usize>, by: usize, right: bool) {
+    if right {
+        v[run.start..run.end + by].rotate_right(by);
+    } else {
+        v[run.start - by..run.end].rotate_left(by);
+    }
+}
+
+/// The same for plain values: one memmove.
+fn copy<T: Copy>(v: &mut [T], run: Range<usize>, by: usize, right: bool) {
+    let to = if right {
+        run.start + by
+    } else {
+        run.start - by
+    };
+    v.copy_within(run, to);
+}
+
 /// Replaces the sorted, disjoint `edits` ranges of `v` by their new elements, in place: when
 /// every edit grows (`grows`), the kept runs are shifted right from the last one; when every
-/// edit shrinks, left from the first. Each kept element moves once.
+/// edit shrinks, left from the first. Each kept element moves once, by `shift`.
 fn splice_sorted<T>(
     v: &mut Vec<T>,
     edits: Vec<(Range<usize>, Vec<T>)>,
     grows: bool,
     filler: impl Fn() -> T,
+    shift: fn(&mut [T], Range<usize>, usize, bool),
 ) {
     let old_len = v.len();
     if grows {
         let growth: usize = edits.iter().map(|(r, new)| new.len() - r.len()).sum();
         v.resize_with(old_len + growth, filler);
-        let (mut shift, mut end) = (growth, old_len);
+        let (mut by, mut end) = (growth, old_len);
         for (range, new) in edits.into_iter().rev() {
-            v[range.end..end + shift].rotate_right(shift);
-            let at = range.end + shift - new.len();
+            if by > 0 {
+                shift(v, range.end..end, by, true);
+            }
+            let at = range.end + by - new.len();
             for (k, x) in new.into_iter().enumerate() {
                 v[at + k] = x;
             }
-            shift = at - range.start;
+            by = at - range.start;
             end = range.start;
         }
     } else {
-        let (mut shift, mut start) = (0, 0);
+        let (mut by, mut start) = (0, 0);
         for (range, new) in edits {
-            v[start - shift..range.start].rotate_left(shift);
-            let at = range.start - shift;
+            if by > 0 {
+                shift(v, start..range.start, by, false);
+            }
+            let at = range.start - by;
             let taken = new.len();
             for (k, x) in new.into_iter().enumerate() {
                 v[at + k] = x;
             }
-            shift = range.end - (at + taken);
+            by = range.end - (at + taken);
             start = range.end;
         }
-        v[start - shift..old_len].rotate_left(shift);
-        v.truncate(old_len - shift);
+        if by > 0 {
+            shift(v, start..old_len, by, false);
+        }
+        v.truncate(old_len - by);
     }
 }
 
@@ -115,7 +142,7 @@ impl RoutingTable {
         let mut dirty = Dirty::default();
         for p in &patches {
             for k in p.range.clone() {
-                let old = self.chunks[k].clone();
+                let old = self.chunks[k];
                 dirty.note_removed(self, &old);
                 self.account(&old, false);
             }
@@ -139,9 +166,9 @@ impl RoutingTable {
             }
             let filler = || ShardKey::single(KeyValue::MinKey);
             let info = || ChunkInfo::new(ShardIdx(0), ChunkVersion::default());
-            splice_sorted(&mut self.mins, mins, grows, filler);
-            splice_sorted(&mut self.prefixes, prefixes, grows, || 0);
-            splice_sorted(&mut self.chunks, infos, grows, info);
+            splice_sorted(&mut self.mins, mins, grows, filler, rotate);
+            splice_sorted(&mut self.prefixes, prefixes, grows, || 0, copy);
+            splice_sorted(&mut self.chunks, infos, grows, info, copy);
         } else {
             self.rebuild(patches);
         }

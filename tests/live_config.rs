@@ -152,3 +152,38 @@ fn eight_oh_unsplittable_collections_are_not_sharded_and_trimmed_chunks_say_what
         "{err}"
     );
 }
+
+#[test]
+fn raw_chunk_documents_parse_as_their_document_form() {
+    use shardtop::live::config::ChunkRow;
+    use shardtop::model::ShardIdx;
+    let mut seen = 0;
+    for version in ["4.4", "5.0", "6.0", "7.0", "8.0"] {
+        let f = fixture(version);
+        for d in docs(&f, "chunks") {
+            let pattern = pattern_of_bound(&d);
+            let raw = bson::RawDocumentBuf::from_document(&d).unwrap();
+            let shards = [
+                "shard0000",
+                "shard0001",
+                "shard0002",
+                "shard01",
+                "shard02",
+                "shard03",
+            ];
+            let mut index =
+                |s: &str| ShardIdx(shards.iter().position(|x| *x == s).unwrap_or(99) as u32);
+            let from_raw = ChunkRow::parse_raw(&raw, &pattern, &mut index);
+            let from_doc = ChunkRow::parse(&d, &pattern, &mut index);
+            assert_eq!(from_raw, from_doc, "{version}: {d}");
+            seen += 1;
+        }
+    }
+    assert!(seen >= 10, "{seen} fixture chunks");
+    // A malformed one gives the document form's error.
+    let d = bson::doc! {"_id": "x", "min": {"a": 1}, "max": {"a": 2}, "shard": "s", "lastmod": 5};
+    let pattern = KeyPattern::parse(&bson::doc! {"a": 1}).unwrap();
+    let raw = bson::RawDocumentBuf::from_document(&d).unwrap();
+    let err = ChunkRow::parse_raw(&raw, &pattern, &mut |_| ShardIdx(0)).unwrap_err();
+    assert!(err.to_string().contains("`lastmod`"), "{err}");
+}

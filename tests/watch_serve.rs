@@ -351,33 +351,46 @@ async fn a_server_that_stops_answering_mid_poll_is_given_up_on() {
 async fn a_poll_after_ten_changes_fetches_under_one_percent_of_the_chunks() {
     use shardtop::live::client::LiveClient;
     use shardtop::live::poller::{Poller, now_ms};
-    // 20,000 chunks (the command log counts the documents each reply returned). A debug build of
-    // serve regenerates every chunk document per query, so 1,000,000 would make a slow test; the
-    // cost of an incremental poll does not depend on the total.
+    use shardtop::model::KeyValue;
+    // 1,000,000 chunks; the command log counts the documents each reply returned.
     let text = r#"{"name": "big", "description": "d", "seedPassage": "p", "shards": 4, "balancer": false,
-        "collections": [{"ns": "app.big", "key": {"h": "hashed"}, "numInitialChunks": 20000}], "until": 1}"#;
+        "collections": [{"ns": "app.big", "key": {"h": "hashed"}, "numInitialChunks": 1000000}], "until": 1}"#;
     let sc = scenario::parse(text).unwrap();
     let sim = Simulator::from_scenario(&sc, 1, Some("7.0".parse().unwrap())).unwrap();
-    let total = sim.cluster.collections[0].table.len();
-    assert_eq!(total, 20_000);
+    let table = &sim.cluster.collections[0].table;
+    let total = table.len();
+    assert_eq!(total, 1_000_000);
+    // Ten split points, in the middles of chunks spread over the table.
+    let middles: Vec<i64> = (0..10)
+        .map(|k| {
+            let c = table.chunk(1 + k * (total / 10));
+            let (KeyValue::Int64(lo), KeyValue::Int64(hi)) =
+                (c.min.get(0).unwrap(), c.max.get(0).unwrap())
+            else {
+                panic!("hashed bounds are Int64");
+            };
+            lo + (hi - lo) / 2
+        })
+        .collect();
     let dir = tempfile::tempdir().unwrap();
     let log = dir.path().join("commands.ndjson");
     let (server, uri) = serve(sim, Some(log.clone())).await;
     let mut watching = Poller::new(
-        LiveClient::connect(&uri, Duration::from_secs(10))
+        LiveClient::connect(&uri, Duration::from_secs(60))
             .await
             .unwrap(),
     );
     watching.poll(now_ms()).await.unwrap();
+    assert_eq!(
+        watching.fetched_chunks, total,
+        "the first poll loads every chunk"
+    );
     let admin = mongodb::Client::with_uri_str(&uri).await.unwrap();
-    let chunks = chunk_list(&admin).await;
     // Ten splits (a paused server would never finish a migration).
-    for c in chunks.iter().skip(1).step_by(2000).take(10) {
-        let lo = c.get_document("min").unwrap().get_i64("h").unwrap();
-        let hi = c.get_document("max").unwrap().get_i64("h").unwrap();
+    for middle in middles {
         admin
             .database("admin")
-            .run_command(bson::doc! {"split": "app.big", "middle": {"h": lo + (hi - lo) / 2}})
+            .run_command(bson::doc! {"split": "app.big", "middle": {"h": middle}})
             .await
             .unwrap();
     }

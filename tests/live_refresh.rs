@@ -80,9 +80,9 @@ impl Cache {
     fn refresh(&mut self, changed: Vec<ChunkRow>, jumbo: Vec<ShardKey>) -> usize {
         let patches = routing_cache::patches(&self.meta.ns, &self.table, changed).unwrap();
         let n = patches.len();
-        self.table.replace_ranges(patches).unwrap();
-        routing_cache::apply_jumbo(&mut self.table, &self.meta.jumbo, &jumbo);
-        self.meta.jumbo = jumbo;
+        self.meta
+            .patch(&mut self.table, patches, Some(jumbo))
+            .unwrap();
         n
     }
 
@@ -276,4 +276,40 @@ fn size_heat_gives_the_growing_shard_all_the_heat() {
     heat.observe(&sim);
     assert!((heat.share("app.events", "shard0000") - 1.0).abs() < 1e-9);
     assert_eq!(heat.share("app.events", "shard0001"), 0.0);
+}
+
+#[test]
+fn jumbo_flags_follow_each_reread() {
+    let sim = start("hashed", "8.0");
+    let ns = sim.cluster.collections[0].ns.clone();
+    let coll = collection_doc(&sim, &ns);
+    let mut cache = Cache::load(&coll, chunk_rows(&sim, &ns, None));
+    let jumbo_chunks = |c: &Cache| c.table.iter().filter(|ch| ch.info.jumbo).count();
+    let one = cache.table.chunk(1).min.clone();
+    cache
+        .meta
+        .patch(&mut cache.table, Vec::new(), Some(vec![one]))
+        .unwrap();
+    assert!(cache.table.chunk(1).info.jumbo);
+    // A changed chunk that comes marked jumbo, between two reads of the flags.
+    let two = cache.table.chunk(2);
+    let mut info = *two.info;
+    info.jumbo = true;
+    info.version = cache.table.version().next_major();
+    let patch = shardtop::model::RangePatch {
+        range: 2..3,
+        chunks: vec![(two.min.clone(), info)],
+    };
+    cache
+        .meta
+        .patch(&mut cache.table, vec![patch], None)
+        .unwrap();
+    assert_eq!(jumbo_chunks(&cache), 2, "flags kept until the next read");
+    // The next read says none is jumbo any more: both flags are cleared.
+    cache
+        .meta
+        .patch(&mut cache.table, Vec::new(), Some(Vec::new()))
+        .unwrap();
+    assert_eq!(jumbo_chunks(&cache), 0);
+    cache.table.check_invariants().unwrap();
 }

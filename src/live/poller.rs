@@ -47,12 +47,17 @@ pub struct Polled<'a> {
     pub log: Vec<LogLine>,
 }
 
+/// `{jumbo: true}` has no index on `config.chunks` (the config server scans every chunk entry
+/// of the collection to answer it), and marking a chunk jumbo announces itself with no version
+/// change: the flags are re-read at most this often. Chunks that changed bring their own flag.
+const JUMBO_EVERY: std::time::Duration = std::time::Duration::from_secs(60);
+
 /// How a collection's routing table is brought up to date.
 enum Refresh {
     /// A new table (first poll, new incarnation, or an answer that did not tile).
     Full(RoutingTable, Vec<ShardKey>),
-    /// Patches to the kept table, and the jumbo chunks now.
-    Patch(Vec<RangePatch>, Vec<ShardKey>),
+    /// Patches to the kept table, and the jumbo chunks now when they were re-read.
+    Patch(Vec<RangePatch>, Option<Vec<ShardKey>>),
 }
 
 /// Everything a poll reads before it changes the model (so a poll cut short changes nothing).
@@ -164,12 +169,24 @@ impl Poller {
             );
             let changed = Self::config(&self.client, "chunks", since).await?;
             let changed = rows(coll, &changed, shards)?;
-            let mut jumbo = owner.clone();
-            jumbo.insert("jumbo", true);
-            let jumbo = Self::config(&self.client, "chunks", jumbo).await?;
-            let jumbo = rows(coll, &jumbo, shards)?;
-            self.fetched_chunks += changed.len() + jumbo.len();
-            let jumbo = jumbo.into_iter().map(|r| r.min).collect();
+            self.fetched_chunks += changed.len();
+            let due = self
+                .caches
+                .get(&coll.ns)
+                .is_none_or(|c| c.jumbo_read.elapsed() >= JUMBO_EVERY);
+            let mut jumbo = None;
+            if due {
+                let mut filter = owner.clone();
+                filter.insert("jumbo", true);
+                let docs = Self::config(&self.client, "chunks", filter).await?;
+                self.fetched_chunks += docs.len();
+                jumbo = Some(
+                    rows(coll, &docs, shards)?
+                        .into_iter()
+                        .map(|r| r.min)
+                        .collect(),
+                );
+            }
             let table = self.state.cluster.collection(&coll.ns).map(|c| &c.table);
             if let Some(Ok(patches)) = table.map(|t| routing_cache::patches(&coll.ns, t, changed)) {
                 return Ok(Refresh::Patch(patches, jumbo));
@@ -261,11 +278,11 @@ impl Poller {
                 .into_iter()
                 .map(|c| (c.ns, c.table))
                 .collect();
-        self.caches.clear();
+        let mut caches = std::mem::take(&mut self.caches);
         let mut collections = Vec::new();
         for (coll, refresh) in reads.colls.iter().zip(reads.refreshes) {
-            let (table, jumbo) = match refresh {
-                Refresh::Full(table, jumbo) => (table, jumbo),
+            let (table, cache) = match refresh {
+                Refresh::Full(table, jumbo) => (table, CachedRouting::new(coll, jumbo)),
                 Refresh::Patch(patches, jumbo) => {
                     let mut table = kept
                         .remove(&coll.ns)
@@ -273,18 +290,14 @@ impl Poller {
                     if renumbered {
                         table.renumber_shards(&renumber);
                     }
-                    table.replace_ranges(patches).map_err(bad)?;
-                    let old = self
-                        .caches
-                        .get(&coll.ns)
-                        .map(|c| c.jumbo.as_slice())
-                        .unwrap_or_default();
-                    routing_cache::apply_jumbo(&mut table, old, &jumbo);
-                    (table, jumbo)
+                    let mut cache = caches
+                        .remove(&coll.ns)
+                        .ok_or_else(|| bad("a routing cache vanished"))?;
+                    cache.patch(&mut table, patches, jumbo).map_err(bad)?;
+                    (table, cache)
                 }
             };
-            self.caches
-                .insert(coll.ns.clone(), CachedRouting::new(coll, jumbo));
+            self.caches.insert(coll.ns.clone(), cache);
             collections.push(snapshot::collection(coll, table, &reads.tags).map_err(bad)?);
         }
         let snap = ConfigSnapshot {

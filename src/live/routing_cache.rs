@@ -9,7 +9,10 @@
 //! The table is the model's `RoutingTable`, kept by the poller in its cluster between polls, so
 //! a refresh costs the changed chunks, not the whole table. Marking a chunk jumbo changes no
 //! version (a mongos does not care), so the jumbo flags are read separately — `{jumbo: true}`, a
-//! handful of documents — and remembered here.
+//! handful of documents, but a scan of the collection's chunk entries on the config server, so
+//! not at every poll — and remembered here.
+
+use std::time::Instant;
 
 use super::config::{ChunkRow, CollectionDoc, ConfigError, Incarnation};
 use crate::model::{ChunkInfo, KeyPattern, RangePatch, RoutingTable, ShardKey};
@@ -20,18 +23,44 @@ pub struct CachedRouting {
     pub ns: String,
     pub incarnation: Incarnation,
     pub pattern: KeyPattern,
-    /// Lower bounds of the chunks marked jumbo at the last refresh.
+    /// Lower bounds of the chunks the table may have marked jumbo: those of the last
+    /// `{jumbo: true}` read, and any changed chunk that came marked since.
     pub jumbo: Vec<ShardKey>,
+    /// When the jumbo flags were last read.
+    pub jumbo_read: Instant,
 }
 
 impl CachedRouting {
+    /// A cache after a full load (which read every jumbo flag).
     pub fn new(coll: &CollectionDoc, jumbo: Vec<ShardKey>) -> Self {
         Self {
             ns: coll.ns.clone(),
             incarnation: coll.incarnation.clone(),
             pattern: coll.key.clone(),
             jumbo,
+            jumbo_read: Instant::now(),
         }
+    }
+
+    /// Applies an incremental refresh to `table`: the patches, then the jumbo flags when they
+    /// were re-read (`jumbo`: the lower bounds of every jumbo chunk now).
+    pub fn patch(
+        &mut self,
+        table: &mut RoutingTable,
+        patches: Vec<RangePatch>,
+        jumbo: Option<Vec<ShardKey>>,
+    ) -> Result<(), crate::model::RoutingError> {
+        for p in &patches {
+            let marked = p.chunks.iter().filter(|(_, info)| info.jumbo);
+            self.jumbo.extend(marked.map(|(min, _)| min.clone()));
+        }
+        table.replace_ranges(patches)?;
+        if let Some(now) = jumbo {
+            apply_jumbo(table, &self.jumbo, &now);
+            self.jumbo = now;
+            self.jumbo_read = Instant::now();
+        }
+        Ok(())
     }
 
     /// Whether `coll` describes a different routing table (a full reload is needed).
@@ -207,7 +236,7 @@ fn close_run(
 }
 
 /// Clears the jumbo flags of `old` and sets those of `new` (lower bounds of chunks).
-pub fn apply_jumbo(table: &mut RoutingTable, old: &[ShardKey], new: &[ShardKey]) {
+fn apply_jumbo(table: &mut RoutingTable, old: &[ShardKey], new: &[ShardKey]) {
     for min in old {
         if let Some(i) = table.find_by_min(min) {
             table.set_jumbo(i, false);

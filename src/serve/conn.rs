@@ -53,7 +53,7 @@ impl Connection {
                 peer: self.peer,
             };
             let shared = Arc::clone(&self.shared);
-            let Some(doc) = shared
+            let Some(reply) = shared
                 .answer(&request.command, ctx, &mut self.shutdown)
                 .await
             else {
@@ -63,10 +63,11 @@ impl Connection {
                 continue;
             }
             let id = NEXT_REQUEST_ID.fetch_add(1, Ordering::Relaxed);
+            let (rid, len) = (request.request_id, reply.encoded_len());
             let out = if request.legacy {
-                wire::encode_reply(id, request.request_id, &doc)
+                wire::encode_reply_with(id, rid, len, |out| reply.write(out))
             } else {
-                wire::encode_msg(id, request.request_id, &doc)
+                wire::encode_msg_with(id, rid, len, |out| reply.write(out))
             };
             if let Err(e) = writer.write_all(&out).await {
                 return self.close(&format!("write failed: {e}"));

@@ -29,6 +29,8 @@ mod log;
 mod paths;
 mod query;
 mod query_analyzer;
+mod raw_chunks;
+mod raw_reply;
 mod reply;
 mod sharding;
 mod shared;

@@ -12,6 +12,7 @@ use bson::Document;
 use tokio::sync::{Notify, watch};
 
 use super::change_stream;
+use super::raw_reply::Reply;
 use super::state::{Context, State};
 use crate::sim::engine::TICK_MS;
 
@@ -40,7 +41,7 @@ impl Shared {
         cmd: &Document,
         ctx: Context,
         shutdown: &mut watch::Receiver<bool>,
-    ) -> Option<Document> {
+    ) -> Option<Reply> {
         let deadline = {
             let mut state = self.lock();
             match change_stream::wait_deadline(&state, cmd) {
@@ -51,7 +52,7 @@ impl Shared {
         self.answer_held(cmd, ctx, deadline, shutdown).await
     }
 
-    fn answer_locked(&self, state: &mut State, cmd: &Document, ctx: Context) -> Document {
+    fn answer_locked(&self, state: &mut State, cmd: &Document, ctx: Context) -> Reply {
         let reply = super::commands::answer(state, cmd, ctx);
         super::changelog::record(state);
         self.changed.notify_waiters();
@@ -65,7 +66,7 @@ impl Shared {
         ctx: Context,
         deadline: Instant,
         shutdown: &mut watch::Receiver<bool>,
-    ) -> Option<Document> {
+    ) -> Option<Reply> {
         loop {
             let changed = self.changed.notified();
             tokio::pin!(changed);

@@ -175,8 +175,10 @@ pub(crate) fn read_document(bytes: &[u8]) -> Result<(bson::Document, usize), Wir
         .ok()
         .filter(|n| *n >= 5 && *n <= bytes.len())
         .ok_or_else(|| WireError::Malformed(format!("BSON document length {len} out of bounds")))?;
-    let doc = bson::Document::from_reader(&bytes[..len])
-        .map_err(|e| WireError::Malformed(format!("bad BSON: {e}")))?;
+    let bad = |e: bson::raw::Error| WireError::Malformed(format!("bad BSON: {e}"));
+    // Through the raw view rather than serde: the same document, in a fraction of the time.
+    let raw = bson::RawDocument::from_bytes(&bytes[..len]).map_err(bad)?;
+    let doc = bson::Document::try_from(raw).map_err(bad)?;
     Ok((doc, len))
 }
 

@@ -91,3 +91,37 @@ impl Reply {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use bson::doc;
+
+    use super::*;
+
+    #[test]
+    fn an_encoded_cursor_reply_is_the_encoded_reply_document() {
+        let docs = [doc! {"a": 1, "s": "x"}, doc! {"b": {"c": [1, 2]}}];
+        let array: Vec<Bson> = docs.iter().cloned().map(Bson::Document).collect();
+        // The array's bytes: `{k: array}` without its length, type byte, "k\0" and closing NUL.
+        let wrapped = encode::encode_document(&doc! {"k": array.clone()});
+        let bytes = wrapped[4 + 1 + 2..wrapped.len() - 1].to_vec();
+        for first in [true, false] {
+            let key = if first { "firstBatch" } else { "nextBatch" };
+            let want = doc! {"cursor": {key: array.clone(), "id": 7_i64, "ns": "config.chunks"}, "ok": 1.0};
+            let reply = Reply::Cursor {
+                first,
+                batch: EncodedBatch {
+                    bytes: bytes.clone(),
+                    len: 2,
+                },
+                id: 7,
+                ns: "config.chunks".into(),
+            };
+            let mut out = Vec::new();
+            reply.write(&mut out);
+            assert_eq!(out, encode::encode_document(&want));
+            assert_eq!(reply.encoded_len(), out.len());
+            assert_eq!(reply.returned(), Some(2));
+        }
+    }
+}

@@ -13,7 +13,7 @@
 //! other options are accepted and ignored. `$match` and `$project` may follow; other stages are
 //! refused.
 //!
-//! A `getMore` with nothing to return is held by the owner task (see [`wait_deadline`]) until an
+//! A `getMore` with nothing to return is held by its connection (see [`wait_deadline`]) until an
 //! event arrives or `maxTimeMS` (default 1000 ms) passes, as a server's awaitData does; the
 //! drivers loop on empty batches, so answering at once would make them spin.
 

@@ -2,22 +2,37 @@
 //! chunk documents from the routing tables (the prefilter skips chunks that cannot match before
 //! building them), so reading a 1,000,000-chunk collection never holds a million documents.
 //!
+//! A read whose filter [`RawFilter`] decides, without a projection, writes the documents straight
+//! into BSON bytes.
+//!
 //! Like a cursor on a real server it reads the collection as it is at each `getMore`: a chunk
 //! split or merged between two batches can be seen twice or not at all (a paused simulator
 //! never changes between batches).
 
 use bson::{Bson, Document};
 
+use crate::wire::encode;
+
 use super::chunk_filter::ChunkPrefilter;
 use super::config_db::ChunkDocs;
 use super::query::{self, Projection};
+use super::raw_chunks::{RawChunks, RawFilter};
+use super::raw_reply::EncodedBatch;
 use super::state::State;
+
+/// A batch of a cursor: documents, or documents already encoded.
+pub enum Batch {
+    Docs(Vec<Bson>),
+    Encoded(EncodedBatch),
+}
 
 /// Where a lazy `config.chunks` read is.
 pub struct ChunkCursor {
     filter: Option<Document>,
     pre: ChunkPrefilter,
     projection: Option<Projection>,
+    /// Set when the documents are written straight into bytes.
+    raw: Option<RawFilter>,
     /// Matches still to skip, and still to return (`None`: no limit).
     skip: usize,
     left: Option<usize>,
@@ -32,7 +47,12 @@ impl ChunkCursor {
         skip: usize,
         limit: Option<usize>,
     ) -> Self {
+        let raw = projection
+            .is_none()
+            .then(|| RawFilter::of(filter))
+            .flatten();
         Self {
+            raw,
             filter: filter.cloned(),
             pre: ChunkPrefilter::of(filter),
             projection,
@@ -49,7 +69,18 @@ impl ChunkCursor {
     }
 
     /// The next matching documents: at most `n`, stopping once past `max_bytes`.
-    pub fn next_batch(&mut self, state: &State, n: usize, max_bytes: usize) -> Vec<Bson> {
+    pub fn next_batch(&mut self, state: &State, n: usize, max_bytes: usize) -> Batch {
+        match self.raw.take() {
+            Some(raw) => {
+                let batch = self.next_encoded(state, &raw, n, max_bytes);
+                self.raw = Some(raw);
+                Batch::Encoded(batch)
+            }
+            None => Batch::Docs(self.next_documents(state, n, max_bytes)),
+        }
+    }
+
+    fn next_documents(&mut self, state: &State, n: usize, max_bytes: usize) -> Vec<Bson> {
         let collections = &state.sim.cluster.collections;
         let v = state.sim.cluster.version;
         let mut out = Vec::new();
@@ -94,5 +125,58 @@ impl ChunkCursor {
             }
         }
         out
+    }
+}
+
+impl ChunkCursor {
+    /// [`ChunkCursor::next_batch`] written straight into the bytes of a BSON array.
+    fn next_encoded(
+        &mut self,
+        state: &State,
+        raw: &RawFilter,
+        n: usize,
+        max_bytes: usize,
+    ) -> EncodedBatch {
+        let collections = &state.sim.cluster.collections;
+        let mut out = Vec::with_capacity(n.saturating_mul(256).min(max_bytes + (64 << 10)));
+        let mut len = 0;
+        let mut bytes = 0;
+        let mut key = encode::itoa_buf();
+        encode::framed(&mut out, |out| {
+            while len < n && bytes <= max_bytes && !self.done(state) {
+                let c = &collections[self.coll];
+                let mut docs = RawChunks::of(state, c, raw);
+                if !docs.admitted {
+                    self.chunk = c.table.len();
+                }
+                while self.chunk < c.table.len() && len < n && bytes <= max_bytes {
+                    let ch = c.table.chunk(self.chunk);
+                    self.chunk += 1;
+                    if !docs.admits(&ch) {
+                        continue;
+                    }
+                    if self.skip > 0 {
+                        self.skip -= 1;
+                        continue;
+                    }
+                    out.push(bson::spec::ElementType::EmbeddedDocument as u8);
+                    out.extend_from_slice(encode::index_key(&mut key, len).as_bytes());
+                    out.push(0);
+                    bytes += docs.write(out, &ch);
+                    len += 1;
+                    if let Some(left) = self.left.as_mut() {
+                        *left -= 1;
+                        if *left == 0 {
+                            return;
+                        }
+                    }
+                }
+                if self.chunk >= c.table.len() {
+                    self.coll += 1;
+                    self.chunk = 0;
+                }
+            }
+        });
+        EncodedBatch { bytes: out, len }
     }
 }

@@ -5,6 +5,7 @@ use std::time::Instant;
 
 use bson::{Bson, Document};
 
+use super::raw_reply::Reply;
 use super::reply::{self, Answer};
 use super::state::{Context, State};
 use super::{cursors, explain, handshake, sharding, updates, writes};
@@ -44,7 +45,7 @@ const ADMIN_ONLY: &[&str] = &[
 ];
 
 /// Answers one command (a reply document, `ok: 1` or an error) and logs it.
-pub fn answer(state: &mut State, cmd: &Document, ctx: Context) -> Document {
+pub fn answer(state: &mut State, cmd: &Document, ctx: Context) -> Reply {
     let started = Instant::now();
     let name = cmd.keys().next().cloned().unwrap_or_default();
     let db = match cmd.get("$db") {
@@ -74,27 +75,14 @@ pub fn answer(state: &mut State, cmd: &Document, ctx: Context) -> Document {
         match &result {
             Err(e) => line["code"] = serde_json::json!(e.code),
             Ok(reply) => {
-                if let Some(n) = returned(reply) {
+                if let Some(n) = reply.returned() {
                     line["returned"] = serde_json::json!(n);
                 }
             }
         }
         log.write(&line);
     }
-    match result {
-        Ok(d) => d,
-        Err(e) => reply::error(&e),
-    }
-}
-
-/// How many documents a cursor reply carries (`find`, `getMore`, `aggregate`), for the log.
-fn returned(reply: &Document) -> Option<usize> {
-    let cursor = reply.get_document("cursor").ok()?;
-    cursor
-        .get_array("firstBatch")
-        .or_else(|_| cursor.get_array("nextBatch"))
-        .ok()
-        .map(Vec::len)
+    result.unwrap_or_else(|e| Reply::Doc(reply::error(&e)))
 }
 
 /// The namespace a command works on, for the command log.
@@ -110,7 +98,21 @@ fn namespace(name: &str, db: &str, cmd: &Document) -> Option<String> {
     }
 }
 
-fn dispatch(state: &mut State, name: &str, db: &str, cmd: &Document, ctx: Context) -> Answer {
+fn dispatch(
+    state: &mut State,
+    name: &str,
+    db: &str,
+    cmd: &Document,
+    ctx: Context,
+) -> Result<Reply, SimError> {
+    match name {
+        "find" => cursors::find(state, db, cmd),
+        "getMore" => cursors::get_more(state, cmd),
+        _ => dispatch_doc(state, name, db, cmd, ctx).map(Reply::Doc),
+    }
+}
+
+fn dispatch_doc(state: &mut State, name: &str, db: &str, cmd: &Document, ctx: Context) -> Answer {
     match name {
         "hello" => handshake::hello(state, cmd, ctx, false),
         "isMaster" | "ismaster" => handshake::hello(state, cmd, ctx, true),
@@ -128,9 +130,7 @@ fn dispatch(state: &mut State, name: &str, db: &str, cmd: &Document, ctx: Contex
         "listCollections" => handshake::list_collections(state, db, cmd),
         "listIndexes" => handshake::list_indexes(state, db, cmd),
         "listShards" => handshake::list_shards(state),
-        "find" => cursors::find(state, db, cmd),
         "aggregate" => super::aggregate::aggregate(state, db, cmd),
-        "getMore" => cursors::get_more(state, cmd),
         "killCursors" => cursors::kill_cursors(state, cmd),
         "count" => cursors::count(state, db, cmd),
         "distinct" => cursors::distinct(state, db, cmd),

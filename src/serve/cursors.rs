@@ -7,9 +7,10 @@ use std::collections::{BTreeMap, VecDeque};
 
 use bson::{Bson, Document, doc};
 
-use super::chunk_cursor::ChunkCursor;
+use super::chunk_cursor::{Batch, ChunkCursor};
 use super::config_db;
 use super::query::{self, Projection};
+use super::raw_reply::Reply;
 use super::reply::{self, Answer, ok, opt_count, opt_doc};
 use super::state::State;
 use crate::sim::SimError;
@@ -34,13 +35,13 @@ struct Cursor {
 /// What a cursor has left: documents, or a lazy `config.chunks` read.
 enum Rest {
     Docs(VecDeque<Document>),
-    Chunks(ChunkCursor),
+    Chunks(Box<ChunkCursor>),
 }
 
 impl Rest {
-    fn next_batch(&mut self, state: &State, n: usize) -> Vec<Bson> {
+    fn next_batch(&mut self, state: &State, n: usize) -> Batch {
         match self {
-            Self::Docs(docs) => take_batch(docs, n),
+            Self::Docs(docs) => Batch::Docs(take_batch(docs, n)),
             Self::Chunks(c) => c.next_batch(state, n, BATCH_BYTES),
         }
     }
@@ -168,8 +169,24 @@ pub fn with_note(state: &State, db: &str, coll: &str, mut reply: Document) -> Do
     reply
 }
 
+/// A cursor reply: `{cursor: {firstBatch|nextBatch, id, ns}, ok: 1}`.
+fn cursor_reply(first: bool, batch: Batch, id: i64, ns: String) -> Reply {
+    match batch {
+        Batch::Docs(docs) => {
+            let key = if first { "firstBatch" } else { "nextBatch" };
+            Reply::Doc(ok(doc! { "cursor": { key: docs, "id": id, "ns": ns } }))
+        }
+        Batch::Encoded(batch) => Reply::Cursor {
+            first,
+            batch,
+            id,
+            ns,
+        },
+    }
+}
+
 /// `find`.
-pub fn find(state: &mut State, db: &str, cmd: &Document) -> Answer {
+pub fn find(state: &mut State, db: &str, cmd: &Document) -> Result<Reply, SimError> {
     let coll = reply::first_string(cmd, "find")?;
     let filter = opt_doc(cmd, "filter")?;
     let projection = opt_doc(cmd, "projection")?
@@ -204,7 +221,7 @@ pub fn find(state: &mut State, db: &str, cmd: &Document) -> Answer {
         state.cursors.open(&ns, docs)
     };
     let reply = doc! { "cursor": { "firstBatch": first, "id": id, "ns": ns } };
-    Ok(ok(with_note(state, db, &coll, reply)))
+    Ok(Reply::Doc(ok(with_note(state, db, &coll, reply))))
 }
 
 /// `find` on `config.chunks` without a sort: batches built as they are asked for.
@@ -214,7 +231,7 @@ fn find_chunks(
     filter: Option<&Document>,
     projection: Option<Projection>,
     limit: Option<i64>,
-) -> Answer {
+) -> Result<Reply, SimError> {
     if let Some(f) = filter {
         // Surface a bad filter even when there is nothing to match against.
         query::matches(&Document::new(), f)?;
@@ -222,7 +239,7 @@ fn find_chunks(
     let skip = usize::try_from(opt_count(cmd, "skip")?.unwrap_or(0))
         .map_err(|_| SimError::bad_value("skip value must be non-negative"))?;
     let left = limit.filter(|l| *l != 0).map(|l| l.unsigned_abs() as usize);
-    let mut rest = Rest::Chunks(ChunkCursor::new(filter, projection, skip, left));
+    let mut rest = Rest::Chunks(Box::new(ChunkCursor::new(filter, projection, skip, left)));
     let batch = opt_count(cmd, "batchSize")?
         .map_or(DEFAULT_BATCH, |n| n.max(0) as usize)
         .max(usize::from(limit.is_some_and(|l| l < 0)));
@@ -234,13 +251,11 @@ fn find_chunks(
     } else {
         state.cursors.insert(ns, rest)
     };
-    Ok(ok(
-        doc! { "cursor": { "firstBatch": first, "id": id, "ns": ns } },
-    ))
+    Ok(cursor_reply(true, first, id, ns.to_string()))
 }
 
 /// `getMore`.
-pub fn get_more(state: &mut State, cmd: &Document) -> Answer {
+pub fn get_more(state: &mut State, cmd: &Document) -> Result<Reply, SimError> {
     let id = match cmd.get("getMore") {
         Some(Bson::Int64(id)) => *id,
         _ => {
@@ -251,7 +266,7 @@ pub fn get_more(state: &mut State, cmd: &Document) -> Answer {
     };
     let n = opt_count(cmd, "batchSize")?.map_or(usize::MAX, |n| n.max(1) as usize);
     if let Some(answer) = super::change_stream::get_more(state, id, n) {
-        return answer;
+        return answer.map(Reply::Doc);
     }
     let mut cursor = state
         .cursors
@@ -266,9 +281,7 @@ pub fn get_more(state: &mut State, cmd: &Document) -> Answer {
         state.cursors.open.insert(id, cursor);
         id
     };
-    Ok(ok(
-        doc! { "cursor": { "nextBatch": batch, "id": next, "ns": ns } },
-    ))
+    Ok(cursor_reply(false, batch, next, ns))
 }
 
 /// `killCursors`.

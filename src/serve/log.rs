@@ -5,7 +5,7 @@ use std::io::Write;
 use std::path::Path;
 use std::sync::Mutex;
 
-/// A file of JSON lines, shared by the connection tasks and the simulator task (each line is
+/// A file of JSON lines, shared by the connection tasks and the ticker (each line is
 /// written whole under a short lock that is never held across an await).
 pub struct CommandLog {
     file: Mutex<std::io::BufWriter<std::fs::File>>,

@@ -1,10 +1,10 @@
 //! `shardtop serve`: the simulator as a MongoDB endpoint that behaves like a mongos. A tokio TCP
 //! server accepts connections (at most [`MAX_CONNECTIONS`]); each connection task reads messages
-//! with [`crate::wire`] and sends every command to the one task that owns the [`Simulator`]
-//! (through a channel), which answers it against the simulator's state and advances the
-//! simulator in real time (100 ms ticks) unless paused.
+//! with [`crate::wire`] and answers every command against the state shared under one lock
+//! (`shared`), where a ticker task advances the simulator in real time (100 ms ticks) unless
+//! paused.
 //!
-//! Owns: sockets, the simulator task, the commands a mongos answers, the config database
+//! Owns: sockets, the ticker, the commands a mongos answers, the config database
 //! generated from the simulator's state, the documents written through it (kept in memory up to
 //! `--max-docs`, see `store`; every write is routed into the simulator by shard key), cursors,
 //! change events, the command log. May not touch: the terminal
@@ -29,8 +29,11 @@ mod log;
 mod paths;
 mod query;
 mod query_analyzer;
+mod raw_chunks;
+mod raw_reply;
 mod reply;
 mod sharding;
+mod shared;
 mod state;
 mod store;
 mod update_ops;
@@ -43,7 +46,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicI64, Ordering};
 
 use tokio::net::TcpListener;
-use tokio::sync::{Semaphore, mpsc, watch};
+use tokio::sync::{Semaphore, watch};
 use tokio::task::JoinHandle;
 
 use crate::sim::Simulator;
@@ -104,7 +107,7 @@ pub struct Server {
     addr: SocketAddr,
     shutdown: watch::Sender<bool>,
     accept: JoinHandle<()>,
-    owner: JoinHandle<()>,
+    ticker: JoinHandle<()>,
 }
 
 impl Server {
@@ -113,18 +116,18 @@ impl Server {
         self.addr
     }
 
-    /// Stops accepting, closes the simulator task and waits for both.
+    /// Stops accepting, stops the ticker and waits for both.
     pub async fn shutdown(self) {
         let _ = self.shutdown.send(true);
         let _ = self.accept.await;
-        let _ = self.owner.await;
+        let _ = self.ticker.await;
     }
 
     /// Waits until the server stops (it stops only on [`Server::shutdown`] or a fatal error).
     pub async fn wait(self) {
         let _ = self.accept.await;
         let _ = self.shutdown.send(true);
-        let _ = self.owner.await;
+        let _ = self.ticker.await;
     }
 }
 
@@ -137,9 +140,8 @@ pub async fn start(opts: ServeOptions) -> std::io::Result<Server> {
     let listener = TcpListener::bind(opts.listen).await?;
     let addr = listener.local_addr()?;
     let (shutdown, shutdown_rx) = watch::channel(false);
-    let (to_owner, from_conns) = mpsc::channel(1024);
     let log = log.map(Arc::new);
-    let owner_state = state::State::new(
+    let state = state::State::new(
         opts.sim,
         addr,
         opts.argv,
@@ -147,19 +149,20 @@ pub async fn start(opts: ServeOptions) -> std::io::Result<Server> {
         log.clone(),
         opts.max_docs,
     );
-    let owner = tokio::spawn(state::run(owner_state, from_conns, shutdown_rx.clone()));
-    let accept = tokio::spawn(accept_loop(listener, to_owner, shutdown_rx, log));
+    let shared = shared::Shared::new(state);
+    let ticker = tokio::spawn(Arc::clone(&shared).tick(shutdown_rx.clone()));
+    let accept = tokio::spawn(accept_loop(listener, shared, shutdown_rx, log));
     Ok(Server {
         addr,
         shutdown,
         accept,
-        owner,
+        ticker,
     })
 }
 
 async fn accept_loop(
     listener: TcpListener,
-    to_owner: mpsc::Sender<state::ToOwner>,
+    shared: Arc<shared::Shared>,
     mut shutdown: watch::Receiver<bool>,
     log: Option<Arc<CommandLog>>,
 ) {
@@ -191,7 +194,7 @@ async fn accept_loop(
         let conn = conn::Connection {
             id,
             peer,
-            to_owner: to_owner.clone(),
+            shared: Arc::clone(&shared),
             log: log.clone(),
             shutdown: shutdown.clone(),
         };

@@ -1,32 +1,22 @@
-//! The task that owns the simulator: it answers commands from the connections in arrival order
-//! and steps the simulator every 100 ms of wall-clock time unless paused. Nothing here awaits
-//! while holding the simulator: each command is answered synchronously between two awaits.
+//! The server's state: the simulator and everything the command handlers read and change
+//! (shared by the connections and the ticker through [`super::shared::Shared`]).
 
 use std::collections::BTreeMap;
 use std::net::SocketAddr;
 use std::sync::Arc;
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
 use bson::Document;
-use tokio::sync::{mpsc, oneshot, watch};
 
 use super::cursors::Cursors;
 use super::log::CommandLog;
 use crate::sim::Simulator;
-use crate::sim::engine::TICK_MS;
 
 /// Who sent a command.
 #[derive(Clone, Copy, Debug)]
 pub struct Context {
     pub connection_id: i64,
     pub peer: SocketAddr,
-}
-
-/// A command on its way to the simulator task, with where to send the reply.
-pub struct ToOwner {
-    pub command: Document,
-    pub ctx: Context,
-    pub reply: oneshot::Sender<Document>,
 }
 
 /// A collection the simulator does not shard: its document count (kept or not) and indexes.
@@ -131,55 +121,5 @@ impl State {
         SystemTime::now()
             .duration_since(UNIX_EPOCH)
             .map_or(0, |d| d.as_millis() as i64)
-    }
-}
-
-/// Runs the simulator task until shutdown or until every connection handle is gone.
-pub async fn run(
-    mut state: State,
-    mut commands: mpsc::Receiver<ToOwner>,
-    mut shutdown: watch::Receiver<bool>,
-) {
-    let mut ticks = tokio::time::interval(Duration::from_millis(TICK_MS));
-    ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
-    // Change-stream `getMore`s with nothing to return, held until an event or their deadline
-    // (a server's awaitData); checked after every command and every tick.
-    let mut held: Vec<(Instant, ToOwner)> = Vec::new();
-    loop {
-        tokio::select! {
-            c = commands.recv() => {
-                let Some(c) = c else { return };
-                if let Some(deadline) = super::change_stream::wait_deadline(&state, &c.command) {
-                    held.push((deadline, c));
-                    continue;
-                }
-                let reply = super::commands::answer(&mut state, &c.command, c.ctx);
-                super::changelog::record(&mut state);
-                let _ = c.reply.send(reply);
-                release(&mut state, &mut held);
-            }
-            _ = ticks.tick() => {
-                if !state.paused {
-                    state.sim.step();
-                    super::changelog::record(&mut state);
-                }
-                release(&mut state, &mut held);
-            }
-            _ = shutdown.changed() => return,
-        }
-    }
-}
-
-/// Answers the held `getMore`s that can be answered now.
-fn release(state: &mut State, held: &mut Vec<(Instant, ToOwner)>) {
-    let mut i = 0;
-    while i < held.len() {
-        if super::change_stream::ready(state, &held[i].1.command, held[i].0) {
-            let (_, c) = held.swap_remove(i);
-            let reply = super::commands::answer(state, &c.command, c.ctx);
-            let _ = c.reply.send(reply);
-        } else {
-            i += 1;
-        }
     }
 }

@@ -11,7 +11,8 @@ pub fn encode_document(doc: &Document) -> Vec<u8> {
     out
 }
 
-fn document(out: &mut Vec<u8>, doc: &Document) {
+/// Appends the encoded bytes of `doc` to `out`.
+pub fn document(out: &mut Vec<u8>, doc: &Document) {
     framed(out, |out| {
         for (k, v) in doc {
             element(out, k, v);
@@ -19,8 +20,8 @@ fn document(out: &mut Vec<u8>, doc: &Document) {
     });
 }
 
-/// An int32 length, what `body` writes, and the closing NUL.
-fn framed(out: &mut Vec<u8>, body: impl FnOnce(&mut Vec<u8>)) {
+/// An int32 length, what `body` writes, and the closing NUL (a document or an array).
+pub fn framed(out: &mut Vec<u8>, body: impl FnOnce(&mut Vec<u8>)) {
     let start = out.len();
     out.extend_from_slice(&[0; 4]);
     body(out);
@@ -29,18 +30,20 @@ fn framed(out: &mut Vec<u8>, body: impl FnOnce(&mut Vec<u8>)) {
     out[start..start + 4].copy_from_slice(&len.to_le_bytes());
 }
 
-fn element(out: &mut Vec<u8>, key: &str, v: &Bson) {
+/// One element: the type byte, `key`, the value.
+pub fn element(out: &mut Vec<u8>, key: &str, v: &Bson) {
     out.push(v.element_type() as u8);
     cstring(out, key);
     value(out, v);
 }
 
-fn itoa_buf() -> [u8; 20] {
+/// A buffer for [`index_key`].
+pub fn itoa_buf() -> [u8; 20] {
     [0; 20]
 }
 
 /// An array element's key (its index in decimal), written into `buf`.
-fn index_key(buf: &mut [u8; 20], mut i: usize) -> &str {
+pub fn index_key(buf: &mut [u8; 20], mut i: usize) -> &str {
     let mut at = buf.len();
     loop {
         at -= 1;

@@ -11,8 +11,10 @@ mod query;
 
 use tokio::io::{AsyncRead, AsyncReadExt};
 
-pub use msg::{CHECKSUM_PRESENT, EXHAUST_ALLOWED, MORE_TO_COME, encode_msg, parse_msg};
-pub use query::{encode_reply, parse_query};
+pub use msg::{
+    CHECKSUM_PRESENT, EXHAUST_ALLOWED, MORE_TO_COME, encode_msg, encode_msg_with, parse_msg,
+};
+pub use query::{encode_reply, encode_reply_with, parse_query};
 
 /// Largest message accepted (and advertised as `maxMessageSizeBytes`).
 pub const MAX_MESSAGE_BYTES: usize = 48_000_000;
@@ -173,8 +175,10 @@ pub(crate) fn read_document(bytes: &[u8]) -> Result<(bson::Document, usize), Wir
         .ok()
         .filter(|n| *n >= 5 && *n <= bytes.len())
         .ok_or_else(|| WireError::Malformed(format!("BSON document length {len} out of bounds")))?;
-    let doc = bson::Document::from_reader(&bytes[..len])
-        .map_err(|e| WireError::Malformed(format!("bad BSON: {e}")))?;
+    let bad = |e: bson::raw::Error| WireError::Malformed(format!("bad BSON: {e}"));
+    // Through the raw view rather than serde: the same document, in a fraction of the time.
+    let raw = bson::RawDocument::from_bytes(&bytes[..len]).map_err(bad)?;
+    let doc = bson::Document::try_from(raw).map_err(bad)?;
     Ok((doc, len))
 }
 
@@ -189,22 +193,27 @@ pub(crate) fn read_cstring(bytes: &[u8]) -> Result<(String, usize), WireError> {
     Ok((s.to_string(), end + 1))
 }
 
-/// Frames `body` under a header with the given ids and opcode.
-pub(crate) fn frame(request_id: i32, response_to: i32, op_code: i32, body: &[u8]) -> Vec<u8> {
-    let mut out = Vec::with_capacity(HEADER_LEN + body.len());
+/// A message: the header with the given ids and opcode, then the body `write` appends (about
+/// `len` bytes; the declared length is the real one).
+pub(crate) fn framed(
+    request_id: i32,
+    response_to: i32,
+    op_code: i32,
+    len: usize,
+    write: impl FnOnce(&mut Vec<u8>),
+) -> Vec<u8> {
+    let mut out = Vec::with_capacity(HEADER_LEN + len);
     Header {
-        message_length: (HEADER_LEN + body.len()) as i32,
+        message_length: 0,
         request_id,
         response_to,
         op_code,
     }
     .write(&mut out);
-    out.extend_from_slice(body);
+    write(&mut out);
+    let total = out.len() as i32;
+    out[..4].copy_from_slice(&total.to_le_bytes());
     out
-}
-
-pub(crate) fn document_bytes(doc: &bson::Document) -> Vec<u8> {
-    encode::encode_document(doc)
 }
 
 /// The encoded size of a document, computed without encoding it.

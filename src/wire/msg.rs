@@ -4,9 +4,7 @@
 
 use bson::{Bson, Document};
 
-use super::{
-    OP_MSG, Request, WireError, document_bytes, frame, le_i32, read_cstring, read_document,
-};
+use super::{OP_MSG, Request, WireError, framed, le_i32, read_cstring, read_document};
 
 /// flagBits bit 0: a CRC-32C follows the sections.
 pub const CHECKSUM_PRESENT: u32 = 1;
@@ -91,10 +89,21 @@ pub fn parse_msg(request_id: i32, body: &[u8]) -> Result<Request, WireError> {
 
 /// An OP_MSG reply: flagBits 0 and one kind-0 section.
 pub fn encode_msg(request_id: i32, response_to: i32, doc: &Document) -> Vec<u8> {
-    let doc = document_bytes(doc);
-    let mut body = Vec::with_capacity(5 + doc.len());
-    body.extend_from_slice(&0u32.to_le_bytes());
-    body.push(0);
-    body.extend_from_slice(&doc);
-    frame(request_id, response_to, OP_MSG, &body)
+    encode_msg_with(request_id, response_to, super::document_len(doc), |out| {
+        super::encode::document(out, doc);
+    })
+}
+
+/// An OP_MSG reply whose kind-0 document `write` appends (about `len` bytes), written in place.
+pub fn encode_msg_with(
+    request_id: i32,
+    response_to: i32,
+    len: usize,
+    write: impl FnOnce(&mut Vec<u8>),
+) -> Vec<u8> {
+    framed(request_id, response_to, OP_MSG, 5 + len, |out| {
+        out.extend_from_slice(&0u32.to_le_bytes());
+        out.push(0);
+        write(out);
+    })
 }

@@ -3,9 +3,7 @@
 
 use bson::{Bson, Document};
 
-use super::{
-    OP_REPLY, Request, WireError, document_bytes, frame, le_i32, read_cstring, read_document,
-};
+use super::{OP_REPLY, Request, WireError, framed, le_i32, read_cstring, read_document};
 
 /// Parses an OP_QUERY body (after the header): `flags`, `fullCollectionName`, `numberToSkip`,
 /// `numberToReturn`, the query (unwrapped from `$query` when wrapped), an optional selector.
@@ -48,12 +46,23 @@ pub fn parse_query(request_id: i32, body: &[u8]) -> Result<Request, WireError> {
 
 /// An OP_REPLY with one document: `responseFlags` 8 (AwaitCapable), cursor 0, from 0, 1 returned.
 pub fn encode_reply(request_id: i32, response_to: i32, doc: &Document) -> Vec<u8> {
-    let doc = document_bytes(doc);
-    let mut body = Vec::with_capacity(20 + doc.len());
-    body.extend_from_slice(&8i32.to_le_bytes());
-    body.extend_from_slice(&0i64.to_le_bytes());
-    body.extend_from_slice(&0i32.to_le_bytes());
-    body.extend_from_slice(&1i32.to_le_bytes());
-    body.extend_from_slice(&doc);
-    frame(request_id, response_to, OP_REPLY, &body)
+    encode_reply_with(request_id, response_to, super::document_len(doc), |out| {
+        super::encode::document(out, doc);
+    })
+}
+
+/// [`encode_reply`] of the document `write` appends (about `len` bytes), written in place.
+pub fn encode_reply_with(
+    request_id: i32,
+    response_to: i32,
+    len: usize,
+    write: impl FnOnce(&mut Vec<u8>),
+) -> Vec<u8> {
+    framed(request_id, response_to, OP_REPLY, 20 + len, |out| {
+        out.extend_from_slice(&8i32.to_le_bytes());
+        out.extend_from_slice(&0i64.to_le_bytes());
+        out.extend_from_slice(&0i32.to_le_bytes());
+        out.extend_from_slice(&1i32.to_le_bytes());
+        write(out);
+    })
 }

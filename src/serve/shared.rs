@@ -1,0 +1,107 @@
+//! The state shared by the connection tasks and the ticker: each connection answers its commands
+//! itself under one lock (commands are answered one at a time, in the order they take the lock),
+//! and the ticker steps the simulator every 100 ms of wall-clock time unless paused. The lock is
+//! never held across an await. After every command and every tick the waiters are woken: a
+//! change-stream `getMore` with nothing to return is held by its connection until an event
+//! arrives or its deadline passes (a server's awaitData).
+
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::time::{Duration, Instant};
+
+use bson::Document;
+use tokio::sync::{Notify, watch};
+
+use super::change_stream;
+use super::raw_reply::Reply;
+use super::state::{Context, State};
+use crate::sim::engine::TICK_MS;
+
+/// The state behind its lock, and the wake-up of held `getMore`s.
+pub struct Shared {
+    state: Mutex<State>,
+    changed: Notify,
+}
+
+impl Shared {
+    pub fn new(state: State) -> Arc<Self> {
+        Arc::new(Self {
+            state: Mutex::new(state),
+            changed: Notify::new(),
+        })
+    }
+
+    /// The state; a handler that panicked leaves it as it was, so a poisoned lock is taken over.
+    fn lock(&self) -> MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Answers `cmd` (the change events and logs it causes recorded), or `None` after shutdown.
+    pub async fn answer(
+        &self,
+        cmd: &Document,
+        ctx: Context,
+        shutdown: &mut watch::Receiver<bool>,
+    ) -> Option<Reply> {
+        let deadline = {
+            let mut state = self.lock();
+            match change_stream::wait_deadline(&state, cmd) {
+                Some(deadline) => deadline,
+                None => return Some(self.answer_locked(&mut state, cmd, ctx)),
+            }
+        };
+        self.answer_held(cmd, ctx, deadline, shutdown).await
+    }
+
+    fn answer_locked(&self, state: &mut State, cmd: &Document, ctx: Context) -> Reply {
+        let reply = super::commands::answer(state, cmd, ctx);
+        super::changelog::record(state);
+        self.changed.notify_waiters();
+        reply
+    }
+
+    /// A held `getMore`: answered once it is ready (events arrived, or `deadline`).
+    async fn answer_held(
+        &self,
+        cmd: &Document,
+        ctx: Context,
+        deadline: Instant,
+        shutdown: &mut watch::Receiver<bool>,
+    ) -> Option<Reply> {
+        loop {
+            let changed = self.changed.notified();
+            tokio::pin!(changed);
+            changed.as_mut().enable();
+            {
+                let mut state = self.lock();
+                if change_stream::ready(&state, cmd, deadline) {
+                    return Some(self.answer_locked(&mut state, cmd, ctx));
+                }
+            }
+            tokio::select! {
+                () = changed => {}
+                () = tokio::time::sleep_until(deadline.into()) => {}
+                _ = shutdown.changed() => return None,
+            }
+        }
+    }
+
+    /// Steps the simulator every 100 ms (unless paused) until shutdown.
+    pub async fn tick(self: Arc<Self>, mut shutdown: watch::Receiver<bool>) {
+        let mut ticks = tokio::time::interval(Duration::from_millis(TICK_MS));
+        ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
+        loop {
+            tokio::select! {
+                _ = ticks.tick() => {
+                    let mut state = self.lock();
+                    if !state.paused {
+                        state.sim.step();
+                        super::changelog::record(&mut state);
+                    }
+                    drop(state);
+                    self.changed.notify_waiters();
+                }
+                _ = shutdown.changed() => return,
+            }
+        }
+    }
+}

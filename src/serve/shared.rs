@@ -1,15 +1,15 @@
 //! The state shared by the connection tasks and the ticker: each connection answers its commands
 //! itself under one lock (commands are answered one at a time, in the order they take the lock),
 //! and the ticker steps the simulator every 100 ms of wall-clock time unless paused. The lock is
-//! never held across an await. After every command and every tick the waiters are woken: a
+//! an async one, never held across another await. After every command and every tick the waiters are woken: a
 //! change-stream `getMore` with nothing to return is held by its connection until an event
 //! arrives or its deadline passes (a server's awaitData).
 
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use bson::Document;
-use tokio::sync::{Notify, watch};
+use tokio::sync::{Mutex, MutexGuard, Notify, watch};
 
 use super::change_stream;
 use super::raw_reply::Reply;
@@ -30,9 +30,10 @@ impl Shared {
         })
     }
 
-    /// The state; a handler that panicked leaves it as it was, so a poisoned lock is taken over.
-    fn lock(&self) -> MutexGuard<'_, State> {
-        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    /// The state, once the commands before this one are answered (an async lock: a connection
+    /// waiting for it, e.g. behind a long sorted read, yields its thread instead of blocking it).
+    async fn lock(&self) -> MutexGuard<'_, State> {
+        self.state.lock().await
     }
 
     /// Answers `cmd` (the change events and logs it causes recorded), or `None` after shutdown.
@@ -43,7 +44,7 @@ impl Shared {
         shutdown: &mut watch::Receiver<bool>,
     ) -> Option<Reply> {
         let deadline = {
-            let mut state = self.lock();
+            let mut state = self.lock().await;
             match change_stream::wait_deadline(&state, cmd) {
                 Some(deadline) => deadline,
                 None => return Some(self.answer_locked(&mut state, cmd, ctx)),
@@ -72,7 +73,7 @@ impl Shared {
             tokio::pin!(changed);
             changed.as_mut().enable();
             {
-                let mut state = self.lock();
+                let mut state = self.lock().await;
                 if change_stream::ready(&state, cmd, deadline) {
                     return Some(self.answer_locked(&mut state, cmd, ctx));
                 }
@@ -92,7 +93,7 @@ impl Shared {
         loop {
             tokio::select! {
                 _ = ticks.tick() => {
-                    let mut state = self.lock();
+                    let mut state = self.lock().await;
                     if !state.paused {
                         state.sim.step();
                         super::changelog::record(&mut state);

@@ -28,6 +28,8 @@ struct Bucket {
     chunks: Vec<u64>,
     bytes: Vec<u64>,
     first_movable: Vec<Option<usize>>,
+    /// `first_movable` was not filled: a donor's is looked for when it is needed.
+    movable_on_demand: bool,
     has_jumbo: Vec<bool>,
 }
 
@@ -40,6 +42,7 @@ impl Bucket {
             chunks: vec![0; n],
             bytes: vec![0; n],
             first_movable: vec![None; n],
+            movable_on_demand: false,
             has_jumbo: vec![false; n],
         }
     }
@@ -92,42 +95,58 @@ impl Simulator {
             (0..n).map(|s| !self.cluster.shards[s].removed).collect(),
         );
         // Checked once, not per chunk: a million-chunk collection without zones or migrations.
-        let zoned = !coll.zones.is_empty();
         let in_flight = self.balancer.in_flight.iter().any(|m| m.ns == coll.ns);
-        for chunk in coll.table.iter() {
-            let owner = chunk.info.shard.index();
-            let zone = zoned
-                .then(|| coll.zones.zone_of_chunk(chunk.min, chunk.max))
-                .flatten();
-            let movable = !(chunk.info.jumbo || in_flight && self.migrating(&coll.ns, chunk.min));
-            rest.chunks[owner] += 1;
-            rest.bytes[owner] += chunk.info.stats.bytes;
-            let bucket = match zone {
-                Some(name) => {
-                    let Some(which) = zone_names.iter().position(|x| x == name) else {
-                        continue;
-                    };
-                    if !self.carries(owner, name) {
-                        self.zone_violation(c, chunk.index, name, movable, busy, out, why_not);
+        if coll.zones.is_empty() {
+            fill_unzoned(coll, &mut rest);
+        } else {
+            for chunk in coll.table.iter() {
+                let owner = chunk.info.shard.index();
+                let zone = coll.zones.zone_of_chunk(chunk.min, chunk.max);
+                let movable =
+                    !(chunk.info.jumbo || in_flight && self.migrating(&coll.ns, chunk.min));
+                rest.chunks[owner] += 1;
+                rest.bytes[owner] += chunk.info.stats.bytes;
+                let bucket = match zone {
+                    Some(name) => {
+                        let Some(which) = zone_names.iter().position(|x| x == name) else {
+                            continue;
+                        };
+                        if !self.carries(owner, name) {
+                            self.zone_violation(c, chunk.index, name, movable, busy, out, why_not);
+                        }
+                        &mut buckets[which]
                     }
-                    &mut buckets[which]
+                    None => &mut rest,
+                };
+                if zone.is_some() {
+                    bucket.chunks[owner] += 1;
+                    bucket.bytes[owner] += chunk.info.stats.bytes;
                 }
-                None => &mut rest,
-            };
-            if zone.is_some() {
-                bucket.chunks[owner] += 1;
-                bucket.bytes[owner] += chunk.info.stats.bytes;
-            }
-            if chunk.info.jumbo {
-                bucket.has_jumbo[owner] = true;
-            } else if movable && bucket.first_movable[owner].is_none() {
-                bucket.first_movable[owner] = Some(chunk.index);
+                if chunk.info.jumbo {
+                    bucket.has_jumbo[owner] = true;
+                } else if movable && bucket.first_movable[owner].is_none() {
+                    bucket.first_movable[owner] = Some(chunk.index);
+                }
             }
         }
         buckets.push(rest);
         for bucket in &buckets {
             self.balance_bucket(c, bucket, busy, out, why_not);
         }
+    }
+
+    /// The first chunk of `shard` in key order that can move (not jumbo, not migrating).
+    fn first_movable_on(&self, c: usize, shard: ShardIdx) -> Option<usize> {
+        let coll = &self.cluster.collections[c];
+        let in_flight = self.balancer.in_flight.iter().any(|m| m.ns == coll.ns);
+        coll.table
+            .iter()
+            .find(|ch| {
+                ch.info.shard == shard
+                    && !ch.info.jumbo
+                    && !(in_flight && self.migrating(&coll.ns, ch.min))
+            })
+            .map(|ch| ch.index)
     }
 
     /// A shard that can receive chunks: not removed, not draining.
@@ -266,7 +285,12 @@ impl Simulator {
                     return;
                 }
             };
-            let Some(chunk) = bucket.first_movable[from.index()] else {
+            let first = if bucket.movable_on_demand {
+                self.first_movable_on(c, from)
+            } else {
+                bucket.first_movable[from.index()]
+            };
+            let Some(chunk) = first else {
                 let reason = if bucket.has_jumbo[from.index()] {
                     "only jumbo chunks are left to move"
                 } else {
@@ -370,4 +394,17 @@ fn chunk_count_step(
         .min_by_key(|s| (count(*s), *s))
         .ok_or("the shards below the ideal are busy migrating")?;
     Ok((from, to))
+}
+
+/// Without zones every chunk is in the one bucket: its counts, bytes and jumbo flags are the
+/// table's per-shard totals, and a donor's first movable chunk is looked for only when the
+/// policy moves one (a balanced million-chunk collection is not scanned).
+fn fill_unzoned(coll: &crate::sim::cluster::Collection, rest: &mut Bucket) {
+    for s in 0..rest.chunks.len() {
+        let t = coll.table.shard_totals(ShardIdx(s as u32));
+        rest.chunks[s] = t.chunks;
+        rest.bytes[s] = t.stats.bytes;
+        rest.has_jumbo[s] = t.jumbo > 0;
+    }
+    rest.movable_on_demand = true;
 }

@@ -286,8 +286,12 @@ impl RoutingTable {
         for c in &mut self.chunks {
             let share = &mut shares[c.shard.index()];
             let extra = |(q, r): (u64, u64)| q + u64::from(share.seen < r);
-            c.stats = ChunkStats::new(extra(share.docs), extra(share.bytes), 0);
-            c.bytes_written = c.stats.bytes;
+            let stats = ChunkStats::new(extra(share.docs), extra(share.bytes), 0);
+            // Written only when it changes: a poll of a quiet cluster dirties no memory.
+            if c.stats != stats || c.bytes_written != stats.bytes {
+                c.stats = stats;
+                c.bytes_written = stats.bytes;
+            }
             share.seen += 1;
         }
     }

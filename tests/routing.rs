@@ -1514,3 +1514,22 @@ fn replacements_that_do_not_fit_are_refused() {
     );
     assert!(t.check_invariants().is_ok() && t.len() == 5);
 }
+
+#[test]
+fn the_version_log_answers_recent_questions_after_a_long_history() {
+    let mut t = int_table();
+    for k in 1..=10_000i64 {
+        let last = t.len() - 1;
+        t.split(last, &[int(k)], &zeros(2)).unwrap();
+    }
+    t.check_invariants().unwrap();
+    let recent = t.chunk(t.len() - 5).info.version;
+    let scan: Vec<usize> = t
+        .iter()
+        .filter(|c| c.info.version >= recent)
+        .map(|c| c.index)
+        .collect();
+    assert_eq!(t.changed_since(recent, false), Some(scan));
+    let oldest = t.chunk(1).info.version;
+    assert_eq!(t.changed_since(oldest, false), None, "older than the log");
+}

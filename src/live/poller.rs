@@ -55,7 +55,7 @@ const JUMBO_EVERY: std::time::Duration = std::time::Duration::from_secs(60);
 /// How a collection's routing table is brought up to date.
 enum Refresh {
     /// A new table (first poll, new incarnation, or an answer that did not tile).
-    Full(RoutingTable, Vec<ShardKey>),
+    Full(Box<RoutingTable>, Vec<ShardKey>),
     /// Patches to the kept table, and the jumbo chunks now when they were re-read.
     Patch(Vec<RangePatch>, Option<Vec<ShardKey>>),
 }
@@ -204,7 +204,7 @@ impl Poller {
             .await?;
         self.fetched_chunks += fetched;
         let (table, jumbo) = load.finish().map_err(bad)?;
-        Ok(Refresh::Full(table, jumbo))
+        Ok(Refresh::Full(Box::new(table), jumbo))
     }
 
     /// One poll that gives up after `limit` (a server that stops answering).
@@ -282,7 +282,7 @@ impl Poller {
         let mut collections = Vec::new();
         for (coll, refresh) in reads.colls.iter().zip(reads.refreshes) {
             let (table, cache) = match refresh {
-                Refresh::Full(table, jumbo) => (table, CachedRouting::new(coll, jumbo)),
+                Refresh::Full(table, jumbo) => (*table, CachedRouting::new(coll, jumbo)),
                 Refresh::Patch(patches, jumbo) => {
                     let mut table = kept
                         .remove(&coll.ns)

@@ -17,6 +17,7 @@ use super::route_index::RouteIndex;
 use super::shard::ShardIdx;
 
 mod patch;
+mod version_log;
 pub use patch::RangePatch;
 
 /// The chunks of one collection.
@@ -30,6 +31,8 @@ pub struct RoutingTable {
     totals: Vec<ShardTotals>,
     /// Built on the first lookup after a change of the bounds.
     index: OnceLock<RouteIndex>,
+    /// The versions given lately (an index on `lastmod`).
+    log: version_log::VersionLog,
 }
 
 /// A refused change of the routing table, with MongoDB's reason where it has one.
@@ -102,8 +105,10 @@ impl RoutingTable {
             version: ChunkVersion::default(),
             totals: Vec::new(),
             index: OnceLock::new(),
+            log: version_log::VersionLog::default(),
         };
         table.recompute_totals();
+        table.log = version_log::VersionLog::starting_at(table.version);
         Ok(table)
     }
 
@@ -203,6 +208,22 @@ impl RoutingTable {
         (self.mins[i] == *min).then_some(i)
     }
 
+    /// The chunks whose version is at least `at` (above it when `strict`), in key order, from
+    /// the versions given lately — like the index on `lastmod` of a config server; `None` when
+    /// those do not reach back to `at` (scan the table instead).
+    pub fn changed_since(&self, at: ChunkVersion, strict: bool) -> Option<Vec<usize>> {
+        let passes = |v: ChunkVersion| if strict { v > at } else { v >= at };
+        let mut out: Vec<usize> = self
+            .log
+            .since(at, strict)?
+            .filter_map(|min| self.find_by_min(min))
+            .filter(|&i| passes(self.chunks[i].version))
+            .collect();
+        out.sort_unstable();
+        out.dedup();
+        Some(out)
+    }
+
     /// The totals of `shard` for this collection (zeros if it owns nothing), O(1).
     pub fn shard_totals(&self, shard: ShardIdx) -> ShardTotals {
         self.totals.get(shard.index()).copied().unwrap_or_default()
@@ -281,6 +302,9 @@ impl RoutingTable {
         self.prefixes
             .splice(at..at, points.iter().map(ShardKey::order_prefix));
         self.index = OnceLock::new();
+        for k in i..=i + points.len() {
+            self.log.note(self.chunks[k].version, &self.mins[k]);
+        }
         Ok(())
     }
 
@@ -354,6 +378,7 @@ impl RoutingTable {
         self.mins.drain(range.start + 1..range.end);
         self.prefixes.drain(range.start + 1..range.end);
         self.index = OnceLock::new();
+        self.log.note(self.version, &self.mins[range.start]);
         Ok(())
     }
 
@@ -374,6 +399,7 @@ impl RoutingTable {
         info.since = now;
         self.account(&info, true);
         self.chunks[i] = info;
+        self.log.note(self.version, &self.mins[i]);
         if let Some(control) = self.nearest_chunk_on(from, i) {
             self.bump(control);
         }
@@ -421,6 +447,7 @@ impl RoutingTable {
         info.since = now;
         self.account(&info, true);
         self.chunks[left] = info;
+        self.log.note(self.version, &self.mins[left]);
         self.bump(right);
         Ok(())
     }
@@ -429,6 +456,7 @@ impl RoutingTable {
     fn bump(&mut self, k: usize) {
         self.version = self.version.next_minor();
         self.chunks[k].version = self.version;
+        self.log.note(self.version, &self.mins[k]);
         let (shard, version) = (self.chunks[k].shard, self.version);
         let t = self.totals_mut(shard);
         t.version = t.version.max(version);
@@ -491,6 +519,22 @@ impl RoutingTable {
         }
         if versions.last() != Some(&self.version) {
             return Err("the collection version is not the highest chunk version".into());
+        }
+        for at in [versions[0], versions[versions.len() / 2], self.version] {
+            for strict in [false, true] {
+                let Some(got) = self.changed_since(at, strict) else {
+                    continue;
+                };
+                let passes = |v: ChunkVersion| if strict { v > at } else { v >= at };
+                let want: Vec<usize> = (0..self.len())
+                    .filter(|&i| passes(self.chunks[i].version))
+                    .collect();
+                if got != want {
+                    return Err(format!(
+                        "the version log names {got:?} as changed since {at}, a scan {want:?}"
+                    ));
+                }
+            }
         }
         let mut recount = self.clone();
         recount.recompute_totals();

@@ -88,9 +88,13 @@ impl ChunkCursor {
         while out.len() < n && bytes <= max_bytes && !self.done(state) {
             let c = &collections[self.coll];
             let docs = ChunkDocs::of(state, c);
+            let candidates = self.pre.candidates(&c.table, self.chunk);
+            let mut next = candidates.iter().flatten();
             while self.chunk < c.table.len() && out.len() < n && bytes <= max_bytes {
-                let ch = c.table.chunk(self.chunk);
-                self.chunk += 1;
+                let Some(ch) = self.advance(&c.table, candidates.as_ref().map(|_| &mut next))
+                else {
+                    break;
+                };
                 if !self.pre.admits(ch.info) {
                     continue;
                 }
@@ -129,6 +133,26 @@ impl ChunkCursor {
 }
 
 impl ChunkCursor {
+    /// The next chunk to look at: the next of `candidates` when the filter's lower bound on
+    /// `lastmod` named them (past the last one, the collection is done), else the next in key
+    /// order.
+    fn advance<'t>(
+        &mut self,
+        table: &'t crate::model::RoutingTable,
+        candidates: Option<&mut std::iter::Flatten<std::option::Iter<'_, Vec<usize>>>>,
+    ) -> Option<crate::model::Chunk<'t>> {
+        let i = match candidates {
+            Some(next) => next.next().copied(),
+            None => Some(self.chunk),
+        };
+        let Some(i) = i else {
+            self.chunk = table.len();
+            return None;
+        };
+        self.chunk = i + 1;
+        Some(table.chunk(i))
+    }
+
     /// [`ChunkCursor::next_batch`] written straight into the bytes of a BSON array.
     fn next_encoded(
         &mut self,
@@ -149,9 +173,13 @@ impl ChunkCursor {
                 if !docs.admitted {
                     self.chunk = c.table.len();
                 }
+                let candidates = self.pre.candidates(&c.table, self.chunk);
+                let mut next = candidates.iter().flatten();
                 while self.chunk < c.table.len() && len < n && bytes <= max_bytes {
-                    let ch = c.table.chunk(self.chunk);
-                    self.chunk += 1;
+                    let Some(ch) = self.advance(&c.table, candidates.as_ref().map(|_| &mut next))
+                    else {
+                        break;
+                    };
                     if !docs.admits(&ch) {
                         continue;
                     }

@@ -6,7 +6,7 @@
 
 use bson::{Bson, Document};
 
-use crate::model::ChunkInfo;
+use crate::model::{ChunkInfo, ChunkVersion, RoutingTable};
 
 /// What the filter certainly requires of a chunk.
 #[derive(Clone, Debug, Default)]
@@ -40,6 +40,16 @@ impl ChunkPrefilter {
         }
         out.jumbo = matches!(filter.get("jumbo"), Some(Bson::Boolean(true)));
         out
+    }
+
+    /// The chunks of `table` from index `from` on that could match, when the filter bounds
+    /// `lastmod` from below and the table's recent versions (its index on `lastmod`) reach back
+    /// that far; `None`: every chunk from `from` on.
+    pub fn candidates(&self, table: &RoutingTable, from: usize) -> Option<Vec<usize>> {
+        let &((major, minor), strict) = self.lastmod.iter().max()?;
+        let mut out = table.changed_since(ChunkVersion::new(major, minor), strict)?;
+        out.retain(|&i| i >= from);
+        Some(out)
     }
 
     /// Whether the document of the chunk `info` could match the filter.

@@ -146,9 +146,10 @@ impl RoutingTable {
                 dirty.note_removed(self, &old);
                 self.account(&old, false);
             }
-            for (_, info) in &p.chunks {
+            for (min, info) in &p.chunks {
                 self.account(info, true);
                 self.version = self.version.max(info.version);
+                self.log.note(info.version, min);
             }
         }
         let grows = patches.iter().all(|p| p.chunks.len() >= p.range.len());

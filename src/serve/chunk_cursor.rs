@@ -89,10 +89,8 @@ impl ChunkCursor {
             let c = &collections[self.coll];
             let docs = ChunkDocs::of(state, c);
             let candidates = self.pre.candidates(&c.table, self.chunk);
-            let mut next = candidates.iter().flatten();
             while self.chunk < c.table.len() && out.len() < n && bytes <= max_bytes {
-                let Some(ch) = self.advance(&c.table, candidates.as_ref().map(|_| &mut next))
-                else {
+                let Some(ch) = self.advance(&c.table, candidates.as_deref()) else {
                     break;
                 };
                 if !self.pre.admits(ch.info) {
@@ -133,16 +131,16 @@ impl ChunkCursor {
 }
 
 impl ChunkCursor {
-    /// The next chunk to look at: the next of `candidates` when the filter's lower bound on
-    /// `lastmod` named them (past the last one, the collection is done), else the next in key
-    /// order.
+    /// The next chunk to look at: the next of `candidates` (sorted indexes) when the filter's
+    /// lower bound on `lastmod` named them (past the last one, the collection is done), else
+    /// the next in key order.
     fn advance<'t>(
         &mut self,
         table: &'t crate::model::RoutingTable,
-        candidates: Option<&mut std::iter::Flatten<std::option::Iter<'_, Vec<usize>>>>,
+        candidates: Option<&[usize]>,
     ) -> Option<crate::model::Chunk<'t>> {
         let i = match candidates {
-            Some(next) => next.next().copied(),
+            Some(list) => list.get(list.partition_point(|&x| x < self.chunk)).copied(),
             None => Some(self.chunk),
         };
         let Some(i) = i else {
@@ -174,10 +172,8 @@ impl ChunkCursor {
                     self.chunk = c.table.len();
                 }
                 let candidates = self.pre.candidates(&c.table, self.chunk);
-                let mut next = candidates.iter().flatten();
                 while self.chunk < c.table.len() && len < n && bytes <= max_bytes {
-                    let Some(ch) = self.advance(&c.table, candidates.as_ref().map(|_| &mut next))
-                    else {
+                    let Some(ch) = self.advance(&c.table, candidates.as_deref()) else {
                         break;
                     };
                     if !docs.admits(&ch) {

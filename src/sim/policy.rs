@@ -94,11 +94,11 @@ impl Simulator {
             String::new(),
             (0..n).map(|s| !self.cluster.shards[s].removed).collect(),
         );
-        // Checked once, not per chunk: a million-chunk collection without zones or migrations.
-        let in_flight = self.balancer.in_flight.iter().any(|m| m.ns == coll.ns);
         if coll.zones.is_empty() {
             fill_unzoned(coll, &mut rest);
         } else {
+            // Checked once, not per chunk.
+            let in_flight = self.balancer.in_flight.iter().any(|m| m.ns == coll.ns);
             for chunk in coll.table.iter() {
                 let owner = chunk.info.shard.index();
                 let zone = coll.zones.zone_of_chunk(chunk.min, chunk.max);

@@ -40,8 +40,8 @@ impl Failure {
 /// `--server-version V`, if given.
 pub(crate) fn server_version(
     v: Option<&str>,
-) -> Result<Option<crate::sim::ServerVersion>, Failure> {
-    v.map(str::parse::<crate::sim::ServerVersion>)
+) -> Result<Option<crate::cluster::ServerVersion>, Failure> {
+    v.map(str::parse::<crate::cluster::ServerVersion>)
         .transpose()
         .map_err(|e| Failure::input(format!("--server-version: {e}")))
 }

@@ -40,6 +40,7 @@
 //!   prints.
 
 pub mod cli;
+pub mod cluster;
 pub mod commands;
 pub mod live;
 pub mod model;
@@ -49,5 +50,6 @@ pub mod sim;
 pub mod source;
 pub mod trace;
 pub mod ui;
+pub mod units;
 pub mod view;
 pub mod wire;

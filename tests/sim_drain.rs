@@ -1,9 +1,10 @@
 //! removeShard: draining round by round, a jumbo chunk blocking completion, refusals.
 #![allow(clippy::unwrap_used)]
 
+use shardtop::cluster::EventKind;
 use shardtop::model::ShardIdx;
 use shardtop::sim::drain::RemoveShardState;
-use shardtop::sim::{EventKind, Simulator, SummaryOptions, scenario};
+use shardtop::sim::{Simulator, SummaryOptions, scenario};
 
 fn start(name: &str) -> Simulator {
     let sc = scenario::built_in(name).unwrap().unwrap();

@@ -4,8 +4,9 @@
 //! and the abort when the critical section cannot finish in time.
 
 use bson::{Bson, doc};
+use shardtop::cluster::{Event, EventKind, ServerVersion};
 use shardtop::model::{KeyPattern, ShardIdx, ShardKey, TargetKind, target};
-use shardtop::sim::{Event, EventKind, ServerVersion, Simulator, scenario};
+use shardtop::sim::{Simulator, scenario};
 
 fn start(name: &str, version: Option<&str>) -> Simulator {
     let sc = scenario::built_in(name).unwrap().unwrap();
@@ -289,8 +290,7 @@ fn changing_a_shard_key_value_moves_the_document_to_the_owning_shard() {
     let mut before = start("reshard", None);
     run(&mut before, 105_000);
     let old = before.cluster.collection("shop.orders").unwrap();
-    let docs =
-        |c: &shardtop::sim::cluster::Collection, s: ShardIdx| c.table.shard_totals(s).stats.docs;
+    let docs = |c: &shardtop::cluster::Collection, s: ShardIdx| c.table.shard_totals(s).stats.docs;
     let (a, b) = (owner(&from), owner(&to));
     assert_eq!(docs(coll, a) + 1, docs(old, a));
     assert_eq!(docs(coll, b), docs(old, b) + 1);

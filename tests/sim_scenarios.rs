@@ -1,9 +1,10 @@
 //! Every "must show" row of the built-in scenarios of the simulator, with the seeds' numbers.
 #![allow(clippy::unwrap_used)]
 
+use shardtop::cluster::{EventKind, ServerVersion};
 use shardtop::model::{KeyValue, ShardIdx, ShardKey};
 use shardtop::sim::engine::TICK_MS;
-use shardtop::sim::{EventKind, ServerVersion, Simulator, SummaryOptions, scenario};
+use shardtop::sim::{Simulator, SummaryOptions, scenario};
 
 fn start(name: &str, version: Option<&str>) -> Simulator {
     let sc = scenario::built_in(name).unwrap().unwrap();

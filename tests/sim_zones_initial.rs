@@ -3,9 +3,10 @@
 //! survive trace keyframes, and the empty collection is laid out by SingleChunkPerTag.
 
 use bson::{Bson, doc};
+use shardtop::cluster::ServerVersion;
 use shardtop::model::KeyPattern;
 use shardtop::sim::ops::ShardCollectionOptions;
-use shardtop::sim::{ServerVersion, Simulator, scenario};
+use shardtop::sim::{Simulator, scenario};
 use shardtop::trace::state_codec;
 
 fn cluster(shards: u32, version: &str) -> Simulator {
@@ -273,8 +274,8 @@ fn a_scenario_file_can_define_zones_first_and_presplit_them() {
         .filter(|e| {
             matches!(
                 &e.kind,
-                shardtop::sim::EventKind::MigrationStarted { reason, .. }
-                    if *reason == shardtop::sim::event::MigrationReason::ZoneViolation
+                shardtop::cluster::EventKind::MigrationStarted { reason, .. }
+                    if *reason == shardtop::cluster::event::MigrationReason::ZoneViolation
             )
         })
         .count();

@@ -1,11 +1,12 @@
 //! Shared set-ups of the benchmarks.
 #![allow(dead_code)]
 
+use shardtop::cluster::ServerVersion;
+use shardtop::cluster::{Cluster, Collection, Settings, ShardState};
 use shardtop::model::{
     ChunkInfo, ChunkStats, ChunkVersion, KeyPattern, KeyValue, RoutingTable, ShardIdx, ShardKey,
 };
-use shardtop::sim::cluster::{Cluster, Collection, Settings, ShardState};
-use shardtop::sim::{ServerVersion, Simulator};
+use shardtop::sim::Simulator;
 
 /// 1,000 shards, 1,000,000 chunks of 1 MiB on an `{_id: 1}` Int64 key, the first 100 shards
 /// holding twice as many chunks as the rest, so the balancer has work.
@@ -52,7 +53,7 @@ pub fn scale_cluster() -> Simulator {
             active_window: None,
             migration_bytes_per_sec: 32 << 20,
             migration_overhead_ms: 1000,
-            resharding: shardtop::sim::reshard::ReshardingParams::default(),
+            resharding: shardtop::cluster::resharding::ReshardingParams::default(),
         },
         databases: std::collections::BTreeMap::default(),
         collections: vec![Collection::new("app.big", pattern, table)],

@@ -5,8 +5,9 @@ use std::net::{SocketAddr, ToSocketAddrs};
 
 use super::Failure;
 use crate::cli::ServeArgs;
+use crate::cluster::ServerVersion;
 use crate::serve::{ServeOptions, start};
-use crate::sim::{ServerVersion, Simulator};
+use crate::sim::Simulator;
 
 /// The simulator `serve` runs: the scenario's (or the empty three-shard cluster).
 pub fn simulator(

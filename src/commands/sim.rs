@@ -81,13 +81,13 @@ pub fn run(args: &SimArgs, out: &mut impl Write) -> Result<(), Failure> {
         ));
     }
     let mut log = String::new();
-    let on_events = |sim: &Simulator, events: &[crate::sim::Event]| {
+    let on_events = |sim: &Simulator, events: &[crate::cluster::Event]| {
         if args.events {
             for e in events.iter().filter(|e| {
                 !matches!(
                     e.kind,
-                    crate::sim::EventKind::Writes { .. }
-                        | crate::sim::EventKind::BalancerRoundStarted { .. }
+                    crate::cluster::EventKind::Writes { .. }
+                        | crate::cluster::EventKind::BalancerRoundStarted { .. }
                 )
             }) {
                 log.push_str(&sim.describe(e));
@@ -128,7 +128,7 @@ pub fn run(args: &SimArgs, out: &mut impl Write) -> Result<(), Failure> {
 fn run_to(
     sim: &mut Simulator,
     until_ms: u64,
-    mut on_events: impl FnMut(&Simulator, &[crate::sim::Event]),
+    mut on_events: impl FnMut(&Simulator, &[crate::cluster::Event]),
 ) {
     let first = sim.take_events();
     on_events(sim, &first);

@@ -96,7 +96,7 @@ pub struct CollectionDoc {
     pub unsplittable: bool,
     pub no_balance: bool,
     /// `configureCollectionBalancing` (5.3+): `maxChunkSizeBytes` and `enableAutoMerge`.
-    pub balancing: crate::sim::cluster::CollectionBalancing,
+    pub balancing: crate::cluster::CollectionBalancing,
 }
 
 impl CollectionDoc {
@@ -140,7 +140,7 @@ impl CollectionDoc {
             dropped: flag(doc, "dropped"),
             unsplittable: flag(doc, "unsplittable"),
             no_balance: flag(doc, "noBalance"),
-            balancing: crate::sim::cluster::CollectionBalancing {
+            balancing: crate::cluster::CollectionBalancing {
                 max_chunk_size_bytes: match doc.get("maxChunkSizeBytes") {
                     None => None,
                     Some(Bson::Int64(n)) if *n > 0 => Some(*n as u64),

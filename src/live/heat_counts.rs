@@ -4,9 +4,9 @@
 
 use std::collections::HashMap;
 
+use crate::cluster::Collection;
+use crate::cluster::window::WriteWindow;
 use crate::model::ShardKey;
-use crate::sim::cluster::Collection;
-use crate::sim::window::WriteWindow;
 
 /// One collection's counts.
 pub struct HeatCounts {
@@ -17,7 +17,7 @@ pub struct HeatCounts {
 impl Default for HeatCounts {
     fn default() -> Self {
         Self {
-            window: WriteWindow::new(crate::sim::engine::WINDOW_TICKS),
+            window: WriteWindow::new(crate::cluster::window::WINDOW_TICKS),
             per_shard: HashMap::new(),
         }
     }

@@ -12,10 +12,11 @@ use super::client::{LiveClient, LiveError};
 use super::config::{ChunkOwner, ChunkRow, CollectionDoc, SettingsDocs, ShardDoc, TagDoc};
 use super::routing_cache::{self, CachedRouting, FullLoad};
 use super::snapshot::{self, ConfigSnapshot, ShardList};
+use crate::cluster::Cluster;
+use crate::cluster::ServerVersion;
+use crate::cluster::balancer::{BalancerState, RoundInProgress};
 use crate::model::{ChunkStats, RangePatch, RoutingTable, ShardIdx, ShardKey};
-use crate::sim::cluster::Cluster;
-use crate::sim::engine::{BalancerState, RoundInProgress};
-use crate::sim::{ServerVersion, Simulator};
+use crate::sim::Simulator;
 use crate::view::LogLine;
 
 fn bad(e: impl std::fmt::Display) -> LiveError {
@@ -528,7 +529,7 @@ fn in_flight(
     op: &Document,
     now_ms: u64,
     id: u64,
-) -> Option<crate::sim::engine::Migration> {
+) -> Option<crate::cluster::balancer::Migration> {
     let cmd = op.get_document("command").ok()?;
     let ns = cmd
         .get_str("moveChunk")
@@ -551,7 +552,7 @@ fn in_flight(
         .unwrap_or(0)
         .max(0) as u64;
     let started_ms = now_ms.saturating_sub(secs * 1000);
-    Some(crate::sim::engine::Migration {
+    Some(crate::cluster::balancer::Migration {
         id,
         ns: ns.to_string(),
         min,
@@ -562,6 +563,6 @@ fn in_flight(
         started_ms,
         finish_ms: started_ms,
         bytes: 0,
-        reason: crate::sim::event::MigrationReason::ChunksImbalance,
+        reason: crate::cluster::event::MigrationReason::ChunksImbalance,
     })
 }

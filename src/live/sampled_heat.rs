@@ -12,10 +12,10 @@ use bson::{Bson, DateTime, Document, doc};
 
 use super::client::LiveClient;
 use super::heat_counts::{HeatCounts, shard_ids};
+use crate::cluster::Collection;
 use crate::model::ShardKey;
 use crate::model::targeting::{key_ranges, target_spans};
 use crate::sim::Simulator;
-use crate::sim::cluster::Collection;
 
 /// Samples read per collection and poll; more wait for the next poll.
 const PAGE: i64 = 50_000;

@@ -5,9 +5,9 @@
 use std::collections::{BTreeMap, HashMap};
 
 use super::config::{CollectionDoc, ConfigError, SettingsDocs, ShardDoc, TagDoc};
+use crate::cluster::ServerVersion;
+use crate::cluster::{ActiveWindow, Cluster, Collection, Settings, ShardState};
 use crate::model::{RoutingTable, Shard, ShardIdx, ZoneRanges};
-use crate::sim::ServerVersion;
-use crate::sim::cluster::{ActiveWindow, Cluster, Collection, Settings, ShardState};
 
 /// The shards of a poll, numbered: those `config.shards` lists, in its order, then any other a
 /// chunk or a database names (removed meanwhile: kept visible).
@@ -106,7 +106,7 @@ pub fn collection(
     let mut zones = ZoneRanges::new();
     for t in tags.iter().filter(|t| t.ns == coll.ns) {
         let bound = |d| {
-            crate::sim::zones::zone_bound(&coll.key, d)
+            crate::cluster::zones::zone_bound(&coll.key, d)
                 .map_err(|e| ConfigError(format!("config.tags of {}: {e}", coll.ns)))
         };
         zones
@@ -146,7 +146,7 @@ pub fn cluster(
             }),
             migration_bytes_per_sec: 32 << 20,
             migration_overhead_ms: 1000,
-            resharding: crate::sim::reshard::ReshardingParams::default(),
+            resharding: crate::cluster::resharding::ReshardingParams::default(),
         },
         databases,
         collections,

@@ -14,7 +14,7 @@ use super::cursors::{self, open_cursor};
 use super::query::{self, Projection, compare, get_path};
 use super::reply::{self, Answer, ok};
 use super::state::State;
-use crate::sim::{ServerVersion, SimError};
+use crate::cluster::{ServerVersion, SimError};
 
 pub(super) fn unknown_stage(name: &str) -> SimError {
     SimError {

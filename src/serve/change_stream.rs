@@ -25,7 +25,7 @@ use bson::{Bson, DateTime, Document, Timestamp, doc};
 use super::query::get_path;
 use super::reply::{self, Answer, ok};
 use super::state::State;
-use crate::sim::SimError;
+use crate::cluster::SimError;
 
 /// Events kept for resuming; older ones are dropped.
 pub const HISTORY: usize = 100_000;

@@ -12,7 +12,7 @@ use std::collections::VecDeque;
 use bson::{Document, doc};
 
 use super::state::State;
-use crate::sim::{Event, EventKind, ServerVersion};
+use crate::cluster::{Event, EventKind, ServerVersion};
 
 const KEEP: usize = 10_000;
 

@@ -9,7 +9,7 @@ use super::raw_reply::Reply;
 use super::reply::{self, Answer};
 use super::state::{Context, State};
 use super::{cursors, explain, handshake, sharding, updates, writes};
-use crate::sim::SimError;
+use crate::cluster::SimError;
 
 /// Commands that must be run against the admin database.
 const ADMIN_ONLY: &[&str] = &[

@@ -8,8 +8,8 @@ use bson::{Bson, DateTime, Document, Timestamp, doc};
 use super::chunk_filter::ChunkPrefilter;
 use super::ids;
 use super::state::State;
-use crate::sim::ServerVersion;
-use crate::sim::cluster::Collection;
+use crate::cluster::Collection;
+use crate::cluster::ServerVersion;
 
 /// The config collections this server generates.
 pub const COLLECTIONS: &[&str] = &[

@@ -12,7 +12,7 @@
 use bson::{Bson, DateTime, Document, doc};
 
 use super::state::State;
-use crate::sim::{ServerVersion, SimError};
+use crate::cluster::{ServerVersion, SimError};
 
 /// `$currentOp` with its options document.
 pub fn current_op(state: &State, options: &Bson) -> Result<Vec<Document>, SimError> {

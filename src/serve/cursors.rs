@@ -13,7 +13,7 @@ use super::query::{self, Projection};
 use super::raw_reply::Reply;
 use super::reply::{self, Answer, ok, opt_count, opt_doc};
 use super::state::State;
-use crate::sim::SimError;
+use crate::cluster::SimError;
 
 /// The first batch's default size, as servers use.
 const DEFAULT_BATCH: usize = 101;

@@ -10,8 +10,8 @@ use super::change_stream::{self, Change};
 use super::query;
 use super::state::State;
 use super::update_ops::Applied;
+use crate::cluster::{ServerVersion, SimError};
 use crate::model::target;
-use crate::sim::{ServerVersion, SimError};
 
 /// The insertion numbers of the kept documents of `ns` that match `q`, in natural order.
 pub fn matching(state: &State, ns: &str, q: &Document) -> Result<Vec<u64>, SimError> {

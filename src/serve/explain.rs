@@ -16,8 +16,8 @@ use bson::{Bson, Document, doc};
 use super::query;
 use super::reply::{self, Answer, ok, opt_doc};
 use super::state::State;
+use crate::cluster::SimError;
 use crate::model::{ShardIdx, TargetKind, target};
-use crate::sim::SimError;
 
 /// The verbosities `explain` accepts.
 const VERBOSITIES: &[&str] = &["queryPlanner", "executionStats", "allPlansExecution"];

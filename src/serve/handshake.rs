@@ -11,7 +11,7 @@ use bson::{Bson, DateTime, Document, doc};
 use super::config_db::{self, version_string};
 use super::reply::{Answer, ok};
 use super::state::{Context, State};
-use crate::sim::SimError;
+use crate::cluster::SimError;
 
 /// `hello`, `isMaster`, `ismaster`.
 pub fn hello(state: &State, cmd: &Document, ctx: Context, legacy_name: bool) -> Answer {

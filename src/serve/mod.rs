@@ -68,7 +68,7 @@ const EMPTY_CLUSTER: &str = r#"{
 }"#;
 
 /// An empty cluster of three shards (`shard0000`…`shard0002`), balancer on, no collections.
-pub fn empty_cluster(version: Option<crate::sim::ServerVersion>) -> Result<Simulator, String> {
+pub fn empty_cluster(version: Option<crate::cluster::ServerVersion>) -> Result<Simulator, String> {
     let sc = crate::sim::scenario::parse(EMPTY_CLUSTER)?;
     Simulator::from_scenario(&sc, sc.seed, version)
 }

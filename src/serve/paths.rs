@@ -3,7 +3,7 @@
 
 use bson::{Bson, Document};
 
-use crate::sim::SimError;
+use crate::cluster::SimError;
 
 fn path_not_viable(path: &str, part: &str) -> SimError {
     SimError {

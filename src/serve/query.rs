@@ -7,8 +7,8 @@ use std::cmp::Ordering;
 
 use bson::{Bson, Document};
 
+use crate::cluster::SimError;
 use crate::model::extjson::from_bson;
-use crate::sim::SimError;
 
 fn bad_value(m: impl Into<String>) -> SimError {
     SimError::bad_value(m)

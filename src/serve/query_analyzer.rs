@@ -15,7 +15,7 @@ use bson::{Bson, Document, doc};
 
 use super::reply::{self, Answer, ok};
 use super::state::State;
-use crate::sim::{ServerVersion, SimError};
+use crate::cluster::{ServerVersion, SimError};
 
 const KEEP: usize = 100_000;
 const EXPIRE_SECS: i64 = 7 * 24 * 3600;

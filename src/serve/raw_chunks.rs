@@ -11,9 +11,9 @@ use super::chunk_filter::ChunkPrefilter;
 use super::ids;
 use super::query;
 use super::state::State;
+use crate::cluster::Collection;
+use crate::cluster::ServerVersion;
 use crate::model::{Chunk, ShardKey};
-use crate::sim::ServerVersion;
-use crate::sim::cluster::Collection;
 use crate::wire::encode;
 
 /// A filter decided without building documents.

@@ -3,7 +3,7 @@
 
 use bson::{Bson, Document, doc};
 
-use crate::sim::SimError;
+use crate::cluster::SimError;
 
 /// A handler's answer: a reply document, or an error reply.
 pub type Answer = Result<Document, SimError>;

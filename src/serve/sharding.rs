@@ -11,12 +11,12 @@ use bson::{Bson, Document, doc};
 
 use super::reply::{self, Answer, doc_arg, flag, ok, opt_count, string_arg};
 use super::state::State;
+use crate::cluster::event::MigrationReason;
+use crate::cluster::{ServerVersion, SimError};
 use crate::model::{KeyPattern, ShardIdx, ShardKey};
 use crate::sim::collection_balancing::BalancingRequest;
 use crate::sim::drain::RemoveShardState;
-use crate::sim::event::MigrationReason;
 use crate::sim::ops::ShardCollectionOptions;
-use crate::sim::{ServerVersion, SimError};
 
 fn pattern(d: &Document) -> Result<KeyPattern, SimError> {
     KeyPattern::parse(d).map_err(|e| SimError::bad_value(e.0))

@@ -11,9 +11,9 @@ use std::collections::BTreeMap;
 
 use bson::{Bson, Document};
 
+use crate::cluster::SimError;
 use crate::model::KeyValue;
 use crate::model::extjson::from_bson;
-use crate::sim::SimError;
 
 /// Documents kept in all namespaces unless `--max-docs` says otherwise.
 pub const DEFAULT_MAX_DOCS: u64 = 1_000_000;

@@ -12,7 +12,7 @@ use bson::{Bson, Document};
 
 use super::paths::{remove_path, set_path};
 use super::query::{compare, get_path};
-use crate::sim::SimError;
+use crate::cluster::SimError;
 
 /// A parsed `u`.
 pub enum Update {

@@ -22,7 +22,7 @@ use super::reply::{self, Answer, ok};
 use super::state::State;
 use super::update_ops::{self, Update};
 use super::writes::{each_statement, insert_one, refuse_generated, write_reply};
-use crate::sim::{ServerVersion, SimError};
+use crate::cluster::{ServerVersion, SimError};
 
 /// What one update statement did.
 #[derive(Default)]

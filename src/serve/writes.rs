@@ -12,9 +12,9 @@ use super::query::get_path;
 use super::reply::{self, Answer, ok};
 use super::state::State;
 use super::store::duplicate_key;
+use crate::cluster::SimError;
 use crate::model::KeyValue;
 use crate::model::extjson::from_bson;
-use crate::sim::SimError;
 
 pub fn field_value(d: &Document, path: &str) -> Result<KeyValue, String> {
     match get_path(d, path) {

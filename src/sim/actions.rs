@@ -1,9 +1,9 @@
 //! Carrying out a scenario's scheduled actions: each names a MongoDB command and its arguments.
 
 use super::engine::Simulator;
-use super::error::SimError;
 use super::scenario::{Action, Op};
 use super::setup::{document_of, pattern_of};
+use crate::cluster::error::SimError;
 use crate::model::ShardKey;
 
 impl Simulator {

@@ -1,10 +1,11 @@
 //! Applying recorded events to a cluster state: how a replay reproduces the simulator's state
 //! from a keyframe. Every transition here is the one the simulator made when it emitted the event.
 
-use super::cluster::{Collection, Index, ShardState};
-use super::engine::{Migration, RoundInProgress, Simulator};
-use super::event::{Event, EventKind, MigrationReason};
-use super::reshard::Resharding;
+use super::engine::Simulator;
+use crate::cluster::balancer::{Migration, RoundInProgress};
+use crate::cluster::event::{Event, EventKind, MigrationReason};
+use crate::cluster::resharding::Resharding;
+use crate::cluster::{Collection, Index, ShardState};
 use crate::model::{ChunkInfo, ChunkVersion, RoutingTable, Shard, ShardIdx, ShardKey};
 
 /// A recorded event that does not fit the state it is applied to.
@@ -135,7 +136,7 @@ impl Simulator {
                 max_chunk_size_bytes,
                 auto_merge,
             } => {
-                self.coll_mut(ns)?.balancing = crate::sim::cluster::CollectionBalancing {
+                self.coll_mut(ns)?.balancing = crate::cluster::CollectionBalancing {
                     max_chunk_size_bytes: *max_chunk_size_bytes,
                     auto_merge: *auto_merge,
                 };
@@ -218,7 +219,7 @@ impl Simulator {
                     .collections
                     .partition_point(|c| c.ns.as_str() < ns.as_str());
                 let mut coll = Collection::new(ns, key.clone(), table);
-                coll.zones = super::zones_initial::zones_for(&self.cluster.pending_zones, ns, key)
+                coll.zones = crate::cluster::zones::zones_for(&self.cluster.pending_zones, ns, key)
                     .map_err(|err| ApplyError(err.to_string()))?;
                 self.cluster.pending_zones.retain(|r| r.ns != *ns);
                 self.cluster.collections.insert(at, coll);
@@ -236,7 +237,7 @@ impl Simulator {
                 Some(z) => {
                     self.cluster
                         .pending_zones
-                        .push(super::zones_initial::PendingZoneRange {
+                        .push(crate::cluster::zones::PendingZoneRange {
                             ns: ns.clone(),
                             min: (**min).clone(),
                             max: (**max).clone(),

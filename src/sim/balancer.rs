@@ -5,10 +5,12 @@
 //! time proportional to their bytes; one that is too big fails with ChunkTooBig and the chunk is
 //! split or marked jumbo. Jumbo chunks are never picked.
 
-use super::engine::{Migration, ROUND_INTERVAL_MS, RoundInProgress, Simulator};
-use super::error::SimError;
-use super::event::{EventKind, MigrationRange, MigrationReason};
+use super::engine::{ROUND_INTERVAL_MS, Simulator};
+use crate::cluster::balancer::{Migration, RoundInProgress};
+use crate::cluster::error::SimError;
+use crate::cluster::event::{EventKind, MigrationRange, MigrationReason};
 use crate::model::{ShardIdx, ShardKey};
+use crate::units::human_bytes;
 
 impl Simulator {
     /// Shards taking part in a migration now.
@@ -304,21 +306,5 @@ impl Simulator {
                 });
             }
         }
-    }
-}
-
-/// `1.5 MiB`-style sizes.
-pub fn human_bytes(bytes: u64) -> String {
-    const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
-    let mut value = bytes as f64;
-    let mut unit = 0;
-    while value >= 1024.0 && unit + 1 < UNITS.len() {
-        value /= 1024.0;
-        unit += 1;
-    }
-    if unit == 0 {
-        format!("{bytes} B")
-    } else {
-        format!("{value:.1} {}", UNITS[unit])
     }
 }

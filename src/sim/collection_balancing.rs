@@ -5,11 +5,11 @@
 //! Not simulated (refused, saying so): `defragmentCollection: true` — the defragmentation
 //! phases — and the AutoMerger itself.
 
-use super::ServerVersion;
-use super::cluster::CollectionBalancing;
 use super::engine::Simulator;
-use super::error::SimError;
-use super::event::EventKind;
+use crate::cluster::CollectionBalancing;
+use crate::cluster::ServerVersion;
+use crate::cluster::error::SimError;
+use crate::cluster::event::EventKind;
 
 /// What a `configureCollectionBalancing` command asks for.
 #[derive(Clone, Copy, Debug, Default)]

@@ -1,9 +1,9 @@
 //! One-line, human-readable descriptions of events (the event log of `sim --events` and the TUI).
 
-use super::balancer::human_bytes;
 use super::engine::Simulator;
-use super::event::{Event, EventKind, MigrationRange};
+use crate::cluster::event::{Event, EventKind, MigrationRange};
 use crate::model::ShardKey;
+use crate::units::human_bytes;
 
 impl Simulator {
     /// A bound as mongosh prints it: `{_id: ObjectId("…")}`, `{x: MinKey}`, `{h: NumberLong(…)}`.

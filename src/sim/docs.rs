@@ -17,8 +17,8 @@
 use bson::{Bson, Document};
 
 use super::engine::Simulator;
-use super::error::SimError;
-use super::event::EventKind;
+use crate::cluster::error::SimError;
+use crate::cluster::event::EventKind;
 use crate::model::extjson::from_bson;
 use crate::model::{ChunkStats, KeyValue, ShardKey};
 
@@ -145,7 +145,7 @@ impl Simulator {
     }
 }
 
-impl super::cluster::Collection {
+impl crate::cluster::Collection {
     /// The routing-table side of a delete: one document of `bytes` leaves the chunk owning `key`
     /// (its counts never go below zero) and the delete counts as a write on that chunk's shard.
     pub fn delete_document(&mut self, key: &ShardKey, bytes: u64) {

@@ -6,8 +6,8 @@
 //! calling `removeShard`), and databases whose primary it was move to another shard then.
 
 use super::engine::Simulator;
-use super::error::SimError;
-use super::event::EventKind;
+use crate::cluster::error::SimError;
+use crate::cluster::event::EventKind;
 use crate::model::ShardIdx;
 
 /// What `removeShard` answers.

@@ -2,19 +2,18 @@
 //! finished migrations, runs the balancer when a round is due, and applies the workloads' writes
 //! (routing each document, counting it per chunk, auto-splitting before 6.0).
 
-use super::cluster::{Cluster, Collection, DocStore};
-use super::event::{Event, EventKind};
 use super::keygen::KeyGen;
 use super::rng::Rng;
 use super::scenario::Action;
+use crate::cluster::balancer::BalancerState;
+use crate::cluster::event::{Event, EventKind};
+use crate::cluster::{Cluster, Collection, DocStore};
 use crate::model::{ChunkStats, KeyValue};
 
 /// Length of one simulation tick, in milliseconds.
 pub const TICK_MS: u64 = 100;
 /// Time between balancer rounds (`kBalanceRoundDefaultInterval`), in milliseconds.
 pub const ROUND_INTERVAL_MS: u64 = 10_000;
-/// Ticks of writes kept in each collection's recent-writes window (10 seconds with writes).
-pub const WINDOW_TICKS: usize = 100;
 
 /// An insert stream into one collection.
 #[derive(Clone, Debug)]
@@ -31,61 +30,6 @@ pub struct WorkloadRun {
     pub doc_bytes: (u64, u64),
     pub carry: f64,
     pub rng: Rng,
-}
-
-/// A migration in flight.
-#[derive(Clone, Debug)]
-pub struct Migration {
-    pub id: u64,
-    pub ns: String,
-    pub min: crate::model::ShardKey,
-    /// The end of a moveRange inside the chunk; `None` moves the whole chunk.
-    pub end: Option<crate::model::ShardKey>,
-    pub max: crate::model::ShardKey,
-    pub from: crate::model::ShardIdx,
-    pub to: crate::model::ShardIdx,
-    pub started_ms: u64,
-    pub finish_ms: u64,
-    pub bytes: u64,
-    pub reason: super::event::MigrationReason,
-}
-
-impl Migration {
-    /// What its events name.
-    pub fn range(&self) -> super::event::MigrationRange {
-        super::event::MigrationRange {
-            id: self.id,
-            ns: self.ns.clone(),
-            min: self.min.clone(),
-            max: self.max.clone(),
-            from: self.from,
-            to: self.to,
-        }
-    }
-}
-
-/// A balancer round whose migrations are still running.
-#[derive(Clone, Debug)]
-pub struct RoundInProgress {
-    pub number: u64,
-    pub started_ms: u64,
-    pub candidates: usize,
-    pub migration_ids: Vec<u64>,
-    pub moved: usize,
-    pub failed: usize,
-}
-
-/// The balancer's state and counters.
-#[derive(Clone, Debug, Default)]
-pub struct BalancerState {
-    pub rounds: u64,
-    pub next_round_ms: u64,
-    pub round: Option<RoundInProgress>,
-    pub in_flight: Vec<Migration>,
-    pub completed: u64,
-    pub failed: u64,
-    /// Why the last round (or the last check) did not balance more, per collection.
-    pub why_not: Vec<String>,
 }
 
 /// The simulator.
@@ -260,7 +204,7 @@ impl Simulator {
         let Some(c) = self.cluster.collection_index(&ns) else {
             return;
         };
-        let write = super::reshard::BlockedWrite {
+        let write = crate::cluster::resharding::BlockedWrite {
             workload: w,
             values,
             bytes,

@@ -2,11 +2,11 @@
 //! adds: a unique index must be prefixed by the shard key; the `_id` index and the last index that
 //! supports the shard key cannot be dropped.
 
-use super::cluster::Index;
 use super::engine::Simulator;
-use super::error::SimError;
-use super::event::EventKind;
 use super::ops::{is_field_name_prefix, is_prefix};
+use crate::cluster::Index;
+use crate::cluster::error::SimError;
+use crate::cluster::event::EventKind;
 use crate::model::KeyPattern;
 
 impl Simulator {

@@ -8,8 +8,8 @@
 //! separate `split` event just before the migration (the same chunks, one more version bump).
 
 use super::engine::Simulator;
-use super::error::SimError;
-use super::event::{MigrationReason, SplitCause};
+use crate::cluster::error::SimError;
+use crate::cluster::event::{MigrationReason, SplitCause};
 use crate::model::ShardKey;
 
 impl Simulator {
@@ -35,7 +35,7 @@ impl Simulator {
         to: &str,
         force_jumbo: bool,
     ) -> Result<(), SimError> {
-        if self.cluster.version < super::ServerVersion::V6_0 {
+        if self.cluster.version < crate::cluster::ServerVersion::V6_0 {
             return Err(SimError::command_not_found("no such command: 'moveRange'"));
         }
         let c = self.coll(ns)?;

@@ -2,10 +2,10 @@
 //! shardCollection, split, mergeChunks, moveChunk/moveRange, balancer start/stop, chunk size,
 //! addShard, createIndexes and refineCollectionShardKey — with MongoDB's refusals.
 
-use super::cluster::{Collection, Index, ShardState};
 use super::engine::Simulator;
-use super::error::SimError;
-use super::event::{EventKind, MigrationReason, SplitCause};
+use crate::cluster::error::SimError;
+use crate::cluster::event::{EventKind, MigrationReason, SplitCause};
+use crate::cluster::{Collection, Index, ShardState};
 use crate::model::{
     ChunkInfo, ChunkStats, ChunkVersion, KeyPattern, KeyValue, RoutingTable, Shard, ShardIdx,
     ShardKey, hashed_split_points,
@@ -81,7 +81,7 @@ impl Simulator {
         }
         let db = ns.split_once('.').map_or(ns, |(d, _)| d).to_string();
         let primary = *self.cluster.databases.entry(db).or_insert(ShardIdx(0));
-        let zones = super::zones_initial::zones_for(&self.cluster.pending_zones, ns, &key)?;
+        let zones = crate::cluster::zones::zones_for(&self.cluster.pending_zones, ns, &key)?;
         let table = if opts.presplit_hashed_zones {
             super::presplit_zones::presplit_hashed_zones(
                 &key,

@@ -3,11 +3,11 @@
 //! shards for the chunks of no zone. Imbalance is measured in chunk counts before 6.0 and in data
 //! size from 6.0; every shard takes part in at most one migration.
 
-use super::balancer::human_bytes;
 use super::engine::Simulator;
-use super::event::MigrationReason;
-use super::version::BalancingMetric;
+use crate::cluster::event::MigrationReason;
+use crate::cluster::version::BalancingMetric;
 use crate::model::{ShardIdx, ShardKey};
+use crate::units::human_bytes;
 
 /// A migration the policy chose.
 #[derive(Clone, Debug)]
@@ -399,7 +399,7 @@ fn chunk_count_step(
 /// Without zones every chunk is in the one bucket: its counts, bytes and jumbo flags are the
 /// table's per-shard totals, and a donor's first movable chunk is looked for only when the
 /// policy moves one (a balanced million-chunk collection is not scanned).
-fn fill_unzoned(coll: &crate::sim::cluster::Collection, rest: &mut Bucket) {
+fn fill_unzoned(coll: &crate::cluster::Collection, rest: &mut Bucket) {
     for s in 0..rest.chunks.len() {
         let t = coll.table.shard_totals(ShardIdx(s as u32));
         rest.chunks[s] = t.chunks;

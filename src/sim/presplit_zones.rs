@@ -14,8 +14,8 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::cluster::ShardState;
-use super::error::SimError;
+use crate::cluster::ShardState;
+use crate::cluster::error::SimError;
 use crate::model::{
     KeyPattern, KeyValue, RoutingTable, ShardIdx, ShardKey, ZoneRange, ZoneRanges,
     hashed_split_points,

@@ -1,13 +1,13 @@
 //! Building a simulator from a scenario, and carrying out its scheduled actions.
 
-use super::cluster::{Cluster, Settings};
 use super::engine::{Simulator, WorkloadRun};
-use super::event::SplitCause;
 use super::keygen::KeyGen;
 use super::ops::ShardCollectionOptions;
 use super::rng::Rng;
 use super::scenario::{Action, CollectionSpec, DocSize, Op, Scenario, ShardsSpec, WorkloadSpec};
-use super::version::ServerVersion;
+use crate::cluster::event::SplitCause;
+use crate::cluster::version::ServerVersion;
+use crate::cluster::{Cluster, Settings};
 use crate::model::{KeyPattern, Shard};
 
 /// Chooses the generated field for each shard-key field (`None`: the field is absent → null).
@@ -32,8 +32,10 @@ pub(super) fn document_of(value: &serde_json::Value, at: &str) -> Result<bson::D
 }
 
 /// The scenario's resharding server parameters (MongoDB's defaults where it gives none).
-fn resharding_params(sc: &Scenario) -> Result<super::reshard::ReshardingParams, String> {
-    let mut p = super::reshard::ReshardingParams::default();
+fn resharding_params(
+    sc: &Scenario,
+) -> Result<crate::cluster::resharding::ReshardingParams, String> {
+    let mut p = crate::cluster::resharding::ReshardingParams::default();
     if let Some(ms) = sc.resharding_minimum_operation_duration_millis {
         p.minimum_operation_duration_ms = ms;
     }

@@ -5,10 +5,10 @@ use std::fmt::Write as _;
 
 use serde_json::{Value, json};
 
-use super::balancer::human_bytes;
-use super::cluster::Collection;
 use super::engine::Simulator;
+use crate::cluster::Collection;
 use crate::model::ShardIdx;
+use crate::units::human_bytes;
 
 /// Options of the summary.
 #[derive(Clone, Debug, Default)]

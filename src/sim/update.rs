@@ -9,8 +9,8 @@
 use bson::Document;
 
 use super::engine::Simulator;
-use super::error::SimError;
-use super::event::EventKind;
+use crate::cluster::error::SimError;
+use crate::cluster::event::EventKind;
 use crate::model::{ChunkStats, ShardKey};
 
 impl Simulator {
@@ -72,7 +72,7 @@ impl Simulator {
     }
 }
 
-impl super::cluster::Collection {
+impl crate::cluster::Collection {
     /// The routing-table side of a shard-key update: one document of `bytes` leaves the chunk of
     /// `from` and enters the chunk of `to`; each side counts a write on its shard.
     pub fn move_document(&mut self, from: &ShardKey, to: &ShardKey, bytes: u64) {

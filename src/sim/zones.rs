@@ -3,8 +3,9 @@
 //! straddle a zone boundary.
 
 use super::engine::Simulator;
-use super::error::SimError;
-use super::event::{EventKind, SplitCause};
+use crate::cluster::error::SimError;
+use crate::cluster::event::{EventKind, SplitCause};
+use crate::cluster::zones::zone_bound;
 use crate::model::{KeyValue, ShardKey, ZoneError};
 
 impl Simulator {
@@ -173,29 +174,6 @@ impl Simulator {
             }
         }
     }
-}
-
-/// A zone bound: the shard key's fields in order, a missing trailing field being MinKey.
-pub fn zone_bound(
-    pattern: &crate::model::KeyPattern,
-    doc: &bson::Document,
-) -> Result<ShardKey, SimError> {
-    let fields = pattern.fields();
-    let names: Vec<&str> = doc.keys().map(String::as_str).collect();
-    if names.is_empty()
-        || names.len() > fields.len()
-        || names.iter().zip(fields).any(|(n, f)| **n != *f.path)
-    {
-        return Err(SimError::bad_value(format!(
-            "zone bound {doc} must be a prefix of the shard key {pattern}"
-        )));
-    }
-    let mut values: Vec<KeyValue> = doc.values().map(crate::model::extjson::from_bson).collect();
-    values.extend(std::iter::repeat_n(
-        KeyValue::MinKey,
-        fields.len() - names.len(),
-    ));
-    ShardKey::from_values(values).ok_or_else(|| SimError::bad_value("empty zone bound"))
 }
 
 impl Simulator {

@@ -11,48 +11,18 @@
 use bson::Document;
 
 use super::engine::Simulator;
-use super::error::SimError;
-use super::event::EventKind;
+use crate::cluster::error::SimError;
+use crate::cluster::event::EventKind;
+use crate::cluster::zones::{PendingZoneRange, values};
 use crate::model::{
-    ChunkInfo, ChunkVersion, KeyPattern, KeyValue, RoutingTable, ShardIdx, ShardKey, ZoneRanges,
+    ChunkInfo, ChunkVersion, KeyPattern, RoutingTable, ShardIdx, ShardKey, ZoneRanges,
 };
-
-/// A zone range of a namespace that is not sharded yet, with its bounds as given.
-#[derive(Clone, Debug, PartialEq)]
-pub struct PendingZoneRange {
-    pub ns: String,
-    pub min: Document,
-    pub max: Document,
-    pub zone: String,
-}
-
-fn values(doc: &Document) -> Vec<KeyValue> {
-    doc.values().map(crate::model::extjson::from_bson).collect()
-}
-
-/// The pending ranges of `ns` as zone ranges of `pattern` (every bound must name a prefix of the
-/// shard key's fields).
-pub fn zones_for(
-    pending: &[PendingZoneRange],
-    ns: &str,
-    pattern: &KeyPattern,
-) -> Result<ZoneRanges, SimError> {
-    let mut zones = ZoneRanges::new();
-    for r in pending.iter().filter(|r| r.ns == ns) {
-        let min = super::zones::zone_bound(pattern, &r.min)?;
-        let max = super::zones::zone_bound(pattern, &r.max)?;
-        zones
-            .add(min, max, r.zone.clone())
-            .map_err(|e| SimError::range_overlap(e.to_string()))?;
-    }
-    Ok(zones)
-}
 
 /// SingleChunkPerTag: the initial chunks of an empty collection with zones.
 pub fn single_chunk_per_tag(
     pattern: &KeyPattern,
     zones: &ZoneRanges,
-    shards: &[super::cluster::ShardState],
+    shards: &[crate::cluster::ShardState],
 ) -> Result<RoutingTable, SimError> {
     let all: Vec<ShardIdx> = (0..shards.len())
         .filter(|&s| !shards[s].removed)

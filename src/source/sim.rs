@@ -3,7 +3,8 @@
 //! simulator is deterministic, so the result is the same state.
 
 use super::Timeline;
-use crate::sim::{EventKind, Scenario, ServerVersion, Simulator};
+use crate::cluster::{EventKind, ServerVersion};
+use crate::sim::{Scenario, Simulator};
 use crate::view::{self, ClockView, ClusterView, LogLine, ViewRequest};
 
 /// Virtual time between checkpoints.
@@ -50,7 +51,7 @@ impl SimTimeline {
         std::mem::take(&mut self.initial)
     }
 
-    fn note_migrations(&mut self, events: &[crate::sim::Event]) {
+    fn note_migrations(&mut self, events: &[crate::cluster::Event]) {
         for e in events {
             if matches!(e.kind, EventKind::MigrationStarted { .. })
                 && self.migrations.last().is_none_or(|&t| t < e.at_ms)

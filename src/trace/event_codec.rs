@@ -7,10 +7,11 @@ use super::json::{
     Res, array_at, bool_at, field, key_at, key_json, key_of, ms_of_seconds, pattern_at,
     pattern_json, seconds, stats_at, stats_json, stats_of, str_at, strings_at, u64_at,
 };
+use crate::cluster::ChunkWrites;
+use crate::cluster::event::{MigrationRange, MigrationReason, SplitCause};
+use crate::cluster::{Event, EventKind, SimError};
 use crate::model::{KeyPattern, ShardIdx, ShardKey};
-use crate::sim::cluster::ChunkWrites;
-use crate::sim::event::{MigrationRange, MigrationReason, SplitCause};
-use crate::sim::{Event, EventKind, SimError, Simulator};
+use crate::sim::Simulator;
 
 /// Names and patterns needed to write events: the state they were emitted from.
 pub struct Names<'a> {

@@ -8,9 +8,9 @@ use serde::Deserialize;
 use serde::de::{self, MapAccess, Visitor};
 
 use super::json::ms_of_seconds;
+use crate::cluster::ChunkWrites;
+use crate::cluster::{Event, EventKind};
 use crate::model::{ChunkStats, KeyValue, ShardKey, extjson};
-use crate::sim::cluster::ChunkWrites;
-use crate::sim::{Event, EventKind};
 
 /// A shard-key document read as its values in order.
 struct KeyDoc(ShardKey);

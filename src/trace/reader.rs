@@ -11,7 +11,8 @@ use serde_json::Value;
 use super::header::Header;
 use super::writer::Compression;
 use super::{event_codec, state_codec};
-use crate::sim::{Event, EventKind, Simulator};
+use crate::cluster::{Event, EventKind};
+use crate::sim::Simulator;
 
 /// A trace that cannot be read: bad input (exit 2) or an I/O failure (exit 1).
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -39,7 +39,10 @@ pub fn sim_header(sim: &Simulator, source: &str, scenario: &str, seed: u64) -> H
     }
 }
 
-fn write_events(w: &mut TraceWriter, sim: &mut Simulator) -> io::Result<Vec<crate::sim::Event>> {
+fn write_events(
+    w: &mut TraceWriter,
+    sim: &mut Simulator,
+) -> io::Result<Vec<crate::cluster::Event>> {
     let events = sim.take_events();
     let names = Names { sim };
     for e in &events {
@@ -54,7 +57,7 @@ pub fn record_sim(
     until_ms: u64,
     path: &Path,
     header: &Header,
-    mut on_events: impl FnMut(&Simulator, &[crate::sim::Event]),
+    mut on_events: impl FnMut(&Simulator, &[crate::cluster::Event]),
 ) -> io::Result<PathBuf> {
     let mut w = TraceWriter::create(path, header)?;
     let setup = write_events(&mut w, sim)?;

@@ -5,7 +5,8 @@
 use std::path::Path;
 
 use super::reader::{LineReader, Notable, Read1, ReadOptions, TraceError, TraceFile};
-use crate::sim::{Event, Simulator};
+use crate::cluster::Event;
+use crate::sim::Simulator;
 
 /// A trace being replayed: its current state and position.
 pub struct Replay {
@@ -207,17 +208,17 @@ impl Replay {
     }
 }
 
-fn placeholder() -> crate::sim::cluster::Cluster {
-    crate::sim::cluster::Cluster {
-        version: crate::sim::ServerVersion::DEFAULT,
+fn placeholder() -> crate::cluster::Cluster {
+    crate::cluster::Cluster {
+        version: crate::cluster::ServerVersion::DEFAULT,
         shards: Vec::new(),
-        settings: crate::sim::cluster::Settings {
+        settings: crate::cluster::Settings {
             chunk_size_bytes: 1,
             balancer_enabled: false,
             active_window: None,
             migration_bytes_per_sec: 1,
             migration_overhead_ms: 0,
-            resharding: crate::sim::reshard::ReshardingParams::default(),
+            resharding: crate::cluster::resharding::ReshardingParams::default(),
         },
         databases: std::collections::BTreeMap::default(),
         collections: Vec::new(),

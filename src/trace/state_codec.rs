@@ -7,12 +7,14 @@ use super::json::{
     Res, array_at, bool_at, f64_at, field, key_at, key_json, key_of, ms_of_seconds, pattern_at,
     pattern_json, seconds, str_at, strings_at, u64_at,
 };
+use crate::cluster::ServerVersion;
+use crate::cluster::balancer::{BalancerState, Migration, RoundInProgress};
+use crate::cluster::resharding::{Resharding, ReshardingParams};
+use crate::cluster::window::WINDOW_TICKS;
+use crate::cluster::window::WriteWindow;
+use crate::cluster::{Cluster, Collection, Index, Settings, ShardState};
 use crate::model::{ChunkInfo, ChunkStats, ChunkVersion, RoutingTable, Shard, ShardIdx, ShardKey};
-use crate::sim::cluster::{Cluster, Collection, Index, Settings, ShardState};
-use crate::sim::engine::{BalancerState, Migration, RoundInProgress, WINDOW_TICKS};
-use crate::sim::reshard::{Resharding, ReshardingParams};
-use crate::sim::window::WriteWindow;
-use crate::sim::{ServerVersion, Simulator};
+use crate::sim::Simulator;
 
 /// The keyframe line of a state.
 pub fn encode(sim: &Simulator) -> Value {
@@ -153,7 +155,7 @@ pub fn decode(v: &Value) -> Res<Simulator> {
             };
             cluster
                 .pending_zones
-                .push(crate::sim::zones_initial::PendingZoneRange {
+                .push(crate::cluster::zones::PendingZoneRange {
                     ns: str_at(r, "ns", &rp)?.to_string(),
                     min: doc("min")?,
                     max: doc("max")?,

@@ -9,10 +9,10 @@ use super::{
     BalancerView, Cell, ClockView, ClusterView, CollectionView, HotChunk, MigrationView, Selection,
     ShardRow, ViewRequest,
 };
+use crate::cluster::Collection;
+use crate::cluster::version::BalancingMetric;
 use crate::model::{ChunkStats, ShardIdx};
 use crate::sim::Simulator;
-use crate::sim::cluster::Collection;
-use crate::sim::version::BalancingMetric;
 
 /// The view of `sim` for `req`.
 pub fn build(sim: &Simulator, req: &ViewRequest, source: &str, clock: ClockView) -> ClusterView {

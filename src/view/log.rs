@@ -1,6 +1,8 @@
 //! Event-log lines: a simulator or trace event in words, with the kind the log filters by.
 
-use crate::sim::{Event, EventKind, Simulator};
+use crate::sim::Simulator;
+
+use crate::cluster::{Event, EventKind};
 
 /// What the event log can be filtered to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

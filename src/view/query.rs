@@ -2,9 +2,9 @@
 //! SHARD_MERGE, as `explain` says) and which strip cells hold the targeted chunks.
 
 use super::{Cell, QueryView};
+use crate::cluster::Collection;
 use crate::model::targeting::{key_ranges, target_ranges, target_spans};
 use crate::sim::Simulator;
-use crate::sim::cluster::Collection;
 
 /// Targets `filter` (relaxed Extended JSON) on the collection and marks the cells it reaches.
 pub fn target(sim: &Simulator, c: &Collection, filter: &str, cells: &mut [Cell]) -> QueryView {

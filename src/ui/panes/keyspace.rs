@@ -10,9 +10,9 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
 use super::{fit, pane_block};
-use crate::sim::balancer::human_bytes;
 use crate::ui::app::App;
 use crate::ui::theme::Theme;
+use crate::units::human_bytes;
 use crate::view::{Cell, CollectionView, QueryView};
 
 const HEAT: [char; 8] = ['▁', '▂', '▃', '▄', '▅', '▆', '▇', '█'];

@@ -10,9 +10,9 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
 use super::{fit, pane_block};
-use crate::sim::balancer::human_bytes;
 use crate::ui::app::{App, Metric};
 use crate::ui::theme::{Bar, Theme, bar};
+use crate::units::human_bytes;
 use crate::view::{ClusterView, ShardRow};
 
 /// Column widths for one render.

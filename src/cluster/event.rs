@@ -2,7 +2,7 @@
 //! `config.changelog`'s `what` values (and `config.actionlog`'s for balancer rounds) where MongoDB
 //! has one. The event log, traces and the TUI are built on these.
 
-use super::cluster::ChunkWrites;
+use super::ChunkWrites;
 use super::error::SimError;
 use crate::model::{ChunkStats, KeyPattern, ShardIdx, ShardKey};
 
@@ -207,7 +207,7 @@ pub enum EventKind {
     ReshardingCommitted {
         ns: String,
         key: KeyPattern,
-        layout: Vec<super::reshard::NewChunk>,
+        layout: Vec<super::resharding::NewChunk>,
         millis: u64,
         critical_section_ms: u64,
         /// Writes that waited for the critical section to end.

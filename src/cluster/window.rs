@@ -5,6 +5,9 @@ use std::collections::{BTreeMap, VecDeque};
 
 use crate::model::{RoutingTable, ShardIdx, ShardKey};
 
+/// Ticks of writes kept in each collection's recent-writes window (10 seconds with writes).
+pub const WINDOW_TICKS: usize = 100;
+
 /// The writes of one tick.
 #[derive(Clone, Debug, Default)]
 struct Tick {

@@ -1,0 +1,124 @@
+//! What a sharded cluster is at one instant: its shards and their state, its settings, databases,
+//! sharded collections with their routing tables and zones, the balancer's state and the
+//! migrations and reshardings in flight, the recent writes, the events that change a cluster, the
+//! server version and MongoDB's errors.
+//!
+//! Owns: these values and the transitions every producer shares. Builds on `model`. May not
+//! touch: the simulator's rules over time (`sim`), I/O of any kind, tokio, mongodb, ratatui, the
+//! wall clock. The simulator, a live poll and a trace replay all yield a [`Cluster`].
+
+pub mod balancer;
+pub mod collection;
+pub mod error;
+pub mod event;
+pub mod key_index;
+pub mod resharding;
+pub mod version;
+pub mod window;
+pub mod writes;
+pub mod zones;
+
+use std::collections::BTreeMap;
+
+pub use collection::{Collection, CollectionBalancing, DocStore, Index};
+pub use error::SimError;
+pub use event::{Event, EventKind};
+pub use version::ServerVersion;
+pub use writes::{ChunkWrites, PendingWrites};
+
+use crate::model::{Shard, ShardIdx};
+
+/// A shard and its relative capacity (1.0 = an ordinary shard).
+#[derive(Clone, Debug)]
+pub struct ShardState {
+    pub shard: Shard,
+    pub capacity: f64,
+    /// Removed by `removeShard` once drained (kept so shard indexes stay stable).
+    pub removed: bool,
+}
+
+/// The balancer's active window (`activeWindow`), in minutes after midnight of virtual time.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ActiveWindow {
+    pub start_minute: u32,
+    pub stop_minute: u32,
+}
+
+impl ActiveWindow {
+    /// Whether virtual time `now_ms` is inside the window (`start > stop` wraps midnight).
+    pub fn contains(self, now_ms: u64) -> bool {
+        let minute = ((now_ms / 60_000) % (24 * 60)) as u32;
+        if self.start_minute <= self.stop_minute {
+            (self.start_minute..self.stop_minute).contains(&minute)
+        } else {
+            minute >= self.start_minute || minute < self.stop_minute
+        }
+    }
+}
+
+/// Cluster-wide settings (`config.settings`).
+#[derive(Clone, Debug)]
+pub struct Settings {
+    pub chunk_size_bytes: u64,
+    pub balancer_enabled: bool,
+    pub active_window: Option<ActiveWindow>,
+    /// Migration speed of the simulated network and disks.
+    pub migration_bytes_per_sec: u64,
+    /// Fixed cost of a migration (clone set-up, catch-up, commit), in milliseconds.
+    pub migration_overhead_ms: u64,
+    /// Server parameters of `reshardCollection`.
+    pub resharding: resharding::ReshardingParams,
+}
+
+/// The whole simulated cluster.
+#[derive(Clone, Debug)]
+pub struct Cluster {
+    pub version: ServerVersion,
+    pub shards: Vec<ShardState>,
+    pub settings: Settings,
+    /// Database → primary shard.
+    pub databases: BTreeMap<String, ShardIdx>,
+    /// Sharded collections, in namespace order.
+    pub collections: Vec<Collection>,
+    /// Zone ranges of namespaces not sharded yet.
+    pub pending_zones: Vec<zones::PendingZoneRange>,
+}
+
+impl Cluster {
+    /// The namespaces of the sharded collections.
+    pub fn namespaces(&self) -> Vec<String> {
+        self.collections.iter().map(|c| c.ns.clone()).collect()
+    }
+
+    /// The chunk size that governs collection `c`: its own (`configureCollectionBalancing`) or
+    /// the cluster's (`config.settings` chunksize).
+    pub fn chunk_size_of(&self, c: usize) -> u64 {
+        self.collections[c]
+            .balancing
+            .max_chunk_size_bytes
+            .unwrap_or(self.settings.chunk_size_bytes)
+    }
+
+    pub fn shard_index(&self, id: &str) -> Option<ShardIdx> {
+        self.shards
+            .iter()
+            .position(|s| s.shard.id == id)
+            .map(|i| ShardIdx(i as u32))
+    }
+
+    pub fn shard_id(&self, idx: ShardIdx) -> &str {
+        self.shards
+            .get(idx.index())
+            .map_or("?", |s| s.shard.id.as_str())
+    }
+
+    pub fn collection_index(&self, ns: &str) -> Option<usize> {
+        self.collections
+            .binary_search_by(|c| c.ns.as_str().cmp(ns))
+            .ok()
+    }
+
+    pub fn collection(&self, ns: &str) -> Option<&Collection> {
+        self.collection_index(ns).map(|i| &self.collections[i])
+    }
+}

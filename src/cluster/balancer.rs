@@ -1,0 +1,57 @@
+//! The balancer's state at one instant: its counters, the round in progress, the migrations in
+//! flight, and why it is not balancing more. How rounds are run is `sim::balancer`'s.
+
+/// A migration in flight.
+#[derive(Clone, Debug)]
+pub struct Migration {
+    pub id: u64,
+    pub ns: String,
+    pub min: crate::model::ShardKey,
+    /// The end of a moveRange inside the chunk; `None` moves the whole chunk.
+    pub end: Option<crate::model::ShardKey>,
+    pub max: crate::model::ShardKey,
+    pub from: crate::model::ShardIdx,
+    pub to: crate::model::ShardIdx,
+    pub started_ms: u64,
+    pub finish_ms: u64,
+    pub bytes: u64,
+    pub reason: super::event::MigrationReason,
+}
+
+impl Migration {
+    /// What its events name.
+    pub fn range(&self) -> super::event::MigrationRange {
+        super::event::MigrationRange {
+            id: self.id,
+            ns: self.ns.clone(),
+            min: self.min.clone(),
+            max: self.max.clone(),
+            from: self.from,
+            to: self.to,
+        }
+    }
+}
+
+/// A balancer round whose migrations are still running.
+#[derive(Clone, Debug)]
+pub struct RoundInProgress {
+    pub number: u64,
+    pub started_ms: u64,
+    pub candidates: usize,
+    pub migration_ids: Vec<u64>,
+    pub moved: usize,
+    pub failed: usize,
+}
+
+/// The balancer's state and counters.
+#[derive(Clone, Debug, Default)]
+pub struct BalancerState {
+    pub rounds: u64,
+    pub next_round_ms: u64,
+    pub round: Option<RoundInProgress>,
+    pub in_flight: Vec<Migration>,
+    pub completed: u64,
+    pub failed: u64,
+    /// Why the last round (or the last check) did not balance more, per collection.
+    pub why_not: Vec<String>,
+}

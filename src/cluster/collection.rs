@@ -1,0 +1,180 @@
+//! A sharded collection at one instant: its shard key, routing table, zones, the index of its
+//! shard-key values, its secondary indexes, kept documents, recent writes and a resharding in
+//! flight — and the changes of its own state that several producers make (refining the key,
+//! installing a resharded table).
+
+use super::key_index::KeyIndex;
+use super::window::{WINDOW_TICKS, WriteWindow};
+use super::writes::PendingWrites;
+use crate::model::{KeyPattern, KeyValue, RoutingTable, ShardIdx, ShardKey, ZoneRanges};
+
+/// A secondary index (only what sharding rules look at).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Index {
+    pub key: KeyPattern,
+    pub unique: bool,
+}
+
+/// The documents of a collection as field values (kept when the shard key may change).
+#[derive(Clone, Debug, Default)]
+pub struct DocStore {
+    pub fields: Vec<String>,
+    pub docs: Vec<(Vec<KeyValue>, u64)>,
+}
+
+impl DocStore {
+    /// The values of `pattern`'s fields for document `i` (a missing field is null).
+    pub fn values_for(&self, pattern: &KeyPattern, values: &[KeyValue]) -> Vec<KeyValue> {
+        pattern
+            .fields()
+            .iter()
+            .map(|f| {
+                self.fields
+                    .iter()
+                    .position(|n| **n == *f.path)
+                    .map_or(KeyValue::Null, |k| values[k].clone())
+            })
+            .collect()
+    }
+}
+
+/// A sharded collection.
+#[derive(Clone, Debug)]
+pub struct Collection {
+    pub ns: String,
+    pub pattern: KeyPattern,
+    pub table: RoutingTable,
+    pub zones: ZoneRanges,
+    pub keys: KeyIndex,
+    pub docs: Option<DocStore>,
+    pub indexes: Vec<Index>,
+    pub window: WriteWindow,
+    pub pending: PendingWrites,
+    /// Writes routed to each shard since the start (by shard index).
+    pub routed_writes: Vec<u64>,
+    /// Bumped when the collection gets a new epoch (refine, reshard).
+    pub incarnation: u32,
+    /// A `reshardCollection` in progress.
+    pub resharding: Option<super::resharding::Resharding>,
+    /// `configureCollectionBalancing`: the collection's own chunk size (`maxChunkSizeBytes`)
+    /// and whether the AutoMerger may consider it (shardtop does not simulate the AutoMerger).
+    pub balancing: CollectionBalancing,
+}
+
+/// Per-collection balancer settings (`configureCollectionBalancing`, 5.3+).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct CollectionBalancing {
+    pub max_chunk_size_bytes: Option<u64>,
+    pub auto_merge: Option<bool>,
+}
+
+impl Collection {
+    /// A collection with the given routing table, no zones, no data in its key index, and the
+    /// shard key's index.
+    pub fn new(ns: &str, pattern: KeyPattern, table: RoutingTable) -> Self {
+        Self {
+            ns: ns.to_string(),
+            indexes: vec![Index {
+                key: pattern.clone(),
+                unique: false,
+            }],
+            pattern,
+            table,
+            zones: ZoneRanges::new(),
+            keys: KeyIndex::new(),
+            docs: None,
+            window: WriteWindow::new(WINDOW_TICKS),
+            pending: PendingWrites::default(),
+            routed_writes: Vec::new(),
+            incarnation: 1,
+            resharding: None,
+            balancing: CollectionBalancing::default(),
+        }
+    }
+
+    /// Takes a refined key (a suffix-extended pattern): chunk bounds gain MinKey for the new fields
+    /// (MaxKey in the global max), jumbo flags are cleared, the collection gets a new incarnation.
+    /// The key index is the caller's to rebuild.
+    pub fn refine_key(&mut self, key: KeyPattern) -> Result<(), crate::model::RoutingError> {
+        let added = key.len().saturating_sub(self.pattern.len());
+        let extend = |k: &ShardKey| {
+            let mut v: Vec<KeyValue> = k.values().cloned().collect();
+            let fill = if v.iter().all(|x| *x == KeyValue::MaxKey) {
+                KeyValue::MaxKey
+            } else {
+                KeyValue::MinKey
+            };
+            v.extend(std::iter::repeat_n(fill, added));
+            ShardKey::from_values(v)
+        };
+        let chunks = self
+            .table
+            .iter()
+            .filter_map(|ch| {
+                Some((
+                    extend(ch.min)?,
+                    crate::model::ChunkInfo {
+                        jumbo: false,
+                        ..*ch.info
+                    },
+                ))
+            })
+            .collect();
+        self.table = RoutingTable::from_chunks(chunks, key.global_max())?;
+        self.window.extend_keys(added, &KeyValue::MinKey);
+        self.pending.extend_keys(added, &KeyValue::MinKey);
+        self.pattern = key;
+        self.incarnation += 1;
+        Ok(())
+    }
+
+    /// Installs the routing table a resharding committed: the new key, chunks versioned (1, 0),
+    /// (1, 1), … of a new incarnation, no zones, a fresh recent-writes window. The key index is the
+    /// caller's to rebuild.
+    pub fn install_resharded(
+        &mut self,
+        key: KeyPattern,
+        layout: &[super::resharding::NewChunk],
+        now_secs: u64,
+    ) -> Result<(), crate::model::RoutingError> {
+        let chunks = layout
+            .iter()
+            .enumerate()
+            .map(|(i, (min, shard, stats))| {
+                let mut info = crate::model::ChunkInfo::new(
+                    *shard,
+                    crate::model::ChunkVersion::new(1, i as u32),
+                );
+                info.stats = *stats;
+                info.since = now_secs;
+                (min.clone(), info)
+            })
+            .collect();
+        self.table = RoutingTable::from_chunks(chunks, key.global_max())?;
+        if !self.indexes.iter().any(|i| i.key == key) {
+            self.indexes.push(Index {
+                key: key.clone(),
+                unique: false,
+            });
+        }
+        self.pattern = key;
+        self.zones = crate::model::ZoneRanges::new();
+        self.window = WriteWindow::new(WINDOW_TICKS);
+        self.pending = PendingWrites::default();
+        self.resharding = None;
+        self.incarnation += 1;
+        Ok(())
+    }
+
+    /// Writes routed to `shard` since the start.
+    pub fn writes_to(&self, shard: ShardIdx) -> u64 {
+        self.routed_writes.get(shard.index()).copied().unwrap_or(0)
+    }
+
+    /// The database name of the namespace.
+    pub fn db(&self) -> &str {
+        self.ns
+            .split_once('.')
+            .map_or(self.ns.as_str(), |(db, _)| db)
+    }
+}

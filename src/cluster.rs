@@ -21,7 +21,7 @@ pub mod zones;
 use std::collections::BTreeMap;
 
 pub use collection::{Collection, CollectionBalancing, DocStore, Index};
-pub use error::SimError;
+pub use error::MongoError;
 pub use event::{Event, EventKind};
 pub use version::ServerVersion;
 pub use writes::{ChunkWrites, PendingWrites};

@@ -1,16 +1,17 @@
-//! Refusals and failures of simulated operations, with MongoDB's error codes and code names.
+//! MongoDB's errors: a numeric code, its code name and a message — what the simulator raises when
+//! it refuses or fails an operation, and what `serve` sends a client in its error reply.
 
 use std::fmt;
 
-/// A MongoDB-style error: numeric code, code name and message.
+/// A MongoDB error as a server reports it: `code`, `codeName` and `errmsg`.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct SimError {
+pub struct MongoError {
     pub code: i32,
     pub code_name: &'static str,
     pub message: String,
 }
 
-impl SimError {
+impl MongoError {
     fn new(code: i32, code_name: &'static str, message: impl Into<String>) -> Self {
         Self {
             code,
@@ -86,10 +87,10 @@ impl SimError {
     }
 }
 
-impl fmt::Display for SimError {
+impl fmt::Display for MongoError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{} ({}): {}", self.code_name, self.code, self.message)
     }
 }
 
-impl std::error::Error for SimError {}
+impl std::error::Error for MongoError {}

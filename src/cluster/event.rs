@@ -3,7 +3,7 @@
 //! has one. The event log, traces and the TUI are built on these.
 
 use super::ChunkWrites;
-use super::error::SimError;
+use super::error::MongoError;
 use crate::model::{ChunkStats, KeyPattern, ShardIdx, ShardKey};
 
 /// An event at a virtual time (milliseconds since the start of the run).
@@ -101,7 +101,7 @@ pub enum EventKind {
         min: ShardKey,
         max: ShardKey,
         shard: ShardIdx,
-        error: SimError,
+        error: MongoError,
     },
     /// `merge`.
     Merge {
@@ -126,7 +126,7 @@ pub enum EventKind {
     /// `moveChunk.error`: refused or aborted, with the reason.
     MigrationFailed {
         range: MigrationRange,
-        error: SimError,
+        error: MongoError,
     },
     /// A chunk was flagged jumbo.
     JumboMarked {
@@ -217,7 +217,7 @@ pub enum EventKind {
     ReshardingAborted {
         ns: String,
         key: KeyPattern,
-        error: SimError,
+        error: MongoError,
     },
     /// `updateZoneKeyRange` on a namespace not sharded yet: bounds as given (`zone: None` removes).
     PendingZoneRangeSet {

@@ -3,7 +3,7 @@
 
 use bson::Document;
 
-use super::error::SimError;
+use super::error::MongoError;
 use crate::model::{KeyPattern, KeyValue, ShardKey, ZoneRanges};
 
 /// A zone range of a namespace that is not sharded yet, with its bounds as given.
@@ -26,14 +26,14 @@ pub fn zones_for(
     pending: &[PendingZoneRange],
     ns: &str,
     pattern: &KeyPattern,
-) -> Result<ZoneRanges, SimError> {
+) -> Result<ZoneRanges, MongoError> {
     let mut zones = ZoneRanges::new();
     for r in pending.iter().filter(|r| r.ns == ns) {
         let min = zone_bound(pattern, &r.min)?;
         let max = zone_bound(pattern, &r.max)?;
         zones
             .add(min, max, r.zone.clone())
-            .map_err(|e| SimError::range_overlap(e.to_string()))?;
+            .map_err(|e| MongoError::range_overlap(e.to_string()))?;
     }
     Ok(zones)
 }
@@ -42,14 +42,14 @@ pub fn zones_for(
 pub fn zone_bound(
     pattern: &crate::model::KeyPattern,
     doc: &bson::Document,
-) -> Result<ShardKey, SimError> {
+) -> Result<ShardKey, MongoError> {
     let fields = pattern.fields();
     let names: Vec<&str> = doc.keys().map(String::as_str).collect();
     if names.is_empty()
         || names.len() > fields.len()
         || names.iter().zip(fields).any(|(n, f)| **n != *f.path)
     {
-        return Err(SimError::bad_value(format!(
+        return Err(MongoError::bad_value(format!(
             "zone bound {doc} must be a prefix of the shard key {pattern}"
         )));
     }
@@ -58,5 +58,5 @@ pub fn zone_bound(
         KeyValue::MinKey,
         fields.len() - names.len(),
     ));
-    ShardKey::from_values(values).ok_or_else(|| SimError::bad_value("empty zone bound"))
+    ShardKey::from_values(values).ok_or_else(|| MongoError::bad_value("empty zone bound"))
 }

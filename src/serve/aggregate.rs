@@ -14,18 +14,18 @@ use super::cursors::{self, open_cursor};
 use super::query::{self, Projection, compare, get_path};
 use super::reply::{self, Answer, ok};
 use super::state::State;
-use crate::cluster::{ServerVersion, SimError};
+use crate::cluster::{MongoError, ServerVersion};
 
-pub(super) fn unknown_stage(name: &str) -> SimError {
-    SimError {
+pub(super) fn unknown_stage(name: &str) -> MongoError {
+    MongoError {
         code: 40324,
         code_name: "Location40324",
         message: format!("Unrecognized pipeline stage name: '{name}'"),
     }
 }
 
-fn bad(m: impl Into<String>) -> SimError {
-    SimError::bad_value(m)
+fn bad(m: impl Into<String>) -> MongoError {
+    MongoError::bad_value(m)
 }
 
 /// `aggregate`.
@@ -137,7 +137,10 @@ fn finish(state: &mut State, cmd: &Document, ns: &str, docs: Vec<Document>) -> A
     ))
 }
 
-pub(super) fn apply(stage: &Document, mut docs: Vec<Document>) -> Result<Vec<Document>, SimError> {
+pub(super) fn apply(
+    stage: &Document,
+    mut docs: Vec<Document>,
+) -> Result<Vec<Document>, MongoError> {
     let Some((name, arg)) = stage.iter().next() else {
         return Ok(docs);
     };
@@ -176,7 +179,7 @@ pub(super) fn apply(stage: &Document, mut docs: Vec<Document>) -> Result<Vec<Doc
     }
 }
 
-fn count_of(n: &Bson, stage: &str) -> Result<usize, SimError> {
+fn count_of(n: &Bson, stage: &str) -> Result<usize, MongoError> {
     match n {
         Bson::Int32(n) if *n >= 0 => Ok(*n as usize),
         Bson::Int64(n) if *n >= 0 => Ok(*n as usize),
@@ -187,7 +190,7 @@ fn count_of(n: &Bson, stage: &str) -> Result<usize, SimError> {
 
 /// Evaluates an expression: `"$path"`, `{$ifNull: [a, b]}`, `{$literal: v}`, a document of
 /// expressions, or a constant.
-fn eval(doc: &Document, expr: &Bson) -> Result<Bson, SimError> {
+fn eval(doc: &Document, expr: &Bson) -> Result<Bson, MongoError> {
     Ok(match expr {
         Bson::String(s) if s.starts_with('$') => {
             get_path(doc, &s[1..]).cloned().unwrap_or(Bson::Null)
@@ -205,7 +208,7 @@ fn eval(doc: &Document, expr: &Bson) -> Result<Bson, SimError> {
                 value
             }
             Some((op, _)) if op.starts_with('$') => {
-                return Err(SimError {
+                return Err(MongoError {
                     code: 168,
                     code_name: "InvalidPipelineOperator",
                     message: format!("Unrecognized expression '{op}'"),
@@ -223,7 +226,7 @@ fn eval(doc: &Document, expr: &Bson) -> Result<Bson, SimError> {
     })
 }
 
-fn project(spec: &Document, docs: &[Document]) -> Result<Vec<Document>, SimError> {
+fn project(spec: &Document, docs: &[Document]) -> Result<Vec<Document>, MongoError> {
     let computed = spec
         .iter()
         .any(|(_, v)| matches!(v, Bson::String(_) | Bson::Document(_)));
@@ -281,7 +284,7 @@ fn as_f64(b: &Bson) -> f64 {
     }
 }
 
-fn group(spec: &Document, docs: &[Document]) -> Result<Vec<Document>, SimError> {
+fn group(spec: &Document, docs: &[Document]) -> Result<Vec<Document>, MongoError> {
     let id_expr = spec
         .get("_id")
         .ok_or_else(|| bad("a group specification must include an _id"))?;
@@ -331,7 +334,7 @@ fn group(spec: &Document, docs: &[Document]) -> Result<Vec<Document>, SimError> 
                     Bson::Array(items)
                 }
                 (other, _) => {
-                    return Err(SimError {
+                    return Err(MongoError {
                         code: 15952,
                         code_name: "Location15952",
                         message: format!("unknown group operator '{other}'"),
@@ -375,10 +378,10 @@ fn sharded_data_distribution(state: &State) -> Vec<Document> {
 /// `$collStats: {storageStats: {}}` on a sharded collection through mongos: one document per
 /// shard that owns chunks, with the documents and bytes it owns (`count`, `size`, `avgObjSize`).
 /// Only those fields of `storageStats` are simulated.
-fn coll_stats(state: &State, ns: &str) -> Result<Vec<Document>, SimError> {
+fn coll_stats(state: &State, ns: &str) -> Result<Vec<Document>, MongoError> {
     let cluster = &state.sim.cluster;
     let Some(c) = cluster.collection(ns) else {
-        return Err(SimError::namespace_not_found(format!(
+        return Err(MongoError::namespace_not_found(format!(
             "Collection [{ns}] not found (shardtop serve keeps statistics of sharded collections only)"
         )));
     };

@@ -25,7 +25,7 @@ use bson::{Bson, DateTime, Document, Timestamp, doc};
 use super::query::get_path;
 use super::reply::{self, Answer, ok};
 use super::state::State;
-use crate::cluster::SimError;
+use crate::cluster::MongoError;
 
 /// Events kept for resuming; older ones are dropped.
 pub const HISTORY: usize = 100_000;
@@ -86,8 +86,8 @@ fn token(seq: u64) -> Document {
     doc! { "_data": format!("{seq:016X}") }
 }
 
-fn history_lost() -> SimError {
-    SimError {
+fn history_lost() -> MongoError {
+    MongoError {
         code: 286,
         code_name: "ChangeStreamHistoryLost",
         message: "Resume of change stream was not possible, as the resume point may no longer \
@@ -96,17 +96,17 @@ fn history_lost() -> SimError {
     }
 }
 
-fn parse_token(v: &Bson) -> Result<u64, SimError> {
+fn parse_token(v: &Bson) -> Result<u64, MongoError> {
     let Bson::Document(d) = v else {
         return Err(reply::type_mismatch("a resume token must be an object"));
     };
     match d.get("_data") {
         Some(Bson::String(s)) => u64::from_str_radix(s, 16).map_err(|_| {
-            SimError::bad_value(format!(
+            MongoError::bad_value(format!(
                 "resume token {s:?} was not issued by this shardtop serve"
             ))
         }),
-        _ => Err(SimError::bad_value(
+        _ => Err(MongoError::bad_value(
             "a resume token must hold a string _data",
         )),
     }
@@ -262,7 +262,7 @@ pub fn open(
             }
             Some((name, Bson::Document(_))) if name == "$project" => {}
             Some((name, _)) => {
-                return Err(SimError::illegal_operation(format!(
+                return Err(MongoError::illegal_operation(format!(
                     "{name} is not permitted in a $changeStream pipeline on shardtop serve \
                      (only $match and $project are applied)"
                 )));
@@ -301,7 +301,7 @@ pub fn open(
     let batch = match reply::opt_doc(cmd, "cursor")? {
         Some(c) => reply::opt_count(c, "batchSize")?.map_or(DEFAULT_BATCH, |n| n.max(0) as usize),
         None => {
-            return Err(SimError::bad_value("The 'cursor' option is required"));
+            return Err(MongoError::bad_value("The 'cursor' option is required"));
         }
     };
     let ns = coll.map_or_else(|| format!("{db}.$cmd.aggregate"), |c| format!("{db}.{c}"));
@@ -330,7 +330,7 @@ fn next_batch(
     store: &super::store::Store,
     s: &mut Stream,
     n: usize,
-) -> Result<Vec<Bson>, SimError> {
+) -> Result<Vec<Bson>, MongoError> {
     let mut out = Vec::new();
     let mut bytes = 0;
     if streams

@@ -9,7 +9,7 @@ use super::raw_reply::Reply;
 use super::reply::{self, Answer};
 use super::state::{Context, State};
 use super::{cursors, explain, handshake, sharding, updates, writes};
-use crate::cluster::SimError;
+use crate::cluster::MongoError;
 
 /// Commands that must be run against the admin database.
 const ADMIN_ONLY: &[&str] = &[
@@ -53,7 +53,7 @@ pub fn answer(state: &mut State, cmd: &Document, ctx: Context) -> Reply {
         _ => "admin".to_string(),
     };
     let result = if ADMIN_ONLY.contains(&name.as_str()) && db != "admin" {
-        Err(SimError {
+        Err(MongoError {
             code: 13,
             code_name: "Unauthorized",
             message: format!("{name} may only be run against the admin database."),
@@ -104,7 +104,7 @@ fn dispatch(
     db: &str,
     cmd: &Document,
     ctx: Context,
-) -> Result<Reply, SimError> {
+) -> Result<Reply, MongoError> {
     match name {
         "find" => cursors::find(state, db, cmd),
         "getMore" => cursors::get_more(state, cmd),
@@ -159,7 +159,7 @@ fn dispatch_doc(state: &mut State, name: &str, db: &str, cmd: &Document, ctx: Co
         "refineCollectionShardKey" => sharding::refine(state, cmd),
         "reshardCollection" => sharding::reshard(state, cmd),
         "createIndexes" => sharding::create_indexes(state, db, cmd),
-        _ => Err(SimError::command_not_found(format!(
+        _ => Err(MongoError::command_not_found(format!(
             "no such command: '{name}'"
         ))),
     }

@@ -12,12 +12,12 @@
 use bson::{Bson, DateTime, Document, doc};
 
 use super::state::State;
-use crate::cluster::{ServerVersion, SimError};
+use crate::cluster::{MongoError, ServerVersion};
 
 /// `$currentOp` with its options document.
-pub fn current_op(state: &State, options: &Bson) -> Result<Vec<Document>, SimError> {
+pub fn current_op(state: &State, options: &Bson) -> Result<Vec<Document>, MongoError> {
     let Bson::Document(options) = options else {
-        return Err(SimError {
+        return Err(MongoError {
             code: 40602,
             code_name: "Location40602",
             message: "$currentOp options must be specified in an object".into(),

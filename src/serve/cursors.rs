@@ -13,7 +13,7 @@ use super::query::{self, Projection};
 use super::raw_reply::Reply;
 use super::reply::{self, Answer, ok, opt_count, opt_doc};
 use super::state::State;
-use crate::cluster::SimError;
+use crate::cluster::MongoError;
 
 /// The first batch's default size, as servers use.
 const DEFAULT_BATCH: usize = 101;
@@ -123,7 +123,7 @@ pub fn select(
     sort: Option<&Document>,
     skip: Option<i64>,
     limit: Option<i64>,
-) -> Result<Vec<Document>, SimError> {
+) -> Result<Vec<Document>, MongoError> {
     if let Some(f) = filter {
         // Surface a bad filter even when there is nothing to match against.
         query::matches(&Document::new(), f)?;
@@ -151,7 +151,7 @@ pub fn select(
         query::sort(&mut docs, s)?;
     }
     let skip = usize::try_from(skip.unwrap_or(0))
-        .map_err(|_| SimError::bad_value("skip value must be non-negative"))?;
+        .map_err(|_| MongoError::bad_value("skip value must be non-negative"))?;
     docs.drain(..skip.min(docs.len()));
     if let Some(l) = limit.filter(|l| *l != 0) {
         docs.truncate(l.unsigned_abs() as usize);
@@ -186,7 +186,7 @@ fn cursor_reply(first: bool, batch: Batch, id: i64, ns: String) -> Reply {
 }
 
 /// `find`.
-pub fn find(state: &mut State, db: &str, cmd: &Document) -> Result<Reply, SimError> {
+pub fn find(state: &mut State, db: &str, cmd: &Document) -> Result<Reply, MongoError> {
     let coll = reply::first_string(cmd, "find")?;
     let filter = opt_doc(cmd, "filter")?;
     let projection = opt_doc(cmd, "projection")?
@@ -231,13 +231,13 @@ fn find_chunks(
     filter: Option<&Document>,
     projection: Option<Projection>,
     limit: Option<i64>,
-) -> Result<Reply, SimError> {
+) -> Result<Reply, MongoError> {
     if let Some(f) = filter {
         // Surface a bad filter even when there is nothing to match against.
         query::matches(&Document::new(), f)?;
     }
     let skip = usize::try_from(opt_count(cmd, "skip")?.unwrap_or(0))
-        .map_err(|_| SimError::bad_value("skip value must be non-negative"))?;
+        .map_err(|_| MongoError::bad_value("skip value must be non-negative"))?;
     let left = limit.filter(|l| *l != 0).map(|l| l.unsigned_abs() as usize);
     let mut rest = Rest::Chunks(Box::new(ChunkCursor::new(filter, projection, skip, left)));
     let batch = opt_count(cmd, "batchSize")?
@@ -255,7 +255,7 @@ fn find_chunks(
 }
 
 /// `getMore`.
-pub fn get_more(state: &mut State, cmd: &Document) -> Result<Reply, SimError> {
+pub fn get_more(state: &mut State, cmd: &Document) -> Result<Reply, MongoError> {
     let id = match cmd.get("getMore") {
         Some(Bson::Int64(id)) => *id,
         _ => {

@@ -10,11 +10,11 @@ use super::change_stream::{self, Change};
 use super::query;
 use super::state::State;
 use super::update_ops::Applied;
-use crate::cluster::{ServerVersion, SimError};
+use crate::cluster::{MongoError, ServerVersion};
 use crate::model::target;
 
 /// The insertion numbers of the kept documents of `ns` that match `q`, in natural order.
-pub fn matching(state: &State, ns: &str, q: &Document) -> Result<Vec<u64>, SimError> {
+pub fn matching(state: &State, ns: &str, q: &Document) -> Result<Vec<u64>, MongoError> {
     query::matches(&Document::new(), q)?;
     if let Some(id) =
         equality(q, "_id").filter(|_| !matches!(q.get("_id"), Some(Bson::Document(_))))
@@ -40,7 +40,7 @@ pub fn matching_sorted(
     ns: &str,
     q: &Document,
     sort: Option<&Document>,
-) -> Result<Vec<u64>, SimError> {
+) -> Result<Vec<u64>, MongoError> {
     let seqs = matching(state, ns, q)?;
     let Some(sort) = sort.filter(|s| !s.is_empty()) else {
         return Ok(seqs);
@@ -115,7 +115,7 @@ pub fn check_upsert_key(
     ns: &str,
     q: &Document,
     replacement: Option<&Document>,
-) -> Result<(), SimError> {
+) -> Result<(), MongoError> {
     let Some(paths) = key_paths(state, ns) else {
         return Ok(());
     };
@@ -125,7 +125,7 @@ pub fn check_upsert_key(
     if paths.iter().all(named) {
         return Ok(());
     }
-    Err(SimError {
+    Err(MongoError {
         code: 61,
         code_name: "ShardKeyNotFound",
         message: format!(
@@ -146,7 +146,7 @@ pub fn modify(
     seq: u64,
     applied: &Applied,
     replace: bool,
-) -> Result<bool, SimError> {
+) -> Result<bool, MongoError> {
     if !applied.changed() {
         return Ok(false);
     }
@@ -175,7 +175,7 @@ pub fn modify(
 
 /// Deletes the kept document `seq` of `ns`: out of the store, out of its chunk's counts, a
 /// delete event. Returns the document.
-pub fn remove(state: &mut State, ns: &str, seq: u64) -> Result<Option<Document>, SimError> {
+pub fn remove(state: &mut State, ns: &str, seq: u64) -> Result<Option<Document>, MongoError> {
     let Some(old) = state.store.get(ns, seq).cloned() else {
         return Ok(None);
     };

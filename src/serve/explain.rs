@@ -16,7 +16,7 @@ use bson::{Bson, Document, doc};
 use super::query;
 use super::reply::{self, Answer, ok, opt_doc};
 use super::state::State;
-use crate::cluster::SimError;
+use crate::cluster::MongoError;
 use crate::model::{ShardIdx, TargetKind, target};
 
 /// The verbosities `explain` accepts.
@@ -29,14 +29,14 @@ pub fn explain(state: &State, db: &str, cmd: &Document) -> Answer {
         None => "allPlansExecution".to_string(),
         Some(Bson::String(v)) if VERBOSITIES.contains(&v.as_str()) => v.clone(),
         Some(v) => {
-            return Err(SimError::bad_value(format!(
+            return Err(MongoError::bad_value(format!(
                 "Enumeration value '{v}' for field 'verbosity' is not a valid value."
             )));
         }
     };
     let name = explained.keys().next().cloned().unwrap_or_default();
     if name != "find" {
-        return Err(SimError::command_not_supported(format!(
+        return Err(MongoError::command_not_supported(format!(
             "shardtop serve explains find only, not '{name}'"
         )));
     }

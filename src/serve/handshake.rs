@@ -11,7 +11,7 @@ use bson::{Bson, DateTime, Document, doc};
 use super::config_db::{self, version_string};
 use super::reply::{Answer, ok};
 use super::state::{Context, State};
-use crate::cluster::SimError;
+use crate::cluster::MongoError;
 
 /// `hello`, `isMaster`, `ismaster`.
 pub fn hello(state: &State, cmd: &Document, ctx: Context, legacy_name: bool) -> Answer {
@@ -71,7 +71,7 @@ pub fn get_parameter(state: &State, cmd: &Document) -> Answer {
         .keys()
         .filter(|k| *k != "getParameter" && !k.starts_with('$') && *k != "lsid")
         .collect();
-    Err(SimError::invalid_options(format!(
+    Err(MongoError::invalid_options(format!(
         "no option found to get: {}",
         asked.first().map_or("", |s| s.as_str())
     )))
@@ -95,7 +95,7 @@ pub fn get_log(cmd: &Document) -> Answer {
         Some(Bson::String(s)) if s == "global" || s == "startupWarnings" => {
             Ok(ok(doc! { "totalLinesWritten": 0, "log": [] }))
         }
-        Some(Bson::String(s)) => Err(SimError::bad_value(format!("no RamLog named: {s}"))),
+        Some(Bson::String(s)) => Err(MongoError::bad_value(format!("no RamLog named: {s}"))),
         _ => Err(super::reply::type_mismatch(
             "Argument to getLog must be of type String",
         )),
@@ -277,7 +277,7 @@ pub fn list_indexes(state: &State, db: &str, cmd: &Document) -> Answer {
     } else if let Some(u) = state.unsharded.get(&ns) {
         docs.extend(u.indexes.iter().cloned().map(Bson::Document));
     } else if !collection_names(state, db).contains(&coll) {
-        return Err(SimError::namespace_not_found(format!(
+        return Err(MongoError::namespace_not_found(format!(
             "ns does not exist: {ns}"
         )));
     }

@@ -3,10 +3,10 @@
 
 use bson::{Bson, Document};
 
-use crate::cluster::SimError;
+use crate::cluster::MongoError;
 
-fn path_not_viable(path: &str, part: &str) -> SimError {
-    SimError {
+fn path_not_viable(path: &str, part: &str) -> MongoError {
+    MongoError {
         code: 28,
         code_name: "PathNotViable",
         message: format!("Cannot create field '{part}' in element {{{path}}}"),
@@ -14,7 +14,7 @@ fn path_not_viable(path: &str, part: &str) -> SimError {
 }
 
 /// Sets `value` at dotted `path`, creating embedded documents on the way.
-pub fn set_path(doc: &mut Document, path: &str, value: Bson) -> Result<(), SimError> {
+pub fn set_path(doc: &mut Document, path: &str, value: Bson) -> Result<(), MongoError> {
     match path.split_once('.') {
         None => {
             doc.insert(path, value);
@@ -38,7 +38,7 @@ fn set_in_array(
     path: &str,
     rest: &str,
     value: Bson,
-) -> Result<(), SimError> {
+) -> Result<(), MongoError> {
     let (index, after) = rest
         .split_once('.')
         .map_or((rest, None), |(i, a)| (i, Some(a)));
@@ -91,7 +91,7 @@ pub fn remove_path(doc: &mut Document, path: &str) {
 
 /// The document an upsert starts from: the query's equality conditions (top level, `$eq`, and
 /// inside `$and`), operators and `$`-fields left out.
-pub fn upsert_base(q: &Document) -> Result<Document, SimError> {
+pub fn upsert_base(q: &Document) -> Result<Document, MongoError> {
     let mut out = Document::new();
     for (k, v) in q {
         if k == "$and" {

@@ -7,11 +7,11 @@ use std::cmp::Ordering;
 
 use bson::{Bson, Document};
 
-use crate::cluster::SimError;
+use crate::cluster::MongoError;
 use crate::model::extjson::from_bson;
 
-fn bad_value(m: impl Into<String>) -> SimError {
-    SimError::bad_value(m)
+fn bad_value(m: impl Into<String>) -> MongoError {
+    MongoError::bad_value(m)
 }
 
 /// The value at a dotted path (through embedded documents).
@@ -37,7 +37,7 @@ fn same_type_bracket(a: &Bson, b: &Bson) -> bool {
 }
 
 /// Whether `doc` matches `filter`.
-pub fn matches(doc: &Document, filter: &Document) -> Result<bool, SimError> {
+pub fn matches(doc: &Document, filter: &Document) -> Result<bool, MongoError> {
     for (key, cond) in filter {
         let ok = match key.as_str() {
             "$and" => logical(doc, cond, "$and")?.iter().all(|x| *x),
@@ -56,7 +56,7 @@ pub fn matches(doc: &Document, filter: &Document) -> Result<bool, SimError> {
     Ok(true)
 }
 
-fn logical(doc: &Document, cond: &Bson, op: &str) -> Result<Vec<bool>, SimError> {
+fn logical(doc: &Document, cond: &Bson, op: &str) -> Result<Vec<bool>, MongoError> {
     let Bson::Array(items) = cond else {
         return Err(bad_value(format!("{op} must be an array")));
     };
@@ -83,7 +83,7 @@ fn is_operator_doc(cond: &Bson) -> Option<&Document> {
     }
 }
 
-fn field_matches(value: Option<&Bson>, cond: &Bson) -> Result<bool, SimError> {
+fn field_matches(value: Option<&Bson>, cond: &Bson) -> Result<bool, MongoError> {
     let Some(ops) = is_operator_doc(cond) else {
         return Ok(equals(value, cond));
     };
@@ -138,7 +138,7 @@ fn equals(value: Option<&Bson>, target: &Bson) -> bool {
         .any(|c| compare(c, target) == Ordering::Equal && same_type_bracket(c, target))
 }
 
-fn in_list(value: Option<&Bson>, list: &Bson) -> Result<bool, SimError> {
+fn in_list(value: Option<&Bson>, list: &Bson) -> Result<bool, MongoError> {
     let Bson::Array(items) = list else {
         return Err(bad_value("$in needs an array"));
     };
@@ -156,7 +156,7 @@ fn ordered(value: Option<&Bson>, target: &Bson, test: fn(Ordering) -> bool) -> b
 }
 
 /// Sorts by a `{field: 1|-1, …}` specification (missing fields sort as null).
-pub fn sort(docs: &mut [Document], spec: &Document) -> Result<(), SimError> {
+pub fn sort(docs: &mut [Document], spec: &Document) -> Result<(), MongoError> {
     let keys = spec
         .iter()
         .map(|(k, v)| match v {
@@ -194,7 +194,7 @@ pub struct Projection {
 }
 
 impl Projection {
-    pub fn parse(spec: &Document) -> Result<Self, SimError> {
+    pub fn parse(spec: &Document) -> Result<Self, MongoError> {
         let mut include: Option<bool> = None;
         let mut fields = Vec::new();
         let mut keep_id = true;
@@ -210,7 +210,7 @@ impl Projection {
                 continue;
             }
             if include.is_some_and(|i| i != on) {
-                return Err(SimError {
+                return Err(MongoError {
                     code: 31254,
                     code_name: "Location31254",
                     message: format!(

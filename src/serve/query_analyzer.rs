@@ -15,7 +15,7 @@ use bson::{Bson, Document, doc};
 
 use super::reply::{self, Answer, ok};
 use super::state::State;
-use crate::cluster::{ServerVersion, SimError};
+use crate::cluster::{MongoError, ServerVersion};
 
 const KEEP: usize = 100_000;
 const EXPIRE_SECS: i64 = 7 * 24 * 3600;
@@ -38,7 +38,7 @@ pub struct QueryAnalyzers {
 /// `configureQueryAnalyzer: ns, mode: "full"|"off", samplesPerSecond`.
 pub fn configure(state: &mut State, cmd: &Document) -> Answer {
     if state.sim.cluster.version < ServerVersion::V7_0 {
-        return Err(SimError::command_not_found(
+        return Err(MongoError::command_not_found(
             "no such command: 'configureQueryAnalyzer'",
         ));
     }
@@ -52,7 +52,7 @@ pub fn configure(state: &mut State, cmd: &Document) -> Answer {
     let new = match reply::string_arg(cmd, "mode")?.as_str() {
         "off" => {
             if cmd.contains_key("samplesPerSecond") {
-                return Err(SimError::invalid_options(
+                return Err(MongoError::invalid_options(
                     "Cannot specify 'samplesPerSecond' when 'mode' is 'off'",
                 ));
             }
@@ -65,13 +65,13 @@ pub fn configure(state: &mut State, cmd: &Document) -> Answer {
                 Some(Bson::Int32(r)) => f64::from(*r),
                 Some(Bson::Int64(r)) => *r as f64,
                 _ => {
-                    return Err(SimError::invalid_options(
+                    return Err(MongoError::invalid_options(
                         "Missing 'samplesPerSecond' when 'mode' is 'full'",
                     ));
                 }
             };
             if !(rate > 0.0 && rate <= 50.0) {
-                return Err(SimError::invalid_options(
+                return Err(MongoError::invalid_options(
                     "'samplesPerSecond' must be greater than 0 and at most 50",
                 ));
             }
@@ -85,7 +85,7 @@ pub fn configure(state: &mut State, cmd: &Document) -> Answer {
             d
         }
         other => {
-            return Err(SimError::bad_value(format!(
+            return Err(MongoError::bad_value(format!(
                 "Enumeration value '{other}' for field 'configureQueryAnalyzer.mode' is not a valid value."
             )));
         }
@@ -208,7 +208,7 @@ fn collection_uuid(state: &State, ns: &str) -> Bson {
 }
 
 /// `$listSampledQueries: {namespace?}` (7.0+).
-pub fn list(state: &State, spec: &Bson) -> Result<Vec<Document>, SimError> {
+pub fn list(state: &State, spec: &Bson) -> Result<Vec<Document>, MongoError> {
     if state.sim.cluster.version < ServerVersion::V7_0 {
         return Err(super::aggregate::unknown_stage("$listSampledQueries"));
     }
@@ -223,7 +223,7 @@ pub fn list(state: &State, spec: &Bson) -> Result<Vec<Document>, SimError> {
             }
         },
         _ => {
-            return Err(SimError::bad_value(
+            return Err(MongoError::bad_value(
                 "$listSampledQueries must be given a document",
             ));
         }

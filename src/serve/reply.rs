@@ -3,10 +3,10 @@
 
 use bson::{Bson, Document, doc};
 
-use crate::cluster::SimError;
+use crate::cluster::MongoError;
 
 /// A handler's answer: a reply document, or an error reply.
-pub type Answer = Result<Document, SimError>;
+pub type Answer = Result<Document, MongoError>;
 
 /// `reply` with `ok: 1.0` appended.
 pub fn ok(mut reply: Document) -> Document {
@@ -15,13 +15,13 @@ pub fn ok(mut reply: Document) -> Document {
 }
 
 /// `{ok: 0, errmsg, code, codeName}`.
-pub fn error(e: &SimError) -> Document {
+pub fn error(e: &MongoError) -> Document {
     doc! { "ok": 0.0, "errmsg": e.message.clone(), "code": e.code, "codeName": e.code_name }
 }
 
 /// `FailedToParse` (9).
-pub fn failed_to_parse(m: impl Into<String>) -> SimError {
-    SimError {
+pub fn failed_to_parse(m: impl Into<String>) -> MongoError {
+    MongoError {
         code: 9,
         code_name: "FailedToParse",
         message: m.into(),
@@ -29,8 +29,8 @@ pub fn failed_to_parse(m: impl Into<String>) -> SimError {
 }
 
 /// `TypeMismatch` (14).
-pub fn type_mismatch(m: impl Into<String>) -> SimError {
-    SimError {
+pub fn type_mismatch(m: impl Into<String>) -> MongoError {
+    MongoError {
         code: 14,
         code_name: "TypeMismatch",
         message: m.into(),
@@ -38,8 +38,8 @@ pub fn type_mismatch(m: impl Into<String>) -> SimError {
 }
 
 /// `CursorNotFound` (43).
-pub fn cursor_not_found(id: i64) -> SimError {
-    SimError {
+pub fn cursor_not_found(id: i64) -> MongoError {
+    MongoError {
         code: 43,
         code_name: "CursorNotFound",
         message: format!("cursor id {id} not found"),
@@ -47,8 +47,8 @@ pub fn cursor_not_found(id: i64) -> SimError {
 }
 
 /// `InvalidNamespace` (73).
-pub fn invalid_namespace(m: impl Into<String>) -> SimError {
-    SimError {
+pub fn invalid_namespace(m: impl Into<String>) -> MongoError {
+    MongoError {
         code: 73,
         code_name: "InvalidNamespace",
         message: m.into(),
@@ -56,7 +56,7 @@ pub fn invalid_namespace(m: impl Into<String>) -> SimError {
 }
 
 /// The string value of the command's first field (a collection or namespace name).
-pub fn first_string(cmd: &Document, name: &str) -> Result<String, SimError> {
+pub fn first_string(cmd: &Document, name: &str) -> Result<String, MongoError> {
     match cmd.iter().next().map(|(_, v)| v) {
         Some(Bson::String(s)) if !s.is_empty() => Ok(s.clone()),
         _ => Err(type_mismatch(format!(
@@ -66,7 +66,7 @@ pub fn first_string(cmd: &Document, name: &str) -> Result<String, SimError> {
 }
 
 /// A required string argument.
-pub fn string_arg(cmd: &Document, field: &str) -> Result<String, SimError> {
+pub fn string_arg(cmd: &Document, field: &str) -> Result<String, MongoError> {
     match cmd.get(field) {
         Some(Bson::String(s)) => Ok(s.clone()),
         Some(_) => Err(type_mismatch(format!(
@@ -77,7 +77,7 @@ pub fn string_arg(cmd: &Document, field: &str) -> Result<String, SimError> {
 }
 
 /// A required document argument.
-pub fn doc_arg<'a>(cmd: &'a Document, field: &str) -> Result<&'a Document, SimError> {
+pub fn doc_arg<'a>(cmd: &'a Document, field: &str) -> Result<&'a Document, MongoError> {
     match cmd.get(field) {
         Some(Bson::Document(d)) => Ok(d),
         Some(_) => Err(type_mismatch(format!(
@@ -88,7 +88,7 @@ pub fn doc_arg<'a>(cmd: &'a Document, field: &str) -> Result<&'a Document, SimEr
 }
 
 /// An optional document argument.
-pub fn opt_doc<'a>(cmd: &'a Document, field: &str) -> Result<Option<&'a Document>, SimError> {
+pub fn opt_doc<'a>(cmd: &'a Document, field: &str) -> Result<Option<&'a Document>, MongoError> {
     match cmd.get(field) {
         None | Some(Bson::Null) => Ok(None),
         Some(Bson::Document(d)) => Ok(Some(d)),
@@ -99,7 +99,7 @@ pub fn opt_doc<'a>(cmd: &'a Document, field: &str) -> Result<Option<&'a Document
 }
 
 /// An optional non-negative integer argument (int32, int64 or integral double).
-pub fn opt_count(cmd: &Document, field: &str) -> Result<Option<i64>, SimError> {
+pub fn opt_count(cmd: &Document, field: &str) -> Result<Option<i64>, MongoError> {
     let n = match cmd.get(field) {
         None | Some(Bson::Null) => return Ok(None),
         Some(Bson::Int32(n)) => i64::from(*n),
@@ -125,8 +125,8 @@ pub fn flag(cmd: &Document, field: &str) -> bool {
     }
 }
 
-fn missing(field: &str) -> SimError {
-    SimError {
+fn missing(field: &str) -> MongoError {
+    MongoError {
         code: 40414,
         code_name: "Location40414",
         message: format!("BSON field '{field}' is missing but a required field"),

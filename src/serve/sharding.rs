@@ -12,17 +12,17 @@ use bson::{Bson, Document, doc};
 use super::reply::{self, Answer, doc_arg, flag, ok, opt_count, string_arg};
 use super::state::State;
 use crate::cluster::event::MigrationReason;
-use crate::cluster::{ServerVersion, SimError};
+use crate::cluster::{MongoError, ServerVersion};
 use crate::model::{KeyPattern, ShardIdx, ShardKey};
 use crate::sim::collection_balancing::BalancingRequest;
 use crate::sim::drain::RemoveShardState;
 use crate::sim::ops::ShardCollectionOptions;
 
-fn pattern(d: &Document) -> Result<KeyPattern, SimError> {
-    KeyPattern::parse(d).map_err(|e| SimError::bad_value(e.0))
+fn pattern(d: &Document) -> Result<KeyPattern, MongoError> {
+    KeyPattern::parse(d).map_err(|e| MongoError::bad_value(e.0))
 }
 
-fn ns_arg(cmd: &Document, name: &str) -> Result<String, SimError> {
+fn ns_arg(cmd: &Document, name: &str) -> Result<String, MongoError> {
     let ns = reply::first_string(cmd, name)?;
     if !ns.contains('.') {
         return Err(reply::invalid_namespace(format!(
@@ -32,25 +32,25 @@ fn ns_arg(cmd: &Document, name: &str) -> Result<String, SimError> {
     Ok(ns)
 }
 
-fn key_pattern_of(state: &State, ns: &str) -> Result<KeyPattern, SimError> {
+fn key_pattern_of(state: &State, ns: &str) -> Result<KeyPattern, MongoError> {
     let c = state.sim.coll(ns)?;
     Ok(state.sim.cluster.collections[c].pattern.clone())
 }
 
 /// A chunk bound given as a document of the shard key's fields.
-fn bound(p: &KeyPattern, d: &Document) -> Result<ShardKey, SimError> {
+fn bound(p: &KeyPattern, d: &Document) -> Result<ShardKey, MongoError> {
     p.bound_from_document(d)
-        .map_err(|e| SimError::bad_value(e.0))
+        .map_err(|e| MongoError::bad_value(e.0))
 }
 
 /// `bounds: [min, max]`.
-fn bounds(cmd: &Document, p: &KeyPattern) -> Result<(ShardKey, ShardKey), SimError> {
+fn bounds(cmd: &Document, p: &KeyPattern) -> Result<(ShardKey, ShardKey), MongoError> {
     match cmd.get("bounds") {
         Some(Bson::Array(a)) if a.len() == 2 => match (&a[0], &a[1]) {
             (Bson::Document(min), Bson::Document(max)) => Ok((bound(p, min)?, bound(p, max)?)),
-            _ => Err(SimError::bad_value("bounds must hold two documents")),
+            _ => Err(MongoError::bad_value("bounds must hold two documents")),
         },
-        _ => Err(SimError::bad_value(
+        _ => Err(MongoError::bad_value(
             "bounds must be an array of two documents [min, max]",
         )),
     }
@@ -69,7 +69,7 @@ pub fn enable_sharding(state: &mut State, cmd: &Document) -> Answer {
             .sim
             .cluster
             .shard_index(s)
-            .ok_or_else(|| SimError::shard_not_found(format!("Shard {s} not found")))?,
+            .ok_or_else(|| MongoError::shard_not_found(format!("Shard {s} not found")))?,
         _ => ShardIdx(0),
     };
     state.sim.cluster.databases.entry(db).or_insert(primary);
@@ -161,7 +161,7 @@ pub fn update_zone_key_range(state: &mut State, cmd: &Document) -> Answer {
     let zone = match cmd.get("zone") {
         Some(Bson::String(z)) => Some(z.clone()),
         Some(Bson::Null) => None,
-        _ => return Err(SimError::bad_value("zone must be a string or null")),
+        _ => return Err(MongoError::bad_value("zone must be a string or null")),
     };
     state
         .sim
@@ -176,13 +176,13 @@ pub fn split(state: &mut State, cmd: &Document) -> Answer {
     if let Some(Bson::Document(middle)) = cmd.get("middle") {
         state.sim.split_at(&ns, bound(&p, middle)?)?;
     } else if let Some(Bson::Document(find)) = cmd.get("find") {
-        let key = p.extract(find).map_err(|e| SimError::bad_value(e.0))?;
+        let key = p.extract(find).map_err(|e| MongoError::bad_value(e.0))?;
         state.sim.split_find(&ns, &key)?;
     } else if cmd.contains_key("bounds") {
         let (min, _) = bounds(cmd, &p)?;
         state.sim.split_find(&ns, &min)?;
     } else {
-        return Err(SimError::bad_value(
+        return Err(MongoError::bad_value(
             "need to specify find, bounds or middle",
         ));
     }
@@ -195,7 +195,7 @@ pub fn move_chunk(state: &mut State, cmd: &Document) -> Answer {
     let to = string_arg(cmd, "to")?;
     let p = key_pattern_of(state, &ns)?;
     let key = if let Some(Bson::Document(find)) = cmd.get("find") {
-        p.extract(find).map_err(|e| SimError::bad_value(e.0))?
+        p.extract(find).map_err(|e| MongoError::bad_value(e.0))?
     } else {
         bounds(cmd, &p)?.0
     };
@@ -236,7 +236,7 @@ pub fn configure_collection_balancing(state: &mut State, cmd: &Document) -> Answ
         Some(Bson::Int64(n)) if *n >= 0 => Some(*n as u64),
         Some(Bson::Double(n)) if *n >= 0.0 && n.fract() == 0.0 => Some(*n as u64),
         Some(_) => {
-            return Err(SimError::bad_value(
+            return Err(MongoError::bad_value(
                 "chunkSize must be a non-negative whole number of MiB",
             ));
         }

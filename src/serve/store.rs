@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 
 use bson::{Bson, Document};
 
-use crate::cluster::SimError;
+use crate::cluster::MongoError;
 use crate::model::KeyValue;
 use crate::model::extjson::from_bson;
 
@@ -55,8 +55,8 @@ pub enum Kept {
 }
 
 /// E11000 on the `_id` index, as a server words it.
-pub fn duplicate_key(ns: &str, id: &Bson) -> SimError {
-    SimError {
+pub fn duplicate_key(ns: &str, id: &Bson) -> MongoError {
+    MongoError {
         code: 11000,
         code_name: "DuplicateKey",
         message: format!(
@@ -119,7 +119,7 @@ impl Store {
         ns: &str,
         doc: Document,
         bytes: u64,
-    ) -> Result<(Kept, bool), SimError> {
+    ) -> Result<(Kept, bool), MongoError> {
         let id = doc.get("_id").cloned().unwrap_or(Bson::Null);
         if self.has_id(ns, &id) {
             return Err(duplicate_key(ns, &id));

@@ -12,7 +12,7 @@ use bson::{Bson, Document};
 
 use super::paths::{remove_path, set_path};
 use super::query::{compare, get_path};
-use crate::cluster::SimError;
+use crate::cluster::MongoError;
 
 /// A parsed `u`.
 pub enum Update {
@@ -49,12 +49,12 @@ const OPERATORS: &[&str] = &[
     "$pop",
 ];
 
-fn failed_to_parse(m: impl Into<String>) -> SimError {
+fn failed_to_parse(m: impl Into<String>) -> MongoError {
     super::reply::failed_to_parse(m)
 }
 
-fn err(code: i32, code_name: &'static str, m: impl Into<String>) -> SimError {
-    SimError {
+fn err(code: i32, code_name: &'static str, m: impl Into<String>) -> MongoError {
+    MongoError {
         code,
         code_name,
         message: m.into(),
@@ -62,7 +62,7 @@ fn err(code: i32, code_name: &'static str, m: impl Into<String>) -> SimError {
 }
 
 /// Reads `u` (the update statement's `u`, or findAndModify's `update`).
-pub fn parse(u: Option<&Bson>) -> Result<Update, SimError> {
+pub fn parse(u: Option<&Bson>) -> Result<Update, MongoError> {
     match u {
         Some(Bson::Document(u)) if u.keys().next().is_some_and(|k| k.starts_with('$')) => {
             let mut seen: Vec<&str> = Vec::new();
@@ -104,7 +104,7 @@ pub fn parse(u: Option<&Bson>) -> Result<Update, SimError> {
             }
             Ok(Update::Replace(u.clone()))
         }
-        Some(Bson::Array(_)) => Err(SimError::command_not_supported(
+        Some(Bson::Array(_)) => Err(MongoError::command_not_supported(
             "shardtop serve does not carry out pipeline-style updates",
         )),
         _ => Err(failed_to_parse(
@@ -133,7 +133,7 @@ fn type_name(b: &Bson) -> &'static str {
     }
 }
 
-fn immutable_id(id: &Bson) -> SimError {
+fn immutable_id(id: &Bson) -> MongoError {
     err(
         66,
         "ImmutableField",
@@ -146,7 +146,7 @@ fn immutable_id(id: &Bson) -> SimError {
 
 /// Applies `u` to `doc`; `inserting` when the document is an upsert's new one (`$setOnInsert`
 /// applies then only).
-pub fn apply(doc: &Document, u: &Update, inserting: bool) -> Result<Applied, SimError> {
+pub fn apply(doc: &Document, u: &Update, inserting: bool) -> Result<Applied, MongoError> {
     match u {
         Update::Replace(r) => {
             let mut out = Document::new();
@@ -269,7 +269,7 @@ fn operate(
     before: Option<&Bson>,
     arg: &Bson,
     doc: &Document,
-) -> Result<Option<Bson>, SimError> {
+) -> Result<Option<Bson>, MongoError> {
     let id = doc.get("_id").cloned().unwrap_or(Bson::Null);
     let non_numeric = |what: &str, v: &Bson| {
         err(
@@ -361,7 +361,7 @@ fn push(
     before: Option<&Bson>,
     arg: &Bson,
     id: &Bson,
-) -> Result<Bson, SimError> {
+) -> Result<Bson, MongoError> {
     let mut items = match before {
         None => Vec::new(),
         Some(Bson::Array(a)) => a.clone(),
@@ -400,7 +400,7 @@ mod tests {
     use super::*;
 
     #[allow(clippy::needless_pass_by_value)] // called with `doc!` literals
-    fn run(d: Document, u: Document) -> Result<Applied, SimError> {
+    fn run(d: Document, u: Document) -> Result<Applied, MongoError> {
         apply(&d, &parse(Some(&Bson::Document(u)))?, false)
     }
 

@@ -22,7 +22,7 @@ use super::reply::{self, Answer, ok};
 use super::state::State;
 use super::update_ops::{self, Update};
 use super::writes::{each_statement, insert_one, refuse_generated, write_reply};
-use crate::cluster::{ServerVersion, SimError};
+use crate::cluster::{MongoError, ServerVersion};
 
 /// What one update statement did.
 #[derive(Default)]
@@ -57,7 +57,7 @@ pub fn update(state: &mut State, db: &str, cmd: &Document) -> Answer {
                 data::check_upsert_key(state, ns, q, replacement)?;
             }
             if !multi && !targets_one(state, ns, q) {
-                return Err(SimError::invalid_options(format!(
+                return Err(MongoError::invalid_options(format!(
                     "A {{multi:false}} update on a sharded collection must contain an exact match \
                      on _id (and have the collection default collation) or contain the shard key \
                      (and have the simple collation). Update request: {stmt}, shard key pattern: {}",
@@ -94,7 +94,7 @@ fn apply(
     multi: bool,
     upsert: bool,
     sort: Option<&Document>,
-) -> Result<Outcome, SimError> {
+) -> Result<Outcome, MongoError> {
     if multi && matches!(u, Update::Replace(_)) {
         return Err(reply::failed_to_parse(
             "multi update is not supported for replacement-style update",
@@ -140,12 +140,12 @@ fn apply(
             .any(|p| super::query::get_path(&old, p) != super::query::get_path(&applied.doc, p));
         if key_changed {
             if multi {
-                return Err(SimError::invalid_options(
+                return Err(MongoError::invalid_options(
                     "Multi-update operations are not allowed when updating the shard key field.",
                 ));
             }
             if state.sim.cluster.version < ServerVersion::V7_0 && !has_full_key(state, ns, q) {
-                return Err(SimError {
+                return Err(MongoError {
                     code: 31025,
                     code_name: "Location31025",
                     message: "Shard key update is not allowed without specifying the full shard \
@@ -171,7 +171,7 @@ pub fn delete(state: &mut State, db: &str, cmd: &Document) -> Answer {
     Ok(write_reply(n, errors))
 }
 
-fn delete_one_stmt(state: &mut State, ns: &str, stmt: &Document) -> Result<i32, SimError> {
+fn delete_one_stmt(state: &mut State, ns: &str, stmt: &Document) -> Result<i32, MongoError> {
     let q = reply::doc_arg(stmt, "q")?;
     let limit = match reply::opt_count(stmt, "limit")? {
         None | Some(0) => 0,
@@ -183,7 +183,7 @@ fn delete_one_stmt(state: &mut State, ns: &str, stmt: &Document) -> Result<i32, 
         }
     };
     if limit == 1 && !targets_one(state, ns, q) {
-        return Err(SimError {
+        return Err(MongoError {
             code: 61,
             code_name: "ShardKeyNotFound",
             message: format!(
@@ -227,7 +227,7 @@ pub fn find_and_modify(state: &mut State, db: &str, cmd: &Document) -> Answer {
     }
     let sharded = state.sim.cluster.collection_index(&ns).is_some();
     if sharded && state.sim.cluster.version < ServerVersion::V7_0 && !has_full_key(state, &ns, q) {
-        return Err(SimError {
+        return Err(MongoError {
             code: 61,
             code_name: "ShardKeyNotFound",
             message: "Query for sharded findAndModify must contain the shard key".into(),

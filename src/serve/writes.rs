@@ -12,7 +12,7 @@ use super::query::get_path;
 use super::reply::{self, Answer, ok};
 use super::state::State;
 use super::store::duplicate_key;
-use crate::cluster::SimError;
+use crate::cluster::MongoError;
 use crate::model::KeyValue;
 use crate::model::extjson::from_bson;
 
@@ -27,9 +27,9 @@ pub fn field_value(d: &Document, path: &str) -> Result<KeyValue, String> {
 }
 
 /// Refuses writes to the generated `config` and `admin` databases.
-pub fn refuse_generated(db: &str, coll: &str) -> Result<(), SimError> {
+pub fn refuse_generated(db: &str, coll: &str) -> Result<(), MongoError> {
     if db == "config" || db == "admin" {
-        return Err(SimError {
+        return Err(MongoError {
             code: 13,
             code_name: "Unauthorized",
             message: format!(
@@ -41,7 +41,7 @@ pub fn refuse_generated(db: &str, coll: &str) -> Result<(), SimError> {
 }
 
 /// A write error entry of a write command's reply.
-pub fn write_error(index: usize, e: &SimError) -> Bson {
+pub fn write_error(index: usize, e: &MongoError) -> Bson {
     let mut d = doc! { "index": index as i32, "code": e.code, "codeName": e.code_name, "errmsg": e.message.clone() };
     if e.code == 11000 {
         d.insert("keyPattern", doc! { "_id": 1 });
@@ -57,8 +57,8 @@ pub fn each_statement(
     db: &str,
     cmd: &Document,
     (name, field): (&str, &str),
-    mut one: impl FnMut(&mut State, &str, usize, &Document) -> Result<i32, SimError>,
-) -> Result<(i32, Vec<Bson>), SimError> {
+    mut one: impl FnMut(&mut State, &str, usize, &Document) -> Result<i32, MongoError>,
+) -> Result<(i32, Vec<Bson>), MongoError> {
     let coll = reply::first_string(cmd, name)?;
     refuse_generated(db, &coll)?;
     let Some(Bson::Array(statements)) = cmd.get(field) else {
@@ -120,11 +120,11 @@ pub fn with_id(mut d: Document) -> Document {
 
 /// Inserts one document into `ns` (insert, or an upsert's insert): `_id`, duplicate check,
 /// routing into the simulator, the store, the change event. Returns the document as kept.
-pub fn insert_one(state: &mut State, ns: &str, d: Document) -> Result<Document, SimError> {
+pub fn insert_one(state: &mut State, ns: &str, d: Document) -> Result<Document, MongoError> {
     let d = with_id(d);
     let id = d.get("_id").cloned().unwrap_or(Bson::Null);
     if matches!(id, Bson::Array(_)) {
-        return Err(SimError::bad_value("can't use an array for _id"));
+        return Err(MongoError::bad_value("can't use an array for _id"));
     }
     if state.store.has_id(ns, &id) {
         return Err(duplicate_key(ns, &id));
@@ -132,7 +132,7 @@ pub fn insert_one(state: &mut State, ns: &str, d: Document) -> Result<Document, 
     let bytes = crate::wire::document_len(&d) as u64;
     let c = state.sim.cluster.collection_index(ns);
     match c {
-        Some(c) => route(state, c, &d, bytes).map_err(SimError::bad_value)?,
+        Some(c) => route(state, c, &d, bytes).map_err(MongoError::bad_value)?,
         None => state.unsharded.entry(ns.to_string()).or_default().count += 1,
     }
     let (_, first_dropped) = state.store.insert(ns, d.clone(), bytes)?;

@@ -3,12 +3,12 @@
 use super::engine::Simulator;
 use super::scenario::{Action, Op};
 use super::setup::{document_of, pattern_of};
-use crate::cluster::error::SimError;
+use crate::cluster::error::MongoError;
 use crate::model::ShardKey;
 
 impl Simulator {
     /// Carries out one scheduled action.
-    pub(super) fn apply_action(&mut self, action: &Action) -> Result<(), SimError> {
+    pub(super) fn apply_action(&mut self, action: &Action) -> Result<(), MongoError> {
         match &action.op {
             Op::AddShard { id, capacity } => self.add_shard(id, *capacity).map(|_| ()),
             Op::BalancerStart {} => {
@@ -65,23 +65,23 @@ impl Simulator {
                 self.merge_chunks(ns, &min, &max)
             }
             Op::CreateIndex { ns, key, unique } => {
-                let key = pattern_of(key, "key").map_err(SimError::bad_value)?;
+                let key = pattern_of(key, "key").map_err(MongoError::bad_value)?;
                 self.create_index(ns, key, *unique)
             }
             Op::AddShardToZone { shard, zone } => self.add_shard_to_zone(shard, zone),
             Op::RemoveShardFromZone { shard, zone } => self.remove_shard_from_zone(shard, zone),
             Op::UpdateZoneKeyRange { ns, min, max, zone } => {
-                let min = document_of(min, "min").map_err(SimError::bad_value)?;
-                let max = document_of(max, "max").map_err(SimError::bad_value)?;
+                let min = document_of(min, "min").map_err(MongoError::bad_value)?;
+                let max = document_of(max, "max").map_err(MongoError::bad_value)?;
                 self.update_zone_key_range(ns, &min, &max, zone.as_deref())
             }
             Op::UpdateShardKey { ns, find, set } => {
-                let find = document_of(find, "find").map_err(SimError::bad_value)?;
-                let set = document_of(set, "set").map_err(SimError::bad_value)?;
+                let find = document_of(find, "find").map_err(MongoError::bad_value)?;
+                let set = document_of(set, "set").map_err(MongoError::bad_value)?;
                 self.update_shard_key(ns, &find, &set)
             }
             Op::DropIndex { ns, key } => {
-                let key = pattern_of(key, "key").map_err(SimError::bad_value)?;
+                let key = pattern_of(key, "key").map_err(MongoError::bad_value)?;
                 self.drop_index(ns, &key)
             }
             Op::ReshardCollection {
@@ -89,32 +89,32 @@ impl Simulator {
                 key,
                 num_initial_chunks,
             } => {
-                let key = pattern_of(key, "key").map_err(SimError::bad_value)?;
+                let key = pattern_of(key, "key").map_err(MongoError::bad_value)?;
                 self.reshard_collection(ns, key, *num_initial_chunks)
             }
             Op::RefineCollectionShardKey { ns, key } => {
-                let key = pattern_of(key, "key").map_err(SimError::bad_value)?;
+                let key = pattern_of(key, "key").map_err(MongoError::bad_value)?;
                 self.refine_shard_key(ns, key)
             }
         }
     }
 
-    fn bound(&self, ns: &str, value: &serde_json::Value) -> Result<ShardKey, SimError> {
+    fn bound(&self, ns: &str, value: &serde_json::Value) -> Result<ShardKey, MongoError> {
         let c = self.coll(ns)?;
-        let doc = document_of(value, "bound").map_err(SimError::bad_value)?;
+        let doc = document_of(value, "bound").map_err(MongoError::bad_value)?;
         self.cluster.collections[c]
             .pattern
             .bound_from_document(&doc)
-            .map_err(|e| SimError::bad_value(e.0))
+            .map_err(|e| MongoError::bad_value(e.0))
     }
 
-    fn extracted(&self, ns: &str, value: &serde_json::Value) -> Result<ShardKey, SimError> {
+    fn extracted(&self, ns: &str, value: &serde_json::Value) -> Result<ShardKey, MongoError> {
         let c = self.coll(ns)?;
-        let doc = document_of(value, "find").map_err(SimError::bad_value)?;
+        let doc = document_of(value, "find").map_err(MongoError::bad_value)?;
         self.cluster.collections[c]
             .pattern
             .extract(&doc)
-            .map_err(|e| SimError::bad_value(e.0))
+            .map_err(|e| MongoError::bad_value(e.0))
     }
 }
 
@@ -127,7 +127,7 @@ impl Simulator {
         bounds: Option<&[serde_json::Value; 2]>,
         to: &str,
         force_jumbo: bool,
-    ) -> Result<(), SimError> {
+    ) -> Result<(), MongoError> {
         let key = match (find, bounds) {
             (Some(find), None) => self.extracted(ns, find)?,
             (None, Some([min, max])) => {
@@ -136,7 +136,7 @@ impl Simulator {
                 min
             }
             _ => {
-                return Err(SimError::invalid_options(
+                return Err(MongoError::invalid_options(
                     "moveChunk needs exactly one of find and bounds",
                 ));
             }

@@ -7,7 +7,7 @@
 
 use super::engine::{ROUND_INTERVAL_MS, Simulator};
 use crate::cluster::balancer::{Migration, RoundInProgress};
-use crate::cluster::error::SimError;
+use crate::cluster::error::MongoError;
 use crate::cluster::event::{EventKind, MigrationRange, MigrationReason};
 use crate::model::{ShardIdx, ShardKey};
 use crate::units::human_bytes;
@@ -158,7 +158,7 @@ impl Simulator {
         end: Option<&ShardKey>,
         to: ShardIdx,
         reason: MigrationReason,
-    ) -> Result<(), SimError> {
+    ) -> Result<(), MongoError> {
         let coll = &self.cluster.collections[c];
         let chunk = coll.table.chunk(i);
         let (min, from) = (chunk.min.clone(), chunk.info.shard);
@@ -194,7 +194,7 @@ impl Simulator {
             bytes: stats.bytes,
         });
         if stats.bytes > limit && reason != MigrationReason::ManualForce {
-            let error = SimError::chunk_too_big(format!(
+            let error = MongoError::chunk_too_big(format!(
                 "Cannot move chunk: the maximum chunk size is {} and the range holds {} ({} documents)",
                 human_bytes(chunk_size),
                 human_bytes(stats.bytes),
@@ -299,7 +299,7 @@ impl Simulator {
                 if in_round && let Some(r) = self.balancer.round.as_mut() {
                     r.failed += 1;
                 }
-                let error = SimError::illegal_operation(e.to_string());
+                let error = MongoError::illegal_operation(e.to_string());
                 self.emit(EventKind::MigrationFailed {
                     range: m.range(),
                     error,

@@ -8,7 +8,7 @@
 use super::engine::Simulator;
 use crate::cluster::CollectionBalancing;
 use crate::cluster::ServerVersion;
-use crate::cluster::error::SimError;
+use crate::cluster::error::MongoError;
 use crate::cluster::event::EventKind;
 
 /// What a `configureCollectionBalancing` command asks for.
@@ -25,21 +25,21 @@ impl Simulator {
         &mut self,
         ns: &str,
         req: BalancingRequest,
-    ) -> Result<(), SimError> {
+    ) -> Result<(), MongoError> {
         let v = self.cluster.version;
         if v < ServerVersion::new(5, 3) {
-            return Err(SimError::command_not_found(
+            return Err(MongoError::command_not_found(
                 "no such command: 'configureCollectionBalancing'",
             ));
         }
         if req.enable_auto_merger.is_some() && v < ServerVersion::V7_0 {
-            return Err(SimError::unknown_field(
+            return Err(MongoError::unknown_field(
                 "BSON field 'configureCollectionBalancing.enableAutoMerger' is an unknown field.",
             ));
         }
         let c = self.coll(ns)?;
         if req.defragment {
-            return Err(SimError::command_not_supported(
+            return Err(MongoError::command_not_supported(
                 "defragmentCollection is not simulated by shardtop",
             ));
         }
@@ -50,7 +50,7 @@ impl Simulator {
             Some(mb) if mb <= 1024 => balancing.max_chunk_size_bytes = Some(mb << 20),
             // The wording of this refusal is ours (unverified against the server's).
             Some(_) => {
-                return Err(SimError::invalid_options(
+                return Err(MongoError::invalid_options(
                     "chunkSize must be between 1 and 1024 MB, or 0 for the cluster's chunk size",
                 ));
             }

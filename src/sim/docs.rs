@@ -17,7 +17,7 @@
 use bson::{Bson, Document};
 
 use super::engine::Simulator;
-use crate::cluster::error::SimError;
+use crate::cluster::error::MongoError;
 use crate::cluster::event::EventKind;
 use crate::model::extjson::from_bson;
 use crate::model::{ChunkStats, KeyValue, ShardKey};
@@ -38,14 +38,14 @@ fn path_value<'a>(d: &'a Document, path: &str) -> Option<&'a Bson> {
 impl Simulator {
     /// The shard key of document `d` in collection `c` (a missing field is null; an array is
     /// refused as the server refuses it).
-    pub fn shard_key_of(&self, c: usize, d: &Document) -> Result<ShardKey, SimError> {
+    pub fn shard_key_of(&self, c: usize, d: &Document) -> Result<ShardKey, MongoError> {
         let pattern = &self.cluster.collections[c].pattern;
         let mut values = Vec::new();
         for f in pattern.fields() {
             values.push(match path_value(d, &f.path) {
                 None => KeyValue::Null,
                 Some(Bson::Array(_)) => {
-                    return Err(SimError::bad_value(format!(
+                    return Err(MongoError::bad_value(format!(
                         "Shard key cannot contain an array value, found one at field '{}'",
                         f.path
                     )));
@@ -53,7 +53,9 @@ impl Simulator {
                 Some(v) => from_bson(v),
             });
         }
-        pattern.key_of(values).map_err(|e| SimError::bad_value(e.0))
+        pattern
+            .key_of(values)
+            .map_err(|e| MongoError::bad_value(e.0))
     }
 
     /// The values of the kept fields of `d`, when collection `c` keeps them.
@@ -80,7 +82,12 @@ impl Simulator {
     }
 
     /// Deletes document `d` (counted with `bytes` when inserted) from sharded collection `c`.
-    pub fn delete_document(&mut self, c: usize, d: &Document, bytes: u64) -> Result<(), SimError> {
+    pub fn delete_document(
+        &mut self,
+        c: usize,
+        d: &Document,
+        bytes: u64,
+    ) -> Result<(), MongoError> {
         let key = self.shard_key_of(c, d)?;
         if let Some(values) = self.kept_values(c, d)
             && let Some(at) = self.kept_entry(c, &values, bytes)
@@ -106,7 +113,7 @@ impl Simulator {
         old: &Document,
         new: &Document,
         bytes: u64,
-    ) -> Result<bool, SimError> {
+    ) -> Result<bool, MongoError> {
         let from = self.shard_key_of(c, old)?;
         let to = self.shard_key_of(c, new)?;
         if let (Some(old_values), Some(new_values)) =

@@ -6,7 +6,7 @@
 //! calling `removeShard`), and databases whose primary it was move to another shard then.
 
 use super::engine::Simulator;
-use crate::cluster::error::SimError;
+use crate::cluster::error::MongoError;
 use crate::cluster::event::EventKind;
 use crate::model::ShardIdx;
 
@@ -35,24 +35,24 @@ impl Simulator {
     }
 
     /// `removeShard`: starts draining, or reports progress.
-    pub fn remove_shard(&mut self, id: &str) -> Result<RemoveShardState, SimError> {
+    pub fn remove_shard(&mut self, id: &str) -> Result<RemoveShardState, MongoError> {
         let s = self
             .cluster
             .shard_index(id)
             .filter(|s| !self.cluster.shards[s.index()].removed)
-            .ok_or_else(|| SimError::shard_not_found(format!("Shard {id} not found")))?;
+            .ok_or_else(|| MongoError::shard_not_found(format!("Shard {id} not found")))?;
         if self.cluster.shards[s.index()].shard.draining {
             let (chunks, jumbo) = self.owned_chunks(s);
             return Ok(RemoveShardState::Ongoing { chunks, jumbo });
         }
         let live = self.cluster.shards.iter().filter(|x| !x.removed).count();
         if live <= 1 {
-            return Err(SimError::illegal_operation(
+            return Err(MongoError::illegal_operation(
                 "Operation not allowed because it would remove the last shard",
             ));
         }
         if self.cluster.shards.iter().any(|x| x.shard.draining) {
-            return Err(SimError::conflicting_operation(
+            return Err(MongoError::conflicting_operation(
                 "Can't have more than one draining shard at a time",
             ));
         }

@@ -5,7 +5,7 @@
 use super::engine::Simulator;
 use super::ops::{is_field_name_prefix, is_prefix};
 use crate::cluster::Index;
-use crate::cluster::error::SimError;
+use crate::cluster::error::MongoError;
 use crate::cluster::event::EventKind;
 use crate::model::KeyPattern;
 
@@ -16,11 +16,11 @@ impl Simulator {
         ns: &str,
         key: KeyPattern,
         unique: bool,
-    ) -> Result<(), SimError> {
+    ) -> Result<(), MongoError> {
         let c = self.coll(ns)?;
         let coll = &mut self.cluster.collections[c];
         if unique && !is_field_name_prefix(&coll.pattern, &key) {
-            return Err(SimError::cannot_create_index(format!(
+            return Err(MongoError::cannot_create_index(format!(
                 "cannot create index with 'unique' or 'prepareUnique' option over {key} with shard key pattern {} and collation {{}}",
                 coll.pattern
             )));
@@ -37,21 +37,21 @@ impl Simulator {
     }
 
     /// `dropIndexes` of the index with key pattern `key`.
-    pub fn drop_index(&mut self, ns: &str, key: &KeyPattern) -> Result<(), SimError> {
+    pub fn drop_index(&mut self, ns: &str, key: &KeyPattern) -> Result<(), MongoError> {
         let c = self.coll(ns)?;
         let coll = &mut self.cluster.collections[c];
         let Some(at) = coll.indexes.iter().position(|i| i.key == *key) else {
-            return Err(SimError::index_not_found(format!(
+            return Err(MongoError::index_not_found(format!(
                 "can't find index with key: {}",
                 key.server_text()
             )));
         };
         if key.len() == 1 && &*key.fields()[0].path == "_id" && !key.fields()[0].hashed {
-            return Err(SimError::invalid_options("cannot drop _id index"));
+            return Err(MongoError::invalid_options("cannot drop _id index"));
         }
         let supports = |i: &Index| is_prefix(&coll.pattern, &i.key);
         if supports(&coll.indexes[at]) && coll.indexes.iter().filter(|i| supports(i)).count() == 1 {
-            return Err(SimError::cannot_drop_shard_key_index(
+            return Err(MongoError::cannot_drop_shard_key_index(
                 "cannot drop the only shard key index",
             ));
         }

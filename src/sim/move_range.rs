@@ -8,18 +8,18 @@
 //! separate `split` event just before the migration (the same chunks, one more version bump).
 
 use super::engine::Simulator;
-use crate::cluster::error::SimError;
+use crate::cluster::error::MongoError;
 use crate::cluster::event::{MigrationReason, SplitCause};
 use crate::model::ShardKey;
 
 impl Simulator {
     /// Refuses `[min, max)` unless it is exactly one chunk (`moveChunk` with `bounds`).
-    pub fn exact_chunk(&self, ns: &str, min: &ShardKey, max: &ShardKey) -> Result<(), SimError> {
+    pub fn exact_chunk(&self, ns: &str, min: &ShardKey, max: &ShardKey) -> Result<(), MongoError> {
         let c = self.coll(ns)?;
         let table = &self.cluster.collections[c].table;
         let chunk = table.chunk(table.route(min));
         if chunk.min != min || chunk.max != max {
-            return Err(SimError::invalid_options(
+            return Err(MongoError::invalid_options(
                 "moveChunk bounds must be the bounds of one chunk",
             ));
         }
@@ -34,9 +34,11 @@ impl Simulator {
         max: Option<&ShardKey>,
         to: &str,
         force_jumbo: bool,
-    ) -> Result<(), SimError> {
+    ) -> Result<(), MongoError> {
         if self.cluster.version < crate::cluster::ServerVersion::V6_0 {
-            return Err(SimError::command_not_found("no such command: 'moveRange'"));
+            return Err(MongoError::command_not_found(
+                "no such command: 'moveRange'",
+            ));
         }
         let c = self.coll(ns)?;
         let to = self.shard(to)?;
@@ -44,13 +46,13 @@ impl Simulator {
         let (i, start, end) = self.range_of(c, min, max)?;
         let from = self.cluster.collections[c].table.chunk(i).info.shard;
         if from == to {
-            return Err(SimError::illegal_operation(
+            return Err(MongoError::illegal_operation(
                 "the range is already on that shard",
             ));
         }
         let busy = self.busy_shards();
         if busy[from.index()] || busy[to.index()] {
-            return Err(SimError::conflicting_operation(
+            return Err(MongoError::conflicting_operation(
                 "a shard involved is already in a migration",
             ));
         }
@@ -74,7 +76,7 @@ impl Simulator {
         c: usize,
         min: Option<&ShardKey>,
         max: Option<&ShardKey>,
-    ) -> Result<(usize, ShardKey, Option<ShardKey>), SimError> {
+    ) -> Result<(usize, ShardKey, Option<ShardKey>), MongoError> {
         let coll = &self.cluster.collections[c];
         let chunk_size = self.cluster.chunk_size_of(c);
         match (min, max) {
@@ -84,7 +86,7 @@ impl Simulator {
                 if let Some(max) = max
                     && (max <= min || max > chunk.max)
                 {
-                    return Err(SimError::invalid_options(
+                    return Err(MongoError::invalid_options(
                         "moveRange: [min, max) must lie inside one chunk",
                     ));
                 }
@@ -98,7 +100,7 @@ impl Simulator {
                 let mut i = coll.table.route(max);
                 if coll.table.chunk(i).min == max {
                     if i == 0 {
-                        return Err(SimError::invalid_options(
+                        return Err(MongoError::invalid_options(
                             "moveRange: no range ends at the collection's lower bound",
                         ));
                     }
@@ -112,7 +114,7 @@ impl Simulator {
                 let end = (max < chunk.max).then(|| max.clone());
                 Ok((i, start, end))
             }
-            (None, None) => Err(SimError::invalid_options(
+            (None, None) => Err(MongoError::invalid_options(
                 "moveRange needs min, max or both",
             )),
         }

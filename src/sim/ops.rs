@@ -3,7 +3,7 @@
 //! addShard, createIndexes and refineCollectionShardKey — with MongoDB's refusals.
 
 use super::engine::Simulator;
-use crate::cluster::error::SimError;
+use crate::cluster::error::MongoError;
 use crate::cluster::event::{EventKind, MigrationReason, SplitCause};
 use crate::cluster::{Collection, Index, ShardState};
 use crate::model::{
@@ -23,23 +23,23 @@ pub struct ShardCollectionOptions {
 
 impl Simulator {
     /// Index of a sharded collection, or NamespaceNotSharded.
-    pub fn coll(&self, ns: &str) -> Result<usize, SimError> {
+    pub fn coll(&self, ns: &str) -> Result<usize, MongoError> {
         self.cluster
             .collection_index(ns)
-            .ok_or_else(|| SimError::namespace_not_sharded(format!("{ns} is not sharded")))
+            .ok_or_else(|| MongoError::namespace_not_sharded(format!("{ns} is not sharded")))
     }
 
-    pub(super) fn shard(&self, id: &str) -> Result<ShardIdx, SimError> {
+    pub(super) fn shard(&self, id: &str) -> Result<ShardIdx, MongoError> {
         self.cluster
             .shard_index(id)
             .filter(|s| !self.cluster.shards[s.index()].removed)
-            .ok_or_else(|| SimError::shard_not_found(format!("Shard {id} not found")))
+            .ok_or_else(|| MongoError::shard_not_found(format!("Shard {id} not found")))
     }
 
     /// `addShard`: a new, empty shard.
-    pub fn add_shard(&mut self, id: &str, capacity: f64) -> Result<ShardIdx, SimError> {
+    pub fn add_shard(&mut self, id: &str, capacity: f64) -> Result<ShardIdx, MongoError> {
         if self.cluster.shard_index(id).is_some() {
-            return Err(SimError::illegal_operation(format!(
+            return Err(MongoError::illegal_operation(format!(
                 "a shard named {id} already exists"
             )));
         }
@@ -65,17 +65,17 @@ impl Simulator {
         ns: &str,
         key: KeyPattern,
         opts: &ShardCollectionOptions,
-    ) -> Result<(), SimError> {
+    ) -> Result<(), MongoError> {
         if !ns.contains('.') || ns.starts_with('.') || ns.ends_with('.') {
-            return Err(SimError::bad_value(format!("Invalid namespace {ns}")));
+            return Err(MongoError::bad_value(format!("Invalid namespace {ns}")));
         }
         if self.cluster.collection_index(ns).is_some() {
-            return Err(SimError::already_sharded(format!(
+            return Err(MongoError::already_sharded(format!(
                 "sharding already enabled for collection {ns}"
             )));
         }
         if opts.unique && key.hashed_field().is_some() {
-            return Err(SimError::invalid_options(
+            return Err(MongoError::invalid_options(
                 "hashed shard keys cannot be declared unique.",
             ));
         }
@@ -104,7 +104,7 @@ impl Simulator {
                 0,
                 Index {
                     key: KeyPattern::parse_json(r#"{"_id": 1}"#)
-                        .map_err(|e| SimError::bad_value(e.0))?,
+                        .map_err(|e| MongoError::bad_value(e.0))?,
                     unique: true,
                 },
             );
@@ -168,7 +168,7 @@ impl Simulator {
     }
 
     /// `split` with `middle`: splits the chunk containing `point` at `point`.
-    pub fn split_at(&mut self, ns: &str, point: ShardKey) -> Result<(), SimError> {
+    pub fn split_at(&mut self, ns: &str, point: ShardKey) -> Result<(), MongoError> {
         let c = self.coll(ns)?;
         self.refuse_if_resharding(c)?;
         let i = self.cluster.collections[c].table.route(&point);
@@ -177,7 +177,7 @@ impl Simulator {
     }
 
     /// `split` with `find` (`sh.splitFind`): splits the chunk containing `key` at its median.
-    pub fn split_find(&mut self, ns: &str, key: &ShardKey) -> Result<(), SimError> {
+    pub fn split_find(&mut self, ns: &str, key: &ShardKey) -> Result<(), MongoError> {
         let c = self.coll(ns)?;
         let i = self.cluster.collections[c].table.route(key);
         self.refuse_if_migrating(c, i)?;
@@ -186,8 +186,9 @@ impl Simulator {
         if let Some(point) = coll.keys.median(chunk.min, chunk.max) {
             return self.split_chunk(c, i, vec![point], SplitCause::Command);
         }
-        let error =
-            SimError::cannot_split("Unable to find median in chunk because chunk is indivisible.");
+        let error = MongoError::cannot_split(
+            "Unable to find median in chunk because chunk is indivisible.",
+        );
         let (min, max, shard) = (chunk.min.clone(), chunk.max.clone(), chunk.info.shard);
         self.emit(EventKind::SplitFailed {
             ns: ns.to_string(),
@@ -200,9 +201,9 @@ impl Simulator {
     }
 
     /// Chunk operations wait for a resharding of the collection to end.
-    pub(super) fn refuse_if_resharding(&self, c: usize) -> Result<(), SimError> {
+    pub(super) fn refuse_if_resharding(&self, c: usize) -> Result<(), MongoError> {
         if self.cluster.collections[c].resharding.is_some() {
-            return Err(SimError::conflicting_operation(format!(
+            return Err(MongoError::conflicting_operation(format!(
                 "{} is being resharded",
                 self.cluster.collections[c].ns
             )));
@@ -210,7 +211,7 @@ impl Simulator {
         Ok(())
     }
 
-    pub(super) fn refuse_if_migrating(&self, c: usize, i: usize) -> Result<(), SimError> {
+    pub(super) fn refuse_if_migrating(&self, c: usize, i: usize) -> Result<(), MongoError> {
         let coll = &self.cluster.collections[c];
         let min = coll.table.chunk(i).min;
         if self
@@ -219,7 +220,7 @@ impl Simulator {
             .iter()
             .any(|m| m.ns == coll.ns && m.min == *min)
         {
-            return Err(SimError::conflicting_operation(
+            return Err(MongoError::conflicting_operation(
                 "the chunk is being migrated",
             ));
         }
@@ -233,7 +234,7 @@ impl Simulator {
         i: usize,
         points: Vec<ShardKey>,
         cause: SplitCause,
-    ) -> Result<(), SimError> {
+    ) -> Result<(), MongoError> {
         self.flush_writes(c);
         let coll = &mut self.cluster.collections[c];
         let chunk = coll.table.chunk(i);
@@ -253,7 +254,7 @@ impl Simulator {
         distribute_writes(&mut pieces, whole);
         coll.table
             .split(i, &points, &pieces)
-            .map_err(|e| SimError::cannot_split(e.to_string()))?;
+            .map_err(|e| MongoError::cannot_split(e.to_string()))?;
         let ns = coll.ns.clone();
         self.emit(EventKind::Split {
             ns,
@@ -367,7 +368,7 @@ impl Simulator {
         ns: &str,
         min: &ShardKey,
         max: &ShardKey,
-    ) -> Result<(), SimError> {
+    ) -> Result<(), MongoError> {
         let c = self.coll(ns)?;
         let coll = &mut self.cluster.collections[c];
         let first = coll.table.find_by_min(min);
@@ -377,7 +378,7 @@ impl Simulator {
             coll.table.find_by_min(max)
         };
         let (Some(first), Some(end)) = (first, end) else {
-            return Err(SimError::illegal_operation(
+            return Err(MongoError::illegal_operation(
                 "could not merge chunks: the bounds are not chunk boundaries",
             ));
         };
@@ -386,7 +387,7 @@ impl Simulator {
         let shard = coll.table.chunk(first).info.shard;
         coll.table
             .merge(first..end)
-            .map_err(|e| SimError::illegal_operation(format!("could not merge chunks: {e}")))?;
+            .map_err(|e| MongoError::illegal_operation(format!("could not merge chunks: {e}")))?;
         let ns = coll.ns.clone();
         self.emit(EventKind::Merge {
             ns,
@@ -405,20 +406,20 @@ impl Simulator {
         key: &ShardKey,
         upto: Option<&ShardKey>,
         to: &str,
-    ) -> Result<(), SimError> {
+    ) -> Result<(), MongoError> {
         let c = self.coll(ns)?;
         let to = self.shard(to)?;
         self.refuse_if_resharding(c)?;
         let i = self.cluster.collections[c].table.route(key);
         let from = self.cluster.collections[c].table.chunk(i).info.shard;
         if from == to {
-            return Err(SimError::illegal_operation(
+            return Err(MongoError::illegal_operation(
                 "the chunk is already on that shard",
             ));
         }
         let busy = self.busy_shards();
         if busy[from.index()] || busy[to.index()] {
-            return Err(SimError::conflicting_operation(
+            return Err(MongoError::conflicting_operation(
                 "a shard involved is already in a migration",
             ));
         }
@@ -432,14 +433,14 @@ impl Simulator {
         ns: &str,
         key: &ShardKey,
         to: &str,
-    ) -> Result<(), SimError> {
+    ) -> Result<(), MongoError> {
         let c = self.coll(ns)?;
         let to = self.shard(to)?;
         let i = self.cluster.collections[c].table.route(key);
         let from = self.cluster.collections[c].table.chunk(i).info.shard;
         let busy = self.busy_shards();
         if from == to || busy[from.index()] || busy[to.index()] {
-            return Err(SimError::conflicting_operation(
+            return Err(MongoError::conflicting_operation(
                 "the chunk is on that shard or a shard involved is in a migration",
             ));
         }
@@ -455,9 +456,9 @@ impl Simulator {
     }
 
     /// `config.settings` chunksize, in MB (1..=1024).
-    pub fn set_chunk_size_mb(&mut self, mb: u64) -> Result<(), SimError> {
+    pub fn set_chunk_size_mb(&mut self, mb: u64) -> Result<(), MongoError> {
         if !(1..=1024).contains(&mb) {
-            return Err(SimError::bad_value(
+            return Err(MongoError::bad_value(
                 "chunksize must be between 1 and 1024 MB",
             ));
         }
@@ -469,25 +470,25 @@ impl Simulator {
     /// `refineCollectionShardKey`: the new key must extend the current one with suffix fields and
     /// have a supporting index. Bounds gain MinKey for the new fields, jumbo flags are cleared and
     /// the collection gets a new epoch; no data moves.
-    pub fn refine_shard_key(&mut self, ns: &str, key: KeyPattern) -> Result<(), SimError> {
+    pub fn refine_shard_key(&mut self, ns: &str, key: KeyPattern) -> Result<(), MongoError> {
         let c = self.coll(ns)?;
         let coll = &self.cluster.collections[c];
         if !is_prefix(&coll.pattern, &key)
             || key.len() <= coll.pattern.len()
             || key.hashed_field() != coll.pattern.hashed_field()
         {
-            return Err(SimError::invalid_options(format!(
+            return Err(MongoError::invalid_options(format!(
                 "refineCollectionShardKey shard key {key} does not extend the current shard key {}",
                 coll.pattern
             )));
         }
         if !coll.indexes.iter().any(|i| is_prefix(&key, &i.key)) {
-            return Err(SimError::invalid_options(
+            return Err(MongoError::invalid_options(
                 "Please create an index that starts with the proposed shard key before refining the collection's shard key.",
             ));
         }
         let Some(store) = coll.docs.clone() else {
-            return Err(SimError::illegal_operation(
+            return Err(MongoError::illegal_operation(
                 "the simulator did not keep this collection's documents (scenario: keepDocuments)",
             ));
         };
@@ -503,7 +504,7 @@ impl Simulator {
         self.flush_writes(c);
         let coll = &mut self.cluster.collections[c];
         coll.refine_key(key.clone())
-            .map_err(|e| SimError::illegal_operation(e.to_string()))?;
+            .map_err(|e| MongoError::illegal_operation(e.to_string()))?;
         coll.keys.rebuild(entries);
         for w in &mut self.workloads {
             if w.coll_ns == ns {

@@ -15,7 +15,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use crate::cluster::ShardState;
-use crate::cluster::error::SimError;
+use crate::cluster::error::MongoError;
 use crate::model::{
     KeyPattern, KeyValue, RoutingTable, ShardIdx, ShardKey, ZoneRange, ZoneRanges,
     hashed_split_points,
@@ -28,14 +28,14 @@ fn live(shards: &[ShardState]) -> Vec<ShardIdx> {
         .collect()
 }
 
-fn check_bounds(pattern: &KeyPattern, hashed: usize, zones: &ZoneRanges) -> Result<(), SimError> {
+fn check_bounds(pattern: &KeyPattern, hashed: usize, zones: &ZoneRanges) -> Result<(), MongoError> {
     if hashed == 0 {
         let whole = zones.len() == 1
             && zones
                 .iter()
                 .all(|r| r.min == pattern.global_min() && r.max == pattern.global_max());
         if !whole {
-            return Err(SimError::invalid_options(
+            return Err(MongoError::invalid_options(
                 "presplitHashedZones with a hashed-prefix shard key needs exactly one zone range, covering [MinKey, MaxKey)",
             ));
         }
@@ -48,7 +48,7 @@ fn check_bounds(pattern: &KeyPattern, hashed: usize, zones: &ZoneRanges) -> Resu
             .all(|v| !matches!(v, KeyValue::MinKey | KeyValue::MaxKey));
         let rest_ok = values[hashed..].iter().all(|v| **v == KeyValue::MinKey);
         if !prefix_ok || !rest_ok {
-            return Err(SimError::invalid_options(format!(
+            return Err(MongoError::invalid_options(format!(
                 "presplitHashedZones: the lower bound of zone {}'s range must give the fields before the hashed field and MinKey from the hashed field on",
                 r.zone
             )));
@@ -83,14 +83,14 @@ pub fn presplit_hashed_zones(
     zones: &ZoneRanges,
     shards: &[ShardState],
     num_initial_chunks: Option<u32>,
-) -> Result<RoutingTable, SimError> {
+) -> Result<RoutingTable, MongoError> {
     let hashed = pattern.hashed_field().ok_or_else(|| {
-        SimError::invalid_options(
+        MongoError::invalid_options(
             "presplitHashedZones is only supported for a shard key with a hashed field",
         )
     })?;
     if zones.is_empty() {
-        return Err(SimError::invalid_options(
+        return Err(MongoError::invalid_options(
             "presplitHashedZones needs zone ranges defined for the namespace before shardCollection (updateZoneKeyRange)",
         ));
     }
@@ -124,7 +124,7 @@ pub fn presplit_hashed_zones(
             })
             .collect();
         if members.is_empty() {
-            return Err(SimError::zone_not_found(format!(
+            return Err(MongoError::zone_not_found(format!(
                 "zone {} has no shard",
                 r.zone
             )));

@@ -21,7 +21,7 @@
 //! abort); none is lost.
 
 use super::engine::Simulator;
-use crate::cluster::error::SimError;
+use crate::cluster::error::MongoError;
 use crate::cluster::event::EventKind;
 use crate::cluster::resharding::{BlockedWrite, CriticalSection, NewChunk, Resharding};
 use crate::model::{KeyPattern, KeyValue};
@@ -41,39 +41,39 @@ impl Simulator {
         ns: &str,
         key: KeyPattern,
         num_initial_chunks: Option<u32>,
-    ) -> Result<(), SimError> {
+    ) -> Result<(), MongoError> {
         if self.cluster.version < crate::cluster::ServerVersion::V5_0 {
-            return Err(SimError::command_not_found(
+            return Err(MongoError::command_not_found(
                 "no such command: 'reshardCollection'",
             ));
         }
         let c = self.coll(ns)?;
         let coll = &self.cluster.collections[c];
         if coll.resharding.is_some() {
-            return Err(SimError::reshard_collection_in_progress(format!(
+            return Err(MongoError::reshard_collection_in_progress(format!(
                 "a resharding operation is already in progress for {ns}"
             )));
         }
         if num_initial_chunks == Some(0) {
-            return Err(SimError::bad_value("numInitialChunks must be at least 1"));
+            return Err(MongoError::bad_value("numInitialChunks must be at least 1"));
         }
         if key == coll.pattern {
             return Ok(());
         }
         let Some(store) = coll.docs.as_ref() else {
-            return Err(SimError::illegal_operation(
+            return Err(MongoError::illegal_operation(
                 "the simulator did not keep this collection's documents (scenario: keepDocuments)",
             ));
         };
         let docs = store.docs.len() as u64;
-        let id = KeyPattern::parse_json(r#"{"_id": 1}"#).map_err(|e| SimError::bad_value(e.0))?;
+        let id = KeyPattern::parse_json(r#"{"_id": 1}"#).map_err(|e| MongoError::bad_value(e.0))?;
         let conflict = coll
             .indexes
             .iter()
             .find(|i| i.unique && i.key != id && !super::ops::is_field_name_prefix(&key, &i.key));
         if let Some(index) = conflict {
             let recipient = self.recipients().first().copied().unwrap_or(ShardIdx(0));
-            let error = SimError::invalid_options(format!(
+            let error = MongoError::invalid_options(format!(
                 "Recipient shard {} reached an unrecoverable error :: caused by :: can't shard collection '{ns}' with unique index on {}, proposed shard key {} and collation {{}}. Uniqueness can't be maintained unless shard key is a prefix and has simple collation",
                 self.cluster.shard_id(recipient),
                 index.key.server_text(),
@@ -143,7 +143,7 @@ impl Simulator {
                 }
                 Some(cs) if now >= cs.ends_ms => {
                     if cs.times_out {
-                        let error = SimError::resharding_critical_section_timeout(
+                        let error = MongoError::resharding_critical_section_timeout(
                             "Resharding critical section timed out.",
                         );
                         self.abort_resharding(c, error);
@@ -157,7 +157,7 @@ impl Simulator {
     }
 
     /// Ends resharding collection `c` with an error: the old layout stays.
-    fn abort_resharding(&mut self, c: usize, error: SimError) {
+    fn abort_resharding(&mut self, c: usize, error: MongoError) {
         let coll = &mut self.cluster.collections[c];
         let Some(r) = coll.resharding.take() else {
             return;
@@ -215,7 +215,7 @@ impl Simulator {
             .is_err()
         {
             coll.resharding = Some(r);
-            let error = SimError::illegal_operation("could not build the new routing table");
+            let error = MongoError::illegal_operation("could not build the new routing table");
             self.abort_resharding(c, error);
             return;
         }

@@ -9,7 +9,7 @@
 use bson::Document;
 
 use super::engine::Simulator;
-use crate::cluster::error::SimError;
+use crate::cluster::error::MongoError;
 use crate::cluster::event::EventKind;
 use crate::model::{ChunkStats, ShardKey};
 
@@ -21,18 +21,18 @@ impl Simulator {
         ns: &str,
         find: &Document,
         set: &Document,
-    ) -> Result<(), SimError> {
+    ) -> Result<(), MongoError> {
         let c = self.coll(ns)?;
         let coll = &self.cluster.collections[c];
         let Some(store) = coll.docs.as_ref() else {
-            return Err(SimError::illegal_operation(
+            return Err(MongoError::illegal_operation(
                 "the simulator did not keep this collection's documents (scenario: keepDocuments)",
             ));
         };
         let field = |name: &str| store.fields.iter().position(|f| f == name);
         let mut wanted = Vec::new();
         for (name, value) in find {
-            let k = field(name).ok_or_else(|| SimError::bad_value(format!("no field {name}")))?;
+            let k = field(name).ok_or_else(|| MongoError::bad_value(format!("no field {name}")))?;
             wanted.push((k, crate::model::extjson::from_bson(value)));
         }
         let Some(d) = store
@@ -40,18 +40,18 @@ impl Simulator {
             .iter()
             .position(|(values, _)| wanted.iter().all(|(k, v)| values[*k] == *v))
         else {
-            return Err(SimError::bad_value(format!("no document matches {find}")));
+            return Err(MongoError::bad_value(format!("no document matches {find}")));
         };
         let (old_values, bytes) = store.docs[d].clone();
         let mut new_values = old_values.clone();
         for (name, value) in set {
-            let k = field(name).ok_or_else(|| SimError::bad_value(format!("no field {name}")))?;
+            let k = field(name).ok_or_else(|| MongoError::bad_value(format!("no field {name}")))?;
             new_values[k] = crate::model::extjson::from_bson(value);
         }
         let key_of = |values: &[crate::model::KeyValue]| {
             coll.pattern
                 .key_of(store.values_for(&coll.pattern, values))
-                .map_err(|e| SimError::bad_value(e.0))
+                .map_err(|e| MongoError::bad_value(e.0))
         };
         let (from, to) = (key_of(&old_values)?, key_of(&new_values)?);
         self.flush_writes(c);

@@ -3,18 +3,18 @@
 //! straddle a zone boundary.
 
 use super::engine::Simulator;
-use crate::cluster::error::SimError;
+use crate::cluster::error::MongoError;
 use crate::cluster::event::{EventKind, SplitCause};
 use crate::cluster::zones::zone_bound;
 use crate::model::{KeyValue, ShardKey, ZoneError};
 
 impl Simulator {
     /// `addShardToZone`.
-    pub fn add_shard_to_zone(&mut self, shard: &str, zone: &str) -> Result<(), SimError> {
+    pub fn add_shard_to_zone(&mut self, shard: &str, zone: &str) -> Result<(), MongoError> {
         let s = self
             .cluster
             .shard_index(shard)
-            .ok_or_else(|| SimError::shard_not_found(format!("Shard {shard} not found")))?;
+            .ok_or_else(|| MongoError::shard_not_found(format!("Shard {shard} not found")))?;
         if self.cluster.shards[s.index()]
             .shard
             .zones
@@ -31,11 +31,11 @@ impl Simulator {
 
     /// `removeShardFromZone`: refused (ZoneStillInUse) for the zone's last shard while a range
     /// still uses the zone.
-    pub fn remove_shard_from_zone(&mut self, shard: &str, zone: &str) -> Result<(), SimError> {
+    pub fn remove_shard_from_zone(&mut self, shard: &str, zone: &str) -> Result<(), MongoError> {
         let s = self
             .cluster
             .shard_index(shard)
-            .ok_or_else(|| SimError::shard_not_found(format!("Shard {shard} not found")))?;
+            .ok_or_else(|| MongoError::shard_not_found(format!("Shard {shard} not found")))?;
         let others = self
             .cluster
             .shards
@@ -48,7 +48,7 @@ impl Simulator {
             .iter()
             .any(|c| c.zones.iter().any(|r| r.zone == zone));
         if !others && used && self.cluster.shards[s.index()].shard.zones.contains(zone) {
-            return Err(SimError::zone_still_in_use(format!(
+            return Err(MongoError::zone_still_in_use(format!(
                 "cannot remove shard {shard} from zone {zone}: it is the zone's last shard and ranges still use the zone"
             )));
         }
@@ -71,7 +71,7 @@ impl Simulator {
         min: &bson::Document,
         max: &bson::Document,
         zone: Option<&str>,
-    ) -> Result<(), SimError> {
+    ) -> Result<(), MongoError> {
         let Some(c) = self.cluster.collection_index(ns) else {
             return self.update_pending_zone_range(ns, min, max, zone);
         };
@@ -86,14 +86,14 @@ impl Simulator {
                 coll.zones
                     .add(min.clone(), max.clone(), z)
                     .map_err(|e| match e {
-                        ZoneError::EmptyRange => SimError::bad_value(e.to_string()),
-                        _ => SimError::range_overlap(e.to_string()),
+                        ZoneError::EmptyRange => MongoError::bad_value(e.to_string()),
+                        _ => MongoError::range_overlap(e.to_string()),
                     })?;
             }
             None => {
                 coll.zones
                     .remove(&min, &max)
-                    .map_err(|e| SimError::bad_value(e.to_string()))?;
+                    .map_err(|e| MongoError::bad_value(e.to_string()))?;
             }
         }
         let ns = ns.to_string();
@@ -108,7 +108,7 @@ impl Simulator {
 
     /// The firehose job: the range of `zone` ending at MaxKey now starts at the first ObjectId of
     /// the current virtual second (the shard key's first field must hold ObjectIds).
-    pub fn move_zone_lower_bound_to_now(&mut self, ns: &str, zone: &str) -> Result<(), SimError> {
+    pub fn move_zone_lower_bound_to_now(&mut self, ns: &str, zone: &str) -> Result<(), MongoError> {
         let c = self.coll(ns)?;
         let coll = &self.cluster.collections[c];
         let global_max = coll.table.global_max().clone();
@@ -118,7 +118,7 @@ impl Simulator {
             .find(|r| r.zone == zone && r.max == global_max)
             .cloned()
         else {
-            return Err(SimError::zone_not_found(format!(
+            return Err(MongoError::zone_not_found(format!(
                 "{ns} has no range of zone {zone} ending at MaxKey"
             )));
         };
@@ -130,8 +130,8 @@ impl Simulator {
             KeyValue::MinKey,
             coll.pattern.len() - 1,
         ));
-        let new_min =
-            ShardKey::from_values(values).ok_or_else(|| SimError::bad_value("empty shard key"))?;
+        let new_min = ShardKey::from_values(values)
+            .ok_or_else(|| MongoError::bad_value("empty shard key"))?;
         if new_min <= range.min {
             return Ok(());
         }
@@ -178,7 +178,7 @@ impl Simulator {
 
 impl Simulator {
     /// A zone exists while a shard carries it (`config.shards` tags); otherwise ZoneNotFound.
-    pub(super) fn require_zone(&self, zone: &str) -> Result<(), SimError> {
+    pub(super) fn require_zone(&self, zone: &str) -> Result<(), MongoError> {
         if self
             .cluster
             .shards
@@ -187,7 +187,7 @@ impl Simulator {
         {
             Ok(())
         } else {
-            Err(SimError::zone_not_found(format!(
+            Err(MongoError::zone_not_found(format!(
                 "zone {zone} does not exist: add a shard to it first (addShardToZone)"
             )))
         }

@@ -11,7 +11,7 @@
 use bson::Document;
 
 use super::engine::Simulator;
-use crate::cluster::error::SimError;
+use crate::cluster::error::MongoError;
 use crate::cluster::event::EventKind;
 use crate::cluster::zones::{PendingZoneRange, values};
 use crate::model::{
@@ -23,7 +23,7 @@ pub fn single_chunk_per_tag(
     pattern: &KeyPattern,
     zones: &ZoneRanges,
     shards: &[crate::cluster::ShardState],
-) -> Result<RoutingTable, SimError> {
+) -> Result<RoutingTable, MongoError> {
     let all: Vec<ShardIdx> = (0..shards.len())
         .filter(|&s| !shards[s].removed)
         .map(|s| ShardIdx(s as u32))
@@ -46,7 +46,7 @@ pub fn single_chunk_per_tag(
         let shard = members.get(*k % members.len().max(1)).copied();
         *k += 1;
         let shard = shard
-            .ok_or_else(|| SimError::zone_not_found(format!("zone {} has no shard", r.zone)))?;
+            .ok_or_else(|| MongoError::zone_not_found(format!("zone {} has no shard", r.zone)))?;
         chunks.push((r.min.clone(), shard));
         at = r.max.clone();
     }
@@ -60,14 +60,14 @@ pub fn single_chunk_per_tag(
 pub fn initial_table(
     pattern: &KeyPattern,
     layout: Vec<(ShardKey, ShardIdx)>,
-) -> Result<RoutingTable, SimError> {
+) -> Result<RoutingTable, MongoError> {
     let chunks = layout
         .into_iter()
         .enumerate()
         .map(|(i, (min, s))| (min, ChunkInfo::new(s, ChunkVersion::new(1, i as u32))))
         .collect();
     RoutingTable::from_chunks(chunks, pattern.global_max())
-        .map_err(|e| SimError::invalid_options(e.to_string()))
+        .map_err(|e| MongoError::invalid_options(e.to_string()))
 }
 
 impl Simulator {
@@ -79,10 +79,10 @@ impl Simulator {
         min: &Document,
         max: &Document,
         zone: Option<&str>,
-    ) -> Result<(), SimError> {
+    ) -> Result<(), MongoError> {
         let same_fields = min.keys().eq(max.keys());
         if min.is_empty() || !same_fields || values(min) >= values(max) {
-            return Err(SimError::bad_value(format!(
+            return Err(MongoError::bad_value(format!(
                 "the zone range's min {min} must be below its max {max}, on the same fields"
             )));
         }

@@ -9,7 +9,7 @@ use super::json::{
 };
 use crate::cluster::ChunkWrites;
 use crate::cluster::event::{MigrationRange, MigrationReason, SplitCause};
-use crate::cluster::{Event, EventKind, SimError};
+use crate::cluster::{Event, EventKind, MongoError};
 use crate::model::{KeyPattern, ShardIdx, ShardKey};
 use crate::sim::Simulator;
 
@@ -32,7 +32,7 @@ impl Names<'_> {
     }
 }
 
-fn error_json(e: &SimError) -> Value {
+fn error_json(e: &MongoError) -> Value {
     json!({"code": e.code, "codeName": e.code_name, "errmsg": e.message})
 }
 
@@ -494,7 +494,7 @@ fn range_of(v: &Value, state: &Simulator) -> Res<MigrationRange> {
     })
 }
 
-fn error_of(v: &Value) -> Res<SimError> {
+fn error_of(v: &Value) -> Res<MongoError> {
     let e = field(v, "error", "")?;
     let code = u64_at(e, "code", "error.")? as i32;
     let name = str_at(e, "codeName", "error.")?;
@@ -503,7 +503,7 @@ fn error_of(v: &Value) -> Res<SimError> {
         .find(|n| **n == name)
         .copied()
         .unwrap_or("UnknownError");
-    Ok(SimError {
+    Ok(MongoError {
         code,
         code_name,
         message: str_at(e, "errmsg", "error.")?.to_string(),

@@ -97,7 +97,7 @@ fn scale(c: &mut Criterion) {
                 || sim.clone(),
                 |mut s| {
                     s.balancer_round_now();
-                    black_box(s.balancer.in_flight.len())
+                    black_box(s.cluster.balancer.in_flight.len())
                 },
                 BatchSize::PerIteration,
             );
@@ -108,9 +108,9 @@ fn scale(c: &mut Criterion) {
             || sim.clone(),
             |mut s| {
                 s.balancer_round_now();
-                let n = s.balancer.in_flight.len();
+                let n = s.cluster.balancer.in_flight.len();
                 s.run_until(10_000);
-                black_box((n, s.balancer.completed))
+                black_box((n, s.cluster.balancer.completed))
             },
             BatchSize::PerIteration,
         );

@@ -82,6 +82,12 @@ pub struct Cluster {
     pub collections: Vec<Collection>,
     /// Zone ranges of namespaces not sharded yet.
     pub pending_zones: Vec<zones::PendingZoneRange>,
+    /// The instant this state describes: milliseconds of the source's clock (virtual time for the
+    /// simulator and replays, the wall clock for a live cluster).
+    pub now_ms: u64,
+    pub balancer: balancer::BalancerState,
+    /// The id the next migration gets.
+    pub next_migration_id: u64,
 }
 
 impl Cluster {

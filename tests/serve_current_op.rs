@@ -22,7 +22,7 @@ fn draining(version: &str) -> Simulator {
     let text = std::fs::read_to_string("assets/scenarios/drain.json").unwrap();
     let mut sim = scenario(&text, version);
     for _ in 0..20_000 {
-        if !sim.balancer.in_flight.is_empty() {
+        if !sim.cluster.balancer.in_flight.is_empty() {
             return sim;
         }
         sim.step();
@@ -49,6 +49,7 @@ async fn migrations_in_flight_show_as_the_donor_shards_operations() {
     for (version, command) in [("4.4", "moveChunk"), ("8.0", "_shardsvrMoveRange")] {
         let sim = draining(version);
         let expected: Vec<(String, String, String)> = sim
+            .cluster
             .balancer
             .in_flight
             .iter()

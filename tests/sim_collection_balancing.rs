@@ -33,10 +33,10 @@ fn max_key() -> ShardKey {
 
 fn settle(sim: &mut Simulator) {
     let deadline = sim.now_ms() + 120_000;
-    while !sim.balancer.in_flight.is_empty() && sim.now_ms() < deadline {
+    while !sim.cluster.balancer.in_flight.is_empty() && sim.now_ms() < deadline {
         sim.step();
     }
-    assert!(sim.balancer.in_flight.is_empty());
+    assert!(sim.cluster.balancer.in_flight.is_empty());
 }
 
 #[test]
@@ -44,18 +44,24 @@ fn a_collection_chunk_size_governs_its_balancing() {
     // 10 MB on one shard: past 3 × 1 MB, the 7.0 balancer moves data …
     let mut plain = scenario_with("7.0", true, 10_000, "");
     plain.run_until(200_000);
-    assert!(plain.balancer.completed > 0);
+    assert!(plain.cluster.balancer.completed > 0);
     // … but not past 3 × 64 MB, the collection's own chunk size.
     let action =
         r#"{"at": 0, "do": {"configureCollectionBalancing": {"ns": "app.c", "chunkSize": 64}}}"#;
     let mut own = scenario_with("7.0", true, 10_000, action);
     own.run_until(200_000);
-    assert_eq!(own.balancer.completed, 0);
+    assert_eq!(own.cluster.balancer.completed, 0);
     assert_eq!(
         own.cluster.collections[0].balancing.max_chunk_size_bytes,
         Some(64 << 20)
     );
-    assert!(own.balancer.why_not.iter().any(|w| w.contains("app.c")));
+    assert!(
+        own.cluster
+            .balancer
+            .why_not
+            .iter()
+            .any(|w| w.contains("app.c"))
+    );
 }
 
 #[test]

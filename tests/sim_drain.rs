@@ -35,12 +35,13 @@ fn a_drain_moves_chunks_round_by_round_and_a_jumbo_chunk_blocks_it() {
         "only the jumbo chunk is left"
     );
     assert!(
-        sim.balancer
+        sim.cluster
+            .balancer
             .why_not
             .iter()
             .any(|w| w.contains("only jumbo chunks")),
         "{:?}",
-        sim.balancer.why_not
+        sim.cluster.balancer.why_not
     );
     assert_eq!(
         sim.remove_shard("shard0003").unwrap(),

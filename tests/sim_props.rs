@@ -92,7 +92,7 @@ fn check(sim: &Simulator) -> Result<(), TestCaseError> {
         prop_assert_eq!(per_shard, total.docs);
     }
     let mut busy = vec![0; sim.cluster.shards.len()];
-    for m in &sim.balancer.in_flight {
+    for m in &sim.cluster.balancer.in_flight {
         busy[m.from.index()] += 1;
         busy[m.to.index()] += 1;
     }

@@ -60,7 +60,7 @@ fn ascending_sends_every_write_to_the_max_chunk_on_one_shard() {
     );
     let hot = writes.iter().position(|&w| w == 10_000).unwrap();
     assert!(
-        sim.balancer.completed > 0,
+        sim.cluster.balancer.completed > 0,
         "the balancer keeps migrating data away"
     );
     for s in shards(&sim) {

@@ -59,10 +59,10 @@ async fn one_poll_gives_the_simulators_summary() {
         sim.run_until(at);
         // Catch a migration in flight where there is one to catch ($currentOp shows it).
         let deadline = sim.now_ms() + 30_000;
-        while sim.balancer.in_flight.is_empty() && sim.now_ms() < deadline {
+        while sim.cluster.balancer.in_flight.is_empty() && sim.now_ms() < deadline {
             sim.step();
         }
-        let in_flight = sim.balancer.in_flight.len();
+        let in_flight = sim.cluster.balancer.in_flight.len();
         let expected = summary(&sim);
         let (server, uri) = serve(sim, None).await;
         let polled = poll_once(&uri, Duration::from_secs(5)).await.unwrap();
@@ -86,7 +86,7 @@ async fn one_poll_gives_the_simulators_summary() {
         );
         assert!(got["balancer"]["rounds"].as_u64().unwrap() > 0, "{got}");
         assert_eq!(
-            polled.state.balancer.in_flight.len(),
+            polled.state.cluster.balancer.in_flight.len(),
             in_flight,
             "{name} {version}"
         );

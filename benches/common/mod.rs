@@ -58,6 +58,9 @@ pub fn scale_cluster() -> Simulator {
         databases: std::collections::BTreeMap::default(),
         collections: vec![Collection::new("app.big", pattern, table)],
         pending_zones: Vec::new(),
+        now_ms: 0,
+        balancer: shardtop::cluster::balancer::BalancerState::default(),
+        next_migration_id: 1,
     };
     Simulator::from_cluster(cluster)
 }

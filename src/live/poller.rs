@@ -329,7 +329,7 @@ impl Poller {
         let ops = Self::current_migrations(&self.client).await;
         self.install(version, reads)?;
         let state = &mut self.state;
-        state.balancer = BalancerState {
+        state.cluster.balancer = BalancerState {
             rounds: status
                 .get_i64("numBalancerRounds")
                 .or_else(|_| status.get_i32("numBalancerRounds").map(i64::from))
@@ -353,8 +353,8 @@ impl Poller {
         if let Some(e) = &self.logs.round_error {
             why_not.push(format!("the last balancer round failed: {e}"));
         }
-        state.balancer.why_not = why_not;
-        state.balancer.in_flight = ops
+        state.cluster.balancer.why_not = why_not;
+        state.cluster.balancer.in_flight = ops
             .iter()
             .enumerate()
             .filter_map(|(k, op)| in_flight(state, op, now_ms, k as u64 + 1))

@@ -151,6 +151,9 @@ pub fn cluster(
         databases,
         collections,
         pending_zones: Vec::new(),
+        now_ms: 0,
+        balancer: crate::cluster::balancer::BalancerState::default(),
+        next_migration_id: 1,
     }
 }
 

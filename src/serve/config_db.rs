@@ -325,6 +325,7 @@ fn migrations(state: &State) -> Vec<Document> {
     let cluster = &state.sim.cluster;
     state
         .sim
+        .cluster
         .balancer
         .in_flight
         .iter()

@@ -46,6 +46,7 @@ fn migrations(state: &State) -> Vec<Document> {
     let v = cluster.version;
     state
         .sim
+        .cluster
         .balancer
         .in_flight
         .iter()

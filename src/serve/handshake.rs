@@ -144,9 +144,9 @@ pub fn server_status(state: &State) -> Answer {
             "virtualTimeMillis": state.sim.now_ms() as i64,
             "paused": state.paused,
             "commandsAnswered": state.commands_answered as i64,
-            "balancerRounds": state.sim.balancer.rounds as i64,
-            "migrationsCompleted": state.sim.balancer.completed as i64,
-            "migrationsInFlight": state.sim.balancer.in_flight.len() as i64,
+            "balancerRounds": state.sim.cluster.balancer.rounds as i64,
+            "migrationsCompleted": state.sim.cluster.balancer.completed as i64,
+            "migrationsInFlight": state.sim.cluster.balancer.in_flight.len() as i64,
         },
     }))
 }

@@ -274,8 +274,8 @@ pub fn balancer_status(state: &State) -> Answer {
     };
     Ok(ok(doc! {
         "mode": mode,
-        "inBalancerRound": state.sim.balancer.round.is_some(),
-        "numBalancerRounds": state.sim.balancer.rounds as i64,
+        "inBalancerRound": state.sim.cluster.balancer.round.is_some(),
+        "numBalancerRounds": state.sim.cluster.balancer.rounds as i64,
     }))
 }
 

@@ -40,9 +40,9 @@ impl Simulator {
 
     /// Moves the replay clock to `at_ms`, closing the writes of earlier ticks into the windows.
     pub fn replay_clock(&mut self, at_ms: u64) {
-        if at_ms > self.now_ms {
+        if at_ms > self.cluster.now_ms {
             self.close_replayed_ticks();
-            self.now_ms = at_ms;
+            self.cluster.now_ms = at_ms;
         }
     }
 
@@ -116,9 +116,9 @@ impl Simulator {
                 candidates,
                 why_not,
             } => {
-                self.balancer.rounds = *round;
-                self.balancer.why_not.clone_from(why_not);
-                self.balancer.round = Some(RoundInProgress {
+                self.cluster.balancer.rounds = *round;
+                self.cluster.balancer.why_not.clone_from(why_not);
+                self.cluster.balancer.round = Some(RoundInProgress {
                     number: *round,
                     started_ms: e.at_ms,
                     candidates: *candidates,
@@ -127,8 +127,10 @@ impl Simulator {
                     failed: 0,
                 });
             }
-            EventKind::BalancerRound { .. } => self.balancer.round = None,
-            EventKind::BalancerIdle { why_not } => self.balancer.why_not.clone_from(why_not),
+            EventKind::BalancerRound { .. } => self.cluster.balancer.round = None,
+            EventKind::BalancerIdle { why_not } => {
+                self.cluster.balancer.why_not.clone_from(why_not);
+            }
             EventKind::BalancerSet { enabled } => self.cluster.settings.balancer_enabled = *enabled,
             EventKind::ChunkSizeSet { bytes } => self.cluster.settings.chunk_size_bytes = *bytes,
             EventKind::CollectionBalancingSet {
@@ -300,7 +302,7 @@ impl Simulator {
                 let coll = self.coll_mut(&r.ns)?;
                 let i = Self::chunk_at(coll, &r.min)?;
                 let end = (r.max != *coll.table.chunk(i).max).then(|| r.max.clone());
-                self.balancer.in_flight.push(Migration {
+                self.cluster.balancer.in_flight.push(Migration {
                     id: r.id,
                     ns: r.ns.clone(),
                     min: r.min.clone(),
@@ -314,6 +316,7 @@ impl Simulator {
                     reason: *reason,
                 });
                 if let Some(round) = self
+                    .cluster
                     .balancer
                     .round
                     .as_mut()
@@ -321,17 +324,18 @@ impl Simulator {
                 {
                     round.migration_ids.push(r.id);
                 }
-                self.next_migration_id = self.next_migration_id.max(r.id + 1);
+                self.cluster.next_migration_id = self.cluster.next_migration_id.max(r.id + 1);
             }
             EventKind::MigrationCommitted {
                 range: r, moved, ..
             } => {
                 let forced = self
+                    .cluster
                     .balancer
                     .in_flight
                     .iter()
                     .any(|m| m.id == r.id && m.reason == MigrationReason::ManualForce);
-                self.balancer.in_flight.retain(|m| m.id != r.id);
+                self.cluster.balancer.in_flight.retain(|m| m.id != r.id);
                 let now_secs = e.at_ms / 1000;
                 let coll = self.coll_mut(&r.ns)?;
                 let i = Self::chunk_at(coll, &r.min)?;
@@ -342,11 +346,11 @@ impl Simulator {
                 if forced {
                     coll.table.set_jumbo(i, false);
                 }
-                self.balancer.completed += 1;
+                self.cluster.balancer.completed += 1;
             }
             EventKind::MigrationFailed { range: r, .. } => {
-                self.balancer.in_flight.retain(|m| m.id != r.id);
-                self.balancer.failed += 1;
+                self.cluster.balancer.in_flight.retain(|m| m.id != r.id);
+                self.cluster.balancer.failed += 1;
             }
             _ => {}
         }

@@ -16,7 +16,7 @@ impl Simulator {
     /// Shards taking part in a migration now.
     pub(super) fn busy_shards(&self) -> Vec<bool> {
         let mut busy = vec![false; self.cluster.shards.len()];
-        for m in &self.balancer.in_flight {
+        for m in &self.cluster.balancer.in_flight {
             busy[m.from.index()] = true;
             busy[m.to.index()] = true;
         }
@@ -24,20 +24,20 @@ impl Simulator {
     }
 
     pub(super) fn balancer_tick(&mut self) {
-        if let Some(round) = &self.balancer.round {
+        if let Some(round) = &self.cluster.balancer.round {
             let running = round
                 .migration_ids
                 .iter()
-                .any(|id| self.balancer.in_flight.iter().any(|m| m.id == *id));
+                .any(|id| self.cluster.balancer.in_flight.iter().any(|m| m.id == *id));
             if !running {
                 self.end_round();
             }
             return;
         }
-        if self.now_ms < self.balancer.next_round_ms {
+        if self.cluster.now_ms < self.cluster.balancer.next_round_ms {
             return;
         }
-        self.balancer.next_round_ms = self.now_ms + ROUND_INTERVAL_MS;
+        self.cluster.balancer.next_round_ms = self.cluster.now_ms + ROUND_INTERVAL_MS;
         if !self.cluster.settings.balancer_enabled {
             self.set_idle("the balancer is stopped");
             return;
@@ -46,7 +46,7 @@ impl Simulator {
             .cluster
             .settings
             .active_window
-            .is_some_and(|w| !w.contains(self.now_ms))
+            .is_some_and(|w| !w.contains(self.cluster.now_ms))
         {
             self.set_idle("outside the balancer's active window");
             return;
@@ -55,10 +55,10 @@ impl Simulator {
     }
 
     fn set_idle(&mut self, why: &str) {
-        if self.balancer.why_not != [why] {
-            self.balancer.why_not = vec![why.to_string()];
+        if self.cluster.balancer.why_not != [why] {
+            self.cluster.balancer.why_not = vec![why.to_string()];
             self.emit(EventKind::BalancerIdle {
-                why_not: self.balancer.why_not.clone(),
+                why_not: self.cluster.balancer.why_not.clone(),
             });
         }
     }
@@ -77,7 +77,7 @@ impl Simulator {
     /// Runs a balancer round now, whatever the schedule (used by benchmarks and step-by-step
     /// demos); its migrations complete in virtual time as usual.
     pub fn balancer_round_now(&mut self) {
-        if self.balancer.round.is_none() {
+        if self.cluster.balancer.round.is_none() {
             self.start_round();
         }
     }
@@ -85,7 +85,7 @@ impl Simulator {
     fn start_round(&mut self) {
         self.complete_drains();
         self.split_at_zone_boundaries();
-        self.balancer.rounds += 1;
+        self.cluster.balancer.rounds += 1;
         let mut busy = self.busy_shards();
         let mut why_not = Vec::new();
         let mut candidates = Vec::new();
@@ -93,8 +93,8 @@ impl Simulator {
             self.select(c, &mut busy, &mut candidates, &mut why_not);
         }
         let mut round = RoundInProgress {
-            number: self.balancer.rounds,
-            started_ms: self.now_ms,
+            number: self.cluster.balancer.rounds,
+            started_ms: self.cluster.now_ms,
             candidates: candidates.len(),
             migration_ids: Vec::new(),
             moved: 0,
@@ -108,22 +108,23 @@ impl Simulator {
                 cand.to,
                 cand.reason,
             ) {
-                Ok(()) => round.migration_ids.push(self.next_migration_id - 1),
+                Ok(()) => round.migration_ids.push(self.cluster.next_migration_id - 1),
                 Err(_) => round.failed += 1,
             }
         }
-        self.balancer.why_not = why_not.clone();
+        self.cluster.balancer.why_not = why_not.clone();
         self.emit(EventKind::BalancerRoundStarted {
-            round: self.balancer.rounds,
+            round: self.cluster.balancer.rounds,
             candidates: round.candidates,
             why_not,
         });
-        self.balancer.round = Some(round);
+        self.cluster.balancer.round = Some(round);
         self.end_round_if_idle();
     }
 
     fn end_round_if_idle(&mut self) {
         if self
+            .cluster
             .balancer
             .round
             .as_ref()
@@ -134,17 +135,17 @@ impl Simulator {
     }
 
     fn end_round(&mut self) {
-        let Some(round) = self.balancer.round.take() else {
+        let Some(round) = self.cluster.balancer.round.take() else {
             return;
         };
-        self.balancer.next_round_ms = self.now_ms + ROUND_INTERVAL_MS;
+        self.cluster.balancer.next_round_ms = self.cluster.now_ms + ROUND_INTERVAL_MS;
         self.emit(EventKind::BalancerRound {
             round: round.number,
             candidates: round.candidates,
             moved: round.moved,
             failed: round.failed,
-            millis: self.now_ms - round.started_ms,
-            why_not: self.balancer.why_not.clone(),
+            millis: self.cluster.now_ms - round.started_ms,
+            why_not: self.cluster.balancer.why_not.clone(),
         });
     }
 
@@ -178,8 +179,8 @@ impl Simulator {
         };
         let chunk_size = self.cluster.chunk_size_of(c);
         let limit = chunk_size * limit_pct / 100;
-        let id = self.next_migration_id;
-        self.next_migration_id += 1;
+        let id = self.cluster.next_migration_id;
+        self.cluster.next_migration_id += 1;
         let range = MigrationRange {
             id,
             ns: coll.ns.clone(),
@@ -200,7 +201,7 @@ impl Simulator {
                 human_bytes(stats.bytes),
                 stats.docs
             ));
-            self.balancer.failed += 1;
+            self.cluster.balancer.failed += 1;
             self.emit(EventKind::MigrationFailed {
                 range,
                 error: error.clone(),
@@ -222,7 +223,7 @@ impl Simulator {
             to,
         } = range;
         let end = (max != *self.cluster.collections[c].table.chunk(i).max).then(|| max.clone());
-        self.balancer.in_flight.push(Migration {
+        self.cluster.balancer.in_flight.push(Migration {
             id,
             ns,
             min,
@@ -230,8 +231,8 @@ impl Simulator {
             max,
             from,
             to,
-            started_ms: self.now_ms,
-            finish_ms: self.now_ms + millis,
+            started_ms: self.cluster.now_ms,
+            finish_ms: self.cluster.now_ms + millis,
             bytes: stats.bytes,
             reason,
         });
@@ -240,12 +241,12 @@ impl Simulator {
 
     /// Commits the migrations whose time has come (moveChunk.commit).
     pub(super) fn commit_due_migrations(&mut self) {
-        let now = self.now_ms;
+        let now = self.cluster.now_ms;
         let (due, rest): (Vec<Migration>, Vec<Migration>) =
-            std::mem::take(&mut self.balancer.in_flight)
+            std::mem::take(&mut self.cluster.balancer.in_flight)
                 .into_iter()
                 .partition(|m| m.finish_ms <= now);
-        self.balancer.in_flight = rest;
+        self.cluster.balancer.in_flight = rest;
         for m in due {
             self.commit(&m);
         }
@@ -255,7 +256,7 @@ impl Simulator {
         let Some(c) = self.cluster.collection_index(&m.ns) else {
             return;
         };
-        let now_secs = self.now_ms / 1000;
+        let now_secs = self.cluster.now_ms / 1000;
         let Some(i) = self.cluster.collections[c].table.find_by_min(&m.min) else {
             return;
         };
@@ -274,6 +275,7 @@ impl Simulator {
             .table
             .move_range(i, m.end.as_ref(), moved, m.to, now_secs);
         let in_round = self
+            .cluster
             .balancer
             .round
             .as_ref()
@@ -283,11 +285,11 @@ impl Simulator {
                 if m.reason == MigrationReason::ManualForce {
                     self.cluster.collections[c].table.set_jumbo(i, false);
                 }
-                self.balancer.completed += 1;
-                if in_round && let Some(r) = self.balancer.round.as_mut() {
+                self.cluster.balancer.completed += 1;
+                if in_round && let Some(r) = self.cluster.balancer.round.as_mut() {
                     r.moved += 1;
                 }
-                let millis = self.now_ms - m.started_ms;
+                let millis = self.cluster.now_ms - m.started_ms;
                 self.emit(EventKind::MigrationCommitted {
                     range: m.range(),
                     moved,
@@ -295,8 +297,8 @@ impl Simulator {
                 });
             }
             Err(e) => {
-                self.balancer.failed += 1;
-                if in_round && let Some(r) = self.balancer.round.as_mut() {
+                self.cluster.balancer.failed += 1;
+                if in_round && let Some(r) = self.cluster.balancer.round.as_mut() {
                     r.failed += 1;
                 }
                 let error = MongoError::illegal_operation(e.to_string());

@@ -32,65 +32,51 @@ pub struct WorkloadRun {
     pub rng: Rng,
 }
 
-/// The simulator.
+/// The simulator: a cluster state and what changes it over virtual time — the workloads, the
+/// scheduled actions, and the events produced since they were last taken.
 #[derive(Clone, Debug)]
 pub struct Simulator {
     pub cluster: Cluster,
-    pub(super) now_ms: u64,
     pub(super) workloads: Vec<WorkloadRun>,
     pub(super) actions: Vec<Action>,
     pub(super) next_action: usize,
-    pub balancer: BalancerState,
     pub(super) events: Vec<Event>,
-    pub(super) next_migration_id: u64,
     pub(super) action_errors: Vec<String>,
 }
 
 impl Simulator {
-    /// A state restored from a trace keyframe: no workloads or actions (a replay applies events).
-    pub fn restore(
-        cluster: Cluster,
-        balancer: BalancerState,
-        now_ms: u64,
-        next_migration_id: u64,
-    ) -> Self {
-        let mut sim = Self::empty(cluster);
-        sim.balancer = balancer;
-        sim.now_ms = now_ms;
-        sim.next_migration_id = next_migration_id;
-        sim
-    }
-
-    /// The id the next migration will get.
-    pub fn next_migration_id(&self) -> u64 {
-        self.next_migration_id
-    }
-
-    /// A simulator over an already built cluster (no workloads, no scheduled actions).
-    pub fn from_cluster(cluster: Cluster) -> Self {
-        Self::empty(cluster)
-    }
-
-    pub(super) fn empty(cluster: Cluster) -> Self {
+    /// A simulator that goes on from a cluster state as it is (a trace keyframe): no workloads or
+    /// actions.
+    pub fn resume(cluster: Cluster) -> Self {
         Self {
             cluster,
-            now_ms: 0,
             workloads: Vec::new(),
             actions: Vec::new(),
             next_action: 0,
-            balancer: BalancerState {
-                next_round_ms: ROUND_INTERVAL_MS,
-                ..BalancerState::default()
-            },
             events: Vec::new(),
-            next_migration_id: 1,
             action_errors: Vec::new(),
         }
     }
 
+    /// A new simulation over an already built cluster (no workloads, no scheduled actions): the
+    /// clock at 0, the first balancer round one interval away, migrations numbered from 1.
+    pub fn from_cluster(cluster: Cluster) -> Self {
+        Self::empty(cluster)
+    }
+
+    pub(super) fn empty(mut cluster: Cluster) -> Self {
+        cluster.now_ms = 0;
+        cluster.balancer = BalancerState {
+            next_round_ms: ROUND_INTERVAL_MS,
+            ..BalancerState::default()
+        };
+        cluster.next_migration_id = 1;
+        Self::resume(cluster)
+    }
+
     /// Virtual time, milliseconds since the start.
     pub fn now_ms(&self) -> u64 {
-        self.now_ms
+        self.cluster.now_ms
     }
 
     /// Takes the events produced since the last call.
@@ -105,19 +91,20 @@ impl Simulator {
 
     pub(super) fn emit(&mut self, kind: EventKind) {
         self.events.push(Event {
-            at_ms: self.now_ms,
+            at_ms: self.cluster.now_ms,
             kind,
         });
     }
 
     /// Whether every workload has finished and nothing is migrating.
     pub fn is_quiet(&self) -> bool {
-        self.workloads.iter().all(|w| w.remaining == Some(0)) && self.balancer.in_flight.is_empty()
+        self.workloads.iter().all(|w| w.remaining == Some(0))
+            && self.cluster.balancer.in_flight.is_empty()
     }
 
     /// Advances the clock to `until_ms` (rounded down to a tick).
     pub fn run_until(&mut self, until_ms: u64) {
-        while self.now_ms + TICK_MS <= until_ms {
+        while self.cluster.now_ms + TICK_MS <= until_ms {
             self.step();
         }
     }
@@ -130,12 +117,12 @@ impl Simulator {
         self.balancer_tick();
         self.apply_workloads();
         self.close_tick();
-        self.now_ms += TICK_MS;
+        self.cluster.now_ms += TICK_MS;
     }
 
     fn run_due_actions(&mut self) {
         while let Some(action) = self.actions.get(self.next_action) {
-            if action.at_ms() > self.now_ms {
+            if action.at_ms() > self.cluster.now_ms {
                 break;
             }
             let action = action.clone();
@@ -151,7 +138,7 @@ impl Simulator {
             if let Err(e) = self.apply_action(&action) {
                 self.action_errors.push(format!(
                     "t={}s {}: {e}",
-                    self.now_ms / 1000,
+                    self.cluster.now_ms / 1000,
                     action.name()
                 ));
             }
@@ -162,14 +149,14 @@ impl Simulator {
         for w in 0..self.workloads.len() {
             let n = self.due_inserts(w);
             for k in 0..n {
-                let at = self.now_ms + k * TICK_MS / n.max(1);
+                let at = self.cluster.now_ms + k * TICK_MS / n.max(1);
                 self.insert_generated(w, at);
             }
         }
     }
 
     fn due_inserts(&mut self, w: usize) -> u64 {
-        let now = self.now_ms;
+        let now = self.cluster.now_ms;
         let run = &mut self.workloads[w];
         let active =
             now >= run.start_ms && run.stop_ms.is_none_or(|s| now < s) && run.remaining != Some(0);
@@ -233,7 +220,7 @@ impl Simulator {
         coll.pending.add(i, shard, delta, &key);
         coll.keys.insert(key, bytes);
         if let Some(r) = coll.resharding.as_mut() {
-            r.record_write(self.now_ms);
+            r.record_write(self.cluster.now_ms);
         }
         if coll.routed_writes.len() <= shard.index() {
             coll.routed_writes.resize(shard.index() + 1, 0);

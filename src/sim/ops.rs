@@ -215,6 +215,7 @@ impl Simulator {
         let coll = &self.cluster.collections[c];
         let min = coll.table.chunk(i).min;
         if self
+            .cluster
             .balancer
             .in_flight
             .iter()

@@ -54,7 +54,8 @@ impl Simulator {
     }
 
     fn migrating(&self, ns: &str, min: &ShardKey) -> bool {
-        self.balancer
+        self.cluster
+            .balancer
             .in_flight
             .iter()
             .any(|m| m.ns == ns && m.min == *min)
@@ -98,7 +99,12 @@ impl Simulator {
             fill_unzoned(coll, &mut rest);
         } else {
             // Checked once, not per chunk.
-            let in_flight = self.balancer.in_flight.iter().any(|m| m.ns == coll.ns);
+            let in_flight = self
+                .cluster
+                .balancer
+                .in_flight
+                .iter()
+                .any(|m| m.ns == coll.ns);
             for chunk in coll.table.iter() {
                 let owner = chunk.info.shard.index();
                 let zone = coll.zones.zone_of_chunk(chunk.min, chunk.max);
@@ -138,7 +144,12 @@ impl Simulator {
     /// The first chunk of `shard` in key order that can move (not jumbo, not migrating).
     fn first_movable_on(&self, c: usize, shard: ShardIdx) -> Option<usize> {
         let coll = &self.cluster.collections[c];
-        let in_flight = self.balancer.in_flight.iter().any(|m| m.ns == coll.ns);
+        let in_flight = self
+            .cluster
+            .balancer
+            .in_flight
+            .iter()
+            .any(|m| m.ns == coll.ns);
         coll.table
             .iter()
             .find(|ch| {

@@ -97,7 +97,7 @@ impl Simulator {
                 .minimum_operation_duration_ms,
         );
         let chunks = num_initial_chunks.unwrap_or(DEFAULT_NUM_INITIAL_CHUNKS);
-        let now = self.now_ms;
+        let now = self.cluster.now_ms;
         self.cluster.collections[c].resharding =
             Some(Resharding::new(key.clone(), chunks, now, now + clone_ms));
         self.emit(EventKind::ReshardingStarted {
@@ -122,7 +122,7 @@ impl Simulator {
     /// Moves every resharding forward: starts the critical section when cloning is done, commits
     /// or aborts when it ends.
     pub(super) fn advance_reshardings(&mut self) {
-        let now = self.now_ms;
+        let now = self.cluster.now_ms;
         let recipients = self.recipients().len().max(1) as u64;
         let timeout = self.cluster.settings.resharding.critical_section_timeout_ms;
         for c in 0..self.cluster.collections.len() {
@@ -165,7 +165,7 @@ impl Simulator {
         let ns = coll.ns.clone();
         self.action_errors.push(format!(
             "t={}s reshardCollection: {error}",
-            self.now_ms / 1000
+            self.cluster.now_ms / 1000
         ));
         self.emit(EventKind::ReshardingAborted {
             ns,
@@ -178,7 +178,7 @@ impl Simulator {
     fn commit_resharding(&mut self, c: usize) {
         self.flush_writes(c);
         let recipients = self.recipients();
-        let now = self.now_ms;
+        let now = self.cluster.now_ms;
         let coll = &mut self.cluster.collections[c];
         let Some(r) = coll.resharding.take() else {
             return;

@@ -89,6 +89,9 @@ impl Simulator {
             databases: std::collections::BTreeMap::default(),
             collections: Vec::new(),
             pending_zones: Vec::new(),
+            now_ms: 0,
+            balancer: crate::cluster::balancer::BalancerState::default(),
+            next_migration_id: 1,
         };
         let mut sim = Self::empty(cluster);
         let shards: Vec<(String, f64)> = match &sc.shards {

@@ -40,19 +40,19 @@ impl Simulator {
             "format": "shardtop-summary",
             "version": 1,
             "source": opts.source,
-            "time": self.now_ms as f64 / 1000.0,
+            "time": self.cluster.now_ms as f64 / 1000.0,
             "serverVersion": cluster.version.to_string(),
             "chunkSizeBytes": cluster.settings.chunk_size_bytes,
             "balancer": {
                 "mode": if cluster.settings.balancer_enabled { "full" } else { "off" },
-                "inRound": self.balancer.round.is_some(),
-                "rounds": self.balancer.rounds,
+                "inRound": self.cluster.balancer.round.is_some(),
+                "rounds": self.cluster.balancer.rounds,
                 "migrations": {
-                    "completed": self.balancer.completed,
-                    "failed": self.balancer.failed,
-                    "inFlight": self.balancer.in_flight.len(),
+                    "completed": self.cluster.balancer.completed,
+                    "failed": self.cluster.balancer.failed,
+                    "inFlight": self.cluster.balancer.in_flight.len(),
                 },
-                "whyNot": self.balancer.why_not,
+                "whyNot": self.cluster.balancer.why_not,
             },
             "shards": shards,
             "collections": collections,
@@ -131,7 +131,7 @@ impl Simulator {
     pub fn summary_text(&self, title: &str) -> String {
         self.summary_text_at(
             title,
-            &format!("virtual time {:.1} s", self.now_ms as f64 / 1000.0),
+            &format!("virtual time {:.1} s", self.cluster.now_ms as f64 / 1000.0),
         )
     }
 
@@ -237,7 +237,7 @@ impl Simulator {
     }
 
     fn balancer_text(&self, s: &mut String) {
-        let b = &self.balancer;
+        let b = &self.cluster.balancer;
         let _ = writeln!(
             s,
             "Balancer: {} · {} rounds · migrations {} completed, {} failed, {} in flight{}",

@@ -122,7 +122,7 @@ impl Simulator {
                 "{ns} has no range of zone {zone} ending at MaxKey"
             )));
         };
-        let secs = (super::keygen::EPOCH_SECONDS + self.now_ms / 1000) as u32;
+        let secs = (super::keygen::EPOCH_SECONDS + self.cluster.now_ms / 1000) as u32;
         let mut oid = [0u8; 12];
         oid[..4].copy_from_slice(&secs.to_be_bytes());
         let mut values = vec![KeyValue::ObjectId(oid)];
@@ -156,6 +156,7 @@ impl Simulator {
                     .iter()
                     .filter(|ch| {
                         !self
+                            .cluster
                             .balancer
                             .in_flight
                             .iter()

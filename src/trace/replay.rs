@@ -223,5 +223,8 @@ fn placeholder() -> crate::cluster::Cluster {
         databases: std::collections::BTreeMap::default(),
         collections: Vec::new(),
         pending_zones: Vec::new(),
+        now_ms: 0,
+        balancer: crate::cluster::balancer::BalancerState::default(),
+        next_migration_id: 1,
     }
 }

@@ -47,12 +47,12 @@ pub fn encode(sim: &Simulator) -> Value {
 }
 
 fn balancer_json(sim: &Simulator) -> Value {
-    let b = &sim.balancer;
+    let b = &sim.cluster.balancer;
     let c = &sim.cluster;
     let key = |ns: &str, k: &ShardKey| key_json(c.collection(ns).map(|x| &x.pattern), k);
     json!({
         "rounds": b.rounds, "nextRoundMs": b.next_round_ms, "completed": b.completed, "failed": b.failed,
-        "whyNot": b.why_not, "nextMigrationId": sim.next_migration_id(),
+        "whyNot": b.why_not, "nextMigrationId": sim.cluster.next_migration_id,
         "round": b.round.as_ref().map(|r| json!({
             "number": r.number, "startedMs": r.started_ms, "candidates": r.candidates,
             "migrationIds": r.migration_ids, "moved": r.moved, "failed": r.failed,
@@ -127,6 +127,9 @@ pub fn decode(v: &Value) -> Res<Simulator> {
         databases: std::collections::BTreeMap::default(),
         collections: Vec::new(),
         pending_zones: Vec::new(),
+        now_ms,
+        balancer: BalancerState::default(),
+        next_migration_id: 1,
     };
     for (i, db) in array_at(frame, "databases", p)?.iter().enumerate() {
         let dp = format!("{p}databases[{i}].");
@@ -165,7 +168,9 @@ pub fn decode(v: &Value) -> Res<Simulator> {
     }
     let bal = field(frame, "balancer", p)?;
     let (balancer, next_id) = balancer_of(&cluster, bal, "keyframe.balancer.")?;
-    Ok(Simulator::restore(cluster, balancer, now_ms, next_id))
+    cluster.balancer = balancer;
+    cluster.next_migration_id = next_id;
+    Ok(Simulator::resume(cluster))
 }
 
 /// The resharding parameters of a keyframe's settings (MongoDB's defaults in older traces).

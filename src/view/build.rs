@@ -68,7 +68,7 @@ fn shard_rows(sim: &Simulator, coll: Option<&Collection>) -> Vec<ShardRow> {
 }
 
 fn balancer(sim: &Simulator) -> BalancerView {
-    let b = &sim.balancer;
+    let b = &sim.cluster.balancer;
     let now = sim.now_ms();
     let settings = &sim.cluster.settings;
     BalancerView {

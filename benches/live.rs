@@ -16,10 +16,10 @@ use std::time::{Duration, Instant};
 
 use bson::doc;
 use criterion::{Criterion, criterion_group, criterion_main};
+use shardtop::cluster::Cluster;
 use shardtop::live::client::LiveClient;
 use shardtop::live::poller::{Poller, now_ms};
 use shardtop::model::KeyValue;
-use shardtop::sim::Simulator;
 
 mod common;
 
@@ -104,8 +104,8 @@ async fn poller(uri: &str) -> Poller {
 
 /// Splits `CHANGED` chunks spread over the table of `state` in their middles, through the
 /// driver; `round` picks different chunks each time (spread, so no chunk is halved to nothing).
-async fn split_some(admin: &mongodb::Client, state: &Simulator, round: usize) {
-    let table = &state.cluster.collections[0].table;
+async fn split_some(admin: &mongodb::Client, state: &Cluster, round: usize) {
+    let table = &state.collections[0].table;
     let stride = table.len() / CHANGED;
     for k in 0..CHANGED {
         let ch = table.chunk(1 + k * stride + (round * 7919) % (stride - 2));
@@ -142,10 +142,7 @@ fn live(c: &mut Criterion) {
                     spent += start.elapsed();
                     worst_peak = worst_peak.max(COUNTING.peak_usage() - base);
                     assert_eq!(p.fetched_chunks, CHUNKS as usize);
-                    assert_eq!(
-                        p.state().cluster.collections[0].table.len(),
-                        CHUNKS as usize
-                    );
+                    assert_eq!(p.state().collections[0].table.len(), CHUNKS as usize);
                 }
                 spent
             })
@@ -170,13 +167,13 @@ fn live(c: &mut Criterion) {
             rt.block_on(async {
                 let mut spent = Duration::ZERO;
                 for _ in 0..iters {
-                    let before = watching.state().cluster.collections[0].table.len();
+                    let before = watching.state().collections[0].table.len();
                     split_some(&admin, watching.state(), round).await;
                     round += 1;
                     let start = Instant::now();
                     watching.poll(now_ms()).await.unwrap();
                     spent += start.elapsed();
-                    let table = &watching.state().cluster.collections[0].table;
+                    let table = &watching.state().collections[0].table;
                     assert_eq!(table.len(), before + CHANGED);
                     worst_fetched = worst_fetched.max(watching.fetched_chunks);
                 }

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_main};
 use shardtop::sim::{Simulator, scenario};
-use shardtop::trace::record::{record_sim, sim_header};
+use shardtop::source::record::{record_sim, sim_header};
 use shardtop::trace::{ReadOptions, Replay, TraceFile};
 
 fn record(text: &str, name: &str, until_ms: u64, path: &Path) {

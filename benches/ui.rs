@@ -28,7 +28,7 @@ fn frame(c: &mut Criterion) {
     let request = app.request();
     let mut group = c.benchmark_group("ui 1000 shards × 1M chunks");
     group.bench_function("build the view (198 strip cells)", |b| {
-        b.iter(|| black_box(view::build(&sim, &request, "bench", clock.clone())));
+        b.iter(|| black_box(view::build(&sim.cluster, &request, "bench", clock.clone())));
     });
     let selected = ViewRequest {
         selected: Some(100),
@@ -37,11 +37,11 @@ fn frame(c: &mut Criterion) {
     group.bench_function(
         "build the view with a selected cell of ~5,000 chunks",
         |b| {
-            b.iter(|| black_box(view::build(&sim, &selected, "bench", clock.clone())));
+            b.iter(|| black_box(view::build(&sim.cluster, &selected, "bench", clock.clone())));
         },
     );
     app.apply(SourceEvent::View(Box::new(view::build(
-        &sim,
+        &sim.cluster,
         &request,
         "bench",
         clock.clone(),

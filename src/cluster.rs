@@ -7,12 +7,15 @@
 //! touch: the simulator's rules over time (`sim`), I/O of any kind, tokio, mongodb, ratatui, the
 //! wall clock. The simulator, a live poll and a trace replay all yield a [`Cluster`].
 
+pub mod apply;
 pub mod balancer;
 pub mod collection;
+pub mod describe;
 pub mod error;
 pub mod event;
 pub mod key_index;
 pub mod resharding;
+pub mod summary;
 pub mod version;
 pub mod window;
 pub mod writes;
@@ -23,6 +26,7 @@ use std::collections::BTreeMap;
 pub use collection::{Collection, CollectionBalancing, DocStore, Index};
 pub use error::MongoError;
 pub use event::{Event, EventKind};
+pub use summary::SummaryOptions;
 pub use version::ServerVersion;
 pub use writes::{ChunkWrites, PendingWrites};
 
@@ -126,5 +130,19 @@ impl Cluster {
 
     pub fn collection(&self, ns: &str) -> Option<&Collection> {
         self.collection_index(ns).map(|i| &self.collections[i])
+    }
+
+    /// Databases whose primary was the removed `shard` move to the first shard still serving.
+    pub fn reassign_primaries(&mut self, shard: ShardIdx) {
+        let heir = (0..self.shards.len())
+            .map(|i| ShardIdx(i as u32))
+            .find(|x| !self.shards[x.index()].removed && !self.shards[x.index()].shard.draining);
+        if let Some(heir) = heir {
+            for primary in self.databases.values_mut() {
+                if *primary == shard {
+                    *primary = heir;
+                }
+            }
+        }
     }
 }

@@ -5,36 +5,47 @@
 //! # Module map
 //!
 //! ```text
-//!   main.rs ──► cli ──► commands ──┬──► runtime ──► ui ──► view ──┐
-//!                                  ├──► source ──┬──► sim ────────┤
-//!                                  │             ├──► trace ──────┤
-//!                                  │             └──► live ───────┤
-//!                                  ├──► serve ──► wire            │
-//!                                  └──────────────────────────────┴──► model
+//!   main.rs ──► cli ──► commands ──┬──► runtime ──► ui ──► view ─────────┐
+//!                                  ├──► source ──┬──► sim ───────┐       │
+//!                                  │             ├──► trace ─────┤       │
+//!                                  │             └──► live ──────┤       │
+//!                                  ├──► serve ──► sim, wire      │       │
+//!                                  │                             ▼       ▼
+//!                                  └───────────────────────────► cluster ──► model
 //! ```
 //!
 //! * [`model`] is pure: shard-key values and their order, key patterns, the hashed-index hash,
 //!   chunks and versions, the routing table, zones, query targeting. It depends on nothing but
 //!   std, the bson/serde_json data types and md-5.
-//! * [`sim`] is the deterministic simulator (virtual clock, workloads, splits, balancer, zones,
-//!   draining, resharding, scenarios); it builds on `model` only and never touches I/O or the
-//!   wall clock.
-//! * [`trace`] writes and reads traces of the simulator's state and events (files, compression);
-//!   it builds on `model` and `sim`'s state and event types.
-//! * [`view`] pre-aggregates what one frame shows from a simulator-shaped state (no ratatui, no
-//!   I/O), so a frame costs the same whatever the chunk count.
-//! * [`live`] reads a real cluster through a mongos: typed `config.*` documents of 4.4–8.0, the
-//!   allowlisted read-only client (the only `mongodb::` user outside tests), the mongos-like
-//!   incremental routing cache, polling and recording.
+//! * [`cluster`] is what a sharded cluster is at one instant: shards and their state, settings,
+//!   databases, collections with their routing tables and zones, the balancer's state, the
+//!   migrations and reshardings in flight, the recent writes, the events that change a cluster
+//!   and how a state applies them, the JSON and text summaries, the server version and MongoDB's
+//!   errors ([`cluster::MongoError`]). It builds on `model` only. Every producer below yields a
+//!   [`cluster::Cluster`].
+//! * [`sim`] is MongoDB's rules that change a cluster over virtual time (workloads, the splitter,
+//!   the balancer policy, merges, drains, resharding, scenarios): deterministic, never touching
+//!   I/O or the wall clock.
+//! * [`live`] reads a real cluster through a mongos into a cluster state: typed `config.*`
+//!   documents of 4.4–8.0, the allowlisted read-only client (the only `mongodb::` user outside
+//!   tests), the mongos-like incremental routing cache, polling and recording. It never imports
+//!   `sim`.
+//! * [`trace`] stores cluster states and events over time (files, compression, keyframes,
+//!   validation, replay control); a replay applies events to a state, with no simulator.
+//! * [`view`] pre-aggregates what one frame shows from a cluster state (no ratatui, no I/O), so a
+//!   frame costs the same whatever the chunk count.
 //! * [`source`] drives a source in time and speaks to the UI through one message type:
-//!   the simulator and replays (virtual time, `Timeline` + runner), a live cluster (polling).
+//!   the simulator and replays (virtual time, `Timeline` + runner), a live cluster (polling); it
+//!   also records the simulator into a trace.
 //! * [`ui`] is the TUI's state, reducer, key map, theme and one file per pane; rendering is a
 //!   pure function of the state and never does I/O. [`runtime`] is the event loop that wires
-//!   keys, source messages and frames (generic over the backend, so tests drive it).
+//!   keys, source messages and frames (generic over the backend, so tests drive it). [`units`]
+//!   formats quantities for people (byte sizes).
 //! * [`wire`] is the MongoDB wire protocol as a server reads and writes it (framing, OP_MSG,
 //!   the legacy OP_QUERY handshake); bytes ⇄ BSON documents, nothing else.
-//! * [`serve`] runs the simulator as a MongoDB endpoint that behaves like a mongos: a tokio TCP
-//!   server, one task owning the simulator, the commands and the generated config database.
+//! * [`serve`] drives the simulator as a MongoDB endpoint that behaves like a mongos: a tokio TCP
+//!   server, connections answering under one lock of the shared state, the commands and the
+//!   generated config database; it answers with MongoDB's errors.
 //! * [`cli`] declares the command line (clap); [`commands`] carries out each subcommand, owns the
 //!   terminal and the runtimes, and maps failures to the contract's exit codes. Only `commands`
 //!   prints.

@@ -1,8 +1,10 @@
-//! Reading a live cluster: typed `config.*` documents of every server version (4.4 to 8.0), a
-//! mongos-like routing cache refreshed incrementally, and the cluster snapshot the views use.
+//! Reading a real cluster into a cluster state: typed `config.*` documents of every server version
+//! (4.4 to 8.0), the allowlisted read-only client, a mongos-like routing cache refreshed
+//! incrementally, and the poller whose every poll yields a [`Cluster`](crate::cluster::Cluster).
 //!
-//! Owns: the document shapes and the refresh logic. Pure — no driver, no I/O; the polling task
-//! that sends the allowlisted read commands builds on this.
+//! Owns: the document shapes, the client, the refresh logic, polling and recording. Builds on
+//! `cluster`, `model` and `trace` (recording). May not touch: `sim` (a poll never makes a
+//! simulator), the terminal, ratatui.
 
 pub mod change_heat;
 pub mod client;

@@ -1,10 +1,12 @@
-//! A deterministic simulator of MongoDB sharding: a virtual clock, shards, sharded collections,
-//! insert workloads routed through the routing table, the auto-splitter (before 6.0), both
-//! balancer generations, jumbo chunks, and the commands scenarios schedule. Same scenario and
-//! seed ⇒ byte-identical output.
+//! MongoDB's rules that change a cluster over time, as a deterministic simulator: a virtual
+//! clock, insert workloads routed through the routing table, the auto-splitter (before 6.0), both
+//! balancer generations and their policy, jumbo chunks, merges, drains, resharding, zones, and the
+//! commands scenarios schedule. Same scenario and seed ⇒ byte-identical output.
 //!
-//! Owns: the rules of how a cluster changes over (virtual) time, scenarios and their files.
-//! Builds on `model`. May not touch: tokio, mongodb, ratatui, the terminal or the wall clock.
+//! Owns: the rules of how a cluster changes over (virtual) time, scenarios and their files. The
+//! state it changes is a [`Cluster`](crate::cluster::Cluster) (`cluster` owns the values, the
+//! events and MongoDB's errors). Builds on `cluster` and `model`. May not touch: tokio, mongodb,
+//! ratatui, the terminal, I/O or the wall clock.
 //!
 //! Simplifications (also in the README): time advances in 100 ms ticks; a migration takes
 //! 1 s + bytes ÷ 32 MB/s; migrations are not throttled between rounds; the data-size balancer
@@ -12,10 +14,8 @@
 //! in 6.0.3).
 
 pub mod actions;
-pub mod apply;
 pub mod balancer;
 pub mod collection_balancing;
-pub mod describe;
 pub mod docs;
 pub mod drain;
 pub mod engine;
@@ -29,11 +29,9 @@ pub mod reshard;
 pub mod rng;
 pub mod scenario;
 pub mod setup;
-pub mod summary;
 pub mod update;
 pub mod zones;
 pub mod zones_initial;
 
 pub use engine::Simulator;
 pub use scenario::Scenario;
-pub use summary::SummaryOptions;

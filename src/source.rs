@@ -1,11 +1,13 @@
-//! Sources feed the UI: the simulator, a trace replay (and, later, a live cluster). They all meet
-//! the UI through one message type, [`SourceEvent`], and take [`SourceControl`] commands back.
+//! Sources of cluster states over time feed the UI: the simulator, a trace replay, a live
+//! cluster. They all meet the UI through one message type, [`SourceEvent`], and take
+//! [`SourceControl`] commands back. The simulator can also be recorded into a trace (`record`).
 //!
 //! Owns: the messages, the playback clock of virtual-time sources, and the source tasks. May use
 //! tokio, `sim`, `trace` and `view`; never the terminal or ratatui.
 
 pub mod heat;
 pub mod live;
+pub mod record;
 pub mod replay;
 pub mod runner;
 pub mod sim;

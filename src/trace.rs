@@ -2,16 +2,17 @@
 //! newline-delimited JSON with a header, events, periodic keyframes of the full state, and an end
 //! marker; compressed by file name (`.gz`, `.zst`). See `docs/trace-format.md`.
 //!
-//! Owns: the trace format, writing, reading, validation and replay control.
-//! Builds on `model` and on the simulator's state and event types (`sim`), which both the
-//! simulator and the live source produce. May not touch: tokio, mongodb, ratatui.
+//! Owns: the trace format, writing, reading, validation and replay control: cluster states and
+//! events over time. Builds on `cluster` (a replay applies events to a [`Cluster`] state, with no
+//! simulator) and `model`. May not touch: `sim`, tokio, mongodb, ratatui.
+//!
+//! [`Cluster`]: crate::cluster::Cluster
 
 pub mod event_codec;
 pub mod fast;
 pub mod header;
 pub mod json;
 pub mod reader;
-pub mod record;
 pub mod replay;
 pub mod state_codec;
 pub mod writer;

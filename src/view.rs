@@ -3,7 +3,7 @@
 //! of its chunks, how many strip cells, which cell is selected). Everything here is plain data,
 //! so rendering a frame costs the same whatever the number of chunks.
 //!
-//! Owns: the view types, their construction from a [`Simulator`](crate::sim::Simulator), and
+//! Owns: the view types, their construction from a [`Cluster`](crate::cluster::Cluster) state, and
 //! event-log lines. May not touch: terminals, ratatui, tokio or any I/O.
 
 mod build;

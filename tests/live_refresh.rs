@@ -266,14 +266,14 @@ fn size_heat_gives_the_growing_shard_all_the_heat() {
     let mut sim = start("ascending", "8.0");
     sim.run_until(5_000);
     let mut heat = SizeHeat::default();
-    heat.observe(&sim);
+    heat.observe(&sim.cluster);
     assert_eq!(
         heat.share("app.events", "shard0000"),
         0.0,
         "one poll is not enough"
     );
     sim.run_until(15_000);
-    heat.observe(&sim);
+    heat.observe(&sim.cluster);
     assert!((heat.share("app.events", "shard0000") - 1.0).abs() < 1e-9);
     assert_eq!(heat.share("app.events", "shard0001"), 0.0);
 }

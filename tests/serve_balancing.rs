@@ -59,8 +59,8 @@ async fn configure_collection_balancing_is_shown_and_read_back() {
     let polled = shardtop::live::poller::poll_once(&uri, Duration::from_secs(5))
         .await
         .unwrap();
-    let c = polled.state.cluster.collection_index("app.c").unwrap();
-    assert_eq!(polled.state.cluster.chunk_size_of(c), 256 << 20);
+    let c = polled.state.collection_index("app.c").unwrap();
+    assert_eq!(polled.state.chunk_size_of(c), 256 << 20);
     // chunkSize 0 goes back to the cluster's.
     admin(
         &client,

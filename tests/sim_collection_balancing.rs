@@ -5,7 +5,7 @@
 use shardtop::model::{KeyValue, ShardIdx, ShardKey};
 use shardtop::sim::collection_balancing::BalancingRequest;
 use shardtop::sim::{Simulator, scenario};
-use shardtop::trace::record::{record_sim, sim_header};
+use shardtop::source::record::{record_sim, sim_header};
 use shardtop::trace::{ReadOptions, Replay};
 
 /// One collection `{_id: 1}` on three shards, 1 MB chunks, `docs` ~1 KB documents with
@@ -179,7 +179,7 @@ fn a_replay_keeps_the_collection_settings() {
     record_sim(&mut sim, 5_000, &path, &header, |_, _| {}).unwrap();
     let mut replay = Replay::open(&path, ReadOptions::default()).unwrap();
     replay.seek(replay.end_ms()).unwrap();
-    let got = replay.state().cluster.collections[0].balancing;
+    let got = replay.state().collections[0].balancing;
     assert_eq!(got, sim.cluster.collections[0].balancing);
     assert_eq!(got.max_chunk_size_bytes, Some(32 << 20));
     assert_eq!(got.auto_merge, Some(false));

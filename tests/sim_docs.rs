@@ -109,7 +109,7 @@ proptest! {
         events.extend(sim.take_events());
         check(&sim, &live, writes)?;
         for e in &events {
-            replica.apply(e).unwrap();
+            replica.cluster.apply(e).unwrap();
         }
         let stats = |s: &Simulator| -> Vec<(u64, u64, u32)> {
             s.cluster.collections[0]

@@ -2,9 +2,10 @@
 #![allow(clippy::unwrap_used)]
 
 use shardtop::cluster::EventKind;
+use shardtop::cluster::SummaryOptions;
 use shardtop::model::ShardIdx;
 use shardtop::sim::drain::RemoveShardState;
-use shardtop::sim::{Simulator, SummaryOptions, scenario};
+use shardtop::sim::{Simulator, scenario};
 
 fn start(name: &str) -> Simulator {
     let sc = scenario::built_in(name).unwrap().unwrap();
@@ -56,7 +57,7 @@ fn a_drain_moves_chunks_round_by_round_and_a_jumbo_chunk_blocks_it() {
         sim.cluster.shards[3].removed,
         "removed once the jumbo chunk was moved by force"
     );
-    let json = sim.summary_json(&SummaryOptions {
+    let json = sim.cluster.summary_json(&SummaryOptions {
         source: "x".into(),
         chunks: false,
         writes_unknown: false,

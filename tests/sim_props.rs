@@ -4,8 +4,9 @@
 #![allow(clippy::unwrap_used)]
 
 use proptest::prelude::*;
+use shardtop::cluster::SummaryOptions;
 use shardtop::model::{ChunkStats, ShardIdx};
-use shardtop::sim::{Simulator, SummaryOptions, scenario};
+use shardtop::sim::{Simulator, scenario};
 
 const VERSIONS: [&str; 5] = ["4.4", "5.0", "6.0", "7.0", "8.0"];
 
@@ -130,7 +131,7 @@ proptest! {
             let mut sim = Simulator::from_scenario(&sc, seed, None).unwrap();
             sim.run_until(60_000);
             let n = sim.take_events().len();
-            (serde_json::to_string(&sim.summary_json(&SummaryOptions { source: "x".into(), chunks: true, writes_unknown: false })).unwrap(), n)
+            (serde_json::to_string(&sim.cluster.summary_json(&SummaryOptions { source: "x".into(), chunks: true, writes_unknown: false })).unwrap(), n)
         };
         prop_assert_eq!(once(), once());
     }

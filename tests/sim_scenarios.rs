@@ -1,10 +1,11 @@
 //! Every "must show" row of the built-in scenarios of the simulator, with the seeds' numbers.
 #![allow(clippy::unwrap_used)]
 
+use shardtop::cluster::SummaryOptions;
 use shardtop::cluster::{EventKind, ServerVersion};
 use shardtop::model::{KeyValue, ShardIdx, ShardKey};
 use shardtop::sim::engine::TICK_MS;
-use shardtop::sim::{Simulator, SummaryOptions, scenario};
+use shardtop::sim::{Simulator, scenario};
 
 fn start(name: &str, version: Option<&str>) -> Simulator {
     let sc = scenario::built_in(name).unwrap().unwrap();
@@ -307,10 +308,10 @@ fn the_same_seed_gives_the_same_run_and_another_seed_another() {
             for _ in 0..600 {
                 sim.step();
                 for e in sim.take_events() {
-                    log.push_str(&sim.describe(&e));
+                    log.push_str(&sim.cluster.describe(&e));
                 }
             }
-            let json = sim.summary_json(&SummaryOptions {
+            let json = sim.cluster.summary_json(&SummaryOptions {
                 source: "sim".into(),
                 chunks: true,
                 writes_unknown: false,

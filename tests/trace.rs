@@ -4,8 +4,9 @@
 use std::path::{Path, PathBuf};
 
 use proptest::prelude::*;
-use shardtop::sim::{Simulator, SummaryOptions, scenario};
-use shardtop::trace::record::{record_sim, sim_header};
+use shardtop::cluster::{Cluster, SummaryOptions};
+use shardtop::sim::{Simulator, scenario};
+use shardtop::source::record::{record_sim, sim_header};
 use shardtop::trace::{Notable, ReadOptions, Replay};
 
 struct TempDir(PathBuf);
@@ -37,8 +38,8 @@ fn until(name: &str) -> u64 {
     (scenario::built_in(name).unwrap().unwrap().until * 1000.0) as u64
 }
 
-fn summary(sim: &Simulator) -> serde_json::Value {
-    sim.summary_json(&SummaryOptions {
+fn summary(state: &Cluster) -> serde_json::Value {
+    state.summary_json(&SummaryOptions {
         source: "x".into(),
         chunks: true,
         writes_unknown: false,
@@ -67,7 +68,11 @@ fn every_scenario_replays_to_the_summary_of_its_run() {
             replay.trace.warnings
         );
         replay.seek(replay.end_ms()).unwrap();
-        assert_eq!(summary(replay.state()), summary(&sim), "{name} ({ext})");
+        assert_eq!(
+            summary(replay.state()),
+            summary(&sim.cluster),
+            "{name} ({ext})"
+        );
     }
 }
 
@@ -84,10 +89,18 @@ fn seeking_gives_the_state_the_simulator_had_at_that_time() {
         let mut sim = start("low-cardinality");
         sim.run_until(t);
         replay.seek(t).unwrap();
-        assert_eq!(summary(replay.state()), summary(&sim), "seek to {t} ms");
+        assert_eq!(
+            summary(replay.state()),
+            summary(&sim.cluster),
+            "seek to {t} ms"
+        );
         if t >= playing.time_ms() {
             playing.play_to(t).unwrap();
-            assert_eq!(summary(playing.state()), summary(&sim), "play to {t} ms");
+            assert_eq!(
+                summary(playing.state()),
+                summary(&sim.cluster),
+                "play to {t} ms"
+            );
         }
     }
 }
@@ -110,7 +123,7 @@ fn stepping_and_jumping_between_notable_events() {
     assert!(replay.next_notable(Some(Notable::Jumbo)).unwrap());
     let jumbo_at = replay.position();
     assert!(
-        replay.state().cluster.collections[0]
+        replay.state().collections[0]
             .table
             .iter()
             .any(|c| c.info.jumbo)
@@ -248,15 +261,17 @@ fn a_recorder_killed_midway_leaves_a_readable_partial_trace() {
     let header = sim_header(&sim, "sim:ascending", "ascending", 1);
     let mut w = shardtop::trace::writer::TraceWriter::create(&path, &header).unwrap();
     let events = sim.take_events();
-    let names = shardtop::trace::event_codec::Names { sim: &sim };
+    let names = shardtop::trace::event_codec::Names {
+        state: &sim.cluster,
+    };
     for e in &events {
         w.line(&shardtop::trace::event_codec::encode(e, &names))
             .unwrap();
     }
-    w.keyframe(&shardtop::trace::state_codec::encode(&sim))
+    w.keyframe(&shardtop::trace::state_codec::encode(&sim.cluster))
         .unwrap();
     sim.run_until(20_000);
-    w.keyframe(&shardtop::trace::state_codec::encode(&sim))
+    w.keyframe(&shardtop::trace::state_codec::encode(&sim.cluster))
         .unwrap();
     drop(w); // killed: never finished
     assert!(!path.exists());
@@ -273,7 +288,7 @@ fn a_recorder_killed_midway_leaves_a_readable_partial_trace() {
     );
     replay.seek(20_000).unwrap();
     assert_eq!(
-        replay.state().cluster.collections[0]
+        replay.state().collections[0]
             .routed_writes
             .iter()
             .sum::<u64>(),
@@ -294,7 +309,7 @@ fn the_committed_fixtures_still_replay_to_their_scenario() {
         replay.seek(replay.end_ms()).unwrap();
         let mut sim = start(name);
         sim.run_until(until(name));
-        assert_eq!(summary(replay.state()), summary(&sim), "{file}");
+        assert_eq!(summary(replay.state()), summary(&sim.cluster), "{file}");
     }
 }
 
@@ -337,6 +352,6 @@ fn a_trace_cut_during_a_resharding_replays_to_its_state() {
     let mut replay = Replay::open(&path, ReadOptions::default()).unwrap();
     replay.seek(replay.end_ms()).unwrap();
     let got = summary(replay.state());
-    assert_eq!(got, summary(&sim));
+    assert_eq!(got, summary(&sim.cluster));
     assert!(got["collections"][0]["resharding"].is_object(), "{got}");
 }

@@ -5,7 +5,7 @@
 
 use serde_json::Value;
 use shardtop::sim::{Simulator, scenario};
-use shardtop::trace::record::{record_sim, sim_header};
+use shardtop::source::record::{record_sim, sim_header};
 
 fn resolve<'a>(root: &'a Value, schema: &'a Value) -> &'a Value {
     match schema.get("$ref").and_then(Value::as_str) {

@@ -6,10 +6,11 @@
 use std::time::Duration;
 
 use bson::{Document, doc};
+use shardtop::cluster::{Cluster, SummaryOptions};
 use shardtop::live::client::LiveClient;
 use shardtop::live::poller::{Poller, now_ms, poll_once};
 use shardtop::serve::{ServeOptions, start};
-use shardtop::sim::{Simulator, SummaryOptions, scenario};
+use shardtop::sim::{Simulator, scenario};
 
 const SCENARIO: &str = r#"{
   "name": "reshard-small", "description": "test", "seedPassage": "none",
@@ -22,7 +23,7 @@ const SCENARIO: &str = r#"{
   "until": 10
 }"#;
 
-fn chunks_of(s: &Simulator) -> serde_json::Value {
+fn chunks_of(s: &Cluster) -> serde_json::Value {
     s.summary_json(&SummaryOptions {
         source: String::new(),
         chunks: true,
@@ -78,7 +79,7 @@ async fn a_reshard_makes_the_watcher_reload_everything() {
         watching.fetched_chunks, 12,
         "a full reload of the new table"
     );
-    let c = &watching.state().cluster.collections[0];
+    let c = &watching.state().collections[0];
     assert_eq!(c.pattern.len(), 2);
     assert_eq!(c.table.len(), 12);
     let fresh = poll_once(&uri, Duration::from_secs(5)).await.unwrap();

@@ -6,12 +6,13 @@ use std::net::SocketAddr;
 use std::time::Duration;
 
 use serde_json::Value;
+use shardtop::cluster::{Cluster, SummaryOptions};
 use shardtop::live::poller::poll_once;
 use shardtop::serve::{ServeOptions, start};
-use shardtop::sim::{Simulator, SummaryOptions, scenario};
+use shardtop::sim::{Simulator, scenario};
 
-fn summary(sim: &Simulator) -> Value {
-    let mut v = sim.summary_json(&SummaryOptions {
+fn summary(state: &Cluster) -> Value {
+    let mut v = state.summary_json(&SummaryOptions {
         source: String::new(),
         chunks: false,
         writes_unknown: true,
@@ -63,7 +64,7 @@ async fn one_poll_gives_the_simulators_summary() {
             sim.step();
         }
         let in_flight = sim.cluster.balancer.in_flight.len();
-        let expected = summary(&sim);
+        let expected = summary(&sim.cluster);
         let (server, uri) = serve(sim, None).await;
         let polled = poll_once(&uri, Duration::from_secs(5)).await.unwrap();
         let got = summary(&polled.state);
@@ -86,7 +87,7 @@ async fn one_poll_gives_the_simulators_summary() {
         );
         assert!(got["balancer"]["rounds"].as_u64().unwrap() > 0, "{got}");
         assert_eq!(
-            polled.state.cluster.balancer.in_flight.len(),
+            polled.state.balancer.in_flight.len(),
             in_flight,
             "{name} {version}"
         );
@@ -221,7 +222,7 @@ async fn incremental_refresh_converges_and_a_refine_reloads() {
     watching.poll(now_ms()).await.unwrap();
     let incremental = watching.fetched_chunks;
     let fresh = poll_once(&uri, Duration::from_secs(5)).await.unwrap();
-    let with_chunks = |s: &Simulator| {
+    let with_chunks = |s: &Cluster| {
         s.summary_json(&SummaryOptions {
             source: String::new(),
             chunks: true,
@@ -241,7 +242,7 @@ async fn incremental_refresh_converges_and_a_refine_reloads() {
     let polled = watching.poll(now_ms()).await.unwrap();
     let fresh = poll_once(&uri, Duration::from_secs(5)).await.unwrap();
     assert_eq!(with_chunks(polled.state), with_chunks(&fresh.state));
-    assert!(polled.state.cluster.collections[0].pattern.len() == 2);
+    assert!(polled.state.collections[0].pattern.len() == 2);
     server.shutdown().await;
 }
 
@@ -419,7 +420,7 @@ async fn record_writes_a_trace_that_replays_to_the_polled_state() {
     let sc = scenario::built_in("zones-ip").unwrap().unwrap();
     let mut sim = Simulator::from_scenario(&sc, sc.seed, Some("7.0".parse().unwrap())).unwrap();
     sim.run_until(60_000);
-    let expected = summary(&sim);
+    let expected = summary(&sim.cluster);
     let (server, uri) = serve(sim, None).await;
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("live.ndjson.zst");
@@ -485,7 +486,7 @@ async fn change_stream_heat_maps_each_write_to_its_chunk() {
         .unwrap();
     let polled = watching.poll(now_ms()).await.unwrap();
     server.shutdown().await;
-    let c = &polled.state.cluster.collections[0];
+    let c = &polled.state.collections[0];
     assert_eq!(c.routed_writes.iter().sum::<u64>(), 30);
     assert_eq!(c.window.total(), 30);
     assert!(

@@ -6,7 +6,9 @@
 use super::key_index::KeyIndex;
 use super::window::{WINDOW_TICKS, WriteWindow};
 use super::writes::PendingWrites;
-use crate::model::{KeyPattern, KeyValue, RoutingTable, ShardIdx, ShardKey, ZoneRanges};
+use crate::model::{
+    ChunkStats, KeyPattern, KeyValue, RoutingTable, ShardIdx, ShardKey, ZoneRanges,
+};
 
 /// A secondary index (only what sharding rules look at).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -164,6 +166,35 @@ impl Collection {
         self.resharding = None;
         self.incarnation += 1;
         Ok(())
+    }
+
+    /// Counts `n` writes routed to `shard`.
+    pub fn count_routed_writes(&mut self, shard: ShardIdx, n: u64) {
+        if self.routed_writes.len() <= shard.index() {
+            self.routed_writes.resize(shard.index() + 1, 0);
+        }
+        self.routed_writes[shard.index()] += n;
+    }
+
+    /// The routing-table side of a shard-key update: one document of `bytes` leaves the chunk of
+    /// `from` and enters the chunk of `to`; each side counts a write on its shard.
+    pub fn move_document(&mut self, from: &ShardKey, to: &ShardKey, bytes: u64) {
+        let (i, j) = (self.table.route(from), self.table.route(to));
+        self.table.remove_stats(i, ChunkStats::new(1, bytes, 0));
+        self.table.add_stats(i, ChunkStats::new(0, 0, 1));
+        self.table.add_stats(j, ChunkStats::new(1, bytes, 1));
+        for k in [i, j] {
+            self.count_routed_writes(self.table.chunk(k).info.shard, 1);
+        }
+    }
+
+    /// The routing-table side of a delete: one document of `bytes` leaves the chunk owning `key`
+    /// (its counts never go below zero) and the delete counts as a write on that chunk's shard.
+    pub fn delete_document(&mut self, key: &ShardKey, bytes: u64) {
+        let i = self.table.route(key);
+        self.table.remove_stats(i, ChunkStats::new(1, bytes, 0));
+        self.table.add_stats(i, ChunkStats::new(0, 0, 1));
+        self.count_routed_writes(self.table.chunk(i).info.shard, 1);
     }
 
     /// Writes routed to `shard` since the start.

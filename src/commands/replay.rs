@@ -4,7 +4,7 @@ use std::io::Write;
 
 use super::{Failure, write_failed};
 use crate::cli::ReplayArgs;
-use crate::sim::SummaryOptions;
+use crate::cluster::SummaryOptions;
 use crate::trace::{ReadOptions, Replay, TraceError};
 
 fn failure(e: TraceError) -> Failure {

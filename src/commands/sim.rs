@@ -5,7 +5,8 @@ use std::io::Write;
 
 use super::{Failure, write_failed};
 use crate::cli::SimArgs;
-use crate::sim::{Scenario, Simulator, SummaryOptions, scenario};
+use crate::cluster::SummaryOptions;
+use crate::sim::{Scenario, Simulator, scenario};
 
 /// `shardtop scenarios [--json]`.
 pub fn scenarios(json: bool, out: &mut impl Write) -> Result<(), Failure> {
@@ -90,7 +91,7 @@ pub fn run(args: &SimArgs, out: &mut impl Write) -> Result<(), Failure> {
                         | crate::cluster::EventKind::BalancerRoundStarted { .. }
                 )
             }) {
-                log.push_str(&sim.describe(e));
+                log.push_str(&sim.cluster.describe(e));
                 log.push('\n');
             }
         }
@@ -98,8 +99,8 @@ pub fn run(args: &SimArgs, out: &mut impl Write) -> Result<(), Failure> {
     let until_ms = (until * 1000.0) as u64;
     if let Some(path) = &args.record {
         let header =
-            crate::trace::record::sim_header(&sim, &format!("sim:{}", sc.name), &sc.name, seed);
-        crate::trace::record::record_sim(&mut sim, until_ms, path, &header, on_events).map_err(
+            crate::source::record::sim_header(&sim, &format!("sim:{}", sc.name), &sc.name, seed);
+        crate::source::record::record_sim(&mut sim, until_ms, path, &header, on_events).map_err(
             |e| Failure::runtime(format!("cannot write the trace {}: {e}", path.display())),
         )?;
     } else {
@@ -109,7 +110,7 @@ pub fn run(args: &SimArgs, out: &mut impl Write) -> Result<(), Failure> {
         .map_err(|e| write_failed(&e))?;
     let source = format!("sim:{}", sc.name);
     let text = if args.json {
-        let summary = sim.summary_json(&SummaryOptions {
+        let summary = sim.cluster.summary_json(&SummaryOptions {
             source,
             chunks: args.chunks,
             writes_unknown: false,

@@ -5,9 +5,9 @@ use std::time::Duration;
 
 use super::{Failure, write_failed};
 use crate::cli::WatchArgs;
+use crate::cluster::SummaryOptions;
 use crate::live::client::{LiveClient, LiveError, hosts};
 use crate::live::poller::{OnePoll, Poller, now_ms, poll_once};
-use crate::sim::SummaryOptions;
 use crate::source::live::HeatMode;
 
 /// `2s`, `500ms`, `1m`, or a number of seconds.
@@ -123,7 +123,7 @@ pub fn run(args: &WatchArgs, colors: bool, out: &mut impl Write) -> Result<(), F
     } else {
         polled.state.summary_text_at(
             &format!("shardtop watch {source}"),
-            &crate::source::live::clock_text(polled.state.now_ms()),
+            &crate::source::live::clock_text(polled.state.now_ms),
         )
     };
     out.write_all(text.as_bytes()).map_err(|e| write_failed(&e))
@@ -151,7 +151,7 @@ fn interactive(
             Ok::<_, LiveError>((poller, log, heat))
         })
         .map_err(failure)?;
-    let cluster = &poller.state().cluster;
+    let cluster = poller.state();
     let collection = args
         .ns
         .as_deref()

@@ -10,8 +10,8 @@ use bson::{Document, doc};
 
 use super::client::LiveClient;
 use super::heat_counts::{HeatCounts, shard_ids};
+use crate::cluster::Cluster;
 use crate::model::ShardKey;
-use crate::sim::Simulator;
 
 const MAX_EVENTS: usize = 50_000;
 
@@ -40,8 +40,8 @@ fn batch(reply: &Document, key: &str) -> (Vec<Document>, i64) {
 impl ChangeHeat {
     /// Opens streams for new collections and reads what happened since the last poll; then
     /// gives `state` its windows and counts.
-    pub async fn observe(&mut self, client: &LiveClient, state: &mut Simulator) {
-        let names = state.cluster.namespaces();
+    pub async fn observe(&mut self, client: &LiveClient, state: &mut Cluster) {
+        let names = state.namespaces();
         let mut events: HashMap<String, Vec<Document>> = HashMap::new();
         for ns in names {
             let (db, coll) = ns.split_once('.').unwrap_or((ns.as_str(), ""));
@@ -82,9 +82,9 @@ impl ChangeHeat {
         self.apply(state, &events);
     }
 
-    fn apply(&mut self, state: &mut Simulator, events: &HashMap<String, Vec<Document>>) {
+    fn apply(&mut self, state: &mut Cluster, events: &HashMap<String, Vec<Document>>) {
         let shard_ids = shard_ids(state);
-        for c in &mut state.cluster.collections {
+        for c in &mut state.collections {
             let Some(stream) = self.streams.get_mut(&c.ns) else {
                 continue;
             };

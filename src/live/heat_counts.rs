@@ -4,6 +4,7 @@
 
 use std::collections::HashMap;
 
+use crate::cluster::Cluster;
 use crate::cluster::Collection;
 use crate::cluster::window::WriteWindow;
 use crate::model::ShardKey;
@@ -24,13 +25,8 @@ impl Default for HeatCounts {
 }
 
 /// The ids of the state's shards, by shard index.
-pub fn shard_ids(state: &crate::sim::Simulator) -> Vec<String> {
-    state
-        .cluster
-        .shards
-        .iter()
-        .map(|s| s.shard.id.clone())
-        .collect()
+pub fn shard_ids(state: &Cluster) -> Vec<String> {
+    state.shards.iter().map(|s| s.shard.id.clone()).collect()
 }
 
 impl HeatCounts {

@@ -16,7 +16,6 @@ use crate::cluster::Cluster;
 use crate::cluster::ServerVersion;
 use crate::cluster::balancer::{BalancerState, RoundInProgress};
 use crate::model::{ChunkStats, RangePatch, RoutingTable, ShardIdx, ShardKey};
-use crate::sim::Simulator;
 use crate::view::LogLine;
 
 fn bad(e: impl std::fmt::Display) -> LiveError {
@@ -32,7 +31,7 @@ pub struct Poller {
     pub client: LiveClient,
     pub version: Option<ServerVersion>,
     caches: HashMap<String, CachedRouting>,
-    state: Simulator,
+    state: Cluster,
     logs: super::logs::LogTails,
     /// Chunk documents fetched by the last poll (the polling cost).
     pub fetched_chunks: usize,
@@ -44,7 +43,7 @@ pub struct Poller {
 
 /// What a poll produced: the cluster as it is now, and the new lines of its logs.
 pub struct Polled<'a> {
-    pub state: &'a Simulator,
+    pub state: &'a Cluster,
     pub log: Vec<LogLine>,
 }
 
@@ -79,7 +78,7 @@ impl Poller {
             client,
             version: None,
             caches: HashMap::new(),
-            state: Simulator::from_cluster(snapshot::empty()),
+            state: snapshot::empty(),
             logs: super::logs::LogTails::default(),
             fetched_chunks: 0,
             change_heat: None,
@@ -88,12 +87,12 @@ impl Poller {
     }
 
     /// The cluster as the last successful poll saw it.
-    pub fn state(&self) -> &Simulator {
+    pub fn state(&self) -> &Cluster {
         &self.state
     }
 
     /// The cluster as the last successful poll saw it, owned.
-    pub fn into_state(self) -> Simulator {
+    pub fn into_state(self) -> Cluster {
         self.state
     }
 
@@ -156,12 +155,7 @@ impl Poller {
             .caches
             .get(&coll.ns)
             .is_some_and(|c| !c.is_stale_for(coll));
-        let kept = |state: &Simulator| {
-            state
-                .cluster
-                .collection(&coll.ns)
-                .map(|c| c.table.version())
-        };
+        let kept = |state: &Cluster| state.collection(&coll.ns).map(|c| c.table.version());
         if let (true, Some(v)) = (fresh, kept(&self.state)) {
             let mut since = owner.clone();
             since.insert(
@@ -188,7 +182,7 @@ impl Poller {
                         .collect(),
                 );
             }
-            let table = self.state.cluster.collection(&coll.ns).map(|c| &c.table);
+            let table = self.state.collection(&coll.ns).map(|c| &c.table);
             if let Some(Ok(patches)) = table.map(|t| routing_cache::patches(&coll.ns, t, changed)) {
                 return Ok(Refresh::Patch(patches, jumbo));
             }
@@ -231,7 +225,7 @@ impl Poller {
     /// settings, databases and per-shard sizes.
     async fn read(&mut self, version: ServerVersion) -> Result<Reads, LiveError> {
         let shard_docs = Self::parsed(&self.client, "shards", ShardDoc::parse).await?;
-        let mut shards = ShardList::new(&shard_docs, &self.state.cluster);
+        let mut shards = ShardList::new(&shard_docs, &self.state);
         let mut colls: Vec<CollectionDoc> =
             Self::parsed(&self.client, "collections", CollectionDoc::parse)
                 .await?
@@ -272,13 +266,12 @@ impl Poller {
 
     /// Brings the kept model up to date with what a poll read (no I/O: all or nothing).
     fn install(&mut self, version: ServerVersion, reads: Reads) -> Result<(), LiveError> {
-        let renumber = reads.shards.renumbering(&self.state.cluster);
+        let renumber = reads.shards.renumbering(&self.state);
         let renumbered = renumber.iter().enumerate().any(|(i, s)| s.index() != i);
-        let mut kept: HashMap<String, RoutingTable> =
-            std::mem::take(&mut self.state.cluster.collections)
-                .into_iter()
-                .map(|c| (c.ns, c.table))
-                .collect();
+        let mut kept: HashMap<String, RoutingTable> = std::mem::take(&mut self.state.collections)
+            .into_iter()
+            .map(|c| (c.ns, c.table))
+            .collect();
         let mut caches = std::mem::take(&mut self.caches);
         let mut collections = Vec::new();
         for (coll, refresh) in reads.colls.iter().zip(reads.refreshes) {
@@ -310,7 +303,7 @@ impl Poller {
         };
         let mut cluster = snapshot::cluster(&snap, reads.shards, collections);
         spread(&mut cluster, &reads.sizes);
-        self.state = Simulator::from_cluster(cluster);
+        self.state = cluster;
         Ok(())
     }
 
@@ -329,7 +322,7 @@ impl Poller {
         let ops = Self::current_migrations(&self.client).await;
         self.install(version, reads)?;
         let state = &mut self.state;
-        state.cluster.balancer = BalancerState {
+        state.balancer = BalancerState {
             rounds: status
                 .get_i64("numBalancerRounds")
                 .or_else(|_| status.get_i32("numBalancerRounds").map(i64::from))
@@ -349,12 +342,12 @@ impl Poller {
             failed: self.logs.failed,
             ..BalancerState::default()
         };
-        state.cluster.settings.balancer_enabled &= status.get_str("mode") != Ok("off");
+        state.settings.balancer_enabled &= status.get_str("mode") != Ok("off");
         if let Some(e) = &self.logs.round_error {
             why_not.push(format!("the last balancer round failed: {e}"));
         }
-        state.cluster.balancer.why_not = why_not;
-        state.cluster.balancer.in_flight = ops
+        state.balancer.why_not = why_not;
+        state.balancer.in_flight = ops
             .iter()
             .enumerate()
             .filter_map(|(k, op)| in_flight(state, op, now_ms, k as u64 + 1))
@@ -504,7 +497,7 @@ pub fn now_ms() -> u64 {
 
 /// The cluster as one poll saw it, owned.
 pub struct OnePoll {
-    pub state: Simulator,
+    pub state: Cluster,
     pub log: Vec<LogLine>,
 }
 
@@ -525,7 +518,7 @@ pub async fn poll_once(uri: &str, timeout: std::time::Duration) -> Result<OnePol
 /// One `$currentOp` migration as the simulator's `Migration`; its end is unknown, so
 /// `finish_ms` = `started_ms` (the view shows no progress).
 fn in_flight(
-    state: &Simulator,
+    state: &Cluster,
     op: &Document,
     now_ms: u64,
     id: u64,
@@ -535,7 +528,7 @@ fn in_flight(
         .get_str("moveChunk")
         .or_else(|_| cmd.get_str("_shardsvrMoveRange"))
         .ok()?;
-    let c = state.cluster.collection(ns)?;
+    let c = state.collection(ns)?;
     let min = c
         .pattern
         .bound_from_document(cmd.get_document("min").ok()?)
@@ -544,8 +537,8 @@ fn in_flight(
         Ok(d) => c.pattern.bound_from_document(d).ok()?,
         Err(_) => c.table.chunk(c.table.route(&min)).max.clone(),
     };
-    let from = state.cluster.shard_index(cmd.get_str("fromShard").ok()?)?;
-    let to = state.cluster.shard_index(cmd.get_str("toShard").ok()?)?;
+    let from = state.shard_index(cmd.get_str("fromShard").ok()?)?;
+    let to = state.shard_index(cmd.get_str("toShard").ok()?)?;
     let secs = op
         .get_i64("secs_running")
         .or_else(|_| op.get_i32("secs_running").map(i64::from))

@@ -42,19 +42,17 @@ pub async fn record(
     let header = Header {
         recorder: format!("shardtop {}", env!("CARGO_PKG_VERSION")),
         source: hosts(uri),
-        server_version: first.state.cluster.version.to_string(),
+        server_version: first.state.version.to_string(),
         start_epoch_seconds: start / 1000,
         keyframe_interval_ms: interval.as_millis() as u64,
         shards: first
             .state
-            .cluster
             .shards
             .iter()
             .map(|s| s.shard.id.clone())
             .collect(),
         collections: first
             .state
-            .cluster
             .collections
             .iter()
             .map(|c| (c.ns.clone(), crate::trace::json::pattern_json(&c.pattern)))

@@ -12,10 +12,10 @@ use bson::{Bson, DateTime, Document, doc};
 
 use super::client::LiveClient;
 use super::heat_counts::{HeatCounts, shard_ids};
+use crate::cluster::Cluster;
 use crate::cluster::Collection;
 use crate::model::ShardKey;
 use crate::model::targeting::{key_ranges, target_spans};
-use crate::sim::Simulator;
 
 /// Samples read per collection and poll; more wait for the next poll.
 const PAGE: i64 = 50_000;
@@ -73,9 +73,9 @@ fn filter_of(sample: &Document) -> Document {
 
 impl SampledHeat {
     /// Reads the new samples of every collection and gives `state` its windows and counts.
-    pub async fn observe(&mut self, client: &LiveClient, state: &mut Simulator) {
+    pub async fn observe(&mut self, client: &LiveClient, state: &mut Cluster) {
         let shard_ids = shard_ids(state);
-        for c in &mut state.cluster.collections {
+        for c in &mut state.collections {
             let tail = self.tails.entry(c.ns.clone()).or_default();
             let baseline = tail.last.is_none();
             let samples = read(client, &c.ns, tail.last).await;

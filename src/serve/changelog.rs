@@ -112,7 +112,7 @@ pub fn record(state: &mut State) {
             state.actionlog.push(state.started_secs, entry);
             continue;
         }
-        let text = state.sim.describe_detail(e);
+        let text = state.sim.cluster.describe_detail(e);
         let mut details = migration_details(state, &e.kind);
         details.insert("shardtop", text);
         let entry = doc! {

@@ -151,18 +151,3 @@ impl Simulator {
         Ok(true)
     }
 }
-
-impl crate::cluster::Collection {
-    /// The routing-table side of a delete: one document of `bytes` leaves the chunk owning `key`
-    /// (its counts never go below zero) and the delete counts as a write on that chunk's shard.
-    pub fn delete_document(&mut self, key: &ShardKey, bytes: u64) {
-        let i = self.table.route(key);
-        self.table.remove_stats(i, ChunkStats::new(1, bytes, 0));
-        self.table.add_stats(i, ChunkStats::new(0, 0, 1));
-        let shard = self.table.chunk(i).info.shard.index();
-        if self.routed_writes.len() <= shard {
-            self.routed_writes.resize(shard + 1, 0);
-        }
-        self.routed_writes[shard] += 1;
-    }
-}

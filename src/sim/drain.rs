@@ -73,25 +73,8 @@ impl Simulator {
             let state = &mut self.cluster.shards[s.index()];
             state.shard.draining = false;
             state.removed = true;
-            self.reassign_primaries(s);
+            self.cluster.reassign_primaries(s);
             self.emit(EventKind::ShardRemoved { shard: s });
-        }
-    }
-
-    /// Databases whose primary was the removed `shard` move to the first shard still serving.
-    pub(super) fn reassign_primaries(&mut self, shard: ShardIdx) {
-        let heir = (0..self.cluster.shards.len())
-            .map(|i| ShardIdx(i as u32))
-            .find(|x| {
-                !self.cluster.shards[x.index()].removed
-                    && !self.cluster.shards[x.index()].shard.draining
-            });
-        if let Some(heir) = heir {
-            for primary in self.cluster.databases.values_mut() {
-                if *primary == shard {
-                    *primary = heir;
-                }
-            }
         }
     }
 }

@@ -89,6 +89,15 @@ impl Simulator {
         &self.action_errors
     }
 
+    /// The text summary of the cluster at virtual time, then the scheduled actions that failed.
+    pub fn summary_text(&self, title: &str) -> String {
+        let mut s = self.cluster.summary_text(title);
+        for e in &self.action_errors {
+            s.push_str(&format!("scheduled action failed: {e}\n"));
+        }
+        s
+    }
+
     pub(super) fn emit(&mut self, kind: EventKind) {
         self.events.push(Event {
             at_ms: self.cluster.now_ms,
@@ -222,10 +231,7 @@ impl Simulator {
         if let Some(r) = coll.resharding.as_mut() {
             r.record_write(self.cluster.now_ms);
         }
-        if coll.routed_writes.len() <= shard.index() {
-            coll.routed_writes.resize(shard.index() + 1, 0);
-        }
-        coll.routed_writes[shard.index()] += 1;
+        coll.count_routed_writes(shard, 1);
         if let (Some(store), Some(doc)) = (coll.docs.as_mut(), doc) {
             store.docs.push((doc, bytes));
         }

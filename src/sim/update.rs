@@ -11,7 +11,6 @@ use bson::Document;
 use super::engine::Simulator;
 use crate::cluster::error::MongoError;
 use crate::cluster::event::EventKind;
-use crate::model::{ChunkStats, ShardKey};
 
 impl Simulator {
     /// `updateOne(find, {$set: set})` where `set` changes shard-key fields: the first kept
@@ -69,23 +68,5 @@ impl Simulator {
             bytes,
         });
         Ok(())
-    }
-}
-
-impl crate::cluster::Collection {
-    /// The routing-table side of a shard-key update: one document of `bytes` leaves the chunk of
-    /// `from` and enters the chunk of `to`; each side counts a write on its shard.
-    pub fn move_document(&mut self, from: &ShardKey, to: &ShardKey, bytes: u64) {
-        let (i, j) = (self.table.route(from), self.table.route(to));
-        self.table.remove_stats(i, ChunkStats::new(1, bytes, 0));
-        self.table.add_stats(i, ChunkStats::new(0, 0, 1));
-        self.table.add_stats(j, ChunkStats::new(1, bytes, 1));
-        for k in [i, j] {
-            let shard = self.table.chunk(k).info.shard.index();
-            if self.routed_writes.len() <= shard {
-                self.routed_writes.resize(shard + 1, 0);
-            }
-            self.routed_writes[shard] += 1;
-        }
     }
 }

@@ -5,8 +5,8 @@
 
 use std::collections::HashMap;
 
+use crate::cluster::Cluster;
 use crate::model::ShardIdx;
-use crate::sim::Simulator;
 
 /// Owned bytes per (namespace, shard) at the last poll, and the shares derived from the growth.
 #[derive(Debug, Default)]
@@ -17,11 +17,11 @@ pub struct SizeHeat {
 
 impl SizeHeat {
     /// Takes a new poll's state.
-    pub fn observe(&mut self, state: &Simulator) {
+    pub fn observe(&mut self, state: &Cluster) {
         let mut now = HashMap::new();
         let mut growth: HashMap<String, Vec<(String, u64)>> = HashMap::new();
-        for c in &state.cluster.collections {
-            for (i, s) in state.cluster.shards.iter().enumerate() {
+        for c in &state.collections {
+            for (i, s) in state.shards.iter().enumerate() {
                 let bytes = c.table.shard_totals(ShardIdx(i as u32)).stats.bytes;
                 let key = (c.ns.clone(), s.shard.id.clone());
                 if let Some(&before) = self.last.get(&key) {

@@ -70,7 +70,7 @@ pub async fn run_live(
         let v = {
             let state = poller.state();
             let clock = ClockView {
-                time_ms: state.now_ms(),
+                time_ms: state.now_ms,
                 paused,
                 speed: 1.0,
                 end_ms: None,

@@ -41,7 +41,7 @@ impl SimTimeline {
         tl.note_migrations(&first);
         tl.initial = first
             .iter()
-            .filter_map(|e| view::log_line(&tl.sim, e))
+            .filter_map(|e| view::log_line(&tl.sim.cluster, e))
             .collect();
         Ok(tl)
     }
@@ -83,7 +83,11 @@ impl SimTimeline {
             if !events.is_empty() {
                 self.note_migrations(&events);
                 if let Some(log) = log.as_deref_mut() {
-                    log.extend(events.iter().filter_map(|e| view::log_line(&self.sim, e)));
+                    log.extend(
+                        events
+                            .iter()
+                            .filter_map(|e| view::log_line(&self.sim.cluster, e)),
+                    );
                 }
             }
             self.checkpoint();
@@ -146,6 +150,6 @@ impl Timeline for SimTimeline {
     }
 
     fn view(&self, req: &ViewRequest, clock: ClockView) -> ClusterView {
-        view::build(&self.sim, req, &self.label, clock)
+        view::build(&self.sim.cluster, req, &self.label, clock)
     }
 }

@@ -8,23 +8,23 @@ use super::json::{
     pattern_json, seconds, stats_at, stats_json, stats_of, str_at, strings_at, u64_at,
 };
 use crate::cluster::ChunkWrites;
+use crate::cluster::Cluster;
 use crate::cluster::event::{MigrationRange, MigrationReason, SplitCause};
 use crate::cluster::{Event, EventKind, MongoError};
 use crate::model::{KeyPattern, ShardIdx, ShardKey};
-use crate::sim::Simulator;
 
 /// Names and patterns needed to write events: the state they were emitted from.
 pub struct Names<'a> {
-    pub sim: &'a Simulator,
+    pub state: &'a Cluster,
 }
 
 impl Names<'_> {
     fn shard(&self, s: ShardIdx) -> Value {
-        Value::String(self.sim.cluster.shard_id(s).to_string())
+        Value::String(self.state.shard_id(s).to_string())
     }
 
     fn key(&self, ns: &str, k: &ShardKey) -> Value {
-        key_json(self.sim.cluster.collection(ns).map(|c| &c.pattern), k)
+        key_json(self.state.collection(ns).map(|c| &c.pattern), k)
     }
 
     fn keys(&self, ns: &str, ks: &[ShardKey]) -> Value {
@@ -211,19 +211,20 @@ fn body(kind: &EventKind, n: &Names<'_>) -> Value {
 /// Reads an event line against the state it applies to (for shard ids). `None` for a `what` this
 /// version does not know (a newer minor version's event: ignored).
 #[allow(clippy::too_many_lines)] // one arm per event kind
-pub fn decode(v: &Value, state: &Simulator) -> Res<Option<Event>> {
+pub fn decode(v: &Value, state: &Cluster) -> Res<Option<Event>> {
     let at_ms = ms_of_seconds(super::json::f64_at(v, "t", "")?);
     let what = str_at(v, "what", "")?;
     let shard = |name: &str| -> Res<ShardIdx> {
         let id = str_at(v, name, "")?;
-        crate::sim::apply::shard_by_id(&state.cluster.shards, id)
+        state
+            .shard_index(id)
             .ok_or_else(|| format!("field `{name}`: unknown shard {id:?}"))
     };
     let ns = || str_at(v, "ns", "").map(String::from);
     let key = |name: &str| key_at(v, name, "");
     let kind = match what {
         "addShard" => EventKind::ShardAdded {
-            shard: ShardIdx(state.cluster.shards.len() as u32),
+            shard: ShardIdx(state.shards.len() as u32),
             id: str_at(v, "id", "")?.into(),
         },
         "shardCollection.end" => {
@@ -233,7 +234,8 @@ pub fn decode(v: &Value, state: &Simulator) -> Res<Option<Event>> {
                 .map(|(i, c)| {
                     let p = format!("layout[{i}].");
                     let id = str_at(c, "shard", &p)?;
-                    let s = crate::sim::apply::shard_by_id(&state.cluster.shards, id)
+                    let s = state
+                        .shard_index(id)
                         .ok_or_else(|| format!("field `{p}shard`: unknown shard {id:?}"))?;
                     Ok((key_at(c, "min", &p)?, s))
                 })
@@ -402,7 +404,8 @@ pub fn decode(v: &Value, state: &Simulator) -> Res<Option<Event>> {
                 .map(|(i, c)| {
                     let p = format!("layout[{i}].");
                     let id = str_at(c, "shard", &p)?;
-                    let s = crate::sim::apply::shard_by_id(&state.cluster.shards, id)
+                    let s = state
+                        .shard_index(id)
                         .ok_or_else(|| format!("field `{p}shard`: unknown shard {id:?}"))?;
                     let stats = crate::model::ChunkStats::new(
                         u64_at(c, "docs", &p)?,
@@ -478,10 +481,11 @@ fn with_range(n: &Names<'_>, r: &MigrationRange, mut own: Value) -> Value {
 }
 
 /// The shared fields of a migration event's line.
-fn range_of(v: &Value, state: &Simulator) -> Res<MigrationRange> {
+fn range_of(v: &Value, state: &Cluster) -> Res<MigrationRange> {
     let shard = |name: &str| -> Res<ShardIdx> {
         let id = str_at(v, name, "")?;
-        crate::sim::apply::shard_by_id(&state.cluster.shards, id)
+        state
+            .shard_index(id)
             .ok_or_else(|| format!("field `{name}`: unknown shard {id:?}"))
     };
     Ok(MigrationRange {
@@ -553,6 +557,6 @@ fn cause(s: &str) -> SplitCause {
 }
 
 /// The pattern of a collection in a state, if known.
-pub fn pattern_of<'a>(state: &'a Simulator, ns: &str) -> Option<&'a KeyPattern> {
-    state.cluster.collection(ns).map(|c| &c.pattern)
+pub fn pattern_of<'a>(state: &'a Cluster, ns: &str) -> Option<&'a KeyPattern> {
+    state.collection(ns).map(|c| &c.pattern)
 }

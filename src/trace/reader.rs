@@ -11,8 +11,8 @@ use serde_json::Value;
 use super::header::Header;
 use super::writer::Compression;
 use super::{event_codec, state_codec};
+use crate::cluster::Cluster;
 use crate::cluster::{Event, EventKind};
-use crate::sim::Simulator;
 
 /// A trace that cannot be read: bad input (exit 2) or an I/O failure (exit 1).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -225,7 +225,7 @@ impl TraceFile {
     #[allow(clippy::too_many_lines)] // one arm per kind of line
     fn scan(&mut self, lines: &mut LineReader) -> Result<(), TraceError> {
         let path = self.path.clone();
-        let mut state: Option<Simulator> = None;
+        let mut state: Option<Cluster> = None;
         loop {
             let start = lines.offset;
             let later_keyframe = state.is_some();
@@ -292,12 +292,12 @@ impl TraceFile {
                 Line::Keyframe(v) => {
                     let s = state_codec::decode(&v).map_err(|e| bad(&path, line_no, e))?;
                     self.keyframes.push(KeyframeAt {
-                        t_ms: s.now_ms(),
+                        t_ms: s.now_ms,
                         offset: start,
                         line: line_no,
                         events_before: self.events,
                     });
-                    self.end_ms = self.end_ms.max(s.now_ms());
+                    self.end_ms = self.end_ms.max(s.now_ms);
                     state = Some(s);
                 }
                 Line::End(t) => {
@@ -336,7 +336,7 @@ impl TraceFile {
     /// Events before the first keyframe describe the set-up it already contains.
     fn take_event(
         &mut self,
-        state: Option<&mut Simulator>,
+        state: Option<&mut Cluster>,
         event: Option<Event>,
     ) -> Result<(), String> {
         if let (Some(st), Some(event)) = (state, event) {
@@ -379,7 +379,7 @@ impl TraceFile {
     pub(super) fn read(
         &self,
         lines: &mut LineReader,
-        state: Option<&Simulator>,
+        state: Option<&Cluster>,
     ) -> Result<Option<Read1>, TraceError> {
         let (parsed, complete) = match lines.next_raw().map_err(|e| io_err(&self.path, &e))? {
             None => return Ok(None),
@@ -446,7 +446,7 @@ fn looks_like_keyframe(text: &[u8]) -> bool {
 
 /// One decoded line.
 pub(super) enum Read1 {
-    Keyframe(Box<Simulator>),
+    Keyframe(Box<Cluster>),
     Event(Event),
     /// An event kind of a newer minor version: skipped.
     Unknown,

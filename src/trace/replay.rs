@@ -5,13 +5,13 @@
 use std::path::Path;
 
 use super::reader::{LineReader, Notable, Read1, ReadOptions, TraceError, TraceFile};
+use crate::cluster::Cluster;
 use crate::cluster::Event;
-use crate::sim::Simulator;
 
 /// A trace being replayed: its current state and position.
 pub struct Replay {
     pub trace: TraceFile,
-    state: Simulator,
+    state: Cluster,
     lines: LineReader,
     /// Ordinal of the next event to apply.
     next_ordinal: u64,
@@ -27,7 +27,7 @@ impl Replay {
         let first = trace.keyframes[0];
         let lines = trace.lines_from(&first)?;
         let mut replay = Self {
-            state: Simulator::from_cluster(placeholder()),
+            state: placeholder(),
             trace,
             lines,
             next_ordinal: 0,
@@ -39,7 +39,7 @@ impl Replay {
     }
 
     /// The state at the current position.
-    pub fn state(&self) -> &Simulator {
+    pub fn state(&self) -> &Cluster {
         &self.state
     }
 
@@ -162,7 +162,7 @@ impl Replay {
     pub fn play_to_with(
         &mut self,
         t_ms: u64,
-        mut on_event: impl FnMut(&Simulator, &Event),
+        mut on_event: impl FnMut(&Cluster, &Event),
     ) -> Result<(), TraceError> {
         while let Some(e) = self.peek()? {
             if e.at_ms >= t_ms {

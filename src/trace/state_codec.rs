@@ -14,14 +14,12 @@ use crate::cluster::window::WINDOW_TICKS;
 use crate::cluster::window::WriteWindow;
 use crate::cluster::{Cluster, Collection, Index, Settings, ShardState};
 use crate::model::{ChunkInfo, ChunkStats, ChunkVersion, RoutingTable, Shard, ShardIdx, ShardKey};
-use crate::sim::Simulator;
 
 /// The keyframe line of a state.
-pub fn encode(sim: &Simulator) -> Value {
-    let c = &sim.cluster;
+pub fn encode(c: &Cluster) -> Value {
     let s = &c.settings;
     json!({
-        "t": seconds(sim.now_ms()),
+        "t": seconds(c.now_ms),
         "keyframe": {
             "serverVersion": c.version.to_string(),
             "settings": {
@@ -35,8 +33,8 @@ pub fn encode(sim: &Simulator) -> Value {
                 "removed": s.removed,
             })).collect::<Vec<_>>(),
             "databases": c.databases.iter().map(|(db, s)| json!({"name": db, "primary": c.shard_id(*s)})).collect::<Vec<_>>(),
-            "balancer": balancer_json(sim),
-            "collections": c.collections.iter().map(|coll| collection_json(sim, coll)).collect::<Vec<_>>(),
+            "balancer": balancer_json(c),
+            "collections": c.collections.iter().map(|coll| collection_json(c, coll)).collect::<Vec<_>>(),
             "pendingZones": c.pending_zones.iter().map(|r| json!({
                 "ns": r.ns, "zone": r.zone,
                 "min": bson::Bson::Document(r.min.clone()).into_canonical_extjson(),
@@ -46,13 +44,12 @@ pub fn encode(sim: &Simulator) -> Value {
     })
 }
 
-fn balancer_json(sim: &Simulator) -> Value {
-    let b = &sim.cluster.balancer;
-    let c = &sim.cluster;
+fn balancer_json(c: &Cluster) -> Value {
+    let b = &c.balancer;
     let key = |ns: &str, k: &ShardKey| key_json(c.collection(ns).map(|x| &x.pattern), k);
     json!({
         "rounds": b.rounds, "nextRoundMs": b.next_round_ms, "completed": b.completed, "failed": b.failed,
-        "whyNot": b.why_not, "nextMigrationId": sim.cluster.next_migration_id,
+        "whyNot": b.why_not, "nextMigrationId": c.next_migration_id,
         "round": b.round.as_ref().map(|r| json!({
             "number": r.number, "startedMs": r.started_ms, "candidates": r.candidates,
             "migrationIds": r.migration_ids, "moved": r.moved, "failed": r.failed,
@@ -65,9 +62,8 @@ fn balancer_json(sim: &Simulator) -> Value {
     })
 }
 
-fn collection_json(sim: &Simulator, coll: &Collection) -> Value {
+fn collection_json(c: &Cluster, coll: &Collection) -> Value {
     let p = Some(&coll.pattern);
-    let c = &sim.cluster;
     json!({
         "ns": coll.ns, "key": pattern_json(&coll.pattern), "incarnation": coll.incarnation,
         "routedWrites": coll.routed_writes,
@@ -91,7 +87,7 @@ fn collection_json(sim: &Simulator, coll: &Collection) -> Value {
 }
 
 /// Reads a keyframe line back into a state.
-pub fn decode(v: &Value) -> Res<Simulator> {
+pub fn decode(v: &Value) -> Res<Cluster> {
     let now_ms = ms_of_seconds(f64_at(v, "t", "")?);
     let frame = field(v, "keyframe", "")?;
     let p = "keyframe.";
@@ -170,7 +166,7 @@ pub fn decode(v: &Value) -> Res<Simulator> {
     let (balancer, next_id) = balancer_of(&cluster, bal, "keyframe.balancer.")?;
     cluster.balancer = balancer;
     cluster.next_migration_id = next_id;
-    Ok(Simulator::resume(cluster))
+    Ok(cluster)
 }
 
 /// The resharding parameters of a keyframe's settings (MongoDB's defaults in older traces).

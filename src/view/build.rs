@@ -9,14 +9,13 @@ use super::{
     BalancerView, Cell, ClockView, ClusterView, CollectionView, HotChunk, MigrationView, Selection,
     ShardRow, ViewRequest,
 };
+use crate::cluster::Cluster;
 use crate::cluster::Collection;
 use crate::cluster::version::BalancingMetric;
 use crate::model::{ChunkStats, ShardIdx};
-use crate::sim::Simulator;
 
-/// The view of `sim` for `req`.
-pub fn build(sim: &Simulator, req: &ViewRequest, source: &str, clock: ClockView) -> ClusterView {
-    let cluster = &sim.cluster;
+/// The view of `cluster` for `req`.
+pub fn build(cluster: &Cluster, req: &ViewRequest, source: &str, clock: ClockView) -> ClusterView {
     let collection = cluster
         .collections
         .get(req.collection)
@@ -25,19 +24,19 @@ pub fn build(sim: &Simulator, req: &ViewRequest, source: &str, clock: ClockView)
         source: source.to_string(),
         server_version: cluster.version.to_string(),
         clock,
-        balancer: balancer(sim),
-        shards: shard_rows(sim, collection),
+        balancer: balancer(cluster),
+        shards: shard_rows(cluster, collection),
         collections: cluster.namespaces(),
-        collection: collection.map(|c| collection_view(sim, c, req)),
+        collection: collection.map(|c| collection_view(cluster, c, req)),
         request: req.clone(),
         heat: None,
     }
 }
 
 /// Live shards (removed ones are left out), with the collection's per-shard numbers.
-fn shard_rows(sim: &Simulator, coll: Option<&Collection>) -> Vec<ShardRow> {
-    let shares = coll.map(|c| c.window.shard_shares(sim.cluster.shards.len()));
-    sim.cluster
+fn shard_rows(cluster: &Cluster, coll: Option<&Collection>) -> Vec<ShardRow> {
+    let shares = coll.map(|c| c.window.shard_shares(cluster.shards.len()));
+    cluster
         .shards
         .iter()
         .enumerate()
@@ -67,10 +66,10 @@ fn shard_rows(sim: &Simulator, coll: Option<&Collection>) -> Vec<ShardRow> {
         .collect()
 }
 
-fn balancer(sim: &Simulator) -> BalancerView {
-    let b = &sim.cluster.balancer;
-    let now = sim.now_ms();
-    let settings = &sim.cluster.settings;
+fn balancer(cluster: &Cluster) -> BalancerView {
+    let b = &cluster.balancer;
+    let now = cluster.now_ms;
+    let settings = &cluster.settings;
     BalancerView {
         enabled: settings.balancer_enabled,
         window: settings.active_window.map(|w| {
@@ -96,11 +95,11 @@ fn balancer(sim: &Simulator) -> BalancerView {
                     ns: m.ns.clone(),
                     range: format!(
                         "[{}, {})",
-                        sim.bound_text(&m.ns, &m.min),
-                        sim.bound_text(&m.ns, m.end.as_ref().unwrap_or(&m.max))
+                        cluster.bound_text(&m.ns, &m.min),
+                        cluster.bound_text(&m.ns, m.end.as_ref().unwrap_or(&m.max))
                     ),
-                    from: sim.cluster.shard_id(m.from).to_string(),
-                    to: sim.cluster.shard_id(m.to).to_string(),
+                    from: cluster.shard_id(m.from).to_string(),
+                    to: cluster.shard_id(m.to).to_string(),
                     progress: (m.finish_ms > m.started_ms)
                         .then(|| (now.saturating_sub(m.started_ms) as f64 / span as f64).min(1.0)),
                     reason: m.reason.as_str().to_string(),
@@ -108,7 +107,7 @@ fn balancer(sim: &Simulator) -> BalancerView {
             })
             .collect(),
         why_not: b.why_not.clone(),
-        policy: match sim.cluster.version.balancing_metric() {
+        policy: match cluster.version.balancing_metric() {
             BalancingMetric::ChunkCount => "chunk count",
             BalancingMetric::DataSize => "data size",
         },
@@ -116,9 +115,9 @@ fn balancer(sim: &Simulator) -> BalancerView {
 }
 
 /// Shard positions in the view's shard list (removed shards are not listed).
-fn view_positions(sim: &Simulator) -> Vec<usize> {
+fn view_positions(cluster: &Cluster) -> Vec<usize> {
     let mut next = 0;
-    sim.cluster
+    cluster
         .shards
         .iter()
         .map(|s| {
@@ -131,7 +130,7 @@ fn view_positions(sim: &Simulator) -> Vec<usize> {
         .collect()
 }
 
-fn collection_view(sim: &Simulator, c: &Collection, req: &ViewRequest) -> CollectionView {
+fn collection_view(cluster: &Cluster, c: &Collection, req: &ViewRequest) -> CollectionView {
     let table = &c.table;
     let zone_names: Vec<String> = {
         let mut names: Vec<String> = c.zones.iter().map(|z| z.zone.clone()).collect();
@@ -142,7 +141,7 @@ fn collection_view(sim: &Simulator, c: &Collection, req: &ViewRequest) -> Collec
     let zone_shards: Vec<Vec<bool>> = zone_names
         .iter()
         .map(|z| {
-            sim.cluster
+            cluster
                 .shards
                 .iter()
                 .map(|s| !s.removed && !s.shard.draining && s.shard.zones.contains(z))
@@ -160,7 +159,7 @@ fn collection_view(sim: &Simulator, c: &Collection, req: &ViewRequest) -> Collec
         writes: &writes,
         hottest: hottest.as_ref().map(|h| h.chunk),
     };
-    let positions = view_positions(sim);
+    let positions = view_positions(cluster);
     let mut cells = strip::cells(&input, first, len, req.cells);
     for cell in &mut cells {
         cell.shard = positions.get(cell.shard).copied().unwrap_or(0);
@@ -168,16 +167,16 @@ fn collection_view(sim: &Simulator, c: &Collection, req: &ViewRequest) -> Collec
     let query = req
         .query
         .as_deref()
-        .map(|filter| super::query::target(sim, c, filter, &mut cells));
+        .map(|filter| super::query::target(cluster, c, filter, &mut cells));
     let selection = req
         .selected
         .and_then(|i| cells.get(i))
-        .map(|cell| select(sim, c, cell, &writes));
-    let totals = (0..sim.cluster.shards.len()).fold(ChunkStats::ZERO, |mut acc, s| {
+        .map(|cell| select(cluster, c, cell, &writes));
+    let totals = (0..cluster.shards.len()).fold(ChunkStats::ZERO, |mut acc, s| {
         acc.add(table.shard_totals(ShardIdx(s as u32)).stats);
         acc
     });
-    let jumbo = (0..sim.cluster.shards.len())
+    let jumbo = (0..cluster.shards.len())
         .map(|s| table.shard_totals(ShardIdx(s as u32)).jumbo)
         .sum();
     CollectionView {
@@ -194,12 +193,12 @@ fn collection_view(sim: &Simulator, c: &Collection, req: &ViewRequest) -> Collec
             let chunk = table.chunk(h.chunk);
             HotChunk {
                 ordinal: h.chunk,
-                shard: sim.cluster.shard_id(chunk.info.shard).to_string(),
+                shard: cluster.shard_id(chunk.info.shard).to_string(),
                 share: h.share,
                 range: format!(
                     "[{}, {})",
-                    sim.bound_text(&c.ns, chunk.min),
-                    sim.bound_text(&c.ns, chunk.max)
+                    cluster.bound_text(&c.ns, chunk.min),
+                    cluster.bound_text(&c.ns, chunk.max)
                 ),
             }
         }),
@@ -211,7 +210,7 @@ fn collection_view(sim: &Simulator, c: &Collection, req: &ViewRequest) -> Collec
 
 /// The selected cell, summed exactly over its chunks.
 fn select(
-    sim: &Simulator,
+    cluster: &Cluster,
     c: &Collection,
     cell: &Cell,
     writes: &BTreeMap<usize, u64>,
@@ -236,8 +235,8 @@ fn select(
     out.writes = writes.range(range.clone()).map(|(_, n)| n).sum();
     let first = table.chunk(range.start);
     let last = table.chunk(range.end - 1);
-    out.min = sim.bound_text(&c.ns, first.min);
-    out.max = sim.bound_text(&c.ns, last.max);
+    out.min = cluster.bound_text(&c.ns, first.min);
+    out.max = cluster.bound_text(&c.ns, last.max);
     out.zone = c
         .zones
         .zone_of_chunk(first.min, last.max)
@@ -245,7 +244,7 @@ fn select(
     shards.sort();
     out.shards = shards
         .iter()
-        .map(|&s| sim.cluster.shard_id(s).to_string())
+        .map(|&s| cluster.shard_id(s).to_string())
         .collect();
     if cell.count == 1 {
         out.version = Some(first.info.version.to_string());

@@ -1,7 +1,6 @@
 //! Event-log lines: a simulator or trace event in words, with the kind the log filters by.
 
-use crate::sim::Simulator;
-
+use crate::cluster::Cluster;
 use crate::cluster::{Event, EventKind};
 
 /// What the event log can be filtered to.
@@ -53,7 +52,7 @@ pub struct LogLine {
 
 /// The log line of an event, or `None` for events the log leaves out (write batches, round
 /// starts — their round's end is logged).
-pub fn log_line(sim: &Simulator, e: &Event) -> Option<LogLine> {
+pub fn log_line(cluster: &Cluster, e: &Event) -> Option<LogLine> {
     let kind = match &e.kind {
         EventKind::Writes { .. } | EventKind::BalancerRoundStarted { .. } => return None,
         EventKind::Split { .. } | EventKind::Merge { .. } => LogKind::Split,
@@ -78,6 +77,6 @@ pub fn log_line(sim: &Simulator, e: &Event) -> Option<LogLine> {
     Some(LogLine {
         at_ms: e.at_ms,
         kind,
-        text: format!("{:<20} {}", e.kind.what(), sim.describe_detail(e)),
+        text: format!("{:<20} {}", e.kind.what(), cluster.describe_detail(e)),
     })
 }

@@ -2,12 +2,12 @@
 //! SHARD_MERGE, as `explain` says) and which strip cells hold the targeted chunks.
 
 use super::{Cell, QueryView};
+use crate::cluster::Cluster;
 use crate::cluster::Collection;
 use crate::model::targeting::{key_ranges, target_ranges, target_spans};
-use crate::sim::Simulator;
 
 /// Targets `filter` (relaxed Extended JSON) on the collection and marks the cells it reaches.
-pub fn target(sim: &Simulator, c: &Collection, filter: &str, cells: &mut [Cell]) -> QueryView {
+pub fn target(cluster: &Cluster, c: &Collection, filter: &str, cells: &mut [Cell]) -> QueryView {
     let parsed = serde_json::from_str::<serde_json::Value>(filter)
         .map_err(|e| e.to_string())
         .and_then(|v| bson::Bson::try_from(v).map_err(|e| e.to_string()));
@@ -41,7 +41,7 @@ pub fn target(sim: &Simulator, c: &Collection, filter: &str, cells: &mut [Cell])
         shards: t
             .shards
             .iter()
-            .map(|&s| sim.cluster.shard_id(s).to_string())
+            .map(|&s| cluster.shard_id(s).to_string())
             .collect(),
         chunks: t.chunks,
     }

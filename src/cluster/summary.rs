@@ -1,12 +1,12 @@
-//! The contract's JSON summary (`--json`) and the text summary of a simulated cluster — the text
+//! The contract's JSON summary (`--json`) and the text summary of a cluster state — the text
 //! reads like `db.collection.getShardDistribution()` plus the balancer's state.
 
 use std::fmt::Write as _;
 
 use serde_json::{Value, json};
 
-use super::engine::Simulator;
-use crate::cluster::Collection;
+use super::Cluster;
+use super::Collection;
 use crate::model::ShardIdx;
 use crate::units::human_bytes;
 
@@ -21,10 +21,10 @@ pub struct SummaryOptions {
     pub writes_unknown: bool,
 }
 
-impl Simulator {
+impl Cluster {
     /// The JSON summary of the contract.
     pub fn summary_json(&self, opts: &SummaryOptions) -> Value {
-        let cluster = &self.cluster;
+        let cluster = self;
         let shards: Vec<Value> = cluster
             .shards
             .iter()
@@ -40,19 +40,19 @@ impl Simulator {
             "format": "shardtop-summary",
             "version": 1,
             "source": opts.source,
-            "time": self.cluster.now_ms as f64 / 1000.0,
+            "time": self.now_ms as f64 / 1000.0,
             "serverVersion": cluster.version.to_string(),
             "chunkSizeBytes": cluster.settings.chunk_size_bytes,
             "balancer": {
                 "mode": if cluster.settings.balancer_enabled { "full" } else { "off" },
-                "inRound": self.cluster.balancer.round.is_some(),
-                "rounds": self.cluster.balancer.rounds,
+                "inRound": self.balancer.round.is_some(),
+                "rounds": self.balancer.rounds,
                 "migrations": {
-                    "completed": self.cluster.balancer.completed,
-                    "failed": self.cluster.balancer.failed,
-                    "inFlight": self.cluster.balancer.in_flight.len(),
+                    "completed": self.balancer.completed,
+                    "failed": self.balancer.failed,
+                    "inFlight": self.balancer.in_flight.len(),
                 },
-                "whyNot": self.cluster.balancer.why_not,
+                "whyNot": self.balancer.why_not,
             },
             "shards": shards,
             "collections": collections,
@@ -69,19 +69,19 @@ impl Simulator {
             }
         };
         let table = &c.table;
-        let per_shard: Vec<Value> = (0..self.cluster.shards.len())
-            .filter(|&s| !self.cluster.shards[s].removed)
+        let per_shard: Vec<Value> = (0..self.shards.len())
+            .filter(|&s| !self.shards[s].removed)
             .map(|s| {
                 let idx = ShardIdx(s as u32);
                 let t = table.shard_totals(idx);
                 json!({
-                    "shard": self.cluster.shard_id(idx),
+                    "shard": self.shard_id(idx),
                     "chunks": t.chunks, "docs": t.stats.docs, "bytes": t.stats.bytes,
                     "jumbo": t.jumbo, "writes": writes(c.writes_to(idx)),
                 })
             })
             .collect();
-        let jumbo: u64 = (0..self.cluster.shards.len())
+        let jumbo: u64 = (0..self.shards.len())
             .map(|s| table.shard_totals(ShardIdx(s as u32)).jumbo)
             .sum();
         let hottest = c.window.hottest(table).map(|h| {
@@ -89,7 +89,7 @@ impl Simulator {
             json!({
                 "min": c.pattern.bound_to_json(chunk.min),
                 "max": c.pattern.bound_to_json(chunk.max),
-                "shard": self.cluster.shard_id(chunk.info.shard),
+                "shard": self.shard_id(chunk.info.shard),
                 "writeShare": h.share,
             })
         });
@@ -114,7 +114,7 @@ impl Simulator {
                     json!({
                         "min": c.pattern.bound_to_json(ch.min),
                         "max": c.pattern.bound_to_json(ch.max),
-                        "shard": self.cluster.shard_id(ch.info.shard),
+                        "shard": self.shard_id(ch.info.shard),
                         "docs": ch.info.stats.docs, "bytes": ch.info.stats.bytes,
                         "jumbo": ch.info.jumbo,
                         "zone": c.zones.zone_of_chunk(ch.min, ch.max),
@@ -131,14 +131,14 @@ impl Simulator {
     pub fn summary_text(&self, title: &str) -> String {
         self.summary_text_at(
             title,
-            &format!("virtual time {:.1} s", self.cluster.now_ms as f64 / 1000.0),
+            &format!("virtual time {:.1} s", self.now_ms as f64 / 1000.0),
         )
     }
 
     /// The text summary, with `clock` saying when.
     pub fn summary_text_at(&self, title: &str, clock: &str) -> String {
         let mut s = String::new();
-        let cluster = &self.cluster;
+        let cluster = self;
         let _ = writeln!(
             s,
             "{title} — MongoDB {} rules, {clock}, chunk size {}\n",
@@ -149,9 +149,6 @@ impl Simulator {
             self.collection_text(&mut s, c);
         }
         self.balancer_text(&mut s);
-        for e in &self.action_errors {
-            let _ = writeln!(s, "scheduled action failed: {e}");
-        }
         s
     }
 
@@ -166,7 +163,7 @@ impl Simulator {
             );
         }
         let table = &c.table;
-        let n = self.cluster.shards.len();
+        let n = self.shards.len();
         let total_docs: u64 = (0..n)
             .map(|i| table.shard_totals(ShardIdx(i as u32)).stats.docs)
             .sum();
@@ -182,14 +179,14 @@ impl Simulator {
                 part as f64 * 100.0 / whole as f64
             }
         };
-        for i in (0..n).filter(|&i| !self.cluster.shards[i].removed) {
+        for i in (0..n).filter(|&i| !self.shards[i].removed) {
             let idx = ShardIdx(i as u32);
             let t = table.shard_totals(idx);
             let per_chunk = t.stats.bytes.checked_div(t.chunks).unwrap_or(0);
             let _ = writeln!(
                 s,
                 "  Shard {:<10} data {:>10}  docs {:>9}  chunks {:>6}{}  est. data/chunk {:>10}  writes {:>9} ({:5.1}% of all, {:5.1}% recent)",
-                self.cluster.shard_id(idx),
+                self.shard_id(idx),
                 human_bytes(t.stats.bytes),
                 t.stats.docs,
                 t.chunks,
@@ -212,12 +209,12 @@ impl Simulator {
             table.len(),
             total_writes
         );
-        for i in (0..n).filter(|&i| !self.cluster.shards[i].removed) {
+        for i in (0..n).filter(|&i| !self.shards[i].removed) {
             let t = table.shard_totals(ShardIdx(i as u32));
             let _ = writeln!(
                 s,
                 "    {} contains {:.2}% data, {:.2}% docs in cluster",
-                self.cluster.shard_id(ShardIdx(i as u32)),
+                self.shard_id(ShardIdx(i as u32)),
                 pct(t.stats.bytes, total_bytes),
                 pct(t.stats.docs, total_docs)
             );
@@ -229,7 +226,7 @@ impl Simulator {
                 "  Hottest chunk: {} -->> {} on {} ({:.0}% of recent writes)",
                 c.pattern.bound_to_json(chunk.min),
                 c.pattern.bound_to_json(chunk.max),
-                self.cluster.shard_id(chunk.info.shard),
+                self.shard_id(chunk.info.shard),
                 h.share * 100.0
             );
         }
@@ -237,11 +234,11 @@ impl Simulator {
     }
 
     fn balancer_text(&self, s: &mut String) {
-        let b = &self.cluster.balancer;
+        let b = &self.balancer;
         let _ = writeln!(
             s,
             "Balancer: {} · {} rounds · migrations {} completed, {} failed, {} in flight{}",
-            if self.cluster.settings.balancer_enabled {
+            if self.settings.balancer_enabled {
                 "on (full)"
             } else {
                 "off"
@@ -261,8 +258,8 @@ impl Simulator {
                 s,
                 "  moving {} {} → {} ({}, {})",
                 m.ns,
-                self.cluster.shard_id(m.from),
-                self.cluster.shard_id(m.to),
+                self.shard_id(m.from),
+                self.shard_id(m.to),
                 human_bytes(m.bytes),
                 m.reason.as_str()
             );

@@ -1,14 +1,14 @@
 //! One-line, human-readable descriptions of events (the event log of `sim --events` and the TUI).
 
-use super::engine::Simulator;
-use crate::cluster::event::{Event, EventKind, MigrationRange};
+use super::Cluster;
+use super::event::{Event, EventKind, MigrationRange};
 use crate::model::ShardKey;
 use crate::units::human_bytes;
 
-impl Simulator {
+impl Cluster {
     /// A bound as mongosh prints it: `{_id: ObjectId("…")}`, `{x: MinKey}`, `{h: NumberLong(…)}`.
     pub fn bound_text(&self, ns: &str, key: &ShardKey) -> String {
-        match self.cluster.collection(ns) {
+        match self.collection(ns) {
             Some(c) => {
                 let fields = c.pattern.fields();
                 let parts: Vec<String> = key
@@ -31,8 +31,8 @@ impl Simulator {
             "#{} {} {} → {}",
             r.id,
             r.ns,
-            self.cluster.shard_id(r.from),
-            self.cluster.shard_id(r.to)
+            self.shard_id(r.from),
+            self.shard_id(r.to)
         )
     }
 
@@ -49,7 +49,7 @@ impl Simulator {
     /// What happened, without the time and the `what`.
     #[allow(clippy::too_many_lines)] // one arm per event kind
     pub fn describe_detail(&self, e: &Event) -> String {
-        let id = |s| self.cluster.shard_id(s).to_string();
+        let id = |s| self.shard_id(s).to_string();
         match &e.kind {
             EventKind::ShardAdded { id: name, .. } => format!("shard {name}"),
             EventKind::CollectionSharded {
@@ -217,7 +217,7 @@ impl Simulator {
             EventKind::IndexDropped { ns, key } => format!("{ns} {key}"),
             EventKind::ShardKeyUpdated { ns, from, to, .. } => {
                 let on = |k: &ShardKey| {
-                    self.cluster.collection(ns).map_or("?".to_string(), |c| {
+                    self.collection(ns).map_or("?".to_string(), |c| {
                         id(c.table.chunk(c.table.route(k)).info.shard)
                     })
                 };

@@ -1,16 +1,18 @@
-//! Recording the simulator into a trace: the header, the set-up events, a keyframe at time 0,
-//! then the events as they happen with a keyframe every interval, a final keyframe and the end
-//! marker.
+//! Recording the simulator into a trace (`sim --record`): the header, the set-up events, a
+//! keyframe at time 0, then the events as they happen with a keyframe every interval, a final
+//! keyframe and the end marker. The trace format itself is `trace`'s; this drives the simulator.
 
 use std::io;
 use std::path::{Path, PathBuf};
 
-use super::event_codec::{self, Names};
-use super::header::Header;
-use super::state_codec;
-use super::writer::TraceWriter;
+use crate::cluster::Event;
 use crate::sim::Simulator;
+use crate::sim::engine::TICK_MS;
 use crate::sim::keygen::EPOCH_SECONDS;
+use crate::trace::event_codec::{self, Names};
+use crate::trace::header::Header;
+use crate::trace::state_codec;
+use crate::trace::writer::TraceWriter;
 
 /// Virtual time between keyframes of simulator traces.
 pub const SIM_KEYFRAME_INTERVAL_MS: u64 = 10_000;
@@ -33,18 +35,17 @@ pub fn sim_header(sim: &Simulator, source: &str, scenario: &str, seed: u64) -> H
             .cluster
             .collections
             .iter()
-            .map(|c| (c.ns.clone(), super::json::pattern_json(&c.pattern)))
+            .map(|c| (c.ns.clone(), crate::trace::json::pattern_json(&c.pattern)))
             .collect(),
         scenario: Some((scenario.to_string(), seed)),
     }
 }
 
-fn write_events(
-    w: &mut TraceWriter,
-    sim: &mut Simulator,
-) -> io::Result<Vec<crate::cluster::Event>> {
+fn write_events(w: &mut TraceWriter, sim: &mut Simulator) -> io::Result<Vec<Event>> {
     let events = sim.take_events();
-    let names = Names { sim };
+    let names = Names {
+        state: &sim.cluster,
+    };
     for e in &events {
         w.line(&event_codec::encode(e, &names))?;
     }
@@ -57,27 +58,27 @@ pub fn record_sim(
     until_ms: u64,
     path: &Path,
     header: &Header,
-    mut on_events: impl FnMut(&Simulator, &[crate::cluster::Event]),
+    mut on_events: impl FnMut(&Simulator, &[Event]),
 ) -> io::Result<PathBuf> {
     let mut w = TraceWriter::create(path, header)?;
     let setup = write_events(&mut w, sim)?;
     on_events(sim, &setup);
-    w.keyframe(&state_codec::encode(sim))?;
+    w.keyframe(&state_codec::encode(&sim.cluster))?;
     let mut last_keyframe = sim.now_ms();
-    while sim.now_ms() + crate::sim::engine::TICK_MS <= until_ms {
+    while sim.now_ms() + TICK_MS <= until_ms {
         let next = (last_keyframe + SIM_KEYFRAME_INTERVAL_MS).min(until_ms);
         sim.run_until(next);
         let events = write_events(&mut w, sim)?;
         on_events(sim, &events);
         if sim.now_ms() >= last_keyframe + SIM_KEYFRAME_INTERVAL_MS
-            || sim.now_ms() + crate::sim::engine::TICK_MS > until_ms
+            || sim.now_ms() + TICK_MS > until_ms
         {
-            w.keyframe(&state_codec::encode(sim))?;
+            w.keyframe(&state_codec::encode(&sim.cluster))?;
             last_keyframe = sim.now_ms();
         }
     }
     if last_keyframe != sim.now_ms() {
-        w.keyframe(&state_codec::encode(sim))?;
+        w.keyframe(&state_codec::encode(&sim.cluster))?;
     }
     w.finish(sim.now_ms())
 }

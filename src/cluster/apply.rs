@@ -1,12 +1,13 @@
-//! Applying recorded events to a cluster state: how a replay reproduces the simulator's state
-//! from a keyframe. Every transition here is the one the simulator made when it emitted the event.
+//! Applying recorded events to a cluster state: how a replay reproduces a recorded state from a
+//! keyframe, with no simulator. Every transition here is the one the simulator made when it
+//! emitted the event.
 
-use super::engine::Simulator;
-use crate::cluster::balancer::{Migration, RoundInProgress};
-use crate::cluster::event::{Event, EventKind, MigrationReason};
-use crate::cluster::resharding::Resharding;
-use crate::cluster::{Collection, Index, ShardState};
-use crate::model::{ChunkInfo, ChunkVersion, RoutingTable, Shard, ShardIdx, ShardKey};
+use super::Cluster;
+use super::balancer::{Migration, RoundInProgress};
+use super::event::{Event, EventKind, MigrationReason};
+use super::resharding::Resharding;
+use super::{Collection, Index, ShardState};
+use crate::model::{ChunkInfo, ChunkVersion, RoutingTable, Shard, ShardKey};
 
 /// A recorded event that does not fit the state it is applied to.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -24,10 +25,10 @@ fn fail<T>(msg: impl Into<String>) -> Result<T, ApplyError> {
     Err(ApplyError(msg.into()))
 }
 
-impl Simulator {
+impl Cluster {
     fn coll_mut(&mut self, ns: &str) -> Result<&mut Collection, ApplyError> {
-        match self.cluster.collection_index(ns) {
-            Some(c) => Ok(&mut self.cluster.collections[c]),
+        match self.collection_index(ns) {
+            Some(c) => Ok(&mut self.collections[c]),
             None => fail(format!("unknown collection {ns}")),
         }
     }
@@ -40,15 +41,15 @@ impl Simulator {
 
     /// Moves the replay clock to `at_ms`, closing the writes of earlier ticks into the windows.
     pub fn replay_clock(&mut self, at_ms: u64) {
-        if at_ms > self.cluster.now_ms {
+        if at_ms > self.now_ms {
             self.close_replayed_ticks();
-            self.cluster.now_ms = at_ms;
+            self.now_ms = at_ms;
         }
     }
 
     /// Closes the open tick of every collection (writes recorded but not yet in the window).
     pub fn close_replayed_ticks(&mut self) {
-        for coll in &mut self.cluster.collections {
+        for coll in &mut self.collections {
             let (samples, by_shard) = coll.pending.end_tick();
             coll.window.push(samples, by_shard);
         }
@@ -60,7 +61,7 @@ impl Simulator {
         self.replay_clock(e.at_ms);
         match &e.kind {
             EventKind::ShardAdded { id, .. } => {
-                self.cluster.shards.push(ShardState {
+                self.shards.push(ShardState {
                     shard: Shard::new(id.clone()),
                     capacity: 1.0,
                     removed: false,
@@ -116,9 +117,9 @@ impl Simulator {
                 candidates,
                 why_not,
             } => {
-                self.cluster.balancer.rounds = *round;
-                self.cluster.balancer.why_not.clone_from(why_not);
-                self.cluster.balancer.round = Some(RoundInProgress {
+                self.balancer.rounds = *round;
+                self.balancer.why_not.clone_from(why_not);
+                self.balancer.round = Some(RoundInProgress {
                     number: *round,
                     started_ms: e.at_ms,
                     candidates: *candidates,
@@ -127,18 +128,16 @@ impl Simulator {
                     failed: 0,
                 });
             }
-            EventKind::BalancerRound { .. } => self.cluster.balancer.round = None,
-            EventKind::BalancerIdle { why_not } => {
-                self.cluster.balancer.why_not.clone_from(why_not);
-            }
-            EventKind::BalancerSet { enabled } => self.cluster.settings.balancer_enabled = *enabled,
-            EventKind::ChunkSizeSet { bytes } => self.cluster.settings.chunk_size_bytes = *bytes,
+            EventKind::BalancerRound { .. } => self.balancer.round = None,
+            EventKind::BalancerIdle { why_not } => self.balancer.why_not.clone_from(why_not),
+            EventKind::BalancerSet { enabled } => self.settings.balancer_enabled = *enabled,
+            EventKind::ChunkSizeSet { bytes } => self.settings.chunk_size_bytes = *bytes,
             EventKind::CollectionBalancingSet {
                 ns,
                 max_chunk_size_bytes,
                 auto_merge,
             } => {
-                self.coll_mut(ns)?.balancing = crate::cluster::CollectionBalancing {
+                self.coll_mut(ns)?.balancing = super::CollectionBalancing {
                     max_chunk_size_bytes: *max_chunk_size_bytes,
                     auto_merge: *auto_merge,
                 };
@@ -150,7 +149,7 @@ impl Simulator {
             }
             EventKind::ShardDraining { shard } | EventKind::ShardRemoved { shard } => {
                 let removed = matches!(e.kind, EventKind::ShardRemoved { .. });
-                let Some(state) = self.cluster.shards.get_mut(shard.index()) else {
+                let Some(state) = self.shards.get_mut(shard.index()) else {
                     return fail(format!("unknown shard {shard}"));
                 };
                 state.shard.draining = !removed;
@@ -164,7 +163,7 @@ impl Simulator {
                 zone,
                 member,
             } => {
-                let Some(s) = self.cluster.shards.get_mut(shard.index()) else {
+                let Some(s) = self.shards.get_mut(shard.index()) else {
                     return fail(format!("unknown shard {shard}"));
                 };
                 if *member {
@@ -187,10 +186,7 @@ impl Simulator {
                     let i = Self::chunk_at(coll, &w.min)?;
                     let shard = coll.table.chunk(i).info.shard;
                     coll.table.add_stats(i, w.stats);
-                    if coll.routed_writes.len() <= shard.index() {
-                        coll.routed_writes.resize(shard.index() + 1, 0);
-                    }
-                    coll.routed_writes[shard.index()] += w.stats.writes;
+                    coll.count_routed_writes(shard, w.stats.writes);
                     coll.pending
                         .record_reported(w.sample.clone(), shard, w.stats.writes);
                 }
@@ -217,14 +213,13 @@ impl Simulator {
                 let table = RoutingTable::from_chunks(chunks, key.global_max())
                     .map_err(|err| ApplyError(err.to_string()))?;
                 let at = self
-                    .cluster
                     .collections
                     .partition_point(|c| c.ns.as_str() < ns.as_str());
                 let mut coll = Collection::new(ns, key.clone(), table);
-                coll.zones = crate::cluster::zones::zones_for(&self.cluster.pending_zones, ns, key)
+                coll.zones = super::zones::zones_for(&self.pending_zones, ns, key)
                     .map_err(|err| ApplyError(err.to_string()))?;
-                self.cluster.pending_zones.retain(|r| r.ns != *ns);
-                self.cluster.collections.insert(at, coll);
+                self.pending_zones.retain(|r| r.ns != *ns);
+                self.collections.insert(at, coll);
             }
             EventKind::IndexCreated { ns, key, unique } => {
                 let coll = self.coll_mut(ns)?;
@@ -237,18 +232,15 @@ impl Simulator {
             }
             EventKind::PendingZoneRangeSet { ns, min, max, zone } => match zone {
                 Some(z) => {
-                    self.cluster
-                        .pending_zones
-                        .push(crate::cluster::zones::PendingZoneRange {
-                            ns: ns.clone(),
-                            min: (**min).clone(),
-                            max: (**max).clone(),
-                            zone: z.clone(),
-                        });
+                    self.pending_zones.push(super::zones::PendingZoneRange {
+                        ns: ns.clone(),
+                        min: (**min).clone(),
+                        max: (**max).clone(),
+                        zone: z.clone(),
+                    });
                 }
                 None => {
-                    self.cluster
-                        .pending_zones
+                    self.pending_zones
                         .retain(|r| !(r.ns == *ns && r.min == **min && r.max == **max));
                 }
             },
@@ -302,7 +294,7 @@ impl Simulator {
                 let coll = self.coll_mut(&r.ns)?;
                 let i = Self::chunk_at(coll, &r.min)?;
                 let end = (r.max != *coll.table.chunk(i).max).then(|| r.max.clone());
-                self.cluster.balancer.in_flight.push(Migration {
+                self.balancer.in_flight.push(Migration {
                     id: r.id,
                     ns: r.ns.clone(),
                     min: r.min.clone(),
@@ -316,7 +308,6 @@ impl Simulator {
                     reason: *reason,
                 });
                 if let Some(round) = self
-                    .cluster
                     .balancer
                     .round
                     .as_mut()
@@ -324,18 +315,17 @@ impl Simulator {
                 {
                     round.migration_ids.push(r.id);
                 }
-                self.cluster.next_migration_id = self.cluster.next_migration_id.max(r.id + 1);
+                self.next_migration_id = self.next_migration_id.max(r.id + 1);
             }
             EventKind::MigrationCommitted {
                 range: r, moved, ..
             } => {
                 let forced = self
-                    .cluster
                     .balancer
                     .in_flight
                     .iter()
                     .any(|m| m.id == r.id && m.reason == MigrationReason::ManualForce);
-                self.cluster.balancer.in_flight.retain(|m| m.id != r.id);
+                self.balancer.in_flight.retain(|m| m.id != r.id);
                 let now_secs = e.at_ms / 1000;
                 let coll = self.coll_mut(&r.ns)?;
                 let i = Self::chunk_at(coll, &r.min)?;
@@ -346,22 +336,14 @@ impl Simulator {
                 if forced {
                     coll.table.set_jumbo(i, false);
                 }
-                self.cluster.balancer.completed += 1;
+                self.balancer.completed += 1;
             }
             EventKind::MigrationFailed { range: r, .. } => {
-                self.cluster.balancer.in_flight.retain(|m| m.id != r.id);
-                self.cluster.balancer.failed += 1;
+                self.balancer.in_flight.retain(|m| m.id != r.id);
+                self.balancer.failed += 1;
             }
             _ => {}
         }
         Ok(())
     }
-}
-
-/// The shard of an id in a cluster's shard list, for decoding recorded events.
-pub fn shard_by_id(shards: &[ShardState], id: &str) -> Option<ShardIdx> {
-    shards
-        .iter()
-        .position(|s| s.shard.id == id)
-        .map(|i| ShardIdx(i as u32))
 }

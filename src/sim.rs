@@ -29,6 +29,7 @@ pub mod reshard;
 pub mod rng;
 pub mod scenario;
 pub mod setup;
+pub mod splitter;
 pub mod update;
 pub mod zones;
 pub mod zones_initial;

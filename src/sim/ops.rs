@@ -4,11 +4,11 @@
 
 use super::engine::Simulator;
 use crate::cluster::error::MongoError;
-use crate::cluster::event::{EventKind, MigrationReason, SplitCause};
+use crate::cluster::event::{EventKind, MigrationReason};
 use crate::cluster::{Collection, Index, ShardState};
 use crate::model::{
-    ChunkInfo, ChunkStats, ChunkVersion, KeyPattern, KeyValue, RoutingTable, Shard, ShardIdx,
-    ShardKey, hashed_split_points,
+    ChunkInfo, ChunkVersion, KeyPattern, KeyValue, RoutingTable, Shard, ShardIdx, ShardKey,
+    hashed_split_points,
 };
 
 /// Options of `shardCollection`.
@@ -167,39 +167,6 @@ impl Simulator {
             .unwrap_or_else(|_| RoutingTable::single(key.global_min(), key.global_max(), primary))
     }
 
-    /// `split` with `middle`: splits the chunk containing `point` at `point`.
-    pub fn split_at(&mut self, ns: &str, point: ShardKey) -> Result<(), MongoError> {
-        let c = self.coll(ns)?;
-        self.refuse_if_resharding(c)?;
-        let i = self.cluster.collections[c].table.route(&point);
-        self.refuse_if_migrating(c, i)?;
-        self.split_chunk(c, i, vec![point], SplitCause::Command)
-    }
-
-    /// `split` with `find` (`sh.splitFind`): splits the chunk containing `key` at its median.
-    pub fn split_find(&mut self, ns: &str, key: &ShardKey) -> Result<(), MongoError> {
-        let c = self.coll(ns)?;
-        let i = self.cluster.collections[c].table.route(key);
-        self.refuse_if_migrating(c, i)?;
-        let coll = &self.cluster.collections[c];
-        let chunk = coll.table.chunk(i);
-        if let Some(point) = coll.keys.median(chunk.min, chunk.max) {
-            return self.split_chunk(c, i, vec![point], SplitCause::Command);
-        }
-        let error = MongoError::cannot_split(
-            "Unable to find median in chunk because chunk is indivisible.",
-        );
-        let (min, max, shard) = (chunk.min.clone(), chunk.max.clone(), chunk.info.shard);
-        self.emit(EventKind::SplitFailed {
-            ns: ns.to_string(),
-            min,
-            max,
-            shard,
-            error: error.clone(),
-        });
-        Err(error)
-    }
-
     /// Chunk operations wait for a resharding of the collection to end.
     pub(super) fn refuse_if_resharding(&self, c: usize) -> Result<(), MongoError> {
         if self.cluster.collections[c].resharding.is_some() {
@@ -226,141 +193,6 @@ impl Simulator {
             ));
         }
         Ok(())
-    }
-
-    /// Splits chunk `i` of collection `c` at `points`, dividing its statistics by the key index.
-    pub(super) fn split_chunk(
-        &mut self,
-        c: usize,
-        i: usize,
-        points: Vec<ShardKey>,
-        cause: SplitCause,
-    ) -> Result<(), MongoError> {
-        self.flush_writes(c);
-        let coll = &mut self.cluster.collections[c];
-        let chunk = coll.table.chunk(i);
-        let (min, max, shard, whole) = (
-            chunk.min.clone(),
-            chunk.max.clone(),
-            chunk.info.shard,
-            chunk.info.stats,
-        );
-        let mut bounds = vec![min.clone()];
-        bounds.extend(points.iter().cloned());
-        bounds.push(max.clone());
-        let mut pieces: Vec<ChunkStats> = bounds
-            .windows(2)
-            .map(|b| coll.keys.stats(&b[0], &b[1]))
-            .collect();
-        distribute_writes(&mut pieces, whole);
-        coll.table
-            .split(i, &points, &pieces)
-            .map_err(|e| MongoError::cannot_split(e.to_string()))?;
-        let ns = coll.ns.clone();
-        self.emit(EventKind::Split {
-            ns,
-            min,
-            max,
-            points,
-            shard,
-            pieces,
-            cause,
-        });
-        Ok(())
-    }
-
-    /// The auto-splitter (before 6.0): after chunk size ÷ 5 bytes written, split a chunk larger
-    /// than the chunk size at about half-chunk intervals; a MinKey/MaxKey edge chunk of a ranged
-    /// key is cut at its extreme key (top-chunk optimisation) and that edge chunk is moved to the
-    /// least loaded shard. A chunk holding one key value cannot be split and becomes jumbo.
-    pub(super) fn auto_split(&mut self, c: usize, i: usize) {
-        let chunk_size = self.cluster.chunk_size_of(c);
-        let coll = &mut self.cluster.collections[c];
-        coll.table.reset_bytes_written(i);
-        let chunk = coll.table.chunk(i);
-        if chunk.info.stats.bytes < chunk_size || chunk.info.jumbo {
-            return;
-        }
-        if self.refuse_if_migrating(c, i).is_err() {
-            return;
-        }
-        let coll = &self.cluster.collections[c];
-        let chunk = coll.table.chunk(i);
-        let mut points = coll.keys.split_points(chunk.min, chunk.max, chunk_size / 2);
-        if points.is_empty() {
-            self.mark_jumbo(c, i);
-            return;
-        }
-        let top = coll.pattern.hashed_field().is_none() && *chunk.max == *coll.table.global_max();
-        if top
-            && let Some(highest) = coll.keys_last(chunk.min, chunk.max)
-            && let Some(last) = points.last_mut()
-            && *last < highest
-        {
-            *last = highest;
-        }
-        if self.split_chunk(c, i, points, SplitCause::Auto).is_err() {
-            return;
-        }
-        if top && self.cluster.settings.balancer_enabled {
-            let last = self.cluster.collections[c].table.len() - 1;
-            self.move_top_chunk(c, last);
-        }
-    }
-
-    fn move_top_chunk(&mut self, c: usize, i: usize) {
-        let from = self.cluster.collections[c].table.chunk(i).info.shard;
-        let busy = self.busy_shards();
-        let to = (0..self.cluster.shards.len())
-            .map(|s| ShardIdx(s as u32))
-            .filter(|s| !busy[s.index()] && !self.cluster.shards[s.index()].shard.draining)
-            .min_by_key(|s| {
-                (
-                    self.cluster.collections[c].table.shard_totals(*s).chunks,
-                    *s,
-                )
-            });
-        if let Some(to) = to.filter(|t| *t != from && !busy[from.index()]) {
-            let _ = self.start_migration(c, i, None, to, MigrationReason::TopChunk);
-        }
-    }
-
-    /// Flags chunk `i` jumbo (once).
-    pub(super) fn mark_jumbo(&mut self, c: usize, i: usize) {
-        let coll = &mut self.cluster.collections[c];
-        if coll.table.chunk(i).info.jumbo {
-            return;
-        }
-        coll.table.set_jumbo(i, true);
-        let chunk = coll.table.chunk(i);
-        let (ns, min, max, shard) = (
-            coll.ns.clone(),
-            chunk.min.clone(),
-            chunk.max.clone(),
-            chunk.info.shard,
-        );
-        self.emit(EventKind::JumboMarked {
-            ns,
-            min,
-            max,
-            shard,
-        });
-    }
-
-    /// `splitOrMarkJumbo`, after a migration was refused as too big: split the chunk at about
-    /// half-chunk intervals, or flag it jumbo when it holds a single key value.
-    pub(super) fn split_or_mark_jumbo(&mut self, c: usize, i: usize) {
-        let chunk_size = self.cluster.chunk_size_of(c);
-        let coll = &self.cluster.collections[c];
-        let chunk = coll.table.chunk(i);
-        let points = coll.keys.split_points(chunk.min, chunk.max, chunk_size / 2);
-        if points.is_empty()
-            || self
-                .split_chunk(c, i, points, SplitCause::Balancer)
-                .is_err()
-        {
-            self.mark_jumbo(c, i);
-        }
     }
 
     /// `mergeChunks` over `[min, max)`: the bounds must be chunk bounds and the chunks on one shard.
@@ -520,13 +352,6 @@ impl Simulator {
     }
 }
 
-impl Collection {
-    /// The greatest key value held in `[min, max)`.
-    fn keys_last(&self, min: &ShardKey, max: &ShardKey) -> Option<ShardKey> {
-        self.keys.last_in(min, max)
-    }
-}
-
 /// Whether `prefix`'s field names start `key`'s, whatever their kinds: how a unique index is
 /// checked against a shard key (`{customerId: "hashed"}` allows unique `{customerId: 1, orderNo: 1}`).
 pub(super) fn is_field_name_prefix(prefix: &KeyPattern, key: &KeyPattern) -> bool {
@@ -546,19 +371,4 @@ pub(super) fn is_prefix(prefix: &KeyPattern, key: &KeyPattern) -> bool {
             .iter()
             .zip(key.fields())
             .all(|(a, b)| a == b)
-}
-
-/// Writes are not in the key index: share the chunk's writes out by documents.
-fn distribute_writes(pieces: &mut [ChunkStats], whole: ChunkStats) {
-    let docs: u64 = pieces.iter().map(|p| p.docs).sum();
-    let mut left = whole.writes;
-    let n = pieces.len();
-    for (k, p) in pieces.iter_mut().enumerate() {
-        p.writes = if k + 1 == n {
-            left
-        } else {
-            (whole.writes * p.docs).checked_div(docs).unwrap_or(0)
-        };
-        left -= p.writes;
-    }
 }

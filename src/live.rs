@@ -6,9 +6,11 @@
 //! `cluster`, `model` and `trace` (recording). May not touch: `sim` (a poll never makes a
 //! simulator), the terminal, ratatui.
 
+pub mod balancer_status;
 pub mod change_heat;
 pub mod client;
 pub mod config;
+pub mod data_sizes;
 pub mod heat_counts;
 pub mod logs;
 pub mod poller;

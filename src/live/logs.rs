@@ -70,7 +70,7 @@ impl LogTails {
             )
             .await?;
         for c in counts {
-            let n = super::poller::number(&c, "n");
+            let n = super::data_sizes::number(&c, "n");
             match c.get_str("_id") {
                 Ok("moveChunk.commit") => self.completed = n,
                 Ok("moveChunk.error") => self.failed = n,
@@ -146,7 +146,7 @@ fn round_error(details: &Document) -> Option<String> {
 }
 
 fn round_line(d: &Document, details: &Document, error: Option<&str>) -> LogLine {
-    let n = |k: &str| super::poller::number(details, k);
+    let n = |k: &str| super::data_sizes::number(details, k);
     let mut text = format!(
         "{:<20} {} candidates, {} moved, {} ms",
         "balancer.round",

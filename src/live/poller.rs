@@ -8,14 +8,15 @@ use std::collections::HashMap;
 
 use bson::{Bson, Document, doc};
 
+use super::balancer_status;
 use super::client::{LiveClient, LiveError};
 use super::config::{ChunkOwner, ChunkRow, CollectionDoc, SettingsDocs, ShardDoc, TagDoc};
+use super::data_sizes;
 use super::routing_cache::{self, CachedRouting, FullLoad};
 use super::snapshot::{self, ConfigSnapshot, ShardList};
 use crate::cluster::Cluster;
 use crate::cluster::ServerVersion;
-use crate::cluster::balancer::{BalancerState, RoundInProgress};
-use crate::model::{ChunkStats, RangePatch, RoutingTable, ShardIdx, ShardKey};
+use crate::model::{RangePatch, RoutingTable, ShardKey};
 use crate::view::LogLine;
 
 fn bad(e: impl std::fmt::Display) -> LiveError {
@@ -251,7 +252,7 @@ impl Poller {
             })
             .collect();
         let names: Vec<String> = colls.iter().map(|c| c.ns.clone()).collect();
-        let sizes = Self::data_sizes(&self.client, version, names).await?;
+        let sizes = data_sizes::data_sizes(&self.client, version, names).await?;
         Ok(Reads {
             shard_docs,
             shards,
@@ -302,7 +303,7 @@ impl Poller {
             tags: &reads.tags,
         };
         let mut cluster = snapshot::cluster(&snap, reads.shards, collections);
-        spread(&mut cluster, &reads.sizes);
+        data_sizes::spread(&mut cluster, &reads.sizes);
         self.state = cluster;
         Ok(())
     }
@@ -318,30 +319,12 @@ impl Poller {
             .client
             .command("admin", doc! {"balancerStatus": 1})
             .await?;
-        let mut why_not = Self::compliance(&self.client, names).await;
-        let ops = Self::current_migrations(&self.client).await;
+        let mut why_not = balancer_status::compliance(&self.client, names).await;
+        let ops = balancer_status::current_migrations(&self.client).await;
         self.install(version, reads)?;
         let state = &mut self.state;
-        state.balancer = BalancerState {
-            rounds: status
-                .get_i64("numBalancerRounds")
-                .or_else(|_| status.get_i32("numBalancerRounds").map(i64::from))
-                .unwrap_or(0) as u64,
-            round: status
-                .get_bool("inBalancerRound")
-                .unwrap_or(false)
-                .then_some(RoundInProgress {
-                    number: 0,
-                    started_ms: now_ms,
-                    candidates: 0,
-                    migration_ids: Vec::new(),
-                    moved: 0,
-                    failed: 0,
-                }),
-            completed: self.logs.completed,
-            failed: self.logs.failed,
-            ..BalancerState::default()
-        };
+        state.balancer =
+            balancer_status::state(&status, self.logs.completed, self.logs.failed, now_ms);
         state.settings.balancer_enabled &= status.get_str("mode") != Ok("off");
         if let Some(e) = &self.logs.round_error {
             why_not.push(format!("the last balancer round failed: {e}"));
@@ -350,7 +333,7 @@ impl Poller {
         state.balancer.in_flight = ops
             .iter()
             .enumerate()
-            .filter_map(|(k, op)| in_flight(state, op, now_ms, k as u64 + 1))
+            .filter_map(|(k, op)| balancer_status::in_flight(state, op, now_ms, k as u64 + 1))
             .collect();
         if let Some(heat) = self.change_heat.as_mut() {
             heat.observe(&self.client, &mut self.state).await;
@@ -364,96 +347,6 @@ impl Poller {
             log,
         })
     }
-
-    /// Migrations in flight, as `$currentOp` shows the donors' `moveChunk` /
-    /// `_shardsvrMoveRange` commands; a cluster that refuses the stage (privileges) shows none.
-    async fn current_migrations(client: &LiveClient) -> Vec<Document> {
-        let cmd = doc! {"aggregate": 1, "pipeline": [
-            {"$currentOp": {"allUsers": true, "localOps": false}},
-            {"$match": {"$or": [
-                {"command.moveChunk": {"$exists": true}},
-                {"command._shardsvrMoveRange": {"$exists": true}},
-            ]}},
-        ], "cursor": {}};
-        client.drain("admin", cmd).await.unwrap_or_default()
-    }
-
-    /// `balancerCollectionStatus` of each collection, in words; a cluster that refuses the
-    /// command (privileges, version) just gives no reason.
-    async fn compliance(client: &LiveClient, names: Vec<String>) -> Vec<String> {
-        let mut out = Vec::new();
-        for ns in names {
-            let Ok(r) = client
-                .command("admin", doc! {"balancerCollectionStatus": ns.as_str()})
-                .await
-            else {
-                continue;
-            };
-            if r.get_bool("balancerCompliant").unwrap_or(true) {
-                out.push(format!("{ns}: balanced (balancerCompliant)"));
-            } else {
-                let why = r
-                    .get_str("firstComplianceViolation")
-                    .unwrap_or("not compliant");
-                out.push(format!("{ns}: {why}"));
-            }
-        }
-        out
-    }
-
-    /// Per-shard owned documents and bytes of the collections `names`:
-    /// `$shardedDataDistribution` (6.0.3+), else `$collStats` per collection; as (namespace,
-    /// shard, documents, bytes).
-    async fn data_sizes(
-        client: &LiveClient,
-        version: ServerVersion,
-        names: Vec<String>,
-    ) -> Result<Vec<(String, String, u64, u64)>, LiveError> {
-        let mut per: Vec<(String, String, u64, u64)> = Vec::new();
-        if version >= ServerVersion::V6_0 {
-            let rows = client
-                .drain("admin", doc! {"aggregate": 1, "pipeline": [{"$shardedDataDistribution": {}}], "cursor": {}})
-                .await?;
-            for r in rows {
-                let ns = r.get_str("ns").unwrap_or_default().to_string();
-                for s in r.get_array("shards").map(Vec::as_slice).unwrap_or_default() {
-                    let Some(s) = s.as_document() else { continue };
-                    per.push((
-                        ns.clone(),
-                        s.get_str("shardName").unwrap_or_default().to_string(),
-                        number(s, "numOwnedDocuments"),
-                        number(s, "ownedSizeBytes"),
-                    ));
-                }
-            }
-        } else {
-            for ns in names {
-                let (db, coll) = ns.split_once('.').unwrap_or((ns.as_str(), ""));
-                let rows = client
-                    .drain(db, doc! {"aggregate": coll, "pipeline": [{"$collStats": {"storageStats": {}}}], "cursor": {}})
-                    .await?;
-                for r in rows {
-                    let stats = r.get_document("storageStats").cloned().unwrap_or_default();
-                    per.push((
-                        ns.clone(),
-                        r.get_str("shard").unwrap_or_default().to_string(),
-                        number(&stats, "count"),
-                        number(&stats, "size"),
-                    ));
-                }
-            }
-        }
-        Ok(per)
-    }
-}
-
-pub(super) fn number(d: &Document, key: &str) -> u64 {
-    match d.get(key) {
-        Some(Bson::Int32(n)) => (*n).max(0) as u64,
-        Some(Bson::Int64(n)) => (*n).max(0) as u64,
-        Some(Bson::Double(n)) if *n > 0.0 => *n as u64,
-        _ => 0,
-    }
 }
 
 /// Chunk documents of `coll`, parsed.
@@ -465,27 +358,6 @@ fn rows(
     docs.iter()
         .map(|d| ChunkRow::parse(d, &coll.key, &mut |s| shards.index_of(s)).map_err(bad))
         .collect()
-}
-
-/// Spreads each shard's owned documents and bytes evenly over its chunks of each collection
-/// (a shard not listed owns nothing; writes restart at zero).
-fn spread(cluster: &mut Cluster, sizes: &[(String, String, u64, u64)]) {
-    let mut owned: HashMap<&str, Vec<(ShardIdx, ChunkStats)>> = HashMap::new();
-    for (ns, shard, docs, bytes) in sizes {
-        if let Some(s) = cluster.shard_index(shard) {
-            owned
-                .entry(ns.as_str())
-                .or_default()
-                .push((s, ChunkStats::new(*docs, *bytes, 0)));
-        }
-    }
-    for c in &mut cluster.collections {
-        let mine = owned
-            .get(c.ns.as_str())
-            .map(Vec::as_slice)
-            .unwrap_or_default();
-        c.table.spread_owned(mine);
-    }
 }
 
 /// Milliseconds since the Unix epoch.
@@ -512,50 +384,5 @@ pub async fn poll_once(uri: &str, timeout: std::time::Duration) -> Result<OnePol
     Ok(OnePoll {
         state: poller.into_state(),
         log,
-    })
-}
-
-/// One `$currentOp` migration as the simulator's `Migration`; its end is unknown, so
-/// `finish_ms` = `started_ms` (the view shows no progress).
-fn in_flight(
-    state: &Cluster,
-    op: &Document,
-    now_ms: u64,
-    id: u64,
-) -> Option<crate::cluster::balancer::Migration> {
-    let cmd = op.get_document("command").ok()?;
-    let ns = cmd
-        .get_str("moveChunk")
-        .or_else(|_| cmd.get_str("_shardsvrMoveRange"))
-        .ok()?;
-    let c = state.collection(ns)?;
-    let min = c
-        .pattern
-        .bound_from_document(cmd.get_document("min").ok()?)
-        .ok()?;
-    let max = match cmd.get_document("max") {
-        Ok(d) => c.pattern.bound_from_document(d).ok()?,
-        Err(_) => c.table.chunk(c.table.route(&min)).max.clone(),
-    };
-    let from = state.shard_index(cmd.get_str("fromShard").ok()?)?;
-    let to = state.shard_index(cmd.get_str("toShard").ok()?)?;
-    let secs = op
-        .get_i64("secs_running")
-        .or_else(|_| op.get_i32("secs_running").map(i64::from))
-        .unwrap_or(0)
-        .max(0) as u64;
-    let started_ms = now_ms.saturating_sub(secs * 1000);
-    Some(crate::cluster::balancer::Migration {
-        id,
-        ns: ns.to_string(),
-        min,
-        end: None,
-        max,
-        from,
-        to,
-        started_ms,
-        finish_ms: started_ms,
-        bytes: 0,
-        reason: crate::cluster::event::MigrationReason::ChunksImbalance,
     })
 }

@@ -1,0 +1,114 @@
+//! What a poll reads of the balancer: `balancerStatus` (mode, rounds, a round in progress),
+//! `balancerCollectionStatus` of each collection (why it is not balanced), and the migrations in
+//! flight as `$currentOp` shows the donors' commands.
+
+use bson::{Document, doc};
+
+use super::client::LiveClient;
+use crate::cluster::Cluster;
+use crate::cluster::balancer::{BalancerState, RoundInProgress};
+
+/// The balancer's state from `balancerStatus` and the counts of the changelog's migrations.
+pub(super) fn state(status: &Document, completed: u64, failed: u64, now_ms: u64) -> BalancerState {
+    BalancerState {
+        rounds: status
+            .get_i64("numBalancerRounds")
+            .or_else(|_| status.get_i32("numBalancerRounds").map(i64::from))
+            .unwrap_or(0) as u64,
+        round: status
+            .get_bool("inBalancerRound")
+            .unwrap_or(false)
+            .then_some(RoundInProgress {
+                number: 0,
+                started_ms: now_ms,
+                candidates: 0,
+                migration_ids: Vec::new(),
+                moved: 0,
+                failed: 0,
+            }),
+        completed,
+        failed,
+        ..BalancerState::default()
+    }
+}
+
+/// Migrations in flight, as `$currentOp` shows the donors' `moveChunk` /
+/// `_shardsvrMoveRange` commands; a cluster that refuses the stage (privileges) shows none.
+pub(super) async fn current_migrations(client: &LiveClient) -> Vec<Document> {
+    let cmd = doc! {"aggregate": 1, "pipeline": [
+        {"$currentOp": {"allUsers": true, "localOps": false}},
+        {"$match": {"$or": [
+            {"command.moveChunk": {"$exists": true}},
+            {"command._shardsvrMoveRange": {"$exists": true}},
+        ]}},
+    ], "cursor": {}};
+    client.drain("admin", cmd).await.unwrap_or_default()
+}
+
+/// `balancerCollectionStatus` of each collection, in words; a cluster that refuses the
+/// command (privileges, version) just gives no reason.
+pub(super) async fn compliance(client: &LiveClient, names: Vec<String>) -> Vec<String> {
+    let mut out = Vec::new();
+    for ns in names {
+        let Ok(r) = client
+            .command("admin", doc! {"balancerCollectionStatus": ns.as_str()})
+            .await
+        else {
+            continue;
+        };
+        if r.get_bool("balancerCompliant").unwrap_or(true) {
+            out.push(format!("{ns}: balanced (balancerCompliant)"));
+        } else {
+            let why = r
+                .get_str("firstComplianceViolation")
+                .unwrap_or("not compliant");
+            out.push(format!("{ns}: {why}"));
+        }
+    }
+    out
+}
+
+/// One `$currentOp` migration as the simulator's `Migration`; its end is unknown, so
+/// `finish_ms` = `started_ms` (the view shows no progress).
+pub(super) fn in_flight(
+    state: &Cluster,
+    op: &Document,
+    now_ms: u64,
+    id: u64,
+) -> Option<crate::cluster::balancer::Migration> {
+    let cmd = op.get_document("command").ok()?;
+    let ns = cmd
+        .get_str("moveChunk")
+        .or_else(|_| cmd.get_str("_shardsvrMoveRange"))
+        .ok()?;
+    let c = state.collection(ns)?;
+    let min = c
+        .pattern
+        .bound_from_document(cmd.get_document("min").ok()?)
+        .ok()?;
+    let max = match cmd.get_document("max") {
+        Ok(d) => c.pattern.bound_from_document(d).ok()?,
+        Err(_) => c.table.chunk(c.table.route(&min)).max.clone(),
+    };
+    let from = state.shard_index(cmd.get_str("fromShard").ok()?)?;
+    let to = state.shard_index(cmd.get_str("toShard").ok()?)?;
+    let secs = op
+        .get_i64("secs_running")
+        .or_else(|_| op.get_i32("secs_running").map(i64::from))
+        .unwrap_or(0)
+        .max(0) as u64;
+    let started_ms = now_ms.saturating_sub(secs * 1000);
+    Some(crate::cluster::balancer::Migration {
+        id,
+        ns: ns.to_string(),
+        min,
+        end: None,
+        max,
+        from,
+        to,
+        started_ms,
+        finish_ms: started_ms,
+        bytes: 0,
+        reason: crate::cluster::event::MigrationReason::ChunksImbalance,
+    })
+}

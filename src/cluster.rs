@@ -74,7 +74,7 @@ pub struct Settings {
     pub resharding: resharding::ReshardingParams,
 }
 
-/// The whole simulated cluster.
+/// A sharded cluster at one instant.
 #[derive(Clone, Debug)]
 pub struct Cluster {
     pub version: ServerVersion,

@@ -1,5 +1,5 @@
 //! What the TUI shows, pre-aggregated: a `ClusterView` is built by a source (simulator, replay,
-//! later the live cluster) from its state for one `ViewRequest` (which collection, which window
+//! live cluster) from its cluster state for one `ViewRequest` (which collection, which window
 //! of its chunks, how many strip cells, which cell is selected). Everything here is plain data,
 //! so rendering a frame costs the same whatever the number of chunks.
 //!

@@ -1,4 +1,4 @@
-//! Every change of the simulated cluster's state, as a typed event. Names follow
+//! Every change of a cluster's state, as a typed event. Names follow
 //! `config.changelog`'s `what` values (and `config.actionlog`'s for balancer rounds) where MongoDB
 //! has one. The event log, traces and the TUI are built on these.
 

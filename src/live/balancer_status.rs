@@ -68,7 +68,7 @@ pub(super) async fn compliance(client: &LiveClient, names: Vec<String>) -> Vec<S
     out
 }
 
-/// One `$currentOp` migration as the simulator's `Migration`; its end is unknown, so
+/// One `$currentOp` migration as a `Migration` in flight; its end is unknown, so
 /// `finish_ms` = `started_ms` (the view shows no progress).
 pub(super) fn in_flight(
     state: &Cluster,

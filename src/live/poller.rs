@@ -1,8 +1,8 @@
 //! One poll of a live cluster through a mongos: what it reads (config.shards, collections,
 //! chunks — incrementally —, tags, settings, databases, balancerStatus, per-shard data sizes, the
-//! tails of the changelog and the actionlog) and the simulator-shaped state it makes of it, so
-//! the summary and the TUI work unchanged. Data sizes per chunk are not known to a mongos: each shard's owned bytes and
-//! documents are spread evenly over that shard's chunks of the collection.
+//! tails of the changelog and the actionlog) and the cluster state it makes of it, which the
+//! summary and the TUI read as they read the simulator's. The poller keeps that state between
+//! polls and patches its routing tables in place.
 
 use std::collections::HashMap;
 

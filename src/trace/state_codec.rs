@@ -1,4 +1,4 @@
-//! Keyframes: the whole state of a simulated (or observed) cluster as one trace line, so a reader
+//! Keyframes: the whole state of a cluster (simulated or observed) as one trace line, so a reader
 //! can start anywhere.
 
 use serde_json::{Value, json};

@@ -1,5 +1,5 @@
-//! Building a [`ClusterView`] from a simulator's state (the simulator itself, or a replay's
-//! state). Cost: O(shards + zones + strip cells × sample + recent writes), independent of the
+//! Building a [`ClusterView`] from a cluster state (the simulator's, a replay's or a live
+//! poll's). Cost: O(shards + zones + strip cells × sample + recent writes), independent of the
 //! chunk count except for a selected cell, which is summed exactly.
 
 use std::collections::BTreeMap;

@@ -3,8 +3,9 @@
 //! the routing table, shards and zone ranges, and which shards a query targets.
 //!
 //! Owns: every rule that is a fact about MongoDB's data placement, independent of time and I/O.
-//! May not touch: tokio, mongodb, ratatui, files, the clock — it is plain data and functions, so
-//! the simulator, traces, the live source and the UI can all build on it.
+//! May not touch: tokio, mongodb, ratatui, files, the clock, or any floor above it (`cluster`,
+//! `sim`, …) — it is plain data and functions, so the cluster state, the simulator, traces, the
+//! live source and the UI can all build on it.
 
 pub mod bigint;
 pub mod chunk;

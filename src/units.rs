@@ -1,4 +1,6 @@
 //! Formatting of quantities for people: byte sizes as the panes, summaries and messages show them.
+//!
+//! Owns: the formatting. Depends on nothing; every floor may use it.
 
 /// `1.5 MiB`-style sizes.
 pub fn human_bytes(bytes: u64) -> String {

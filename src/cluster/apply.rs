@@ -39,16 +39,17 @@ impl Cluster {
             .ok_or_else(|| ApplyError(format!("{}: no chunk starts at {min:?}", coll.ns)))
     }
 
-    /// Moves the replay clock to `at_ms`, closing the writes of earlier ticks into the windows.
-    pub fn replay_clock(&mut self, at_ms: u64) {
+    /// Moves the clock to `at_ms`, closing the writes of earlier ticks into the windows (a replay
+    /// before each event, a live poll at each poll).
+    pub fn advance_clock(&mut self, at_ms: u64) {
         if at_ms > self.now_ms {
-            self.close_replayed_ticks();
+            self.close_open_ticks();
             self.now_ms = at_ms;
         }
     }
 
     /// Closes the open tick of every collection (writes recorded but not yet in the window).
-    pub fn close_replayed_ticks(&mut self) {
+    pub fn close_open_ticks(&mut self) {
         for coll in &mut self.collections {
             let (samples, by_shard) = coll.pending.end_tick();
             coll.window.push(samples, by_shard);
@@ -58,7 +59,7 @@ impl Cluster {
     /// Applies one recorded event.
     #[allow(clippy::too_many_lines)] // one arm per event kind
     pub fn apply(&mut self, e: &Event) -> Result<(), ApplyError> {
-        self.replay_clock(e.at_ms);
+        self.advance_clock(e.at_ms);
         match &e.kind {
             EventKind::ShardAdded { id, .. } => {
                 self.shards.push(ShardState {

@@ -341,7 +341,7 @@ impl Poller {
         if let Some(heat) = self.sampled_heat.as_mut() {
             heat.observe(&self.client, &mut self.state).await;
         }
-        self.state.replay_clock(now_ms);
+        self.state.advance_clock(now_ms);
         Ok(Polled {
             state: &self.state,
             log,

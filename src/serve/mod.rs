@@ -9,7 +9,9 @@
 //! `--max-docs`, see `store`; every write is routed into the simulator by shard key), cursors,
 //! change events, the command log. May not touch: the terminal
 //! (only `commands` prints; a refused connection or malformed message is one line on stderr or in
-//! the command log), the simulator's rules (commands call `sim`'s operations).
+//! the command log), the simulator's rules (commands call `sim`'s operations). Every refusal a
+//! client sees is a [`crate::cluster::MongoError`] (code, codeName, errmsg), raised by the
+//! simulator or by a command here.
 
 mod aggregate;
 mod change_stream;

@@ -45,19 +45,6 @@ pub struct Simulator {
 }
 
 impl Simulator {
-    /// A simulator that goes on from a cluster state as it is (a trace keyframe): no workloads or
-    /// actions.
-    pub fn resume(cluster: Cluster) -> Self {
-        Self {
-            cluster,
-            workloads: Vec::new(),
-            actions: Vec::new(),
-            next_action: 0,
-            events: Vec::new(),
-            action_errors: Vec::new(),
-        }
-    }
-
     /// A new simulation over an already built cluster (no workloads, no scheduled actions): the
     /// clock at 0, the first balancer round one interval away, migrations numbered from 1.
     pub fn from_cluster(cluster: Cluster) -> Self {
@@ -71,7 +58,14 @@ impl Simulator {
             ..BalancerState::default()
         };
         cluster.next_migration_id = 1;
-        Self::resume(cluster)
+        Self {
+            cluster,
+            workloads: Vec::new(),
+            actions: Vec::new(),
+            next_action: 0,
+            events: Vec::new(),
+            action_errors: Vec::new(),
+        }
     }
 
     /// Virtual time, milliseconds since the start.

@@ -135,7 +135,7 @@ impl Replay {
                 break;
             }
         }
-        self.state.close_replayed_ticks();
+        self.state.close_open_ticks();
         Ok(())
     }
 
@@ -173,8 +173,8 @@ impl Replay {
             }
         }
         self.time_ms = self.time_ms.max(t_ms.min(self.trace.end_ms));
-        self.state.replay_clock(self.time_ms);
-        self.state.close_replayed_ticks();
+        self.state.advance_clock(self.time_ms);
+        self.state.close_open_ticks();
         Ok(())
     }
 

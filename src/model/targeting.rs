@@ -29,8 +29,9 @@
 //!   missing or the value is not a document, no constraint when an array is on the way. Ranges on
 //!   a parent path, and filters on paths below a key field (`{"a.b.c": 1}` for key `a.b`), do not
 //!   constrain.
-//! * **Hashed field.** Equality and `$in` points are hashed ([`hash64`], so a null or missing
-//!   value hashes null); ranges on a hashed field do not constrain (a scatter).
+//! * **Hashed field.** Equality and `$in` points are hashed ([`hash64`](crate::model::hash64),
+//!   so a null or missing value hashes null); ranges on a hashed field do not constrain (a
+//!   scatter).
 //! * **Type bracketing.** A one-sided comparison stays within its operand's canonical type, like
 //!   index bounds: numbers run from -Infinity to +Infinity inclusive (NaN only matches
 //!   `$gte`/`$lte: NaN`); strings from `""` inclusive to the empty document exclusive (documents

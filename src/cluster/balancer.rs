@@ -43,6 +43,18 @@ pub struct RoundInProgress {
     pub failed: usize,
 }
 
+impl BalancerState {
+    /// Whether a migration of collection `ns` is in flight.
+    pub fn migrating_in(&self, ns: &str) -> bool {
+        self.in_flight.iter().any(|m| m.ns == ns)
+    }
+
+    /// Whether the chunk of `ns` starting at `min` is being migrated.
+    pub fn migrating(&self, ns: &str, min: &crate::model::ShardKey) -> bool {
+        self.in_flight.iter().any(|m| m.ns == ns && m.min == *min)
+    }
+}
+
 /// The balancer's state and counters.
 #[derive(Clone, Debug, Default)]
 pub struct BalancerState {

@@ -181,13 +181,7 @@ impl Simulator {
     pub(super) fn refuse_if_migrating(&self, c: usize, i: usize) -> Result<(), MongoError> {
         let coll = &self.cluster.collections[c];
         let min = coll.table.chunk(i).min;
-        if self
-            .cluster
-            .balancer
-            .in_flight
-            .iter()
-            .any(|m| m.ns == coll.ns && m.min == *min)
-        {
+        if self.cluster.balancer.migrating(&coll.ns, min) {
             return Err(MongoError::conflicting_operation(
                 "the chunk is being migrated",
             ));

@@ -53,14 +53,6 @@ impl Simulator {
         self.cluster.shards[s].shard.zones.contains(zone)
     }
 
-    fn migrating(&self, ns: &str, min: &ShardKey) -> bool {
-        self.cluster
-            .balancer
-            .in_flight
-            .iter()
-            .any(|m| m.ns == ns && m.min == *min)
-    }
-
     /// The candidates for collection `c`, updating `busy`; reasons for not doing more go to `why_not`.
     pub(super) fn select(
         &self,
@@ -99,17 +91,12 @@ impl Simulator {
             fill_unzoned(coll, &mut rest);
         } else {
             // Checked once, not per chunk.
-            let in_flight = self
-                .cluster
-                .balancer
-                .in_flight
-                .iter()
-                .any(|m| m.ns == coll.ns);
+            let in_flight = self.cluster.balancer.migrating_in(&coll.ns);
             for chunk in coll.table.iter() {
                 let owner = chunk.info.shard.index();
                 let zone = coll.zones.zone_of_chunk(chunk.min, chunk.max);
-                let movable =
-                    !(chunk.info.jumbo || in_flight && self.migrating(&coll.ns, chunk.min));
+                let movable = !(chunk.info.jumbo
+                    || in_flight && self.cluster.balancer.migrating(&coll.ns, chunk.min));
                 rest.chunks[owner] += 1;
                 rest.bytes[owner] += chunk.info.stats.bytes;
                 let bucket = match zone {
@@ -144,18 +131,13 @@ impl Simulator {
     /// The first chunk of `shard` in key order that can move (not jumbo, not migrating).
     fn first_movable_on(&self, c: usize, shard: ShardIdx) -> Option<usize> {
         let coll = &self.cluster.collections[c];
-        let in_flight = self
-            .cluster
-            .balancer
-            .in_flight
-            .iter()
-            .any(|m| m.ns == coll.ns);
+        let in_flight = self.cluster.balancer.migrating_in(&coll.ns);
         coll.table
             .iter()
             .find(|ch| {
                 ch.info.shard == shard
                     && !ch.info.jumbo
-                    && !(in_flight && self.migrating(&coll.ns, ch.min))
+                    && !(in_flight && self.cluster.balancer.migrating(&coll.ns, ch.min))
             })
             .map(|ch| ch.index)
     }
@@ -181,7 +163,8 @@ impl Simulator {
             if busy[s] || mine().next().is_none() {
                 continue;
             }
-            let Some(chunk) = mine().find(|ch| !ch.info.jumbo && !self.migrating(&coll.ns, ch.min))
+            let Some(chunk) = mine()
+                .find(|ch| !ch.info.jumbo && !self.cluster.balancer.migrating(&coll.ns, ch.min))
             else {
                 if mine().any(|ch| ch.info.jumbo) {
                     why_not.push(format!(

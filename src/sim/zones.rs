@@ -154,14 +154,7 @@ impl Simulator {
                 let coll = &self.cluster.collections[c];
                 coll.table
                     .iter()
-                    .filter(|ch| {
-                        !self
-                            .cluster
-                            .balancer
-                            .in_flight
-                            .iter()
-                            .any(|m| m.ns == coll.ns && m.min == *ch.min)
-                    })
+                    .filter(|ch| !self.cluster.balancer.migrating(&coll.ns, ch.min))
                     .filter_map(|ch| {
                         let points = coll.zones.boundaries_inside(ch.min, ch.max);
                         (!points.is_empty()).then(|| (ch.min.clone(), points))

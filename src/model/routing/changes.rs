@@ -135,15 +135,7 @@ impl RoutingTable {
                 "the chunk is already on that shard".into(),
             ));
         }
-        let mut info = self.chunks[i];
-        self.account(&info, false);
-        self.version = self.version.next_major();
-        info.shard = to;
-        info.version = self.version;
-        info.since = now;
-        self.account(&info, true);
-        self.chunks[i] = info;
-        self.log.note(self.version, &self.mins[i]);
+        self.migrate(i, to, now);
         if let Some(control) = self.nearest_chunk_on(from, i) {
             self.bump(control);
         }
@@ -183,17 +175,22 @@ impl RoutingTable {
         }
         self.split(i, std::slice::from_ref(point), &[moved, rest])?;
         let (left, right) = (i, i + 1);
-        let mut info = self.chunks[left];
+        self.migrate(left, to, now);
+        self.bump(right);
+        Ok(())
+    }
+
+    /// Gives chunk `k` to shard `to` at time `now` with the next major version.
+    fn migrate(&mut self, k: usize, to: ShardIdx, now: u64) {
+        let mut info = self.chunks[k];
         self.account(&info, false);
         self.version = self.version.next_major();
         info.shard = to;
         info.version = self.version;
         info.since = now;
         self.account(&info, true);
-        self.chunks[left] = info;
-        self.log.note(self.version, &self.mins[left]);
-        self.bump(right);
-        Ok(())
+        self.chunks[k] = info;
+        self.log.note(self.version, &self.mins[k]);
     }
 
     /// Gives chunk `k` the next minor version.

@@ -19,12 +19,7 @@ use crate::trace::json::{
 pub fn decode(v: &Value, state: &Cluster) -> Res<Option<Event>> {
     let at_ms = ms_of_seconds(crate::trace::json::f64_at(v, "t", "")?);
     let what = str_at(v, "what", "")?;
-    let shard = |name: &str| -> Res<ShardIdx> {
-        let id = str_at(v, name, "")?;
-        state
-            .shard_index(id)
-            .ok_or_else(|| format!("field `{name}`: unknown shard {id:?}"))
-    };
+    let shard = |name: &str| shard_at(state, v, name, "");
     let ns = || str_at(v, "ns", "").map(String::from);
     let key = |name: &str| key_at(v, name, "");
     let kind = match what {
@@ -38,10 +33,7 @@ pub fn decode(v: &Value, state: &Cluster) -> Res<Option<Event>> {
                 .enumerate()
                 .map(|(i, c)| {
                     let p = format!("layout[{i}].");
-                    let id = str_at(c, "shard", &p)?;
-                    let s = state
-                        .shard_index(id)
-                        .ok_or_else(|| format!("field `{p}shard`: unknown shard {id:?}"))?;
+                    let s = shard_at(state, c, "shard", &p)?;
                     Ok((key_at(c, "min", &p)?, s))
                 })
                 .collect::<Res<Vec<_>>>()?;
@@ -208,10 +200,7 @@ pub fn decode(v: &Value, state: &Cluster) -> Res<Option<Event>> {
                 .enumerate()
                 .map(|(i, c)| {
                     let p = format!("layout[{i}].");
-                    let id = str_at(c, "shard", &p)?;
-                    let s = state
-                        .shard_index(id)
-                        .ok_or_else(|| format!("field `{p}shard`: unknown shard {id:?}"))?;
+                    let s = shard_at(state, c, "shard", &p)?;
                     let stats = crate::model::ChunkStats::new(
                         u64_at(c, "docs", &p)?,
                         u64_at(c, "bytes", &p)?,
@@ -272,14 +261,17 @@ pub fn document_at(v: &Value, name: &str) -> Res<bson::Document> {
     }
 }
 
+/// The shard whose id is in field `name` of `v` (at `path`), as an index of `state`'s shards.
+fn shard_at(state: &Cluster, v: &Value, name: &str, path: &str) -> Res<ShardIdx> {
+    let id = str_at(v, name, path)?;
+    state
+        .shard_index(id)
+        .ok_or_else(|| format!("field `{path}{name}`: unknown shard {id:?}"))
+}
+
 /// The shared fields of a migration event's line.
 fn range_of(v: &Value, state: &Cluster) -> Res<MigrationRange> {
-    let shard = |name: &str| -> Res<ShardIdx> {
-        let id = str_at(v, name, "")?;
-        state
-            .shard_index(id)
-            .ok_or_else(|| format!("field `{name}`: unknown shard {id:?}"))
-    };
+    let shard = |name: &str| shard_at(state, v, name, "");
     Ok(MigrationRange {
         id: u64_at(v, "id", "")?,
         ns: str_at(v, "ns", "")?.to_string(),

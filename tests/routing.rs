@@ -983,7 +983,11 @@ fn move_range_splits_and_moves() {
     assert_eq!(left.info.shard, ShardIdx(0));
     assert_eq!(left.info.stats, ChunkStats::new(6, 600, 6));
     assert_eq!(left.info.version, ChunkVersion::new(2, 1));
-    assert_eq!(t.version(), ChunkVersion::new(2, 1));
+    // 8.0's commitChunkMigration: the donor's control chunk takes the next minor of the new major.
+    let control = t.chunk(0);
+    assert_eq!(control.info.shard, ShardIdx(0));
+    assert_eq!(control.info.version, ChunkVersion::new(2, 2));
+    assert_eq!(t.version(), ChunkVersion::new(2, 2));
     // The whole chunk (upto = its max) is a plain move.
     t.move_range(
         3,

@@ -1,9 +1,8 @@
 //! removeShard: draining round by round, a jumbo chunk blocking completion, refusals.
 #![allow(clippy::unwrap_used)]
 
-use shardtop::cluster::EventKind;
-use shardtop::cluster::SummaryOptions;
-use shardtop::model::ShardIdx;
+use shardtop::cluster::{Event, EventKind, ServerVersion, SummaryOptions};
+use shardtop::model::{KeyValue, ShardIdx, ShardKey};
 use shardtop::sim::drain::RemoveShardState;
 use shardtop::sim::{Simulator, scenario};
 
@@ -12,29 +11,99 @@ fn start(name: &str) -> Simulator {
     Simulator::from_scenario(&sc, sc.seed, None).unwrap()
 }
 
+fn start_at(name: &str, version: &str) -> Simulator {
+    let sc = scenario::built_in(name).unwrap().unwrap();
+    Simulator::from_scenario(
+        &sc,
+        sc.seed,
+        Some(version.parse::<ServerVersion>().unwrap()),
+    )
+    .unwrap()
+}
+
+/// The drain scenario's events up to `until_ms` at `version`.
+fn drain_events(version: &str, until_ms: u64) -> (Simulator, Vec<Event>) {
+    let mut sim = start_at("drain", version);
+    sim.run_until(until_ms);
+    let events = sim.take_events();
+    (sim, events)
+}
+
 #[test]
-fn a_drain_moves_chunks_round_by_round_and_a_jumbo_chunk_blocks_it() {
-    let mut sim = start("drain");
-    sim.run_until(299_000);
-    let drains: Vec<u64> = sim
-        .take_events()
+fn the_whale_is_marked_jumbo_by_a_failed_balancing_migration_before_the_drain() {
+    let (_, events) = drain_events("8.0", 30_000);
+    let failed = events
         .iter()
-        .filter_map(|e| match &e.kind {
-            EventKind::MigrationStarted { reason, .. } if reason.is_drain() => Some(e.at_ms),
+        .find_map(|e| match &e.kind {
+            EventKind::MigrationFailed { error, .. } => Some((e.at_ms, error.code_name)),
             _ => None,
         })
-        .collect();
-    assert!(
-        drains.len() >= 3 && drains.windows(2).all(|w| w[1] > w[0]),
-        "one drain migration per round: {drains:?}"
+        .unwrap();
+    assert_eq!(failed.1, "ChunkTooBig");
+    let jumbo_at = events
+        .iter()
+        .find(|e| matches!(e.kind, EventKind::JumboMarked { .. }))
+        .unwrap()
+        .at_ms;
+    let drain_at = events
+        .iter()
+        .find(|e| matches!(e.kind, EventKind::ShardDraining { .. }))
+        .unwrap()
+        .at_ms;
+    assert_eq!(
+        jumbo_at, failed.0,
+        "splitOrMarkJumbo right after the failure"
     );
+    assert!(jumbo_at < drain_at, "{jumbo_at} < {drain_at}");
+}
+
+#[test]
+fn drain_migrations_are_forced_whole_chunks_before_7_0_and_chunk_size_ranges_from_7_0() {
+    let limit = 2 * (1 << 20);
+    for (version, whole) in [
+        ("6.0", true),
+        ("7.0", false),
+        ("8.0", false),
+        ("9.0", false),
+    ] {
+        let (_, events) = drain_events(version, 240_000);
+        let mut drained = Vec::new();
+        for e in &events {
+            match &e.kind {
+                EventKind::MigrationStarted { reason, bytes, .. } if reason.is_drain() => {
+                    drained.push(*bytes);
+                }
+                EventKind::MigrationFailed { range, .. } => {
+                    assert!(
+                        range.from != ShardIdx(3) || e.at_ms < 21_000,
+                        "{version}: {e:?}"
+                    );
+                }
+                _ => {}
+            }
+        }
+        assert!(drained.len() >= 2, "{version}: {drained:?}");
+        let biggest = drained.iter().copied().max().unwrap();
+        if whole {
+            assert!(
+                biggest > limit,
+                "{version}: a chunk over the limit moved by force"
+            );
+        } else {
+            assert!(
+                biggest <= 1 << 20,
+                "{version}: chunk-size pieces, {biggest}"
+            );
+        }
+    }
+}
+
+#[test]
+fn removal_waits_for_the_jumbo_chunk_then_for_move_primary_then_for_a_second_remove_shard() {
+    let (mut sim, _) = drain_events("8.0", 245_000);
     let shard = ShardIdx(3);
     assert!(sim.cluster.shards[3].shard.draining, "still draining");
-    assert_eq!(
-        sim.owned_chunks(shard),
-        (1, 1),
-        "only the jumbo chunk is left"
-    );
+    assert_eq!(sim.owned_chunks(shard), (1, 1), "only the jumbo chunk");
     assert!(
         sim.cluster
             .balancer
@@ -44,19 +113,32 @@ fn a_drain_moves_chunks_round_by_round_and_a_jumbo_chunk_blocks_it() {
         "{:?}",
         sim.cluster.balancer.why_not
     );
+    let ongoing = |chunks, jumbo, dbs: &[&str]| RemoveShardState::Ongoing {
+        chunks,
+        jumbo,
+        dbs_to_move: dbs.iter().map(ToString::to_string).collect(),
+    };
     assert_eq!(
         sim.remove_shard("shard0003").unwrap(),
-        RemoveShardState::Ongoing {
-            chunks: 1,
-            jumbo: 1
-        }
+        ongoing(1, 1, &["shop"])
     );
-
-    sim.run_until(400_000);
+    // After forceJumbo the shard owns no chunk, but it is still the primary of shop.
+    sim.run_until(255_000);
+    assert_eq!(sim.owned_chunks(shard), (0, 0));
+    assert_eq!(
+        sim.remove_shard("shard0003").unwrap(),
+        ongoing(0, 0, &["shop"])
+    );
+    assert!(
+        !sim.cluster.shards[3].removed,
+        "nothing completes by itself"
+    );
+    sim.run_until(300_000);
     assert!(
         sim.cluster.shards[3].removed,
-        "removed once the jumbo chunk was moved by force"
+        "removed by the scenario's last removeShard"
     );
+    assert_eq!(sim.cluster.databases["shop"], ShardIdx(0));
     let json = sim.cluster.summary_json(&SummaryOptions {
         source: "x".into(),
         chunks: false,
@@ -80,11 +162,72 @@ fn a_drain_moves_chunks_round_by_round_and_a_jumbo_chunk_blocks_it() {
 }
 
 #[test]
+fn clear_jumbo_flag_lets_the_drain_move_the_chunk_by_force() {
+    let (mut sim, _) = drain_events("8.0", 100_000);
+    let key = ShardKey::single(KeyValue::Int32(3500));
+    let min = {
+        let t = &sim.cluster.collections[0].table;
+        t.chunk(t.route(&key)).min.clone()
+    };
+    let before = sim.cluster.collections[0].table.version();
+    sim.clear_jumbo_flag("shop.orders", &min).unwrap();
+    let t = &sim.cluster.collections[0].table;
+    assert!(!t.chunk(t.route(&key)).info.jumbo);
+    assert_eq!(
+        t.version(),
+        before.next_minor(),
+        "clearJumboFlag bumps the version"
+    );
+    sim.run_until(130_000);
+    assert_eq!(sim.owned_chunks(ShardIdx(3)), (0, 0), "drained by force");
+}
+
+#[test]
+fn the_8_3_drain_commands_exist_only_from_8_3() {
+    let mut old = start_at("drain", "8.2");
+    for e in [
+        old.start_shard_draining("shard0003").unwrap_err(),
+        old.stop_shard_draining("shard0003").unwrap_err(),
+        old.commit_shard_removal("shard0003").unwrap_err(),
+        old.shard_draining_status("shard0003").unwrap_err(),
+    ] {
+        assert_eq!(e.code_name, "CommandNotFound");
+    }
+    let mut sim = start_at("drain", "8.3");
+    sim.start_shard_draining("shard0002").unwrap();
+    assert!(matches!(
+        sim.shard_draining_status("shard0002").unwrap(),
+        RemoveShardState::Ongoing { .. }
+    ));
+    let err = sim.commit_shard_removal("shard0002").unwrap_err();
+    assert_eq!(
+        (err.code, err.code_name, err.message.as_str()),
+        (
+            1_003_141,
+            "RemoveShardDrainingInProgress",
+            "Draining of the shard being removed must complete before removing the shard."
+        )
+    );
+    sim.stop_shard_draining("shard0002").unwrap();
+    assert!(!sim.cluster.shards[2].shard.draining);
+    sim.start_shard_draining("shard0002").unwrap();
+    sim.run_until(60_000);
+    assert_eq!(
+        sim.shard_draining_status("shard0002").unwrap(),
+        RemoveShardState::DrainingComplete
+    );
+    sim.commit_shard_removal("shard0002").unwrap();
+    assert!(sim.cluster.shards[2].removed);
+}
+
+#[test]
 fn remove_shard_refuses_the_last_shard_and_a_second_drain() {
     let mut sim = start("drain");
     assert_eq!(
         sim.remove_shard("shard0003").unwrap(),
-        RemoveShardState::Started
+        RemoveShardState::Started {
+            dbs_to_move: vec!["shop".to_string()]
+        }
     );
     assert_eq!(
         sim.remove_shard("shard0002").unwrap_err().code_name,

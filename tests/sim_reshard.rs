@@ -235,29 +235,43 @@ fn a_critical_section_timeout_below_its_cost_aborts_and_keeps_the_old_layout() {
     );
 }
 
-#[test]
-fn heavy_writes_at_the_end_abort_the_resharding_without_losing_a_write() {
-    let burst = r#", {"ns": "a.b", "rate": 12000, "start": 15, "stop": 30, "docSize": 100,
+/// When the critical section starts and when the resharding commits, with a steady write load.
+fn critical_section_under_load(extra: &str) -> (u64, u64, u64) {
+    let steady = r#", {"ns": "a.b", "rate": 1500, "start": 2, "stop": 35, "docSize": 100,
         "fields": {"x": {"sequence": {"start": 5000}}, "y": {"sequence": {"start": 5000}}}}"#;
-    let mut sim = small("", burst);
+    let mut sim = small(extra, steady);
     let events = run(&mut sim, 40_000);
-    assert_eq!(
-        outcome(&events),
-        (0, vec!["ReshardingCriticalSectionTimeout".to_string()])
-    );
-    let abort_at = events
+    assert_eq!(outcome(&events), (1, vec![]));
+    let (at, critical) = events
         .iter()
-        .find(|e| matches!(e.kind, EventKind::ReshardingAborted { .. }))
-        .unwrap()
-        .at_ms;
-    assert_eq!(abort_at, 21_000 + 5_000, "aborted when the timeout expired");
+        .find_map(|e| match &e.kind {
+            EventKind::ReshardingCommitted {
+                critical_section_ms,
+                ..
+            } => Some((e.at_ms, *critical_section_ms)),
+            _ => None,
+        })
+        .unwrap();
     let coll = sim.cluster.collection("a.b").unwrap();
-    let docs = coll.table.shard_totals(ShardIdx(0)).stats.docs;
-    assert_eq!(
-        docs,
-        1000 + 12_000 * 15,
-        "writes held by the critical section are applied"
-    );
+    let docs: u64 = (0..coll.table.len())
+        .map(|i| coll.table.chunk(i).info.stats.docs)
+        .sum();
+    assert_eq!(docs, 1000 + 1500 * 33, "no write is lost");
+    (at - critical, at, critical)
+}
+
+#[test]
+fn the_critical_section_waits_until_the_remaining_time_is_under_the_threshold() {
+    // 1,500 writes/s against one recipient applying 2,000/s: about 0.75–1.5 s behind. Under
+    // 2,000 ms (8.0) the critical section starts when cloning is done…
+    let (start, _, critical) = critical_section_under_load(r#""serverVersion": "8.0","#);
+    assert!((21_000..22_000).contains(&start), "8.0 started at {start}");
+    assert!(critical < 5_000);
+    // …over 500 ms (8.1+) it waits until the writes stop at 35 s.
+    for v in ["8.1", "8.2", "9.0"] {
+        let (start, _, _) = critical_section_under_load(&format!(r#""serverVersion": "{v}","#));
+        assert!((35_000..37_500).contains(&start), "{v} started at {start}");
+    }
 }
 
 #[test]

@@ -108,6 +108,11 @@ impl Cluster {
                 let i = Self::chunk_at(coll, min)?;
                 coll.table.set_jumbo(i, true);
             }
+            EventKind::JumboCleared { ns, min, .. } => {
+                let coll = self.coll_mut(ns)?;
+                let i = Self::chunk_at(coll, min)?;
+                coll.table.clear_jumbo(i);
+            }
             EventKind::MigrationStarted { .. }
             | EventKind::MigrationCommitted { .. }
             | EventKind::MigrationFailed { .. } => {
@@ -158,6 +163,18 @@ impl Cluster {
                 if removed {
                     self.reassign_primaries(*shard);
                 }
+            }
+            EventKind::ShardDrainingStopped { shard } => {
+                let Some(state) = self.shards.get_mut(shard.index()) else {
+                    return fail(format!("unknown shard {shard}"));
+                };
+                state.shard.draining = false;
+            }
+            EventKind::PrimaryMoved { db, to, .. } => {
+                if self.shards.get(to.index()).is_none() {
+                    return fail(format!("unknown shard {to}"));
+                }
+                self.databases.insert(db.clone(), *to);
             }
             EventKind::ShardZoneSet {
                 shard,

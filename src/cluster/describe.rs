@@ -143,6 +143,19 @@ impl Cluster {
                     id(*shard)
                 )
             }
+            EventKind::JumboCleared {
+                ns,
+                min,
+                max,
+                shard,
+            } => {
+                format!(
+                    "{ns} [{}, {}) on {}: jumbo flag cleared",
+                    self.bound_text(ns, min),
+                    self.bound_text(ns, max),
+                    id(*shard)
+                )
+            }
             EventKind::BalancerRound {
                 round,
                 candidates,
@@ -189,6 +202,12 @@ impl Cluster {
             EventKind::KeyRefined { ns, key } => format!("{ns} key now {key}"),
             EventKind::ShardDraining { shard } => format!("{} is draining", id(*shard)),
             EventKind::ShardRemoved { shard } => format!("{} drained and removed", id(*shard)),
+            EventKind::PrimaryMoved { db, from, to } => {
+                format!("database {db}: primary {} → {}", id(*from), id(*to))
+            }
+            EventKind::ShardDrainingStopped { shard } => {
+                format!("{} stopped draining", id(*shard))
+            }
             EventKind::ShardZoneSet {
                 shard,
                 zone,

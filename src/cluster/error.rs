@@ -82,6 +82,10 @@ impl MongoError {
     pub fn cannot_drop_shard_key_index(m: impl Into<String>) -> Self {
         Self::new(355, "CannotDropShardKeyIndex", m)
     }
+    /// `commitShardRemoval` before the drain is done (8.3+; `error_codes.yml`: 1003141).
+    pub fn remove_shard_draining_in_progress(m: impl Into<String>) -> Self {
+        Self::new(1_003_141, "RemoveShardDrainingInProgress", m)
+    }
     pub fn already_sharded(m: impl Into<String>) -> Self {
         Self::new(23, "AlreadyInitialized", m)
     }

@@ -36,6 +36,13 @@ impl MigrationReason {
         self == Self::Drain
     }
 
+    /// Whether the move ignores the size limit: `forceJumbo` by hand, and a drain's moves, which
+    /// the balancer issues with `kForceBalancer` (4.4.6 and 8.0.10
+    /// `db/s/balancer/balancer_policy.cpp`, the draining loop of `balance()`).
+    pub fn is_forced(self) -> bool {
+        matches!(self, Self::Drain | Self::ManualForce)
+    }
+
     pub fn as_str(self) -> &'static str {
         match self {
             Self::Drain => "drain",
@@ -135,6 +142,13 @@ pub enum EventKind {
         max: ShardKey,
         shard: ShardIdx,
     },
+    /// `clearJumboFlag`.
+    JumboCleared {
+        ns: String,
+        min: ShardKey,
+        max: ShardKey,
+        shard: ShardIdx,
+    },
     /// `balancer.round` (actionlog): candidates, moves, and why more was not done.
     BalancerRound {
         round: u64,
@@ -180,6 +194,14 @@ pub enum EventKind {
     ShardDraining { shard: ShardIdx },
     /// `removeShard`: the drained shard left the cluster.
     ShardRemoved { shard: ShardIdx },
+    /// `movePrimary`: database `db`'s primary shard becomes `to`.
+    PrimaryMoved {
+        db: String,
+        from: ShardIdx,
+        to: ShardIdx,
+    },
+    /// `stopShardDraining` (8.3+): the shard takes chunks again.
+    ShardDrainingStopped { shard: ShardIdx },
     /// Writes to one collection since the last report, per chunk (by the chunk's lower bound).
     Writes {
         ns: String,
@@ -257,6 +279,7 @@ impl EventKind {
             Self::MigrationCommitted { .. } => "moveChunk.commit",
             Self::MigrationFailed { .. } => "moveChunk.error",
             Self::JumboMarked { .. } => "markJumbo",
+            Self::JumboCleared { .. } => "clearJumboFlag",
             Self::BalancerRound { .. } => "balancer.round",
             Self::BalancerSet { enabled: true } => "balancer.start",
             Self::BalancerSet { enabled: false } => "balancer.stop",
@@ -267,6 +290,8 @@ impl EventKind {
             Self::Writes { .. } => "writes",
             Self::ShardDraining { .. } => "removeShard.start",
             Self::ShardRemoved { .. } => "removeShard",
+            Self::PrimaryMoved { .. } => "movePrimary.commit",
+            Self::ShardDrainingStopped { .. } => "stopShardDraining",
             Self::ShardZoneSet { member: true, .. } => "addShardToZone",
             Self::ShardZoneSet { member: false, .. } => "removeShardFromZone",
             Self::ZoneRangeSet { .. } | Self::PendingZoneRangeSet { .. } => "updateZoneKeyRange",

@@ -222,6 +222,11 @@ impl KeyIndex {
     }
 
     /// The greatest key value in `[min, max)`.
+    pub fn first_in(&self, min: &ShardKey, max: &ShardKey) -> Option<ShardKey> {
+        self.with_range(min, max, |entries| entries.first().map(|(k, _)| k.clone()))
+    }
+
+    /// The greatest key value held in `[min, max)`.
     pub fn last_in(&self, min: &ShardKey, max: &ShardKey) -> Option<ShardKey> {
         self.with_range(min, max, |entries| entries.last().map(|(k, _)| k.clone()))
     }

@@ -27,6 +27,12 @@ impl ServerVersion {
     pub const V7_0: Self = Self::new(7, 0);
     pub const V7_2: Self = Self::new(7, 2);
     pub const V8_0: Self = Self::new(8, 0);
+    pub const V8_1: Self = Self::new(8, 1);
+    pub const V8_2: Self = Self::new(8, 2);
+    pub const V8_3: Self = Self::new(8, 3);
+    pub const V9_0: Self = Self::new(9, 0);
+    /// The newest release line shardtop knows; a newer one is refused.
+    pub const NEWEST: Self = Self::V9_0;
     /// What `sim`, `demo` and `serve` simulate unless told otherwise.
     pub const DEFAULT: Self = Self::V8_0;
 
@@ -56,9 +62,58 @@ impl ServerVersion {
         self < Self::V6_0
     }
 
-    /// 7.0+: the data-size donor must hold more than the average.
+    /// The pause before the next balancer round, in milliseconds, after a round that selected
+    /// `candidates` migrations of which `moved` committed. 10 s after an idle round
+    /// (`kBalanceRoundDefaultInterval`). Before 6.0, 1 s after a round that moved a chunk
+    /// (4.4.6 `db/s/balancer/balancer.cpp`, `kShortBalanceRoundInterval`); from 6.0 the next round
+    /// starts at once but its migrations wait until `balancerMigrationsThrottlingMs` (1,000) has
+    /// passed since the previous batch ended (6.0 `db/s/sharding_config_server_parameters.idl`;
+    /// 7.0 and 8.0 `db/s/balancer/balancer.cpp` main loop): either way 1 s.
+    pub fn round_pause_ms(self, candidates: usize, moved: usize) -> u64 {
+        const DEFAULT_INTERVAL_MS: u64 = 10_000;
+        const SHORT_INTERVAL_MS: u64 = 1_000;
+        let busy = if self < Self::V6_0 {
+            moved > 0
+        } else {
+            candidates > 0
+        };
+        if busy {
+            SHORT_INTERVAL_MS
+        } else {
+            DEFAULT_INTERVAL_MS
+        }
+    }
+
+    /// `reshardCollection`'s `numInitialChunks` when the command does not give it: the
+    /// collection's current chunk count in 5.0 (5.0.7 `db/s/resharding/resharding_coordinator_service.cpp`),
+    /// 90 from 6.0 (SERVER-92762; in which 6.0/7.0 patch it landed is not verified here).
+    pub fn resharding_default_initial_chunks(self, current_chunks: usize) -> u32 {
+        if self < Self::V6_0 {
+            u32::try_from(current_chunks.max(1)).unwrap_or(u32::MAX)
+        } else {
+            90
+        }
+    }
+
+    /// `remainingReshardingOperationTimeThresholdMillis`: the coordinator engages the critical
+    /// section only once the recipients' estimated remaining time is below it — 2,000 ms up to
+    /// 8.0 (8.0.10 `db/s/resharding/resharding_server_parameters.idl`,
+    /// `resharding_coordinator_commit_monitor.cpp`), 500 ms from 8.1 (the newer idl; 8.0.13 and
+    /// 8.1.2 patch releases also have 500, which a release line cannot express).
+    pub fn resharding_remaining_time_threshold_ms(self) -> u64 {
+        if self < Self::V8_1 { 2_000 } else { 500 }
+    }
+
+    /// 7.0+: the data-size donor must hold more than the ideal (7.0-era and 8.0.10
+    /// `db/s/balancer/balancer_policy.cpp`; 6.0 checks the 3 × chunk size gap only).
     pub fn donor_must_exceed_average(self) -> bool {
         self >= Self::V7_0
+    }
+
+    /// 8.0+: the data-size receiver must hold less than the ideal (8.0.10
+    /// `db/s/balancer/balancer_policy.cpp`; a late 6.0.x may have it by backport, unverified).
+    pub fn receiver_must_be_below_ideal(self) -> bool {
+        self >= Self::V8_0
     }
 
     /// Initial chunks per shard for a hashed key on an empty collection: 2, and 1 from 7.2.
@@ -66,14 +121,36 @@ impl ServerVersion {
         if self < Self::V7_2 { 2 } else { 1 }
     }
 
-    /// The `maxWireVersion` a mongos of this line reports.
+    /// 7.0+: drains and zone violations move a chunk-size range from a chunk's lower bound
+    /// (moveRange without max), as imbalance moves do from 6.0 (7.0-era and 8.0.10
+    /// `db/s/balancer/balancer_policy.cpp`).
+    pub fn moves_chunk_size_ranges_everywhere(self) -> bool {
+        self >= Self::V7_0
+    }
+
+    /// The `maxWireVersion` a mongos of this line reports (`db/wire_version.h`: 4.4 = 9,
+    /// 5.0 = 13, 6.0 = 17, 7.0 = 21, 8.0 = 25, each rapid release one more; 8.1 = 26, 8.2 = 27,
+    /// 8.3 = 28 and 9.0 = 29 as the drivers' wire-version tables have them, e.g. the C# driver's
+    /// `Core/Misc/WireVersion.cs`: no 8.1+ server header was readable here).
     pub fn max_wire_version(self) -> i32 {
         match (self.major, self.minor) {
             (4, _) => 9,
             (5, m) => 13 + i32::from(m),
             (6, m) => 17 + i32::from(m),
             (7, m) => 21 + i32::from(m),
-            _ => 25,
+            (8, m) => 25 + i32::from(m),
+            _ => 29,
+        }
+    }
+
+    /// Whether `major.minor` is a release line MongoDB shipped: 4.4, then 5.0 to 8.3 (with the
+    /// rapid releases x.1–x.3), then 9.0.
+    fn is_known_line(self) -> bool {
+        match self.major {
+            4 => self.minor == 4,
+            5..=8 => self.minor <= 3,
+            9 => self.minor == 0,
+            _ => false,
         }
     }
 
@@ -94,7 +171,10 @@ impl FromStr for ServerVersion {
 
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         let bad = || {
-            format!("unknown server version {s:?}: give a release line from 4.4 to 8.0, e.g. 7.0")
+            format!(
+                "unknown server version {s:?}: give a release line from 4.4 to {} (4.4, 5.0 … 8.3, 9.0), e.g. 7.0",
+                Self::NEWEST
+            )
         };
         let mut parts = s.trim().split('.');
         let major: u8 = parts.next().and_then(|p| p.parse().ok()).ok_or_else(bad)?;
@@ -103,7 +183,7 @@ impl FromStr for ServerVersion {
             return Err(bad());
         }
         let v = Self::new(major, minor);
-        if v < Self::V4_4 || v.major > 8 {
+        if !v.is_known_line() {
             return Err(bad());
         }
         Ok(v)

@@ -47,6 +47,7 @@ fn ns_of(kind: &EventKind) -> String {
         | EventKind::SplitFailed { ns, .. }
         | EventKind::Merge { ns, .. }
         | EventKind::JumboMarked { ns, .. }
+        | EventKind::JumboCleared { ns, .. }
         | EventKind::ZoneRangeSet { ns, .. }
         | EventKind::IndexCreated { ns, .. }
         | EventKind::KeyRefined { ns, .. } => ns.clone(),

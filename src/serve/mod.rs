@@ -24,6 +24,7 @@ mod conn;
 mod current_op;
 mod cursors;
 mod data;
+mod drain;
 mod explain;
 mod handshake;
 mod ids;

@@ -1,6 +1,6 @@
 //! Sharding commands, each mapped onto the simulator's operation of the same name (its refusals
-//! carry MongoDB's codes): enableSharding, shardCollection, addShard, removeShard, zones, split,
-//! moveChunk, moveRange, mergeChunks, balancer start/stop/status, balancerCollectionStatus (the
+//! carry MongoDB's codes): enableSharding, shardCollection, addShard, zones, split,
+//! moveChunk, clearJumboFlag, moveRange, mergeChunks, balancer start/stop/status, balancerCollectionStatus (the
 //! balancer policy's first reason to move a chunk), refineCollectionShardKey,
 //! reshardCollection, createIndexes.
 
@@ -15,7 +15,6 @@ use crate::cluster::event::MigrationReason;
 use crate::cluster::{MongoError, ServerVersion};
 use crate::model::{KeyPattern, ShardIdx, ShardKey};
 use crate::sim::collection_balancing::BalancingRequest;
-use crate::sim::drain::RemoveShardState;
 use crate::sim::ops::ShardCollectionOptions;
 
 fn pattern(d: &Document) -> Result<KeyPattern, MongoError> {
@@ -117,25 +116,6 @@ pub fn add_shard(state: &mut State, cmd: &Document) -> Answer {
     Ok(ok(doc! { "shardAdded": id }))
 }
 
-/// `removeShard`: started / ongoing (with what remains) / completed.
-pub fn remove_shard(state: &mut State, cmd: &Document) -> Answer {
-    let id = reply::first_string(cmd, "removeShard")?;
-    Ok(ok(match state.sim.remove_shard(&id)? {
-        RemoveShardState::Started => doc! {
-            "msg": "draining started successfully", "state": "started", "shard": id,
-            "note": "you need to drop or movePrimary these databases", "dbsToMove": [],
-        },
-        RemoveShardState::Ongoing { chunks, jumbo } => doc! {
-            "msg": "draining ongoing", "state": "ongoing",
-            "remaining": { "chunks": chunks as i64, "dbs": 0i64, "jumboChunks": jumbo as i64 },
-            "note": "you need to drop or movePrimary these databases", "dbsToMove": [],
-        },
-        RemoveShardState::Completed => doc! {
-            "msg": "removeshard completed successfully", "state": "completed", "shard": id,
-        },
-    }))
-}
-
 /// `addShardToZone` / `removeShardFromZone`.
 pub fn shard_zone(state: &mut State, cmd: &Document, add: bool) -> Answer {
     let name = if add {
@@ -205,6 +185,25 @@ pub fn move_chunk(state: &mut State, cmd: &Document) -> Answer {
         state.sim.move_chunk(&ns, &key, None, &to)?;
     }
     Ok(ok(doc! { "millis": 0 }))
+}
+
+/// `clearJumboFlag` on the chunk holding `find` (or starting at `bounds[0]`).
+pub fn clear_jumbo_flag(state: &mut State, cmd: &Document) -> Answer {
+    let ns = ns_arg(cmd, "clearJumboFlag")?;
+    let p = key_pattern_of(state, &ns)?;
+    let key = if let Some(Bson::Document(find)) = cmd.get("find") {
+        p.extract(find).map_err(|e| MongoError::bad_value(e.0))?
+    } else {
+        bounds(cmd, &p)?.0
+    };
+    let c = state
+        .sim
+        .cluster
+        .collection(&ns)
+        .ok_or_else(|| MongoError::namespace_not_sharded(format!("{ns} is not sharded")))?;
+    let min = c.table.chunk(c.table.route(&key)).min.clone();
+    state.sim.clear_jumbo_flag(&ns, &min)?;
+    Ok(ok(Document::new()))
 }
 
 /// `moveRange` of `[min, max)`; either bound may be left out (6.0+).

@@ -36,6 +36,17 @@ impl Simulator {
                 force_jumbo,
             } => self.move_chunk_action(ns, find.as_ref(), bounds.as_ref(), to, *force_jumbo),
             Op::RemoveShard { id } => self.remove_shard(id).map(|_| ()),
+            Op::StartShardDraining { id } => self.start_shard_draining(id),
+            Op::StopShardDraining { id } => self.stop_shard_draining(id),
+            Op::CommitShardRemoval { id } => self.commit_shard_removal(id),
+            Op::MovePrimary { db, to } => self.move_primary(db, to),
+            Op::ClearJumboFlag { ns, find } => {
+                let key = self.extracted(ns, find)?;
+                let c = self.coll(ns)?;
+                let table = &self.cluster.collections[c].table;
+                let min = table.chunk(table.route(&key)).min.clone();
+                self.clear_jumbo_flag(ns, &min)
+            }
             Op::MoveZoneLowerBoundToNow { ns, zone } => self.move_zone_lower_bound_to_now(ns, zone),
             Op::MoveRange {
                 ns,

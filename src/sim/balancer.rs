@@ -1,4 +1,5 @@
-//! The balancer: rounds every 10 virtual seconds while enabled and inside its window; per
+//! The balancer: rounds while enabled and inside its window — 10 virtual seconds after an idle
+//! round, 1 s after a busy one ([`crate::cluster::ServerVersion::round_pause_ms`]); per
 //! collection it picks migrations by MongoDB's policy of the selected version — chunk counts
 //! before 6.0, data size from 6.0 (threshold 3 × chunk size; from 7.0 the donor must be above
 //! the average) — with every shard in at most one migration at a time. Migrations take virtual
@@ -10,7 +11,6 @@ use crate::cluster::balancer::{Migration, RoundInProgress};
 use crate::cluster::error::MongoError;
 use crate::cluster::event::{EventKind, MigrationRange, MigrationReason};
 use crate::model::{ShardIdx, ShardKey};
-use crate::units::human_bytes;
 
 impl Simulator {
     /// Shards taking part in a migration now.
@@ -83,7 +83,6 @@ impl Simulator {
     }
 
     fn start_round(&mut self) {
-        self.complete_drains();
         self.split_at_zone_boundaries();
         self.cluster.balancer.rounds += 1;
         let mut busy = self.busy_shards();
@@ -138,7 +137,11 @@ impl Simulator {
         let Some(round) = self.cluster.balancer.round.take() else {
             return;
         };
-        self.cluster.balancer.next_round_ms = self.cluster.now_ms + ROUND_INTERVAL_MS;
+        let pause = self
+            .cluster
+            .version
+            .round_pause_ms(round.candidates, round.moved);
+        self.cluster.balancer.next_round_ms = self.cluster.now_ms + pause;
         self.emit(EventKind::BalancerRound {
             round: round.number,
             candidates: round.candidates,
@@ -150,8 +153,9 @@ impl Simulator {
     }
 
     /// Starts moving `[chunk min, end)` (whole chunk when `end` is `None`) of collection `c` to `to`.
-    /// A range over the size limit (1.3 × chunk size before 6.0, 2 × from 6.0) fails with
-    /// ChunkTooBig and the chunk is split or marked jumbo.
+    /// A range over the size limit (1.3 × chunk size in 4.4, 2 × from 5.0) fails with
+    /// ChunkTooBig and the chunk is split or marked jumbo, unless the move is forced (`forceJumbo`,
+    /// and a drain's moves, which the balancer issues with `kForceBalancer`).
     pub(super) fn start_migration(
         &mut self,
         c: usize,
@@ -172,13 +176,11 @@ impl Simulator {
         } else {
             coll.keys.stats(&min, &max)
         };
-        let limit_pct: u64 = if self.cluster.version.auto_splits() {
-            130
-        } else {
-            200
-        };
         let chunk_size = self.cluster.chunk_size_of(c);
-        let limit = chunk_size * limit_pct / 100;
+        let donor = coll.table.shard_totals(from).stats;
+        let too_big = (!reason.is_forced())
+            .then(|| chunk_too_big(chunk_size, donor.bytes, donor.docs, stats.docs))
+            .flatten();
         let id = self.cluster.next_migration_id;
         self.cluster.next_migration_id += 1;
         let range = MigrationRange {
@@ -194,12 +196,15 @@ impl Simulator {
             reason,
             bytes: stats.bytes,
         });
-        if stats.bytes > limit && reason != MigrationReason::ManualForce {
+        if let Some(limit) = too_big {
             let error = MongoError::chunk_too_big(format!(
-                "Cannot move chunk: the maximum chunk size is {} and the range holds {} ({} documents)",
-                human_bytes(chunk_size),
-                human_bytes(stats.bytes),
-                stats.docs
+                "Cannot move chunk: the maximum number of documents for a chunk is {}, the maximum chunk size is {chunk_size}, average document size is {}. Found {} documents in chunk  ns: {} {} -> {}",
+                limit.max_docs,
+                limit.avg_doc_bytes,
+                stats.docs,
+                range.ns,
+                self.cluster.bound_text(&range.ns, &range.min),
+                self.cluster.bound_text(&range.ns, &range.max),
             ));
             self.cluster.balancer.failed += 1;
             self.emit(EventKind::MigrationFailed {
@@ -309,4 +314,26 @@ impl Simulator {
             }
         }
     }
+}
+
+/// The donor's limit on a range's documents, when the range is over it.
+struct TooBig {
+    max_docs: u64,
+    avg_doc_bytes: u64,
+}
+
+/// Whether a range of `docs` documents is too big to move: more than 2 × the documents a full chunk
+/// holds at the collection's average document size on the donor (`donor_bytes / donor_docs`).
+// 3.6 onwards to 8.0.10 `db/s/migration_chunk_cloner_source{_legacy}.cpp`, `_storeCurrentRecordId`:
+// `maxRecsWhenFull = 2 * maxRecsWhenFull; // pad some slack` (1.3 × was 3.4 and earlier).
+fn chunk_too_big(chunk_size: u64, donor_bytes: u64, donor_docs: u64, docs: u64) -> Option<TooBig> {
+    const MAX_OBJECTS_PER_CHUNK: u64 = 250_000;
+    let (max_docs, avg_doc_bytes) = match donor_bytes.checked_div(donor_docs) {
+        Some(avg) if donor_docs > 0 => (2 * (chunk_size / avg.max(5)).max(1), avg),
+        _ => (MAX_OBJECTS_PER_CHUNK + 1, 0),
+    };
+    (docs > max_docs).then_some(TooBig {
+        max_docs,
+        avg_doc_bytes,
+    })
 }

@@ -1,24 +1,38 @@
-//! `removeShard`: the shard drains (the balancer moves its chunks away first, round by round) and
-//! leaves the cluster once it owns nothing. A jumbo chunk on it blocks completion until it is moved
-//! by force (`moveChunk` with `forceJumbo`).
+//! Removing a shard as MongoDB runs it: `removeShard` starts draining (the balancer moves the
+//! shard's chunks away, round by round, by force); the databases whose primary it is are listed as
+//! `dbsToMove` until the operator moves them with `movePrimary`; and the shard leaves only when
+//! `removeShard` is called again once it owns no chunk and no database. A chunk already marked
+//! jumbo is never moved by the drain: it blocks completion until it is moved with `forceJumbo` or
+//! its flag is cleared (`clearJumboFlag`) so the balancer can move it.
 //!
-//! Simplifications: completion happens by itself when the shard is empty (as if an operator kept
-//! calling `removeShard`), and databases whose primary it was move to another shard then.
+//! From 8.3 the same procedure is also four commands: `startShardDraining`,
+//! `shardDrainingStatus`, `stopShardDraining` and `commitShardRemoval`.
+// 7.0-era `db/s/config/configsvr_remove_shard_command.cpp` and 8.0.10
+// `db/s/config/sharding_catalog_manager_shard_operations.cpp` (`removeShard`: started / ongoing /
+// completed, `chunkCount > 0 || databaseCount > 0` keeps it draining); 8.3: the release notes and
+// master's `remove_shard_commit_coordinator.cpp` (RemoveShardDrainingInProgress).
 
 use super::engine::Simulator;
+use crate::cluster::ServerVersion;
 use crate::cluster::error::MongoError;
 use crate::cluster::event::EventKind;
 use crate::model::ShardIdx;
 
-/// What `removeShard` answers.
+/// What `removeShard` (and, from 8.3, `shardDrainingStatus`) answers.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum RemoveShardState {
-    Started,
-    /// Chunks and jumbo chunks still on the shard.
+    /// Draining has just started; the databases to move.
+    Started {
+        dbs_to_move: Vec<String>,
+    },
+    /// Chunks and jumbo chunks still on the shard, and the databases to move.
     Ongoing {
         chunks: u64,
         jumbo: u64,
+        dbs_to_move: Vec<String>,
     },
+    /// 8.3's `shardDrainingStatus` once nothing is left: ready for `commitShardRemoval`.
+    DrainingComplete,
     Completed,
 }
 
@@ -34,17 +48,42 @@ impl Simulator {
             })
     }
 
-    /// `removeShard`: starts draining, or reports progress.
-    pub fn remove_shard(&mut self, id: &str) -> Result<RemoveShardState, MongoError> {
-        let s = self
-            .cluster
+    /// The databases whose primary shard is `shard`, in name order.
+    pub fn dbs_to_move(&self, shard: ShardIdx) -> Vec<String> {
+        self.cluster
+            .databases
+            .iter()
+            .filter(|(_, p)| **p == shard)
+            .map(|(db, _)| db.clone())
+            .collect()
+    }
+
+    fn live_shard(&self, id: &str) -> Result<ShardIdx, MongoError> {
+        self.cluster
             .shard_index(id)
             .filter(|s| !self.cluster.shards[s.index()].removed)
-            .ok_or_else(|| MongoError::shard_not_found(format!("Shard {id} not found")))?;
-        if self.cluster.shards[s.index()].shard.draining {
-            let (chunks, jumbo) = self.owned_chunks(s);
-            return Ok(RemoveShardState::Ongoing { chunks, jumbo });
+            .ok_or_else(|| MongoError::shard_not_found(format!("Shard {id} not found")))
+    }
+
+    /// `removeShard`: starts draining; reports what is left; completes once nothing is.
+    pub fn remove_shard(&mut self, id: &str) -> Result<RemoveShardState, MongoError> {
+        let s = self.live_shard(id)?;
+        if !self.cluster.shards[s.index()].shard.draining {
+            self.start_draining(s)?;
+            return Ok(RemoveShardState::Started {
+                dbs_to_move: self.dbs_to_move(s),
+            });
         }
+        match self.draining_status(s) {
+            RemoveShardState::DrainingComplete => {
+                self.complete_removal(s);
+                Ok(RemoveShardState::Completed)
+            }
+            other => Ok(other),
+        }
+    }
+
+    fn start_draining(&mut self, s: ShardIdx) -> Result<(), MongoError> {
         let live = self.cluster.shards.iter().filter(|x| !x.removed).count();
         if live <= 1 {
             return Err(MongoError::illegal_operation(
@@ -58,23 +97,112 @@ impl Simulator {
         }
         self.cluster.shards[s.index()].shard.draining = true;
         self.emit(EventKind::ShardDraining { shard: s });
-        Ok(RemoveShardState::Started)
+        Ok(())
     }
 
-    /// Removes draining shards that own nothing any more.
-    pub(super) fn complete_drains(&mut self) {
-        let drained: Vec<ShardIdx> = (0..self.cluster.shards.len())
-            .map(|i| ShardIdx(i as u32))
-            .filter(|s| {
-                self.cluster.shards[s.index()].shard.draining && self.owned_chunks(*s).0 == 0
-            })
-            .collect();
-        for s in drained {
-            let state = &mut self.cluster.shards[s.index()];
-            state.shard.draining = false;
-            state.removed = true;
-            self.cluster.reassign_primaries(s);
-            self.emit(EventKind::ShardRemoved { shard: s });
+    /// Where a draining shard stands: ongoing while it owns a chunk or a database.
+    fn draining_status(&self, s: ShardIdx) -> RemoveShardState {
+        let (chunks, jumbo) = self.owned_chunks(s);
+        let dbs_to_move = self.dbs_to_move(s);
+        if chunks == 0 && dbs_to_move.is_empty() {
+            RemoveShardState::DrainingComplete
+        } else {
+            RemoveShardState::Ongoing {
+                chunks,
+                jumbo,
+                dbs_to_move,
+            }
         }
+    }
+
+    fn complete_removal(&mut self, s: ShardIdx) {
+        let state = &mut self.cluster.shards[s.index()];
+        state.shard.draining = false;
+        state.removed = true;
+        self.emit(EventKind::ShardRemoved { shard: s });
+    }
+
+    fn require(&self, since: ServerVersion, command: &str) -> Result<(), MongoError> {
+        if self.cluster.version < since {
+            return Err(MongoError::command_not_found(format!(
+                "no such command: '{command}'"
+            )));
+        }
+        Ok(())
+    }
+
+    /// `startShardDraining` (8.3+).
+    pub fn start_shard_draining(&mut self, id: &str) -> Result<(), MongoError> {
+        self.require(ServerVersion::V8_3, "startShardDraining")?;
+        let s = self.live_shard(id)?;
+        if self.cluster.shards[s.index()].shard.draining {
+            return Ok(());
+        }
+        self.start_draining(s)
+    }
+
+    /// `shardDrainingStatus` (8.3+).
+    pub fn shard_draining_status(&self, id: &str) -> Result<RemoveShardState, MongoError> {
+        self.require(ServerVersion::V8_3, "shardDrainingStatus")?;
+        let s = self.live_shard(id)?;
+        if !self.cluster.shards[s.index()].shard.draining {
+            return Err(MongoError::illegal_operation(format!(
+                "Shard {id} is not draining"
+            )));
+        }
+        Ok(self.draining_status(s))
+    }
+
+    /// `stopShardDraining` (8.3+): the shard takes chunks again.
+    pub fn stop_shard_draining(&mut self, id: &str) -> Result<(), MongoError> {
+        self.require(ServerVersion::V8_3, "stopShardDraining")?;
+        let s = self.live_shard(id)?;
+        if self.cluster.shards[s.index()].shard.draining {
+            self.cluster.shards[s.index()].shard.draining = false;
+            self.emit(EventKind::ShardDrainingStopped { shard: s });
+        }
+        Ok(())
+    }
+
+    /// `commitShardRemoval` (8.3+): removes a drained shard, or says what is left.
+    pub fn commit_shard_removal(&mut self, id: &str) -> Result<(), MongoError> {
+        self.require(ServerVersion::V8_3, "commitShardRemoval")?;
+        let s = self.live_shard(id)?;
+        let drained = self.cluster.shards[s.index()].shard.draining
+            && self.draining_status(s) == RemoveShardState::DrainingComplete;
+        if !drained {
+            return Err(MongoError::remove_shard_draining_in_progress(
+                "Draining of the shard being removed must complete before removing the shard.",
+            ));
+        }
+        self.complete_removal(s);
+        Ok(())
+    }
+
+    /// `movePrimary`: database `db`'s primary becomes shard `to`.
+    pub fn move_primary(&mut self, db: &str, to: &str) -> Result<(), MongoError> {
+        let Some(&from) = self.cluster.databases.get(db) else {
+            return Err(MongoError::namespace_not_found(format!(
+                "Database {db} not found"
+            )));
+        };
+        let to = self.cluster.shard_index(to).ok_or_else(|| {
+            MongoError::shard_not_found(format!("Could not find recipient shard {to}"))
+        })?;
+        if self.cluster.shards[to.index()].removed {
+            return Err(MongoError::shard_not_found(format!(
+                "Could not find recipient shard {}",
+                self.cluster.shard_id(to)
+            )));
+        }
+        if from != to {
+            self.cluster.databases.insert(db.to_string(), to);
+            self.emit(EventKind::PrimaryMoved {
+                db: db.to_string(),
+                from,
+                to,
+            });
+        }
+        Ok(())
     }
 }

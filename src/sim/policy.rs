@@ -7,7 +7,8 @@ use super::engine::Simulator;
 use crate::cluster::event::MigrationReason;
 use crate::cluster::version::BalancingMetric;
 use crate::model::{ShardIdx, ShardKey};
-use crate::units::human_bytes;
+
+mod steps;
 
 /// A migration the policy chose.
 #[derive(Clone, Debug)]
@@ -19,14 +20,19 @@ pub(super) struct Candidate {
     pub reason: MigrationReason,
 }
 
-/// Per-shard statistics of a zone (or of "no zone", which counts every chunk and data of the
-/// collection but moves only chunks of no zone).
-struct Bucket {
+/// Per-shard statistics of a zone, or of "no zone" (the chunks of no zone).
+pub(super) struct Bucket {
     label: String,
     /// Shards that may hold the bucket's chunks.
-    members: Vec<bool>,
-    chunks: Vec<u64>,
-    bytes: Vec<u64>,
+    pub members: Vec<bool>,
+    /// Chunks of the bucket's own zone per shard (no zone: the chunks in no zone).
+    pub chunks: Vec<u64>,
+    /// The chunks the ideal count divides: the zone's, and for "no zone" every chunk of the
+    /// collection (4.4.6 `balancer_policy.cpp`, `totalNumberOfChunksWithTag`).
+    pub total_chunks: u64,
+    /// The whole collection's data on each shard, whatever the zone (6.0+ data-size policy:
+    /// 8.0.10 `balancer_policy.cpp`, `collDataSizeInfo.shardToDataSizeMap`).
+    pub bytes: Vec<u64>,
     first_movable: Vec<Option<usize>>,
     /// `first_movable` was not filled: a donor's is looked for when it is needed.
     movable_on_demand: bool,
@@ -40,6 +46,7 @@ impl Bucket {
             label,
             members,
             chunks: vec![0; n],
+            total_chunks: 0,
             bytes: vec![0; n],
             first_movable: vec![None; n],
             movable_on_demand: false,
@@ -97,8 +104,6 @@ impl Simulator {
                 let zone = coll.zones.zone_of_chunk(chunk.min, chunk.max);
                 let movable = !(chunk.info.jumbo
                     || in_flight && self.cluster.balancer.migrating(&coll.ns, chunk.min));
-                rest.chunks[owner] += 1;
-                rest.bytes[owner] += chunk.info.stats.bytes;
                 let bucket = match zone {
                     Some(name) => {
                         let Some(which) = zone_names.iter().position(|x| x == name) else {
@@ -111,10 +116,7 @@ impl Simulator {
                     }
                     None => &mut rest,
                 };
-                if zone.is_some() {
-                    bucket.chunks[owner] += 1;
-                    bucket.bytes[owner] += chunk.info.stats.bytes;
-                }
+                bucket.chunks[owner] += 1;
                 if chunk.info.jumbo {
                     bucket.has_jumbo[owner] = true;
                 } else if movable && bucket.first_movable[owner].is_none() {
@@ -123,6 +125,18 @@ impl Simulator {
             }
         }
         buckets.push(rest);
+        let bytes: Vec<u64> = (0..n)
+            .map(|s| coll.table.shard_totals(ShardIdx(s as u32)).stats.bytes)
+            .collect();
+        let last = buckets.len() - 1;
+        for (k, bucket) in buckets.iter_mut().enumerate() {
+            bucket.bytes.clone_from(&bytes);
+            bucket.total_chunks = if k == last {
+                coll.table.len() as u64
+            } else {
+                bucket.chunks.iter().sum()
+            };
+        }
         for bucket in &buckets {
             self.balance_bucket(c, bucket, busy, out, why_not);
         }
@@ -148,8 +162,12 @@ impl Simulator {
         !state.removed && !state.shard.draining
     }
 
-    /// Draining shards first: each moves its first movable chunk to the least loaded shard that
-    /// may hold it (of the chunk's zone, if it has one). Jumbo chunks are skipped.
+    /// Draining shards first: each moves its first chunk that is not jumbo, by force (a chunk over
+    /// the size limit still moves; only chunks already marked jumbo stay, and block completion),
+    /// to the least loaded shard that may hold it (of the chunk's zone, if it has one): the one
+    /// with the fewest chunks before 6.0, the least data from 6.0. From 7.0 it moves a chunk-size
+    /// range from the chunk's lower bound (moveRange without max), not the whole chunk.
+    // 4.4.6, 7.0 and 8.0.10 `db/s/balancer/balancer_policy.cpp`, the draining loop of `balance()`.
     fn drain(
         &self,
         c: usize,
@@ -168,7 +186,7 @@ impl Simulator {
             else {
                 if mine().any(|ch| ch.info.jumbo) {
                     why_not.push(format!(
-                        "{}: {} is draining but only jumbo chunks are left on it: move them with forceJumbo",
+                        "{}: {} is draining but only jumbo chunks are left on it: move them with forceJumbo or clear their flag with clearJumboFlag",
                         coll.ns,
                         self.cluster.shard_id(ShardIdx(s as u32))
                     ));
@@ -176,18 +194,31 @@ impl Simulator {
                 continue;
             };
             let zone = coll.zones.zone_of_chunk(chunk.min, chunk.max);
+            let load = |r: usize| {
+                let t = coll.table.shard_totals(ShardIdx(r as u32));
+                match self.cluster.version.balancing_metric() {
+                    BalancingMetric::ChunkCount => t.chunks,
+                    BalancingMetric::DataSize => t.stats.bytes,
+                }
+            };
             let to = (0..self.cluster.shards.len())
                 .filter(|&r| {
                     self.receives(r) && !busy[r] && zone.is_none_or(|z| self.carries(r, z))
                 })
-                .min_by_key(|&r| (coll.table.shard_totals(ShardIdx(r as u32)).stats.bytes, r));
+                .min_by_key(|&r| (load(r), r));
+            let end = if self.cluster.version.moves_chunk_size_ranges_everywhere() {
+                coll.keys
+                    .range_end(chunk.min, chunk.max, self.cluster.chunk_size_of(c))
+            } else {
+                None
+            };
             if let Some(to) = to {
                 busy[s] = true;
                 busy[to] = true;
                 out.push(Candidate {
                     coll: c,
                     chunk: chunk.index,
-                    end: None,
+                    end,
                     to: ShardIdx(to as u32),
                     reason: MigrationReason::Drain,
                 });
@@ -195,7 +226,8 @@ impl Simulator {
         }
     }
 
-    /// A chunk on a shard outside its zone moves to the least loaded shard of the zone.
+    /// A chunk on a shard outside its zone moves to the least loaded shard of the zone (from 7.0,
+    /// a chunk-size range from its lower bound).
     #[allow(clippy::too_many_arguments)]
     fn zone_violation(
         &self,
@@ -234,12 +266,20 @@ impl Simulator {
             .filter(|&s| !busy[s])
             .min_by_key(|&s| (load(s), s))
         {
+            // 7.0-era and 8.0.10 `db/s/balancer/balancer_policy.cpp`: a chunk-size range from 7.0.
+            let end = if self.cluster.version.moves_chunk_size_ranges_everywhere() {
+                let ch = coll.table.chunk(chunk);
+                coll.keys
+                    .range_end(ch.min, ch.max, self.cluster.chunk_size_of(c))
+            } else {
+                None
+            };
             busy[from.index()] = true;
             busy[to] = true;
             out.push(Candidate {
                 coll: c,
                 chunk,
-                end: None,
+                end,
                 to: ShardIdx(to as u32),
                 reason: MigrationReason::ZoneViolation,
             });
@@ -269,8 +309,18 @@ impl Simulator {
         }
         loop {
             let step = match self.cluster.version.balancing_metric() {
-                BalancingMetric::ChunkCount => chunk_count_step(bucket, busy, &receivers),
-                BalancingMetric::DataSize => self.data_size_step(c, bucket, busy, &receivers),
+                BalancingMetric::ChunkCount => {
+                    let all_chunks = |s: ShardIdx| coll.table.shard_totals(s).chunks;
+                    steps::chunk_count_step(bucket, busy, &receivers, all_chunks)
+                }
+                BalancingMetric::DataSize => steps::data_size_step(
+                    bucket,
+                    busy,
+                    &receivers,
+                    self.cluster.chunk_size_of(c),
+                    self.cluster.version,
+                    |s| self.cluster.shard_id(s).to_string(),
+                ),
             };
             let (from, to) = match step {
                 Ok(pair) => pair,
@@ -315,79 +365,6 @@ impl Simulator {
             });
         }
     }
-
-    /// From 6.0: move from the member with the most data to the one with the least when they
-    /// differ by at least 3 × chunk size (7.0+: and the donor holds more than the average).
-    fn data_size_step(
-        &self,
-        c: usize,
-        bucket: &Bucket,
-        busy: &[bool],
-        receivers: &[ShardIdx],
-    ) -> Result<(ShardIdx, ShardIdx), String> {
-        let size = |s: ShardIdx| bucket.bytes[s.index()];
-        let threshold = 3 * self.cluster.chunk_size_of(c);
-        let from = donor(bucket, busy, size)?;
-        let to = receivers
-            .iter()
-            .copied()
-            .filter(|s| !busy[s.index()] && *s != from)
-            .min_by_key(|s| (size(*s), *s))
-            .ok_or("every other shard is in a migration")?;
-        let total: u64 = receivers.iter().map(|s| size(*s)).sum();
-        let average = total / receivers.len() as u64;
-        if self.cluster.version.donor_must_exceed_average() && size(from) <= average {
-            return Err("balanced (no shard holds more than the average)".into());
-        }
-        let gap = size(from).saturating_sub(size(to));
-        if gap < threshold {
-            return Err(format!(
-                "balanced (largest gap {} < 3 × chunk size = {})",
-                human_bytes(gap),
-                human_bytes(threshold)
-            ));
-        }
-        Ok((from, to))
-    }
-}
-
-/// The member not in a migration with the most of `load` (lowest id on ties).
-fn donor(
-    bucket: &Bucket,
-    busy: &[bool],
-    load: impl Fn(ShardIdx) -> u64,
-) -> Result<ShardIdx, String> {
-    (0..bucket.members.len())
-        .filter(|&s| bucket.members[s] || bucket.chunks[s] > 0)
-        .map(|s| ShardIdx(s as u32))
-        .filter(|s| !busy[s.index()])
-        .max_by_key(|s| (load(*s), std::cmp::Reverse(*s)))
-        .ok_or_else(|| "every shard is in a migration".to_string())
-}
-
-/// Before 6.0: ideal = round(chunks / shards); move from the member with the most chunks when it
-/// is above the ideal (threshold 1) to the least loaded member below it.
-fn chunk_count_step(
-    bucket: &Bucket,
-    busy: &[bool],
-    receivers: &[ShardIdx],
-) -> Result<(ShardIdx, ShardIdx), String> {
-    let count = |s: ShardIdx| bucket.chunks[s.index()];
-    let total: u64 = bucket.chunks.iter().sum();
-    let ideal = (total as f64 / receivers.len() as f64).round() as u64;
-    let from = donor(bucket, busy, count)?;
-    if count(from) <= ideal {
-        return Err(format!(
-            "balanced (at most {ideal} chunks per shard, the ideal)"
-        ));
-    }
-    let to = receivers
-        .iter()
-        .copied()
-        .filter(|s| !busy[s.index()] && *s != from && count(*s) < ideal)
-        .min_by_key(|s| (count(*s), *s))
-        .ok_or("the shards below the ideal are busy migrating")?;
-    Ok((from, to))
 }
 
 /// Without zones every chunk is in the one bucket: its counts, bytes and jumbo flags are the
@@ -397,7 +374,6 @@ fn fill_unzoned(coll: &crate::cluster::Collection, rest: &mut Bucket) {
     for s in 0..rest.chunks.len() {
         let t = coll.table.shard_totals(ShardIdx(s as u32));
         rest.chunks[s] = t.chunks;
-        rest.bytes[s] = t.stats.bytes;
         rest.has_jumbo[s] = t.jumbo > 0;
     }
     rest.movable_on_demand = true;

@@ -12,8 +12,10 @@
 //!
 //! Simplified: the new chunks' bounds are exact quantiles of the documents re-keyed to the new
 //! pattern (MongoDB samples `numInitialChunks` × 10 documents with `$sample`), and they are dealt
-//! out to the shards round-robin; `numInitialChunks` defaults to 90 (SERVER-92762; earlier patch
-//! releases defaulted to the collection's current chunk count). The recipients are modelled as
+//! out to the shards round-robin; `numInitialChunks` defaults by release line
+//! ([`crate::cluster::ServerVersion::resharding_default_initial_chunks`]). The critical section
+//! starts only once the recipients' estimated remaining time is under
+//! `remainingReshardingOperationTimeThresholdMillis` (2,000 ms; 500 ms from 8.1). The recipients are modelled as
 //! lagging one to two seconds behind the donors' oplog and applying 2,000 entries per second each,
 //! so the critical section lasts 100 ms plus that backlog's apply time. Zone ranges of the old key
 //! are dropped (the command's `zones` option is not simulated). Writes that arrive during the
@@ -27,8 +29,6 @@ use crate::cluster::resharding::{BlockedWrite, CriticalSection, NewChunk, Reshar
 use crate::model::{KeyPattern, KeyValue};
 use crate::model::{ShardIdx, ShardKey};
 
-/// `numInitialChunks` when the command does not give it.
-pub const DEFAULT_NUM_INITIAL_CHUNKS: u32 = 90;
 /// Fixed cost of the critical section: block writes, apply the last batch, commit the metadata.
 const CRITICAL_SECTION_BASE_MS: u64 = 100;
 /// Oplog entries one recipient applies per second.
@@ -96,7 +96,12 @@ impl Simulator {
                 .resharding
                 .minimum_operation_duration_ms,
         );
-        let chunks = num_initial_chunks.unwrap_or(DEFAULT_NUM_INITIAL_CHUNKS);
+        let current = self.cluster.collections[c].table.len();
+        let chunks = num_initial_chunks.unwrap_or_else(|| {
+            self.cluster
+                .version
+                .resharding_default_initial_chunks(current)
+        });
         let now = self.cluster.now_ms;
         self.cluster.collections[c].resharding =
             Some(Resharding::new(key.clone(), chunks, now, now + clone_ms));
@@ -125,15 +130,22 @@ impl Simulator {
         let now = self.cluster.now_ms;
         let recipients = self.recipients().len().max(1) as u64;
         let timeout = self.cluster.settings.resharding.critical_section_timeout_ms;
+        let threshold = self
+            .cluster
+            .version
+            .resharding_remaining_time_threshold_ms();
         for c in 0..self.cluster.collections.len() {
             let Some(r) = self.cluster.collections[c].resharding.as_mut() else {
                 continue;
             };
             match &r.critical_section {
                 None if now >= r.ready_ms => {
-                    let backlog = r.backlog(now);
-                    let needed = CRITICAL_SECTION_BASE_MS
-                        + backlog * 1000 / (OPLOG_APPLY_PER_SEC_PER_RECIPIENT * recipients);
+                    let remaining =
+                        r.backlog(now) * 1000 / (OPLOG_APPLY_PER_SEC_PER_RECIPIENT * recipients);
+                    if remaining >= threshold {
+                        continue;
+                    }
+                    let needed = CRITICAL_SECTION_BASE_MS + remaining;
                     r.critical_section = Some(CriticalSection {
                         started_ms: now,
                         ends_ms: now + needed.min(timeout),

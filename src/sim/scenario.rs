@@ -187,6 +187,11 @@ impl Action {
             Op::RefineCollectionShardKey { .. } => "refineCollectionShardKey",
             Op::AddShardToZone { .. } => "addShardToZone",
             Op::RemoveShard { .. } => "removeShard",
+            Op::StartShardDraining { .. } => "startShardDraining",
+            Op::StopShardDraining { .. } => "stopShardDraining",
+            Op::CommitShardRemoval { .. } => "commitShardRemoval",
+            Op::MovePrimary { .. } => "movePrimary",
+            Op::ClearJumboFlag { .. } => "clearJumboFlag",
             Op::MoveZoneLowerBoundToNow { .. } => "moveZoneLowerBoundToNow",
             Op::RemoveShardFromZone { .. } => "removeShardFromZone",
             Op::UpdateZoneKeyRange { .. } => "updateZoneKeyRange",
@@ -298,9 +303,29 @@ pub enum Op {
         ns: String,
         zone: String,
     },
-    /// `removeShard`: start draining the shard (it leaves once empty).
+    /// `removeShard`: starts draining the shard; called again once it owns nothing, removes it.
     RemoveShard {
         id: String,
+    },
+    /// 8.3+: `startShardDraining`, `stopShardDraining`, `commitShardRemoval`.
+    StartShardDraining {
+        id: String,
+    },
+    StopShardDraining {
+        id: String,
+    },
+    CommitShardRemoval {
+        id: String,
+    },
+    /// `movePrimary`: database `db`'s primary shard becomes `to`.
+    MovePrimary {
+        db: String,
+        to: String,
+    },
+    /// `clearJumboFlag` on the chunk holding the document `find`.
+    ClearJumboFlag {
+        ns: String,
+        find: serde_json::Value,
     },
     RemoveShardFromZone {
         shard: String,

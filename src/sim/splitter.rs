@@ -83,9 +83,13 @@ impl Simulator {
     }
 
     /// The auto-splitter (before 6.0): after chunk size ÷ 5 bytes written, split a chunk larger
-    /// than the chunk size at about half-chunk intervals; a MinKey/MaxKey edge chunk of a ranged
-    /// key is cut at its extreme key (top-chunk optimisation) and that edge chunk is moved to the
-    /// least loaded shard. A chunk holding one key value cannot be split and becomes jumbo.
+    /// than the chunk size at about half-chunk intervals. When no split point is found it gives up
+    /// (the chunk is marked jumbo only by a failed migration, `splitOrMarkJumbo`). The first or
+    /// last chunk of a ranged key is cut at its extreme key instead (top-chunk optimisation: the
+    /// lowest key for the MinKey chunk, the highest for the MaxKey chunk), and the new edge chunk
+    /// is moved to the least loaded shard.
+    // 4.4.6 `db/s/chunk_splitter.cpp` (`splitPoints.empty()` → `abandonPrepare`; `findExtremeKeyInChunk`
+    // at both ends, `topChunkMinKey`, `moveChunk` of the top chunk via `balanceSingleChunk`).
     pub(super) fn auto_split(&mut self, c: usize, i: usize) {
         let chunk_size = self.cluster.chunk_size_of(c);
         let coll = &mut self.cluster.collections[c];
@@ -101,10 +105,17 @@ impl Simulator {
         let chunk = coll.table.chunk(i);
         let mut points = coll.keys.split_points(chunk.min, chunk.max, chunk_size / 2);
         if points.is_empty() {
-            self.mark_jumbo(c, i);
             return;
         }
-        let top = coll.pattern.hashed_field().is_none() && *chunk.max == *coll.table.global_max();
+        let ranged = coll.pattern.hashed_field().is_none();
+        let bottom = ranged && *chunk.min == *coll.table.global_min();
+        let top = ranged && !bottom && *chunk.max == *coll.table.global_max();
+        if bottom
+            && let Some(lowest) = coll.keys.first_in(chunk.min, chunk.max)
+            && lowest > *chunk.min
+        {
+            points[0] = lowest;
+        }
         if top
             && let Some(highest) = coll.keys_last(chunk.min, chunk.max)
             && let Some(last) = points.last_mut()
@@ -115,9 +126,13 @@ impl Simulator {
         if self.split_chunk(c, i, points, SplitCause::Auto).is_err() {
             return;
         }
-        if top && self.cluster.settings.balancer_enabled {
-            let last = self.cluster.collections[c].table.len() - 1;
-            self.move_top_chunk(c, last);
+        if (bottom || top) && self.cluster.settings.balancer_enabled {
+            let edge = if bottom {
+                i
+            } else {
+                self.cluster.collections[c].table.len() - 1
+            };
+            self.move_top_chunk(c, edge);
         }
     }
 
@@ -158,6 +173,35 @@ impl Simulator {
             max,
             shard,
         });
+    }
+
+    /// `clearJumboFlag` on the chunk of `ns` starting at `min`: the balancer may move it again.
+    pub fn clear_jumbo_flag(&mut self, ns: &str, min: &ShardKey) -> Result<(), MongoError> {
+        let c = self.coll(ns)?;
+        let coll = &mut self.cluster.collections[c];
+        let Some(i) = coll.table.find_by_min(min) else {
+            return Err(MongoError::illegal_operation(format!(
+                "clearJumboFlag: no chunk of {ns} starts at the bound given"
+            )));
+        };
+        if !coll.table.chunk(i).info.jumbo {
+            return Ok(());
+        }
+        coll.table.clear_jumbo(i);
+        let chunk = coll.table.chunk(i);
+        let (ns, min, max, shard) = (
+            coll.ns.clone(),
+            chunk.min.clone(),
+            chunk.max.clone(),
+            chunk.info.shard,
+        );
+        self.emit(EventKind::JumboCleared {
+            ns,
+            min,
+            max,
+            shard,
+        });
+        Ok(())
     }
 
     /// `splitOrMarkJumbo`, after a migration was refused as too big: split the chunk at about

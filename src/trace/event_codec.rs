@@ -112,6 +112,12 @@ fn body(kind: &EventKind, n: &Names<'_>) -> Value {
             min,
             max,
             shard,
+        }
+        | EventKind::JumboCleared {
+            ns,
+            min,
+            max,
+            shard,
         } => json!({
             "ns": ns, "min": n.key(ns, min), "max": n.key(ns, max), "shard": n.shard(*shard),
         }),
@@ -146,7 +152,12 @@ fn body(kind: &EventKind, n: &Names<'_>) -> Value {
         EventKind::KeyRefined { ns, key } | EventKind::IndexDropped { ns, key } => {
             json!({"ns": ns, "key": pattern_json(key)})
         }
-        EventKind::ShardDraining { shard } | EventKind::ShardRemoved { shard } => {
+        EventKind::PrimaryMoved { db, from, to } => {
+            json!({"db": db, "from": n.shard(*from), "to": n.shard(*to)})
+        }
+        EventKind::ShardDraining { shard }
+        | EventKind::ShardRemoved { shard }
+        | EventKind::ShardDrainingStopped { shard } => {
             json!({"shard": n.shard(*shard)})
         }
         EventKind::ShardZoneSet { shard, zone, .. } => {

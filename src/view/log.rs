@@ -62,7 +62,7 @@ pub fn log_line(cluster: &Cluster, e: &Event) -> Option<LogLine> {
         EventKind::MigrationStarted { .. } | EventKind::MigrationCommitted { .. } => {
             LogKind::Migration
         }
-        EventKind::JumboMarked { .. } => LogKind::Jumbo,
+        EventKind::JumboMarked { .. } | EventKind::JumboCleared { .. } => LogKind::Jumbo,
         EventKind::ShardZoneSet { .. }
         | EventKind::ZoneRangeSet { .. }
         | EventKind::PendingZoneRangeSet { .. } => LogKind::Zone,
@@ -71,7 +71,9 @@ pub fn log_line(cluster: &Cluster, e: &Event) -> Option<LogLine> {
         | EventKind::BalancerIdle { .. } => LogKind::Balancer,
         EventKind::ShardAdded { .. }
         | EventKind::ShardDraining { .. }
-        | EventKind::ShardRemoved { .. } => LogKind::Shard,
+        | EventKind::ShardRemoved { .. }
+        | EventKind::ShardDrainingStopped { .. }
+        | EventKind::PrimaryMoved { .. } => LogKind::Shard,
         _ => LogKind::Other,
     };
     Some(LogLine {

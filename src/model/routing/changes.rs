@@ -144,8 +144,12 @@ impl RoutingTable {
 
     /// Moves the range starting at chunk `i`'s lower bound and ending at `upto` (inside the
     /// chunk; `None` or the chunk's max = the whole chunk) to `to`, as `moveRange` does: the chunk is
-    /// split, the moved piece gets `(major+1, 0)`, the piece left on the donor `(major+1, 1)`.
+    /// split, the moved piece gets `(major+1, 0)`, the piece left on the donor `(major+1, 1)`, and
+    /// another chunk of the donor (the control chunk), if it has one, `(major+1, 2)`.
     /// `moved` is the moved piece's share of the chunk's statistics.
+    // 7.0-era and 8.0.10 `db/s/config/sharding_catalog_manager_chunk_operations.cpp`,
+    // `commitChunkMigration`: `minVersionIncrement++` for the moved range, the split pieces, then
+    // the control chunk from `getControlChunkForMigrate` (a donor chunk other than the original).
     pub fn move_range(
         &mut self,
         i: usize,
@@ -173,11 +177,28 @@ impl RoutingTable {
                 "the range is already on that shard".into(),
             ));
         }
+        let from = self.chunks[i].shard;
+        let control = self
+            .nearest_chunk_on(from, i)
+            .map(|k| k + usize::from(k > i));
         self.split(i, std::slice::from_ref(point), &[moved, rest])?;
         let (left, right) = (i, i + 1);
         self.migrate(left, to, now);
         self.bump(right);
+        if let Some(control) = control {
+            self.bump(control);
+        }
         Ok(())
+    }
+
+    /// `clearJumboFlag`: clears chunk `i`'s jumbo flag and gives it the next minor version, so
+    /// routers refresh (8.0.10 `db/s/config/sharding_catalog_manager_chunk_operations.cpp`,
+    /// `clearJumboFlag`). Nothing changes when the chunk is not jumbo.
+    pub fn clear_jumbo(&mut self, i: usize) {
+        if self.chunks[i].jumbo {
+            self.set_jumbo(i, false);
+            self.bump(i);
+        }
     }
 
     /// Gives chunk `k` to shard `to` at time `now` with the next major version.

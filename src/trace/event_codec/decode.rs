@@ -95,6 +95,12 @@ pub fn decode(v: &Value, state: &Cluster) -> Res<Option<Event>> {
             max: key("max")?,
             shard: shard("shard")?,
         },
+        "clearJumboFlag" => EventKind::JumboCleared {
+            ns: ns()?,
+            min: key("min")?,
+            max: key("max")?,
+            shard: shard("shard")?,
+        },
         "balancer.round" => EventKind::BalancerRound {
             round: u64_at(v, "round", "")?,
             candidates: u64_at(v, "candidates", "")? as usize,
@@ -142,6 +148,14 @@ pub fn decode(v: &Value, state: &Cluster) -> Res<Option<Event>> {
         },
         "removeShard" => EventKind::ShardRemoved {
             shard: shard("shard")?,
+        },
+        "stopShardDraining" => EventKind::ShardDrainingStopped {
+            shard: shard("shard")?,
+        },
+        "movePrimary.commit" => EventKind::PrimaryMoved {
+            db: str_at(v, "db", "")?.to_string(),
+            from: shard("from")?,
+            to: shard("to")?,
         },
         "addShardToZone" | "removeShardFromZone" => EventKind::ShardZoneSet {
             shard: shard("shard")?,

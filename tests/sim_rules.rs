@@ -1,0 +1,167 @@
+//! MongoDB's rules per release line, one test each, written to fail on the simulator's old
+//! behaviour: the pause between balancer rounds, the ChunkTooBig limit, the default
+//! `numInitialChunks` of a resharding, the release lines after 8.0.
+#![allow(clippy::unwrap_used)]
+
+use shardtop::cluster::{Event, EventKind, ServerVersion};
+use shardtop::model::{KeyValue, ShardKey};
+use shardtop::sim::{Simulator, scenario};
+
+fn sim(version: &str, body: &str) -> Simulator {
+    let text = format!(
+        r#"{{"name": "t", "description": "t", "seedPassage": "t", "serverVersion": "{version}", {body}}}"#
+    );
+    let sc = scenario::parse(&text).unwrap();
+    Simulator::from_scenario(&sc, 1, None).unwrap()
+}
+
+/// Five chunks on shard0000 of two shards, 4 MB written into them before the first round.
+const LOPSIDED: &str = r#""shards": 2, "chunkSizeMb": 1,
+    "collections": [{"ns": "a.b", "key": {"x": 1}, "initialLayout": {
+        "splitPoints": [{"x": 10}, {"x": 20}, {"x": 30}, {"x": 40}],
+        "shards": ["shard0000", "shard0000", "shard0000", "shard0000", "shard0000"]}}],
+    "workloads": [{"ns": "a.b", "rate": 4000, "count": 20000, "docSize": 200,
+        "fields": {"x": {"uniformInt": {"min": 0, "max": 50}}}}],
+    "until": 120"#;
+
+fn run(sim: &mut Simulator, until_ms: u64) -> Vec<Event> {
+    sim.run_until(until_ms);
+    sim.take_events()
+}
+
+/// For each finished round: (candidates, moved, pause until the next round started).
+fn pauses(events: &[Event]) -> Vec<(usize, usize, u64)> {
+    let mut out = Vec::new();
+    let mut ended: Option<(u64, usize, usize)> = None;
+    for e in events {
+        match &e.kind {
+            EventKind::BalancerRound {
+                candidates, moved, ..
+            } => ended = Some((e.at_ms, *candidates, *moved)),
+            EventKind::BalancerRoundStarted { .. } => {
+                if let Some((at, candidates, moved)) = ended.take() {
+                    out.push((candidates, moved, e.at_ms - at));
+                }
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+#[test]
+fn one_second_after_a_busy_round_ten_after_an_idle_one() {
+    for version in ["4.4", "5.0", "6.0", "7.0", "8.0", "8.2", "9.0"] {
+        let v: ServerVersion = version.parse().unwrap();
+        let mut s = sim(version, LOPSIDED);
+        let rounds = pauses(&run(&mut s, 120_000));
+        assert!(
+            rounds.iter().any(|r| r.2 == 1_000) && rounds.iter().any(|r| r.2 == 10_000),
+            "{version}: {rounds:?}"
+        );
+        for (candidates, moved, pause) in rounds {
+            // 4.4: `_balancedLastTime` counts moved chunks; 6.0+: a round with candidates does
+            // not sleep, its successor waits `balancerMigrationsThrottlingMs`.
+            let busy = if v < ServerVersion::V6_0 {
+                moved > 0
+            } else {
+                candidates > 0
+            };
+            let expected = if busy { 1_000 } else { 10_000 };
+            assert_eq!(
+                pause, expected,
+                "{version}: {candidates} candidates, {moved} moved"
+            );
+        }
+    }
+}
+
+#[test]
+fn from_6_0_a_round_whose_only_migration_failed_still_counts_as_busy() {
+    let failed_round = |version: &str| {
+        let sc = scenario::built_in("drain").unwrap().unwrap();
+        let mut s = Simulator::from_scenario(&sc, sc.seed, Some(version.parse().unwrap())).unwrap();
+        pauses(&run(&mut s, 30_000))
+            .into_iter()
+            .find(|(candidates, moved, _)| *candidates > 0 && *moved == 0)
+    };
+    assert_eq!(failed_round("8.0").map(|r| r.2), Some(1_000));
+    assert_eq!(failed_round("6.0").map(|r| r.2), Some(1_000));
+}
+
+/// Moves the chunk [10, 20) of a collection holding `docs` documents of 200 bytes in it.
+fn move_with(version: &str, docs: u64) -> Result<(), shardtop::cluster::MongoError> {
+    let body = format!(
+        r#""shards": 2, "chunkSizeMb": 1, "balancer": false,
+        "collections": [{{"ns": "a.b", "key": {{"x": 1}}, "initialLayout": {{
+            "splitPoints": [{{"x": 10}}, {{"x": 20}}], "shards": ["shard0000", "shard0000", "shard0000"]}}}}],
+        "workloads": [{{"ns": "a.b", "rate": 100000, "count": {docs}, "docSize": 200,
+            "fields": {{"x": {{"const": 15}}}}}}],
+        "until": 10"#
+    );
+    let mut s = sim(version, &body);
+    s.run_until(5_000);
+    // Before 6.0 the auto-splitter found no split point in one value and gave up: no jumbo flag.
+    assert!(s.cluster.collections[0].table.iter().all(|c| !c.info.jumbo));
+    s.move_chunk(
+        "a.b",
+        &ShardKey::single(KeyValue::Int32(15)),
+        None,
+        "shard0001",
+    )
+}
+
+#[test]
+fn chunk_too_big_counts_documents_at_twice_the_chunk_size() {
+    // 1 MiB ÷ 200 bytes = 5,242 documents a full chunk; the donor refuses more than 2 × that.
+    for version in ["4.4", "5.0", "6.0", "8.0", "9.0"] {
+        assert!(move_with(version, 10_000).is_ok(), "{version}: 1.9 × moves");
+        let err = move_with(version, 11_000).unwrap_err();
+        assert_eq!(err.code_name, "ChunkTooBig", "{version}");
+        assert!(
+            err.message.starts_with(
+                "Cannot move chunk: the maximum number of documents for a chunk is 10484, the maximum chunk size is 1048576, average document size is 200. Found 11000 documents in chunk"
+            ),
+            "{version}: {}",
+            err.message
+        );
+    }
+}
+
+#[test]
+fn release_lines_after_8_0_have_their_wire_versions_and_newer_ones_are_refused() {
+    for (v, wire) in [
+        ("8.0", 25),
+        ("8.1", 26),
+        ("8.2", 27),
+        ("8.3", 28),
+        ("9.0", 29),
+    ] {
+        assert_eq!(v.parse::<ServerVersion>().unwrap().max_wire_version(), wire);
+    }
+    for bad in ["9.1", "10.0", "8.4", "4.2", "6.9"] {
+        let err = bad.parse::<ServerVersion>().unwrap_err();
+        assert!(err.contains("4.4 to 9.0"), "{bad}: {err}");
+    }
+}
+
+#[test]
+fn resharding_without_num_initial_chunks_keeps_the_chunk_count_in_5_0_and_takes_90_later() {
+    let body = r#""shards": 2, "chunkSizeMb": 1,
+        "collections": [{"ns": "a.b", "key": {"x": 1}, "keepDocuments": true, "initialLayout": {
+            "splitPoints": [{"x": 10}, {"x": 20}, {"x": 30}], "shards": ["shard0000", "shard0001", "shard0000", "shard0001"]}}],
+        "workloads": [{"ns": "a.b", "rate": 1000, "count": 1000, "docSize": 100,
+            "fields": {"x": {"uniformInt": {"min": 0, "max": 40}}, "y": {"sequence": {}}}}],
+        "actions": [{"at": 2, "do": {"reshardCollection": {"ns": "a.b", "key": {"y": 1}}}}],
+        "until": 10"#;
+    for (version, chunks) in [("5.0", 4), ("6.0", 90), ("8.0", 90)] {
+        let mut s = sim(version, body);
+        let started = run(&mut s, 3_000).into_iter().find_map(|e| match e.kind {
+            EventKind::ReshardingStarted {
+                num_initial_chunks, ..
+            } => Some(num_initial_chunks),
+            _ => None,
+        });
+        assert_eq!(started, Some(chunks), "{version}");
+    }
+}

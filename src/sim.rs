@@ -30,6 +30,7 @@ pub mod rng;
 pub mod scenario;
 pub mod setup;
 pub mod splitter;
+mod std_shuffle;
 pub mod update;
 pub mod zones;
 pub mod zones_initial;

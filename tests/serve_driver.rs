@@ -220,7 +220,8 @@ async fn sharding_commands_change_the_config_database() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn get_more_walks_a_large_result_in_batches() {
-    let (server, client) = serve("8.0", true).await;
+    // 7.0 still honours numInitialChunks (8.0 makes one chunk per shard).
+    let (server, client) = serve("7.0", true).await;
     admin(
         &client,
         doc! { "shardCollection": "big.c", "key": { "h": "hashed" }, "numInitialChunks": 500 },

@@ -165,3 +165,31 @@ fn resharding_without_num_initial_chunks_keeps_the_chunk_count_in_5_0_and_takes_
         assert_eq!(started, Some(chunks), "{version}");
     }
 }
+
+#[test]
+fn from_8_0_a_hashed_collection_gets_one_chunk_per_shard_in_a_fixed_shuffle() {
+    let body = |n: u32| {
+        format!(
+            r#""shards": 4, "collections": [{{"ns": "a.b", "key": {{"h": "hashed"}}, "numInitialChunks": {n}}}], "until": 1"#
+        )
+    };
+    let owners = |s: &Simulator| -> Vec<u32> {
+        s.cluster.collections[0]
+            .table
+            .iter()
+            .map(|c| c.info.shard.0)
+            .collect()
+    };
+    // std::shuffle of [0, 1, 2, 3] with a default-seeded minstd_rand0 (libstdc++) is [2, 3, 1, 0];
+    // numInitialChunks is deprecated and not used (SERVER-82611).
+    for n in [4, 12] {
+        assert_eq!(owners(&sim("8.0", &body(n))), [2, 3, 1, 0], "8.0, {n}");
+        assert_eq!(owners(&sim("9.0", &body(n))), [2, 3, 1, 0], "9.0, {n}");
+    }
+    // 7.x: numInitialChunks chunks in contiguous blocks.
+    assert_eq!(
+        owners(&sim("7.0", &body(8))),
+        [0, 0, 1, 1, 2, 2, 3, 3],
+        "7.0"
+    );
+}

@@ -159,43 +159,48 @@ fn presplit_hashed_zones_with_a_hashed_prefix_cuts_the_one_range_per_shard_of_th
 
 #[test]
 fn presplit_hashed_zones_with_a_range_prefix_splits_each_region_over_its_shards() {
-    let mut sim = cluster(3, "8.0");
-    sim.add_shard_to_zone("shard0000", "EU").unwrap();
-    sim.add_shard_to_zone("shard0001", "EU").unwrap();
-    sim.add_shard_to_zone("shard0002", "US").unwrap();
-    for (region, zone) in [("EU", "EU"), ("US", "US")] {
-        sim.update_zone_key_range(
-            "app.users",
-            &doc! {"region": region, "userId": Bson::MinKey},
-            &doc! {"region": region, "userId": Bson::MaxKey},
-            Some(zone),
-        )
-        .unwrap();
-    }
-    let key = KeyPattern::parse(&doc! {"region": 1, "userId": "hashed"}).unwrap();
-    sim.shard_collection("app.users", key, &presplit()).unwrap();
-    let c = sim.cluster.collection("app.users").unwrap();
-    // numInitialChunks = 2 × 3 shards with zones = 6: 2 per shard. EU: 4 chunks, US: 2, plus
-    // the holes before EU, between EU and US, and after US.
-    assert_eq!(c.table.len(), 4 + 2 + 3);
-    for ch in c.table.iter() {
-        if let Some(zone) = c.zones.zone_of_chunk(ch.min, ch.max) {
-            let shard = &sim.cluster.shards[ch.info.shard.index()].shard;
-            assert!(
-                shard.zones.contains(zone),
-                "{ch:?} is in {zone} but on {}",
-                shard.id
-            );
+    // Before 7.2: numInitialChunks = 2 × 3 shards with zones = 6, 2 per shard (EU 4 chunks, US 2);
+    // from 7.2 one chunk per shard of each zone (EU 2, US 1). Plus the three holes around them.
+    for (version, len, eu_owners) in [
+        ("7.0", 4 + 2 + 3, vec![0, 0, 1, 1]),
+        ("8.0", 2 + 1 + 3, vec![0, 1]),
+    ] {
+        let mut sim = cluster(3, version);
+        sim.add_shard_to_zone("shard0000", "EU").unwrap();
+        sim.add_shard_to_zone("shard0001", "EU").unwrap();
+        sim.add_shard_to_zone("shard0002", "US").unwrap();
+        for (region, zone) in [("EU", "EU"), ("US", "US")] {
+            sim.update_zone_key_range(
+                "app.users",
+                &doc! {"region": region, "userId": Bson::MinKey},
+                &doc! {"region": region, "userId": Bson::MaxKey},
+                Some(zone),
+            )
+            .unwrap();
         }
+        let key = KeyPattern::parse(&doc! {"region": 1, "userId": "hashed"}).unwrap();
+        sim.shard_collection("app.users", key, &presplit()).unwrap();
+        let c = sim.cluster.collection("app.users").unwrap();
+        assert_eq!(c.table.len(), len, "{version}");
+        for ch in c.table.iter() {
+            if let Some(zone) = c.zones.zone_of_chunk(ch.min, ch.max) {
+                let shard = &sim.cluster.shards[ch.info.shard.index()].shard;
+                assert!(
+                    shard.zones.contains(zone),
+                    "{ch:?} is in {zone} but on {}",
+                    shard.id
+                );
+            }
+        }
+        let eu: Vec<u32> = c
+            .table
+            .iter()
+            .filter(|ch| c.zones.zone_of_chunk(ch.min, ch.max) == Some("EU"))
+            .map(|ch| ch.info.shard.0)
+            .collect();
+        assert_eq!(eu, eu_owners, "{version}");
+        c.table.check_invariants().unwrap();
     }
-    let eu: Vec<u32> = c
-        .table
-        .iter()
-        .filter(|ch| c.zones.zone_of_chunk(ch.min, ch.max) == Some("EU"))
-        .map(|ch| ch.info.shard.0)
-        .collect();
-    assert_eq!(eu, vec![0, 0, 1, 1]);
-    c.table.check_invariants().unwrap();
 }
 
 #[test]
@@ -252,8 +257,8 @@ fn a_scenario_file_can_define_zones_first_and_presplit_them() {
     assert!(sc.collections[0].zones_first && sc.collections[0].presplit_hashed_zones);
     let mut sim = Simulator::from_scenario(&sc, sc.seed, None).unwrap();
     let c = sim.cluster.collection("app.users").unwrap();
-    // 4 shards carry a zone: numInitialChunks 8, 2 per shard; EU and US 4 chunks each, 3 holes.
-    assert_eq!(c.table.len(), 11);
+    // 8.0: one chunk per shard of each zone (EU and US 2 each), and 3 holes.
+    assert_eq!(c.table.len(), 7);
     let in_zone_on_own_shard = |sim: &Simulator| {
         let c = sim.cluster.collection("app.users").unwrap();
         c.table.iter().all(|ch| {

@@ -210,7 +210,11 @@ mod tests {
                             {"ns": "app.r", "key": {"region": 1, "n": 1}}], "until": 0}"#,
         )
         .unwrap();
-        let mut sim = Simulator::from_scenario(&sc, 1, Some(version.parse().unwrap())).unwrap();
+        // 8.0 ignores numInitialChunks (one chunk per shard): the table is laid out by 7.0's
+        // rule, and its documents are read in `version`'s shape.
+        let v: ServerVersion = version.parse().unwrap();
+        let mut sim = Simulator::from_scenario(&sc, 1, Some(v.min(ServerVersion::V7_0))).unwrap();
+        sim.cluster.version = v;
         let table = &mut sim.cluster.collections[0].table;
         table.set_jumbo(3, true);
         table.set_jumbo(17, true);

@@ -88,6 +88,7 @@ impl Simulator {
                 &zones,
                 &self.cluster.shards,
                 opts.num_initial_chunks,
+                self.cluster.version,
             )?
         } else if zones.is_empty() {
             self.initial_table(&key, primary, opts.num_initial_chunks)
@@ -131,20 +132,23 @@ impl Simulator {
         Ok(())
     }
 
+    /// The initial chunks of a new collection: one chunk on the primary, or for a hashed first
+    /// field pre-split at MongoDB's hashed points. Before 8.0 `numInitialChunks` (default: per
+    /// shard, 2 and from 7.2 1) chunks go to the shards in contiguous blocks; from 8.0 there is
+    /// one chunk per shard that is not draining, dealt round-robin over those shards in the order
+    /// of `std::shuffle` with a default-seeded engine, and `numInitialChunks` is not used.
+    // 8.0.10 `db/s/config/initial_split_policy.cpp` (`getAllNonDrainingShardIdsShuffled`,
+    // `SplitPointsBasedSplitPolicy`: "a single chunk is allocated to every shard").
     fn initial_table(
         &self,
         key: &KeyPattern,
         primary: ShardIdx,
         requested: Option<u32>,
     ) -> RoutingTable {
-        let shards = self.cluster.shards.len().max(1) as u32;
         if key.hashed_field() != Some(0) {
             return RoutingTable::single(key.global_min(), key.global_max(), primary);
         }
-        let n = requested
-            .unwrap_or(shards * self.cluster.version.hashed_chunks_per_shard())
-            .max(1);
-        let contiguous = (n / shards).max(1);
+        let (n, owner) = self.hashed_owners(primary, requested);
         let mut mins = vec![key.global_min()];
         for p in hashed_split_points(n) {
             let mut values = vec![KeyValue::Int64(p)];
@@ -155,16 +159,48 @@ impl Simulator {
             .into_iter()
             .enumerate()
             .map(|(i, min)| {
-                let shard = if n < shards && i == 0 {
-                    primary
-                } else {
-                    ShardIdx(((i as u32) / contiguous) % shards)
-                };
-                (min, ChunkInfo::new(shard, ChunkVersion::new(1, i as u32)))
+                let info = ChunkInfo::new(owner(i as u32), ChunkVersion::new(1, i as u32));
+                (min, info)
             })
             .collect();
         RoutingTable::from_chunks(chunks, key.global_max())
             .unwrap_or_else(|_| RoutingTable::single(key.global_min(), key.global_max(), primary))
+    }
+
+    /// How many hashed initial chunks, and the owner of chunk `i`.
+    fn hashed_owners(
+        &self,
+        primary: ShardIdx,
+        requested: Option<u32>,
+    ) -> (u32, Box<dyn Fn(u32) -> ShardIdx>) {
+        let version = self.cluster.version;
+        if version >= crate::cluster::ServerVersion::V8_0 {
+            let mut order: Vec<ShardIdx> = (0..self.cluster.shards.len())
+                .filter(|&s| {
+                    !self.cluster.shards[s].removed && !self.cluster.shards[s].shard.draining
+                })
+                .map(|s| ShardIdx(s as u32))
+                .collect();
+            if order.is_empty() {
+                order.push(primary);
+            }
+            super::std_shuffle::shuffle(&mut order);
+            let n = order.len() as u32;
+            return (n, Box::new(move |i| order[(i % n) as usize]));
+        }
+        let shards = self.cluster.shards.len().max(1) as u32;
+        let n = requested
+            .unwrap_or(shards * version.hashed_chunks_per_shard())
+            .max(1);
+        let contiguous = (n / shards).max(1);
+        let owner = move |i: u32| {
+            if n < shards && i == 0 {
+                primary
+            } else {
+                ShardIdx((i / contiguous) % shards)
+            }
+        };
+        (n, Box::new(owner))
     }
 
     /// Chunk operations wait for a resharding of the collection to end.

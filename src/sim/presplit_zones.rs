@@ -7,15 +7,18 @@
 //!   field and MinKey from the hashed field on.
 //! - Each range is cut at evenly spaced hashed values so that every shard of its zone gets
 //!   `ceil(numInitialChunks / shards carrying any zone / zones on that shard)` contiguous chunks;
-//!   `numInitialChunks` defaults to 2 × the shards carrying any zone. Holes between ranges get
-//!   one chunk each, round-robin across all shards (as SingleChunkPerTag).
+//!   `numInitialChunks` defaults to 2 × the shards carrying any zone. From 7.2 every shard of the
+//!   zone gets exactly one chunk (8.0.10 `db/s/config/initial_split_policy.cpp`,
+//!   `PresplitHashedZonesSplitPolicy::buildSplitInfoForTag`: `chunkDistribution.push_back({shard,
+//!   1})`). Holes between ranges get one chunk each, round-robin across all shards (as
+//!   SingleChunkPerTag), from 8.0 in the order of the shards' fixed-seed shuffle.
 //!
 //! The refusals are InvalidOptions as in MongoDB; their wording is ours.
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use crate::cluster::ShardState;
 use crate::cluster::error::MongoError;
+use crate::cluster::{ServerVersion, ShardState};
 use crate::model::{
     KeyPattern, KeyValue, RoutingTable, ShardIdx, ShardKey, ZoneRange, ZoneRanges,
     hashed_split_points,
@@ -83,6 +86,7 @@ pub fn presplit_hashed_zones(
     zones: &ZoneRanges,
     shards: &[ShardState],
     num_initial_chunks: Option<u32>,
+    version: ServerVersion,
 ) -> Result<RoutingTable, MongoError> {
     let hashed = pattern.hashed_field().ok_or_else(|| {
         MongoError::invalid_options(
@@ -95,7 +99,11 @@ pub fn presplit_hashed_zones(
         ));
     }
     check_bounds(pattern, hashed, zones)?;
-    let all = live(shards);
+    let mut all = live(shards);
+    if version >= ServerVersion::V8_0 {
+        super::std_shuffle::shuffle(&mut all);
+    }
+    let one_per_shard = version >= ServerVersion::V7_2;
     let used: BTreeSet<&str> = zones.iter().map(|r| r.zone.as_str()).collect();
     let zones_on: BTreeMap<ShardIdx, usize> = all
         .iter()
@@ -120,7 +128,12 @@ pub fn presplit_hashed_zones(
             .filter(|s| shards[s.index()].shard.zones.contains(&r.zone))
             .map(|s| {
                 let on = zones_on.get(s).copied().unwrap_or(1).max(1) as u32;
-                (*s, n.div_ceil(with_zones).div_ceil(on).max(1))
+                let k = if one_per_shard {
+                    1
+                } else {
+                    n.div_ceil(with_zones).div_ceil(on).max(1)
+                };
+                (*s, k)
             })
             .collect();
         if members.is_empty() {

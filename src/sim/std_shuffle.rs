@@ -42,7 +42,7 @@ pub fn shuffle<T>(items: &mut [T]) {
     let urngrange = MinstdRand0::MAX - MinstdRand0::MIN;
     if urngrange / n >= n {
         let mut i = 1u64;
-        if n % 2 == 0 {
+        if n.is_multiple_of(2) {
             let j = g.uniform(0, 1);
             items.swap(i as usize, j as usize);
             i += 1;

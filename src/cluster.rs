@@ -66,6 +66,8 @@ pub struct Settings {
     pub chunk_size_bytes: u64,
     pub balancer_enabled: bool,
     pub active_window: Option<ActiveWindow>,
+    /// `config.settings` `{_id: "automerge", enabled}` (7.0+; on when the document is missing).
+    pub auto_merge: bool,
     /// Migration speed of the simulated network and disks.
     pub migration_bytes_per_sec: u64,
     /// Fixed cost of a migration (clone set-up, catch-up, commit), in milliseconds.
@@ -98,6 +100,11 @@ impl Cluster {
     /// The namespaces of the sharded collections.
     pub fn namespaces(&self) -> Vec<String> {
         self.collections.iter().map(|c| c.ns.clone()).collect()
+    }
+
+    /// Whether the AutoMerger is enabled (`config.settings` `automerge`), or `None` before 7.0.
+    pub fn auto_merger_enabled(&self) -> Option<bool> {
+        (self.version >= ServerVersion::V7_0).then_some(self.settings.auto_merge)
     }
 
     /// The chunk size that governs collection `c`: its own (`configureCollectionBalancing`) or

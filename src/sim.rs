@@ -14,6 +14,7 @@
 //! in 6.0.3).
 
 pub mod actions;
+pub mod auto_merger;
 pub mod balancer;
 pub mod collection_balancing;
 pub mod docs;

@@ -84,6 +84,8 @@ pub struct BalancerView {
     pub why_not: Vec<String>,
     /// `"data size"` (6.0+) or `"chunk count"` (before 6.0).
     pub policy: &'static str,
+    /// Whether the AutoMerger is enabled (`None` before 7.0, which has none).
+    pub auto_merger: Option<bool>,
 }
 
 /// One shard's row for the selected collection.

@@ -41,6 +41,7 @@ fn scenarios_lists_every_built_in_scenario_with_its_description_and_seed() {
             "multi-hotspot",
             "gridfs",
             "drain",
+            "auto-merge",
             "firehose",
             "zones-gdpr"
         ]

@@ -193,3 +193,70 @@ fn from_8_0_a_hashed_collection_gets_one_chunk_per_shard_in_a_fixed_shuffle() {
         "7.0"
     );
 }
+
+fn merges(events: &[Event]) -> Vec<(u64, usize)> {
+    events
+        .iter()
+        .filter_map(|e| match &e.kind {
+            EventKind::Merge {
+                chunks, auto: true, ..
+            } => Some((e.at_ms, *chunks)),
+            _ => None,
+        })
+        .collect()
+}
+
+fn auto_merge_run(version: &str, until_ms: u64) -> (Simulator, Vec<Event>) {
+    let sc = scenario::built_in("auto-merge").unwrap().unwrap();
+    let mut s = Simulator::from_scenario(&sc, sc.seed, Some(version.parse().unwrap())).unwrap();
+    let events = run(&mut s, until_ms);
+    (s, events)
+}
+
+#[test]
+fn the_auto_merger_merges_after_its_interval_from_7_0_and_not_in_6_0() {
+    for version in ["7.0", "8.0", "9.0"] {
+        let (s, events) = auto_merge_run(version, 700_000);
+        let m = merges(&events);
+        // The pass at enable (t = 0) finds nothing older than the 300 s window; the next one,
+        // after autoMergerIntervalSecs (600 here), merges each shard's run, 15 s apart.
+        assert_eq!(m.len(), 3, "{version}: {m:?}");
+        assert!(m.iter().all(|(_, n)| *n == 10), "{version}: {m:?}");
+        assert!(m[0].0 > 600_000 && m[0].0 < 601_000, "{version}: {m:?}");
+        assert_eq!(m[1].0 - m[0].0, 15_000, "{version}: autoMergerThrottlingMS");
+        assert_eq!(m[2].0 - m[1].0, 15_000, "{version}");
+        let coll = &s.cluster.collections[0];
+        assert_eq!(coll.table.len(), 3);
+        assert_eq!(coll.table.check_invariants(), Ok(()));
+        let docs: u64 = coll.table.iter().map(|c| c.info.stats.docs).sum();
+        assert_eq!(docs, 30_000, "documents are conserved across merges");
+    }
+    let (s, events) = auto_merge_run("6.0", 700_000);
+    assert!(merges(&events).is_empty(), "6.0 has no AutoMerger");
+    assert_eq!(s.cluster.collections[0].table.len(), 30);
+}
+
+#[test]
+fn the_auto_merger_stops_with_the_balancer_and_honours_enable_auto_merge() {
+    // Balancer stopped: no merges.
+    let sc = scenario::built_in("auto-merge").unwrap().unwrap();
+    let mut s = Simulator::from_scenario(&sc, sc.seed, None).unwrap();
+    s.set_balancer(false);
+    assert!(merges(&run(&mut s, 700_000)).is_empty());
+    // config.settings automerge off: none either.
+    let mut s = Simulator::from_scenario(&sc, sc.seed, None).unwrap();
+    s.set_auto_merge(false);
+    assert!(merges(&run(&mut s, 700_000)).is_empty());
+    // configureCollectionBalancing {enableAutoMerger: false} on the collection.
+    let mut s = Simulator::from_scenario(&sc, sc.seed, None).unwrap();
+    s.configure_collection_balancing(
+        "app.events",
+        shardtop::sim::collection_balancing::BalancingRequest {
+            chunk_size_mb: None,
+            enable_auto_merger: Some(false),
+            defragment: false,
+        },
+    )
+    .unwrap();
+    assert!(merges(&run(&mut s, 700_000)).is_empty());
+}

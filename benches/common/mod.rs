@@ -51,6 +51,7 @@ pub fn scale_cluster() -> Simulator {
             chunk_size_bytes: 1 << 20,
             balancer_enabled: true,
             active_window: None,
+            auto_merge: true,
             migration_bytes_per_sec: 32 << 20,
             migration_overhead_ms: 1000,
             resharding: shardtop::cluster::resharding::ReshardingParams::default(),

@@ -137,6 +137,7 @@ impl Cluster {
             EventKind::BalancerRound { .. } => self.balancer.round = None,
             EventKind::BalancerIdle { why_not } => self.balancer.why_not.clone_from(why_not),
             EventKind::BalancerSet { enabled } => self.settings.balancer_enabled = *enabled,
+            EventKind::AutoMergerSet { enabled } => self.settings.auto_merge = *enabled,
             EventKind::ChunkSizeSet { bytes } => self.settings.chunk_size_bytes = *bytes,
             EventKind::CollectionBalancingSet {
                 ns,

@@ -96,12 +96,14 @@ impl Cluster {
                 max,
                 shard,
                 chunks,
+                auto,
             } => {
                 format!(
-                    "{ns} [{}, {}) on {}: {chunks} chunks",
+                    "{ns} [{}, {}) on {}: {chunks} chunks{}",
                     self.bound_text(ns, min),
                     self.bound_text(ns, max),
-                    id(*shard)
+                    id(*shard),
+                    if *auto { " (AutoMerger)" } else { "" }
                 )
             }
             EventKind::MigrationStarted {
@@ -180,6 +182,12 @@ impl Cluster {
             })
             .to_string(),
             EventKind::ChunkSizeSet { bytes } => format!("chunk size {}", human_bytes(*bytes)),
+            EventKind::AutoMergerSet { enabled } => (if *enabled {
+                "AutoMerger started"
+            } else {
+                "AutoMerger stopped"
+            })
+            .to_string(),
             EventKind::CollectionBalancingSet {
                 ns,
                 max_chunk_size_bytes,

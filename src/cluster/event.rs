@@ -117,6 +117,8 @@ pub enum EventKind {
         max: ShardKey,
         shard: ShardIdx,
         chunks: usize,
+        /// Merged by the AutoMerger (`mergeAllChunksOnShard`, 7.0+), not by `mergeChunks`.
+        auto: bool,
     },
     /// `moveChunk.start`.
     MigrationStarted {
@@ -162,6 +164,8 @@ pub enum EventKind {
     BalancerSet { enabled: bool },
     /// The chunk size setting changed.
     ChunkSizeSet { bytes: u64 },
+    /// `config.settings` `automerge` (`sh.startAutoMerger()` / `sh.stopAutoMerger()`, 7.0+).
+    AutoMergerSet { enabled: bool },
     /// `configureCollectionBalancing`: the collection's chunk size (`None`: the cluster's) and
     /// AutoMerger flag (`None`: not set).
     CollectionBalancingSet {
@@ -284,6 +288,7 @@ impl EventKind {
             Self::BalancerSet { enabled: true } => "balancer.start",
             Self::BalancerSet { enabled: false } => "balancer.stop",
             Self::ChunkSizeSet { .. } => "setChunkSize",
+            Self::AutoMergerSet { .. } => "setAutoMerger",
             Self::CollectionBalancingSet { .. } => "configureCollectionBalancing",
             Self::IndexCreated { .. } => "createIndexes",
             Self::KeyRefined { .. } => "refineCollectionShardKey.end",

@@ -53,6 +53,7 @@ impl Cluster {
                     "inFlight": self.balancer.in_flight.len(),
                 },
                 "whyNot": self.balancer.why_not,
+                "autoMerger": self.auto_merger_enabled().map(|on| json!({"enabled": on})),
             },
             "shards": shards,
             "collections": collections,
@@ -237,7 +238,7 @@ impl Cluster {
         let b = &self.balancer;
         let _ = writeln!(
             s,
-            "Balancer: {} · {} rounds · migrations {} completed, {} failed, {} in flight{}",
+            "Balancer: {} · {} rounds · migrations {} completed, {} failed, {} in flight{}{}",
             if self.settings.balancer_enabled {
                 "on (full)"
             } else {
@@ -251,6 +252,11 @@ impl Cluster {
                 " · round running"
             } else {
                 ""
+            },
+            match self.auto_merger_enabled() {
+                Some(true) => " · AutoMerger on",
+                Some(false) => " · AutoMerger off",
+                None => "",
             }
         );
         for m in &b.in_flight {

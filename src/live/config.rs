@@ -336,8 +336,8 @@ impl TagDoc {
     }
 }
 
-/// What `config.settings` says about the balancer and the chunk size.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+/// What `config.settings` says about the balancer, the AutoMerger and the chunk size.
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SettingsDocs {
     /// `stopped: true` or `mode: "off"` on the `balancer` document.
     pub balancer_off: bool,
@@ -345,6 +345,19 @@ pub struct SettingsDocs {
     pub active_window: Option<(u32, u32)>,
     /// The `chunksize` document's `value`, in MB.
     pub chunk_size_mb: Option<u64>,
+    /// The `automerge` document's `enabled` (7.0+; on when the document is missing).
+    pub auto_merge: bool,
+}
+
+impl Default for SettingsDocs {
+    fn default() -> Self {
+        Self {
+            balancer_off: false,
+            active_window: None,
+            chunk_size_mb: None,
+            auto_merge: true,
+        }
+    }
 }
 
 fn minutes(text: &str) -> Option<u32> {
@@ -376,6 +389,10 @@ impl SettingsDocs {
                         }
                     }
                 }
+                Ok("automerge") => match doc.get("enabled") {
+                    Some(Bson::Boolean(on)) => out.auto_merge = *on,
+                    _ => return Err(bad("settings", doc, "enabled", "a boolean")),
+                },
                 Ok("chunksize") => {
                     let mb = match doc.get("value") {
                         Some(Bson::Int32(n)) if *n > 0 => *n as u64,

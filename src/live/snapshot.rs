@@ -144,6 +144,7 @@ pub fn cluster(
                 start_minute: a,
                 stop_minute: b,
             }),
+            auto_merge: snap.settings.auto_merge,
             migration_bytes_per_sec: 32 << 20,
             migration_overhead_ms: 1000,
             resharding: crate::cluster::resharding::ReshardingParams::default(),

@@ -19,6 +19,10 @@ impl Simulator {
                 self.set_balancer(false);
                 Ok(())
             }
+            Op::StartAutoMerger {} | Op::StopAutoMerger {} => {
+                self.set_auto_merge(matches!(action.op, Op::StartAutoMerger {}));
+                Ok(())
+            }
             Op::SetChunkSize { mb } => self.set_chunk_size_mb(*mb),
             Op::Split { ns, middle } => {
                 let key = self.bound(ns, middle)?;
@@ -35,18 +39,12 @@ impl Simulator {
                 to,
                 force_jumbo,
             } => self.move_chunk_action(ns, find.as_ref(), bounds.as_ref(), to, *force_jumbo),
-            Op::RemoveShard { id } => self.remove_shard(id).map(|_| ()),
-            Op::StartShardDraining { id } => self.start_shard_draining(id),
-            Op::StopShardDraining { id } => self.stop_shard_draining(id),
-            Op::CommitShardRemoval { id } => self.commit_shard_removal(id),
-            Op::MovePrimary { db, to } => self.move_primary(db, to),
-            Op::ClearJumboFlag { ns, find } => {
-                let key = self.extracted(ns, find)?;
-                let c = self.coll(ns)?;
-                let table = &self.cluster.collections[c].table;
-                let min = table.chunk(table.route(&key)).min.clone();
-                self.clear_jumbo_flag(ns, &min)
-            }
+            Op::RemoveShard { .. }
+            | Op::StartShardDraining { .. }
+            | Op::StopShardDraining { .. }
+            | Op::CommitShardRemoval { .. }
+            | Op::MovePrimary { .. }
+            | Op::ClearJumboFlag { .. } => self.apply_removal_op(&action.op),
             Op::MoveZoneLowerBoundToNow { ns, zone } => self.move_zone_lower_bound_to_now(ns, zone),
             Op::MoveRange {
                 ns,
@@ -156,6 +154,25 @@ impl Simulator {
             self.move_chunk_forced(ns, &key, to)
         } else {
             self.move_chunk(ns, &key, None, to)
+        }
+    }
+
+    /// The operations of removing a shard: draining, moving primaries, clearing jumbo flags.
+    fn apply_removal_op(&mut self, op: &Op) -> Result<(), MongoError> {
+        match op {
+            Op::RemoveShard { id } => self.remove_shard(id).map(|_| ()),
+            Op::StartShardDraining { id } => self.start_shard_draining(id),
+            Op::StopShardDraining { id } => self.stop_shard_draining(id),
+            Op::CommitShardRemoval { id } => self.commit_shard_removal(id),
+            Op::MovePrimary { db, to } => self.move_primary(db, to),
+            Op::ClearJumboFlag { ns, find } => {
+                let key = self.extracted(ns, find)?;
+                let c = self.coll(ns)?;
+                let table = &self.cluster.collections[c].table;
+                let min = table.chunk(table.route(&key)).min.clone();
+                self.clear_jumbo_flag(ns, &min)
+            }
+            _ => Ok(()),
         }
     }
 }

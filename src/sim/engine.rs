@@ -42,6 +42,8 @@ pub struct Simulator {
     pub(super) next_action: usize,
     pub(super) events: Vec<Event>,
     pub(super) action_errors: Vec<String>,
+    /// The AutoMerger's parameters and the state of its pass (7.0+).
+    pub auto_merger: super::auto_merger::AutoMerger,
 }
 
 impl Simulator {
@@ -65,6 +67,7 @@ impl Simulator {
             next_action: 0,
             events: Vec::new(),
             action_errors: Vec::new(),
+            auto_merger: super::auto_merger::AutoMerger::default(),
         }
     }
 
@@ -118,6 +121,7 @@ impl Simulator {
         self.advance_reshardings();
         self.commit_due_migrations();
         self.balancer_tick();
+        self.auto_merger_tick();
         self.apply_workloads();
         self.close_tick();
         self.cluster.now_ms += TICK_MS;

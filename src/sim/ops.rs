@@ -258,6 +258,7 @@ impl Simulator {
             max: max.clone(),
             shard,
             chunks: end - first,
+            auto: false,
         });
         Ok(())
     }
@@ -315,6 +316,15 @@ impl Simulator {
         if self.cluster.settings.balancer_enabled != enabled {
             self.cluster.settings.balancer_enabled = enabled;
             self.emit(EventKind::BalancerSet { enabled });
+        }
+    }
+
+    /// `config.settings` `{_id: "automerge", enabled}` (read from 7.0; earlier servers store the
+    /// document and ignore it).
+    pub fn set_auto_merge(&mut self, enabled: bool) {
+        if self.cluster.settings.auto_merge != enabled {
+            self.cluster.settings.auto_merge = enabled;
+            self.emit(EventKind::AutoMergerSet { enabled });
         }
     }
 

@@ -36,6 +36,12 @@ pub struct Scenario {
     /// `reshardingCriticalSectionTimeoutMillis` (default 5,000).
     #[serde(default)]
     pub resharding_critical_section_timeout_millis: Option<u64>,
+    /// `autoMergerIntervalSecs` (default 3,600; 7.0+).
+    #[serde(default)]
+    pub auto_merger_interval_secs: Option<u64>,
+    /// `autoMergerThrottlingMS` (default 15,000; 7.0+).
+    #[serde(default, rename = "autoMergerThrottlingMS")]
+    pub auto_merger_throttling_ms: Option<u64>,
     pub collections: Vec<CollectionSpec>,
     #[serde(default)]
     pub workloads: Vec<WorkloadSpec>,
@@ -176,6 +182,8 @@ impl Action {
             Op::AddShard { .. } => "addShard",
             Op::BalancerStart {} => "balancerStart",
             Op::BalancerStop {} => "balancerStop",
+            Op::StartAutoMerger {} => "startAutoMerger",
+            Op::StopAutoMerger {} => "stopAutoMerger",
             Op::SetChunkSize { .. } => "setChunkSize",
             Op::Split { .. } => "split",
             Op::SplitFind { .. } => "splitFind",
@@ -213,6 +221,9 @@ pub enum Op {
     },
     BalancerStart {},
     BalancerStop {},
+    /// `sh.startAutoMerger()` / `sh.stopAutoMerger()`: `config.settings` `automerge`.
+    StartAutoMerger {},
+    StopAutoMerger {},
     SetChunkSize {
         mb: u64,
     },
@@ -379,6 +390,10 @@ pub const BUILT_IN: &[(&str, &str)] = &[
     ),
     ("gridfs", include_str!("../../assets/scenarios/gridfs.json")),
     ("drain", include_str!("../../assets/scenarios/drain.json")),
+    (
+        "auto-merge",
+        include_str!("../../assets/scenarios/auto-merge.json"),
+    ),
     (
         "firehose",
         include_str!("../../assets/scenarios/firehose.json"),

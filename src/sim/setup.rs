@@ -78,6 +78,7 @@ impl Simulator {
             chunk_size_bytes,
             balancer_enabled: sc.balancer,
             active_window: None,
+            auto_merge: true,
             migration_bytes_per_sec: (speed * f64::from(1u32 << 20)) as u64,
             migration_overhead_ms: 1000,
             resharding: resharding_params(sc)?,
@@ -94,6 +95,12 @@ impl Simulator {
             next_migration_id: 1,
         };
         let mut sim = Self::empty(cluster);
+        if let Some(secs) = sc.auto_merger_interval_secs {
+            sim.auto_merger.interval_secs = secs;
+        }
+        if let Some(ms) = sc.auto_merger_throttling_ms {
+            sim.auto_merger.throttling_ms = ms;
+        }
         let shards: Vec<(String, f64)> = match &sc.shards {
             ShardsSpec::Count(n) if *n > 0 => (0..*n as usize)
                 .map(|i| (Shard::default_name(i), 1.0))

@@ -87,9 +87,16 @@ fn body(kind: &EventKind, n: &Names<'_>) -> Value {
             max,
             shard,
             chunks,
-        } => json!({
-            "ns": ns, "min": n.key(ns, min), "max": n.key(ns, max), "shard": n.shard(*shard), "chunks": chunks,
-        }),
+            auto,
+        } => {
+            let mut v = json!({
+                "ns": ns, "min": n.key(ns, min), "max": n.key(ns, max), "shard": n.shard(*shard), "chunks": chunks,
+            });
+            if *auto {
+                v["autoMerger"] = json!(true);
+            }
+            v
+        }
         EventKind::MigrationStarted {
             range,
             reason,
@@ -137,7 +144,9 @@ fn body(kind: &EventKind, n: &Names<'_>) -> Value {
             why_not,
         } => json!({"round": round, "candidates": candidates, "whyNot": why_not}),
         EventKind::BalancerIdle { why_not } => json!({"whyNot": why_not}),
-        EventKind::BalancerSet { enabled } => json!({"enabled": enabled}),
+        EventKind::BalancerSet { enabled } | EventKind::AutoMergerSet { enabled } => {
+            json!({"enabled": enabled})
+        }
         EventKind::ChunkSizeSet { bytes } => json!({"bytes": bytes}),
         EventKind::CollectionBalancingSet {
             ns,

@@ -216,6 +216,7 @@ fn placeholder() -> crate::cluster::Cluster {
             chunk_size_bytes: 1,
             balancer_enabled: false,
             active_window: None,
+            auto_merge: true,
             migration_bytes_per_sec: 1,
             migration_overhead_ms: 0,
             resharding: crate::cluster::resharding::ReshardingParams::default(),

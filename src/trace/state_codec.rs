@@ -23,7 +23,7 @@ pub fn encode(c: &Cluster) -> Value {
         "keyframe": {
             "serverVersion": c.version.to_string(),
             "settings": {
-                "chunkSizeBytes": s.chunk_size_bytes, "balancer": s.balancer_enabled,
+                "chunkSizeBytes": s.chunk_size_bytes, "balancer": s.balancer_enabled, "autoMerge": s.auto_merge,
                 "migrationBytesPerSec": s.migration_bytes_per_sec, "migrationOverheadMs": s.migration_overhead_ms,
                 "reshardingMinimumOperationDurationMillis": s.resharding.minimum_operation_duration_ms,
                 "reshardingCriticalSectionTimeoutMillis": s.resharding.critical_section_timeout_ms,
@@ -100,6 +100,10 @@ pub fn decode(v: &Value) -> Res<Cluster> {
         chunk_size_bytes: u64_at(set, "chunkSizeBytes", sp)?,
         balancer_enabled: bool_at(set, "balancer", sp)?,
         active_window: None,
+        auto_merge: set
+            .get("autoMerge")
+            .and_then(Value::as_bool)
+            .unwrap_or(true),
         migration_bytes_per_sec: u64_at(set, "migrationBytesPerSec", sp)?,
         migration_overhead_ms: u64_at(set, "migrationOverheadMs", sp)?,
         resharding: resharding_params(set),

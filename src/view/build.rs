@@ -107,6 +107,7 @@ fn balancer(cluster: &Cluster) -> BalancerView {
             })
             .collect(),
         why_not: b.why_not.clone(),
+        auto_merger: cluster.auto_merger_enabled(),
         policy: match cluster.version.balancing_metric() {
             BalancingMetric::ChunkCount => "chunk count",
             BalancingMetric::DataSize => "data size",

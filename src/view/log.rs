@@ -68,6 +68,7 @@ pub fn log_line(cluster: &Cluster, e: &Event) -> Option<LogLine> {
         | EventKind::PendingZoneRangeSet { .. } => LogKind::Zone,
         EventKind::BalancerRound { .. }
         | EventKind::BalancerSet { .. }
+        | EventKind::AutoMergerSet { .. }
         | EventKind::BalancerIdle { .. } => LogKind::Balancer,
         EventKind::ShardAdded { .. }
         | EventKind::ShardDraining { .. }

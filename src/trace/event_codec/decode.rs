@@ -74,6 +74,10 @@ pub fn decode(v: &Value, state: &Cluster) -> Res<Option<Event>> {
             max: key("max")?,
             shard: shard("shard")?,
             chunks: u64_at(v, "chunks", "")? as usize,
+            auto: v
+                .get("autoMerger")
+                .and_then(Value::as_bool)
+                .unwrap_or(false),
         },
         "moveChunk.start" => EventKind::MigrationStarted {
             range: range_of(v, state)?,
@@ -118,6 +122,9 @@ pub fn decode(v: &Value, state: &Cluster) -> Res<Option<Event>> {
             why_not: strings_at(v, "whyNot", "")?,
         },
         "balancer.start" | "balancer.stop" => EventKind::BalancerSet {
+            enabled: bool_at(v, "enabled", "")?,
+        },
+        "setAutoMerger" => EventKind::AutoMergerSet {
             enabled: bool_at(v, "enabled", "")?,
         },
         "setChunkSize" => EventKind::ChunkSizeSet {

@@ -34,9 +34,14 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: Theme, focused: b
         Span::raw("mode "),
         mode,
         Span::raw(format!(
-            " · evens {} · window {}",
+            " · evens {} · window {}{}",
             b.policy,
-            b.window.as_deref().unwrap_or("always")
+            b.window.as_deref().unwrap_or("always"),
+            match b.auto_merger {
+                Some(true) => " · AutoMerger on",
+                Some(false) => " · AutoMerger off",
+                None => "",
+            }
         )),
     ]));
     lines.push(Line::from(vec![

@@ -14,6 +14,7 @@ pub mod describe;
 pub mod error;
 pub mod event;
 pub mod key_index;
+pub mod orphans;
 pub mod resharding;
 pub mod summary;
 pub mod version;

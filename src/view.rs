@@ -102,6 +102,9 @@ pub struct ShardRow {
     pub write_share: f64,
     /// Writes routed to the shard since the start.
     pub writes: u64,
+    /// Documents and bytes migrations left here for the range deleter (not owned).
+    pub orphaned_docs: u64,
+    pub orphaned_bytes: u64,
 }
 
 /// One cell of the key-space strip: a run of consecutive chunks.

@@ -42,6 +42,7 @@ fn scenarios_lists_every_built_in_scenario_with_its_description_and_seed() {
             "gridfs",
             "drain",
             "auto-merge",
+            "orphans",
             "firehose",
             "zones-gdpr"
         ]

@@ -55,11 +55,20 @@ async fn per_shard(client: &Client) -> Vec<(String, i64, i64)> {
             let s = d.get_document("storageStats").unwrap();
             (
                 d.get_str("shard").unwrap().to_string(),
-                s.get_i64("count").unwrap(),
-                s.get_i64("size").unwrap(),
+                int(s, "count"),
+                int(s, "size"),
             )
         })
         .collect()
+}
+
+/// A number as a server appends it (`appendNumber`: int32 when it fits, else int64).
+fn int(d: &Document, key: &str) -> i64 {
+    match d.get(key) {
+        Some(bson::Bson::Int32(n)) => i64::from(*n),
+        Some(bson::Bson::Int64(n)) => *n,
+        other => panic!("{key}: {other:?}"),
+    }
 }
 
 fn counts(v: &[(String, i64, i64)]) -> Vec<i64> {

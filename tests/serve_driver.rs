@@ -327,7 +327,8 @@ async fn the_pipelines_sh_status_sends() {
         .map(|s| {
             s.as_document()
                 .unwrap()
-                .get_i64("numOwnedDocuments")
+                .get_i32("numOwnedDocuments")
+                .map(i64::from)
                 .unwrap()
         })
         .sum();

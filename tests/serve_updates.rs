@@ -45,7 +45,7 @@ async fn owned(client: &Client) -> Vec<(String, i64)> {
         let Bson::Document(s) = s else { panic!() };
         out.push((
             s.get_str("shardName").unwrap().to_string(),
-            s.get_i64("numOwnedDocuments").unwrap(),
+            i64::from(s.get_i32("numOwnedDocuments").unwrap()),
         ));
     }
     out

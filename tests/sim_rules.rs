@@ -260,3 +260,59 @@ fn the_auto_merger_stops_with_the_balancer_and_honours_enable_auto_merge() {
     .unwrap();
     assert!(merges(&run(&mut s, 700_000)).is_empty());
 }
+
+#[test]
+fn orphans_stay_on_the_donor_until_the_cleanup_delay_then_the_range_deleter_removes_them() {
+    for (version, delay_s) in [
+        ("4.4", 900),
+        ("7.0", 900),
+        ("8.0", 900),
+        ("8.2", 3_600),
+        ("9.0", 3_600),
+    ] {
+        let sc = scenario::built_in("orphans").unwrap().unwrap();
+        let mut s = Simulator::from_scenario(&sc, sc.seed, Some(version.parse().unwrap())).unwrap();
+        let events = run(&mut s, 60_000);
+        s.set_balancer(false);
+        let commits: Vec<(u64, u64)> = events
+            .iter()
+            .filter_map(|e| match &e.kind {
+                EventKind::MigrationCommitted { moved, .. } => Some((e.at_ms, moved.docs)),
+                _ => None,
+            })
+            .collect();
+        assert!(!commits.is_empty(), "{version}");
+        let moved: u64 = commits.iter().map(|c| c.1).sum();
+        let donor = shardtop::model::ShardIdx(0);
+        let coll = &s.cluster.collections[0];
+        assert_eq!(
+            coll.orphans_on(donor).0,
+            moved,
+            "{version}: orphans after the moves"
+        );
+        let owned: u64 = coll.table.iter().map(|c| c.info.stats.docs).sum();
+        assert_eq!(owned, 20_000, "{version}: owned documents are conserved");
+        // Before the first delay is over every orphan is still there; after the last, none is.
+        s.run_until(commits[0].0 + delay_s * 1000 - 100);
+        assert_eq!(
+            s.cluster.collections[0].orphans_on(donor).0,
+            moved,
+            "{version}"
+        );
+        let last = commits[commits.len() - 1].0;
+        let events = run(&mut s, last + delay_s * 1000 + 100);
+        let deleted: u64 = events
+            .iter()
+            .filter_map(|e| match e.kind {
+                EventKind::RangeDeleted { docs, .. } => Some(docs),
+                _ => None,
+            })
+            .sum();
+        assert_eq!(deleted, moved, "{version}");
+        assert_eq!(
+            s.cluster.collections[0].orphans_on(donor),
+            (0, 0),
+            "{version}"
+        );
+    }
+}

@@ -117,6 +117,17 @@ fn drain_shows_the_draining_badge() {
 }
 
 #[test]
+fn orphans_show_on_the_donor_until_the_range_deleter_runs() {
+    let f = Fixture::new("orphans", 100_000, (120, 30));
+    let text = format!("{}", f.draw().backend());
+    assert!(text.contains("orphaned"), "{text}");
+    assert_snapshot!("orphans_100s_120x30", text);
+    let later = Fixture::new("orphans", 950_000, (120, 30));
+    let text = format!("{}", later.draw().backend());
+    assert!(!text.contains("until the range deleter runs"), "{text}");
+}
+
+#[test]
 fn a_too_small_terminal_says_so() {
     let f = Fixture::new("ascending", 0, (50, 12));
     let text = format!("{}", f.draw().backend());

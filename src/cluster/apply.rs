@@ -108,6 +108,18 @@ impl Cluster {
                 let i = Self::chunk_at(coll, min)?;
                 coll.table.set_jumbo(i, true);
             }
+            EventKind::RangeDeleted {
+                ns,
+                min,
+                max,
+                shard,
+                ..
+            } => {
+                let coll = self.coll_mut(ns)?;
+                if !coll.finish_deletion(*shard, min, max) {
+                    return fail(format!("no orphaned range to delete on {shard}"));
+                }
+            }
             EventKind::JumboCleared { ns, min, .. } => {
                 let coll = self.coll_mut(ns)?;
                 let i = Self::chunk_at(coll, min)?;
@@ -356,6 +368,9 @@ impl Cluster {
                     coll.table.set_jumbo(i, false);
                 }
                 self.balancer.completed += 1;
+                if let Some(c) = self.collection_index(&r.ns) {
+                    self.leave_orphans(c, (r.from, &r.min, &r.max), *moved, e.at_ms);
+                }
             }
             EventKind::MigrationFailed { range: r, .. } => {
                 self.balancer.in_flight.retain(|m| m.id != r.id);

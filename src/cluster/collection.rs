@@ -59,8 +59,10 @@ pub struct Collection {
     /// A `reshardCollection` in progress.
     pub resharding: Option<super::resharding::Resharding>,
     /// `configureCollectionBalancing`: the collection's own chunk size (`maxChunkSizeBytes`)
-    /// and whether the AutoMerger may consider it (shardtop does not simulate the AutoMerger).
+    /// and whether the AutoMerger may consider it.
     pub balancing: CollectionBalancing,
+    /// Ranges migrations left on their donors, waiting for the range deleter (orphans).
+    pub range_deletions: Vec<super::orphans::RangeDeletion>,
 }
 
 /// Per-collection balancer settings (`configureCollectionBalancing`, 5.3+).
@@ -91,6 +93,7 @@ impl Collection {
             incarnation: 1,
             resharding: None,
             balancing: CollectionBalancing::default(),
+            range_deletions: Vec::new(),
         }
     }
 
@@ -139,6 +142,8 @@ impl Collection {
         layout: &[super::resharding::NewChunk],
         now_secs: u64,
     ) -> Result<(), crate::model::RoutingError> {
+        // The donors drop the old incarnation, its orphans with it.
+        self.range_deletions.clear();
         let chunks = layout
             .iter()
             .enumerate()

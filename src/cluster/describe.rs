@@ -145,6 +145,22 @@ impl Cluster {
                     id(*shard)
                 )
             }
+            EventKind::RangeDeleted {
+                ns,
+                min,
+                max,
+                shard,
+                docs,
+                bytes,
+            } => {
+                format!(
+                    "{ns} [{}, {}) on {}: {docs} orphaned docs, {} deleted",
+                    self.bound_text(ns, min),
+                    self.bound_text(ns, max),
+                    id(*shard),
+                    human_bytes(*bytes)
+                )
+            }
             EventKind::JumboCleared {
                 ns,
                 min,

@@ -144,6 +144,15 @@ pub enum EventKind {
         max: ShardKey,
         shard: ShardIdx,
     },
+    /// The range deleter removed the orphans a migration left on `shard`.
+    RangeDeleted {
+        ns: String,
+        min: ShardKey,
+        max: ShardKey,
+        shard: ShardIdx,
+        docs: u64,
+        bytes: u64,
+    },
     /// `clearJumboFlag`.
     JumboCleared {
         ns: String,
@@ -284,6 +293,7 @@ impl EventKind {
             Self::MigrationFailed { .. } => "moveChunk.error",
             Self::JumboMarked { .. } => "markJumbo",
             Self::JumboCleared { .. } => "clearJumboFlag",
+            Self::RangeDeleted { .. } => "rangeDeletion",
             Self::BalancerRound { .. } => "balancer.round",
             Self::BalancerSet { enabled: true } => "balancer.start",
             Self::BalancerSet { enabled: false } => "balancer.stop",

@@ -79,6 +79,7 @@ impl Cluster {
                     "shard": self.shard_id(idx),
                     "chunks": t.chunks, "docs": t.stats.docs, "bytes": t.stats.bytes,
                     "jumbo": t.jumbo, "writes": writes(c.writes_to(idx)),
+                    "orphanedDocs": c.orphans_on(idx).0, "orphanedBytes": c.orphans_on(idx).1,
                 })
             })
             .collect();
@@ -201,6 +202,16 @@ impl Cluster {
                 pct(c.writes_to(idx), total_writes),
                 recent.get(i).copied().unwrap_or(0.0) * 100.0,
             );
+            let (orphan_docs, orphan_bytes) = c.orphans_on(idx);
+            if orphan_docs > 0 {
+                let _ = writeln!(
+                    s,
+                    "        {:<10} orphaned {:>10}  docs {:>9}  (until the range deleter runs)",
+                    "",
+                    human_bytes(orphan_bytes),
+                    orphan_docs
+                );
+            }
         }
         let _ = writeln!(
             s,

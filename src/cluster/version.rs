@@ -121,6 +121,12 @@ impl ServerVersion {
         if self < Self::V7_2 { 2 } else { 1 }
     }
 
+    /// `orphanCleanupDelaySecs`: how long a donor keeps a migrated range before the range deleter
+    /// removes it — 900 s, 3,600 s from 8.2 (`sharding_runtime_d_params.idl`).
+    pub fn orphan_cleanup_delay_secs(self) -> u64 {
+        if self < Self::V8_2 { 900 } else { 3_600 }
+    }
+
     /// 7.0+: drains and zone violations move a chunk-size range from a chunk's lower bound
     /// (moveRange without max), as imbalance moves do from 6.0 (7.0-era and 8.0.10
     /// `db/s/balancer/balancer_policy.cpp`).

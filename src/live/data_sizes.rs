@@ -7,18 +7,30 @@ use std::collections::HashMap;
 use bson::{Bson, Document, doc};
 
 use super::client::{LiveClient, LiveError};
+use crate::cluster::orphans::RangeDeletion;
 use crate::cluster::{Cluster, ServerVersion};
 use crate::model::{ChunkStats, ShardIdx};
 
-/// Per-shard owned documents and bytes of the collections `names`:
-/// `$shardedDataDistribution` (6.0.3+), else `$collStats` per collection; as (namespace,
-/// shard, documents, bytes).
+/// What one shard holds of one collection.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(super) struct ShardSize {
+    pub ns: String,
+    pub shard: String,
+    pub docs: u64,
+    pub bytes: u64,
+    /// Orphans (`$shardedDataDistribution` only: before 6.0 a mongos cannot tell).
+    pub orphaned_docs: u64,
+    pub orphaned_bytes: u64,
+}
+
+/// Per-shard owned (and orphaned) documents and bytes of the collections `names`:
+/// `$shardedDataDistribution` (6.0.3+), else `$collStats` per collection.
 pub(super) async fn data_sizes(
     client: &LiveClient,
     version: ServerVersion,
     names: Vec<String>,
-) -> Result<Vec<(String, String, u64, u64)>, LiveError> {
-    let mut per: Vec<(String, String, u64, u64)> = Vec::new();
+) -> Result<Vec<ShardSize>, LiveError> {
+    let mut per: Vec<ShardSize> = Vec::new();
     if version >= ServerVersion::V6_0 {
         let rows = client
             .drain(
@@ -30,12 +42,14 @@ pub(super) async fn data_sizes(
             let ns = r.get_str("ns").unwrap_or_default().to_string();
             for s in r.get_array("shards").map(Vec::as_slice).unwrap_or_default() {
                 let Some(s) = s.as_document() else { continue };
-                per.push((
-                    ns.clone(),
-                    s.get_str("shardName").unwrap_or_default().to_string(),
-                    number(s, "numOwnedDocuments"),
-                    number(s, "ownedSizeBytes"),
-                ));
+                per.push(ShardSize {
+                    ns: ns.clone(),
+                    shard: s.get_str("shardName").unwrap_or_default().to_string(),
+                    docs: number(s, "numOwnedDocuments"),
+                    bytes: number(s, "ownedSizeBytes"),
+                    orphaned_docs: number(s, "numOrphanedDocs"),
+                    orphaned_bytes: number(s, "orphanedSizeBytes"),
+                });
             }
         }
     } else {
@@ -46,12 +60,14 @@ pub(super) async fn data_sizes(
                 .await?;
             for r in rows {
                 let stats = r.get_document("storageStats").cloned().unwrap_or_default();
-                per.push((
-                    ns.clone(),
-                    r.get_str("shard").unwrap_or_default().to_string(),
-                    number(&stats, "count"),
-                    number(&stats, "size"),
-                ));
+                per.push(ShardSize {
+                    ns: ns.clone(),
+                    shard: r.get_str("shard").unwrap_or_default().to_string(),
+                    docs: number(&stats, "count"),
+                    bytes: number(&stats, "size"),
+                    orphaned_docs: 0,
+                    orphaned_bytes: 0,
+                });
             }
         }
     }
@@ -69,14 +85,24 @@ pub(super) fn number(d: &Document, key: &str) -> u64 {
 
 /// Spreads each shard's owned documents and bytes evenly over its chunks of each collection
 /// (a shard not listed owns nothing; writes restart at zero).
-pub(super) fn spread(cluster: &mut Cluster, sizes: &[(String, String, u64, u64)]) {
+/// A shard's orphans are known only as totals: they are kept as one range over the whole key
+/// space, never due (a mongos does not say which ranges, nor when they go).
+pub(super) fn spread(cluster: &mut Cluster, sizes: &[ShardSize]) {
     let mut owned: HashMap<&str, Vec<(ShardIdx, ChunkStats)>> = HashMap::new();
-    for (ns, shard, docs, bytes) in sizes {
-        if let Some(s) = cluster.shard_index(shard) {
+    let mut orphans: HashMap<&str, Vec<(ShardIdx, u64, u64)>> = HashMap::new();
+    for z in sizes {
+        if let Some(s) = cluster.shard_index(&z.shard) {
             owned
-                .entry(ns.as_str())
+                .entry(z.ns.as_str())
                 .or_default()
-                .push((s, ChunkStats::new(*docs, *bytes, 0)));
+                .push((s, ChunkStats::new(z.docs, z.bytes, 0)));
+            if z.orphaned_docs > 0 {
+                orphans.entry(z.ns.as_str()).or_default().push((
+                    s,
+                    z.orphaned_docs,
+                    z.orphaned_bytes,
+                ));
+            }
         }
     }
     for c in &mut cluster.collections {
@@ -85,5 +111,19 @@ pub(super) fn spread(cluster: &mut Cluster, sizes: &[(String, String, u64, u64)]
             .map(Vec::as_slice)
             .unwrap_or_default();
         c.table.spread_owned(mine);
+        c.range_deletions = orphans
+            .get(c.ns.as_str())
+            .map(Vec::as_slice)
+            .unwrap_or_default()
+            .iter()
+            .map(|&(shard, docs, bytes)| RangeDeletion {
+                shard,
+                min: c.pattern.global_min(),
+                max: c.pattern.global_max(),
+                docs,
+                bytes,
+                due_ms: u64::MAX,
+            })
+            .collect();
     }
 }

@@ -70,7 +70,7 @@ struct Reads {
     tags: Vec<TagDoc>,
     settings: SettingsDocs,
     databases: Vec<(String, String)>,
-    sizes: Vec<(String, String, u64, u64)>,
+    sizes: Vec<data_sizes::ShardSize>,
 }
 
 impl Poller {

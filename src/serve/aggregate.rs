@@ -347,8 +347,11 @@ fn group(spec: &Document, docs: &[Document]) -> Result<Vec<Document>, MongoError
     Ok(groups.into_iter().map(|(_, d)| d).collect())
 }
 
-/// `$shardedDataDistribution`: per sharded collection, the documents and bytes each shard owns
-/// (the simulator has no orphans).
+/// `$shardedDataDistribution`: per sharded collection and per shard that owns a chunk or holds
+/// orphans, the owned and orphaned documents, and their sizes as the stage computes them
+/// (`avgObjSize` × count, the average taken over owned and orphaned documents together).
+// 6.0.x-era and 8.0-era `db/pipeline/document_source_sharded_data_distribution.cpp`; numbers as
+// `appendNumber` and `$multiply` give them (int32 when they fit, int64 otherwise).
 fn sharded_data_distribution(state: &State) -> Vec<Document> {
     let cluster = &state.sim.cluster;
     cluster
@@ -359,13 +362,18 @@ fn sharded_data_distribution(state: &State) -> Vec<Document> {
                 .map(|i| crate::model::ShardIdx(i as u32))
                 .filter_map(|s| {
                     let t = c.table.shard_totals(s);
-                    (t.chunks > 0).then(|| {
+                    let (orphan_docs, orphan_bytes) = c.orphans_on(s);
+                    let docs = t.stats.docs + orphan_docs;
+                    let avg = (t.stats.bytes + orphan_bytes)
+                        .checked_div(docs)
+                        .unwrap_or(0);
+                    (t.chunks > 0 || orphan_docs > 0).then(|| {
                         Bson::Document(doc! {
                             "shardName": cluster.shard_id(s),
-                            "numOrphanedDocs": 0i64,
-                            "numOwnedDocuments": t.stats.docs as i64,
-                            "ownedSizeBytes": t.stats.bytes as i64,
-                            "orphanedSizeBytes": 0i64,
+                            "numOrphanedDocs": number(orphan_docs),
+                            "numOwnedDocuments": number(t.stats.docs),
+                            "ownedSizeBytes": number(avg * t.stats.docs),
+                            "orphanedSizeBytes": number(avg * orphan_docs),
                         })
                     })
                 })
@@ -373,6 +381,11 @@ fn sharded_data_distribution(state: &State) -> Vec<Document> {
             doc! { "ns": &c.ns, "shards": shards }
         })
         .collect()
+}
+
+/// A count as the server appends it: int32 when it fits, int64 otherwise.
+fn number(n: u64) -> Bson {
+    i32::try_from(n).map_or_else(|_| Bson::Int64(n as i64), Bson::Int32)
 }
 
 /// `$collStats: {storageStats: {}}` on a sharded collection through mongos: one document per
@@ -389,16 +402,23 @@ fn coll_stats(state: &State, ns: &str) -> Result<Vec<Document>, MongoError> {
         .map(|i| crate::model::ShardIdx(i as u32))
         .filter_map(|s| {
             let t = c.table.shard_totals(s);
-            (t.chunks > 0).then(|| {
+            // A shard's storage counts its orphans too (`numOrphanDocs` says how many, 6.0+).
+            let (orphan_docs, orphan_bytes) = c.orphans_on(s);
+            let (docs, bytes) = (t.stats.docs + orphan_docs, t.stats.bytes + orphan_bytes);
+            (t.chunks > 0 || orphan_docs > 0).then(|| {
+                let mut stats = doc! {
+                    "count": number(docs),
+                    "size": number(bytes),
+                    "avgObjSize": number(bytes.checked_div(docs).unwrap_or(0)),
+                };
+                if cluster.version >= crate::cluster::ServerVersion::V6_0 {
+                    stats.insert("numOrphanDocs", number(orphan_docs));
+                }
                 doc! {
                     "ns": ns,
                     "shard": cluster.shard_id(s),
                     "host": format!("{}/localhost", cluster.shard_id(s)),
-                    "storageStats": {
-                        "count": t.stats.docs as i64,
-                        "size": t.stats.bytes as i64,
-                        "avgObjSize": t.stats.bytes.checked_div(t.stats.docs).unwrap_or(0) as i64,
-                    },
+                    "storageStats": stats,
                 }
             })
         })

@@ -290,6 +290,9 @@ impl Simulator {
                 if m.reason == MigrationReason::ManualForce {
                     self.cluster.collections[c].table.set_jumbo(i, false);
                 }
+                let now = self.cluster.now_ms;
+                self.cluster
+                    .leave_orphans(c, (m.from, &m.min, &m.max), moved, now);
                 self.cluster.balancer.completed += 1;
                 if in_round && let Some(r) = self.cluster.balancer.round.as_mut() {
                     r.moved += 1;

@@ -122,6 +122,7 @@ impl Simulator {
         self.commit_due_migrations();
         self.balancer_tick();
         self.auto_merger_tick();
+        self.run_range_deleter();
         self.apply_workloads();
         self.close_tick();
         self.cluster.now_ms += TICK_MS;
@@ -239,6 +240,27 @@ impl Simulator {
             && tracker > self.cluster.chunk_size_of(c) / 5
         {
             self.auto_split(c, i);
+        }
+    }
+
+    /// The range deleter: orphans whose cleanup delay has passed are deleted from their donor.
+    fn run_range_deleter(&mut self) {
+        let now = self.cluster.now_ms;
+        for c in 0..self.cluster.collections.len() {
+            if self.cluster.collections[c].range_deletions.is_empty() {
+                continue;
+            }
+            let ns = self.cluster.collections[c].ns.clone();
+            for r in self.cluster.collections[c].take_due_deletions(now) {
+                self.emit(EventKind::RangeDeleted {
+                    ns: ns.clone(),
+                    min: r.min,
+                    max: r.max,
+                    shard: r.shard,
+                    docs: r.docs,
+                    bytes: r.bytes,
+                });
+            }
         }
     }
 

@@ -395,6 +395,10 @@ pub const BUILT_IN: &[(&str, &str)] = &[
         include_str!("../../assets/scenarios/auto-merge.json"),
     ),
     (
+        "orphans",
+        include_str!("../../assets/scenarios/orphans.json"),
+    ),
+    (
         "firehose",
         include_str!("../../assets/scenarios/firehose.json"),
     ),

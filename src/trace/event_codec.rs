@@ -128,6 +128,17 @@ fn body(kind: &EventKind, n: &Names<'_>) -> Value {
         } => json!({
             "ns": ns, "min": n.key(ns, min), "max": n.key(ns, max), "shard": n.shard(*shard),
         }),
+        EventKind::RangeDeleted {
+            ns,
+            min,
+            max,
+            shard,
+            docs,
+            bytes,
+        } => json!({
+            "ns": ns, "min": n.key(ns, min), "max": n.key(ns, max), "shard": n.shard(*shard),
+            "docs": docs, "bytes": bytes,
+        }),
         EventKind::BalancerRound {
             round,
             candidates,

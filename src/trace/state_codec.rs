@@ -9,6 +9,7 @@ use super::json::{
 };
 use crate::cluster::ServerVersion;
 use crate::cluster::balancer::{BalancerState, Migration, RoundInProgress};
+use crate::cluster::orphans::RangeDeletion;
 use crate::cluster::resharding::{Resharding, ReshardingParams};
 use crate::cluster::window::WINDOW_TICKS;
 use crate::cluster::window::WriteWindow;
@@ -78,6 +79,10 @@ fn collection_json(c: &Cluster, coll: &Collection) -> Value {
             "v": [ch.info.version.major, ch.info.version.minor],
             "docs": ch.info.stats.docs, "bytes": ch.info.stats.bytes, "writes": ch.info.stats.writes,
             "jumbo": ch.info.jumbo, "since": ch.info.since, "written": ch.info.bytes_written,
+        })).collect::<Vec<_>>(),
+        "rangeDeletions": coll.range_deletions.iter().map(|r| json!({
+            "shard": c.shard_id(r.shard), "min": key_json(p, &r.min), "max": key_json(p, &r.max),
+            "docs": r.docs, "bytes": r.bytes, "dueMs": r.due_ms,
         })).collect::<Vec<_>>(),
         "window": coll.window.ticks().map(|(keys, shards)| json!({
             "keys": keys.iter().map(|(k, n)| json!([key_json(p, k), n])).collect::<Vec<_>>(),
@@ -246,6 +251,7 @@ fn collection_of(cluster: &Cluster, v: &Value, p: &str) -> Res<Collection> {
             )
             .map_err(|e| format!("field `{zp}`: {e}"))?;
     }
+    coll.range_deletions = range_deletions_of(cluster, v, p)?;
     let mut window = WriteWindow::new(WINDOW_TICKS);
     for (i, t) in array_at(v, "window", p)?.iter().enumerate() {
         let tp = format!("{p}window[{i}].");
@@ -335,4 +341,28 @@ fn balancer_of(cluster: &Cluster, b: &Value, p: &str) -> Res<(BalancerState, u64
         why_not: strings_at(b, "whyNot", p)?,
     };
     Ok((state, u64_at(b, "nextMigrationId", p)?))
+}
+
+/// The orphaned ranges of a keyframe's collection (none in traces older than the field).
+fn range_deletions_of(cluster: &Cluster, v: &Value, p: &str) -> Res<Vec<RangeDeletion>> {
+    let Some(list) = v.get("rangeDeletions") else {
+        return Ok(Vec::new());
+    };
+    let list = list
+        .as_array()
+        .ok_or_else(|| format!("field `{p}rangeDeletions`: expected an array"))?;
+    list.iter()
+        .enumerate()
+        .map(|(i, r)| {
+            let rp = format!("{p}rangeDeletions[{i}].");
+            Ok(RangeDeletion {
+                shard: shard_of(cluster, str_at(r, "shard", &rp)?, &format!("{rp}shard"))?,
+                min: key_at(r, "min", &rp)?,
+                max: key_at(r, "max", &rp)?,
+                docs: u64_at(r, "docs", &rp)?,
+                bytes: u64_at(r, "bytes", &rp)?,
+                due_ms: u64_at(r, "dueMs", &rp)?,
+            })
+        })
+        .collect()
 }

@@ -56,6 +56,7 @@ fn shard_rows(cluster: &Cluster, coll: Option<&Collection>) -> Vec<ShardRow> {
                 row.docs = t.stats.docs;
                 row.bytes = t.stats.bytes;
                 row.writes = c.writes_to(idx);
+                (row.orphaned_docs, row.orphaned_bytes) = c.orphans_on(idx);
                 row.write_share = shares
                     .as_ref()
                     .and_then(|v| v.get(i).copied())

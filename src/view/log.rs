@@ -63,6 +63,7 @@ pub fn log_line(cluster: &Cluster, e: &Event) -> Option<LogLine> {
             LogKind::Migration
         }
         EventKind::JumboMarked { .. } | EventKind::JumboCleared { .. } => LogKind::Jumbo,
+        EventKind::RangeDeleted { .. } => LogKind::Migration,
         EventKind::ShardZoneSet { .. }
         | EventKind::ZoneRangeSet { .. }
         | EventKind::PendingZoneRangeSet { .. } => LogKind::Zone,

@@ -99,6 +99,14 @@ pub fn decode(v: &Value, state: &Cluster) -> Res<Option<Event>> {
             max: key("max")?,
             shard: shard("shard")?,
         },
+        "rangeDeletion" => EventKind::RangeDeleted {
+            ns: ns()?,
+            min: key("min")?,
+            max: key("max")?,
+            shard: shard("shard")?,
+            docs: u64_at(v, "docs", "")?,
+            bytes: u64_at(v, "bytes", "")?,
+        },
         "clearJumboFlag" => EventKind::JumboCleared {
             ns: ns()?,
             min: key("min")?,

@@ -91,6 +91,12 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: Theme, focused: b
         );
         lines.push(row(i, s, &cols, fractions, hot == Some(i), app, theme));
     }
+    if let Some(note) = orphans_note(v) {
+        if lines.len() > rows {
+            lines.pop();
+        }
+        lines.push(Line::from(Span::styled(note, theme.dim())));
+    }
     if scroll + rows < v.shards.len() && rows > 0 {
         let more = format!(
             "… {} more (↓ with the focus here)",
@@ -198,4 +204,27 @@ fn row(
         spans.push(Span::styled(" ◀ HOT", theme.hot()));
     }
     Line::from(spans)
+}
+
+/// `orphaned: shard0000 769.1 KiB (3938 docs) · …` when migrations left documents on donors.
+fn orphans_note(v: &crate::view::ClusterView) -> Option<String> {
+    let parts: Vec<String> = v
+        .shards
+        .iter()
+        .filter(|s| s.orphaned_docs > 0)
+        .map(|s| {
+            format!(
+                "{} {} ({} docs)",
+                s.id,
+                human_bytes(s.orphaned_bytes),
+                s.orphaned_docs
+            )
+        })
+        .collect();
+    (!parts.is_empty()).then(|| {
+        format!(
+            "orphaned, until the range deleter runs: {}",
+            parts.join(" · ")
+        )
+    })
 }

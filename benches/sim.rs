@@ -103,6 +103,47 @@ fn scale(c: &mut Criterion) {
             );
         },
     );
+    // A round while the AutoMerger is on (its pass at enable done, the next not due): the round
+    // and the tick that follows it.
+    group.bench_function(
+        "one balancer round with the AutoMerger on (round + the next tick)",
+        |b| {
+            b.iter_batched(
+                || {
+                    let mut s = sim.clone();
+                    s.step();
+                    s
+                },
+                |mut s| {
+                    s.balancer_round_now();
+                    s.step();
+                    black_box(s.cluster.balancer.in_flight.len())
+                },
+                BatchSize::PerIteration,
+            );
+        },
+    );
+    // The AutoMerger's pass: every chunk is older than the 300 s history window, and each shard
+    // holds one contiguous block of 1,000 or 2,000 chunks, so each merge takes 1,000 chunks.
+    let mut old = sim.clone();
+    old.cluster.now_ms = 400_000;
+    group.bench_function(
+        "one balancer round with the AutoMerger (a pass's first merge, 1,000 chunks)",
+        |b| {
+            b.iter_batched(
+                || old.clone(),
+                |mut s| {
+                    s.balancer_round_now();
+                    s.auto_merger_round_now();
+                    black_box((
+                        s.cluster.balancer.in_flight.len(),
+                        s.cluster.collections[0].table.len(),
+                    ))
+                },
+                BatchSize::PerIteration,
+            );
+        },
+    );
     group.bench_function("one balancer round and its commits", |b| {
         b.iter_batched(
             || sim.clone(),

@@ -113,6 +113,20 @@ impl Simulator {
         }
     }
 
+    /// The AutoMerger's next action now, whatever its schedule (benchmarks, step-by-step demos):
+    /// starts a pass if none is under way, then merges on the next shard of the pass.
+    pub fn auto_merger_round_now(&mut self) {
+        if self.auto_merger.queue.is_empty() {
+            self.start_merge_pass();
+        }
+        if let Some((shard, namespaces)) = self.auto_merger.queue.pop_front() {
+            for ns in namespaces {
+                self.merge_all_chunks_on_shard(&ns, shard);
+            }
+            self.auto_merger.last_action_ms = Some(self.cluster.now_ms);
+        }
+    }
+
     /// `_init`: the shards and collections with a chunk that became old enough since last pass.
     fn start_merge_pass(&mut self) {
         let now = self.cluster.now_ms;

@@ -142,18 +142,30 @@ impl Simulator {
         }
     }
 
-    /// The first chunk of `shard` in key order that can move (not jumbo, not migrating).
-    fn first_movable_on(&self, c: usize, shard: ShardIdx) -> Option<usize> {
+    /// Each shard's first chunk in key order that can move (not jumbo, not migrating), in one
+    /// pass over the table.
+    fn first_movable_per_shard(&self, c: usize) -> Vec<Option<usize>> {
         let coll = &self.cluster.collections[c];
         let in_flight = self.cluster.balancer.migrating_in(&coll.ns);
-        coll.table
-            .iter()
-            .find(|ch| {
-                ch.info.shard == shard
-                    && !ch.info.jumbo
-                    && !(in_flight && self.cluster.balancer.migrating(&coll.ns, ch.min))
-            })
-            .map(|ch| ch.index)
+        let n = self.cluster.shards.len();
+        let mut first = vec![None; n];
+        let mut left = (0..n)
+            .filter(|&s| coll.table.shard_totals(ShardIdx(s as u32)).chunks > 0)
+            .count();
+        for ch in coll.table.iter() {
+            let s = ch.info.shard.index();
+            if left == 0 {
+                break;
+            }
+            if first[s].is_none()
+                && !ch.info.jumbo
+                && !(in_flight && self.cluster.balancer.migrating(&coll.ns, ch.min))
+            {
+                first[s] = Some(ch.index);
+                left -= 1;
+            }
+        }
+        first
     }
 
     /// A shard that can receive chunks: not removed, not draining.
@@ -307,6 +319,8 @@ impl Simulator {
         if receivers.is_empty() {
             return;
         }
+        let ideal = steps::ideal_data_size(bucket);
+        let mut on_demand: Option<Vec<Option<usize>>> = None;
         loop {
             let step = match self.cluster.version.balancing_metric() {
                 BalancingMetric::ChunkCount => {
@@ -317,7 +331,7 @@ impl Simulator {
                     bucket,
                     busy,
                     &receivers,
-                    self.cluster.chunk_size_of(c),
+                    (self.cluster.chunk_size_of(c), ideal),
                     self.cluster.version,
                     |s| self.cluster.shard_id(s).to_string(),
                 ),
@@ -330,7 +344,7 @@ impl Simulator {
                 }
             };
             let first = if bucket.movable_on_demand {
-                self.first_movable_on(c, from)
+                on_demand.get_or_insert_with(|| self.first_movable_per_shard(c))[from.index()]
             } else {
                 bucket.first_movable[from.index()]
             };

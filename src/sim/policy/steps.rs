@@ -74,7 +74,7 @@ pub(super) fn data_size_step(
     bucket: &Bucket,
     busy: &[bool],
     receivers: &[ShardIdx],
-    chunk_size: u64,
+    (chunk_size, ideal): (u64, u64),
     version: ServerVersion,
     name: impl Fn(ShardIdx) -> String,
 ) -> Result<(ShardIdx, ShardIdx), String> {
@@ -86,11 +86,6 @@ pub(super) fn data_size_step(
         .filter(|s| !busy[s.index()] && *s != from)
         .min_by_key(|s| (size(*s), *s))
         .ok_or("every other shard is in a migration")?;
-    let members: Vec<usize> = (0..bucket.members.len())
-        .filter(|&s| bucket.members[s])
-        .collect();
-    let total: u64 = members.iter().map(|&s| bucket.bytes[s]).sum();
-    let ideal = total / members.len().max(1) as u64;
     if version.donor_must_exceed_average() && size(from) <= ideal {
         return Err(format!(
             "balanced (no shard holds more than the ideal {})",
@@ -119,4 +114,12 @@ pub(super) fn data_size_step(
         ));
     }
     Ok((from, to))
+}
+
+/// `idealDataSizePerShardForZone`: the zone's shards' data ÷ their number (draining ones included).
+pub(super) fn ideal_data_size(bucket: &Bucket) -> u64 {
+    let (total, shards) = (0..bucket.members.len())
+        .filter(|&s| bucket.members[s])
+        .fold((0u64, 0u64), |(t, n), s| (t + bucket.bytes[s], n + 1));
+    total / shards.max(1)
 }

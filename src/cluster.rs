@@ -69,6 +69,9 @@ pub struct Settings {
     pub active_window: Option<ActiveWindow>,
     /// `config.settings` `{_id: "automerge", enabled}` (7.0+; on when the document is missing).
     pub auto_merge: bool,
+    /// The balancer document's `attemptToBalanceJumboChunks` (4.4+): balancing and zone moves
+    /// are issued with `forceJumbo`, so a chunk over the size limit still moves.
+    pub attempt_to_balance_jumbo_chunks: bool,
     /// Migration speed of the simulated network and disks.
     pub migration_bytes_per_sec: u64,
     /// Fixed cost of a migration (clone set-up, catch-up, commit), in milliseconds.

@@ -316,3 +316,89 @@ fn orphans_stay_on_the_donor_until_the_cleanup_delay_then_the_range_deleter_remo
         );
     }
 }
+
+#[test]
+fn a_collection_with_no_balance_is_skipped_drains_included() {
+    let sc = scenario::built_in("drain").unwrap().unwrap();
+    let mut s = Simulator::from_scenario(&sc, sc.seed, None).unwrap();
+    s.set_balancing_allowed("shop.orders", false).unwrap();
+    let events = run(&mut s, 100_000);
+    assert!(
+        !events
+            .iter()
+            .any(|e| matches!(e.kind, EventKind::MigrationStarted { .. })),
+        "no migration of a noBalance collection"
+    );
+    assert!(
+        s.cluster
+            .balancer
+            .why_not
+            .iter()
+            .any(|w| w.contains("noBalance")),
+        "{:?}",
+        s.cluster.balancer.why_not
+    );
+    s.set_balancing_allowed("shop.orders", true).unwrap();
+    let events = run(&mut s, 140_000);
+    assert!(events.iter().any(
+        |e| matches!(&e.kind, EventKind::MigrationStarted { reason, .. } if reason.is_drain())
+    ));
+}
+
+#[test]
+fn attempt_to_balance_jumbo_chunks_lets_the_balancer_move_a_chunk_over_the_limit() {
+    let sc = scenario::built_in("drain").unwrap().unwrap();
+    let mut s = Simulator::from_scenario(&sc, sc.seed, None).unwrap();
+    s.set_attempt_to_balance_jumbo_chunks(true);
+    let events = run(&mut s, 20_500);
+    assert!(
+        !events.iter().any(|e| matches!(
+            e.kind,
+            EventKind::MigrationFailed { .. } | EventKind::JumboMarked { .. }
+        )),
+        "the whale moves instead of failing with ChunkTooBig"
+    );
+    let whale = ShardKey::single(KeyValue::Int32(3500));
+    let t = &s.cluster.collections[0].table;
+    let moving = s
+        .cluster
+        .balancer
+        .in_flight
+        .iter()
+        .any(|m| m.min == *t.chunk(t.route(&whale)).min);
+    assert!(moving, "{:?}", s.cluster.balancer.in_flight);
+}
+
+#[test]
+fn force_redistribution_reshards_to_the_same_key_from_7_2_only() {
+    let body = r#""shards": 3, "chunkSizeMb": 1, "reshardingMinimumOperationDurationMillis": 20000,
+        "collections": [{"ns": "a.b", "key": {"x": 1}, "keepDocuments": true}],
+        "workloads": [{"ns": "a.b", "rate": 2000, "count": 2000, "docSize": 100,
+            "fields": {"x": {"uniformInt": {"min": 0, "max": 1000}}}}],
+        "until": 60"#;
+    let key = || shardtop::model::KeyPattern::parse_json(r#"{"x": 1}"#).unwrap();
+    // The same key without the option: nothing to do.
+    let mut s = sim("8.0", body);
+    s.run_until(2_000);
+    s.reshard_collection_with("a.b", key(), Some(3), false)
+        .unwrap();
+    assert!(s.cluster.collections[0].resharding.is_none());
+    // With it: a full resharding, a new incarnation whose chunks are spread over the shards.
+    s.reshard_collection_with("a.b", key(), Some(3), true)
+        .unwrap();
+    assert!(s.cluster.collections[0].resharding.is_some());
+    s.run_until(40_000);
+    let coll = &s.cluster.collections[0];
+    assert!(coll.resharding.is_none());
+    assert_eq!(coll.incarnation, 2);
+    let owners: std::collections::BTreeSet<u32> =
+        coll.table.iter().map(|c| c.info.shard.0).collect();
+    assert_eq!(owners.len(), 3, "re-placed over every shard");
+    // 7.0 has no such option.
+    let mut old = sim("7.0", body);
+    old.run_until(2_000);
+    let err = old
+        .reshard_collection_with("a.b", key(), None, true)
+        .unwrap_err();
+    assert_eq!(err.code, 40415, "{err}");
+}

@@ -386,3 +386,26 @@ proptest! {
         prop_assert_eq!(coll.table.check_invariants(), Ok(()));
     }
 }
+
+#[test]
+fn keyframes_keep_collection_balancing_settings_and_orphans() {
+    let sc = scenario::built_in("orphans").unwrap().unwrap();
+    let mut sim = Simulator::from_scenario(&sc, sc.seed, None).unwrap();
+    sim.configure_collection_balancing(
+        "app.events",
+        shardtop::sim::collection_balancing::BalancingRequest {
+            chunk_size_mb: Some(1),
+            enable_auto_merger: Some(false),
+            defragment: false,
+        },
+    )
+    .unwrap();
+    sim.run_until(60_000);
+    let frame = shardtop::trace::state_codec::encode(&sim.cluster);
+    let back = shardtop::trace::state_codec::decode(&frame).unwrap();
+    let (a, b) = (&sim.cluster.collections[0], &back.collections[0]);
+    assert_eq!(a.balancing, b.balancing);
+    assert!(!a.range_deletions.is_empty());
+    assert_eq!(a.range_deletions, b.range_deletions);
+    assert_eq!(sim.cluster.settings.auto_merge, back.settings.auto_merge);
+}

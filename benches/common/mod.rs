@@ -52,6 +52,7 @@ pub fn scale_cluster() -> Simulator {
             balancer_enabled: true,
             active_window: None,
             auto_merge: true,
+            attempt_to_balance_jumbo_chunks: false,
             migration_bytes_per_sec: 32 << 20,
             migration_overhead_ms: 1000,
             resharding: shardtop::cluster::resharding::ReshardingParams::default(),

@@ -150,15 +150,20 @@ impl Cluster {
             EventKind::BalancerIdle { why_not } => self.balancer.why_not.clone_from(why_not),
             EventKind::BalancerSet { enabled } => self.settings.balancer_enabled = *enabled,
             EventKind::AutoMergerSet { enabled } => self.settings.auto_merge = *enabled,
+            EventKind::AttemptToBalanceJumboChunksSet { enabled } => {
+                self.settings.attempt_to_balance_jumbo_chunks = *enabled;
+            }
             EventKind::ChunkSizeSet { bytes } => self.settings.chunk_size_bytes = *bytes,
             EventKind::CollectionBalancingSet {
                 ns,
                 max_chunk_size_bytes,
                 auto_merge,
+                no_balance,
             } => {
                 self.coll_mut(ns)?.balancing = super::CollectionBalancing {
                     max_chunk_size_bytes: *max_chunk_size_bytes,
                     auto_merge: *auto_merge,
+                    no_balance: *no_balance,
                 };
             }
             EventKind::KeyRefined { ns, key } => {

@@ -70,6 +70,9 @@ pub struct Collection {
 pub struct CollectionBalancing {
     pub max_chunk_size_bytes: Option<u64>,
     pub auto_merge: Option<bool>,
+    /// `noBalance: true` in `config.collections` (`sh.disableBalancing`): the balancer skips the
+    /// collection entirely, drains included.
+    pub no_balance: bool,
 }
 
 impl Collection {

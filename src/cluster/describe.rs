@@ -198,6 +198,10 @@ impl Cluster {
             })
             .to_string(),
             EventKind::ChunkSizeSet { bytes } => format!("chunk size {}", human_bytes(*bytes)),
+            EventKind::AttemptToBalanceJumboChunksSet { enabled } => format!(
+                "attemptToBalanceJumboChunks {}",
+                if *enabled { "on" } else { "off" }
+            ),
             EventKind::AutoMergerSet { enabled } => (if *enabled {
                 "AutoMerger started"
             } else {
@@ -208,6 +212,7 @@ impl Cluster {
                 ns,
                 max_chunk_size_bytes,
                 auto_merge,
+                no_balance,
             } => {
                 let size = max_chunk_size_bytes.map_or_else(
                     || "the cluster's chunk size".to_string(),
@@ -218,7 +223,12 @@ impl Cluster {
                     Some(false) => ", AutoMerger off",
                     None => "",
                 };
-                format!("{ns}: {size}{merge}")
+                let off = if *no_balance {
+                    ", balancing disabled (noBalance)"
+                } else {
+                    ""
+                };
+                format!("{ns}: {size}{merge}{off}")
             }
             EventKind::IndexCreated { ns, key, unique } => {
                 format!("{ns} {key}{}", if *unique { " unique" } else { "" })

@@ -175,12 +175,15 @@ pub enum EventKind {
     ChunkSizeSet { bytes: u64 },
     /// `config.settings` `automerge` (`sh.startAutoMerger()` / `sh.stopAutoMerger()`, 7.0+).
     AutoMergerSet { enabled: bool },
+    /// The balancer document's `attemptToBalanceJumboChunks`.
+    AttemptToBalanceJumboChunksSet { enabled: bool },
     /// `configureCollectionBalancing`: the collection's chunk size (`None`: the cluster's) and
     /// AutoMerger flag (`None`: not set).
     CollectionBalancingSet {
         ns: String,
         max_chunk_size_bytes: Option<u64>,
         auto_merge: Option<bool>,
+        no_balance: bool,
     },
     /// An index was created.
     IndexCreated {
@@ -299,6 +302,7 @@ impl EventKind {
             Self::BalancerSet { enabled: false } => "balancer.stop",
             Self::ChunkSizeSet { .. } => "setChunkSize",
             Self::AutoMergerSet { .. } => "setAutoMerger",
+            Self::AttemptToBalanceJumboChunksSet { .. } => "setAttemptToBalanceJumboChunks",
             Self::CollectionBalancingSet { .. } => "configureCollectionBalancing",
             Self::IndexCreated { .. } => "createIndexes",
             Self::KeyRefined { .. } => "refineCollectionShardKey.end",

@@ -155,6 +155,7 @@ impl CollectionDoc {
                     }
                 },
                 auto_merge: doc.get_bool("enableAutoMerge").ok(),
+                no_balance: flag(doc, "noBalance"),
             },
         })
     }
@@ -347,6 +348,8 @@ pub struct SettingsDocs {
     pub chunk_size_mb: Option<u64>,
     /// The `automerge` document's `enabled` (7.0+; on when the document is missing).
     pub auto_merge: bool,
+    /// The `balancer` document's `attemptToBalanceJumboChunks`.
+    pub attempt_to_balance_jumbo_chunks: bool,
 }
 
 impl Default for SettingsDocs {
@@ -356,6 +359,7 @@ impl Default for SettingsDocs {
             active_window: None,
             chunk_size_mb: None,
             auto_merge: true,
+            attempt_to_balance_jumbo_chunks: false,
         }
     }
 }
@@ -373,6 +377,7 @@ impl SettingsDocs {
             match doc.get_str("_id") {
                 Ok("balancer") => {
                     out.balancer_off = flag(doc, "stopped") || doc.get_str("mode") == Ok("off");
+                    out.attempt_to_balance_jumbo_chunks = flag(doc, "attemptToBalanceJumboChunks");
                     if let Ok(w) = doc.get_document("activeWindow") {
                         let start = w.get_str("start").ok().and_then(minutes);
                         let stop = w.get_str("stop").ok().and_then(minutes);

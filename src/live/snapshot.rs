@@ -145,6 +145,7 @@ pub fn cluster(
                 stop_minute: b,
             }),
             auto_merge: snap.settings.auto_merge,
+            attempt_to_balance_jumbo_chunks: snap.settings.attempt_to_balance_jumbo_chunks,
             migration_bytes_per_sec: 32 << 20,
             migration_overhead_ms: 1000,
             resharding: crate::cluster::resharding::ReshardingParams::default(),

@@ -161,7 +161,7 @@ fn collection(state: &State, c: &Collection, v: ServerVersion) -> Document {
     if v < ServerVersion::V5_0 {
         d.insert("distributionMode", "sharded");
     } else {
-        d.insert("noBalance", false);
+        d.insert("noBalance", c.balancing.no_balance);
     }
     if let Some(bytes) = c.balancing.max_chunk_size_bytes {
         d.insert("maxChunkSizeBytes", bytes as i64);

@@ -169,16 +169,21 @@ pub fn split(state: &mut State, cmd: &Document) -> Answer {
     Ok(ok(Document::new()))
 }
 
+/// The key a chunk command names: its `find` document's shard key, or its `bounds[0]`.
+fn find_or_bounds(state: &State, ns: &str, cmd: &Document) -> Result<ShardKey, MongoError> {
+    let p = key_pattern_of(state, ns)?;
+    if let Some(Bson::Document(find)) = cmd.get("find") {
+        p.extract(find).map_err(|e| MongoError::bad_value(e.0))
+    } else {
+        Ok(bounds(cmd, &p)?.0)
+    }
+}
+
 /// `moveChunk` with `find` or `bounds` (`forceJumbo` honoured).
 pub fn move_chunk(state: &mut State, cmd: &Document) -> Answer {
     let ns = ns_arg(cmd, "moveChunk")?;
     let to = string_arg(cmd, "to")?;
-    let p = key_pattern_of(state, &ns)?;
-    let key = if let Some(Bson::Document(find)) = cmd.get("find") {
-        p.extract(find).map_err(|e| MongoError::bad_value(e.0))?
-    } else {
-        bounds(cmd, &p)?.0
-    };
+    let key = find_or_bounds(state, &ns, cmd)?;
     if flag(cmd, "forceJumbo") {
         state.sim.move_chunk_forced(&ns, &key, &to)?;
     } else {
@@ -190,12 +195,7 @@ pub fn move_chunk(state: &mut State, cmd: &Document) -> Answer {
 /// `clearJumboFlag` on the chunk holding `find` (or starting at `bounds[0]`).
 pub fn clear_jumbo_flag(state: &mut State, cmd: &Document) -> Answer {
     let ns = ns_arg(cmd, "clearJumboFlag")?;
-    let p = key_pattern_of(state, &ns)?;
-    let key = if let Some(Bson::Document(find)) = cmd.get("find") {
-        p.extract(find).map_err(|e| MongoError::bad_value(e.0))?
-    } else {
-        bounds(cmd, &p)?.0
-    };
+    let key = find_or_bounds(state, &ns, cmd)?;
     let c = state
         .sim
         .cluster
@@ -314,7 +314,15 @@ pub fn reshard(state: &mut State, cmd: &Document) -> Answer {
     let ns = ns_arg(cmd, "reshardCollection")?;
     let key = pattern(doc_arg(cmd, "key")?)?;
     let n = opt_count(cmd, "numInitialChunks")?.map(|n| n.clamp(1, 8192) as u32);
-    state.sim.reshard_collection(&ns, key, n)?;
+    let force = cmd.contains_key("forceRedistribution");
+    if force && state.sim.cluster.version < ServerVersion::V7_2 {
+        return Err(MongoError::unknown_field(
+            "BSON field 'reshardCollection.forceRedistribution' is an unknown field.",
+        ));
+    }
+    state
+        .sim
+        .reshard_collection_with(&ns, key, n, flag(cmd, "forceRedistribution"))?;
     Ok(ok(Document::new()))
 }
 

@@ -11,19 +11,14 @@ impl Simulator {
     pub(super) fn apply_action(&mut self, action: &Action) -> Result<(), MongoError> {
         match &action.op {
             Op::AddShard { id, capacity } => self.add_shard(id, *capacity).map(|_| ()),
-            Op::BalancerStart {} => {
-                self.set_balancer(true);
-                Ok(())
-            }
-            Op::BalancerStop {} => {
-                self.set_balancer(false);
-                Ok(())
-            }
-            Op::StartAutoMerger {} | Op::StopAutoMerger {} => {
-                self.set_auto_merge(matches!(action.op, Op::StartAutoMerger {}));
-                Ok(())
-            }
-            Op::SetChunkSize { mb } => self.set_chunk_size_mb(*mb),
+            Op::BalancerStart {}
+            | Op::BalancerStop {}
+            | Op::DisableBalancing { .. }
+            | Op::EnableBalancing { .. }
+            | Op::AttemptToBalanceJumboChunks { .. }
+            | Op::StartAutoMerger {}
+            | Op::StopAutoMerger {}
+            | Op::SetChunkSize { .. } => self.apply_settings_op(&action.op),
             Op::Split { ns, middle } => {
                 let key = self.bound(ns, middle)?;
                 self.split_at(ns, key)
@@ -97,9 +92,10 @@ impl Simulator {
                 ns,
                 key,
                 num_initial_chunks,
+                force_redistribution,
             } => {
                 let key = pattern_of(key, "key").map_err(MongoError::bad_value)?;
-                self.reshard_collection(ns, key, *num_initial_chunks)
+                self.reshard_collection_with(ns, key, *num_initial_chunks, *force_redistribution)
             }
             Op::RefineCollectionShardKey { ns, key } => {
                 let key = pattern_of(key, "key").map_err(MongoError::bad_value)?;
@@ -155,6 +151,26 @@ impl Simulator {
         } else {
             self.move_chunk(ns, &key, None, to)
         }
+    }
+
+    /// The balancer's and the AutoMerger's settings, cluster-wide and per collection.
+    fn apply_settings_op(&mut self, op: &Op) -> Result<(), MongoError> {
+        match op {
+            Op::BalancerStart {} | Op::BalancerStop {} => {
+                self.set_balancer(matches!(op, Op::BalancerStart {}));
+            }
+            Op::StartAutoMerger {} | Op::StopAutoMerger {} => {
+                self.set_auto_merge(matches!(op, Op::StartAutoMerger {}));
+            }
+            Op::AttemptToBalanceJumboChunks { enabled } => {
+                self.set_attempt_to_balance_jumbo_chunks(*enabled);
+            }
+            Op::DisableBalancing { ns } => return self.set_balancing_allowed(ns, false),
+            Op::EnableBalancing { ns } => return self.set_balancing_allowed(ns, true),
+            Op::SetChunkSize { mb } => return self.set_chunk_size_mb(*mb),
+            _ => {}
+        }
+        Ok(())
     }
 
     /// The operations of removing a shard: draining, moving primaries, clearing jumbo flags.

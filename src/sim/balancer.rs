@@ -178,7 +178,15 @@ impl Simulator {
         };
         let chunk_size = self.cluster.chunk_size_of(c);
         let donor = coll.table.shard_totals(from).stats;
-        let too_big = (!reason.is_forced())
+        // 4.4.6 and 8.0.10 `db/s/balancer/balancer_policy.cpp`: with `attemptToBalanceJumboChunks`
+        // the zone-violation and imbalance moves carry `kForceBalancer` too.
+        let forced = reason.is_forced()
+            || (self.cluster.settings.attempt_to_balance_jumbo_chunks
+                && matches!(
+                    reason,
+                    MigrationReason::ChunksImbalance | MigrationReason::ZoneViolation
+                ));
+        let too_big = (!forced)
             .then(|| chunk_too_big(chunk_size, donor.bytes, donor.docs, stats.docs))
             .flatten();
         let id = self.cluster.next_migration_id;

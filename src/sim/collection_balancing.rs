@@ -70,6 +70,16 @@ impl Simulator {
             ns,
             max_chunk_size_bytes: balancing.max_chunk_size_bytes,
             auto_merge: balancing.auto_merge,
+            no_balance: balancing.no_balance,
         });
+    }
+
+    /// `sh.disableBalancing(ns)` / `sh.enableBalancing(ns)`: `config.collections` `noBalance`.
+    pub fn set_balancing_allowed(&mut self, ns: &str, allowed: bool) -> Result<(), MongoError> {
+        let c = self.coll(ns)?;
+        let mut balancing = self.cluster.collections[c].balancing;
+        balancing.no_balance = !allowed;
+        self.set_collection_balancing(c, balancing);
+        Ok(())
     }
 }

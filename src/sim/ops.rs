@@ -328,6 +328,14 @@ impl Simulator {
         }
     }
 
+    /// The balancer document's `attemptToBalanceJumboChunks` (4.4+).
+    pub fn set_attempt_to_balance_jumbo_chunks(&mut self, enabled: bool) {
+        if self.cluster.settings.attempt_to_balance_jumbo_chunks != enabled {
+            self.cluster.settings.attempt_to_balance_jumbo_chunks = enabled;
+            self.emit(EventKind::AttemptToBalanceJumboChunksSet { enabled });
+        }
+    }
+
     /// `config.settings` chunksize, in MB (1..=1024).
     pub fn set_chunk_size_mb(&mut self, mb: u64) -> Result<(), MongoError> {
         if !(1..=1024).contains(&mb) {

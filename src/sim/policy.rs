@@ -68,6 +68,15 @@ impl Simulator {
         out: &mut Vec<Candidate>,
         why_not: &mut Vec<String>,
     ) {
+        if self.cluster.collections[c].balancing.no_balance {
+            // 7.0/8.0 `db/s/balancer/balancer_chunk_selection_policy{_impl}.cpp` skip a
+            // collection whose `getAllowBalance()` is false (`noBalance`); recalled, not re-read.
+            why_not.push(format!(
+                "{}: balancing is disabled for this collection (noBalance)",
+                self.cluster.collections[c].ns
+            ));
+            return;
+        }
         if self.cluster.collections[c].resharding.is_some() {
             why_not.push(format!(
                 "{}: being resharded, its chunks do not move",

@@ -42,6 +42,25 @@ impl Simulator {
         key: KeyPattern,
         num_initial_chunks: Option<u32>,
     ) -> Result<(), MongoError> {
+        self.reshard_collection_with(ns, key, num_initial_chunks, false)
+    }
+
+    /// `reshardCollection` with `forceRedistribution` (7.2+): to the same key it is a no-op
+    /// unless forced, when the data is re-placed over the shards as for a new key.
+    // 8.0.10 `db/s/resharding/resharding_coordinator_service.cpp` (same key without
+    // `forceRedistribution`: nothing to do); the option is new in 7.2 (IDL: unknown before).
+    pub fn reshard_collection_with(
+        &mut self,
+        ns: &str,
+        key: KeyPattern,
+        num_initial_chunks: Option<u32>,
+        force_redistribution: bool,
+    ) -> Result<(), MongoError> {
+        if force_redistribution && self.cluster.version < crate::cluster::ServerVersion::V7_2 {
+            return Err(MongoError::unknown_field(
+                "BSON field 'reshardCollection.forceRedistribution' is an unknown field.",
+            ));
+        }
         if self.cluster.version < crate::cluster::ServerVersion::V5_0 {
             return Err(MongoError::command_not_found(
                 "no such command: 'reshardCollection'",
@@ -57,7 +76,7 @@ impl Simulator {
         if num_initial_chunks == Some(0) {
             return Err(MongoError::bad_value("numInitialChunks must be at least 1"));
         }
-        if key == coll.pattern {
+        if key == coll.pattern && !force_redistribution {
             return Ok(());
         }
         let Some(store) = coll.docs.as_ref() else {

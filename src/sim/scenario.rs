@@ -183,6 +183,9 @@ impl Action {
             Op::BalancerStart {} => "balancerStart",
             Op::BalancerStop {} => "balancerStop",
             Op::StartAutoMerger {} => "startAutoMerger",
+            Op::DisableBalancing { .. } => "disableBalancing",
+            Op::AttemptToBalanceJumboChunks { .. } => "attemptToBalanceJumboChunks",
+            Op::EnableBalancing { .. } => "enableBalancing",
             Op::StopAutoMerger {} => "stopAutoMerger",
             Op::SetChunkSize { .. } => "setChunkSize",
             Op::Split { .. } => "split",
@@ -221,6 +224,17 @@ pub enum Op {
     },
     BalancerStart {},
     BalancerStop {},
+    /// The balancer document's `attemptToBalanceJumboChunks`.
+    AttemptToBalanceJumboChunks {
+        enabled: bool,
+    },
+    /// `sh.disableBalancing(ns)` / `sh.enableBalancing(ns)`: `config.collections` `noBalance`.
+    DisableBalancing {
+        ns: String,
+    },
+    EnableBalancing {
+        ns: String,
+    },
     /// `sh.startAutoMerger()` / `sh.stopAutoMerger()`: `config.settings` `automerge`.
     StartAutoMerger {},
     StopAutoMerger {},
@@ -303,6 +317,9 @@ pub enum Op {
         key: serde_json::Value,
         #[serde(default, rename = "numInitialChunks")]
         num_initial_chunks: Option<u32>,
+        /// 7.2+: reshard even to the same key.
+        #[serde(default, rename = "forceRedistribution")]
+        force_redistribution: bool,
     },
     AddShardToZone {
         shard: String,

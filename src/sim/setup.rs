@@ -79,6 +79,7 @@ impl Simulator {
             balancer_enabled: sc.balancer,
             active_window: None,
             auto_merge: true,
+            attempt_to_balance_jumbo_chunks: false,
             migration_bytes_per_sec: (speed * f64::from(1u32 << 20)) as u64,
             migration_overhead_ms: 1000,
             resharding: resharding_params(sc)?,

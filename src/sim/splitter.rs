@@ -160,13 +160,7 @@ impl Simulator {
             return;
         }
         coll.table.set_jumbo(i, true);
-        let chunk = coll.table.chunk(i);
-        let (ns, min, max, shard) = (
-            coll.ns.clone(),
-            chunk.min.clone(),
-            chunk.max.clone(),
-            chunk.info.shard,
-        );
+        let (ns, min, max, shard) = chunk_of(coll, i);
         self.emit(EventKind::JumboMarked {
             ns,
             min,
@@ -188,13 +182,7 @@ impl Simulator {
             return Ok(());
         }
         coll.table.clear_jumbo(i);
-        let chunk = coll.table.chunk(i);
-        let (ns, min, max, shard) = (
-            coll.ns.clone(),
-            chunk.min.clone(),
-            chunk.max.clone(),
-            chunk.info.shard,
-        );
+        let (ns, min, max, shard) = chunk_of(coll, i);
         self.emit(EventKind::JumboCleared {
             ns,
             min,
@@ -226,6 +214,17 @@ impl Collection {
     fn keys_last(&self, min: &ShardKey, max: &ShardKey) -> Option<ShardKey> {
         self.keys.last_in(min, max)
     }
+}
+
+/// The namespace, bounds and owner of chunk `i`, for an event.
+fn chunk_of(coll: &Collection, i: usize) -> (String, ShardKey, ShardKey, ShardIdx) {
+    let chunk = coll.table.chunk(i);
+    (
+        coll.ns.clone(),
+        chunk.min.clone(),
+        chunk.max.clone(),
+        chunk.info.shard,
+    )
 }
 
 /// Writes are not in the key index: share the chunk's writes out by documents.

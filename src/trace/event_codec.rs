@@ -155,7 +155,9 @@ fn body(kind: &EventKind, n: &Names<'_>) -> Value {
             why_not,
         } => json!({"round": round, "candidates": candidates, "whyNot": why_not}),
         EventKind::BalancerIdle { why_not } => json!({"whyNot": why_not}),
-        EventKind::BalancerSet { enabled } | EventKind::AutoMergerSet { enabled } => {
+        EventKind::BalancerSet { enabled }
+        | EventKind::AutoMergerSet { enabled }
+        | EventKind::AttemptToBalanceJumboChunksSet { enabled } => {
             json!({"enabled": enabled})
         }
         EventKind::ChunkSizeSet { bytes } => json!({"bytes": bytes}),
@@ -163,8 +165,13 @@ fn body(kind: &EventKind, n: &Names<'_>) -> Value {
             ns,
             max_chunk_size_bytes,
             auto_merge,
+            no_balance,
         } => {
-            json!({"ns": ns, "maxChunkSizeBytes": max_chunk_size_bytes, "enableAutoMerge": auto_merge})
+            let mut v = json!({"ns": ns, "maxChunkSizeBytes": max_chunk_size_bytes, "enableAutoMerge": auto_merge});
+            if *no_balance {
+                v["noBalance"] = json!(true);
+            }
+            v
         }
         EventKind::IndexCreated { ns, key, unique } => {
             json!({"ns": ns, "key": pattern_json(key), "unique": unique})

@@ -217,6 +217,7 @@ fn placeholder() -> crate::cluster::Cluster {
             balancer_enabled: false,
             active_window: None,
             auto_merge: true,
+            attempt_to_balance_jumbo_chunks: false,
             migration_bytes_per_sec: 1,
             migration_overhead_ms: 0,
             resharding: crate::cluster::resharding::ReshardingParams::default(),

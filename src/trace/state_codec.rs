@@ -25,6 +25,7 @@ pub fn encode(c: &Cluster) -> Value {
             "serverVersion": c.version.to_string(),
             "settings": {
                 "chunkSizeBytes": s.chunk_size_bytes, "balancer": s.balancer_enabled, "autoMerge": s.auto_merge,
+                "attemptToBalanceJumboChunks": s.attempt_to_balance_jumbo_chunks,
                 "migrationBytesPerSec": s.migration_bytes_per_sec, "migrationOverheadMs": s.migration_overhead_ms,
                 "reshardingMinimumOperationDurationMillis": s.resharding.minimum_operation_duration_ms,
                 "reshardingCriticalSectionTimeoutMillis": s.resharding.critical_section_timeout_ms,
@@ -80,6 +81,11 @@ fn collection_json(c: &Cluster, coll: &Collection) -> Value {
             "docs": ch.info.stats.docs, "bytes": ch.info.stats.bytes, "writes": ch.info.stats.writes,
             "jumbo": ch.info.jumbo, "since": ch.info.since, "written": ch.info.bytes_written,
         })).collect::<Vec<_>>(),
+        "balancing": {
+            "maxChunkSizeBytes": coll.balancing.max_chunk_size_bytes,
+            "enableAutoMerge": coll.balancing.auto_merge,
+            "noBalance": coll.balancing.no_balance,
+        },
         "rangeDeletions": coll.range_deletions.iter().map(|r| json!({
             "shard": c.shard_id(r.shard), "min": key_json(p, &r.min), "max": key_json(p, &r.max),
             "docs": r.docs, "bytes": r.bytes, "dueMs": r.due_ms,
@@ -105,6 +111,10 @@ pub fn decode(v: &Value) -> Res<Cluster> {
         chunk_size_bytes: u64_at(set, "chunkSizeBytes", sp)?,
         balancer_enabled: bool_at(set, "balancer", sp)?,
         active_window: None,
+        attempt_to_balance_jumbo_chunks: set
+            .get("attemptToBalanceJumboChunks")
+            .and_then(Value::as_bool)
+            .unwrap_or(false),
         auto_merge: set
             .get("autoMerge")
             .and_then(Value::as_bool)
@@ -252,6 +262,11 @@ fn collection_of(cluster: &Cluster, v: &Value, p: &str) -> Res<Collection> {
             .map_err(|e| format!("field `{zp}`: {e}"))?;
     }
     coll.range_deletions = range_deletions_of(cluster, v, p)?;
+    if let Some(b) = v.get("balancing") {
+        coll.balancing.max_chunk_size_bytes = b.get("maxChunkSizeBytes").and_then(Value::as_u64);
+        coll.balancing.auto_merge = b.get("enableAutoMerge").and_then(Value::as_bool);
+        coll.balancing.no_balance = b.get("noBalance").and_then(Value::as_bool).unwrap_or(false);
+    }
     let mut window = WriteWindow::new(WINDOW_TICKS);
     for (i, t) in array_at(v, "window", p)?.iter().enumerate() {
         let tp = format!("{p}window[{i}].");

@@ -70,6 +70,7 @@ pub fn log_line(cluster: &Cluster, e: &Event) -> Option<LogLine> {
         EventKind::BalancerRound { .. }
         | EventKind::BalancerSet { .. }
         | EventKind::AutoMergerSet { .. }
+        | EventKind::AttemptToBalanceJumboChunksSet { .. }
         | EventKind::BalancerIdle { .. } => LogKind::Balancer,
         EventKind::ShardAdded { .. }
         | EventKind::ShardDraining { .. }

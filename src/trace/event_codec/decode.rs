@@ -135,6 +135,9 @@ pub fn decode(v: &Value, state: &Cluster) -> Res<Option<Event>> {
         "setAutoMerger" => EventKind::AutoMergerSet {
             enabled: bool_at(v, "enabled", "")?,
         },
+        "setAttemptToBalanceJumboChunks" => EventKind::AttemptToBalanceJumboChunksSet {
+            enabled: bool_at(v, "enabled", "")?,
+        },
         "setChunkSize" => EventKind::ChunkSizeSet {
             bytes: u64_at(v, "bytes", "")?,
         },
@@ -148,6 +151,7 @@ pub fn decode(v: &Value, state: &Cluster) -> Res<Option<Event>> {
                 None | Some(Value::Null) => None,
                 Some(_) => Some(bool_at(v, "enableAutoMerge", "")?),
             },
+            no_balance: v.get("noBalance").and_then(Value::as_bool).unwrap_or(false),
         },
         "createIndexes" => EventKind::IndexCreated {
             ns: ns()?,

@@ -101,3 +101,21 @@ async fn the_8_3_drain_commands_drain_report_and_commit() {
     assert_eq!(shards.get_array("shards").unwrap().len(), 2);
     server.shutdown().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn config_settings_show_the_auto_merger_and_attempt_to_balance_jumbo_chunks() {
+    let mut sim = common::two_shards("8.0");
+    sim.set_auto_merge(false);
+    sim.set_attempt_to_balance_jumbo_chunks(true);
+    let (server, client) = common::serve_paused(sim).await;
+    let docs = common::find_all(&client, "config", "settings", doc! {}).await;
+    let by_id = |id: &str| docs.iter().find(|d| d.get_str("_id") == Ok(id)).cloned();
+    assert_eq!(by_id("automerge").unwrap().get_bool("enabled"), Ok(false));
+    assert_eq!(
+        by_id("balancer")
+            .unwrap()
+            .get_bool("attemptToBalanceJumboChunks"),
+        Ok(true)
+    );
+    server.shutdown().await;
+}

@@ -288,10 +288,18 @@ fn settings(state: &State) -> Vec<Document> {
             doc! { "start": hm(w.start_minute), "stop": hm(w.stop_minute) },
         );
     }
-    vec![
+    if s.attempt_to_balance_jumbo_chunks {
+        balancer.insert("attemptToBalanceJumboChunks", true);
+    }
+    let mut docs = vec![
         balancer,
         doc! { "_id": "chunksize", "value": (s.chunk_size_bytes >> 20) as i64 },
-    ]
+    ];
+    // `sh.stopAutoMerger()` writes this document; without it the AutoMerger is on.
+    if !s.auto_merge {
+        docs.push(doc! { "_id": "automerge", "enabled": false });
+    }
+    docs
 }
 
 fn version_doc(state: &State, v: ServerVersion) -> Document {

@@ -2,7 +2,7 @@
 
 use super::Cluster;
 use super::event::{Event, EventKind, MigrationRange};
-use crate::model::ShardKey;
+use crate::model::{ShardIdx, ShardKey};
 use crate::units::human_bytes;
 
 impl Cluster {
@@ -23,6 +23,16 @@ impl Cluster {
             }
             None => format!("{key:?}"),
         }
+    }
+
+    /// `app.events [{x: 1}, {x: 2}) on shard0000`.
+    fn range_on(&self, ns: &str, min: &ShardKey, max: &ShardKey, shard: ShardIdx) -> String {
+        format!(
+            "{ns} [{}, {}) on {}",
+            self.bound_text(ns, min),
+            self.bound_text(ns, max),
+            self.shard_id(shard)
+        )
     }
 
     /// `#3 app.events shard0000 → shard0001`.
@@ -66,10 +76,8 @@ impl Cluster {
                 cause,
                 ..
             } => format!(
-                "{ns} [{}, {}) on {} at {} ({cause:?})",
-                self.bound_text(ns, min),
-                self.bound_text(ns, max),
-                id(*shard),
+                "{} at {} ({cause:?})",
+                self.range_on(ns, min, max, *shard),
                 points
                     .iter()
                     .map(|p| self.bound_text(ns, p))
@@ -83,12 +91,7 @@ impl Cluster {
                 shard,
                 error,
             } => {
-                format!(
-                    "{ns} [{}, {}) on {}: {error}",
-                    self.bound_text(ns, min),
-                    self.bound_text(ns, max),
-                    id(*shard)
-                )
+                format!("{}: {error}", self.range_on(ns, min, max, *shard))
             }
             EventKind::Merge {
                 ns,
@@ -99,10 +102,8 @@ impl Cluster {
                 auto,
             } => {
                 format!(
-                    "{ns} [{}, {}) on {}: {chunks} chunks{}",
-                    self.bound_text(ns, min),
-                    self.bound_text(ns, max),
-                    id(*shard),
+                    "{}: {chunks} chunks{}",
+                    self.range_on(ns, min, max, *shard),
                     if *auto { " (AutoMerger)" } else { "" }
                 )
             }
@@ -138,12 +139,7 @@ impl Cluster {
                 max,
                 shard,
             } => {
-                format!(
-                    "{ns} [{}, {}) on {} is jumbo",
-                    self.bound_text(ns, min),
-                    self.bound_text(ns, max),
-                    id(*shard)
-                )
+                format!("{} is jumbo", self.range_on(ns, min, max, *shard))
             }
             EventKind::RangeDeleted {
                 ns,
@@ -154,10 +150,8 @@ impl Cluster {
                 bytes,
             } => {
                 format!(
-                    "{ns} [{}, {}) on {}: {docs} orphaned docs, {} deleted",
-                    self.bound_text(ns, min),
-                    self.bound_text(ns, max),
-                    id(*shard),
+                    "{}: {docs} orphaned docs, {} deleted",
+                    self.range_on(ns, min, max, *shard),
                     human_bytes(*bytes)
                 )
             }
@@ -168,10 +162,8 @@ impl Cluster {
                 shard,
             } => {
                 format!(
-                    "{ns} [{}, {}) on {}: jumbo flag cleared",
-                    self.bound_text(ns, min),
-                    self.bound_text(ns, max),
-                    id(*shard)
+                    "{}: jumbo flag cleared",
+                    self.range_on(ns, min, max, *shard)
                 )
             }
             EventKind::BalancerRound {

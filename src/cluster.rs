@@ -10,6 +10,7 @@
 pub mod apply;
 pub mod balancer;
 pub mod collection;
+pub mod defragmentation;
 pub mod describe;
 pub mod error;
 pub mod event;

@@ -17,6 +17,7 @@ pub mod actions;
 pub mod auto_merger;
 pub mod balancer;
 pub mod collection_balancing;
+pub mod defragmenter;
 pub mod docs;
 pub mod drain;
 pub mod engine;

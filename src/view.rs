@@ -187,6 +187,8 @@ pub struct CollectionView {
     pub hot: Option<HotChunk>,
     pub selection: Option<Selection>,
     pub query: Option<QueryView>,
+    /// What reshapes the collection now: a resharding, a defragmentation phase.
+    pub activity: Option<String>,
 }
 
 /// Everything one frame shows.

@@ -43,6 +43,7 @@ fn scenarios_lists_every_built_in_scenario_with_its_description_and_seed() {
             "drain",
             "auto-merge",
             "orphans",
+            "defragment",
             "firehose",
             "zones-gdpr"
         ]

@@ -70,13 +70,33 @@ async fn configure_collection_balancing_is_shown_and_read_back() {
     .unwrap();
     let coll = collection_doc(&client, "app.c").await;
     assert!(coll.get("maxChunkSizeBytes").is_none());
-    let err = admin(
+    admin(
         &client,
         doc! {"configureCollectionBalancing": "app.c", "defragmentCollection": true},
     )
     .await
-    .unwrap_err();
-    assert_eq!(code_of(&err), 115);
+    .unwrap();
+    let coll = collection_doc(&client, "app.c").await;
+    assert_eq!(coll.get_bool("defragmentCollection"), Ok(true));
+    assert_eq!(
+        coll.get_str("defragmentationPhase"),
+        Ok("mergeAndMeasureChunks")
+    );
+    let status = admin(&client, doc! {"balancerCollectionStatus": "app.c"})
+        .await
+        .unwrap();
+    assert_eq!(status.get_bool("balancerCompliant"), Ok(false));
+    assert_eq!(
+        status.get_str("firstComplianceViolation"),
+        Ok("defragmentingChunks")
+    );
+    let details = status.get_document("details").unwrap();
+    assert_eq!(details.get_str("currentPhase"), Ok("mergeAndMeasureChunks"));
+    let progress = details.get_document("progress").unwrap();
+    assert!(matches!(
+        progress.get("remainingChunksToProcess"),
+        Some(bson::Bson::Int64(n)) if *n >= 1
+    ));
     server.shutdown().await;
 
     let (server, client, _) = serve_empty("4.4", false).await;

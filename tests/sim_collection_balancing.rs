@@ -69,7 +69,7 @@ fn the_command_follows_the_version_rules() {
     let req = |mb, merge| BalancingRequest {
         chunk_size_mb: mb,
         enable_auto_merger: merge,
-        defragment: false,
+        defragment: None,
     };
     let mut old = scenario_with("5.0", false, 0, "");
     assert_eq!(
@@ -94,14 +94,15 @@ fn the_command_follows_the_version_rules() {
         "0 goes back to the cluster's"
     );
     let defrag = BalancingRequest {
-        defragment: true,
+        defragment: Some(true),
         ..BalancingRequest::default()
     };
+    six.configure_collection_balancing("app.c", defrag).unwrap();
     assert_eq!(
-        six.configure_collection_balancing("app.c", defrag)
-            .unwrap_err()
-            .code,
-        115
+        six.cluster.collections[0]
+            .defragmentation
+            .map(shardtop::cluster::defragmentation::DefragmentationPhase::as_str),
+        Some("mergeAndMeasureChunks")
     );
     assert!(
         six.configure_collection_balancing("app.c", req(Some(2048), None))

@@ -254,7 +254,7 @@ fn the_auto_merger_stops_with_the_balancer_and_honours_enable_auto_merge() {
         shardtop::sim::collection_balancing::BalancingRequest {
             chunk_size_mb: None,
             enable_auto_merger: Some(false),
-            defragment: false,
+            defragment: None,
         },
     )
     .unwrap();

@@ -166,6 +166,9 @@ impl Cluster {
                     no_balance: *no_balance,
                 };
             }
+            EventKind::DefragmentationPhaseSet { ns, phase } => {
+                self.coll_mut(ns)?.defragmentation = *phase;
+            }
             EventKind::KeyRefined { ns, key } => {
                 let coll = self.coll_mut(ns)?;
                 coll.refine_key(key.clone())

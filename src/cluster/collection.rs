@@ -63,6 +63,8 @@ pub struct Collection {
     pub balancing: CollectionBalancing,
     /// Ranges migrations left on their donors, waiting for the range deleter (orphans).
     pub range_deletions: Vec<super::orphans::RangeDeletion>,
+    /// `defragmentCollection: true` and its `defragmentationPhase`, while it runs.
+    pub defragmentation: Option<super::defragmentation::DefragmentationPhase>,
 }
 
 /// Per-collection balancer settings (`configureCollectionBalancing`, 5.3+).
@@ -97,6 +99,7 @@ impl Collection {
             resharding: None,
             balancing: CollectionBalancing::default(),
             range_deletions: Vec::new(),
+            defragmentation: None,
         }
     }
 
@@ -147,6 +150,7 @@ impl Collection {
     ) -> Result<(), crate::model::RoutingError> {
         // The donors drop the old incarnation, its orphans with it.
         self.range_deletions.clear();
+        self.defragmentation = None;
         let chunks = layout
             .iter()
             .enumerate()

@@ -222,6 +222,10 @@ impl Cluster {
                 };
                 format!("{ns}: {size}{merge}{off}")
             }
+            EventKind::DefragmentationPhaseSet { ns, phase } => match phase {
+                Some(p) => format!("{ns}: defragmentation phase {}", p.as_str()),
+                None => format!("{ns}: defragmentation finished"),
+            },
             EventKind::IndexCreated { ns, key, unique } => {
                 format!("{ns} {key}{}", if *unique { " unique" } else { "" })
             }

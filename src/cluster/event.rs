@@ -28,6 +28,8 @@ pub enum MigrationReason {
     Manual,
     /// A `moveChunk` with `forceJumbo`: moves a jumbo chunk whatever its size.
     ManualForce,
+    /// Defragmentation's moveAndMergeChunks phase moves a small chunk to its neighbour's shard.
+    Defragmentation,
 }
 
 impl MigrationReason {
@@ -51,6 +53,7 @@ impl MigrationReason {
             Self::TopChunk => "topChunk",
             Self::Manual => "manual",
             Self::ManualForce => "manualForceJumbo",
+            Self::Defragmentation => "defragmentation",
         }
     }
 }
@@ -185,6 +188,11 @@ pub enum EventKind {
         auto_merge: Option<bool>,
         no_balance: bool,
     },
+    /// A collection's defragmentation moved to `phase` (`None`: finished, the fields unset).
+    DefragmentationPhaseSet {
+        ns: String,
+        phase: Option<super::defragmentation::DefragmentationPhase>,
+    },
     /// An index was created.
     IndexCreated {
         ns: String,
@@ -304,6 +312,7 @@ impl EventKind {
             Self::AutoMergerSet { .. } => "setAutoMerger",
             Self::AttemptToBalanceJumboChunksSet { .. } => "setAttemptToBalanceJumboChunks",
             Self::CollectionBalancingSet { .. } => "configureCollectionBalancing",
+            Self::DefragmentationPhaseSet { .. } => "defragmentationPhase",
             Self::IndexCreated { .. } => "createIndexes",
             Self::KeyRefined { .. } => "refineCollectionShardKey.end",
             Self::Writes { .. } => "writes",

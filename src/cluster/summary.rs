@@ -109,6 +109,9 @@ impl Cluster {
                 "since": r.started_ms as f64 / 1000.0,
             });
         }
+        if let Some(p) = c.defragmentation {
+            out["defragmentationPhase"] = json!(p.as_str());
+        }
         if with_chunks {
             let list: Vec<Value> = table
                 .iter()
@@ -163,6 +166,9 @@ impl Cluster {
                 r.key,
                 r.started_ms as f64 / 1000.0
             );
+        }
+        if let Some(p) = c.defragmentation {
+            let _ = writeln!(s, "  defragmenting: phase {}", p.as_str());
         }
         let table = &c.table;
         let n = self.shards.len();

@@ -169,6 +169,10 @@ fn collection(state: &State, c: &Collection, v: ServerVersion) -> Document {
     if let Some(on) = c.balancing.auto_merge {
         d.insert("enableAutoMerge", on);
     }
+    if let Some(phase) = c.defragmentation {
+        d.insert("defragmentCollection", true);
+        d.insert("defragmentationPhase", phase.as_str());
+    }
     d
 }
 

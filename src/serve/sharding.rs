@@ -243,7 +243,7 @@ pub fn configure_collection_balancing(state: &mut State, cmd: &Document) -> Answ
     let req = BalancingRequest {
         chunk_size_mb,
         enable_auto_merger: cmd.get_bool("enableAutoMerger").ok(),
-        defragment: cmd.get_bool("defragmentCollection").unwrap_or(false),
+        defragment: cmd.get_bool("defragmentCollection").ok(),
     };
     state.sim.configure_collection_balancing(&ns, req)?;
     Ok(ok(Document::new()))
@@ -279,7 +279,8 @@ pub fn balancer_status(state: &State) -> Answer {
 }
 
 /// `balancerCollectionStatus`: whether the balancer's policy would move a chunk of the
-/// collection now, and the first reason (`draining`, `zoneViolation`, `chunksImbalance`);
+/// collection now, and the first reason (`defragmentingChunks` with its phase, `draining`,
+/// `zoneViolation`, `chunksImbalance`);
 /// `chunkSize` in MB from 6.0 (MongoDB added it in 5.3).
 pub fn balancer_collection_status(state: &State, cmd: &Document) -> Answer {
     let ns = ns_arg(cmd, "balancerCollectionStatus")?;
@@ -288,6 +289,20 @@ pub fn balancer_collection_status(state: &State, cmd: &Document) -> Answer {
     if state.sim.cluster.version >= ServerVersion::V6_0 {
         let mb = state.sim.cluster.chunk_size_of(c) / (1024 * 1024);
         reply.insert("chunkSize", mb as i64);
+    }
+    // 8.0 `db/s/balancer/balancer.cpp` `getBalancerStatusForNs`: defragmentation comes first,
+    // with `reportProgressOn`'s details (`remainingChunksToProcess` a long long).
+    if let Some((phase, remaining)) = state.sim.defragmentation_progress(c) {
+        reply.insert("balancerCompliant", false);
+        reply.insert("firstComplianceViolation", "defragmentingChunks");
+        reply.insert(
+            "details",
+            doc! {
+                "currentPhase": phase.as_str(),
+                "progress": {"remainingChunksToProcess": remaining as i64},
+            },
+        );
+        return Ok(ok(reply));
     }
     let violation = state.sim.compliance_violation(c).map(|r| match r {
         MigrationReason::Drain => "draining",

@@ -56,12 +56,13 @@ impl Simulator {
                 ns,
                 chunk_size,
                 enable_auto_merger,
+                defragment_collection,
             } => self.configure_collection_balancing(
                 ns,
                 super::collection_balancing::BalancingRequest {
                     chunk_size_mb: *chunk_size,
                     enable_auto_merger: *enable_auto_merger,
-                    defragment: false,
+                    defragment: *defragment_collection,
                 },
             ),
             Op::MergeChunks { ns, bounds } => {

@@ -86,6 +86,7 @@ impl Simulator {
         self.split_at_zone_boundaries();
         self.cluster.balancer.rounds += 1;
         let mut busy = self.busy_shards();
+        let (defrag_ids, defrag_failed) = self.start_defragmentation_moves(&mut busy);
         let mut why_not = Vec::new();
         let mut candidates = Vec::new();
         for c in 0..self.cluster.collections.len() {
@@ -94,10 +95,10 @@ impl Simulator {
         let mut round = RoundInProgress {
             number: self.cluster.balancer.rounds,
             started_ms: self.cluster.now_ms,
-            candidates: candidates.len(),
-            migration_ids: Vec::new(),
+            candidates: candidates.len() + defrag_ids.len() + defrag_failed,
+            migration_ids: defrag_ids,
             moved: 0,
-            failed: 0,
+            failed: defrag_failed,
         };
         for cand in candidates {
             match self.start_migration(
@@ -219,7 +220,10 @@ impl Simulator {
                 range,
                 error: error.clone(),
             });
-            if reason != MigrationReason::Manual {
+            if !matches!(
+                reason,
+                MigrationReason::Manual | MigrationReason::Defragmentation
+            ) {
                 self.split_or_mark_jumbo(c, i);
             }
             return Err(error);

@@ -1,9 +1,7 @@
 //! `configureCollectionBalancing` (5.3+): a collection's own chunk size (`chunkSize` in MiB,
 //! 0 = back to the cluster's), which the balancer, the auto-splitter and moveRange use for that
 //! collection, and the AutoMerger flag (7.0+), kept and shown in `config.collections`.
-//!
-//! Not simulated (refused, saying so): `defragmentCollection: true` — the defragmentation
-//! phases — and the AutoMerger itself.
+//! `defragmentCollection` starts or ends defragmentation (`sim::defragmenter`).
 
 use super::engine::Simulator;
 use crate::cluster::CollectionBalancing;
@@ -16,7 +14,8 @@ use crate::cluster::event::EventKind;
 pub struct BalancingRequest {
     pub chunk_size_mb: Option<u64>,
     pub enable_auto_merger: Option<bool>,
-    pub defragment: bool,
+    /// `defragmentCollection`: start (`true`) or end (`false`) defragmentation.
+    pub defragment: Option<bool>,
 }
 
 impl Simulator {
@@ -38,11 +37,6 @@ impl Simulator {
             ));
         }
         let c = self.coll(ns)?;
-        if req.defragment {
-            return Err(MongoError::command_not_supported(
-                "defragmentCollection is not simulated by shardtop",
-            ));
-        }
         let mut balancing = self.cluster.collections[c].balancing;
         match req.chunk_size_mb {
             None => {}
@@ -59,6 +53,9 @@ impl Simulator {
             balancing.auto_merge = Some(on);
         }
         self.set_collection_balancing(c, balancing);
+        if let Some(on) = req.defragment {
+            self.set_defragmentation(c, on);
+        }
         Ok(())
     }
 

@@ -44,6 +44,8 @@ pub struct Simulator {
     pub(super) action_errors: Vec<String>,
     /// The AutoMerger's parameters and the state of its pass (7.0+).
     pub auto_merger: super::auto_merger::AutoMerger,
+    /// The defragmentation policy's working state.
+    pub(super) defragmenter: super::defragmenter::Defragmenter,
 }
 
 impl Simulator {
@@ -68,6 +70,7 @@ impl Simulator {
             events: Vec::new(),
             action_errors: Vec::new(),
             auto_merger: super::auto_merger::AutoMerger::default(),
+            defragmenter: super::defragmenter::Defragmenter::default(),
         }
     }
 
@@ -122,6 +125,7 @@ impl Simulator {
         self.commit_due_migrations();
         self.balancer_tick();
         self.auto_merger_tick();
+        self.defragmenter_tick();
         self.run_range_deleter();
         self.apply_workloads();
         self.close_tick();

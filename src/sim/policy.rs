@@ -77,6 +77,16 @@ impl Simulator {
             ));
             return;
         }
+        if let Some(phase) = self.cluster.collections[c].defragmentation {
+            // 8.0 `db/s/balancer/balancer_policy_utils` `canBalanceCollection`: not while
+            // `getDefragmentCollection()`.
+            why_not.push(format!(
+                "{}: being defragmented ({}), the balancer does not balance it",
+                self.cluster.collections[c].ns,
+                phase.as_str()
+            ));
+            return;
+        }
         if self.cluster.collections[c].resharding.is_some() {
             why_not.push(format!(
                 "{}: being resharded, its chunks do not move",

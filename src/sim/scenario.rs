@@ -278,13 +278,16 @@ pub enum Op {
         force_jumbo: bool,
     },
     /// `configureCollectionBalancing`: the collection's chunk size in MiB (0: the cluster's) and
-    /// the AutoMerger flag (7.0+).
+    /// the AutoMerger flag (7.0+), defragmentation (5.3+).
     ConfigureCollectionBalancing {
         ns: String,
         #[serde(default, rename = "chunkSize")]
         chunk_size: Option<u64>,
         #[serde(default, rename = "enableAutoMerger")]
         enable_auto_merger: Option<bool>,
+        /// `defragmentCollection`: start or end defragmentation.
+        #[serde(default, rename = "defragmentCollection")]
+        defragment_collection: Option<bool>,
     },
     MergeChunks {
         ns: String,
@@ -414,6 +417,10 @@ pub const BUILT_IN: &[(&str, &str)] = &[
     (
         "orphans",
         include_str!("../../assets/scenarios/orphans.json"),
+    ),
+    (
+        "defragment",
+        include_str!("../../assets/scenarios/defragment.json"),
     ),
     (
         "firehose",

@@ -95,7 +95,10 @@ impl Simulator {
         let coll = &mut self.cluster.collections[c];
         coll.table.reset_bytes_written(i);
         let chunk = coll.table.chunk(i);
-        if chunk.info.stats.bytes < chunk_size || chunk.info.jumbo {
+        // 6.0 `db/s/config/sharding_catalog_manager_chunk_operations.cpp`: "Can't commit
+        // auto-split while … is undergoing a defragmentation."
+        if chunk.info.stats.bytes < chunk_size || chunk.info.jumbo || coll.defragmentation.is_some()
+        {
             return;
         }
         if self.refuse_if_migrating(c, i).is_err() {

@@ -5,6 +5,7 @@ use serde_json::{Value, json};
 
 use super::json::{key_json, pattern_json, seconds, stats_json};
 use crate::cluster::Cluster;
+use crate::cluster::defragmentation::DefragmentationPhase;
 use crate::cluster::event::MigrationRange;
 use crate::cluster::{Event, EventKind, MongoError};
 use crate::model::{ShardIdx, ShardKey};
@@ -161,6 +162,9 @@ fn body(kind: &EventKind, n: &Names<'_>) -> Value {
             json!({"enabled": enabled})
         }
         EventKind::ChunkSizeSet { bytes } => json!({"bytes": bytes}),
+        EventKind::DefragmentationPhaseSet { ns, phase } => {
+            json!({"ns": ns, "phase": phase.map(DefragmentationPhase::as_str)})
+        }
         EventKind::CollectionBalancingSet {
             ns,
             max_chunk_size_bytes,

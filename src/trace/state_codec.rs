@@ -9,6 +9,7 @@ use super::json::{
 };
 use crate::cluster::ServerVersion;
 use crate::cluster::balancer::{BalancerState, Migration, RoundInProgress};
+use crate::cluster::defragmentation::DefragmentationPhase;
 use crate::cluster::orphans::RangeDeletion;
 use crate::cluster::resharding::{Resharding, ReshardingParams};
 use crate::cluster::window::WINDOW_TICKS;
@@ -81,6 +82,7 @@ fn collection_json(c: &Cluster, coll: &Collection) -> Value {
             "docs": ch.info.stats.docs, "bytes": ch.info.stats.bytes, "writes": ch.info.stats.writes,
             "jumbo": ch.info.jumbo, "since": ch.info.since, "written": ch.info.bytes_written,
         })).collect::<Vec<_>>(),
+        "defragmentationPhase": coll.defragmentation.map(DefragmentationPhase::as_str),
         "balancing": {
             "maxChunkSizeBytes": coll.balancing.max_chunk_size_bytes,
             "enableAutoMerge": coll.balancing.auto_merge,
@@ -262,6 +264,7 @@ fn collection_of(cluster: &Cluster, v: &Value, p: &str) -> Res<Collection> {
             .map_err(|e| format!("field `{zp}`: {e}"))?;
     }
     coll.range_deletions = range_deletions_of(cluster, v, p)?;
+    coll.defragmentation = defragmentation_of(v, p)?;
     if let Some(b) = v.get("balancing") {
         coll.balancing.max_chunk_size_bytes = b.get("maxChunkSizeBytes").and_then(Value::as_u64);
         coll.balancing.auto_merge = b.get("enableAutoMerge").and_then(Value::as_bool);
@@ -380,4 +383,14 @@ fn range_deletions_of(cluster: &Cluster, v: &Value, p: &str) -> Res<Vec<RangeDel
             })
         })
         .collect()
+}
+
+/// A keyframe collection's `defragmentationPhase` (absent or null: none).
+fn defragmentation_of(v: &Value, p: &str) -> Res<Option<DefragmentationPhase>> {
+    let Some(name) = v.get("defragmentationPhase").and_then(Value::as_str) else {
+        return Ok(None);
+    };
+    DefragmentationPhase::parse(name)
+        .map(Some)
+        .ok_or_else(|| format!("field `{p}defragmentationPhase`: unknown phase \"{name}\""))
 }

@@ -181,7 +181,13 @@ fn collection_view(cluster: &Cluster, c: &Collection, req: &ViewRequest) -> Coll
     let jumbo = (0..cluster.shards.len())
         .map(|s| table.shard_totals(ShardIdx(s as u32)).jumbo)
         .sum();
+    let activity = match (&c.resharding, c.defragmentation) {
+        (Some(r), _) => Some(format!("resharding to {}", key_text(&r.key))),
+        (None, Some(p)) => Some(format!("defragmenting: {}", p.as_str())),
+        (None, None) => None,
+    };
     CollectionView {
+        activity,
         ns: c.ns.clone(),
         key: key_text(&c.pattern),
         chunks: table.len(),

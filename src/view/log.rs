@@ -71,6 +71,7 @@ pub fn log_line(cluster: &Cluster, e: &Event) -> Option<LogLine> {
         | EventKind::BalancerSet { .. }
         | EventKind::AutoMergerSet { .. }
         | EventKind::AttemptToBalanceJumboChunksSet { .. }
+        | EventKind::DefragmentationPhaseSet { .. }
         | EventKind::BalancerIdle { .. } => LogKind::Balancer,
         EventKind::ShardAdded { .. }
         | EventKind::ShardDraining { .. }

@@ -5,6 +5,7 @@ use serde_json::Value;
 
 use crate::cluster::ChunkWrites;
 use crate::cluster::Cluster;
+use crate::cluster::defragmentation::DefragmentationPhase;
 use crate::cluster::event::{MigrationRange, MigrationReason, SplitCause};
 use crate::cluster::{Event, EventKind, MongoError};
 use crate::model::{KeyPattern, ShardIdx};
@@ -152,6 +153,18 @@ pub fn decode(v: &Value, state: &Cluster) -> Res<Option<Event>> {
                 Some(_) => Some(bool_at(v, "enableAutoMerge", "")?),
             },
             no_balance: v.get("noBalance").and_then(Value::as_bool).unwrap_or(false),
+        },
+        "defragmentationPhase" => EventKind::DefragmentationPhaseSet {
+            ns: ns()?,
+            phase: match v.get("phase") {
+                None | Some(Value::Null) => None,
+                Some(_) => {
+                    let name = str_at(v, "phase", "")?;
+                    Some(DefragmentationPhase::parse(name).ok_or_else(|| {
+                        format!("field `phase`: unknown defragmentation phase \"{name}\"")
+                    })?)
+                }
+            },
         },
         "createIndexes" => EventKind::IndexCreated {
             ns: ns()?,
@@ -360,6 +373,7 @@ pub fn reason_of(s: &str) -> MigrationReason {
         "topChunk" => MigrationReason::TopChunk,
         "manual" => MigrationReason::Manual,
         "manualForceJumbo" => MigrationReason::ManualForce,
+        "defragmentation" => MigrationReason::Defragmentation,
         _ => MigrationReason::ChunksImbalance,
     }
 }

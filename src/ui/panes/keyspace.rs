@@ -32,6 +32,9 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: Theme, focused: b
     if c.jumbo > 0 {
         title.push_str(&format!(" · {} jumbo", c.jumbo));
     }
+    if let Some(a) = &c.activity {
+        title.push_str(&format!(" · {a}"));
+    }
     if count > 1 {
         title.push_str(&format!(" · collection {}/{count} (c)", app.collection + 1));
     }

@@ -25,7 +25,7 @@ pub mod zones;
 
 use std::collections::BTreeMap;
 
-pub use collection::{Collection, CollectionBalancing, DocStore, Index};
+pub use collection::{Collection, CollectionBalancing, DocStore, Index, Placement};
 pub use error::MongoError;
 pub use event::{Event, EventKind};
 pub use summary::SummaryOptions;
@@ -102,6 +102,17 @@ pub struct Cluster {
 }
 
 impl Cluster {
+    /// `movePrimary` takes the database's untracked unsharded collections to the new primary.
+    pub fn move_untracked_collections(&mut self, db: &str, to: ShardIdx) {
+        let now_secs = self.now_ms / 1000;
+        for coll in &mut self.collections {
+            if coll.placement == Placement::Untracked && coll.db() == db {
+                let stats = coll.table.chunk(0).info.stats;
+                let _ = coll.table.move_range(0, None, stats, to, now_secs);
+            }
+        }
+    }
+
     /// The namespaces of the sharded collections.
     pub fn namespaces(&self) -> Vec<String> {
         self.collections.iter().map(|c| c.ns.clone()).collect()

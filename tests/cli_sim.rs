@@ -44,6 +44,7 @@ fn scenarios_lists_every_built_in_scenario_with_its_description_and_seed() {
             "auto-merge",
             "orphans",
             "defragment",
+            "move-collection",
             "firehose",
             "zones-gdpr"
         ]

@@ -117,6 +117,7 @@ fn removal_waits_for_the_jumbo_chunk_then_for_move_primary_then_for_a_second_rem
         chunks,
         jumbo,
         dbs_to_move: dbs.iter().map(ToString::to_string).collect(),
+        collections_to_move: Vec::new(),
     };
     assert_eq!(
         sim.remove_shard("shard0003").unwrap(),
@@ -226,7 +227,8 @@ fn remove_shard_refuses_the_last_shard_and_a_second_drain() {
     assert_eq!(
         sim.remove_shard("shard0003").unwrap(),
         RemoveShardState::Started {
-            dbs_to_move: vec!["shop".to_string()]
+            dbs_to_move: vec!["shop".to_string()],
+            collections_to_move: Vec::new(),
         }
     );
     assert_eq!(

@@ -4,6 +4,7 @@
 
 use super::Cluster;
 use super::balancer::{Migration, RoundInProgress};
+use super::collection::Placement;
 use super::event::{Event, EventKind, MigrationReason};
 use super::resharding::Resharding;
 use super::{Collection, Index, ShardState};
@@ -196,6 +197,7 @@ impl Cluster {
                     return fail(format!("unknown shard {to}"));
                 }
                 self.databases.insert(db.clone(), *to);
+                self.move_untracked_collections(db, *to);
             }
             EventKind::ShardZoneSet {
                 shard,
@@ -295,29 +297,55 @@ impl Cluster {
             EventKind::IndexDropped { ns, key } => {
                 self.coll_mut(ns)?.indexes.retain(|i| i.key != *key);
             }
+            EventKind::ReshardingStarted { .. } | EventKind::ReshardingCommitted { .. } => {
+                self.apply_resharding(e)?;
+            }
+            EventKind::ReshardingAborted { ns, .. } => self.coll_mut(ns)?.resharding = None,
+            _ => {}
+        }
+        Ok(())
+    }
+
+    fn apply_resharding(&mut self, e: &Event) -> Result<(), ApplyError> {
+        match &e.kind {
             EventKind::ReshardingStarted {
                 ns,
                 key,
                 clone_ms,
                 num_initial_chunks,
+                provenance,
                 ..
             } => {
                 let coll = self.coll_mut(ns)?;
-                coll.resharding = Some(Resharding::new(
+                let mut r = Resharding::new(
                     key.clone(),
                     *num_initial_chunks,
                     e.at_ms,
                     e.at_ms + clone_ms,
-                ));
+                );
+                r.provenance = *provenance;
+                coll.resharding = Some(r);
+                if provenance.ends_unsplittable() && coll.placement == Placement::Untracked {
+                    coll.placement = Placement::Unsplittable;
+                }
             }
             EventKind::ReshardingCommitted {
-                ns, key, layout, ..
+                ns,
+                key,
+                layout,
+                zones,
+                unsplittable,
+                ..
             } => {
                 let coll = self.coll_mut(ns)?;
-                coll.install_resharded(key.clone(), layout, e.at_ms / 1000)
-                    .map_err(|err| ApplyError(err.to_string()))?;
+                coll.install_resharded(key.clone(), layout, zones, e.at_ms / 1000)
+                    .map_err(ApplyError)?;
+                coll.placement = if *unsplittable {
+                    Placement::Unsplittable
+                } else {
+                    Placement::Sharded
+                };
             }
-            EventKind::ReshardingAborted { ns, .. } => self.coll_mut(ns)?.resharding = None,
             _ => {}
         }
         Ok(())

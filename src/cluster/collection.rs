@@ -63,8 +63,42 @@ pub struct Collection {
     pub balancing: CollectionBalancing,
     /// Ranges migrations left on their donors, waiting for the range deleter (orphans).
     pub range_deletions: Vec<super::orphans::RangeDeletion>,
+    /// Sharded, or unsharded (8.0: tracked as `unsplittable`, or not in the catalog at all).
+    pub placement: Placement,
     /// `defragmentCollection: true` and its `defragmentationPhase`, while it runs.
     pub defragmentation: Option<super::defragmentation::DefragmentationPhase>,
+}
+
+/// Whether a collection is sharded. An unsharded collection is modelled as one chunk
+/// `[{_id: MinKey}, {_id: MaxKey})` on the shard that holds it; it is never split, merged or
+/// balanced. From 8.0 `moveCollection` and `unshardCollection` leave it tracked in the catalog
+/// (`config.collections` `unsplittable: true`, key `{_id: 1}`, one `config.chunks` entry); before
+/// that it lives on its database's primary shard and the catalog does not know it.
+// 8.0 `s/catalog/type_collection.idl` (`unsplittable`), `db/s/shard_key_util` and
+// `sharding_ddl_util` (`kUnsplittableCollectionShardKey`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Placement {
+    #[default]
+    Sharded,
+    Unsplittable,
+    Untracked,
+}
+
+impl Placement {
+    /// The name the JSON summary and keyframes use.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Sharded => "sharded",
+            Self::Unsplittable => "unsplittable",
+            Self::Untracked => "untracked",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Self> {
+        [Self::Sharded, Self::Unsplittable, Self::Untracked]
+            .into_iter()
+            .find(|p| p.as_str() == s)
+    }
 }
 
 /// Per-collection balancer settings (`configureCollectionBalancing`, 5.3+).
@@ -100,6 +134,7 @@ impl Collection {
             balancing: CollectionBalancing::default(),
             range_deletions: Vec::new(),
             defragmentation: None,
+            placement: Placement::Sharded,
         }
     }
 
@@ -140,14 +175,15 @@ impl Collection {
     }
 
     /// Installs the routing table a resharding committed: the new key, chunks versioned (1, 0),
-    /// (1, 1), … of a new incarnation, no zones, a fresh recent-writes window. The key index is the
-    /// caller's to rebuild.
+    /// (1, 1), … of a new incarnation, the new zones, a fresh recent-writes window. The key index
+    /// is the caller's to rebuild.
     pub fn install_resharded(
         &mut self,
         key: KeyPattern,
         layout: &[super::resharding::NewChunk],
+        zones: &[crate::model::zones::ZoneRange],
         now_secs: u64,
-    ) -> Result<(), crate::model::RoutingError> {
+    ) -> Result<(), String> {
         // The donors drop the old incarnation, its orphans with it.
         self.range_deletions.clear();
         self.defragmentation = None;
@@ -164,7 +200,8 @@ impl Collection {
                 (min.clone(), info)
             })
             .collect();
-        self.table = RoutingTable::from_chunks(chunks, key.global_max())?;
+        self.table =
+            RoutingTable::from_chunks(chunks, key.global_max()).map_err(|e| e.to_string())?;
         if !self.indexes.iter().any(|i| i.key == key) {
             self.indexes.push(Index {
                 key: key.clone(),
@@ -173,6 +210,11 @@ impl Collection {
         }
         self.pattern = key;
         self.zones = crate::model::ZoneRanges::new();
+        for z in zones {
+            self.zones
+                .add(z.min.clone(), z.max.clone(), z.zone.as_str())
+                .map_err(|e| e.to_string())?;
+        }
         self.window = WriteWindow::new(WINDOW_TICKS);
         self.pending = PendingWrites::default();
         self.resharding = None;

@@ -2,6 +2,7 @@
 
 use super::Cluster;
 use super::event::{Event, EventKind, MigrationRange};
+use super::resharding::Provenance;
 use crate::model::{ShardIdx, ShardKey};
 use crate::units::human_bytes;
 
@@ -291,9 +292,15 @@ impl Cluster {
                 docs,
                 bytes,
                 clone_ms,
+                provenance,
                 ..
             } => format!(
-                "{ns} to {key}: cloning {docs} docs ({}), critical section in {:.1}s",
+                "{}{ns} to {key}: cloning {docs} docs ({}), critical section in {:.1}s",
+                match provenance {
+                    Provenance::ReshardCollection => "",
+                    Provenance::MoveCollection => "moveCollection: ",
+                    Provenance::UnshardCollection => "unshardCollection: ",
+                },
                 human_bytes(*bytes),
                 *clone_ms as f64 / 1000.0
             ),
@@ -304,11 +311,22 @@ impl Cluster {
                 millis,
                 critical_section_ms,
                 blocked_writes,
-            } => format!(
-                "{ns} key now {key}: {} chunks, {:.1}s, critical section {critical_section_ms} ms ({blocked_writes} writes waited)",
-                layout.len(),
-                *millis as f64 / 1000.0
-            ),
+                unsplittable,
+                ..
+            } => {
+                let now = if *unsplittable {
+                    format!(
+                        "now unsharded on {}",
+                        layout.first().map_or("?", |c| self.shard_id(c.1))
+                    )
+                } else {
+                    format!("key now {key}: {} chunks", layout.len())
+                };
+                format!(
+                    "{ns} {now}, {:.1}s, critical section {critical_section_ms} ms ({blocked_writes} writes waited)",
+                    *millis as f64 / 1000.0
+                )
+            }
             EventKind::ReshardingAborted { ns, key, error } => format!("{ns} to {key}: {error}"),
         }
     }

@@ -248,12 +248,18 @@ pub enum EventKind {
         bytes: u64,
         clone_ms: u64,
         num_initial_chunks: u32,
+        /// `reshardCollection`, or the `moveCollection` / `unshardCollection` it stands for.
+        provenance: super::resharding::Provenance,
     },
     /// `reshardCollection` committed: the new key and routing table (a new incarnation).
     ReshardingCommitted {
         ns: String,
         key: KeyPattern,
         layout: Vec<super::resharding::NewChunk>,
+        /// The zone ranges of the new key.
+        zones: Vec<crate::model::zones::ZoneRange>,
+        /// Whether the collection is now unsharded (`moveCollection`, `unshardCollection`).
+        unsplittable: bool,
         millis: u64,
         critical_section_ms: u64,
         /// Writes that waited for the critical section to end.

@@ -40,11 +40,58 @@ pub struct CriticalSection {
     pub blocked: Vec<BlockedWrite>,
 }
 
+/// Which command started a resharding (`provenance`, 8.0): `moveCollection` and
+/// `unshardCollection` are reshardings to `{_id: 1}` whose result is an unsplittable collection.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Provenance {
+    #[default]
+    ReshardCollection,
+    MoveCollection,
+    UnshardCollection,
+}
+
+impl Provenance {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::ReshardCollection => "reshardCollection",
+            Self::MoveCollection => "moveCollection",
+            Self::UnshardCollection => "unshardCollection",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Self> {
+        [
+            Self::ReshardCollection,
+            Self::MoveCollection,
+            Self::UnshardCollection,
+        ]
+        .into_iter()
+        .find(|p| p.as_str() == s)
+    }
+
+    /// Whether the collection ends unsharded (tracked, `unsplittable: true`).
+    pub fn ends_unsplittable(self) -> bool {
+        self != Self::ReshardCollection
+    }
+}
+
+/// One `shardDistribution` entry: a shard and, when every entry has one, the range it gets.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ShardKeyRange {
+    pub shard: ShardIdx,
+    pub range: Option<(ShardKey, ShardKey)>,
+}
+
 /// A resharding operation in progress on a collection.
 #[derive(Clone, Debug)]
 pub struct Resharding {
     pub key: KeyPattern,
     pub num_initial_chunks: u32,
+    pub provenance: Provenance,
+    /// `shardDistribution`: where the new chunks go (empty: every shard that may receive).
+    pub distribution: Vec<ShardKeyRange>,
+    /// `zones`: the zone ranges of the new key (`None`: none).
+    pub zones: Option<Vec<crate::model::zones::ZoneRange>>,
     pub started_ms: u64,
     /// When cloning is done and the minimum duration has passed: the critical section starts.
     pub ready_ms: u64,
@@ -60,6 +107,9 @@ impl Resharding {
         Self {
             key,
             num_initial_chunks,
+            provenance: Provenance::ReshardCollection,
+            distribution: Vec::new(),
+            zones: None,
             started_ms,
             ready_ms,
             critical_section: None,

@@ -112,6 +112,9 @@ impl Cluster {
         if let Some(p) = c.defragmentation {
             out["defragmentationPhase"] = json!(p.as_str());
         }
+        if c.placement != super::Placement::Sharded {
+            out["placement"] = json!(c.placement.as_str());
+        }
         if with_chunks {
             let list: Vec<Value> = table
                 .iter()
@@ -158,7 +161,12 @@ impl Cluster {
     }
 
     fn collection_text(&self, s: &mut String, c: &Collection) {
-        let _ = writeln!(s, "{}  shard key {}", c.ns, c.pattern);
+        let what = match c.placement {
+            super::Placement::Sharded => format!("shard key {}", c.pattern),
+            super::Placement::Unsplittable => "unsharded (tracked, unsplittable)".to_string(),
+            super::Placement::Untracked => "unsharded (on its database's primary)".to_string(),
+        };
+        let _ = writeln!(s, "{}  {what}", c.ns);
         if let Some(r) = &c.resharding {
             let _ = writeln!(
                 s,

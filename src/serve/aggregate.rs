@@ -354,9 +354,12 @@ fn group(spec: &Document, docs: &[Document]) -> Result<Vec<Document>, MongoError
 // `appendNumber` and `$multiply` give them (int32 when they fit, int64 otherwise).
 fn sharded_data_distribution(state: &State) -> Vec<Document> {
     let cluster = &state.sim.cluster;
+    // 8.0: unsplittable (and untracked) collections are left out
+    // (`matchingShardedCollection.unsplittable: {$ne: true}`).
     cluster
         .collections
         .iter()
+        .filter(|c| c.placement == crate::cluster::Placement::Sharded)
         .map(|c| {
             let shards: Vec<Bson> = (0..cluster.shards.len())
                 .map(|i| crate::model::ShardIdx(i as u32))

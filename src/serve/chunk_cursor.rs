@@ -87,6 +87,9 @@ impl ChunkCursor {
         let mut bytes = 0;
         while out.len() < n && bytes <= max_bytes && !self.done(state) {
             let c = &collections[self.coll];
+            if c.placement == crate::cluster::Placement::Untracked {
+                self.chunk = c.table.len();
+            }
             let docs = ChunkDocs::of(state, c);
             let candidates = self.pre.candidates(&c.table, self.chunk);
             while self.chunk < c.table.len() && out.len() < n && bytes <= max_bytes {
@@ -168,7 +171,7 @@ impl ChunkCursor {
             while len < n && bytes <= max_bytes && !self.done(state) {
                 let c = &collections[self.coll];
                 let mut docs = RawChunks::of(state, c, raw);
-                if !docs.admitted {
+                if !docs.admitted || c.placement == crate::cluster::Placement::Untracked {
                     self.chunk = c.table.len();
                 }
                 let candidates = self.pre.candidates(&c.table, self.chunk);

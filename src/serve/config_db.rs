@@ -3,6 +3,7 @@
 //! (by `ns` + `lastmodEpoch` before 5.0, by `uuid` from 5.0; `onCurrentShardSince` from 7.0),
 //! `tags`, `settings`, `version`, `mongos` and, before 7.0, `migrations` in flight.
 
+use crate::cluster::Placement;
 use bson::{Bson, DateTime, Document, Timestamp, doc};
 
 use super::chunk_filter::ChunkPrefilter;
@@ -43,6 +44,7 @@ pub fn matching(state: &State, coll: &str, filter: Option<&Document>) -> Option<
             .cluster
             .collections
             .iter()
+            .filter(|c| c.placement != Placement::Untracked)
             .map(|c| collection(state, c, v))
             .collect(),
         "chunks" => {
@@ -52,6 +54,7 @@ pub fn matching(state: &State, coll: &str, filter: Option<&Document>) -> Option<
                 .cluster
                 .collections
                 .iter()
+                .filter(|c| c.placement != Placement::Untracked)
                 .flat_map(|c| chunks(state, c, v, &pre))
                 .collect()
         }
@@ -168,6 +171,9 @@ fn collection(state: &State, c: &Collection, v: ServerVersion) -> Document {
     }
     if let Some(on) = c.balancing.auto_merge {
         d.insert("enableAutoMerge", on);
+    }
+    if c.placement == Placement::Unsplittable {
+        d.insert("unsplittable", true);
     }
     if let Some(phase) = c.defragmentation {
         d.insert("defragmentCollection", true);

@@ -76,7 +76,8 @@ pub fn equality<'a>(q: &'a Document, path: &str) -> Option<&'a Bson> {
 /// The shard-key paths of `ns` when it is sharded.
 fn key_paths(state: &State, ns: &str) -> Option<Vec<String>> {
     let c = state.sim.cluster.collection_index(ns)?;
-    Some(change_stream::key_paths(state, c))
+    (state.sim.cluster.collections[c].placement == crate::cluster::Placement::Sharded)
+        .then(|| change_stream::key_paths(state, c))
 }
 
 /// Whether `q` names every shard-key field of `ns` by equality (true when not sharded).

@@ -27,43 +27,47 @@ fn names(dbs: &[String]) -> Vec<Bson> {
 }
 
 /// `note`, `dbsToMove` and (8.0+) `collectionsToMove`.
-fn to_move(d: &mut Document, v: ServerVersion, dbs: &[String]) {
+fn to_move(d: &mut Document, v: ServerVersion, dbs: &[String], colls: &[String]) {
     d.insert("note", note(v));
     d.insert("dbsToMove", names(dbs));
     if v >= ServerVersion::V8_0 {
-        d.insert("collectionsToMove", Vec::<Bson>::new());
+        d.insert("collectionsToMove", names(colls));
     }
 }
 
-fn remaining(v: ServerVersion, chunks: u64, jumbo: u64, dbs: usize) -> Document {
+fn remaining(v: ServerVersion, chunks: u64, jumbo: u64, dbs: usize, colls: usize) -> Document {
     let mut r = doc! {
         "chunks": chunks as i64, "dbs": dbs as i64, "jumboChunks": jumbo as i64,
     };
     if v >= ServerVersion::V8_0 {
-        r.insert("collectionsToMove", 0i64);
+        r.insert("collectionsToMove", colls as i64);
     }
     r
 }
 
 fn answer(state: &RemoveShardState, id: &str, v: ServerVersion) -> Document {
     match state {
-        RemoveShardState::Started { dbs_to_move } => {
+        RemoveShardState::Started {
+            dbs_to_move,
+            collections_to_move,
+        } => {
             let mut d = doc! {
                 "msg": "draining started successfully", "state": "started", "shard": id,
             };
-            to_move(&mut d, v, dbs_to_move);
+            to_move(&mut d, v, dbs_to_move, collections_to_move);
             d
         }
         RemoveShardState::Ongoing {
             chunks,
             jumbo,
             dbs_to_move,
+            collections_to_move,
         } => {
             let mut d = doc! {
                 "msg": "draining ongoing", "state": "ongoing",
-                "remaining": remaining(v, *chunks, *jumbo, dbs_to_move.len()),
+                "remaining": remaining(v, *chunks, *jumbo, dbs_to_move.len(), collections_to_move.len()),
             };
-            to_move(&mut d, v, dbs_to_move);
+            to_move(&mut d, v, dbs_to_move, collections_to_move);
             d
         }
         RemoveShardState::DrainingComplete => doc! {

@@ -29,6 +29,7 @@ mod explain;
 mod handshake;
 mod ids;
 mod log;
+mod move_collection;
 mod paths;
 mod query;
 mod query_analyzer;

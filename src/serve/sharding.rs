@@ -16,6 +16,7 @@ use crate::cluster::{MongoError, ServerVersion};
 use crate::model::{KeyPattern, ShardIdx, ShardKey};
 use crate::sim::collection_balancing::BalancingRequest;
 use crate::sim::ops::ShardCollectionOptions;
+use crate::sim::reshard_layout::ReshardRequest;
 
 fn pattern(d: &Document) -> Result<KeyPattern, MongoError> {
     KeyPattern::parse(d).map_err(|e| MongoError::bad_value(e.0))
@@ -335,10 +336,32 @@ pub fn reshard(state: &mut State, cmd: &Document) -> Answer {
             "BSON field 'reshardCollection.forceRedistribution' is an unknown field.",
         ));
     }
-    state
-        .sim
-        .reshard_collection_with(&ns, key, n, flag(cmd, "forceRedistribution"))?;
+    let mut req = ReshardRequest::new(key);
+    req.num_initial_chunks = n;
+    req.force_redistribution = flag(cmd, "forceRedistribution");
+    if let Some(list) = json_array(cmd, "shardDistribution")? {
+        req.distribution = state.sim.shard_distribution_of(&req.key, &list)?;
+    }
+    if let Some(list) = json_array(cmd, "zones")? {
+        req.zones = Some(crate::sim::reshard_layout::zones_of(&req.key, &list)?);
+    }
+    state.sim.start_resharding(&ns, req)?;
     Ok(ok(Document::new()))
+}
+
+/// An array field as Extended JSON values (canonical, so number types survive).
+fn json_array(cmd: &Document, field: &str) -> Result<Option<Vec<serde_json::Value>>, MongoError> {
+    match cmd.get(field) {
+        None | Some(Bson::Null) => Ok(None),
+        Some(Bson::Array(a)) => Ok(Some(
+            a.iter()
+                .map(|v| v.clone().into_canonical_extjson())
+                .collect(),
+        )),
+        Some(_) => Err(reply::type_mismatch(format!(
+            "BSON field 'reshardCollection.{field}' is the wrong type, expected type 'array'"
+        ))),
+    }
 }
 
 /// `createIndexes`: on a sharded collection through the simulator (unique-index rules); on

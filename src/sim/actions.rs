@@ -1,6 +1,7 @@
 //! Carrying out a scenario's scheduled actions: each names a MongoDB command and its arguments.
 
 use super::engine::Simulator;
+use super::reshard_layout::{ReshardRequest, zones_of};
 use super::scenario::{Action, Op};
 use super::setup::{document_of, pattern_of};
 use crate::cluster::error::MongoError;
@@ -89,20 +90,54 @@ impl Simulator {
                 let key = pattern_of(key, "key").map_err(MongoError::bad_value)?;
                 self.drop_index(ns, &key)
             }
-            Op::ReshardCollection {
-                ns,
-                key,
-                num_initial_chunks,
-                force_redistribution,
-            } => {
-                let key = pattern_of(key, "key").map_err(MongoError::bad_value)?;
-                self.reshard_collection_with(ns, key, *num_initial_chunks, *force_redistribution)
-            }
+            Op::ReshardCollection { .. }
+            | Op::MoveCollection { .. }
+            | Op::UnshardCollection { .. } => self.apply_reshard_op(&action.op),
             Op::RefineCollectionShardKey { ns, key } => {
                 let key = pattern_of(key, "key").map_err(MongoError::bad_value)?;
                 self.refine_shard_key(ns, key)
             }
         }
+    }
+
+    fn apply_reshard_op(&mut self, op: &Op) -> Result<(), MongoError> {
+        match op {
+            Op::ReshardCollection {
+                ns,
+                key,
+                num_initial_chunks,
+                force_redistribution,
+                shard_distribution,
+                zones,
+            } => {
+                let mut req =
+                    ReshardRequest::new(pattern_of(key, "key").map_err(MongoError::bad_value)?);
+                req.num_initial_chunks = *num_initial_chunks;
+                req.force_redistribution = *force_redistribution;
+                self.reshard_action(ns, req, shard_distribution.as_deref(), zones.as_deref())
+            }
+            Op::MoveCollection { ns, to_shard } => self.move_collection(ns, to_shard),
+            Op::UnshardCollection { ns, to_shard } => {
+                self.unshard_collection(ns, to_shard.as_deref())
+            }
+            _ => Ok(()),
+        }
+    }
+
+    fn reshard_action(
+        &mut self,
+        ns: &str,
+        mut req: ReshardRequest,
+        distribution: Option<&[serde_json::Value]>,
+        zones: Option<&[serde_json::Value]>,
+    ) -> Result<(), MongoError> {
+        if let Some(list) = distribution {
+            req.distribution = self.shard_distribution_of(&req.key, list)?;
+        }
+        if let Some(list) = zones {
+            req.zones = Some(zones_of(&req.key, list)?);
+        }
+        self.start_resharding(ns, req)
     }
 
     fn bound(&self, ns: &str, value: &serde_json::Value) -> Result<ShardKey, MongoError> {

@@ -24,12 +24,15 @@ pub enum RemoveShardState {
     /// Draining has just started; the databases to move.
     Started {
         dbs_to_move: Vec<String>,
+        collections_to_move: Vec<String>,
     },
-    /// Chunks and jumbo chunks still on the shard, and the databases to move.
+    /// Chunks and jumbo chunks still on the shard, the databases and (8.0+) the unsharded
+    /// collections to move.
     Ongoing {
         chunks: u64,
         jumbo: u64,
         dbs_to_move: Vec<String>,
+        collections_to_move: Vec<String>,
     },
     /// 8.3's `shardDrainingStatus` once nothing is left: ready for `commitShardRemoval`.
     DrainingComplete,
@@ -37,11 +40,12 @@ pub enum RemoveShardState {
 }
 
 impl Simulator {
-    /// Chunks and jumbo chunks `shard` still owns, over all collections.
+    /// Chunks and jumbo chunks `shard` still owns, over all collections in the catalog.
     pub fn owned_chunks(&self, shard: ShardIdx) -> (u64, u64) {
         self.cluster
             .collections
             .iter()
+            .filter(|coll| coll.placement != crate::cluster::Placement::Untracked)
             .fold((0, 0), |(c, j), coll| {
                 let t = coll.table.shard_totals(shard);
                 (c + t.chunks, j + t.jumbo)
@@ -72,6 +76,7 @@ impl Simulator {
             self.start_draining(s)?;
             return Ok(RemoveShardState::Started {
                 dbs_to_move: self.dbs_to_move(s),
+                collections_to_move: self.collections_to_move(s),
             });
         }
         match self.draining_status(s) {
@@ -100,17 +105,20 @@ impl Simulator {
         Ok(())
     }
 
-    /// Where a draining shard stands: ongoing while it owns a chunk or a database.
+    /// Where a draining shard stands: ongoing while it owns a chunk, a database or an unsharded
+    /// collection.
     fn draining_status(&self, s: ShardIdx) -> RemoveShardState {
         let (chunks, jumbo) = self.owned_chunks(s);
         let dbs_to_move = self.dbs_to_move(s);
-        if chunks == 0 && dbs_to_move.is_empty() {
+        let collections_to_move = self.collections_to_move(s);
+        if chunks == 0 && dbs_to_move.is_empty() && collections_to_move.is_empty() {
             RemoveShardState::DrainingComplete
         } else {
             RemoveShardState::Ongoing {
                 chunks,
                 jumbo,
                 dbs_to_move,
+                collections_to_move,
             }
         }
     }
@@ -197,6 +205,7 @@ impl Simulator {
         }
         if from != to {
             self.cluster.databases.insert(db.to_string(), to);
+            self.cluster.move_untracked_collections(db, to);
             self.emit(EventKind::PrimaryMoved {
                 db: db.to_string(),
                 from,

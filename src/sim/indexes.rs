@@ -17,9 +17,13 @@ impl Simulator {
         key: KeyPattern,
         unique: bool,
     ) -> Result<(), MongoError> {
-        let c = self.coll(ns)?;
+        let c = self
+            .cluster
+            .collection_index(ns)
+            .ok_or_else(|| MongoError::namespace_not_sharded(format!("{ns} is not sharded")))?;
         let coll = &mut self.cluster.collections[c];
-        if unique && !is_field_name_prefix(&coll.pattern, &key) {
+        let sharded = coll.placement == crate::cluster::Placement::Sharded;
+        if sharded && unique && !is_field_name_prefix(&coll.pattern, &key) {
             return Err(MongoError::cannot_create_index(format!(
                 "cannot create index with 'unique' or 'prepareUnique' option over {key} with shard key pattern {} and collation {{}}",
                 coll.pattern

@@ -3,6 +3,7 @@
 //! addShard, createIndexes and refineCollectionShardKey — with MongoDB's refusals.
 
 use super::engine::Simulator;
+use crate::cluster::Placement;
 use crate::cluster::error::MongoError;
 use crate::cluster::event::{EventKind, MigrationReason};
 use crate::cluster::{Collection, Index, ShardState};
@@ -23,9 +24,11 @@ pub struct ShardCollectionOptions {
 
 impl Simulator {
     /// Index of a sharded collection, or NamespaceNotSharded.
+    /// The sharded collection `ns` (an unsharded one is refused as not sharded).
     pub fn coll(&self, ns: &str) -> Result<usize, MongoError> {
         self.cluster
             .collection_index(ns)
+            .filter(|&c| self.cluster.collections[c].placement == Placement::Sharded)
             .ok_or_else(|| MongoError::namespace_not_sharded(format!("{ns} is not sharded")))
     }
 
@@ -68,6 +71,13 @@ impl Simulator {
     ) -> Result<(), MongoError> {
         if !ns.contains('.') || ns.starts_with('.') || ns.ends_with('.') {
             return Err(MongoError::bad_value(format!("Invalid namespace {ns}")));
+        }
+        if let Some(c) = self.cluster.collection_index(ns)
+            && self.cluster.collections[c].placement != Placement::Sharded
+        {
+            return Err(MongoError::illegal_operation(format!(
+                "shardtop does not shard {ns} yet: it holds it unsharded (from a scenario or moveCollection)"
+            )));
         }
         if self.cluster.collection_index(ns).is_some() {
             return Err(MongoError::already_sharded(format!(

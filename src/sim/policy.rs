@@ -68,6 +68,11 @@ impl Simulator {
         out: &mut Vec<Candidate>,
         why_not: &mut Vec<String>,
     ) {
+        if self.cluster.collections[c].placement != crate::cluster::Placement::Sharded {
+            // 8.0: an unsharded collection (tracked or not) is never balanced or drained; a
+            // draining shard lists it in `collectionsToMove`.
+            return;
+        }
         if self.cluster.collections[c].balancing.no_balance {
             // 7.0/8.0 `db/s/balancer/balancer_chunk_selection_policy{_impl}.cpp` skip a
             // collection whose `getAllowBalance()` is false (`noBalance`); recalled, not re-read.

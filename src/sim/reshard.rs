@@ -23,9 +23,11 @@
 //! abort); none is lost.
 
 use super::engine::Simulator;
+use super::reshard_layout::ReshardRequest;
+use crate::cluster::Placement;
 use crate::cluster::error::MongoError;
 use crate::cluster::event::EventKind;
-use crate::cluster::resharding::{BlockedWrite, CriticalSection, NewChunk, Resharding};
+use crate::cluster::resharding::{BlockedWrite, CriticalSection, Resharding};
 use crate::model::{KeyPattern, KeyValue};
 use crate::model::{ShardIdx, ShardKey};
 
@@ -56,6 +58,25 @@ impl Simulator {
         num_initial_chunks: Option<u32>,
         force_redistribution: bool,
     ) -> Result<(), MongoError> {
+        self.start_resharding(
+            ns,
+            ReshardRequest {
+                num_initial_chunks,
+                force_redistribution,
+                ..ReshardRequest::new(key)
+            },
+        )
+    }
+
+    /// Starts resharding `ns` as `req` asks (`reshardCollection`, `moveCollection`,
+    /// `unshardCollection`).
+    pub fn start_resharding(&mut self, ns: &str, req: ReshardRequest) -> Result<(), MongoError> {
+        let ReshardRequest {
+            key,
+            num_initial_chunks,
+            force_redistribution,
+            ..
+        } = req.clone();
         if force_redistribution && self.cluster.version < crate::cluster::ServerVersion::V7_2 {
             return Err(MongoError::unknown_field(
                 "BSON field 'reshardCollection.forceRedistribution' is an unknown field.",
@@ -66,7 +87,15 @@ impl Simulator {
                 "no such command: 'reshardCollection'",
             ));
         }
-        let c = self.coll(ns)?;
+        let c = if req.provenance.ends_unsplittable() {
+            self.cluster.collection_index(ns).ok_or_else(|| {
+                MongoError::namespace_not_found(format!(
+                    "Collection '{ns}' not found in cluster catalog"
+                ))
+            })?
+        } else {
+            self.coll(ns)?
+        };
         let coll = &self.cluster.collections[c];
         if coll.resharding.is_some() {
             return Err(MongoError::reshard_collection_in_progress(format!(
@@ -79,32 +108,19 @@ impl Simulator {
         if key == coll.pattern && !force_redistribution {
             return Ok(());
         }
+        self.check_distribution(c, &req)?;
+        let coll = &self.cluster.collections[c];
         let Some(store) = coll.docs.as_ref() else {
             return Err(MongoError::illegal_operation(
                 "the simulator did not keep this collection's documents (scenario: keepDocuments)",
             ));
         };
         let docs = store.docs.len() as u64;
-        let id = KeyPattern::parse_json(r#"{"_id": 1}"#).map_err(|e| MongoError::bad_value(e.0))?;
-        let conflict = coll
-            .indexes
-            .iter()
-            .find(|i| i.unique && i.key != id && !super::ops::is_field_name_prefix(&key, &i.key));
-        if let Some(index) = conflict {
-            let recipient = self.recipients().first().copied().unwrap_or(ShardIdx(0));
-            let error = MongoError::invalid_options(format!(
-                "Recipient shard {} reached an unrecoverable error :: caused by :: can't shard collection '{ns}' with unique index on {}, proposed shard key {} and collation {{}}. Uniqueness can't be maintained unless shard key is a prefix and has simple collation",
-                self.cluster.shard_id(recipient),
-                index.key.server_text(),
-                key.server_text()
-            ));
-            self.emit(EventKind::ReshardingAborted {
-                ns: ns.to_string(),
-                key,
-                error: error.clone(),
-            });
-            return Err(error);
+        if !req.provenance.ends_unsplittable() {
+            // One shard keeps any unique index.
+            self.refuse_unique_index_conflict(c, ns, &key)?;
         }
+        let coll = &self.cluster.collections[c];
         let bytes: u64 = (0..self.cluster.shards.len())
             .map(|s| coll.table.shard_totals(ShardIdx(s as u32)).stats.bytes)
             .sum();
@@ -122,8 +138,17 @@ impl Simulator {
                 .resharding_default_initial_chunks(current)
         });
         let now = self.cluster.now_ms;
-        self.cluster.collections[c].resharding =
-            Some(Resharding::new(key.clone(), chunks, now, now + clone_ms));
+        let zones = self.zones_after_resharding(c, &req)?;
+        let mut r = Resharding::new(key.clone(), chunks, now, now + clone_ms);
+        r.provenance = req.provenance;
+        r.distribution = req.distribution;
+        r.zones = zones;
+        let coll = &mut self.cluster.collections[c];
+        coll.resharding = Some(r);
+        if req.provenance.ends_unsplittable() && coll.placement == Placement::Untracked {
+            // 8.0 `_shardsvrReshardCollection`: an untracked collection is tracked first.
+            coll.placement = Placement::Unsplittable;
+        }
         self.emit(EventKind::ReshardingStarted {
             ns: ns.to_string(),
             key,
@@ -131,7 +156,39 @@ impl Simulator {
             bytes,
             clone_ms,
             num_initial_chunks: chunks,
+            provenance: req.provenance,
         });
+        Ok(())
+    }
+
+    /// A recipient refuses a unique index (other than `_id`) that the new key does not prefix.
+    fn refuse_unique_index_conflict(
+        &mut self,
+        c: usize,
+        ns: &str,
+        key: &KeyPattern,
+    ) -> Result<(), MongoError> {
+        let coll = &self.cluster.collections[c];
+        let id = KeyPattern::parse_json(r#"{"_id": 1}"#).map_err(|e| MongoError::bad_value(e.0))?;
+        let conflict = coll
+            .indexes
+            .iter()
+            .find(|i| i.unique && i.key != id && !super::ops::is_field_name_prefix(key, &i.key));
+        if let Some(index) = conflict {
+            let recipient = self.recipients().first().copied().unwrap_or(ShardIdx(0));
+            let error = MongoError::invalid_options(format!(
+                "Recipient shard {} reached an unrecoverable error :: caused by :: can't shard collection '{ns}' with unique index on {}, proposed shard key {} and collation {{}}. Uniqueness can't be maintained unless shard key is a prefix and has simple collation",
+                self.cluster.shard_id(recipient),
+                index.key.server_text(),
+                key.server_text()
+            ));
+            self.emit(EventKind::ReshardingAborted {
+                ns: ns.to_string(),
+                key: key.clone(),
+                error: error.clone(),
+            });
+            return Err(error);
+        }
         Ok(())
     }
 
@@ -227,22 +284,13 @@ impl Simulator {
                 .collect()
         });
         coll.keys.rebuild(entries);
-        let mut mins = vec![r.key.global_min()];
-        mins.extend(coll.keys.quantiles(r.num_initial_chunks as usize));
-        let mut layout: Vec<NewChunk> = Vec::with_capacity(mins.len());
-        for (i, min) in mins.iter().enumerate() {
-            let max = mins
-                .get(i + 1)
-                .cloned()
-                .unwrap_or_else(|| r.key.global_max());
-            let shard = recipients
-                .get(i % recipients.len().max(1))
-                .copied()
-                .unwrap_or(ShardIdx(0));
-            layout.push((min.clone(), shard, coll.keys.stats(min, &max)));
-        }
+        let members = self.zone_members(r.zones.as_deref().unwrap_or_default());
+        let coll = &mut self.cluster.collections[c];
+        let layout = super::reshard_layout::new_layout(coll, &r, &recipients, &members);
+        let zones = r.zones.clone().unwrap_or_default();
+        let unsplittable = r.provenance.ends_unsplittable();
         if coll
-            .install_resharded(r.key.clone(), &layout, now / 1000)
+            .install_resharded(r.key.clone(), &layout, &zones, now / 1000)
             .is_err()
         {
             coll.resharding = Some(r);
@@ -250,6 +298,11 @@ impl Simulator {
             self.abort_resharding(c, error);
             return;
         }
+        coll.placement = if unsplittable {
+            Placement::Unsplittable
+        } else {
+            Placement::Sharded
+        };
         let ns = coll.ns.clone();
         for w in &mut self.workloads {
             if w.coll_ns == ns {
@@ -264,6 +317,8 @@ impl Simulator {
             ns,
             key: r.key.clone(),
             layout,
+            zones,
+            unsplittable,
             millis: now - r.started_ms,
             critical_section_ms: critical_ms,
             blocked_writes: blocked,

@@ -98,6 +98,9 @@ pub struct CollectionSpec {
     /// Keep documents' field values (needed to refine the key later; implied by such actions).
     #[serde(default)]
     pub keep_documents: bool,
+    /// An unsharded collection on its database's primary (`key` must be `{"_id": 1}`).
+    #[serde(default)]
+    pub unsharded: bool,
     /// Start already split and distributed, like a collection that has lived for a while.
     #[serde(default)]
     pub initial_layout: Option<InitialLayout>,
@@ -209,6 +212,8 @@ impl Action {
             Op::DropIndex { .. } => "dropIndex",
             Op::UpdateShardKey { .. } => "updateShardKey",
             Op::ReshardCollection { .. } => "reshardCollection",
+            Op::MoveCollection { .. } => "moveCollection",
+            Op::UnshardCollection { .. } => "unshardCollection",
         }
     }
 }
@@ -323,6 +328,24 @@ pub enum Op {
         /// 7.2+: reshard even to the same key.
         #[serde(default, rename = "forceRedistribution")]
         force_redistribution: bool,
+        /// 7.2+: `[{shard, min?, max?}]` in the new key.
+        #[serde(default, rename = "shardDistribution")]
+        shard_distribution: Option<Vec<serde_json::Value>>,
+        /// `[{zone, min, max}]` in the new key.
+        #[serde(default)]
+        zones: Option<Vec<serde_json::Value>>,
+    },
+    /// 8.0: `moveCollection` of an unsharded collection to `toShard`.
+    MoveCollection {
+        ns: String,
+        #[serde(rename = "toShard")]
+        to_shard: String,
+    },
+    /// 8.0: `unshardCollection`, onto `toShard` or the shard with the least data.
+    UnshardCollection {
+        ns: String,
+        #[serde(default, rename = "toShard")]
+        to_shard: Option<String>,
     },
     AddShardToZone {
         shard: String,
@@ -421,6 +444,10 @@ pub const BUILT_IN: &[(&str, &str)] = &[
     (
         "defragment",
         include_str!("../../assets/scenarios/defragment.json"),
+    ),
+    (
+        "move-collection",
+        include_str!("../../assets/scenarios/move-collection.json"),
     ),
     (
         "firehose",

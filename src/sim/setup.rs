@@ -165,6 +165,9 @@ impl Simulator {
                 .to_string();
             self.cluster.databases.insert(db, idx);
         }
+        if spec.unsharded {
+            return self.setup_unsharded(sc, spec, &key, &at);
+        }
         let opts = ShardCollectionOptions {
             unique: spec.unique,
             num_initial_chunks: spec.num_initial_chunks,
@@ -177,9 +180,26 @@ impl Simulator {
             self.create_index(&spec.ns, ikey, index.unique)
                 .map_err(|e| format!("field `{at}.indexes[{k}]`: {e}"))?;
         }
+        self.keep_documents_if_needed(sc, spec, &at)?;
+        if let Some(layout) = &spec.initial_layout {
+            self.apply_layout(&spec.ns, &key, layout, &at)?;
+        }
+        Ok(())
+    }
+
+    /// Keeps the collection's documents when the scenario asks, or when an action needs them
+    /// (refine, reshard, moveCollection, unshardCollection, a shard-key update).
+    fn keep_documents_if_needed(
+        &mut self,
+        sc: &Scenario,
+        spec: &CollectionSpec,
+        at: &str,
+    ) -> Result<(), String> {
         let refines = sc.actions.iter().any(|a| match &a.op {
             Op::RefineCollectionShardKey { ns, .. }
             | Op::ReshardCollection { ns, .. }
+            | Op::MoveCollection { ns, .. }
+            | Op::UnshardCollection { ns, .. }
             | Op::UpdateShardKey { ns, .. } => *ns == spec.ns,
             _ => false,
         });
@@ -190,13 +210,41 @@ impl Simulator {
                 .filter(|w| w.ns == spec.ns)
                 .flat_map(|w| w.fields.keys().cloned())
                 .collect();
-            let c = self.coll(&spec.ns).map_err(|e| e.to_string())?;
+            let c = self
+                .cluster
+                .collection_index(&spec.ns)
+                .ok_or_else(|| format!("field `{at}`: no collection {}", spec.ns))?;
             self.keep_documents(c, fields);
         }
-        if let Some(layout) = &spec.initial_layout {
-            self.apply_layout(&spec.ns, &key, layout, &at)?;
-        }
         Ok(())
+    }
+
+    /// An unsharded collection on its database's primary, untracked.
+    fn setup_unsharded(
+        &mut self,
+        sc: &Scenario,
+        spec: &CollectionSpec,
+        key: &KeyPattern,
+        at: &str,
+    ) -> Result<(), String> {
+        if key.to_string() != r#"{"_id":1}"# {
+            return Err(format!(
+                "field `{at}.key`: an unsharded collection's key is {{\"_id\": 1}}"
+            ));
+        }
+        if spec.initial_layout.is_some() || spec.num_initial_chunks.is_some() {
+            return Err(format!(
+                "field `{at}.unsharded`: an unsharded collection has one chunk (no initialLayout, no numInitialChunks)"
+            ));
+        }
+        self.create_unsharded(&spec.ns)
+            .map_err(|e| format!("field `{at}`: {e}"))?;
+        for (k, index) in spec.indexes.iter().enumerate() {
+            let ikey = pattern_of(&index.key, &format!("{at}.indexes[{k}].key"))?;
+            self.create_index(&spec.ns, ikey, index.unique)
+                .map_err(|e| format!("field `{at}.indexes[{k}]`: {e}"))?;
+        }
+        self.keep_documents_if_needed(sc, spec, at)
     }
 
     /// Splits the new collection at the layout's points and places each chunk, instantly.
@@ -242,8 +290,9 @@ impl Simulator {
     fn workload(&mut self, w: &WorkloadSpec, i: usize, seed: u64) -> Result<WorkloadRun, String> {
         let at = format!("workloads[{i}]");
         let c = self
-            .coll(&w.ns)
-            .map_err(|e| format!("field `{at}.ns`: {e}"))?;
+            .cluster
+            .collection_index(&w.ns)
+            .ok_or_else(|| format!("field `{at}.ns`: no collection {} in the scenario", w.ns))?;
         let mut rng = Rng::fork(seed, 100 + i as u64);
         let mut fields = Vec::new();
         for (name, spec) in &w.fields {

@@ -97,7 +97,10 @@ impl Simulator {
         let chunk = coll.table.chunk(i);
         // 6.0 `db/s/config/sharding_catalog_manager_chunk_operations.cpp`: "Can't commit
         // auto-split while … is undergoing a defragmentation."
-        if chunk.info.stats.bytes < chunk_size || chunk.info.jumbo || coll.defragmentation.is_some()
+        if chunk.info.stats.bytes < chunk_size
+            || chunk.info.jumbo
+            || coll.defragmentation.is_some()
+            || coll.placement != crate::cluster::Placement::Sharded
         {
             return;
         }

@@ -218,20 +218,27 @@ fn body(kind: &EventKind, n: &Names<'_>) -> Value {
             bytes,
             clone_ms,
             num_initial_chunks,
+            provenance,
         } => json!({
             "ns": ns, "key": pattern_json(key), "docs": docs, "bytes": bytes, "cloneMillis": clone_ms,
-            "numInitialChunks": num_initial_chunks,
+            "numInitialChunks": num_initial_chunks, "provenance": provenance.as_str(),
         }),
         EventKind::ReshardingCommitted {
             ns,
             key,
             layout,
+            zones,
+            unsplittable,
             millis,
             critical_section_ms,
             blocked_writes,
         } => json!({
             "ns": ns, "key": pattern_json(key), "millis": millis,
             "criticalSectionMillis": critical_section_ms, "blockedWrites": blocked_writes,
+            "unsplittable": unsplittable,
+            "zones": zones.iter().map(|z| json!({
+                "min": key_json(Some(key), &z.min), "max": key_json(Some(key), &z.max), "zone": z.zone,
+            })).collect::<Vec<_>>(),
             "layout": layout.iter().map(|(min, s, stats)| json!({
                 "min": key_json(Some(key), min), "shard": n.shard(*s), "docs": stats.docs, "bytes": stats.bytes,
             })).collect::<Vec<_>>(),

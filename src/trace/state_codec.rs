@@ -83,6 +83,7 @@ fn collection_json(c: &Cluster, coll: &Collection) -> Value {
             "jumbo": ch.info.jumbo, "since": ch.info.since, "written": ch.info.bytes_written,
         })).collect::<Vec<_>>(),
         "defragmentationPhase": coll.defragmentation.map(DefragmentationPhase::as_str),
+        "placement": coll.placement.as_str(),
         "balancing": {
             "maxChunkSizeBytes": coll.balancing.max_chunk_size_bytes,
             "enableAutoMerge": coll.balancing.auto_merge,
@@ -265,6 +266,7 @@ fn collection_of(cluster: &Cluster, v: &Value, p: &str) -> Res<Collection> {
     }
     coll.range_deletions = range_deletions_of(cluster, v, p)?;
     coll.defragmentation = defragmentation_of(v, p)?;
+    coll.placement = placement_of(v, p)?;
     if let Some(b) = v.get("balancing") {
         coll.balancing.max_chunk_size_bytes = b.get("maxChunkSizeBytes").and_then(Value::as_u64);
         coll.balancing.auto_merge = b.get("enableAutoMerge").and_then(Value::as_bool);
@@ -393,4 +395,13 @@ fn defragmentation_of(v: &Value, p: &str) -> Res<Option<DefragmentationPhase>> {
     DefragmentationPhase::parse(name)
         .map(Some)
         .ok_or_else(|| format!("field `{p}defragmentationPhase`: unknown phase \"{name}\""))
+}
+
+/// A keyframe collection's `placement` (absent: sharded).
+fn placement_of(v: &Value, p: &str) -> Res<crate::cluster::Placement> {
+    let Some(name) = v.get("placement").and_then(Value::as_str) else {
+        return Ok(crate::cluster::Placement::Sharded);
+    };
+    crate::cluster::Placement::parse(name)
+        .ok_or_else(|| format!("field `{p}placement`: unknown placement \"{name}\""))
 }

@@ -2,6 +2,7 @@
 //! poll's). Cost: O(shards + zones + strip cells × sample + recent writes), independent of the
 //! chunk count except for a selected cell, which is summed exactly.
 
+use crate::cluster::Placement;
 use std::collections::BTreeMap;
 
 use super::strip::{self, StripInput};
@@ -181,10 +182,15 @@ fn collection_view(cluster: &Cluster, c: &Collection, req: &ViewRequest) -> Coll
     let jumbo = (0..cluster.shards.len())
         .map(|s| table.shard_totals(ShardIdx(s as u32)).jumbo)
         .sum();
-    let activity = match (&c.resharding, c.defragmentation) {
-        (Some(r), _) => Some(format!("resharding to {}", key_text(&r.key))),
-        (None, Some(p)) => Some(format!("defragmenting: {}", p.as_str())),
-        (None, None) => None,
+    let activity = match (&c.resharding, c.defragmentation, c.placement) {
+        (Some(r), _, _) if r.provenance.ends_unsplittable() => {
+            Some(format!("{} under way", r.provenance.as_str()))
+        }
+        (Some(r), _, _) => Some(format!("resharding to {}", key_text(&r.key))),
+        (None, Some(p), _) => Some(format!("defragmenting: {}", p.as_str())),
+        (None, None, Placement::Unsplittable) => Some("unsharded (tracked)".to_string()),
+        (None, None, Placement::Untracked) => Some("unsharded".to_string()),
+        (None, None, Placement::Sharded) => None,
     };
     CollectionView {
         activity,

@@ -7,7 +7,9 @@ use crate::cluster::ChunkWrites;
 use crate::cluster::Cluster;
 use crate::cluster::defragmentation::DefragmentationPhase;
 use crate::cluster::event::{MigrationRange, MigrationReason, SplitCause};
+use crate::cluster::resharding::Provenance;
 use crate::cluster::{Event, EventKind, MongoError};
+use crate::model::zones::ZoneRange;
 use crate::model::{KeyPattern, ShardIdx};
 use crate::trace::json::{
     Res, array_at, bool_at, field, key_at, key_of, ms_of_seconds, pattern_at, stats_at, stats_of,
@@ -237,6 +239,11 @@ pub fn decode(v: &Value, state: &Cluster) -> Res<Option<Event>> {
             bytes: u64_at(v, "bytes", "")?,
             clone_ms: u64_at(v, "cloneMillis", "")?,
             num_initial_chunks: u64_at(v, "numInitialChunks", "")? as u32,
+            provenance: match v.get("provenance").and_then(Value::as_str) {
+                None => Provenance::ReshardCollection,
+                Some(name) => Provenance::parse(name)
+                    .ok_or_else(|| format!("field `provenance`: unknown provenance \"{name}\""))?,
+            },
         },
         "reshardCollection.commit" => EventKind::ReshardingCommitted {
             ns: ns()?,
@@ -255,6 +262,25 @@ pub fn decode(v: &Value, state: &Cluster) -> Res<Option<Event>> {
                     Ok((key_at(c, "min", &p)?, s, stats))
                 })
                 .collect::<Res<_>>()?,
+            zones: match v.get("zones") {
+                None => Vec::new(),
+                Some(_) => array_at(v, "zones", "")?
+                    .iter()
+                    .enumerate()
+                    .map(|(i, z)| {
+                        let p = format!("zones[{i}].");
+                        Ok(ZoneRange {
+                            min: key_at(z, "min", &p)?,
+                            max: key_at(z, "max", &p)?,
+                            zone: str_at(z, "zone", &p)?.to_string(),
+                        })
+                    })
+                    .collect::<Res<_>>()?,
+            },
+            unsplittable: v
+                .get("unsplittable")
+                .and_then(Value::as_bool)
+                .unwrap_or(false),
             millis: u64_at(v, "millis", "")?,
             critical_section_ms: u64_at(v, "criticalSectionMillis", "")?,
             blocked_writes: u64_at(v, "blockedWrites", "")?,

@@ -184,7 +184,10 @@ fn zones_must_be_given_for_a_new_key_and_place_the_new_chunks() {
     s.start_resharding("app.c", req).unwrap();
     s.run_until(400_000);
     let c = &s.cluster.collections[0];
-    assert_eq!(c.zones.iter().cloned().collect::<Vec<_>>(), std::slice::from_ref(&zone));
+    assert_eq!(
+        c.zones.iter().cloned().collect::<Vec<_>>(),
+        std::slice::from_ref(&zone)
+    );
     for ch in c.table.iter() {
         if *ch.min >= zone.min && *ch.max <= zone.max {
             assert_eq!(

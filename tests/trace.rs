@@ -361,14 +361,15 @@ proptest! {
 
     /// The new rules leave events a replay applies to the simulator's exact state, on every line:
     /// forced drains, movePrimary and the second removeShard, the AutoMerger's merges, orphans and
-    /// the range deleter, defragmentation — and owned documents are conserved through all of them.
+    /// the range deleter, defragmentation, moveCollection and unshardCollection — and owned
+    /// documents are conserved through all of them.
     #[test]
     fn drains_merges_and_orphans_replay_on_every_release_line(
-        which in 0usize..4,
+        which in 0usize..5,
         version in prop::sample::select(vec!["4.4", "5.0", "6.0", "7.0", "8.0", "8.2", "8.3", "9.0"]),
         seed in 1u64..1000,
     ) {
-        let name = ["drain", "auto-merge", "orphans", "defragment"][which];
+        let name = ["drain", "auto-merge", "orphans", "defragment", "move-collection"][which];
         let dir = TempDir::new(&format!("lines-{which}-{seed}"));
         let path = dir.path("t.ndjson");
         let sc = scenario::built_in(name).unwrap().unwrap();

@@ -74,7 +74,7 @@ fn collection_json(c: &Cluster, coll: &Collection) -> Value {
         "zones": coll.zones.iter().map(|z| json!({"min": key_json(p, &z.min), "max": key_json(p, &z.max), "zone": z.zone})).collect::<Vec<_>>(),
         "resharding": coll.resharding.as_ref().map(|r| json!({
             "key": pattern_json(&r.key), "numInitialChunks": r.num_initial_chunks,
-            "startedMs": r.started_ms, "readyMs": r.ready_ms,
+            "startedMs": r.started_ms, "readyMs": r.ready_ms, "provenance": r.provenance.as_str(),
         })),
         "chunks": coll.table.iter().map(|ch| json!({
             "min": key_json(p, ch.min), "shard": c.shard_id(ch.info.shard),
@@ -297,18 +297,7 @@ fn collection_of(cluster: &Cluster, v: &Value, p: &str) -> Res<Collection> {
         window.push(keys, shards);
     }
     coll.window = window;
-    coll.resharding = match v.get("resharding") {
-        None | Some(Value::Null) => None,
-        Some(r) => {
-            let rp = format!("{p}resharding.");
-            Some(Resharding::new(
-                pattern_at(r, "key", &rp)?,
-                u64_at(r, "numInitialChunks", &rp)? as u32,
-                u64_at(r, "startedMs", &rp)?,
-                u64_at(r, "readyMs", &rp)?,
-            ))
-        }
-    };
+    coll.resharding = resharding_of(v, p)?;
     Ok(coll)
 }
 
@@ -404,4 +393,27 @@ fn placement_of(v: &Value, p: &str) -> Res<crate::cluster::Placement> {
     };
     crate::cluster::Placement::parse(name)
         .ok_or_else(|| format!("field `{p}placement`: unknown placement \"{name}\""))
+}
+
+/// A keyframe collection's `resharding` (null: none).
+fn resharding_of(v: &Value, p: &str) -> Res<Option<Resharding>> {
+    Ok(match v.get("resharding") {
+        None | Some(Value::Null) => None,
+        Some(r) => {
+            let rp = format!("{p}resharding.");
+            let mut out = Resharding::new(
+                pattern_at(r, "key", &rp)?,
+                u64_at(r, "numInitialChunks", &rp)? as u32,
+                u64_at(r, "startedMs", &rp)?,
+                u64_at(r, "readyMs", &rp)?,
+            );
+            if let Some(name) = r.get("provenance").and_then(Value::as_str) {
+                out.provenance =
+                    crate::cluster::resharding::Provenance::parse(name).ok_or_else(|| {
+                        format!("field `{rp}provenance`: unknown provenance \"{name}\"")
+                    })?;
+            }
+            Some(out)
+        }
+    })
 }

@@ -86,6 +86,8 @@ fn scale(c: &mut Criterion) {
         (after.saturating_sub(before)) >> 20,
         after.saturating_sub(before) / 1_000_000
     );
+    // Each routine returns the simulator so that criterion frees it after timing: dropping a
+    // million chunks costs more than a round.
     let mut group = c.benchmark_group("scale 1000 shards × 1M chunks");
     group
         .sample_size(10)
@@ -97,7 +99,8 @@ fn scale(c: &mut Criterion) {
                 || sim.clone(),
                 |mut s| {
                     s.balancer_round_now();
-                    black_box(s.cluster.balancer.in_flight.len())
+                    black_box(s.cluster.balancer.in_flight.len());
+                    s
                 },
                 BatchSize::PerIteration,
             );
@@ -117,7 +120,8 @@ fn scale(c: &mut Criterion) {
                 |mut s| {
                     s.balancer_round_now();
                     s.step();
-                    black_box(s.cluster.balancer.in_flight.len())
+                    black_box(s.cluster.balancer.in_flight.len());
+                    s
                 },
                 BatchSize::PerIteration,
             );
@@ -138,7 +142,8 @@ fn scale(c: &mut Criterion) {
                     black_box((
                         s.cluster.balancer.in_flight.len(),
                         s.cluster.collections[0].table.len(),
-                    ))
+                    ));
+                    s
                 },
                 BatchSize::PerIteration,
             );
@@ -151,7 +156,8 @@ fn scale(c: &mut Criterion) {
                 s.balancer_round_now();
                 let n = s.cluster.balancer.in_flight.len();
                 s.run_until(10_000);
-                black_box((n, s.cluster.balancer.completed))
+                black_box((n, s.cluster.balancer.completed));
+                s
             },
             BatchSize::PerIteration,
         );

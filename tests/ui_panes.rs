@@ -128,6 +128,17 @@ fn orphans_show_on_the_donor_until_the_range_deleter_runs() {
 }
 
 #[test]
+fn defragmentation_and_move_collection_are_named_in_the_key_space_title() {
+    let f = Fixture::new("defragment", 45_000, (120, 30));
+    let text = format!("{}", f.draw().backend());
+    assert!(text.contains("defragmenting: moveAndMergeChunks"), "{text}");
+    assert_snapshot!("defragment_45s_120x30", text);
+    let f = Fixture::new("move-collection", 120_000, (120, 30));
+    let text = format!("{}", f.draw().backend());
+    assert!(text.contains("unshardCollection under way"), "{text}");
+}
+
+#[test]
 fn a_too_small_terminal_says_so() {
     let f = Fixture::new("ascending", 0, (50, 12));
     let text = format!("{}", f.draw().backend());

@@ -14,13 +14,7 @@ use futures::TryStreamExt;
 use mongodb::Client;
 
 async fn collection_doc(client: &Client, ns: &str) -> Document {
-    client
-        .database("config")
-        .collection::<Document>("collections")
-        .find_one(doc! {"_id": ns})
-        .await
-        .unwrap()
-        .unwrap()
+    common::config_collection(client, ns).await.unwrap()
 }
 
 async fn chunks(client: &Client) -> Vec<Document> {

@@ -28,12 +28,7 @@ fn cluster(version: &str) -> Simulator {
 }
 
 async fn collection_doc(client: &Client, ns: &str) -> Option<Document> {
-    client
-        .database("config")
-        .collection::<Document>("collections")
-        .find_one(doc! {"_id": ns})
-        .await
-        .unwrap()
+    common::config_collection(client, ns).await
 }
 
 /// The shards of `ns`'s chunks (config.chunks by uuid, 5.0+).

@@ -77,3 +77,13 @@ pub async fn find_all(client: &Client, db: &str, coll: &str, filter: Document) -
         .await
         .unwrap()
 }
+
+/// `ns`'s document in `config.collections`, if the catalog has it.
+pub async fn config_collection(client: &Client, ns: &str) -> Option<Document> {
+    client
+        .database("config")
+        .collection::<Document>("collections")
+        .find_one(bson::doc! {"_id": ns})
+        .await
+        .unwrap()
+}

@@ -321,6 +321,9 @@ pub fn balancer_collection_status(state: &State, cmd: &Document) -> Answer {
 pub fn refine(state: &mut State, cmd: &Document) -> Answer {
     let ns = ns_arg(cmd, "refineCollectionShardKey")?;
     let key = pattern(doc_arg(cmd, "key")?)?;
+    if let Some(c) = state.sim.cluster.collection_index(&ns) {
+        super::move_collection::hand_documents(state, c, &key)?;
+    }
     state.sim.refine_shard_key(&ns, key)?;
     Ok(ok(Document::new()))
 }
@@ -344,6 +347,9 @@ pub fn reshard(state: &mut State, cmd: &Document) -> Answer {
     }
     if let Some(list) = json_array(cmd, "zones")? {
         req.zones = Some(crate::sim::reshard_layout::zones_of(&req.key, &list)?);
+    }
+    if let Some(c) = state.sim.cluster.collection_index(&ns) {
+        super::move_collection::hand_documents(state, c, &req.key)?;
     }
     state.sim.start_resharding(&ns, req)?;
     Ok(ok(Document::new()))

@@ -75,7 +75,7 @@ fn serves_a_scenario_to_the_driver() {
             .run_command(doc! { "count": "chunks" })
             .await
             .unwrap();
-        reply.get_i64("n").unwrap()
+        i64::from(reply.get_i32("n").unwrap())
     });
     child.kill().unwrap();
     child.wait().unwrap();

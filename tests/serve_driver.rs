@@ -151,7 +151,11 @@ async fn inserts_on_an_ascending_key_all_land_in_the_max_chunk() {
         .run_command(doc! { "count": "events" })
         .await
         .unwrap();
-    assert_eq!(count.get_i64("n").unwrap(), 1000);
+    assert_eq!(
+        count.get_i32("n").unwrap(),
+        1000,
+        "int32, as appendNumber gives it"
+    );
     let chunks = config_find(&client, "chunks", doc! {}).await;
     assert_eq!(chunks.len(), 2);
     // The simulator saw every write in the chunk [0, MaxKey).

@@ -6,6 +6,7 @@
 //! config database or a user collection's kept documents (a `shardtop` field says when some are
 //! not kept). Other stages are refused as a server refuses an unknown stage.
 
+use super::reply::number;
 use std::collections::VecDeque;
 
 use bson::{Bson, Document, doc};
@@ -384,11 +385,6 @@ fn sharded_data_distribution(state: &State) -> Vec<Document> {
             doc! { "ns": &c.ns, "shards": shards }
         })
         .collect()
-}
-
-/// A count as the server appends it: int32 when it fits, int64 otherwise.
-fn number(n: u64) -> Bson {
-    i32::try_from(n).map_or_else(|_| Bson::Int64(n as i64), Bson::Int32)
 }
 
 /// `$collStats: {storageStats: {}}` on a sharded collection through mongos: one document per

@@ -323,10 +323,11 @@ pub fn count(state: &State, db: &str, cmd: &Document) -> Answer {
         if let Some(l) = limit.filter(|l| *l != 0) {
             n = n.min(l.abs());
         }
-        return Ok(ok(doc! { "n": n }));
+        return Ok(ok(doc! { "n": reply::number(n as u64) }));
     }
     let docs = select(state, db, &coll, query, None, skip, limit)?;
-    let reply = doc! { "n": docs.len() as i64 };
+    // 8.0 `s/commands/cluster_count_cmd.cpp`: `appendNumber("n", total)`.
+    let reply = doc! { "n": reply::number(docs.len() as u64) };
     Ok(ok(with_note(state, db, &coll, reply)))
 }
 

@@ -132,3 +132,9 @@ fn missing(field: &str) -> MongoError {
         message: format!("BSON field '{field}' is missing but a required field"),
     }
 }
+
+/// A count as the server appends it (`BSONObjBuilder::appendNumber`): int32 when it fits, int64
+/// otherwise.
+pub fn number(n: u64) -> Bson {
+    i32::try_from(n).map_or_else(|_| Bson::Int64(n as i64), Bson::Int32)
+}

@@ -289,7 +289,14 @@ pub fn balancer_collection_status(state: &State, cmd: &Document) -> Answer {
     let mut reply = Document::new();
     if state.sim.cluster.version >= ServerVersion::V6_0 {
         let mb = state.sim.cluster.chunk_size_of(c) / (1024 * 1024);
-        reply.insert("chunkSize", mb as i64);
+        // A long in the 7.0 reference page's example, a plain int in real 8.0.32 output (the
+        // fixtures' `commands-8.0.ejson.txt`).
+        let mb = if state.sim.cluster.version >= ServerVersion::V8_0 {
+            reply::number(mb)
+        } else {
+            Bson::Int64(mb as i64)
+        };
+        reply.insert("chunkSize", mb);
     }
     // 8.0 `db/s/balancer/balancer.cpp` `getBalancerStatusForNs`: defragmentation comes first,
     // with `reportProgressOn`'s details (`remainingChunksToProcess` a long long).

@@ -90,3 +90,42 @@ async fn refine_and_reshard_a_collection_built_through_serve() {
     wait_for_key(&client, "app.empty", doc! {"b": 1}).await;
     server.shutdown().await;
 }
+
+/// Seed 003's refusals, word for word (9.0.2 output).
+#[tokio::test]
+async fn refine_refusals_are_worded_as_the_server_words_them() {
+    let opts = ServeOptions::new("127.0.0.1:0".parse().unwrap(), cluster());
+    let (server, client, _) = serve_opts(opts).await;
+    admin(
+        &client,
+        doc! {"shardCollection": "app.logs", "key": {"ts": 1, "level": 1}},
+    )
+    .await
+    .unwrap();
+    let err = admin(
+        &client,
+        doc! {"refineCollectionShardKey": "app.logs", "key": {"level": 1, "ts": 1}},
+    )
+    .await
+    .unwrap_err();
+    assert!(
+        err.to_string().contains(
+            "refineCollectionShardKey shard key { level: 1, ts: 1 } does not extend the current shard key { ts: 1, level: 1 }"
+        ),
+        "{err}"
+    );
+    assert_eq!(common::code_of(&err), 72);
+    let err = admin(
+        &client,
+        doc! {"refineCollectionShardKey": "app.logs", "key": {"ts": 1, "level": 1, "x": 1}},
+    )
+    .await
+    .unwrap_err();
+    assert!(
+        err.to_string().contains(
+            "Please create an index that starts with the proposed shard key before refining the collection's shard key."
+        ),
+        "{err}"
+    );
+    server.shutdown().await;
+}

@@ -265,24 +265,32 @@ fn ids_key(min: &Document) -> Vec<u8> {
     crate::wire::encode::encode_document(min)
 }
 
+/// `config.tags`: the zone ranges of every collection, and those defined before the namespace was
+/// sharded (a config server keeps them as given).
 fn tags(state: &State, v: ServerVersion) -> Vec<Document> {
+    let tag = |ns: &str, min: Document, max: Document, zone: &str| {
+        let id: Bson = if v < ServerVersion::V5_0 {
+            Bson::Document(doc! { "ns": ns, "min": min.clone() })
+        } else {
+            Bson::ObjectId(ids::object_id(
+                state.started_secs,
+                &[b"tag", ns.as_bytes(), &ids_key(&min)],
+            ))
+        };
+        doc! { "_id": id, "ns": ns, "min": min, "max": max, "tag": zone }
+    };
     let mut out = Vec::new();
     for c in &state.sim.cluster.collections {
         for r in c.zones.iter() {
-            let min = c.pattern.bound_to_document(&r.min);
-            let id: Bson = if v < ServerVersion::V5_0 {
-                Bson::Document(doc! { "ns": &c.ns, "min": min.clone() })
-            } else {
-                Bson::ObjectId(ids::object_id(
-                    state.started_secs,
-                    &[b"tag", c.ns.as_bytes(), &ids_key(&min)],
-                ))
-            };
-            out.push(doc! {
-                "_id": id, "ns": &c.ns, "min": min,
-                "max": c.pattern.bound_to_document(&r.max), "tag": &r.zone,
-            });
+            let (min, max) = (
+                c.pattern.bound_to_document(&r.min),
+                c.pattern.bound_to_document(&r.max),
+            );
+            out.push(tag(&c.ns, min, max, &r.zone));
         }
+    }
+    for p in &state.sim.cluster.pending_zones {
+        out.push(tag(&p.ns, p.min.clone(), p.max.clone(), &p.zone));
     }
     out
 }

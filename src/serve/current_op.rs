@@ -94,7 +94,7 @@ fn migrations(state: &State) -> Vec<Document> {
                     "bytes": m.bytes as i64,
                     "startedMs": m.started_ms as i64,
                     "finishMs": m.finish_ms as i64,
-                    "reason": format!("{:?}", m.reason),
+                    "reason": m.reason.as_str(),
                 },
             })
         })

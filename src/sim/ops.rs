@@ -369,8 +369,9 @@ impl Simulator {
             || key.hashed_field() != coll.pattern.hashed_field()
         {
             return Err(MongoError::invalid_options(format!(
-                "refineCollectionShardKey shard key {key} does not extend the current shard key {}",
-                coll.pattern
+                "refineCollectionShardKey shard key {} does not extend the current shard key {}",
+                key.server_text(),
+                coll.pattern.server_text()
             )));
         }
         if !coll.indexes.iter().any(|i| is_prefix(&key, &i.key)) {

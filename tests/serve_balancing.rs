@@ -162,8 +162,9 @@ async fn move_range_with_only_max_through_the_driver() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_migration_in_flight_carries_the_collection_chunk_size() {
-    let (server, client, _) = serve_empty("7.0", true).await;
+async fn a_migration_in_flight_carries_the_collection_chunk_size_and_move_chunk_answers_when_done()
+{
+    let (server, client, _) = serve_empty("7.0", false).await;
     admin(&client, doc! {"shardCollection": "app.c", "key": {"x": 1}})
         .await
         .unwrap();
@@ -182,24 +183,76 @@ async fn a_migration_in_flight_carries_the_collection_chunk_size() {
     } else {
         "shard0000"
     };
-    admin(
-        &client,
-        doc! {"moveChunk": "app.c", "find": {"x": 1}, "to": to},
-    )
-    .await
-    .unwrap();
-    // Paused: the migration stays in flight.
-    let ops: Vec<Document> = client
-        .database("admin")
-        .aggregate(vec![
-            doc! {"$currentOp": {"allUsers": true, "localOps": false}},
-        ])
+    // moveChunk answers once the migration has committed; meanwhile another client sees it.
+    let mover = client.clone();
+    let target = to.to_string();
+    let moving = tokio::spawn(async move {
+        admin(
+            &mover,
+            doc! {"moveChunk": "app.c", "find": {"x": 1}, "to": target},
+        )
         .await
-        .unwrap()
-        .try_collect()
-        .await
-        .unwrap();
+    });
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    let ops = loop {
+        let ops: Vec<Document> = client
+            .database("admin")
+            .aggregate(vec![
+                doc! {"$currentOp": {"allUsers": true, "localOps": false}},
+            ])
+            .await
+            .unwrap()
+            .try_collect()
+            .await
+            .unwrap();
+        if !ops.is_empty() {
+            break ops;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the migration never showed"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    };
     let cmd = ops[0].get_document("command").unwrap();
     assert_eq!(cmd.get_i64("maxChunkSizeBytes").unwrap(), 64 << 20);
+    let reply = moving.await.unwrap().unwrap();
+    assert!(reply.get_i32("millis").unwrap() >= 1000, "{reply}");
+    assert_eq!(
+        chunks(&client).await[0].get_str("shard").unwrap(),
+        to,
+        "committed before the answer"
+    );
+    server.shutdown().await;
+}
+
+/// The book's manual loop: with the clock paused each `moveChunk` runs virtual time forward
+/// until its migration commits, so the next one starts from a quiet cluster.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn paused_move_chunks_run_to_their_commit_one_after_another() {
+    let (server, client, _) = serve_empty("8.0", true).await;
+    admin(&client, doc! {"shardCollection": "app.c", "key": {"x": 1}})
+        .await
+        .unwrap();
+    for x in [10, 20, 30] {
+        admin(&client, doc! {"split": "app.c", "middle": {"x": x}})
+            .await
+            .unwrap();
+    }
+    for (x, to) in [(10, "shard0001"), (20, "shard0002"), (30, "shard0001")] {
+        let reply = admin(
+            &client,
+            doc! {"moveChunk": "app.c", "find": {"x": x}, "to": to},
+        )
+        .await
+        .unwrap();
+        assert!(reply.get_i32("millis").unwrap() >= 1000, "{reply}");
+    }
+    let owners: Vec<String> = chunks(&client)
+        .await
+        .iter()
+        .map(|c| c.get_str("shard").unwrap().to_string())
+        .collect();
+    assert_eq!(owners[1..], ["shard0001", "shard0002", "shard0001"]);
     server.shutdown().await;
 }

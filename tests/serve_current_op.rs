@@ -101,6 +101,7 @@ async fn migrations_in_flight_show_as_the_donor_shards_operations() {
 /// resharded).
 const KEPT: &str = r#"{
   "name": "kept", "description": "", "seedPassage": "", "shards": 2,
+  "reshardingMinimumOperationDurationMillis": 3000,
   "collections": [{ "ns": "shop.orders", "key": { "customerId": 1 }, "keepDocuments": true }],
   "workloads": [{
     "ns": "shop.orders", "rate": 1, "count": 1, "start": 100000, "docSize": 100,
@@ -111,14 +112,31 @@ const KEPT: &str = r#"{
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn resharding_in_progress_and_refusals() {
-    let (server, client) = serve(scenario(KEPT, "8.0")).await;
+    // The clock runs: reshardCollection answers when it commits (3 s here), and meanwhile
+    // another client sees it in $currentOp.
+    let opts =
+        shardtop::serve::ServeOptions::new("127.0.0.1:0".parse().unwrap(), scenario(KEPT, "8.0"));
+    let (server, client, _) = common::serve_opts(opts).await;
     assert!(current_op(&client, doc! {}).await.is_empty());
-    client
-        .database("admin")
-        .run_command(doc! { "reshardCollection": "shop.orders", "key": { "region": 1 } })
-        .await
-        .unwrap();
-    let ops = current_op(&client, doc! { "allUsers": true, "localOps": false }).await;
+    let resharder = client.clone();
+    let resharding = tokio::spawn(async move {
+        resharder
+            .database("admin")
+            .run_command(doc! { "reshardCollection": "shop.orders", "key": { "region": 1 } })
+            .await
+    });
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    let ops = loop {
+        let ops = current_op(&client, doc! { "allUsers": true, "localOps": false }).await;
+        if !ops.is_empty() {
+            break ops;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the resharding never showed"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    };
     assert_eq!(ops.len(), 1, "{ops:?}");
     let orig = ops[0].get_document("originatingCommand").unwrap();
     assert_eq!(orig.get_str("reshardCollection").unwrap(), "shop.orders");
@@ -134,5 +152,12 @@ async fn resharding_in_progress_and_refusals() {
         ErrorKind::Command(c) => assert_eq!(c.code, 73, "{e}"),
         other => panic!("{other:?}"),
     }
+    resharding.await.unwrap().unwrap();
+    assert!(
+        current_op(&client, doc! { "allUsers": true, "localOps": false })
+            .await
+            .is_empty(),
+        "answered once committed"
+    );
     server.shutdown().await;
 }

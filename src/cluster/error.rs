@@ -86,6 +86,9 @@ impl MongoError {
     pub fn remove_shard_draining_in_progress(m: impl Into<String>) -> Self {
         Self::new(1_003_141, "RemoveShardDrainingInProgress", m)
     }
+    pub fn exceeded_time_limit(m: impl Into<String>) -> Self {
+        Self::new(262, "ExceededTimeLimit", m)
+    }
     pub fn namespace_exists(m: impl Into<String>) -> Self {
         Self::new(48, "NamespaceExists", m)
     }

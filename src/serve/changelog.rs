@@ -92,6 +92,7 @@ fn action_details(kind: &EventKind, v: ServerVersion) -> Option<Document> {
 /// Takes the simulator's new events into the changelog and the actionlog.
 pub fn record(state: &mut State) {
     let events: Vec<Event> = state.sim.take_events();
+    state.outcomes.note(&events);
     let version = state.sim.cluster.version;
     for e in &events {
         if matches!(

@@ -19,6 +19,7 @@ mod changelog;
 mod chunk_cursor;
 mod chunk_filter;
 mod commands;
+mod completion;
 mod config_db;
 mod conn;
 mod current_op;

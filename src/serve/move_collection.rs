@@ -24,6 +24,7 @@ pub fn move_collection(state: &mut State, cmd: &Document) -> Answer {
         adopt_unsharded(state, &ns)?;
     }
     state.sim.move_collection(&ns, &to)?;
+    super::completion::wait_for_resharding(state, &ns);
     Ok(ok(Document::new()))
 }
 
@@ -46,6 +47,7 @@ pub fn unshard_collection(state: &mut State, cmd: &Document) -> Answer {
         hand_documents(state, c, &id_key()?)?;
     }
     state.sim.unshard_collection(&ns, to.as_deref())?;
+    super::completion::wait_for_resharding(state, &ns);
     Ok(ok(Document::new()))
 }
 

@@ -190,6 +190,7 @@ pub fn move_chunk(state: &mut State, cmd: &Document) -> Answer {
     } else {
         state.sim.move_chunk(&ns, &key, None, &to)?;
     }
+    super::completion::wait_for_migration(state, true);
     Ok(ok(doc! { "millis": 0 }))
 }
 
@@ -224,6 +225,7 @@ pub fn move_range(state: &mut State, cmd: &Document) -> Answer {
     state
         .sim
         .move_range(&ns, min.as_ref(), max.as_ref(), &to, force)?;
+    super::completion::wait_for_migration(state, false);
     Ok(ok(Document::new()))
 }
 
@@ -359,6 +361,7 @@ pub fn reshard(state: &mut State, cmd: &Document) -> Answer {
         super::move_collection::hand_documents(state, c, &req.key)?;
     }
     state.sim.start_resharding(&ns, req)?;
+    super::completion::wait_for_resharding(state, &ns);
     Ok(ok(Document::new()))
 }
 

@@ -3,7 +3,8 @@
 //! and the ticker steps the simulator every 100 ms of wall-clock time unless paused. The lock is
 //! an async one, never held across another await. After every command and every tick the waiters are woken: a
 //! change-stream `getMore` with nothing to return is held by its connection until an event
-//! arrives or its deadline passes (a server's awaitData).
+//! arrives or its deadline passes (a server's awaitData), and a command whose work runs in
+//! virtual time (a migration, a resharding) is held until that work is done (`completion`).
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -12,6 +13,7 @@ use bson::Document;
 use tokio::sync::{Mutex, MutexGuard, Notify, watch};
 
 use super::change_stream;
+use super::completion;
 use super::raw_reply::Reply;
 use super::state::{Context, State};
 use crate::sim::engine::TICK_MS;
@@ -43,14 +45,56 @@ impl Shared {
         ctx: Context,
         shutdown: &mut watch::Receiver<bool>,
     ) -> Option<Reply> {
-        let deadline = {
-            let mut state = self.lock().await;
-            match change_stream::wait_deadline(&state, cmd) {
-                Some(deadline) => deadline,
-                None => return Some(self.answer_locked(&mut state, cmd, ctx)),
-            }
+        let mut state = self.lock().await;
+        if let Some(deadline) = change_stream::wait_deadline(&state, cmd) {
+            drop(state);
+            return self.answer_held(cmd, ctx, deadline, shutdown).await;
+        }
+        let reply = self.answer_locked(&mut state, cmd, ctx);
+        let Some(wait) = state.wait.take() else {
+            return Some(reply);
         };
-        self.answer_held(cmd, ctx, deadline, shutdown).await
+        if state.paused {
+            let answer = completion::run_to_end(&mut state, &wait);
+            drop(state);
+            self.changed.notify_waiters();
+            return Some(Self::reply_of(answer));
+        }
+        drop(state);
+        self.answer_when_done(&wait, shutdown).await
+    }
+
+    fn reply_of(answer: Result<Document, crate::cluster::MongoError>) -> Reply {
+        Reply::Doc(answer.unwrap_or_else(|e| super::reply::error(&e)))
+    }
+
+    /// A command whose work runs in virtual time: answered once it is done, looking after each
+    /// tick (the lock is free meanwhile).
+    async fn answer_when_done(
+        &self,
+        wait: &completion::Wait,
+        shutdown: &mut watch::Receiver<bool>,
+    ) -> Option<Reply> {
+        loop {
+            let changed = self.changed.notified();
+            tokio::pin!(changed);
+            changed.as_mut().enable();
+            {
+                let mut state = self.lock().await;
+                if let Some(answer) = completion::outcome(&state, wait) {
+                    return Some(Self::reply_of(answer));
+                }
+                if state.paused {
+                    // Paused while waiting: the command runs the clock itself, as when it began
+                    // paused.
+                    return Some(Self::reply_of(completion::run_to_end(&mut state, wait)));
+                }
+            }
+            tokio::select! {
+                () = changed => {}
+                _ = shutdown.changed() => return None,
+            }
+        }
     }
 
     fn answer_locked(&self, state: &mut State, cmd: &Document, ctx: Context) -> Reply {

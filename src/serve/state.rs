@@ -40,6 +40,10 @@ pub struct State {
     pub started: Instant,
     /// Collections written to but not sharded, by namespace.
     pub unsharded: BTreeMap<String, UnshardedColl>,
+    /// What the command being answered waits for before its reply (`completion`).
+    pub wait: Option<super::completion::Wait>,
+    /// How the latest migrations and reshardings ended.
+    pub outcomes: super::completion::Outcomes,
     /// Commands answered since the start (`serverStatus`).
     pub commands_answered: u64,
     /// `config.changelog` and `config.actionlog`, from the simulator's events.
@@ -75,6 +79,8 @@ impl State {
             started_secs,
             started: Instant::now(),
             unsharded: BTreeMap::new(),
+            wait: None,
+            outcomes: super::completion::Outcomes::default(),
             commands_answered: 0,
             changelog: super::changelog::CappedLog::default(),
             actionlog: super::changelog::CappedLog::default(),

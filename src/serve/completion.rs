@@ -81,13 +81,7 @@ pub fn outcome(state: &State, wait: &Wait) -> Option<Result<Document, MongoError
             {
                 return None;
             }
-            let ended = state
-                .outcomes
-                .migrations
-                .iter()
-                .rev()
-                .find(|(m, _)| m == id)
-                .map(|(_, r)| r.clone());
+            let ended = latest(&state.outcomes.migrations, id);
             Some(match ended {
                 Some(Ok(ms)) if *millis => Ok(ok(doc! { "millis": super::reply::number(ms) })),
                 Some(Err(e)) => Err(e),
@@ -103,19 +97,21 @@ pub fn outcome(state: &State, wait: &Wait) -> Option<Result<Document, MongoError
             if running {
                 return None;
             }
-            let ended = state
-                .outcomes
-                .reshardings
-                .iter()
-                .rev()
-                .find(|(n, _)| n == ns)
-                .map(|(_, r)| r.clone());
+            let ended = latest(&state.outcomes.reshardings, ns);
             Some(match ended {
                 Some(Err(e)) => Err(e),
                 _ => Ok(ok(Document::new())),
             })
         }
     }
+}
+
+/// The latest outcome noted for `key`.
+fn latest<K: PartialEq, T: Clone>(list: &VecDeque<(K, T)>, key: &K) -> Option<T> {
+    list.iter()
+        .rev()
+        .find(|(k, _)| k == key)
+        .map(|(_, r)| r.clone())
 }
 
 /// A paused server: runs the simulator until `wait`'s work is done.

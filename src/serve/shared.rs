@@ -75,23 +75,37 @@ impl Shared {
         wait: &completion::Wait,
         shutdown: &mut watch::Receiver<bool>,
     ) -> Option<Reply> {
+        self.hold(None, shutdown, |state| {
+            if let Some(answer) = completion::outcome(state, wait) {
+                return Some(Self::reply_of(answer));
+            }
+            // Paused while waiting: the command runs the clock itself, as when it began paused.
+            state
+                .paused
+                .then(|| Self::reply_of(completion::run_to_end(state, wait)))
+        })
+        .await
+    }
+
+    /// Holds a reply until `ready` gives it, looking after every command and tick (and at
+    /// `deadline`), the lock free in between; `None` after shutdown.
+    async fn hold(
+        &self,
+        deadline: Option<Instant>,
+        shutdown: &mut watch::Receiver<bool>,
+        mut ready: impl FnMut(&mut State) -> Option<Reply>,
+    ) -> Option<Reply> {
         loop {
             let changed = self.changed.notified();
             tokio::pin!(changed);
             changed.as_mut().enable();
-            {
-                let mut state = self.lock().await;
-                if let Some(answer) = completion::outcome(&state, wait) {
-                    return Some(Self::reply_of(answer));
-                }
-                if state.paused {
-                    // Paused while waiting: the command runs the clock itself, as when it began
-                    // paused.
-                    return Some(Self::reply_of(completion::run_to_end(&mut state, wait)));
-                }
+            if let Some(reply) = ready(&mut *self.lock().await) {
+                return Some(reply);
             }
+            let until = deadline.unwrap_or_else(|| Instant::now() + Duration::from_secs(3600));
             tokio::select! {
                 () = changed => {}
+                () = tokio::time::sleep_until(until.into()) => {}
                 _ = shutdown.changed() => return None,
             }
         }
@@ -112,22 +126,10 @@ impl Shared {
         deadline: Instant,
         shutdown: &mut watch::Receiver<bool>,
     ) -> Option<Reply> {
-        loop {
-            let changed = self.changed.notified();
-            tokio::pin!(changed);
-            changed.as_mut().enable();
-            {
-                let mut state = self.lock().await;
-                if change_stream::ready(&state, cmd, deadline) {
-                    return Some(self.answer_locked(&mut state, cmd, ctx));
-                }
-            }
-            tokio::select! {
-                () = changed => {}
-                () = tokio::time::sleep_until(deadline.into()) => {}
-                _ = shutdown.changed() => return None,
-            }
-        }
+        self.hold(Some(deadline), shutdown, |state| {
+            change_stream::ready(state, cmd, deadline).then(|| self.answer_locked(state, cmd, ctx))
+        })
+        .await
     }
 
     /// Steps the simulator every 100 ms (unless paused) until shutdown.

@@ -44,6 +44,7 @@ const ADMIN_ONLY: &[&str] = &[
     "getLog",
     "hostInfo",
     "getParameter",
+    "setParameter",
 ];
 
 /// Answers one command (a reply document, `ok: 1` or an error) and logs it.
@@ -120,6 +121,7 @@ fn dispatch_doc(state: &mut State, name: &str, db: &str, cmd: &Document, ctx: Co
         "isMaster" | "ismaster" => handshake::hello(state, cmd, ctx, true),
         "buildInfo" | "buildinfo" => handshake::build_info(state),
         "getParameter" => handshake::get_parameter(state, cmd),
+        "setParameter" => super::parameters::set(state, cmd),
         "getCmdLineOpts" => handshake::get_cmd_line_opts(state),
         "getLog" => handshake::get_log(cmd),
         "ping" | "endSessions" => Ok(reply::ok(Document::new())),

@@ -63,14 +63,21 @@ pub fn get_parameter(state: &State, cmd: &Document) -> Answer {
     let v = state.sim.cluster.version;
     let all = matches!(cmd.get("getParameter"), Some(Bson::String(s)) if s == "*");
     if all || cmd.contains_key("featureCompatibilityVersion") {
-        return Ok(ok(doc! {
+        let mut reply = doc! {
             "featureCompatibilityVersion": { "version": format!("{}.{}", v.major, v.minor) },
-        }));
+        };
+        if all {
+            super::parameters::all(state, &mut reply);
+        }
+        return Ok(ok(reply));
     }
     let asked: Vec<&String> = cmd
         .keys()
         .filter(|k| *k != "getParameter" && !k.starts_with('$') && *k != "lsid")
         .collect();
+    if let Some(reply) = super::parameters::get(state, &asked) {
+        return Ok(reply);
+    }
     Err(MongoError::invalid_options(format!(
         "no option found to get: {}",
         asked.first().map_or("", |s| s.as_str())

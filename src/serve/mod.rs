@@ -31,6 +31,7 @@ mod handshake;
 mod ids;
 mod log;
 mod move_collection;
+mod parameters;
 mod paths;
 mod query;
 mod query_analyzer;

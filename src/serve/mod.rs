@@ -26,6 +26,7 @@ mod current_op;
 mod cursors;
 mod data;
 mod drain;
+mod drop_indexes;
 mod explain;
 mod handshake;
 mod ids;

@@ -426,7 +426,7 @@ pub fn create_indexes(state: &mut State, db: &str, cmd: &Document) -> Answer {
 }
 
 /// Indexes of `ns`, `_id_` included once (the simulator lists `{_id: 1}` when it is the shard key).
-fn index_count(state: &State, ns: &str) -> usize {
+pub fn index_count(state: &State, ns: &str) -> usize {
     match state.sim.cluster.collection(ns) {
         Some(c) => {
             let id = doc! { "_id": 1 };

@@ -71,14 +71,7 @@ impl Outcomes {
 pub fn outcome(state: &State, wait: &Wait) -> Option<Result<Document, MongoError>> {
     match wait {
         Wait::Migration { id, millis } => {
-            if state
-                .sim
-                .cluster
-                .balancer
-                .in_flight
-                .iter()
-                .any(|m| m.id == *id)
-            {
+            if migrating(state, *id) {
                 return None;
             }
             let ended = latest(&state.outcomes.migrations, id);
@@ -128,17 +121,21 @@ pub fn run_to_end(state: &mut State, wait: &Wait) -> Result<Document, MongoError
     ))
 }
 
-/// After a command started a migration: its reply waits for it (`millis`: `moveChunk`'s field).
-pub fn wait_for_migration(state: &mut State, millis: bool) {
-    let id = state.sim.cluster.next_migration_id.saturating_sub(1);
-    if state
+/// Whether migration `id` is still running.
+fn migrating(state: &State, id: u64) -> bool {
+    state
         .sim
         .cluster
         .balancer
         .in_flight
         .iter()
         .any(|m| m.id == id)
-    {
+}
+
+/// After a command started a migration: its reply waits for it (`millis`: `moveChunk`'s field).
+pub fn wait_for_migration(state: &mut State, millis: bool) {
+    let id = state.sim.cluster.next_migration_id.saturating_sub(1);
+    if migrating(state, id) {
         state.wait = Some(Wait::Migration { id, millis });
     }
 }

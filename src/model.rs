@@ -19,6 +19,7 @@ pub mod presplit;
 pub mod route_index;
 pub mod routing;
 pub mod shard;
+pub mod shell_text;
 pub mod targeting;
 pub mod value;
 pub mod zones;

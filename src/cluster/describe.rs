@@ -22,7 +22,15 @@ impl Cluster {
                     .collect();
                 format!("{{{}}}", parts.join(", "))
             }
-            None => format!("{key:?}"),
+            None => crate::model::shell_text::stripped_key(key),
+        }
+    }
+
+    /// A bound as the server prints it in messages: `{ x: MinKey }`, `{ h: 42 }`.
+    pub fn bound_server_text(&self, ns: &str, key: &ShardKey) -> String {
+        match self.collection(ns) {
+            Some(c) => crate::model::shell_text::document(&c.pattern.bound_to_document(key)),
+            None => crate::model::shell_text::stripped_key(key),
         }
     }
 

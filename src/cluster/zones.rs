@@ -50,7 +50,9 @@ pub fn zone_bound(
         || names.iter().zip(fields).any(|(n, f)| **n != *f.path)
     {
         return Err(MongoError::bad_value(format!(
-            "zone bound {doc} must be a prefix of the shard key {pattern}"
+            "zone bound {} must be a prefix of the shard key {}",
+            crate::model::shell_text::document(doc),
+            pattern.server_text()
         )));
     }
     let mut values: Vec<KeyValue> = doc.values().map(crate::model::extjson::from_bson).collect();

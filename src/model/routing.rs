@@ -88,8 +88,8 @@ impl RoutingTable {
         for pair in mins.windows(2) {
             if pair[0] >= pair[1] {
                 return Err(RoutingError::BadLayout(format!(
-                    "chunk bounds out of order or overlapping at {:?}",
-                    pair[1]
+                    "chunk bounds out of order or overlapping at {}",
+                    super::shell_text::stripped_key(&pair[1])
                 )));
             }
         }

@@ -37,8 +37,10 @@ impl fmt::Display for ZoneError {
             Self::EmptyRange => f.write_str("the zone range's min must be less than its max"),
             Self::Overlap { existing } => write!(
                 f,
-                "zone range overlaps the existing range [{:?}, {:?}) of zone {}",
-                existing.min, existing.max, existing.zone
+                "zone range overlaps the existing range [{}, {}) of zone {}",
+                super::shell_text::stripped_key(&existing.min),
+                super::shell_text::stripped_key(&existing.max),
+                existing.zone
             ),
             Self::NoExactMatch => f.write_str(
                 "no zone range with exactly these bounds: removing a range needs an exact match",

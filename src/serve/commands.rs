@@ -170,7 +170,7 @@ fn dispatch_doc(state: &mut State, name: &str, db: &str, cmd: &Document, ctx: Co
         "balancerCollectionStatus" => sharding::balancer_collection_status(state, cmd),
         "refineCollectionShardKey" => sharding::refine(state, cmd),
         "reshardCollection" => sharding::reshard(state, cmd),
-        "createIndexes" => sharding::create_indexes(state, db, cmd),
+        "createIndexes" => super::indexes::create_indexes(state, db, cmd),
         "dropIndexes" => super::drop_indexes::drop_indexes(state, db, cmd),
         _ => Err(MongoError::command_not_found(format!(
             "no such command: '{name}'"

@@ -109,6 +109,11 @@ pub fn key_pattern(state: &State, ns: &str) -> Document {
         .unwrap_or_default()
 }
 
+/// The shard key pattern of `ns` as the server prints it in messages.
+pub fn key_pattern_text(state: &State, ns: &str) -> String {
+    crate::model::shell_text::document(&key_pattern(state, ns))
+}
+
 /// An upsert on a sharded collection must name the whole shard key by equality (in the query,
 /// or — for a replacement — in the replacement document).
 pub fn check_upsert_key(
@@ -130,9 +135,10 @@ pub fn check_upsert_key(
         code: 61,
         code_name: "ShardKeyNotFound",
         message: format!(
-            "Failed to target upsert by query :: could not extract exact shard key from {q} for \
+            "Failed to target upsert by query :: could not extract exact shard key from {} for \
              shard key pattern {}",
-            key_pattern(state, ns)
+            crate::model::shell_text::document(q),
+            key_pattern_text(state, ns)
         ),
     })
 }
@@ -154,6 +160,7 @@ pub fn modify(
     let Some(old) = state.store.get(ns, seq).cloned() else {
         return Ok(false);
     };
+    state.uniques.check(ns, Some(seq), &applied.doc)?;
     let moved = match state.sim.cluster.collection_index(ns) {
         Some(c) => state
             .sim
@@ -161,6 +168,9 @@ pub fn modify(
         None => false,
     };
     state.store.replace(ns, seq, applied.doc.clone());
+    state
+        .uniques
+        .record(ns, seq, Some(&old.doc), Some(&applied.doc));
     let paths = key_paths(state, ns).unwrap_or_default();
     let change = if replace {
         Change::Replace
@@ -189,6 +199,7 @@ pub fn remove(state: &mut State, ns: &str, seq: u64) -> Result<Option<Document>,
         }
     }
     state.store.remove(ns, seq);
+    state.uniques.record(ns, seq, Some(&old.doc), None);
     let paths = key_paths(state, ns).unwrap_or_default();
     change_stream::record(state, ns, &paths, &old.doc, Change::Delete);
     Ok(Some(old.doc))

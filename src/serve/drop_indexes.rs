@@ -1,21 +1,17 @@
-//! `dropIndexes`: by name, by key pattern, or `"*"` (every index but `_id_` and the shard key's),
-//! on a sharded collection through the simulator (which keeps the shard key's last supporting
-//! index) and on one `serve` keeps unsharded; answers `nIndexesWas`.
+//! `dropIndexes`: by name, by key pattern, a list of names, or `"*"` (every index but `_id_` and
+//! those supporting the shard key), on sharded collections (the simulator keeps the shard key's
+//! last supporting index) and unsharded ones; answers `nIndexesWas`.
 // 8.0 `db/catalog/drop_indexes.cpp` ("cannot drop _id index", "index not found with name [..]").
+
+use std::cmp::Ordering;
 
 use bson::{Bson, Document, doc};
 
-use super::handshake::index_name;
+use super::indexes::{forget_spec, listing, modelled_key};
 use super::reply::{self, Answer, ok};
 use super::state::State;
 use crate::cluster::MongoError;
 use crate::model::KeyPattern;
-
-/// Whether an index on `key` supports shard key `pattern` (the pattern is its prefix).
-fn supports(pattern: &KeyPattern, key: &KeyPattern) -> bool {
-    let (p, k) = (pattern.to_document(), key.to_document());
-    p.len() <= k.len() && p.iter().zip(k.iter()).all(|(a, b)| a == b)
-}
 
 fn not_found(name: &str) -> MongoError {
     MongoError::index_not_found(format!("index not found with name [{name}]"))
@@ -25,7 +21,13 @@ fn id_index() -> MongoError {
     MongoError::invalid_options("cannot drop _id index")
 }
 
-/// `dropIndexes: coll, index: name | key | "*"`.
+fn wrong_type() -> MongoError {
+    reply::type_mismatch(
+        "BSON field 'dropIndexes.index' is the wrong type, expected a string, an array of strings or an object",
+    )
+}
+
+/// `dropIndexes: coll, index: name | [names] | key | "*"`.
 pub fn drop_indexes(state: &mut State, db: &str, cmd: &Document) -> Answer {
     let coll = reply::first_string(cmd, "dropIndexes")?;
     let ns = format!("{db}.{coll}");
@@ -35,78 +37,89 @@ pub fn drop_indexes(state: &mut State, db: &str, cmd: &Document) -> Answer {
         code_name: "Location40414",
         message: "BSON field 'dropIndexes.index' is missing but a required field".to_string(),
     })?;
-    if state.sim.cluster.collection_index(&ns).is_some() {
-        for key in sharded_targets(state, &ns, index)? {
-            state.sim.drop_index(&ns, &key)?;
-        }
-    } else if let Some(u) = state.unsharded.get_mut(&ns) {
-        drop_unsharded(&mut u.indexes, index)?;
-    } else {
+    let Some(list) = listing(state, &ns) else {
         return Err(MongoError::namespace_not_found(format!(
             "ns not found {ns}"
         )));
+    };
+    let pattern = state.sim.cluster.collection(&ns).map(|c| c.pattern.clone());
+    for spec in targets(&list, pattern.as_ref(), index)? {
+        if pattern.is_some()
+            && let Some(key) = modelled_key(&spec)
+        {
+            state.sim.drop_index(&ns, &key)?;
+        }
+        forget_spec(state, &ns, spec.get_str("name").unwrap_or_default());
     }
     Ok(ok(doc! { "nIndexesWas": reply::number(was) }))
 }
 
-/// The key patterns `index` names on the sharded collection `ns`.
-fn sharded_targets(state: &State, ns: &str, index: &Bson) -> Result<Vec<KeyPattern>, MongoError> {
-    let Some(c) = state.sim.cluster.collection(ns) else {
-        return Ok(Vec::new());
-    };
-    let id = doc! { "_id": 1 };
+fn name_of(spec: &Document) -> &str {
+    spec.get_str("name").unwrap_or_default()
+}
+
+/// The listed indexes `index` names.
+fn targets(
+    list: &[Document],
+    pattern: Option<&KeyPattern>,
+    index: &Bson,
+) -> Result<Vec<Document>, MongoError> {
     match index {
-        Bson::String(s) if s == "*" => Ok(c
-            .indexes
+        Bson::String(s) if s == "*" => Ok(list
             .iter()
-            .filter(|i| i.key.to_document() != id && !supports(&c.pattern, &i.key))
-            .map(|i| i.key.clone())
+            .filter(|s| name_of(s) != "_id_" && !supports_key(pattern, s))
+            .cloned()
             .collect()),
-        Bson::String(name) if name == "_id_" => Err(id_index()),
-        Bson::String(name) => c
-            .indexes
+        Bson::String(name) => by_name(list, name).map(|s| vec![s]),
+        Bson::Array(names) => names
             .iter()
-            .find(|i| index_name(&i.key.to_document()) == *name)
-            .map(|i| vec![i.key.clone()])
-            .ok_or_else(|| not_found(name)),
-        Bson::Document(key) => Ok(vec![
-            KeyPattern::parse(key).map_err(|e| MongoError::bad_value(e.0))?,
-        ]),
-        _ => Err(reply::type_mismatch(
-            "BSON field 'dropIndexes.index' is the wrong type, expected a string or an object",
-        )),
+            .map(|n| match n {
+                Bson::String(name) => by_name(list, name),
+                _ => Err(wrong_type()),
+            })
+            .collect(),
+        Bson::Document(key) => {
+            if same_key(key, &doc! { "_id": 1 }) {
+                return Err(id_index());
+            }
+            list.iter()
+                .find(|s| s.get_document("key").is_ok_and(|k| same_key(k, key)))
+                .cloned()
+                .map(|s| vec![s])
+                .ok_or_else(|| {
+                    MongoError::index_not_found(format!(
+                        "can't find index with key: {}",
+                        crate::model::shell_text::document(key)
+                    ))
+                })
+        }
+        _ => Err(wrong_type()),
     }
 }
 
-fn drop_unsharded(indexes: &mut Vec<Document>, index: &Bson) -> Result<(), MongoError> {
-    let name_of = |spec: &Document| spec.get_str("name").map(str::to_string).unwrap_or_default();
-    match index {
-        Bson::String(s) if s == "*" => indexes.clear(),
-        Bson::String(name) if name == "_id_" => return Err(id_index()),
-        Bson::String(name) => {
-            let before = indexes.len();
-            indexes.retain(|spec| name_of(spec) != *name);
-            if indexes.len() == before {
-                return Err(not_found(name));
-            }
-        }
-        Bson::Document(key) => {
-            if *key == doc! { "_id": 1 } {
-                return Err(id_index());
-            }
-            let before = indexes.len();
-            indexes.retain(|spec| spec.get_document("key").ok() != Some(key));
-            if indexes.len() == before {
-                return Err(MongoError::index_not_found(format!(
-                    "can't find index with key: {key}"
-                )));
-            }
-        }
-        _ => {
-            return Err(reply::type_mismatch(
-                "BSON field 'dropIndexes.index' is the wrong type, expected a string or an object",
-            ));
-        }
+fn by_name(list: &[Document], name: &str) -> Result<Document, MongoError> {
+    if name == "_id_" {
+        return Err(id_index());
     }
-    Ok(())
+    list.iter()
+        .find(|s| name_of(s) == name)
+        .cloned()
+        .ok_or_else(|| not_found(name))
+}
+
+/// Same fields in the same order, values equal as numbers (`1` and `1.0`).
+fn same_key(a: &Document, b: &Document) -> bool {
+    a.len() == b.len()
+        && a.iter().zip(b.iter()).all(|((ka, va), (kb, vb))| {
+            ka == kb && super::query::compare(va, vb) == Ordering::Equal
+        })
+}
+
+/// Whether the listed index supports shard key `pattern` (the pattern is its prefix).
+fn supports_key(pattern: Option<&KeyPattern>, spec: &Document) -> bool {
+    let (Some(pattern), Some(key)) = (pattern, modelled_key(spec)) else {
+        return false;
+    };
+    let (p, k) = (pattern.to_document(), key.to_document());
+    p.len() <= k.len() && p.iter().zip(k.iter()).all(|(a, b)| a == b)
 }

@@ -266,28 +266,17 @@ pub fn list_collections(state: &mut State, db: &str, cmd: &Document) -> Answer {
 pub fn list_indexes(state: &State, db: &str, cmd: &Document) -> Answer {
     let coll = super::reply::first_string(cmd, "listIndexes")?;
     let ns = format!("{db}.{coll}");
-    let mut docs = vec![Bson::Document(
-        doc! { "v": 2, "key": { "_id": 1 }, "name": "_id_" },
-    )];
-    if let Some(c) = state.sim.cluster.collection(&ns) {
-        for i in &c.indexes {
-            let key = i.key.to_document();
-            if key == doc! { "_id": 1 } {
-                continue;
-            }
-            let mut d = doc! { "v": 2, "key": key, "name": index_name(&i.key.to_document()) };
-            if i.unique {
-                d.insert("unique", true);
-            }
-            docs.push(Bson::Document(d));
+    let docs: Vec<Bson> = match super::indexes::listing(state, &ns) {
+        Some(list) => list.into_iter().map(Bson::Document).collect(),
+        None if collection_names(state, db).contains(&coll) => vec![Bson::Document(
+            doc! { "v": 2, "key": { "_id": 1 }, "name": "_id_" },
+        )],
+        None => {
+            return Err(MongoError::namespace_not_found(format!(
+                "ns does not exist: {ns}"
+            )));
         }
-    } else if let Some(u) = state.unsharded.get(&ns) {
-        docs.extend(u.indexes.iter().cloned().map(Bson::Document));
-    } else if !collection_names(state, db).contains(&coll) {
-        return Err(MongoError::namespace_not_found(format!(
-            "ns does not exist: {ns}"
-        )));
-    }
+    };
     Ok(ok(
         doc! { "cursor": { "id": 0i64, "ns": ns, "firstBatch": docs } },
     ))

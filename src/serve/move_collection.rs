@@ -122,16 +122,7 @@ fn adopt_unsharded(state: &mut State, ns: &str) -> Result<(), MongoError> {
     let fields = vec!["_id".to_string()];
     let docs = kept_values(state, ns, &fields)?;
     state.sim.adopt_unsharded(ns, fields, docs)?;
-    for spec in &entry.indexes {
-        let Ok(key) = spec.get_document("key") else {
-            continue;
-        };
-        let Ok(key) = KeyPattern::parse(key) else {
-            continue;
-        };
-        let unique = reply::flag(spec, "unique");
-        state.sim.create_index(ns, key, unique)?;
-    }
+    super::indexes::adopt_specs(state, ns, entry.indexes)?;
     state.unsharded.remove(ns);
     Ok(())
 }

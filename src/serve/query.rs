@@ -1,5 +1,6 @@
 //! The query language over generated documents: filters (equality, `$eq`, `$ne`, `$in`, `$nin`,
-//! `$gt`/`$gte`/`$lt`/`$lte`, `$exists`, `$and`/`$or`/`$nor`, dotted paths, array fields matching
+//! `$gt`/`$gte`/`$lt`/`$lte`, `$exists`, `$not`, `$regex`, `$elemMatch`, `$size`, `$type`,
+//! `$all`, `$mod` (`query_ops`), `$and`/`$or`/`$nor`, dotted paths, array fields matching
 //! any element), sorts and projections (inclusion or exclusion, top-level or dotted fields).
 //! Values compare in MongoDB's BSON order (the model's `KeyValue` order).
 
@@ -7,6 +8,7 @@ use std::cmp::Ordering;
 
 use bson::{Bson, Document};
 
+use super::query_ops as ops;
 use crate::cluster::MongoError;
 use crate::model::extjson::from_bson;
 
@@ -84,11 +86,24 @@ fn is_operator_doc(cond: &Bson) -> Option<&Document> {
 }
 
 fn field_matches(value: Option<&Bson>, cond: &Bson) -> Result<bool, MongoError> {
+    if let Bson::RegularExpression(r) = cond {
+        return ops::regex_matches(value, &r.pattern, &r.options);
+    }
     let Some(ops) = is_operator_doc(cond) else {
         return Ok(equals(value, cond));
     };
+    if ops.contains_key("$options") && !ops.contains_key("$regex") {
+        return Err(bad_value("$options needs a $regex"));
+    }
     for (op, arg) in ops {
         let ok = match op.as_str() {
+            "$regex" => ops::regex_operator(value, ops)?,
+            "$options" => true,
+            "$elemMatch" => elem_match(value, arg)?,
+            "$size" => ops::size(value, arg)?,
+            "$type" => ops::type_matches(value, arg)?,
+            "$mod" => ops::modulo(value, arg)?,
+            "$all" => all(value, arg)?,
             "$eq" => equals(value, arg),
             "$ne" => !equals(value, arg),
             "$in" => in_list(value, arg)?,
@@ -142,7 +157,55 @@ fn in_list(value: Option<&Bson>, list: &Bson) -> Result<bool, MongoError> {
     let Bson::Array(items) = list else {
         return Err(bad_value("$in needs an array"));
     };
-    Ok(items.iter().any(|t| equals(value, t)))
+    for t in items {
+        let hit = match t {
+            Bson::RegularExpression(r) => ops::regex_matches(value, &r.pattern, &r.options)?,
+            _ => equals(value, t),
+        };
+        if hit {
+            return Ok(true);
+        }
+    }
+    Ok(false)
+}
+
+/// `$elemMatch`: some element of the array matches every condition (operators on the element
+/// itself, or a filter on an embedded document).
+fn elem_match(value: Option<&Bson>, arg: &Bson) -> Result<bool, MongoError> {
+    let Bson::Document(cond) = arg else {
+        return Err(bad_value("$elemMatch needs an Object"));
+    };
+    let Some(Bson::Array(items)) = value else {
+        return Ok(false);
+    };
+    let on_element = is_operator_doc(arg).is_some() && cond.keys().all(|k| k.starts_with('$'));
+    for item in items {
+        let hit = if on_element {
+            field_matches(Some(item), arg)?
+        } else {
+            matches!(item, Bson::Document(d) if matches(d, cond)?)
+        };
+        if hit {
+            return Ok(true);
+        }
+    }
+    Ok(false)
+}
+
+/// `$all`: every listed value (or `$elemMatch`) is matched.
+fn all(value: Option<&Bson>, arg: &Bson) -> Result<bool, MongoError> {
+    let Bson::Array(items) = arg else {
+        return Err(bad_value("$all needs an array"));
+    };
+    if items.is_empty() {
+        return Ok(false);
+    }
+    for item in items {
+        if !field_matches(value, item)? {
+            return Ok(false);
+        }
+    }
+    Ok(true)
 }
 
 fn ordered(value: Option<&Bson>, target: &Bson, test: fn(Ordering) -> bool) -> bool {

@@ -86,8 +86,20 @@ pub fn shard_collection(state: &mut State, cmd: &Document) -> Answer {
         ..ShardCollectionOptions::default()
     };
     opts.num_initial_chunks = opt_count(cmd, "numInitialChunks")?.map(|n| n.clamp(1, 8192) as u32);
+    let (count, specs) = state
+        .unsharded
+        .get(&ns)
+        .map_or((0, Vec::new()), |u| (u.count, u.indexes.clone()));
+    // 8.0 `db/s/shard_key_util.cpp` (`validateShardKeyIndexExistsOrCreateIfPossible`): a
+    // collection with documents needs an index that supports the key.
+    if count > 0 && !super::indexes::supports_shard_key(&specs, &key) {
+        return Err(MongoError::invalid_options(
+            "Please create an index that starts with the proposed shard key before sharding the collection. ",
+        ));
+    }
     state.sim.shard_collection(&ns, key, &opts)?;
     state.unsharded.remove(&ns);
+    super::indexes::adopt_specs(state, &ns, specs)?;
     // Documents kept before sharding now count in the collection's chunks.
     if let Some(c) = state.sim.cluster.collection_index(&ns) {
         let kept: Vec<(Document, u64)> = state
@@ -380,62 +392,7 @@ fn json_array(cmd: &Document, field: &str) -> Result<Option<Vec<serde_json::Valu
     }
 }
 
-/// `createIndexes`: on a sharded collection through the simulator (unique-index rules); on
-/// another collection the index is listed by `listIndexes`.
-pub fn create_indexes(state: &mut State, db: &str, cmd: &Document) -> Answer {
-    let coll = reply::first_string(cmd, "createIndexes")?;
-    let ns = format!("{db}.{coll}");
-    let Some(Bson::Array(specs)) = cmd.get("indexes") else {
-        return Err(reply::failed_to_parse(
-            "createIndexes needs an indexes array",
-        ));
-    };
-    let sharded = state.sim.cluster.collection_index(&ns).is_some();
-    let before = index_count(state, &ns);
-    for spec in specs {
-        let Bson::Document(spec) = spec else {
-            return Err(reply::type_mismatch(
-                "each index specification must be an object",
-            ));
-        };
-        let key_doc = doc_arg(spec, "key")?;
-        let key = pattern(key_doc)?;
-        let unique = flag(spec, "unique");
-        if sharded {
-            state.sim.create_index(&ns, key, unique)?;
-        } else {
-            let name = match spec.get("name") {
-                Some(Bson::String(n)) => n.clone(),
-                _ => super::handshake::index_name(key_doc),
-            };
-            let mut d = doc! { "v": 2, "key": key_doc.clone(), "name": name };
-            if unique {
-                d.insert("unique", true);
-            }
-            let entry = state.unsharded.entry(ns.clone()).or_default();
-            if !entry.indexes.iter().any(|i| i.get("key") == d.get("key")) {
-                entry.indexes.push(d);
-            }
-        }
-    }
-    let after = index_count(state, &ns);
-    Ok(ok(doc! {
-        "numIndexesBefore": before as i32, "numIndexesAfter": after as i32,
-        "createdCollectionAutomatically": false,
-    }))
-}
-
-/// Indexes of `ns`, `_id_` included once (the simulator lists `{_id: 1}` when it is the shard key).
+/// Indexes of `ns`, `_id_` included (1 for a collection without any).
 pub fn index_count(state: &State, ns: &str) -> usize {
-    match state.sim.cluster.collection(ns) {
-        Some(c) => {
-            let id = doc! { "_id": 1 };
-            1 + c
-                .indexes
-                .iter()
-                .filter(|i| i.key.to_document() != id)
-                .count()
-        }
-        None => state.unsharded.get(ns).map_or(1, |u| u.indexes.len() + 1),
-    }
+    super::indexes::listing(state, ns).map_or(1, |l| l.len())
 }

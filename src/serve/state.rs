@@ -55,6 +55,10 @@ pub struct State {
     pub streams: super::change_stream::ChangeStreams,
     /// The documents written through `serve` (up to `--max-docs`).
     pub store: super::store::Store,
+    /// Index specs of sharded collections as clients gave them (`indexes`).
+    pub extra_indexes: BTreeMap<String, Vec<Document>>,
+    /// Unique secondary indexes over the kept documents.
+    pub uniques: super::unique::UniqueIndexes,
 }
 
 impl State {
@@ -87,6 +91,8 @@ impl State {
             analyzers: super::query_analyzer::QueryAnalyzers::default(),
             streams: super::change_stream::ChangeStreams::default(),
             store: super::store::Store::new(max_docs),
+            extra_indexes: BTreeMap::new(),
+            uniques: super::unique::UniqueIndexes::default(),
         }
     }
 

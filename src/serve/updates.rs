@@ -60,8 +60,9 @@ pub fn update(state: &mut State, db: &str, cmd: &Document) -> Answer {
                 return Err(MongoError::invalid_options(format!(
                     "A {{multi:false}} update on a sharded collection must contain an exact match \
                      on _id (and have the collection default collation) or contain the shard key \
-                     (and have the simple collation). Update request: {stmt}, shard key pattern: {}",
-                    data::key_pattern(state, ns)
+                     (and have the simple collation). Update request: {}, shard key pattern: {}",
+                    crate::model::shell_text::document(stmt),
+                    data::key_pattern_text(state, ns)
                 )));
             }
             apply(state, ns, q, &u, multi, upsert, None)
@@ -189,8 +190,9 @@ fn delete_one_stmt(state: &mut State, ns: &str, stmt: &Document) -> Result<i32, 
             message: format!(
                 "A single delete on a sharded collection must contain an exact match on _id (and \
                  have the collection default collation) or contain the shard key (and have the \
-                 simple collation). Delete request: {stmt}, shard key pattern: {}",
-                data::key_pattern(state, ns)
+                 simple collation). Delete request: {}, shard key pattern: {}",
+                crate::model::shell_text::document(stmt),
+                data::key_pattern_text(state, ns)
             ),
         });
     }

@@ -129,13 +129,17 @@ pub fn insert_one(state: &mut State, ns: &str, d: Document) -> Result<Document, 
     if state.store.has_id(ns, &id) {
         return Err(duplicate_key(ns, &id));
     }
+    state.uniques.check(ns, None, &d)?;
     let bytes = crate::wire::document_len(&d) as u64;
     let c = state.sim.cluster.collection_index(ns);
     match c {
         Some(c) => route(state, c, &d, bytes).map_err(MongoError::bad_value)?,
         None => state.unsharded.entry(ns.to_string()).or_default().count += 1,
     }
-    let (_, first_dropped) = state.store.insert(ns, d.clone(), bytes)?;
+    let (kept, first_dropped) = state.store.insert(ns, d.clone(), bytes)?;
+    if let super::store::Kept::Yes(seq) = kept {
+        state.uniques.record(ns, seq, None, Some(&d));
+    }
     if first_dropped {
         super::log::line(
             state.log.as_deref(),

@@ -212,8 +212,8 @@ impl Simulator {
                 limit.avg_doc_bytes,
                 stats.docs,
                 range.ns,
-                self.cluster.bound_text(&range.ns, &range.min),
-                self.cluster.bound_text(&range.ns, &range.max),
+                self.cluster.bound_server_text(&range.ns, &range.min),
+                self.cluster.bound_server_text(&range.ns, &range.max),
             ));
             self.cluster.balancer.failed += 1;
             self.emit(EventKind::MigrationFailed {

@@ -25,8 +25,9 @@ impl Simulator {
         let sharded = coll.placement == crate::cluster::Placement::Sharded;
         if sharded && unique && !is_field_name_prefix(&coll.pattern, &key) {
             return Err(MongoError::cannot_create_index(format!(
-                "cannot create index with 'unique' or 'prepareUnique' option over {key} with shard key pattern {} and collation {{}}",
-                coll.pattern
+                "cannot create index with 'unique' or 'prepareUnique' option over {} with shard key pattern {} and collation {{}}",
+                key.server_text(),
+                coll.pattern.server_text()
             )));
         }
         if !coll.indexes.iter().any(|i| i.key == key) {

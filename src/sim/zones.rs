@@ -83,11 +83,25 @@ impl Simulator {
         let coll = &mut self.cluster.collections[c];
         match zone {
             Some(z) => {
+                // 8.0 `db/s/balancer/balancer_policy.cpp` (`ZoneInfo::addRangeToZone`): the same
+                // range for the same zone again is ok; an overlap is RangeOverlapConflict.
+                if coll
+                    .zones
+                    .iter()
+                    .any(|r| r.min == min && r.max == max && r.zone == z)
+                {
+                    return Ok(());
+                }
+                let pattern = coll.pattern.clone();
                 coll.zones
                     .add(min.clone(), max.clone(), z)
                     .map_err(|e| match e {
-                        ZoneError::EmptyRange => MongoError::bad_value(e.to_string()),
-                        _ => MongoError::range_overlap(e.to_string()),
+                        ZoneError::Overlap { existing } => MongoError::range_overlap(format!(
+                            "Zone range: {} is overlapping with existing: {}",
+                            zone_range_text(&pattern, &min, &max, z),
+                            zone_range_text(&pattern, &existing.min, &existing.max, &existing.zone)
+                        )),
+                        _ => MongoError::bad_value(e.to_string()),
                     })?;
             }
             None => {
@@ -189,4 +203,19 @@ impl Simulator {
             )))
         }
     }
+}
+
+/// `ZoneRange::toString` (`balancer_policy.cpp`): `{ x: 0 } -->> { x: 10 }  on  zone`.
+fn zone_range_text(
+    pattern: &crate::model::KeyPattern,
+    min: &ShardKey,
+    max: &ShardKey,
+    zone: &str,
+) -> String {
+    use crate::model::shell_text::document;
+    format!(
+        "{} -->> {}  on  {zone}",
+        document(&pattern.bound_to_document(min)),
+        document(&pattern.bound_to_document(max))
+    )
 }

@@ -83,7 +83,9 @@ impl Simulator {
         let same_fields = min.keys().eq(max.keys());
         if min.is_empty() || !same_fields || values(min) >= values(max) {
             return Err(MongoError::bad_value(format!(
-                "the zone range's min {min} must be below its max {max}, on the same fields"
+                "the zone range's min {} must be below its max {}, on the same fields",
+                crate::model::shell_text::document(min),
+                crate::model::shell_text::document(max)
             )));
         }
         match zone {

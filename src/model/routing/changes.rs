@@ -65,7 +65,8 @@ impl RoutingTable {
         for (n, point) in points.iter().enumerate() {
             if point <= chunk.min || point >= chunk.max {
                 return Err(RoutingError::InvalidSplitPoint(format!(
-                    "split point {point:?} is not strictly inside the chunk's range (a bound or outside it)"
+                    "split point {} is not strictly inside the chunk's range (a bound or outside it)",
+                    super::super::shell_text::stripped_key(point)
                 )));
             }
             if n > 0 && points[n - 1] >= *point {

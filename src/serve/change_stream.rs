@@ -135,6 +135,7 @@ impl ChangeStreams {
 }
 
 /// What happened to a document.
+#[derive(Clone, Debug)]
 pub enum Change {
     Insert,
     /// An update by operators: the paths set (with their new values) and removed.
@@ -156,6 +157,18 @@ pub fn record_insert(state: &mut State, ns: &str, key_paths: &[String], d: &Docu
 /// `documentKey` is the shard-key fields and `_id`; an insert and a replace carry the document
 /// as `fullDocument`, an update its `updateDescription`.
 pub fn record(state: &mut State, ns: &str, key_paths: &[String], d: &Document, change: Change) {
+    if state.sessions.restoring {
+        return;
+    }
+    if let Some(held) = state.sessions.holding() {
+        held.push(super::txn::HeldEvent {
+            ns: ns.to_string(),
+            key_paths: key_paths.to_vec(),
+            doc: d.clone(),
+            change,
+        });
+        return;
+    }
     let mut key = Document::new();
     for p in key_paths {
         key.insert(p.clone(), get_path(d, p).cloned().unwrap_or(Bson::Null));

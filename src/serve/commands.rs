@@ -45,6 +45,8 @@ const ADMIN_ONLY: &[&str] = &[
     "hostInfo",
     "getParameter",
     "setParameter",
+    "commitTransaction",
+    "abortTransaction",
 ];
 
 /// Answers one command (a reply document, `ok: 1` or an error) and logs it.
@@ -62,9 +64,13 @@ pub fn answer(state: &mut State, cmd: &Document, ctx: Context) -> Reply {
             message: format!("{name} may only be run against the admin database."),
         })
     } else {
-        super::query_analyzer::observe(state, &name, &db, cmd);
-        dispatch(state, &name, &db, cmd, ctx)
+        super::transactions::begin(state, &name, cmd).and_then(|()| {
+            super::query_analyzer::observe(state, &name, &db, cmd);
+            let reply = dispatch(state, &name, &db, cmd, ctx);
+            super::transactions::end(state, &name, reply)
+        })
     };
+    state.sessions.current = super::txn::Current::None;
     state.commands_answered += 1;
     if let Some(log) = &state.log {
         let mut line = serde_json::json!({
@@ -85,7 +91,10 @@ pub fn answer(state: &mut State, cmd: &Document, ctx: Context) -> Reply {
         }
         log.write(&line);
     }
-    result.unwrap_or_else(|e| Reply::Doc(reply::error(&e)))
+    result.unwrap_or_else(|e| {
+        let in_txn = super::transactions::in_txn(cmd);
+        Reply::Doc(super::transactions::labelled(reply::error(&e), &e, in_txn))
+    })
 }
 
 /// The namespace a command works on, for the command log.
@@ -171,6 +180,8 @@ fn dispatch_doc(state: &mut State, name: &str, db: &str, cmd: &Document, ctx: Co
         "refineCollectionShardKey" => sharding::refine(state, cmd),
         "reshardCollection" => sharding::reshard(state, cmd),
         "createIndexes" => super::indexes::create_indexes(state, db, cmd),
+        "commitTransaction" => super::transactions::commit(state),
+        "abortTransaction" => super::transactions::abort_command(state),
         "dropIndexes" => super::drop_indexes::drop_indexes(state, db, cmd),
         _ => Err(MongoError::command_not_found(format!(
             "no such command: '{name}'"

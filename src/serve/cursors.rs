@@ -110,7 +110,23 @@ pub fn documents(state: &State, db: &str, coll: &str) -> Vec<Document> {
         config_db::documents(state, coll).unwrap_or_default()
     } else {
         let ns = format!("{db}.{coll}");
-        state.store.iter(&ns).map(|(_, s)| s.doc.clone()).collect()
+        let Some(mut view) = state.sessions.view(&ns) else {
+            return state.store.iter(&ns).map(|(_, s)| s.doc.clone()).collect();
+        };
+        // A transaction's snapshot or another's locked documents: their versions instead.
+        let mut out: Vec<Document> = state
+            .store
+            .iter(&ns)
+            .filter_map(|(_, s)| {
+                let id = crate::model::extjson::from_bson(s.doc.get("_id").unwrap_or(&Bson::Null));
+                match view.remove(&id) {
+                    Some(v) => v,
+                    None => Some(s.doc.clone()),
+                }
+            })
+            .collect();
+        out.extend(view.into_values().flatten());
+        out
     }
 }
 
@@ -135,6 +151,11 @@ pub fn select(
         // they are moved, not copied.
         config_db::matching(state, coll, filter)
             .unwrap_or_default()
+            .into_iter()
+            .filter(|d| keep(d))
+            .collect()
+    } else if state.sessions.view(&ns).is_some() {
+        documents(state, db, coll)
             .into_iter()
             .filter(|d| keep(d))
             .collect()

@@ -16,18 +16,32 @@ use crate::model::target;
 /// The insertion numbers of the kept documents of `ns` that match `q`, in natural order.
 pub fn matching(state: &State, ns: &str, q: &Document) -> Result<Vec<u64>, MongoError> {
     query::matches(&Document::new(), q)?;
+    // What this reader sees instead of the store (a transaction's snapshot, others' locks).
+    let view = state.sessions.view(ns);
+    let seen = |d: &'_ Document| -> Option<Document> {
+        let v = view.as_ref()?;
+        let id = crate::model::extjson::from_bson(d.get("_id").unwrap_or(&Bson::Null));
+        v.get(&id).map(|x| x.clone().unwrap_or_default())
+    };
+    let test = |d: &Document| -> Result<bool, MongoError> {
+        match seen(d) {
+            Some(s) if s.is_empty() => Ok(false),
+            Some(s) => query::matches(&s, q),
+            None => query::matches(d, q),
+        }
+    };
     if let Some(id) =
         equality(q, "_id").filter(|_| !matches!(q.get("_id"), Some(Bson::Document(_))))
     {
         // An exact `_id` goes through the `_id` index, as on a server.
         return Ok(match state.store.by_id(ns, id) {
-            Some((seq, s)) if query::matches(&s.doc, q)? => vec![seq],
+            Some((seq, s)) if test(&s.doc)? => vec![seq],
             _ => Vec::new(),
         });
     }
     let mut out = Vec::new();
     for (seq, s) in state.store.iter(ns) {
-        if query::matches(&s.doc, q)? {
+        if test(&s.doc)? {
             out.push(seq);
         }
     }
@@ -161,12 +175,18 @@ pub fn modify(
         return Ok(false);
     };
     state.uniques.check(ns, Some(seq), &applied.doc)?;
+    let id = old.doc.get("_id").cloned().unwrap_or(Bson::Null);
+    state.sessions.may_write(ns, &id)?;
     let moved = match state.sim.cluster.collection_index(ns) {
-        Some(c) => state
-            .sim
-            .update_document(c, &old.doc, &applied.doc, old.bytes)?,
+        Some(c) => {
+            check_key_change(state, c, &old.doc, &applied.doc)?;
+            state
+                .sim
+                .update_document(c, &old.doc, &applied.doc, old.bytes)?
+        }
         None => false,
     };
+    state.sessions.wrote(ns, &id, Some(&old.doc));
     state.store.replace(ns, seq, applied.doc.clone());
     state
         .uniques
@@ -190,6 +210,9 @@ pub fn remove(state: &mut State, ns: &str, seq: u64) -> Result<Option<Document>,
     let Some(old) = state.store.get(ns, seq).cloned() else {
         return Ok(None);
     };
+    let id = old.doc.get("_id").cloned().unwrap_or(Bson::Null);
+    state.sessions.may_write(ns, &id)?;
+    state.sessions.wrote(ns, &id, Some(&old.doc));
     match state.sim.cluster.collection_index(ns) {
         Some(c) => state.sim.delete_document(c, &old.doc, old.bytes)?,
         None => {
@@ -203,4 +226,36 @@ pub fn remove(state: &mut State, ns: &str, seq: u64) -> Result<Option<Document>,
     let paths = key_paths(state, ns).unwrap_or_default();
     change_stream::record(state, ns, &paths, &old.doc, Change::Delete);
     Ok(Some(old.doc))
+}
+
+/// A change of a document's shard key value must be a retryable write or run in a transaction
+/// (8.0 `db/query/write_ops/update_stage.cpp`, `checkUpdateChangesShardKeyFields`); from 8.0 the
+/// shard's plan executor adds its context to the message.
+fn check_key_change(
+    state: &State,
+    c: usize,
+    old: &Document,
+    new: &Document,
+) -> Result<(), MongoError> {
+    if state.sessions.has_txn_number()
+        || state.sessions.restoring
+        || state.sim.cluster.collections[c].placement != crate::cluster::Placement::Sharded
+    {
+        return Ok(());
+    }
+    if state.sim.shard_key_of(c, old).ok() == state.sim.shard_key_of(c, new).ok() {
+        return Ok(());
+    }
+    let reason = "Must run update to shard key field in a multi-statement transaction or with \
+                  retryWrites: true.";
+    let message = if state.sim.cluster.version >= ServerVersion::V8_0 {
+        let during = match state.sessions.command.as_str() {
+            "findAndModify" | "findandmodify" => "findAndModify",
+            _ => "update",
+        };
+        format!("Plan executor error during {during} :: caused by :: {reason}")
+    } else {
+        reason.to_string()
+    };
+    Err(MongoError::illegal_operation(message))
 }

@@ -45,6 +45,8 @@ mod sharding;
 mod shared;
 mod state;
 mod store;
+mod transactions;
+mod txn;
 mod unique;
 mod update_ops;
 mod updates;

@@ -59,6 +59,8 @@ pub struct State {
     pub extra_indexes: BTreeMap<String, Vec<Document>>,
     /// Unique secondary indexes over the kept documents.
     pub uniques: super::unique::UniqueIndexes,
+    /// Sessions, their transactions and what the command being answered belongs to.
+    pub sessions: super::txn::Sessions,
 }
 
 impl State {
@@ -93,6 +95,7 @@ impl State {
             store: super::store::Store::new(max_docs),
             extra_indexes: BTreeMap::new(),
             uniques: super::unique::UniqueIndexes::default(),
+            sessions: super::txn::Sessions::default(),
         }
     }
 

@@ -130,6 +130,7 @@ pub fn insert_one(state: &mut State, ns: &str, d: Document) -> Result<Document, 
         return Err(duplicate_key(ns, &id));
     }
     state.uniques.check(ns, None, &d)?;
+    state.sessions.may_write(ns, &id)?;
     let bytes = crate::wire::document_len(&d) as u64;
     let c = state.sim.cluster.collection_index(ns);
     match c {
@@ -140,6 +141,7 @@ pub fn insert_one(state: &mut State, ns: &str, d: Document) -> Result<Document, 
     if let super::store::Kept::Yes(seq) = kept {
         state.uniques.record(ns, seq, None, Some(&d));
     }
+    state.sessions.wrote(ns, &id, None);
     if first_dropped {
         super::log::line(
             state.log.as_deref(),

@@ -103,7 +103,7 @@ async fn seed_003_queries_target_like_a_mongos() {
         ("SINGLE_SHARD".to_string(), vec!["shard0001".to_string()])
     );
     let stats = e.get_document("executionStats").unwrap();
-    assert_eq!(stats.get_i64("nReturned").unwrap(), 0);
+    assert_eq!(stats.get_i32("nReturned").unwrap(), 0);
     assert!(!stats.contains_key("shardtop"), "every document is kept");
     let stages = stats.get_document("executionStages").unwrap();
     assert_eq!(stages.get_str("stage").unwrap(), "SINGLE_SHARD");

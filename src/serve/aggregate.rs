@@ -100,6 +100,8 @@ pub fn aggregate(state: &mut State, db: &str, cmd: &Document) -> Answer {
             Some("$listSampledQueries") if coll.is_none() && db == "admin" => {
                 docs = super::query_analyzer::list(state, &first["$listSampledQueries"])?;
             }
+            // `db/pipeline/document_source_documents.cpp`: literal documents, `aggregate: 1`.
+            Some("$documents") if coll.is_none() => docs = literal_documents(&first["$documents"])?,
             Some("$shardedDataDistribution") if coll.is_none() && db == "admin" => {
                 if state.sim.cluster.version < ServerVersion::V6_0 {
                     return Err(unknown_stage("$shardedDataDistribution"));
@@ -123,6 +125,24 @@ pub fn aggregate(state: &mut State, db: &str, cmd: &Document) -> Answer {
         Some(c) => cursors::with_note(state, db, c, reply),
         None => reply,
     })
+}
+
+/// `$documents: [{…}, …]`: each element must be an object.
+fn literal_documents(arg: &Bson) -> Result<Vec<Document>, MongoError> {
+    let Bson::Array(items) = arg else {
+        return Err(bad(
+            "error during $documents: the argument must evaluate to an array",
+        ));
+    };
+    items
+        .iter()
+        .map(|i| match i {
+            Bson::Document(d) => Ok(d.clone()),
+            _ => Err(bad(
+                "error during $documents: each element must be an object",
+            )),
+        })
+        .collect()
 }
 
 /// Opens the reply cursor over the pipeline's result.
@@ -198,6 +218,14 @@ fn eval(doc: &Document, expr: &Bson) -> Result<Bson, MongoError> {
         }
         Bson::Document(d) => match d.iter().next() {
             Some((op, arg)) if op == "$literal" => arg.clone(),
+            // `db/pipeline/expression.cpp` (`ExpressionToHashedIndexKey`): the hashed index's
+            // value of the argument, a long (a missing value hashes as null).
+            Some((op, arg)) if op == "$toHashedIndexKey" => {
+                let v = eval(doc, arg)?;
+                Bson::Int64(crate::model::hash::hash64(
+                    &crate::model::extjson::from_bson(&v),
+                ))
+            }
             Some((op, Bson::Array(args))) if op == "$ifNull" && args.len() >= 2 => {
                 let mut value = Bson::Null;
                 for a in args {

@@ -91,10 +91,12 @@ pub fn answer(state: &mut State, cmd: &Document, ctx: Context) -> Reply {
         }
         log.write(&line);
     }
-    result.unwrap_or_else(|e| {
-        let in_txn = super::transactions::in_txn(cmd);
-        Reply::Doc(super::transactions::labelled(reply::error(&e), &e, in_txn))
-    })
+    result
+        .unwrap_or_else(|e| {
+            let in_txn = super::transactions::in_txn(cmd);
+            Reply::Doc(super::transactions::labelled(reply::error(&e), &e, in_txn))
+        })
+        .with_cluster_time(state.cluster_time())
 }
 
 /// The namespace a command works on, for the command log.

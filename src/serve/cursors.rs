@@ -202,6 +202,7 @@ fn cursor_reply(first: bool, batch: Batch, id: i64, ns: String) -> Reply {
             batch,
             id,
             ns,
+            tail: Vec::new(),
         },
     }
 }

@@ -6,8 +6,9 @@
 //! The counts come from the kept documents, each on the shard owning its chunk today:
 //! `nReturned` is the documents matching the filter (then `skip` and `limit`, as a shard applies
 //! them); `totalDocsExamined` is every document on the shard for a `COLLSCAN`, or — when the
-//! plan scans the shard key's index — those whose first shard-key field satisfies the filter's
-//! conditions on it (`totalKeysExamined` the same). When some of the collection's documents are
+//! plan scans the shard key's index — those within the index bounds: the filter's conditions on
+//! the shard-key fields in order, past a field only while it is matched by equality
+//! (`totalKeysExamined` the same). When some of the collection's documents are
 //! not kept the reply says so in a `shardtop` field. A collection that is not sharded goes to its
 //! database's primary shard, as mongos sends it.
 
@@ -72,7 +73,9 @@ pub fn explain(state: &State, db: &str, cmd: &Document) -> Answer {
             reply::opt_count(explained, "limit")?.filter(|l| *l != 0),
         );
         let counts = shard_counts(state, db, &ns, &filter, &shards, &plan, limits);
+        // Counters as a server appends them (`appendNumber`: int32 when they fit).
         let total = |f: fn(&Counts) -> u64| counts.iter().map(f).sum::<u64>() as i64;
+        let num = |n: i64| reply::number(n.max(0) as u64);
         let mut returned = (total(|n| n.returned) - limits.0 as i64).max(0);
         if let Some(l) = limits.1 {
             returned = returned.min(l.abs());
@@ -84,25 +87,25 @@ pub fn explain(state: &State, db: &str, cmd: &Document) -> Answer {
                 Bson::Document(doc! {
                     "shardName": shard_name(state, *s),
                     "executionSuccess": true,
-                    "nReturned": n.returned as i64,
+                    "nReturned": reply::number(n.returned),
                     "executionTimeMillis": 0,
-                    "totalKeysExamined": n.keys as i64,
-                    "totalDocsExamined": n.docs as i64,
+                    "totalKeysExamined": reply::number(n.keys),
+                    "totalDocsExamined": reply::number(n.docs),
                     "executionStages": counted(&plan, n),
                 })
             })
             .collect();
         let mut stats = doc! {
-            "nReturned": returned,
+            "nReturned": num(returned),
             "executionTimeMillis": 0,
-            "totalKeysExamined": total(|n| n.keys),
-            "totalDocsExamined": total(|n| n.docs),
+            "totalKeysExamined": num(total(|n| n.keys)),
+            "totalDocsExamined": num(total(|n| n.docs)),
             "executionStages": {
                 "stage": stage,
-                "nReturned": returned,
+                "nReturned": num(returned),
                 "executionTimeMillis": 0,
-                "totalKeysExamined": total(|n| n.keys),
-                "totalDocsExamined": total(|n| n.docs),
+                "totalKeysExamined": num(total(|n| n.keys)),
+                "totalDocsExamined": num(total(|n| n.docs)),
                 "totalChildMillis": 0,
                 "shards": per_shard,
             },
@@ -189,16 +192,9 @@ fn shard_counts(
     let by_index = plan
         .get_document("inputStage")
         .is_ok_and(|i| i.get_str("stage") == Ok("FETCH"));
-    // The filter's conditions on the first shard-key field: what an index scan bounds.
-    let on_key: Document = coll
-        .and_then(|c| c.pattern.fields().first())
-        .and_then(|f| {
-            filter
-                .get(&*f.path)
-                .map(|v| (f.path.to_string(), v.clone()))
-        })
-        .into_iter()
-        .collect();
+    let on_key = coll
+        .map(|c| index_bounds(&c.pattern, filter))
+        .unwrap_or_default();
     let mut counts = vec![Counts::default(); shards.len()];
     for (_, stored) in state.store.iter(ns) {
         let shard = match (index, coll) {
@@ -230,17 +226,38 @@ fn shard_counts(
     counts
 }
 
+/// The filter's conditions an index scan on the shard key bounds: each field's in key order,
+/// going on past a field only while its condition is an equality (a point interval).
+fn index_bounds(pattern: &crate::model::KeyPattern, filter: &Document) -> Document {
+    let mut out = Document::new();
+    for f in pattern.fields() {
+        let Some(v) = filter.get(&*f.path) else {
+            break;
+        };
+        let point = super::data::equality(filter, &f.path).is_some();
+        if f.hashed && !point {
+            // A hashed field's index holds hashes: a range on the value bounds nothing.
+            break;
+        }
+        out.insert(f.path.to_string(), v.clone());
+        if !point {
+            break;
+        }
+    }
+    out
+}
+
 /// `plan` with the shard's counts on every stage, as `executionStages` shows it.
 fn counted(plan: &Document, n: &Counts) -> Document {
     let mut d = plan.clone();
-    d.insert("nReturned", n.returned as i64);
-    d.insert("works", n.docs as i64 + 1);
+    d.insert("nReturned", reply::number(n.returned));
+    d.insert("works", reply::number(n.docs + 1));
     match plan.get_str("stage") {
         Ok("IXSCAN") => {
-            d.insert("keysExamined", n.keys as i64);
+            d.insert("keysExamined", reply::number(n.keys));
         }
         Ok("FETCH" | "COLLSCAN") => {
-            d.insert("docsExamined", n.docs as i64);
+            d.insert("docsExamined", reply::number(n.docs));
         }
         _ => {}
     }

@@ -21,6 +21,8 @@ pub enum Reply {
         batch: EncodedBatch,
         id: i64,
         ns: String,
+        /// Encoded elements after `ok` (`$clusterTime`, `operationTime`).
+        tail: Vec<u8>,
     },
 }
 
@@ -36,13 +38,17 @@ impl Reply {
         match self {
             Self::Doc(d) => crate::wire::document_len(d),
             Self::Cursor {
-                first, batch, ns, ..
+                first,
+                batch,
+                ns,
+                tail,
+                ..
             } => {
                 // {cursor: {<key>: batch, id: long, ns: string}, ok: double}
                 let key = if *first { 11 } else { 10 };
                 let cursor =
                     4 + (1 + key + batch.bytes.len()) + 12 + (1 + 3 + 4 + ns.len() + 1) + 1;
-                4 + (1 + 7 + cursor) + 12 + 1
+                4 + (1 + 7 + cursor) + 12 + tail.len() + 1
             }
         }
     }
@@ -56,6 +62,7 @@ impl Reply {
                 batch,
                 id,
                 ns,
+                tail,
             } => encode::framed(out, |out| {
                 out.push(bson::spec::ElementType::EmbeddedDocument as u8);
                 out.extend_from_slice(b"cursor\0");
@@ -72,8 +79,40 @@ impl Reply {
                     encode::element(out, "ns", &Bson::String(ns.clone()));
                 });
                 encode::element(out, "ok", &Bson::Double(1.0));
+                out.extend_from_slice(tail);
             }),
         }
+    }
+
+    /// Appends `$clusterTime` and `operationTime` as a mongos does (`VectorClock`'s signed
+    /// format: a zero signature when the cluster runs without keys).
+    pub fn with_cluster_time(mut self, at: bson::Timestamp) -> Self {
+        let fields = [
+            (
+                "$clusterTime",
+                Bson::Document(bson::doc! {
+                    "clusterTime": at,
+                    "signature": {
+                        "hash": bson::Binary { subtype: bson::spec::BinarySubtype::Generic, bytes: vec![0; 20] },
+                        "keyId": 0_i64,
+                    },
+                }),
+            ),
+            ("operationTime", Bson::Timestamp(at)),
+        ];
+        match &mut self {
+            Self::Doc(d) => {
+                for (k, v) in fields {
+                    d.insert(k, v);
+                }
+            }
+            Self::Cursor { tail, .. } => {
+                for (k, v) in &fields {
+                    encode::element(tail, k, v);
+                }
+            }
+        }
+        self
     }
 
     /// How many documents a cursor reply carries (`find`, `getMore`, `aggregate`), for the log.
@@ -116,6 +155,7 @@ mod tests {
                 },
                 id: 7,
                 ns: "config.chunks".into(),
+                tail: Vec::new(),
             };
             let mut out = Vec::new();
             reply.write(&mut out);

@@ -56,9 +56,10 @@ impl Shared {
         };
         if state.paused {
             let answer = completion::run_to_end(&mut state, &wait);
+            let reply = Self::reply_of(answer).with_cluster_time(state.cluster_time());
             drop(state);
             self.changed.notify_waiters();
-            return Some(Self::reply_of(answer));
+            return Some(reply);
         }
         drop(state);
         self.answer_when_done(&wait, shutdown).await
@@ -76,13 +77,14 @@ impl Shared {
         shutdown: &mut watch::Receiver<bool>,
     ) -> Option<Reply> {
         self.hold(None, shutdown, |state| {
+            let at = state.cluster_time();
             if let Some(answer) = completion::outcome(state, wait) {
-                return Some(Self::reply_of(answer));
+                return Some(Self::reply_of(answer).with_cluster_time(at));
             }
             // Paused while waiting: the command runs the clock itself, as when it began paused.
             state
                 .paused
-                .then(|| Self::reply_of(completion::run_to_end(state, wait)))
+                .then(|| Self::reply_of(completion::run_to_end(state, wait)).with_cluster_time(at))
         })
         .await
     }

@@ -130,6 +130,15 @@ impl State {
         self.started_secs + virtual_secs
     }
 
+    /// The cluster time a reply carries: the wall clock's second, and the commands answered as
+    /// its increment (so it only grows).
+    pub fn cluster_time(&self) -> bson::Timestamp {
+        bson::Timestamp {
+            time: (self.now_millis() / 1000) as u32,
+            increment: (self.commands_answered % u64::from(u32::MAX)) as u32 + 1,
+        }
+    }
+
     /// The wall-clock "now", in milliseconds since the Unix epoch.
     #[allow(clippy::unused_self)] // read through the state like every other clock of the server
     pub fn now_millis(&self) -> i64 {

@@ -42,8 +42,9 @@ pub fn refuse_generated(db: &str, coll: &str) -> Result<(), MongoError> {
 
 /// A write error entry of a write command's reply.
 pub fn write_error(index: usize, e: &MongoError) -> Bson {
-    let mut d = doc! { "index": index as i32, "code": e.code, "codeName": e.code_name, "errmsg": e.message.clone() };
-    if e.code == 11000 {
+    // `write_ops.cpp` (`WriteError::serialize`): index, code and errmsg, no codeName.
+    let mut d = doc! { "index": index as i32, "code": e.code, "errmsg": e.message.clone() };
+    if e.code == 11000 && e.message.contains(" index: _id_ ") {
         d.insert("keyPattern", doc! { "_id": 1 });
     }
     Bson::Document(d)

@@ -86,7 +86,7 @@ impl Simulator {
         }
         if opts.unique && key.hashed_field().is_some() {
             return Err(MongoError::invalid_options(
-                "hashed shard keys cannot be declared unique.",
+                "Hashed shard keys cannot be declared unique. It's possible to ensure uniqueness on the hashed field by declaring an additional (non-hashed) unique index on the field.",
             ));
         }
         let db = ns.split_once('.').map_or(ns, |(d, _)| d).to_string();

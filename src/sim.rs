@@ -29,6 +29,7 @@ pub mod ops;
 pub mod policy;
 pub mod presplit_zones;
 pub mod reshard;
+pub mod reshard_control;
 pub mod reshard_layout;
 pub mod rng;
 pub mod scenario;

@@ -160,11 +160,13 @@ impl Cluster {
                 max_chunk_size_bytes,
                 auto_merge,
                 no_balance,
+                migrations_blocked,
             } => {
                 self.coll_mut(ns)?.balancing = super::CollectionBalancing {
                     max_chunk_size_bytes: *max_chunk_size_bytes,
                     auto_merge: *auto_merge,
                     no_balance: *no_balance,
+                    migrations_blocked: *migrations_blocked,
                 };
             }
             EventKind::DefragmentationPhaseSet { ns, phase } => {

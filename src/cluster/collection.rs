@@ -109,6 +109,9 @@ pub struct CollectionBalancing {
     /// `noBalance: true` in `config.collections` (`sh.disableBalancing`): the balancer skips the
     /// collection entirely, drains included.
     pub no_balance: bool,
+    /// `permitMigrations: false` (`setAllowMigrations`): no migration of the collection commits
+    /// and the balancer leaves it alone; merges go on.
+    pub migrations_blocked: bool,
 }
 
 impl Collection {

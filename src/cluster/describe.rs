@@ -214,6 +214,7 @@ impl Cluster {
                 max_chunk_size_bytes,
                 auto_merge,
                 no_balance,
+                migrations_blocked,
             } => {
                 let size = max_chunk_size_bytes.map_or_else(
                     || "the cluster's chunk size".to_string(),
@@ -229,7 +230,12 @@ impl Cluster {
                 } else {
                     ""
                 };
-                format!("{ns}: {size}{merge}{off}")
+                let blocked = if *migrations_blocked {
+                    ", migrations not allowed (permitMigrations: false)"
+                } else {
+                    ""
+                };
+                format!("{ns}: {size}{merge}{off}{blocked}")
             }
             EventKind::DefragmentationPhaseSet { ns, phase } => match phase {
                 Some(p) => format!("{ns}: defragmentation phase {}", p.as_str()),

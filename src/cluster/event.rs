@@ -187,6 +187,7 @@ pub enum EventKind {
         max_chunk_size_bytes: Option<u64>,
         auto_merge: Option<bool>,
         no_balance: bool,
+        migrations_blocked: bool,
     },
     /// A collection's defragmentation moved to `phase` (`None`: finished, the fields unset).
     DefragmentationPhaseSet {

@@ -156,6 +156,7 @@ impl CollectionDoc {
                 },
                 auto_merge: doc.get_bool("enableAutoMerge").ok(),
                 no_balance: flag(doc, "noBalance"),
+                migrations_blocked: doc.get_bool("permitMigrations") == Ok(false),
             },
         })
     }

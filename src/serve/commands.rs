@@ -47,6 +47,9 @@ const ADMIN_ONLY: &[&str] = &[
     "setParameter",
     "commitTransaction",
     "abortTransaction",
+    "setAllowMigrations",
+    "abortReshardCollection",
+    "commitReshardCollection",
 ];
 
 /// Answers one command (a reply document, `ok: 1` or an error) and logs it.
@@ -149,6 +152,7 @@ fn dispatch_doc(state: &mut State, name: &str, db: &str, cmd: &Document, ctx: Co
         "killCursors" => cursors::kill_cursors(state, cmd),
         "count" => cursors::count(state, db, cmd),
         "distinct" => cursors::distinct(state, db, cmd),
+        "insert" | "update" | "delete" if db == "config" => config_write(state, name, cmd),
         "insert" => writes::insert(state, db, cmd),
         "explain" => explain::explain(state, db, cmd),
         "update" => updates::update(state, db, cmd),
@@ -182,11 +186,28 @@ fn dispatch_doc(state: &mut State, name: &str, db: &str, cmd: &Document, ctx: Co
         "refineCollectionShardKey" => sharding::refine(state, cmd),
         "reshardCollection" => sharding::reshard(state, cmd),
         "createIndexes" => super::indexes::create_indexes(state, db, cmd),
+        "setAllowMigrations" => super::metadata::set_allow_migrations(state, cmd),
+        "abortReshardCollection" => super::metadata::abort_reshard(state, cmd),
+        "commitReshardCollection" => super::metadata::commit_reshard(state, cmd),
+        "checkMetadataConsistency" => super::metadata::check_metadata_consistency(state, db, cmd),
         "commitTransaction" => super::transactions::commit(state),
         "abortTransaction" => super::transactions::abort_command(state),
         "dropIndexes" => super::drop_indexes::drop_indexes(state, db, cmd),
         _ => Err(MongoError::command_not_found(format!(
             "no such command: '{name}'"
         ))),
+    }
+}
+
+/// A write to the config database: the settings and collection fields servers accept.
+fn config_write(state: &mut State, name: &str, cmd: &Document) -> Answer {
+    let coll = reply::first_string(cmd, name)?;
+    if !super::config_writes::writable("config", &coll) {
+        return writes::refuse_generated("config", &coll).map(|()| Document::new());
+    }
+    match name {
+        "insert" => super::config_writes::insert(state, &coll, cmd),
+        "update" => super::config_writes::update(state, &coll, cmd),
+        _ => super::config_writes::delete(state, &coll, cmd),
     }
 }

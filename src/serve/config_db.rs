@@ -172,6 +172,9 @@ fn collection(state: &State, c: &Collection, v: ServerVersion) -> Document {
     if let Some(on) = c.balancing.auto_merge {
         d.insert("enableAutoMerge", on);
     }
+    if c.balancing.migrations_blocked {
+        d.insert("permitMigrations", false);
+    }
     if c.placement == Placement::Unsplittable {
         d.insert("unsplittable", true);
     }
@@ -311,12 +314,13 @@ fn settings(state: &State) -> Vec<Document> {
     }
     let mut docs = vec![
         balancer,
-        doc! { "_id": "chunksize", "value": (s.chunk_size_bytes >> 20) as i64 },
+        doc! { "_id": "chunksize", "value": super::reply::number(s.chunk_size_bytes >> 20) },
     ];
     // `sh.stopAutoMerger()` writes this document; without it the AutoMerger is on.
     if !s.auto_merge {
         docs.push(doc! { "_id": "automerge", "enabled": false });
     }
+    docs.extend(state.other_settings.docs.values().cloned());
     docs
 }
 

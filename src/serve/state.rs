@@ -59,6 +59,8 @@ pub struct State {
     pub extra_indexes: BTreeMap<String, Vec<Document>>,
     /// Unique secondary indexes over the kept documents.
     pub uniques: super::unique::UniqueIndexes,
+    /// `config.settings` documents the simulator does not read (`config_writes`).
+    pub other_settings: super::config_writes::OtherSettings,
     /// Sessions, their transactions and what the command being answered belongs to.
     pub sessions: super::txn::Sessions,
 }
@@ -96,6 +98,7 @@ impl State {
             extra_indexes: BTreeMap::new(),
             uniques: super::unique::UniqueIndexes::default(),
             sessions: super::txn::Sessions::default(),
+            other_settings: super::config_writes::OtherSettings::default(),
         }
     }
 

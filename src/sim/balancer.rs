@@ -166,6 +166,13 @@ impl Simulator {
         reason: MigrationReason,
     ) -> Result<(), MongoError> {
         let coll = &self.cluster.collections[c];
+        if coll.balancing.migrations_blocked {
+            // 8.0 `db/s/config/sharding_catalog_manager_chunk_operations.cpp`
+            // (`commitChunkMigration`); refused here at the start rather than at the commit.
+            return Err(MongoError::conflicting_operation(
+                "Collection is undergoing changes and chunks cannot be moved",
+            ));
+        }
         let chunk = coll.table.chunk(i);
         let (min, from) = (chunk.min.clone(), chunk.info.shard);
         let max = end

@@ -68,6 +68,7 @@ impl Simulator {
             max_chunk_size_bytes: balancing.max_chunk_size_bytes,
             auto_merge: balancing.auto_merge,
             no_balance: balancing.no_balance,
+            migrations_blocked: balancing.migrations_blocked,
         });
     }
 
@@ -76,6 +77,36 @@ impl Simulator {
         let c = self.coll(ns)?;
         let mut balancing = self.cluster.collections[c].balancing;
         balancing.no_balance = !allowed;
+        self.set_collection_balancing(c, balancing);
+        Ok(())
+    }
+
+    /// `config.collections` `enableAutoMerge` (`sh.enableAutoMerger(ns)` unsets it: `None`).
+    pub fn set_collection_auto_merge(
+        &mut self,
+        ns: &str,
+        on: Option<bool>,
+    ) -> Result<(), MongoError> {
+        let c = self.coll(ns)?;
+        let mut balancing = self.cluster.collections[c].balancing;
+        balancing.auto_merge = on;
+        self.set_collection_balancing(c, balancing);
+        Ok(())
+    }
+
+    /// `setAllowMigrations` (5.0+; `db/s/set_allow_migrations_coordinator.cpp`): `false` sets
+    /// `permitMigrations: false`, `true` unsets it.
+    pub fn set_allow_migrations(&mut self, ns: &str, allow: bool) -> Result<(), MongoError> {
+        let c = self.cluster.collection_index(ns).filter(|&c| {
+            self.cluster.collections[c].placement == crate::cluster::Placement::Sharded
+        });
+        let Some(c) = c else {
+            return Err(MongoError::namespace_not_sharded(
+                "Collection must be sharded so migrations can be blocked",
+            ));
+        };
+        let mut balancing = self.cluster.collections[c].balancing;
+        balancing.migrations_blocked = !allow;
         self.set_collection_balancing(c, balancing);
         Ok(())
     }

@@ -82,6 +82,16 @@ impl Simulator {
             ));
             return;
         }
+        if self.cluster.collections[c].balancing.migrations_blocked {
+            // 8.0 `db/s/balancer/balancer_chunk_selection_policy_impl.cpp`: a collection with
+            // `permitMigrations: false` is not balanced ("Not balancing explicitly disabled
+            // collection").
+            why_not.push(format!(
+                "{}: migrations are not allowed (setAllowMigrations false)",
+                self.cluster.collections[c].ns
+            ));
+            return;
+        }
         if let Some(phase) = self.cluster.collections[c].defragmentation {
             // 8.0 `db/s/balancer/balancer_policy_utils` `canBalanceCollection`: not while
             // `getDefragmentCollection()`.

@@ -245,7 +245,7 @@ impl Simulator {
     }
 
     /// Ends resharding collection `c` with an error: the old layout stays.
-    fn abort_resharding(&mut self, c: usize, error: MongoError) {
+    pub(super) fn abort_resharding(&mut self, c: usize, error: MongoError) {
         let coll = &mut self.cluster.collections[c];
         let Some(r) = coll.resharding.take() else {
             return;

@@ -170,10 +170,14 @@ fn body(kind: &EventKind, n: &Names<'_>) -> Value {
             max_chunk_size_bytes,
             auto_merge,
             no_balance,
+            migrations_blocked,
         } => {
             let mut v = json!({"ns": ns, "maxChunkSizeBytes": max_chunk_size_bytes, "enableAutoMerge": auto_merge});
             if *no_balance {
                 v["noBalance"] = json!(true);
+            }
+            if *migrations_blocked {
+                v["permitMigrations"] = json!(false);
             }
             v
         }

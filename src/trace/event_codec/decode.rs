@@ -155,6 +155,7 @@ pub fn decode(v: &Value, state: &Cluster) -> Res<Option<Event>> {
                 Some(_) => Some(bool_at(v, "enableAutoMerge", "")?),
             },
             no_balance: v.get("noBalance").and_then(Value::as_bool).unwrap_or(false),
+            migrations_blocked: v.get("permitMigrations").and_then(Value::as_bool) == Some(false),
         },
         "defragmentationPhase" => EventKind::DefragmentationPhaseSet {
             ns: ns()?,

@@ -43,13 +43,13 @@ async fn explained(client: &Client, filter: Document) -> (i64, Vec<(String, i64,
             let s = s.as_document().unwrap();
             (
                 s.get_str("shardName").unwrap().to_string(),
-                s.get_i64("nReturned").unwrap(),
-                s.get_i64("totalDocsExamined").unwrap(),
-                s.get_i64("totalKeysExamined").unwrap(),
+                i64::from(s.get_i32("nReturned").unwrap()),
+                i64::from(s.get_i32("totalDocsExamined").unwrap()),
+                i64::from(s.get_i32("totalKeysExamined").unwrap()),
             )
         })
         .collect();
-    (stats.get_i64("nReturned").unwrap(), shards)
+    (i64::from(stats.get_i32("nReturned").unwrap()), shards)
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

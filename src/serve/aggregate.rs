@@ -66,7 +66,7 @@ pub fn aggregate(state: &mut State, db: &str, cmd: &Document) -> Answer {
     }
     if first_is_coll_stats && let Some(c) = &coll {
         let ns = format!("{db}.{c}");
-        let stats = coll_stats(state, &ns)?;
+        let stats = super::coll_stats::coll_stats(state, &ns)?;
         let mut rest = Vec::new();
         for s in stages.skip(1) {
             rest.push(s?);
@@ -85,6 +85,12 @@ pub fn aggregate(state: &mut State, db: &str, cmd: &Document) -> Answer {
             rest.push(s?.clone());
         }
         return super::change_stream::open(state, db, coll.as_deref(), spec, rest, cmd);
+    }
+    if db == "config"
+        && coll.as_deref() == Some("chunks")
+        && let Some(answer) = chunk_counts(state, cmd, pipeline)
+    {
+        return answer;
     }
     let mut docs: Vec<Document> = match &coll {
         Some(c) => cursors::documents(state, db, c),
@@ -143,6 +149,23 @@ fn literal_documents(arg: &Bson) -> Result<Vec<Document>, MongoError> {
             )),
         })
         .collect()
+}
+
+/// A `config.chunks` pipeline the routing table answers (`chunk_counts`), then its other stages.
+fn chunk_counts(state: &mut State, cmd: &Document, pipeline: &[Bson]) -> Option<Answer> {
+    let mut docs = super::chunk_counts::answer(state, pipeline)?;
+    for s in pipeline.iter().skip(2) {
+        let Bson::Document(stage) = s else {
+            return Some(Err(bad(
+                "A pipeline stage specification object must contain exactly one field.",
+            )));
+        };
+        docs = match apply(stage, docs) {
+            Ok(d) => d,
+            Err(e) => return Some(Err(e)),
+        };
+    }
+    Some(finish(state, cmd, "config.chunks", docs))
 }
 
 /// Opens the reply cursor over the pipeline's result.
@@ -413,41 +436,4 @@ fn sharded_data_distribution(state: &State) -> Vec<Document> {
             doc! { "ns": &c.ns, "shards": shards }
         })
         .collect()
-}
-
-/// `$collStats: {storageStats: {}}` on a sharded collection through mongos: one document per
-/// shard that owns chunks, with the documents and bytes it owns (`count`, `size`, `avgObjSize`).
-/// Only those fields of `storageStats` are simulated.
-fn coll_stats(state: &State, ns: &str) -> Result<Vec<Document>, MongoError> {
-    let cluster = &state.sim.cluster;
-    let Some(c) = cluster.collection(ns) else {
-        return Err(MongoError::namespace_not_found(format!(
-            "Collection [{ns}] not found (shardtop serve keeps statistics of sharded collections only)"
-        )));
-    };
-    Ok((0..cluster.shards.len())
-        .map(|i| crate::model::ShardIdx(i as u32))
-        .filter_map(|s| {
-            let t = c.table.shard_totals(s);
-            // A shard's storage counts its orphans too (`numOrphanDocs` says how many, 6.0+).
-            let (orphan_docs, orphan_bytes) = c.orphans_on(s);
-            let (docs, bytes) = (t.stats.docs + orphan_docs, t.stats.bytes + orphan_bytes);
-            (t.chunks > 0 || orphan_docs > 0).then(|| {
-                let mut stats = doc! {
-                    "count": number(docs),
-                    "size": number(bytes),
-                    "avgObjSize": number(bytes.checked_div(docs).unwrap_or(0)),
-                };
-                if cluster.version >= crate::cluster::ServerVersion::V6_0 {
-                    stats.insert("numOrphanDocs", number(orphan_docs));
-                }
-                doc! {
-                    "ns": ns,
-                    "shard": cluster.shard_id(s),
-                    "host": format!("{}/localhost", cluster.shard_id(s)),
-                    "storageStats": stats,
-                }
-            })
-        })
-        .collect())
 }

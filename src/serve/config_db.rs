@@ -132,8 +132,12 @@ fn databases(state: &State, v: ServerVersion) -> Vec<Document> {
             }
             version.insert("lastMod", 1);
             let mut d = doc! { "_id": db, "primary": cluster.shard_id(*primary) };
-            if v < ServerVersion::V8_0 {
+            // Real 6.0 and 7.0 outputs show `partitioned: false` (deprecated from 6.0, gone
+            // in 8.0); before 6.0 `enableSharding` set it.
+            if v < ServerVersion::V6_0 {
                 d.insert("partitioned", true);
+            } else if v < ServerVersion::V8_0 {
+                d.insert("partitioned", false);
             }
             d.insert("version", version);
             d
@@ -298,27 +302,42 @@ fn tags(state: &State, v: ServerVersion) -> Vec<Document> {
     out
 }
 
+/// `config.settings` as a config server has it: a document exists once something wrote it (a
+/// fresh 8.0 cluster has none, `shards-mongos-8.0.ejson.txt`): the balancer's when it was started
+/// or stopped or has a window or flag, `chunksize` when not the default, `automerge` when off.
 fn settings(state: &State) -> Vec<Document> {
     let s = &state.sim.cluster.settings;
-    let mode = if s.balancer_enabled { "full" } else { "off" };
-    let mut balancer = doc! { "_id": "balancer", "mode": mode, "stopped": !s.balancer_enabled };
-    if let Some(w) = s.active_window {
-        let hm = |m: u32| format!("{:02}:{:02}", m / 60, m % 60);
-        balancer.insert(
-            "activeWindow",
-            doc! { "start": hm(w.start_minute), "stop": hm(w.stop_minute) },
+    let written = |id: &str| state.other_settings.written.contains(id);
+    let mut docs = Vec::new();
+    if written("balancer")
+        || !s.balancer_enabled
+        || s.active_window.is_some()
+        || s.attempt_to_balance_jumbo_chunks
+    {
+        let mode = if s.balancer_enabled { "full" } else { "off" };
+        let mut balancer = doc! { "_id": "balancer", "mode": mode, "stopped": !s.balancer_enabled };
+        if let Some(w) = s.active_window {
+            let hm = |m: u32| format!("{:02}:{:02}", m / 60, m % 60);
+            balancer.insert(
+                "activeWindow",
+                doc! { "start": hm(w.start_minute), "stop": hm(w.stop_minute) },
+            );
+        }
+        if s.attempt_to_balance_jumbo_chunks {
+            balancer.insert("attemptToBalanceJumboChunks", true);
+        }
+        docs.push(balancer);
+    }
+    if written("chunksize")
+        || s.chunk_size_bytes != state.sim.cluster.version.default_chunk_size_bytes()
+    {
+        docs.push(
+            doc! { "_id": "chunksize", "value": super::reply::number(s.chunk_size_bytes >> 20) },
         );
     }
-    if s.attempt_to_balance_jumbo_chunks {
-        balancer.insert("attemptToBalanceJumboChunks", true);
-    }
-    let mut docs = vec![
-        balancer,
-        doc! { "_id": "chunksize", "value": super::reply::number(s.chunk_size_bytes >> 20) },
-    ];
     // `sh.stopAutoMerger()` writes this document; without it the AutoMerger is on.
-    if !s.auto_merge {
-        docs.push(doc! { "_id": "automerge", "enabled": false });
+    if written("automerge") || !s.auto_merge {
+        docs.push(doc! { "_id": "automerge", "enabled": s.auto_merge });
     }
     docs.extend(state.other_settings.docs.values().cloned());
     docs
@@ -326,7 +345,8 @@ fn settings(state: &State) -> Vec<Document> {
 
 fn version_doc(state: &State, v: ServerVersion) -> Document {
     let cluster_id = ids::object_id(state.started_secs, &[b"cluster"]);
-    if v < ServerVersion::V6_0 {
+    if v < ServerVersion::V7_0 {
+        // Real 6.0.3 output still shows both (`sh.status-6.0.3.txt`).
         doc! { "_id": 1, "minCompatibleVersion": 5, "currentVersion": 6, "clusterId": cluster_id }
     } else {
         doc! { "_id": 1, "clusterId": cluster_id }

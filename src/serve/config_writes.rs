@@ -21,6 +21,8 @@ use crate::cluster::MongoError;
 #[derive(Debug, Default)]
 pub struct OtherSettings {
     pub docs: BTreeMap<String, Document>,
+    /// The `_id`s of the modelled settings documents written (they exist from then on).
+    pub written: std::collections::BTreeSet<String>,
 }
 
 /// Whether `config.coll` takes writes here.
@@ -161,6 +163,10 @@ fn number(d: &Document, field: &str) -> Option<f64> {
 }
 
 fn setting(state: &mut State, d: &Document) -> Result<(), MongoError> {
+    let id = d.get_str("_id").unwrap_or_default();
+    if matches!(id, "chunksize" | "balancer" | "automerge") {
+        state.other_settings.written.insert(id.to_string());
+    }
     let sim = &mut state.sim;
     match d.get_str("_id").unwrap_or_default() {
         "chunksize" => {
@@ -188,6 +194,7 @@ fn setting(state: &mut State, d: &Document) -> Result<(), MongoError> {
 }
 
 fn reset(state: &mut State, id: &str) {
+    state.other_settings.written.remove(id);
     let sim = &mut state.sim;
     match id {
         "chunksize" => {

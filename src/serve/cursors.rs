@@ -347,6 +347,25 @@ pub fn count(state: &State, db: &str, cmd: &Document) -> Answer {
         }
         return Ok(ok(doc! { "n": reply::number(n as u64) }));
     }
+    if db == "config"
+        && coll == "chunks"
+        && skip.is_none()
+        && limit.is_none()
+        && let Some(q) = query
+    {
+        // One collection's chunks: counted from the routing table, as from an index.
+        let pipeline = [
+            Bson::Document(doc! { "$match": q.clone() }),
+            Bson::Document(doc! { "$group": { "_id": 1, "n": { "$sum": 1 } } }),
+        ];
+        if let Some(rows) = super::chunk_counts::answer(state, &pipeline) {
+            let n = rows
+                .first()
+                .and_then(|d| d.get("n").cloned())
+                .unwrap_or(Bson::Int32(0));
+            return Ok(ok(doc! { "n": n }));
+        }
+    }
     let docs = select(state, db, &coll, query, None, skip, limit)?;
     // 8.0 `s/commands/cluster_count_cmd.cpp`: `appendNumber("n", total)`.
     let reply = doc! { "n": reply::number(docs.len() as u64) };

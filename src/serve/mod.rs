@@ -16,8 +16,10 @@
 mod aggregate;
 mod change_stream;
 mod changelog;
+mod chunk_counts;
 mod chunk_cursor;
 mod chunk_filter;
+mod coll_stats;
 mod commands;
 mod completion;
 mod config_db;

@@ -276,6 +276,8 @@ pub fn merge_chunks(state: &mut State, cmd: &Document) -> Answer {
 /// `balancerStart` / `balancerStop`.
 pub fn set_balancer(state: &mut State, enabled: bool) -> Answer {
     state.sim.set_balancer(enabled);
+    // Both commands write the balancer's `config.settings` document.
+    state.other_settings.written.insert("balancer".to_string());
     Ok(ok(Document::new()))
 }
 

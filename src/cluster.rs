@@ -79,6 +79,8 @@ pub struct Settings {
     pub migration_overhead_ms: u64,
     /// Server parameters of `reshardCollection`.
     pub resharding: resharding::ReshardingParams,
+    /// `orphanCleanupDelaySecs` when set (`setParameter`); the release line's default otherwise.
+    pub orphan_cleanup_delay_secs: Option<u64>,
 }
 
 /// A sharded cluster at one instant.

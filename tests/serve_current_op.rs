@@ -137,11 +137,44 @@ async fn resharding_in_progress_and_refusals() {
         );
         tokio::time::sleep(std::time::Duration::from_millis(20)).await;
     };
-    assert_eq!(ops.len(), 1, "{ops:?}");
-    let orig = ops[0].get_document("originatingCommand").unwrap();
-    assert_eq!(orig.get_str("reshardCollection").unwrap(), "shop.orders");
-    assert_eq!(orig.get_document("key").unwrap(), &doc! { "region": 1 });
-    assert!(ops[0].get_str("coordinatorState").is_ok());
+    // The coordinator, a donor per shard owning chunks, a recipient per shard (seed 003's table).
+    let role = |field: &str| ops.iter().filter(|o| o.contains_key(field)).count();
+    assert_eq!(role("coordinatorState"), 1, "{ops:?}");
+    assert_eq!(
+        role("donorState") + role("recipientState") + 1,
+        ops.len(),
+        "{ops:?}"
+    );
+    assert_eq!(role("recipientState"), 2, "{ops:?}");
+    for op in &ops {
+        let orig = op.get_document("originatingCommand").unwrap();
+        assert_eq!(orig.get_str("reshardCollection").unwrap(), "shop.orders");
+        assert_eq!(orig.get_document("key").unwrap(), &doc! { "region": 1 });
+        assert!(op.get_i64("totalOperationTimeElapsedSecs").is_ok(), "{op}");
+    }
+    let recipient = ops
+        .iter()
+        .find(|o| o.contains_key("recipientState"))
+        .unwrap();
+    let copying = ["cloning", "applying"];
+    assert!(
+        copying.contains(&recipient.get_str("recipientState").unwrap()),
+        "{recipient}"
+    );
+    assert!(recipient.get_i64("documentsCopied").is_ok(), "{recipient}");
+    assert!(
+        recipient
+            .get_i64("remainingOperationTimeEstimatedSecs")
+            .unwrap()
+            > 0,
+        "{recipient}"
+    );
+    let donor = ops.iter().find(|o| o.contains_key("donorState")).unwrap();
+    let donating = ["donating-initial-data", "donating-oplog-entries"];
+    assert!(
+        donating.contains(&donor.get_str("donorState").unwrap()),
+        "{donor}"
+    );
     let e = client
         .database("shop")
         .collection::<Document>("orders")

@@ -71,3 +71,65 @@ async fn a_class_shortens_a_resharding() {
     assert_eq!(code_of(&err), 2, "{err}");
     server.shutdown().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn orphans_wait_for_the_cleanup_delay_set() {
+    let (_server, client, _) = serve_empty("8.0", false).await;
+    let got = admin(
+        &client,
+        doc! {"getParameter": 1, "orphanCleanupDelaySecs": 1},
+    )
+    .await
+    .unwrap();
+    assert_eq!(got.get_i32("orphanCleanupDelaySecs"), Ok(900));
+    admin(
+        &client,
+        doc! {"setParameter": 1, "orphanCleanupDelaySecs": 0},
+    )
+    .await
+    .unwrap();
+    admin(&client, doc! {"shardCollection": "app.c", "key": {"k": 1}})
+        .await
+        .unwrap();
+    let coll = client.database("app").collection::<bson::Document>("c");
+    let docs: Vec<bson::Document> = (0..50).map(|i| doc! {"k": i}).collect();
+    coll.insert_many(docs).await.unwrap();
+    admin(
+        &client,
+        doc! {"moveChunk": "app.c", "find": {"k": 1}, "to": "shard0001"},
+    )
+    .await
+    .unwrap();
+    // With no delay the range deleter removes the donor's copy on the next ticks.
+    let deadline = Instant::now() + Duration::from_secs(5);
+    loop {
+        let orphans = orphans_of(&client).await;
+        if orphans == 0 {
+            break;
+        }
+        assert!(Instant::now() < deadline, "{orphans} orphans remain");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+async fn orphans_of(client: &mongodb::Client) -> i32 {
+    let dist = admin(
+        client,
+        doc! {"aggregate": 1, "pipeline": [{"$shardedDataDistribution": {}}], "cursor": {}},
+    )
+    .await
+    .unwrap();
+    let row = dist
+        .get_document("cursor")
+        .unwrap()
+        .get_array("firstBatch")
+        .unwrap()[0]
+        .as_document()
+        .unwrap()
+        .clone();
+    row.get_array("shards")
+        .unwrap()
+        .iter()
+        .map(|s| s.as_document().unwrap().get_i32("numOrphanedDocs").unwrap())
+        .sum()
+}

@@ -58,7 +58,11 @@ impl Cluster {
         moved: ChunkStats,
         at_ms: u64,
     ) {
-        let due_ms = at_ms + self.version.orphan_cleanup_delay_secs() * 1000;
+        let delay = self
+            .settings
+            .orphan_cleanup_delay_secs
+            .unwrap_or_else(|| self.version.orphan_cleanup_delay_secs());
+        let due_ms = at_ms + delay * 1000;
         if moved.docs == 0 && moved.bytes == 0 {
             return;
         }

@@ -149,6 +149,7 @@ pub fn cluster(
             migration_bytes_per_sec: 32 << 20,
             migration_overhead_ms: 1000,
             resharding: crate::cluster::resharding::ReshardingParams::default(),
+            orphan_cleanup_delay_secs: None,
         },
         databases,
         collections,

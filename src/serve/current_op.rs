@@ -1,7 +1,8 @@
 //! `$currentOp` (the first stage of `aggregate: 1` on admin): the operations the shards report to
 //! a mongos asked with `localOps: false` — one per migration in flight (the simulator balancer's
 //! `in_flight`: the donor shard's `moveChunk` command before 6.0, `_shardsvrMoveRange` from 6.0)
-//! and one per collection being resharded (the coordinator, with `originatingCommand`).
+//! and, per collection being resharded, its coordinator, donors and recipients
+//! (`current_op_resharding`).
 //! `localOps: true` asks for the mongos' own operations: there are none to show.
 //!
 //! The fields follow MongoDB's `$currentOp` output (`shard`, `host`, `desc`, `type: "op"`,
@@ -27,7 +28,7 @@ pub fn current_op(state: &State, options: &Bson) -> Result<Vec<Document>, MongoE
         return Ok(Vec::new());
     }
     let mut ops = migrations(state);
-    ops.extend(resharding(state));
+    ops.extend(super::current_op_resharding::entries(state));
     Ok(ops)
 }
 
@@ -96,45 +97,6 @@ fn migrations(state: &State) -> Vec<Document> {
                     "finishMs": m.finish_ms as i64,
                     "reason": m.reason.as_str(),
                 },
-            })
-        })
-        .collect()
-}
-
-fn resharding(state: &State) -> Vec<Document> {
-    let cluster = &state.sim.cluster;
-    let now = state.sim.now_ms();
-    cluster
-        .collections
-        .iter()
-        .filter_map(|c| {
-            let r = c.resharding.as_ref()?;
-            let coordinator_state = if r.critical_section.is_some() {
-                "blocking-writes"
-            } else if now < r.ready_ms {
-                "cloning"
-            } else {
-                "applying"
-            };
-            let (secs, micros) = running(state, r.started_ms);
-            Some(doc! {
-                "shard": "config",
-                "type": "op",
-                "desc": format!("ReshardingCoordinatorService {}", c.ns),
-                "active": true,
-                "op": "command",
-                "ns": &c.ns,
-                "secs_running": secs,
-                "microsecs_running": micros,
-                "originatingCommand": {
-                    "reshardCollection": &c.ns,
-                    "key": r.key.to_document(),
-                    "unique": false,
-                    "numInitialChunks": i64::from(r.num_initial_chunks),
-                },
-                "totalOperationTimeElapsedSecs": secs,
-                "coordinatorState": coordinator_state,
-                "opStatus": "running",
             })
         })
         .collect()

@@ -26,6 +26,7 @@ mod config_db;
 mod config_writes;
 mod conn;
 mod current_op;
+mod current_op_resharding;
 mod cursors;
 mod data;
 mod drain;

@@ -1,5 +1,6 @@
 //! The server parameters a sharding lab changes, through `getParameter` and `setParameter`:
-//! resharding's minimum duration and critical-section timeout, the AutoMerger's interval and
+//! resharding's minimum duration and critical-section timeout, the range deleter's
+//! `orphanCleanupDelaySecs` (for migrations from then on), the AutoMerger's interval and
 //! throttle. A real cluster holds them on the config server; `serve` is the whole cluster, so it
 //! takes them on its one endpoint, so that a class can shorten a five-minute resharding.
 // 8.0 `db/s/resharding/resharding_server_parameters.idl`,
@@ -31,6 +32,16 @@ const PARAMETERS: &[(&str, Get, Set)] = &[
         "autoMergerIntervalSecs",
         |s| s.auto_merger.interval_secs,
         |s, v| s.auto_merger.interval_secs = v,
+    ),
+    (
+        "orphanCleanupDelaySecs",
+        |s| {
+            s.cluster
+                .settings
+                .orphan_cleanup_delay_secs
+                .unwrap_or_else(|| s.cluster.version.orphan_cleanup_delay_secs())
+        },
+        |s, v| s.cluster.settings.orphan_cleanup_delay_secs = Some(v),
     ),
     (
         "autoMergerThrottlingMS",

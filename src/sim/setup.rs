@@ -83,6 +83,7 @@ impl Simulator {
             migration_bytes_per_sec: (speed * f64::from(1u32 << 20)) as u64,
             migration_overhead_ms: 1000,
             resharding: resharding_params(sc)?,
+            orphan_cleanup_delay_secs: None,
         };
         let cluster = Cluster {
             version,

@@ -221,6 +221,7 @@ fn placeholder() -> crate::cluster::Cluster {
             migration_bytes_per_sec: 1,
             migration_overhead_ms: 0,
             resharding: crate::cluster::resharding::ReshardingParams::default(),
+            orphan_cleanup_delay_secs: None,
         },
         databases: std::collections::BTreeMap::default(),
         collections: Vec::new(),

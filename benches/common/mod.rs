@@ -56,6 +56,7 @@ pub fn scale_cluster() -> Simulator {
             migration_bytes_per_sec: 32 << 20,
             migration_overhead_ms: 1000,
             resharding: shardtop::cluster::resharding::ReshardingParams::default(),
+            orphan_cleanup_delay_secs: None,
         },
         databases: std::collections::BTreeMap::default(),
         collections: vec![Collection::new("app.big", pattern, table)],

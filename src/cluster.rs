@@ -81,6 +81,9 @@ pub struct Settings {
     pub resharding: resharding::ReshardingParams,
     /// `orphanCleanupDelaySecs` when set (`setParameter`); the release line's default otherwise.
     pub orphan_cleanup_delay_secs: Option<u64>,
+    /// `balancerMigrationsThrottlingMs` when set (6.0+; 1,000 otherwise): the pause after a
+    /// balancer round with candidates.
+    pub balancer_migrations_throttling_ms: Option<u64>,
 }
 
 /// A sharded cluster at one instant.

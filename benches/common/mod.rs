@@ -57,6 +57,7 @@ pub fn scale_cluster() -> Simulator {
             migration_overhead_ms: 1000,
             resharding: shardtop::cluster::resharding::ReshardingParams::default(),
             orphan_cleanup_delay_secs: None,
+            balancer_migrations_throttling_ms: None,
         },
         databases: std::collections::BTreeMap::default(),
         collections: vec![Collection::new("app.big", pattern, table)],

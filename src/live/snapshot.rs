@@ -150,6 +150,7 @@ pub fn cluster(
             migration_overhead_ms: 1000,
             resharding: crate::cluster::resharding::ReshardingParams::default(),
             orphan_cleanup_delay_secs: None,
+            balancer_migrations_throttling_ms: None,
         },
         databases,
         collections,

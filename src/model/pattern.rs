@@ -185,8 +185,9 @@ impl KeyPattern {
         let expected: Vec<&str> = self.fields.iter().map(|f| &*f.path).collect();
         if names != expected {
             return err(format!(
-                "bound {doc} does not match the shard key pattern {}",
-                self.to_document()
+                "bound {} does not match the shard key pattern {}",
+                super::shell_text::document(doc),
+                self.server_text()
             ));
         }
         let values = doc.values().map(extjson::from_bson).collect();

@@ -44,6 +44,11 @@ const PARAMETERS: &[(&str, Get, Set)] = &[
         |s, v| s.cluster.settings.orphan_cleanup_delay_secs = Some(v),
     ),
     (
+        "balancerMigrationsThrottlingMs",
+        |s| s.cluster.settings.balancer_migrations_throttling_ms.unwrap_or(1_000),
+        |s, v| s.cluster.settings.balancer_migrations_throttling_ms = Some(v),
+    ),
+    (
         "autoMergerThrottlingMS",
         |s| s.auto_merger.throttling_ms,
         |s, v| s.auto_merger.throttling_ms = v,

@@ -138,10 +138,11 @@ impl Simulator {
         let Some(round) = self.cluster.balancer.round.take() else {
             return;
         };
-        let pause = self
-            .cluster
-            .version
-            .round_pause_ms(round.candidates, round.moved);
+        let v = self.cluster.version;
+        let pause = match self.cluster.settings.balancer_migrations_throttling_ms {
+            Some(ms) if v >= crate::cluster::ServerVersion::V6_0 && round.candidates > 0 => ms,
+            _ => v.round_pause_ms(round.candidates, round.moved),
+        };
         self.cluster.balancer.next_round_ms = self.cluster.now_ms + pause;
         self.emit(EventKind::BalancerRound {
             round: round.number,

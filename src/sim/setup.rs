@@ -84,6 +84,7 @@ impl Simulator {
             migration_overhead_ms: 1000,
             resharding: resharding_params(sc)?,
             orphan_cleanup_delay_secs: None,
+            balancer_migrations_throttling_ms: None,
         };
         let cluster = Cluster {
             version,

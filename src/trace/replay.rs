@@ -222,6 +222,7 @@ fn placeholder() -> crate::cluster::Cluster {
             migration_overhead_ms: 0,
             resharding: crate::cluster::resharding::ReshardingParams::default(),
             orphan_cleanup_delay_secs: None,
+            balancer_migrations_throttling_ms: None,
         },
         databases: std::collections::BTreeMap::default(),
         collections: Vec::new(),

@@ -126,6 +126,7 @@ pub fn decode(v: &Value) -> Res<Cluster> {
         migration_overhead_ms: u64_at(set, "migrationOverheadMs", sp)?,
         resharding: resharding_params(set),
         orphan_cleanup_delay_secs: None,
+        balancer_migrations_throttling_ms: None,
     };
     let mut shards = Vec::new();
     for (i, sh) in array_at(frame, "shards", p)?.iter().enumerate() {

@@ -26,6 +26,10 @@ const SCRIPTS: &[(&str, &str, u64)] = &[
     ("003_refine.js", "9.0", 120),
     ("003_orders.js", "9.0", 180),
     ("003_shard_key_update.py", "9.0", 120),
+    ("mongosh_helpers.js", "8.0", 120),
+    ("transactions.py", "8.0", 120),
+    ("indexes_queries.js", "8.0", 120),
+    ("reshard_currentop.py", "9.0", 180),
 ];
 
 /// The helpers the scripts load; not scripts themselves.
@@ -300,4 +304,24 @@ fn mongosh_003_orders() {
 #[test]
 fn pymongo_003_shard_key_update() {
     run("003_shard_key_update.py");
+}
+
+#[test]
+fn mongosh_helpers() {
+    run("mongosh_helpers.js");
+}
+
+#[test]
+fn pymongo_transactions() {
+    run("transactions.py");
+}
+
+#[test]
+fn mongosh_indexes_queries() {
+    run("indexes_queries.js");
+}
+
+#[test]
+fn pymongo_reshard_currentop() {
+    run("reshard_currentop.py");
 }

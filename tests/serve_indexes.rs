@@ -250,6 +250,17 @@ async fn query_operators_match_as_a_server_does() {
         .await
         .unwrap();
     assert_eq!(found.len(), 25);
+    // A dotted path reaches into an array of embedded documents.
+    assert_eq!(count(&coll, doc! {"items.sku": "s1"}).await, 20);
+    assert_eq!(count(&coll, doc! {"items.qty": {"$ne": 0}}).await, 85);
+    let one = coll
+        .find_one(doc! {"_id": 3})
+        .projection(doc! {"_id": 0})
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(one.get_i32("orderNo"), Ok(3), "{one}");
+    assert!(!one.contains_key("_id"), "{one}");
     let err = coll
         .count_documents(doc! {"city": {"$near": [0, 0]}})
         .await

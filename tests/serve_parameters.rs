@@ -137,16 +137,25 @@ async fn orphans_of(client: &mongodb::Client) -> i32 {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_balancer_throttle_is_a_parameter_from_6_0() {
     let (_server, client, _) = serve_empty("8.0", true).await;
-    let got = admin(&client, doc! {"getParameter": 1, "balancerMigrationsThrottlingMs": 1})
-        .await
-        .unwrap();
+    let got = admin(
+        &client,
+        doc! {"getParameter": 1, "balancerMigrationsThrottlingMs": 1},
+    )
+    .await
+    .unwrap();
     assert_eq!(got.get_i32("balancerMigrationsThrottlingMs"), Ok(1000));
-    let set = admin(&client, doc! {"setParameter": 1, "balancerMigrationsThrottlingMs": 200})
-        .await
-        .unwrap();
+    let set = admin(
+        &client,
+        doc! {"setParameter": 1, "balancerMigrationsThrottlingMs": 200},
+    )
+    .await
+    .unwrap();
     assert_eq!(set.get_i32("was"), Ok(1000));
-    let err = admin(&client, doc! {"setParameter": 1, "balancerMigrationsThrottlingMs": -1})
-        .await
-        .unwrap_err();
+    let err = admin(
+        &client,
+        doc! {"setParameter": 1, "balancerMigrationsThrottlingMs": -1},
+    )
+    .await
+    .unwrap_err();
     assert_eq!(code_of(&err), 2, "{err}");
 }

@@ -156,6 +156,13 @@ fn interactive(
         .ns
         .as_deref()
         .and_then(|ns| cluster.collection_index(ns))
+        .or_else(|| {
+            // A user's collection first: `config.system.sessions` is on every cluster.
+            cluster
+                .collections
+                .iter()
+                .position(|c| !c.ns.starts_with("config."))
+        })
         .unwrap_or(0);
     if let Some(ns) = &args.ns
         && cluster.collection_index(ns).is_none()

@@ -92,7 +92,8 @@ fn of_collection(state: &State, c: &Collection, r: &Resharding) -> Vec<Document>
     let recipients = recipients(state, r);
     let (docs, bytes) = totals(c, cluster.shards.len());
     let n = recipients.len().max(1) as u64;
-    let (share_docs, share_bytes) = (docs / n, bytes / n);
+    // Even shares, the remainder to the first recipients: the shares add up to the whole.
+    let share = |total: u64, k: u64| total / n + u64::from(k < total % n);
     let rate = cluster.settings.migration_bytes_per_sec.max(1);
     let copy_ms = (bytes.saturating_mul(1000) / rate).max(1);
     let done = now.saturating_sub(r.started_ms).min(copy_ms);
@@ -112,7 +113,8 @@ fn of_collection(state: &State, c: &Collection, r: &Resharding) -> Vec<Document>
         out.push(d);
     }
     let copied = |total: u64| (u128::from(total) * u128::from(done) / u128::from(copy_ms)) as i64;
-    for s in recipients {
+    for (k, s) in recipients.into_iter().enumerate() {
+        let (share_docs, share_bytes) = (share(docs, k as u64), share(bytes, k as u64));
         let mut d = base(cluster.shard_id(s), "Recipient");
         d.insert(
             "recipientState",

@@ -66,7 +66,7 @@ fn normalized(spec: &Document) -> Result<Document, MongoError> {
         Some(Bson::String(n)) => n.clone(),
         _ => super::handshake::index_name(key),
     };
-    let mut d = doc! { "v": 2, "key": key.clone(), "name": name };
+    let mut d = doc! { "v": 2, "key": listed_key(key), "name": name };
     for (k, v) in spec {
         let skipped = matches!(k.as_str(), "key" | "name" | "v")
             || (k == "unique" && v == &Bson::Boolean(false));
@@ -74,7 +74,62 @@ fn normalized(spec: &Document) -> Result<Document, MongoError> {
             d.insert(k.clone(), v.clone());
         }
     }
+    plugin_defaults(key, &mut d);
     Ok(d)
+}
+
+/// A text index is listed by its internal key (`_fts`, `_ftsx`), its fields as `weights`
+/// (`db/fts/fts_spec.cpp`, `fixSpec`).
+fn listed_key(key: &Document) -> Document {
+    if !key.values().any(|v| v.as_str() == Some("text")) {
+        return key.clone();
+    }
+    let mut out = Document::new();
+    let mut text_done = false;
+    for (k, v) in key {
+        if v.as_str() == Some("text") {
+            if !text_done {
+                out.insert("_fts", "text");
+                out.insert("_ftsx", 1);
+                text_done = true;
+            }
+        } else {
+            out.insert(k.clone(), v.clone());
+        }
+    }
+    out
+}
+
+/// The options a server fills in for text and 2dsphere indexes when the spec leaves them out.
+fn plugin_defaults(key: &Document, d: &mut Document) {
+    let text: Vec<&String> = key
+        .iter()
+        .filter(|(_, v)| v.as_str() == Some("text"))
+        .map(|(k, _)| k)
+        .collect();
+    if !text.is_empty() {
+        if !d.contains_key("weights") {
+            let weights: Document = text
+                .iter()
+                .map(|k| ((*k).clone(), Bson::Int32(1)))
+                .collect();
+            d.insert("weights", weights);
+        }
+        for (k, v) in [
+            ("default_language", Bson::String("english".into())),
+            ("language_override", Bson::String("language".into())),
+            ("textIndexVersion", Bson::Int32(3)),
+        ] {
+            if !d.contains_key(k) {
+                d.insert(k, v);
+            }
+        }
+    }
+    if key.values().any(|v| v.as_str() == Some("2dsphere"))
+        && !d.contains_key("2dsphereIndexVersion")
+    {
+        d.insert("2dsphereIndexVersion", 3);
+    }
 }
 
 fn validate_key(key: &Document) -> Result<(), MongoError> {

@@ -45,7 +45,12 @@ const PARAMETERS: &[(&str, Get, Set)] = &[
     ),
     (
         "balancerMigrationsThrottlingMs",
-        |s| s.cluster.settings.balancer_migrations_throttling_ms.unwrap_or(1_000),
+        |s| {
+            s.cluster
+                .settings
+                .balancer_migrations_throttling_ms
+                .unwrap_or(1_000)
+        },
         |s, v| s.cluster.settings.balancer_migrations_throttling_ms = Some(v),
     ),
     (

@@ -46,16 +46,94 @@ pub fn matches(doc: &Document, filter: &Document) -> Result<bool, MongoError> {
             "$or" => logical(doc, cond, "$or")?.iter().any(|x| *x),
             "$nor" => !logical(doc, cond, "$nor")?.iter().any(|x| *x),
             "$comment" => true,
+            "$where" => return Err(bad_value("$where is not allowed in this context")),
             k if k.starts_with('$') => {
                 return Err(bad_value(format!("unknown top level operator: {k}")));
             }
-            path => field_matches(get_path(doc, path), cond)?,
+            path => path_matches(doc, path, cond)?,
         };
         if !ok {
             return Ok(false);
         }
     }
     Ok(true)
+}
+
+/// A condition on a dotted path: through an array of embedded documents the path reaches every
+/// element's field, and the condition holds when it holds for one of them (a negation —
+/// `$ne`, `$nin`, `$not` — when it holds for none of the positive form).
+fn path_matches(doc: &Document, path: &str, cond: &Bson) -> Result<bool, MongoError> {
+    let mut values = Vec::new();
+    if !path.contains('.') || !doc_path_values(doc, path, &mut values) {
+        return field_matches(get_path(doc, path), cond);
+    }
+    if let Some(ops) = is_operator_doc(cond)
+        && ops.len() == 1
+        && let Some((op, arg)) = ops.iter().next()
+    {
+        let positive = match op.as_str() {
+            "$ne" => Some(doc_of("$eq", arg)),
+            "$nin" => Some(doc_of("$in", arg)),
+            "$not" => Some(arg.clone()),
+            _ => None,
+        };
+        if let Some(p) = positive {
+            return Ok(!any_matches(&values, &p)?);
+        }
+    }
+    any_matches(&values, cond)
+}
+
+fn doc_of(op: &str, arg: &Bson) -> Bson {
+    let mut d = Document::new();
+    d.insert(op, arg.clone());
+    Bson::Document(d)
+}
+
+fn any_matches(values: &[Option<Bson>], cond: &Bson) -> Result<bool, MongoError> {
+    for v in values {
+        if field_matches(v.as_ref(), cond)? {
+            return Ok(true);
+        }
+    }
+    Ok(false)
+}
+
+/// The values `path` reaches from `v`, stepping into every element of an array met before the
+/// last segment; `false` when no array was crossed (the plain lookup applies).
+fn doc_path_values(d: &Document, path: &str, out: &mut Vec<Option<Bson>>) -> bool {
+    let Some((head, rest)) = path.split_once('.') else {
+        out.push(d.get(path).cloned());
+        return false;
+    };
+    if let Some(next) = d.get(head) {
+        return path_values(next, rest, out);
+    }
+    out.push(None);
+    false
+}
+
+fn path_values(v: &Bson, path: &str, out: &mut Vec<Option<Bson>>) -> bool {
+    match v {
+        Bson::Document(d) => doc_path_values(d, path, out),
+        Bson::Array(items)
+            if path
+                .split('.')
+                .next()
+                .is_some_and(|h| h.parse::<usize>().is_err()) =>
+        {
+            for item in items {
+                if let Bson::Document(d) = item {
+                    doc_path_values(d, path, out);
+                }
+            }
+            true
+        }
+        _ => {
+            out.push(None);
+            false
+        }
+    }
 }
 
 fn logical(doc: &Document, cond: &Bson, op: &str) -> Result<Vec<bool>, MongoError> {
@@ -114,6 +192,11 @@ fn field_matches(value: Option<&Bson>, cond: &Bson) -> Result<bool, MongoError> 
             "$lte" => ordered(value, arg, Ordering::is_le),
             "$exists" => value.is_some() == truthy(arg),
             "$not" => !field_matches(value, arg)?,
+            "$near" | "$nearSphere" | "$geoNear" => {
+                return Err(bad_value(
+                    "$geoNear, $near, and $nearSphere are not allowed in this context",
+                ));
+            }
             other => return Err(bad_value(format!("unknown operator: {other}"))),
         };
         if !ok {
@@ -286,7 +369,8 @@ impl Projection {
             include = Some(on);
             fields.push(k.clone());
         }
-        let include = include.unwrap_or(!keep_id);
+        // Only `_id` named: `{_id: 1}` keeps just it, `{_id: 0}` drops just it.
+        let include = include.unwrap_or(keep_id && !spec.is_empty());
         Ok(Self {
             include,
             fields,

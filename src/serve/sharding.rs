@@ -97,8 +97,15 @@ pub fn shard_collection(state: &mut State, cmd: &Document) -> Answer {
             "Please create an index that starts with the proposed shard key before sharding the collection. ",
         ));
     }
-    state.sim.shard_collection(&ns, key, &opts)?;
+    state.sim.shard_collection(&ns, key.clone(), &opts)?;
     state.unsharded.remove(&ns);
+    if opts.unique {
+        // The shard key's unique index holds on the kept documents too.
+        let name = super::handshake::index_name(&key.to_document());
+        let fields = key.fields().iter().map(|f| f.path.to_string()).collect();
+        let docs = state.store.iter(&ns).map(|(seq, s)| (seq, &s.doc));
+        state.uniques.create(&ns, &name, fields, false, docs)?;
+    }
     super::indexes::adopt_specs(state, &ns, specs)?;
     // Documents kept before sharding now count in the collection's chunks.
     if let Some(c) = state.sim.cluster.collection_index(&ns) {

@@ -8,6 +8,7 @@ mod common;
 
 use bson::{Bson, Document, doc};
 use common::{admin, config_collection, serve_paused};
+use futures::TryStreamExt;
 
 fn many_chunks(version: &str) -> shardtop::sim::Simulator {
     let text = r#"{
@@ -22,7 +23,9 @@ fn many_chunks(version: &str) -> shardtop::sim::Simulator {
 async fn aggregate(client: &mongodb::Client, pipeline: Vec<Document>) -> Vec<Document> {
     let reply = client
         .database("config")
-        .run_command(doc! {"aggregate": "chunks", "pipeline": pipeline, "cursor": {}})
+        .run_command(
+            doc! {"aggregate": "chunks", "pipeline": pipeline, "cursor": {"batchSize": 1000}},
+        )
         .await
         .unwrap();
     reply
@@ -76,12 +79,34 @@ async fn counts_agree(version: &str) {
     let grouped = aggregate(
         &client,
         vec![
-            doc! {"$match": m},
+            doc! {"$match": m.clone()},
             doc! {"$group": {"_id": 1, "n": {"$sum": 1}}},
         ],
     )
     .await;
     assert_eq!(grouped, [doc! {"_id": 1, "n": 300}]);
+    // Partial documents (the fields the pipeline reads) give what `find` gives.
+    let projection = doc! {"_id": 0, "min": 1, "max": 1, "shard": 1, "lastmod": 1};
+    let built = aggregate(
+        &client,
+        vec![
+            doc! {"$match": m.clone()},
+            doc! {"$project": projection.clone()},
+        ],
+    )
+    .await;
+    let found: Vec<Document> = client
+        .database("config")
+        .collection::<Document>("chunks")
+        .find(m.clone())
+        .projection(projection)
+        .await
+        .unwrap()
+        .try_collect()
+        .await
+        .unwrap();
+    assert_eq!(built.len(), 300);
+    assert_eq!(built, found);
     let none = admin(&client, doc! {"ping": 1}).await.unwrap();
     assert_eq!(none.get_f64("ok"), Ok(1.0));
 }

@@ -151,10 +151,17 @@ fn literal_documents(arg: &Bson) -> Result<Vec<Document>, MongoError> {
         .collect()
 }
 
-/// A `config.chunks` pipeline the routing table answers (`chunk_counts`), then its other stages.
+/// A `config.chunks` pipeline the routing table answers (`chunk_counts`), or whose leading
+/// `$match` builds only the fields it reads (`chunk_pipeline`), then its other stages.
 fn chunk_counts(state: &mut State, cmd: &Document, pipeline: &[Bson]) -> Option<Answer> {
-    let mut docs = super::chunk_counts::answer(state, pipeline)?;
-    for s in pipeline.iter().skip(2) {
+    let (mut docs, consumed) = match super::chunk_counts::answer(state, pipeline) {
+        Some(docs) => (docs, 2),
+        None => match super::chunk_pipeline::matched(state, pipeline)? {
+            Ok(docs) => (docs, 1),
+            Err(e) => return Some(Err(e)),
+        },
+    };
+    for s in pipeline.iter().skip(consumed) {
         let Bson::Document(stage) = s else {
             return Some(Err(bad(
                 "A pipeline stage specification object must contain exactly one field.",

@@ -231,37 +231,71 @@ impl ChunkDocs {
         v: ServerVersion,
         ch: crate::model::Chunk<'_>,
     ) -> Document {
-        let min = c.pattern.bound_to_document(ch.min);
-        let id = ids::object_id(self.secs, &[&self.uuid_bytes, &ids_key(&min)]);
-        let mut d = doc! { "_id": id };
+        self.partial(state, c, v, ch, |_| true)
+    }
+
+    /// The fields of that document `want` names (in the same order): a pipeline that reads a few
+    /// fields of a million chunks builds only those.
+    pub fn partial(
+        &self,
+        state: &State,
+        c: &Collection,
+        v: ServerVersion,
+        ch: crate::model::Chunk<'_>,
+        want: impl Fn(&str) -> bool,
+    ) -> Document {
+        let mut d = Document::new();
+        let min = (want("_id") || want("min")).then(|| c.pattern.bound_to_document(ch.min));
+        if want("_id")
+            && let Some(min) = &min
+        {
+            d.insert(
+                "_id",
+                ids::object_id(self.secs, &[&self.uuid_bytes, &ids_key(min)]),
+            );
+        }
         if v.chunks_by_uuid() {
-            d.insert("uuid", self.uuid.clone());
-        } else {
+            if want("uuid") {
+                d.insert("uuid", self.uuid.clone());
+            }
+        } else if want("ns") {
             d.insert("ns", &c.ns);
         }
-        let shard = state.sim.cluster.shard_id(ch.info.shard).to_string();
-        let since = ts(state.unix_secs_at(ch.info.since), 1);
-        d.insert("min", min);
-        d.insert("max", c.pattern.bound_to_document(ch.max));
-        d.insert("shard", &shard);
-        d.insert(
-            "lastmod",
-            Timestamp {
-                time: ch.info.version.major,
-                increment: ch.info.version.minor,
-            },
-        );
-        if !v.chunks_by_uuid() {
+        if let Some(min) = min.filter(|_| want("min")) {
+            d.insert("min", min);
+        }
+        if want("max") {
+            d.insert("max", c.pattern.bound_to_document(ch.max));
+        }
+        let shard = state.sim.cluster.shard_id(ch.info.shard);
+        if want("shard") {
+            d.insert("shard", shard);
+        }
+        if want("lastmod") {
+            d.insert(
+                "lastmod",
+                Timestamp {
+                    time: ch.info.version.major,
+                    increment: ch.info.version.minor,
+                },
+            );
+        }
+        if !v.chunks_by_uuid() && want("lastmodEpoch") {
             d.insert("lastmodEpoch", self.epoch);
         }
-        if v >= ServerVersion::V7_0 {
-            d.insert("onCurrentShardSince", since.clone());
+        let since = || ts(state.unix_secs_at(ch.info.since), 1);
+        if v >= ServerVersion::V7_0 && want("onCurrentShardSince") {
+            d.insert("onCurrentShardSince", since());
         }
-        d.insert(
-            "history",
-            vec![Bson::Document(doc! { "validAfter": since, "shard": shard })],
-        );
-        if ch.info.jumbo {
+        if want("history") {
+            d.insert(
+                "history",
+                vec![Bson::Document(
+                    doc! { "validAfter": since(), "shard": shard },
+                )],
+            );
+        }
+        if ch.info.jumbo && want("jumbo") {
             d.insert("jumbo", true);
         }
         d

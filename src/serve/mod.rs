@@ -19,6 +19,7 @@ mod changelog;
 mod chunk_counts;
 mod chunk_cursor;
 mod chunk_filter;
+mod chunk_pipeline;
 mod coll_stats;
 mod commands;
 mod completion;

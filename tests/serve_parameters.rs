@@ -103,35 +103,13 @@ async fn orphans_wait_for_the_cleanup_delay_set() {
     // With no delay the range deleter removes the donor's copy on the next ticks.
     let deadline = Instant::now() + Duration::from_secs(5);
     loop {
-        let orphans = orphans_of(&client).await;
+        let orphans = common::distribution_total(&client, "numOrphanedDocs").await;
         if orphans == 0 {
             break;
         }
         assert!(Instant::now() < deadline, "{orphans} orphans remain");
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
-}
-
-async fn orphans_of(client: &mongodb::Client) -> i32 {
-    let dist = admin(
-        client,
-        doc! {"aggregate": 1, "pipeline": [{"$shardedDataDistribution": {}}], "cursor": {}},
-    )
-    .await
-    .unwrap();
-    let row = dist
-        .get_document("cursor")
-        .unwrap()
-        .get_array("firstBatch")
-        .unwrap()[0]
-        .as_document()
-        .unwrap()
-        .clone();
-    row.get_array("shards")
-        .unwrap()
-        .iter()
-        .map(|s| s.as_document().unwrap().get_i32("numOrphanedDocs").unwrap())
-        .sum()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -84,32 +84,10 @@ async fn commit_is_atomic_and_abort_leaves_nothing() {
     assert_eq!(seven.get_i32("customerId"), Ok(7));
     assert_eq!(coll.count_documents(doc! {}).await.unwrap(), 201);
     // The chunk counts are back too.
-    let dist = admin(
-        &client,
-        doc! {"aggregate": 1, "pipeline": [{"$shardedDataDistribution": {}}], "cursor": {}},
-    )
-    .await
-    .unwrap();
-    let shards = dist
-        .get_document("cursor")
-        .unwrap()
-        .get_array("firstBatch")
-        .unwrap()[0]
-        .as_document()
-        .unwrap()
-        .get_array("shards")
-        .unwrap()
-        .clone();
-    let owned: i64 = shards
-        .iter()
-        .map(|s| {
-            let s = s.as_document().unwrap();
-            s.get_i64("numOwnedDocuments")
-                .or_else(|_| s.get_i32("numOwnedDocuments").map(i64::from))
-                .unwrap()
-        })
-        .sum();
-    assert_eq!(owned, 201);
+    assert_eq!(
+        common::distribution_total(&client, "numOwnedDocuments").await,
+        201
+    );
 }
 
 #[tokio::test]

@@ -347,14 +347,15 @@ fn group(spec: &Document, docs: &[Document]) -> Result<Vec<Document>, MongoError
     let id_expr = spec
         .get("_id")
         .ok_or_else(|| bad("a group specification must include an _id"))?;
-    let mut groups: Vec<(Bson, Document)> = Vec::new();
+    // Each group's `_id` in BSON order once, so a document's is compared without converting
+    // every group's again.
+    let mut groups: Vec<(crate::model::KeyValue, Document)> = Vec::new();
     for d in docs {
         let id = eval(d, id_expr)?;
-        let found = groups
-            .iter()
-            .position(|(g, _)| compare(g, &id) == std::cmp::Ordering::Equal);
+        let key = crate::model::extjson::from_bson(&id);
+        let found = groups.iter().position(|(g, _)| *g == key);
         let at = found.unwrap_or_else(|| {
-            groups.push((id.clone(), doc! { "_id": id }));
+            groups.push((key, doc! { "_id": id }));
             groups.len() - 1
         });
         let out = &mut groups[at].1;

@@ -22,6 +22,7 @@ pub fn matched(state: &State, pipeline: &[Bson]) -> Option<Result<Vec<Document>,
         return None;
     };
     let filter = first.get_document("$match").ok()?;
+    // What the pipeline reads (refused when it cannot be told) …
     let mut fields = BTreeSet::new();
     for stage in pipeline {
         let Bson::Document(stage) = stage else {
@@ -32,7 +33,18 @@ pub fn matched(state: &State, pipeline: &[Bson]) -> Option<Result<Vec<Document>,
     if let Err(e) = query::matches(&Document::new(), filter) {
         return Some(Err(e));
     }
-    let want = |f: &str| fields.contains(f);
+    // … and, of it, what must be built per chunk: terms on what every chunk of a collection
+    // shares are decided once per collection.
+    let (shared, per_chunk): (Document, Document) = filter
+        .iter()
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .partition(|(k, _)| PER_COLLECTION.contains(&k.as_str()));
+    let mut wanted = BTreeSet::new();
+    for stage in pipeline[1..].iter().filter_map(Bson::as_document) {
+        stage_fields(stage, &mut wanted)?;
+    }
+    filter_fields(&per_chunk, &mut wanted)?;
+    let want = |f: &str| wanted.contains(f);
     let cluster = &state.sim.cluster;
     let v = cluster.version;
     let pre = ChunkPrefilter::of(Some(filter));
@@ -43,9 +55,18 @@ pub fn matched(state: &State, pipeline: &[Bson]) -> Option<Result<Vec<Document>,
         .filter(|c| c.placement != Placement::Untracked)
     {
         let docs = ChunkDocs::of(state, c);
+        if !shared.is_empty() {
+            let Some(first) = c.table.iter().next() else {
+                continue;
+            };
+            let common = docs.partial(state, c, v, first, |f| PER_COLLECTION.contains(&f));
+            if !query::matches(&common, &shared).unwrap_or(false) {
+                continue;
+            }
+        }
         for ch in c.table.iter().filter(|ch| pre.admits(ch.info)) {
             let d = docs.partial(state, c, v, ch, want);
-            match query::matches(&d, filter) {
+            match query::matches(&d, &per_chunk) {
                 Ok(true) => out.push(d),
                 Ok(false) => {}
                 Err(e) => return Some(Err(e)),
@@ -54,6 +75,9 @@ pub fn matched(state: &State, pipeline: &[Bson]) -> Option<Result<Vec<Document>,
     }
     Some(Ok(out))
 }
+
+/// The fields every chunk document of one collection has alike.
+const PER_COLLECTION: &[&str] = &["uuid", "ns", "lastmodEpoch"];
 
 /// Adds the top-level fields `stage` reads; `None` when they cannot be told.
 fn stage_fields(stage: &Document, out: &mut BTreeSet<String>) -> Option<()> {

@@ -87,3 +87,32 @@ pub async fn config_collection(client: &Client, ns: &str) -> Option<Document> {
         .await
         .unwrap()
 }
+
+/// The sum of a numeric field over the per-shard rows of the first collection that
+/// `$shardedDataDistribution` lists (`numOwnedDocuments`, `numOrphanedDocs`, …).
+pub async fn distribution_total(client: &Client, field: &str) -> i64 {
+    let dist = admin(
+        client,
+        bson::doc! {"aggregate": 1, "pipeline": [{"$shardedDataDistribution": {}}], "cursor": {}},
+    )
+    .await
+    .unwrap();
+    let rows = dist
+        .get_document("cursor")
+        .unwrap()
+        .get_array("firstBatch")
+        .unwrap();
+    rows[0]
+        .as_document()
+        .unwrap()
+        .get_array("shards")
+        .unwrap()
+        .iter()
+        .map(|s| {
+            let s = s.as_document().unwrap();
+            s.get_i64(field)
+                .or_else(|_| s.get_i32(field).map(i64::from))
+                .unwrap()
+        })
+        .sum()
+}

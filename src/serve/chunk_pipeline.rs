@@ -10,7 +10,7 @@ use std::collections::BTreeSet;
 use bson::{Bson, Document};
 
 use super::chunk_filter::ChunkPrefilter;
-use super::config_db::ChunkDocs;
+use super::config_db::{ChunkDocs, ChunkFields};
 use super::query;
 use super::state::State;
 use crate::cluster::{MongoError, Placement};
@@ -44,7 +44,8 @@ pub fn matched(state: &State, pipeline: &[Bson]) -> Option<Result<Vec<Document>,
         stage_fields(stage, &mut wanted)?;
     }
     filter_fields(&per_chunk, &mut wanted)?;
-    let want = |f: &str| wanted.contains(f);
+    let want = ChunkFields::of(wanted.iter().map(String::as_str));
+    let shared_fields = ChunkFields::of(PER_COLLECTION.iter().copied());
     let cluster = &state.sim.cluster;
     let v = cluster.version;
     let pre = ChunkPrefilter::of(Some(filter));
@@ -59,7 +60,7 @@ pub fn matched(state: &State, pipeline: &[Bson]) -> Option<Result<Vec<Document>,
             let Some(first) = c.table.iter().next() else {
                 continue;
             };
-            let common = docs.partial(state, c, v, first, |f| PER_COLLECTION.contains(&f));
+            let common = docs.partial(state, c, v, first, shared_fields);
             if !query::matches(&common, &shared).unwrap_or(false) {
                 continue;
             }

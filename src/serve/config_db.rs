@@ -198,6 +198,54 @@ fn chunks(state: &State, c: &Collection, v: ServerVersion, pre: &ChunkPrefilter)
         .collect()
 }
 
+/// A set of `config.chunks` fields, by name (a bit each).
+#[derive(Clone, Copy, Debug)]
+pub struct ChunkFields(u16);
+
+impl ChunkFields {
+    const NAMES: [&'static str; 11] = [
+        "_id",
+        "uuid",
+        "ns",
+        "min",
+        "max",
+        "shard",
+        "lastmod",
+        "lastmodEpoch",
+        "onCurrentShardSince",
+        "history",
+        "jumbo",
+    ];
+    pub const ALL: Self = Self(u16::MAX);
+    const ID: u16 = 0;
+    const UUID: u16 = 1;
+    const NS: u16 = 2;
+    const MIN: u16 = 3;
+    const MAX: u16 = 4;
+    const SHARD: u16 = 5;
+    const LASTMOD: u16 = 6;
+    const EPOCH: u16 = 7;
+    const SINCE: u16 = 8;
+    const HISTORY: u16 = 9;
+    const JUMBO: u16 = 10;
+
+    /// The fields of a chunk document among `names`.
+    pub fn of<'a>(names: impl IntoIterator<Item = &'a str>) -> Self {
+        let mut bits = 0;
+        for n in names {
+            if let Some(i) = Self::NAMES.iter().position(|x| *x == n) {
+                bits |= 1 << i;
+            }
+        }
+        Self(bits)
+    }
+
+    /// Whether the field of index `i` in `NAMES` is in the set.
+    fn on(self, i: u16) -> bool {
+        self.0 & (1 << i) != 0
+    }
+}
+
 /// What every `config.chunks` document of one collection shares: its uuid, epoch and the
 /// server's start.
 pub struct ChunkDocs {
@@ -231,10 +279,10 @@ impl ChunkDocs {
         v: ServerVersion,
         ch: crate::model::Chunk<'_>,
     ) -> Document {
-        self.partial(state, c, v, ch, |_| true)
+        self.partial(state, c, v, ch, ChunkFields::ALL)
     }
 
-    /// The fields of that document `want` names (in the same order): a pipeline that reads a few
+    /// The fields of that document `fields` names (in the same order): a pipeline that reads a few
     /// fields of a million chunks builds only those.
     pub fn partial(
         &self,
@@ -242,11 +290,12 @@ impl ChunkDocs {
         c: &Collection,
         v: ServerVersion,
         ch: crate::model::Chunk<'_>,
-        want: impl Fn(&str) -> bool,
+        fields: ChunkFields,
     ) -> Document {
         let mut d = Document::new();
-        let min = (want("_id") || want("min")).then(|| c.pattern.bound_to_document(ch.min));
-        if want("_id")
+        let min = (fields.on(ChunkFields::ID) || fields.on(ChunkFields::MIN))
+            .then(|| c.pattern.bound_to_document(ch.min));
+        if fields.on(ChunkFields::ID)
             && let Some(min) = &min
         {
             d.insert(
@@ -255,23 +304,23 @@ impl ChunkDocs {
             );
         }
         if v.chunks_by_uuid() {
-            if want("uuid") {
+            if fields.on(ChunkFields::UUID) {
                 d.insert("uuid", self.uuid.clone());
             }
-        } else if want("ns") {
+        } else if fields.on(ChunkFields::NS) {
             d.insert("ns", &c.ns);
         }
-        if let Some(min) = min.filter(|_| want("min")) {
+        if let Some(min) = min.filter(|_| fields.on(ChunkFields::MIN)) {
             d.insert("min", min);
         }
-        if want("max") {
+        if fields.on(ChunkFields::MAX) {
             d.insert("max", c.pattern.bound_to_document(ch.max));
         }
         let shard = state.sim.cluster.shard_id(ch.info.shard);
-        if want("shard") {
+        if fields.on(ChunkFields::SHARD) {
             d.insert("shard", shard);
         }
-        if want("lastmod") {
+        if fields.on(ChunkFields::LASTMOD) {
             d.insert(
                 "lastmod",
                 Timestamp {
@@ -280,14 +329,14 @@ impl ChunkDocs {
                 },
             );
         }
-        if !v.chunks_by_uuid() && want("lastmodEpoch") {
+        if !v.chunks_by_uuid() && fields.on(ChunkFields::EPOCH) {
             d.insert("lastmodEpoch", self.epoch);
         }
         let since = || ts(state.unix_secs_at(ch.info.since), 1);
-        if v >= ServerVersion::V7_0 && want("onCurrentShardSince") {
+        if v >= ServerVersion::V7_0 && fields.on(ChunkFields::SINCE) {
             d.insert("onCurrentShardSince", since());
         }
-        if want("history") {
+        if fields.on(ChunkFields::HISTORY) {
             d.insert(
                 "history",
                 vec![Bson::Document(
@@ -295,7 +344,7 @@ impl ChunkDocs {
                 )],
             );
         }
-        if ch.info.jumbo && want("jumbo") {
+        if ch.info.jumbo && fields.on(ChunkFields::JUMBO) {
             d.insert("jumbo", true);
         }
         d

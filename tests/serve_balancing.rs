@@ -17,8 +17,10 @@ async fn collection_doc(client: &Client, ns: &str) -> Document {
     common::config_collection(client, ns).await.unwrap()
 }
 
+/// The chunks of the test's collection (not `config.system.sessions`'s), by `min`.
 async fn chunks(client: &Client) -> Vec<Document> {
-    client
+    let sessions = common::sessions_chunk_test(client).await;
+    let all: Vec<Document> = client
         .database("config")
         .collection::<Document>("chunks")
         .find(doc! {})
@@ -27,7 +29,8 @@ async fn chunks(client: &Client) -> Vec<Document> {
         .unwrap()
         .try_collect()
         .await
-        .unwrap()
+        .unwrap();
+    all.into_iter().filter(|d| !sessions(d)).collect()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -41,7 +41,11 @@ async fn owned(client: &Client) -> Vec<(String, i64)> {
         .await
         .unwrap();
     let mut out = Vec::new();
-    for s in docs[0].get_array("shards").unwrap() {
+    let row = docs
+        .iter()
+        .find(|d| d.get_str("ns") != Ok("config.system.sessions"))
+        .unwrap();
+    for s in row.get_array("shards").unwrap() {
         let Bson::Document(s) = s else { panic!() };
         out.push((
             s.get_str("shardName").unwrap().to_string(),

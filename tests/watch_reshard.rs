@@ -76,10 +76,10 @@ async fn a_reshard_makes_the_watcher_reload_everything() {
     assert!(done, "the resharding committed");
     watching.poll(now_ms()).await.unwrap();
     assert_eq!(
-        watching.fetched_chunks, 12,
-        "a full reload of the new table"
+        watching.fetched_chunks, 13,
+        "a full reload of the new table (and config.system.sessions's chunk)"
     );
-    let c = &watching.state().collections[0];
+    let c = watching.state().collection("shop.orders").unwrap();
     assert_eq!(c.pattern.len(), 2);
     assert_eq!(c.table.len(), 12);
     let fresh = poll_once(&uri, Duration::from_secs(5)).await.unwrap();

@@ -416,8 +416,8 @@ fn sharded_data_distribution(state: &State) -> Vec<Document> {
     let cluster = &state.sim.cluster;
     // 8.0: unsplittable (and untracked) collections are left out
     // (`matchingShardedCollection.unsplittable: {$ne: true}`).
-    cluster
-        .collections
+    state
+        .catalog()
         .iter()
         .filter(|c| c.placement == crate::cluster::Placement::Sharded)
         .map(|c| {

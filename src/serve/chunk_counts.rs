@@ -24,7 +24,8 @@ pub fn answer(state: &State, pipeline: &[Bson]) -> Option<Vec<Document>> {
     let [Bson::Document(first), Bson::Document(second), ..] = pipeline else {
         return None;
     };
-    let c = matched_collection(state, first.get_document("$match").ok()?)?;
+    let catalog = state.catalog();
+    let c = matched_collection(state, &catalog, first.get_document("$match").ok()?)?;
     let group = second.get_document("$group").ok()?;
     let by = match group.get("_id")? {
         Bson::String(s) if s == "$shard" => By::Shard,
@@ -92,17 +93,19 @@ fn sum_of(one: &Bson, n: u64) -> Bson {
 }
 
 /// The sharded collection `{uuid: X}` or `{ns: X}` names (the only field of the match).
-fn matched_collection<'a>(state: &'a State, m: &Document) -> Option<&'a Collection> {
+fn matched_collection<'a>(
+    state: &State,
+    catalog: &'a [std::borrow::Cow<'_, Collection>],
+    m: &Document,
+) -> Option<&'a Collection> {
     if m.len() != 1 {
         return None;
     }
     let (field, value) = m.iter().next()?;
     let by_uuid = state.sim.cluster.version.chunks_by_uuid();
-    state
-        .sim
-        .cluster
-        .collections
+    catalog
         .iter()
+        .map(AsRef::as_ref)
         .filter(|c| c.placement != Placement::Untracked)
         .find(|c| match (field.as_str(), value) {
             ("uuid", v) if by_uuid => super::ids::collection_uuid(&c.ns, c.incarnation) == *v,

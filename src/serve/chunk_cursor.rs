@@ -65,7 +65,7 @@ impl ChunkCursor {
 
     /// Whether every chunk was read (or the limit reached).
     pub fn done(&self, state: &State) -> bool {
-        self.left == Some(0) || self.coll >= state.sim.cluster.collections.len()
+        self.left == Some(0) || self.coll >= state.catalog().len()
     }
 
     /// The next matching documents: at most `n`, stopping once past `max_bytes`.
@@ -81,12 +81,12 @@ impl ChunkCursor {
     }
 
     fn next_documents(&mut self, state: &State, n: usize, max_bytes: usize) -> Vec<Bson> {
-        let collections = &state.sim.cluster.collections;
+        let collections = state.catalog();
         let v = state.sim.cluster.version;
         let mut out = Vec::new();
         let mut bytes = 0;
         while out.len() < n && bytes <= max_bytes && !self.done(state) {
-            let c = &collections[self.coll];
+            let c: &crate::cluster::Collection = &collections[self.coll];
             if c.placement == crate::cluster::Placement::Untracked {
                 self.chunk = c.table.len();
             }
@@ -162,14 +162,14 @@ impl ChunkCursor {
         n: usize,
         max_bytes: usize,
     ) -> EncodedBatch {
-        let collections = &state.sim.cluster.collections;
+        let collections = state.catalog();
         let mut out = Vec::with_capacity(n.saturating_mul(256).min(max_bytes + (64 << 10)));
         let mut len = 0;
         let mut bytes = 0;
         let mut key = encode::itoa_buf();
         encode::framed(&mut out, |out| {
             while len < n && bytes <= max_bytes && !self.done(state) {
-                let c = &collections[self.coll];
+                let c: &crate::cluster::Collection = &collections[self.coll];
                 let mut docs = RawChunks::of(state, c, raw);
                 if !docs.admitted || c.placement == crate::cluster::Placement::Untracked {
                     self.chunk = c.table.len();

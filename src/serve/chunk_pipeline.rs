@@ -50,8 +50,8 @@ pub fn matched(state: &State, pipeline: &[Bson]) -> Option<Result<Vec<Document>,
     let v = cluster.version;
     let pre = ChunkPrefilter::of(Some(filter));
     let mut out = Vec::new();
-    for c in cluster
-        .collections
+    for c in state
+        .catalog()
         .iter()
         .filter(|c| c.placement != Placement::Untracked)
     {

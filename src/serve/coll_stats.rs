@@ -22,7 +22,8 @@ fn blocks(bytes: u64) -> u64 {
 
 pub fn coll_stats(state: &State, ns: &str) -> Result<Vec<Document>, MongoError> {
     let cluster = &state.sim.cluster;
-    let Some(c) = cluster.collection(ns) else {
+    let catalog = state.catalog();
+    let Some(c) = catalog.iter().find(|c| c.ns == ns) else {
         return Err(MongoError::namespace_not_found(format!(
             "Collection [{ns}] not found (shardtop serve keeps statistics of sharded collections only)"
         )));

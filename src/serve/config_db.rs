@@ -40,9 +40,7 @@ pub fn matching(state: &State, coll: &str, filter: Option<&Document>) -> Option<
         "shards" => shards(state, v),
         "databases" => databases(state, v),
         "collections" => state
-            .sim
-            .cluster
-            .collections
+            .catalog()
             .iter()
             .filter(|c| c.placement != Placement::Untracked)
             .map(|c| collection(state, c, v))
@@ -50,9 +48,7 @@ pub fn matching(state: &State, coll: &str, filter: Option<&Document>) -> Option<
         "chunks" => {
             let pre = ChunkPrefilter::of(filter);
             state
-                .sim
-                .cluster
-                .collections
+                .catalog()
                 .iter()
                 .filter(|c| c.placement != Placement::Untracked)
                 .flat_map(|c| chunks(state, c, v, &pre))
@@ -172,6 +168,9 @@ fn collection(state: &State, c: &Collection, v: ServerVersion) -> Document {
     }
     if let Some(bytes) = c.balancing.max_chunk_size_bytes {
         d.insert("maxChunkSizeBytes", bytes as i64);
+    }
+    if c.ns == super::system_sessions::NS && v.major == 6 {
+        d.insert("noAutoSplit", true);
     }
     if let Some(on) = c.balancing.auto_merge {
         d.insert("enableAutoMerge", on);

@@ -51,6 +51,7 @@ mod sharding;
 mod shared;
 mod state;
 mod store;
+mod system_sessions;
 mod transactions;
 mod txn;
 mod unique;

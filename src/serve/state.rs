@@ -128,6 +128,29 @@ impl State {
         })
     }
 
+    /// The sharded collections the config database lists: the simulator's and
+    /// `config.system.sessions`, in namespace order.
+    pub fn catalog(&self) -> Vec<std::borrow::Cow<'_, crate::cluster::Collection>> {
+        let mut out: Vec<std::borrow::Cow<'_, crate::cluster::Collection>> = self
+            .sim
+            .cluster
+            .collections
+            .iter()
+            .map(std::borrow::Cow::Borrowed)
+            .collect();
+        if self
+            .sim
+            .cluster
+            .collection(super::system_sessions::NS)
+            .is_none()
+            && let Some(s) = super::system_sessions::collection(&self.sim.cluster)
+        {
+            let at = out.partition_point(|c| c.ns.as_str() < super::system_sessions::NS);
+            out.insert(at, std::borrow::Cow::Owned(s));
+        }
+        out
+    }
+
     /// Seconds since the Unix epoch at virtual time `secs`.
     pub fn unix_secs_at(&self, virtual_secs: u64) -> u64 {
         self.started_secs + virtual_secs

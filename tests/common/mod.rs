@@ -2,7 +2,7 @@
 //! a server version on a free loopback port, a driver client to it, and error codes.
 #![allow(dead_code)] // each test file uses its own part
 
-use bson::Document;
+use bson::{Bson, Document};
 use futures::TryStreamExt;
 use mongodb::Client;
 use mongodb::error::{ErrorKind, WriteFailure};
@@ -88,8 +88,8 @@ pub async fn config_collection(client: &Client, ns: &str) -> Option<Document> {
         .unwrap()
 }
 
-/// The sum of a numeric field over the per-shard rows of the first collection that
-/// `$shardedDataDistribution` lists (`numOwnedDocuments`, `numOrphanedDocs`, …).
+/// The sum of a numeric field over the per-shard rows of the first collection (not
+/// `config.system.sessions`) that `$shardedDataDistribution` lists (`numOwnedDocuments`, `numOrphanedDocs`, …).
 pub async fn distribution_total(client: &Client, field: &str) -> i64 {
     let dist = admin(
         client,
@@ -102,8 +102,9 @@ pub async fn distribution_total(client: &Client, field: &str) -> i64 {
         .unwrap()
         .get_array("firstBatch")
         .unwrap();
-    rows[0]
-        .as_document()
+    rows.iter()
+        .filter_map(Bson::as_document)
+        .find(|d| d.get_str("ns") != Ok("config.system.sessions"))
         .unwrap()
         .get_array("shards")
         .unwrap()
@@ -115,4 +116,16 @@ pub async fn distribution_total(client: &Client, field: &str) -> i64 {
                 .unwrap()
         })
         .sum()
+}
+
+/// Whether a `config.chunks` document belongs to `config.system.sessions` (which every cluster
+/// has, `serve` too), by its `uuid` or, before 5.0, its `ns`.
+pub async fn sessions_chunk_test(client: &Client) -> impl Fn(&Document) -> bool + use<> {
+    let uuid = config_collection(client, "config.system.sessions")
+        .await
+        .and_then(|d| d.get("uuid").cloned());
+    move |d: &Document| {
+        d.get_str("ns") == Ok("config.system.sessions")
+            || (uuid.is_some() && d.get("uuid") == uuid.as_ref())
+    }
 }

@@ -16,7 +16,11 @@ async fn the_sessions_collection_is_in_the_catalog() {
         let c = config_collection(&client, "config.system.sessions")
             .await
             .unwrap_or_else(|| panic!("{version}: no config.system.sessions"));
-        assert_eq!(c.get_document("key").unwrap(), &doc! {"_id": 1}, "{version}");
+        assert_eq!(
+            c.get_document("key").unwrap(),
+            &doc! {"_id": 1},
+            "{version}"
+        );
         if version == "4.4" {
             assert!(!c.contains_key("maxChunkSizeBytes"), "{c}");
         } else {
@@ -42,7 +46,11 @@ async fn the_sessions_collection_is_in_the_catalog() {
             )
             .await
             .unwrap();
-            let rows = dist.get_document("cursor").unwrap().get_array("firstBatch").unwrap();
+            let rows = dist
+                .get_document("cursor")
+                .unwrap()
+                .get_array("firstBatch")
+                .unwrap();
             assert!(
                 rows.iter()
                     .any(|r| r.as_document().unwrap().get_str("ns") == Ok("config.system.sessions")),

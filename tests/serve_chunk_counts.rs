@@ -28,14 +28,7 @@ async fn aggregate(client: &mongodb::Client, pipeline: Vec<Document>) -> Vec<Doc
         )
         .await
         .unwrap();
-    reply
-        .get_document("cursor")
-        .unwrap()
-        .get_array("firstBatch")
-        .unwrap()
-        .iter()
-        .map(|b| b.as_document().unwrap().clone())
-        .collect()
+    common::first_batch(&reply)
 }
 
 async fn counts_agree(version: &str) {

@@ -17,14 +17,7 @@ async fn run(client: &mongodb::Client, cmd: Document) -> mongodb::error::Result<
 
 async fn listed(client: &mongodb::Client, coll: &str) -> Vec<Document> {
     let reply = run(client, doc! {"listIndexes": coll}).await.unwrap();
-    reply
-        .get_document("cursor")
-        .unwrap()
-        .get_array("firstBatch")
-        .unwrap()
-        .iter()
-        .map(|b| b.as_document().unwrap().clone())
-        .collect()
+    common::first_batch(&reply)
 }
 
 fn orders() -> Vec<Document> {

@@ -22,26 +22,18 @@ pub fn matched(state: &State, pipeline: &[Bson]) -> Option<Result<Vec<Document>,
         return None;
     };
     let filter = first.get_document("$match").ok()?;
-    // What the pipeline reads (refused when it cannot be told) …
-    let mut fields = BTreeSet::new();
-    for stage in pipeline {
-        let Bson::Document(stage) = stage else {
-            return None;
-        };
-        stage_fields(stage, &mut fields)?;
-    }
     if let Err(e) = query::matches(&Document::new(), filter) {
         return Some(Err(e));
     }
-    // … and, of it, what must be built per chunk: terms on what every chunk of a collection
-    // shares are decided once per collection.
+    // What must be built per chunk (refused when the pipeline's fields cannot be told): terms on
+    // what every chunk of a collection shares are decided once per collection.
     let (shared, per_chunk): (Document, Document) = filter
         .iter()
         .map(|(k, v)| (k.clone(), v.clone()))
         .partition(|(k, _)| PER_COLLECTION.contains(&k.as_str()));
     let mut wanted = BTreeSet::new();
-    for stage in pipeline[1..].iter().filter_map(Bson::as_document) {
-        stage_fields(stage, &mut wanted)?;
+    for stage in &pipeline[1..] {
+        stage_fields(stage.as_document()?, &mut wanted)?;
     }
     filter_fields(&per_chunk, &mut wanted)?;
     let want = ChunkFields::of(wanted.iter().map(String::as_str));

@@ -129,3 +129,15 @@ pub async fn sessions_chunk_test(client: &Client) -> impl Fn(&Document) -> bool 
             || (uuid.is_some() && d.get("uuid") == uuid.as_ref())
     }
 }
+
+/// The documents of a cursor reply's `firstBatch`.
+pub fn first_batch(reply: &Document) -> Vec<Document> {
+    reply
+        .get_document("cursor")
+        .unwrap()
+        .get_array("firstBatch")
+        .unwrap()
+        .iter()
+        .map(|b| b.as_document().unwrap().clone())
+        .collect()
+}

@@ -23,7 +23,8 @@ pub fn collection(cluster: &Cluster) -> Option<Collection> {
     let key = KeyPattern::parse_json(r#"{"_id": 1}"#).ok()?;
     let table = RoutingTable::single(key.global_min(), key.global_max(), ShardIdx(shard as u32));
     let mut coll = Collection::new(NS, key.clone(), table);
-    coll.indexes = vec![Index { key, unique: true }];
+    // Its `_id` index; `config.collections` `unique` (a unique shard key) is false.
+    coll.indexes = vec![Index { key, unique: false }];
     if cluster.version >= ServerVersion::V6_0 {
         coll.balancing.max_chunk_size_bytes = Some(MAX_CHUNK_SIZE_BYTES);
     }

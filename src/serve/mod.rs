@@ -223,3 +223,56 @@ async fn accept_loop(
         });
     }
 }
+
+/// Entry points for the fuzz targets (`fuzz/`): the command answerer, the query matcher and the
+/// update language, reached without a socket. Not part of the tool's interface.
+#[doc(hidden)]
+pub mod fuzzing {
+    use bson::{Bson, Document};
+
+    /// A server's state over the empty three-shard cluster, answering commands one at a time.
+    pub struct Lab(super::state::State);
+
+    impl Lab {
+        /// The empty cluster of `serve` without a scenario, paused.
+        pub fn new() -> Result<Self, String> {
+            let sim = super::empty_cluster(None)?;
+            let addr = std::net::SocketAddr::from(([127, 0, 0, 1], 27017));
+            let argv = vec!["shardtop".into(), "serve".into()];
+            Ok(Self(super::state::State::new(
+                sim,
+                addr,
+                argv,
+                true,
+                None,
+                super::DEFAULT_MAX_DOCS,
+            )))
+        }
+
+        /// Answers `cmd` as a connection would (without waiting for virtual-time work); the
+        /// reply's encoded bytes.
+        pub fn answer(&mut self, cmd: &Document) -> Vec<u8> {
+            let ctx = super::state::Context {
+                connection_id: 1,
+                peer: std::net::SocketAddr::from(([127, 0, 0, 1], 50000)),
+            };
+            let reply = super::commands::answer(&mut self.0, cmd, ctx);
+            self.0.wait = None;
+            super::changelog::record(&mut self.0);
+            let mut out = Vec::new();
+            reply.write(&mut out);
+            out
+        }
+    }
+
+    /// Whether `doc` matches `filter` (an error counts as no match).
+    pub fn filter_matches(doc: &Document, filter: &Document) -> bool {
+        super::query::matches(doc, filter).unwrap_or(false)
+    }
+
+    /// `doc` after the update `u` (a modifier document or a replacement), or `None` when refused.
+    pub fn apply_update(doc: &Document, u: &Bson) -> Option<Document> {
+        let u = super::update_ops::parse(Some(u)).ok()?;
+        super::update_ops::apply(doc, &u, false).ok().map(|a| a.doc)
+    }
+}

@@ -70,6 +70,8 @@ struct Stream {
     stages: Vec<Document>,
     /// `fullDocument: "updateLookup"`: update events carry the document as kept now.
     lookup: bool,
+    /// The connection that opened it (the stream dies with it).
+    owner: i64,
 }
 
 /// The event ring and the open change-stream cursors.
@@ -131,6 +133,13 @@ impl ChangeStreams {
     /// Removes cursor `id`; whether it was a change stream.
     pub fn kill(&mut self, id: i64) -> bool {
         self.cursors.remove(&id).is_some()
+    }
+
+    /// Removes the streams of connection `owner`; how many.
+    pub fn kill_owned_by(&mut self, owner: i64) -> usize {
+        let before = self.cursors.len();
+        self.cursors.retain(|_, s| s.owner != owner);
+        before - self.cursors.len()
     }
 }
 
@@ -324,6 +333,7 @@ pub fn open(
         position,
         stages: rest,
         lookup: matches!(spec.get("fullDocument"), Some(Bson::String(f)) if f == "updateLookup"),
+        owner: state.connection,
     };
     let first = next_batch(&state.streams, &state.store, &mut stream, batch)?;
     let streams = &mut state.streams;

@@ -60,6 +60,7 @@ pub fn answer(state: &mut State, cmd: &Document, ctx: Context) -> Reply {
         Some(Bson::String(db)) => db.clone(),
         _ => "admin".to_string(),
     };
+    state.connection = ctx.connection_id;
     let result = if ADMIN_ONLY.contains(&name.as_str()) && db != "admin" {
         Err(MongoError {
             code: 13,

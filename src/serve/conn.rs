@@ -1,21 +1,65 @@
 //! One client connection: read a message, answer the command against the shared state, write the
 //! reply (OP_MSG, or OP_REPLY to a legacy OP_QUERY; nothing for moreToCome). A malformed or
-//! oversized message, or an I/O error, closes this connection only, with one log line.
+//! oversized message, or an I/O error, closes this connection only, with one log line. A message
+//! must arrive whole within [`MESSAGE_DEADLINE`] of its first byte, the bytes of messages being
+//! received are bounded over all connections ([`PARTIAL_BUDGET`]), and an idle connection is
+//! closed when the server runs short of connection slots ([`IDLE_WHEN_FULL`]): no client can hold
+//! a slot or memory by sending slowly.
 
 use std::net::SocketAddr;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicI32, Ordering};
+use std::sync::atomic::{AtomicI32, AtomicUsize, Ordering};
+use std::time::Duration;
 
-use tokio::io::AsyncWriteExt;
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::net::TcpStream;
-use tokio::sync::watch;
+use tokio::net::tcp::OwnedReadHalf;
+use tokio::sync::{Semaphore, watch};
 
 use super::log::{self, CommandLog};
 use super::shared::Shared;
 use super::state::Context;
-use crate::wire::{self, ReadError};
+use crate::wire::{self, ReadError, WireError};
 
 const READ_BUFFER: usize = 64 << 10;
+
+/// A whole message must arrive within this time of its first byte.
+pub const MESSAGE_DEADLINE: Duration = Duration::from_secs(60);
+/// A connection idle this long is closed when fewer than a quarter of the slots are free.
+pub const IDLE_WHEN_FULL: Duration = Duration::from_secs(30);
+/// Bytes of messages being received held at most, over all connections (by declared length).
+pub const PARTIAL_BUDGET: usize = 256 << 20;
+
+/// Bytes of messages being received, over all connections.
+static PARTIAL_BYTES: AtomicUsize = AtomicUsize::new(0);
+
+/// A message's declared bytes counted against [`PARTIAL_BUDGET`] while it is received.
+struct Reservation(usize);
+
+impl Reservation {
+    fn take(n: usize) -> Option<Self> {
+        let before = PARTIAL_BYTES.fetch_add(n, Ordering::AcqRel);
+        if before + n > PARTIAL_BUDGET {
+            PARTIAL_BYTES.fetch_sub(n, Ordering::AcqRel);
+            return None;
+        }
+        Some(Self(n))
+    }
+}
+
+impl Drop for Reservation {
+    fn drop(&mut self) {
+        PARTIAL_BYTES.fetch_sub(self.0, Ordering::AcqRel);
+    }
+}
+
+/// Why no message came.
+enum Ended {
+    /// The peer closed, or the server shuts down: nothing to log.
+    Quietly,
+    /// Closed for this reason (logged).
+    Because(String),
+}
 
 static NEXT_REQUEST_ID: AtomicI32 = AtomicI32::new(1);
 
@@ -25,6 +69,8 @@ pub(super) struct Connection {
     pub shared: Arc<Shared>,
     pub log: Option<Arc<CommandLog>>,
     pub shutdown: watch::Receiver<bool>,
+    /// The server's connection slots (to see when they run short).
+    pub slots: Arc<Semaphore>,
 }
 
 impl Connection {
@@ -32,20 +78,21 @@ impl Connection {
         let _ = stream.set_nodelay(true);
         let (reader, mut writer) = stream.into_split();
         // One read system call for most messages instead of two (their length, then the rest).
-        let mut reader = tokio::io::BufReader::with_capacity(READ_BUFFER, reader);
+        let mut reader = BufReader::with_capacity(READ_BUFFER, reader);
         loop {
-            let bytes = tokio::select! {
-                r = wire::read_message(&mut reader) => r,
-                _ = self.shutdown.changed() => return,
-            };
-            let bytes = match bytes {
+            let bytes = match self.next_message(&mut reader).await {
                 Ok(b) => b,
-                Err(ReadError::Closed) => return,
-                Err(ReadError::Io(e)) => return self.close(&format!("read failed: {e}")),
-                Err(ReadError::Wire(e)) => return self.close(&e.to_string()),
+                Err(Ended::Quietly) => return,
+                Err(Ended::Because(why)) => return self.close(&why),
             };
             let request = match wire::parse(&bytes) {
                 Ok(r) => r,
+                Err(e @ WireError::TooDeep(_)) => {
+                    if let Err(e) = self.refuse(&bytes, &e, &mut writer).await {
+                        return self.close(&format!("write failed: {e}"));
+                    }
+                    continue;
+                }
                 Err(e) => return self.close(&e.to_string()),
             };
             let ctx = Context {
@@ -73,6 +120,82 @@ impl Connection {
                 return self.close(&format!("write failed: {e}"));
             }
         }
+    }
+
+    /// The next message: waits while the connection is idle (closing it when idle and slots run
+    /// short), then reads one within [`MESSAGE_DEADLINE`] and [`PARTIAL_BUDGET`].
+    async fn next_message(&mut self, reader: &mut BufReader<OwnedReadHalf>) -> Result<Vec<u8>, Ended> {
+        loop {
+            tokio::select! {
+                r = reader.fill_buf() => match r {
+                    Ok([]) => return Err(Ended::Quietly),
+                    Ok(_) => break,
+                    Err(e) => return Err(Ended::Because(format!("read failed: {e}"))),
+                },
+                () = tokio::time::sleep(IDLE_WHEN_FULL) => {
+                    if self.slots.available_permits() < super::MAX_CONNECTIONS / 4 {
+                        return Err(Ended::Because(format!(
+                            "idle for {} s while connection slots run short",
+                            IDLE_WHEN_FULL.as_secs()
+                        )));
+                    }
+                }
+                _ = self.shutdown.changed() => return Err(Ended::Quietly),
+            }
+        }
+        let read = async {
+            let total = wire::read_length(reader).await?;
+            let Some(_held) = Reservation::take(total) else {
+                return Ok(None);
+            };
+            wire::read_rest(reader, total).await.map(Some)
+        };
+        let read = tokio::select! {
+            r = tokio::time::timeout(MESSAGE_DEADLINE, read) => r,
+            _ = self.shutdown.changed() => return Err(Ended::Quietly),
+        };
+        match read {
+            Ok(Ok(Some(bytes))) => Ok(bytes),
+            Ok(Ok(None)) => Err(Ended::Because(format!(
+                "messages being received already hold {PARTIAL_BUDGET} bytes"
+            ))),
+            Ok(Err(ReadError::Closed)) => Err(Ended::Quietly),
+            Ok(Err(ReadError::Io(e))) => Err(Ended::Because(format!("read failed: {e}"))),
+            Ok(Err(ReadError::Wire(e))) => Err(Ended::Because(e.to_string())),
+            Err(_) => Err(Ended::Because(format!(
+                "message not received whole within {} s of its first byte",
+                MESSAGE_DEADLINE.as_secs()
+            ))),
+        }
+    }
+
+    /// Answers a message whose command cannot be read with the server's error (Overflow for a
+    /// document nested too deep), keeping the connection, as `validateBSON`'s callers do.
+    async fn refuse(
+        &self,
+        bytes: &[u8],
+        e: &WireError,
+        writer: &mut tokio::net::tcp::OwnedWriteHalf,
+    ) -> std::io::Result<()> {
+        log::line(
+            self.log.as_deref(),
+            &format!("connection {} from {}: refused: {e}", self.id, self.peer),
+        );
+        let Ok(header) = wire::Header::read(bytes) else {
+            return Ok(());
+        };
+        let reply = super::reply::error(&crate::cluster::MongoError {
+            code: 15,
+            code_name: "Overflow",
+            message: e.to_string(),
+        });
+        let id = NEXT_REQUEST_ID.fetch_add(1, Ordering::Relaxed);
+        let out = if header.op_code == wire::OP_QUERY {
+            wire::encode_reply(id, header.request_id, &reply)
+        } else {
+            wire::encode_msg(id, header.request_id, &reply)
+        };
+        writer.write_all(&out).await
     }
 
     fn close(&self, why: &str) {

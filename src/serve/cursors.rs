@@ -3,11 +3,13 @@
 //! documents of user collections ([`super::store`]). A read on a collection some of whose
 //! documents are not kept carries a `shardtop` field saying how many and why.
 
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::VecDeque;
 
 use bson::{Bson, Document, doc};
 
 use super::chunk_cursor::{Batch, ChunkCursor};
+use super::cursor_docs::EncodedDocs;
+use super::cursor_table::Rest;
 use super::config_db;
 use super::query::{self, Projection};
 use super::raw_reply::Reply;
@@ -19,63 +21,6 @@ use crate::cluster::MongoError;
 const DEFAULT_BATCH: usize = 101;
 /// A batch stops growing past this many bytes (replies stay well under 16 MB).
 const BATCH_BYTES: usize = 8 << 20;
-
-/// Open cursors by id.
-#[derive(Default)]
-pub struct Cursors {
-    open: BTreeMap<i64, Cursor>,
-    next_id: i64,
-}
-
-struct Cursor {
-    ns: String,
-    rest: Rest,
-}
-
-/// What a cursor has left: documents, or a lazy `config.chunks` read.
-enum Rest {
-    Docs(VecDeque<Document>),
-    Chunks(Box<ChunkCursor>),
-}
-
-impl Rest {
-    fn next_batch(&mut self, state: &State, n: usize) -> Batch {
-        match self {
-            Self::Docs(docs) => Batch::Docs(take_batch(docs, n)),
-            Self::Chunks(c) => c.next_batch(state, n, BATCH_BYTES),
-        }
-    }
-
-    fn done(&self, state: &State) -> bool {
-        match self {
-            Self::Docs(docs) => docs.is_empty(),
-            Self::Chunks(c) => c.done(state),
-        }
-    }
-}
-
-impl Cursors {
-    /// Opens a cursor over what remains after the first batch; returns its id (0 when empty).
-    fn open(&mut self, ns: &str, docs: VecDeque<Document>) -> i64 {
-        if docs.is_empty() {
-            return 0;
-        }
-        self.insert(ns, Rest::Docs(docs))
-    }
-
-    fn insert(&mut self, ns: &str, rest: Rest) -> i64 {
-        self.next_id += 1;
-        let id = 0x5EED_0000_0000 + self.next_id;
-        self.open.insert(
-            id,
-            Cursor {
-                ns: ns.to_string(),
-                rest,
-            },
-        );
-        id
-    }
-}
 
 fn take_batch(docs: &mut VecDeque<Document>, n: usize) -> Vec<Bson> {
     let mut out = Vec::new();
@@ -100,8 +45,32 @@ pub fn open_cursor(
 ) -> (Vec<Bson>, i64) {
     let n = batch_size.map_or(DEFAULT_BATCH, |n| n.max(0) as usize);
     let first = take_batch(docs, n);
-    let id = state.cursors.open(ns, std::mem::take(docs));
+    let id = open(state, ns, std::mem::take(docs));
     (first, id)
+}
+
+/// Opens a cursor of the connection being answered over `docs` (id 0 when there are none).
+fn open(state: &mut State, ns: &str, docs: VecDeque<Document>) -> i64 {
+    if docs.is_empty() {
+        return 0;
+    }
+    insert(state, ns, Rest::Docs(EncodedDocs::new(docs)))
+}
+
+fn insert(state: &mut State, ns: &str, rest: Rest) -> i64 {
+    let (id, evicted) = state.cursors.open(ns, rest, state.connection);
+    if evicted > 0 {
+        let (n, held) = state.cursors.usage();
+        super::log::line(
+            state.log.as_deref(),
+            &format!(
+                "killed the {evicted} least recently read cursors: open cursors would hold over \
+                 {} bytes ({n} open, {held} bytes)",
+                super::cursor_table::CURSOR_BUDGET
+            ),
+        );
+    }
+    id
 }
 
 /// The documents of `db.coll`: the config database is generated, other collections are kept.
@@ -240,7 +209,7 @@ pub fn find(state: &mut State, db: &str, cmd: &Document) -> Result<Reply, MongoE
     let id = if single {
         0
     } else {
-        state.cursors.open(&ns, docs)
+        open(state, &ns, docs)
     };
     let reply = doc! { "cursor": { "firstBatch": first, "id": id, "ns": ns } };
     Ok(Reply::Doc(ok(with_note(state, db, &coll, reply))))
@@ -266,12 +235,12 @@ fn find_chunks(
         .map_or(DEFAULT_BATCH, |n| n.max(0) as usize)
         .max(usize::from(limit.is_some_and(|l| l < 0)));
     let single = reply::flag(cmd, "singleBatch") || limit.is_some_and(|l| l < 0);
-    let first = rest.next_batch(state, batch);
+    let first = rest.next_batch(state, batch, BATCH_BYTES);
     let ns = "config.chunks";
     let id = if single || rest.done(state) {
         0
     } else {
-        state.cursors.insert(ns, rest)
+        insert(state, ns, rest)
     };
     Ok(cursor_reply(true, first, id, ns.to_string()))
 }
@@ -292,15 +261,14 @@ pub fn get_more(state: &mut State, cmd: &Document) -> Result<Reply, MongoError> 
     }
     let mut cursor = state
         .cursors
-        .open
-        .remove(&id)
+        .take(id)
         .ok_or_else(|| reply::cursor_not_found(id))?;
-    let batch = cursor.rest.next_batch(state, n);
+    let batch = cursor.rest.next_batch(state, n, BATCH_BYTES);
     let ns = cursor.ns.clone();
     let next = if cursor.rest.done(state) {
         0
     } else {
-        state.cursors.open.insert(id, cursor);
+        state.cursors.put_back(id, cursor);
         id
     };
     Ok(cursor_reply(false, batch, next, ns))
@@ -317,7 +285,7 @@ pub fn kill_cursors(state: &mut State, cmd: &Document) -> Answer {
         let Bson::Int64(n) = id else {
             return Err(reply::type_mismatch("cursor ids must be longs"));
         };
-        if state.cursors.open.remove(&n).is_some() || state.streams.kill(n) {
+        if state.cursors.kill(n) || state.streams.kill(n) {
             killed.push(Bson::Int64(n));
         } else {
             not_found.push(Bson::Int64(n));

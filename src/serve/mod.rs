@@ -28,6 +28,8 @@ mod config_writes;
 mod conn;
 mod current_op;
 mod current_op_resharding;
+mod cursor_docs;
+mod cursor_table;
 mod cursors;
 mod data;
 mod drain;
@@ -216,9 +218,12 @@ async fn accept_loop(
             shared: Arc::clone(&shared),
             log: log.clone(),
             shutdown: shutdown.clone(),
+            slots: Arc::clone(&permits),
         };
+        let shared = Arc::clone(&shared);
         tokio::spawn(async move {
             conn.serve(stream).await;
+            shared.connection_closed(id).await;
             drop(permit);
         });
     }

@@ -1,7 +1,7 @@
 //! The server parameters a sharding lab changes, through `getParameter` and `setParameter`:
 //! resharding's minimum duration and critical-section timeout, the range deleter's
 //! `orphanCleanupDelaySecs` (for migrations from then on), the AutoMerger's interval and
-//! throttle. A real cluster holds them on the config server; `serve` is the whole cluster, so it
+//! throttle, and `cursorTimeoutMillis` (how long an unread cursor lives). A real cluster holds them on the config server; `serve` is the whole cluster, so it
 //! takes them on its one endpoint, so that a class can shorten a five-minute resharding.
 // 8.0 `db/s/resharding/resharding_server_parameters.idl`,
 // `db/s/balancer/auto_merger_policy` (`autoMergerIntervalSecs`, `autoMergerThrottlingMS`).
@@ -11,52 +11,56 @@ use bson::{Bson, Document, doc};
 use super::reply::ok;
 use super::state::State;
 use crate::cluster::MongoError;
-use crate::sim::Simulator;
 
-type Get = fn(&Simulator) -> u64;
-type Set = fn(&mut Simulator, u64);
+type Get = fn(&State) -> u64;
+type Set = fn(&mut State, u64);
 
 /// Each parameter: its name, how it is read and set.
 const PARAMETERS: &[(&str, Get, Set)] = &[
     (
         "reshardingMinimumOperationDurationMillis",
-        |s| s.cluster.settings.resharding.minimum_operation_duration_ms,
-        |s, v| s.cluster.settings.resharding.minimum_operation_duration_ms = v,
+        |s| s.sim.cluster.settings.resharding.minimum_operation_duration_ms,
+        |s, v| s.sim.cluster.settings.resharding.minimum_operation_duration_ms = v,
     ),
     (
         "reshardingCriticalSectionTimeoutMillis",
-        |s| s.cluster.settings.resharding.critical_section_timeout_ms,
-        |s, v| s.cluster.settings.resharding.critical_section_timeout_ms = v,
+        |s| s.sim.cluster.settings.resharding.critical_section_timeout_ms,
+        |s, v| s.sim.cluster.settings.resharding.critical_section_timeout_ms = v,
     ),
     (
         "autoMergerIntervalSecs",
-        |s| s.auto_merger.interval_secs,
-        |s, v| s.auto_merger.interval_secs = v,
+        |s| s.sim.auto_merger.interval_secs,
+        |s, v| s.sim.auto_merger.interval_secs = v,
     ),
     (
         "orphanCleanupDelaySecs",
         |s| {
-            s.cluster
+            s.sim.cluster
                 .settings
                 .orphan_cleanup_delay_secs
-                .unwrap_or_else(|| s.cluster.version.orphan_cleanup_delay_secs())
+                .unwrap_or_else(|| s.sim.cluster.version.orphan_cleanup_delay_secs())
         },
-        |s, v| s.cluster.settings.orphan_cleanup_delay_secs = Some(v),
+        |s, v| s.sim.cluster.settings.orphan_cleanup_delay_secs = Some(v),
     ),
     (
         "balancerMigrationsThrottlingMs",
         |s| {
-            s.cluster
+            s.sim.cluster
                 .settings
                 .balancer_migrations_throttling_ms
                 .unwrap_or(1_000)
         },
-        |s, v| s.cluster.settings.balancer_migrations_throttling_ms = Some(v),
+        |s, v| s.sim.cluster.settings.balancer_migrations_throttling_ms = Some(v),
+    ),
+    (
+        "cursorTimeoutMillis",
+        |s| s.cursors.timeout_ms(),
+        |s, v| s.cursors.set_timeout_ms(v),
     ),
     (
         "autoMergerThrottlingMS",
-        |s| s.auto_merger.throttling_ms,
-        |s, v| s.auto_merger.throttling_ms = v,
+        |s| s.sim.auto_merger.throttling_ms,
+        |s, v| s.sim.auto_merger.throttling_ms = v,
     ),
 ];
 
@@ -76,7 +80,7 @@ pub fn get(state: &State, names: &[&String]) -> Option<Document> {
     }
     let mut reply = Document::new();
     for (name, get, _) in known {
-        reply.insert(*name, int(get(&state.sim)));
+        reply.insert(*name, int(get(state)));
     }
     Some(ok(reply))
 }
@@ -84,7 +88,7 @@ pub fn get(state: &State, names: &[&String]) -> Option<Document> {
 /// Every parameter, for `getParameter: "*"`.
 pub fn all(state: &State, reply: &mut Document) {
     for (name, get, _) in PARAMETERS {
-        reply.insert(*name, int(get(&state.sim)));
+        reply.insert(*name, int(get(state)));
     }
 }
 
@@ -118,7 +122,7 @@ pub fn set(state: &mut State, cmd: &Document) -> Result<Document, MongoError> {
             )));
         }
     };
-    let was = get(&state.sim);
-    set(&mut state.sim, v);
+    let was = get(state);
+    set(state, v);
     Ok(ok(doc! { "was": int(was) }))
 }

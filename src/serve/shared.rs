@@ -134,6 +134,18 @@ impl Shared {
         .await
     }
 
+    /// Connection `id` closed: its cursors and change streams die with it.
+    pub async fn connection_closed(&self, id: i64) {
+        let mut state = self.lock().await;
+        let killed = state.cursors.kill_owned_by(id) + state.streams.kill_owned_by(id);
+        if killed > 0 {
+            super::log::line(
+                state.log.as_deref(),
+                &format!("connection {id} closed: killed its {killed} open cursors"),
+            );
+        }
+    }
+
     /// Steps the simulator every 100 ms (unless paused) until shutdown.
     pub async fn tick(self: Arc<Self>, mut shutdown: watch::Receiver<bool>) {
         let mut ticks = tokio::time::interval(Duration::from_millis(TICK_MS));
@@ -142,6 +154,13 @@ impl Shared {
             tokio::select! {
                 _ = ticks.tick() => {
                     let mut state = self.lock().await;
+                    let expired = state.cursors.expire(Instant::now());
+                    if expired > 0 {
+                        super::log::line(
+                            state.log.as_deref(),
+                            &format!("killed {expired} cursors unread for {} ms", state.cursors.timeout_ms()),
+                        );
+                    }
                     if !state.paused {
                         state.sim.step();
                         super::changelog::record(&mut state);

@@ -8,7 +8,7 @@ use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
 use bson::Document;
 
-use super::cursors::Cursors;
+use super::cursor_table::Cursors;
 use super::log::CommandLog;
 use crate::sim::Simulator;
 
@@ -34,6 +34,8 @@ pub struct State {
     pub paused: bool,
     pub log: Option<Arc<CommandLog>>,
     pub cursors: Cursors,
+    /// The connection whose command is being answered (cursors belong to it).
+    pub connection: i64,
     /// Wall-clock start, seconds since the Unix epoch (dates in the config database count from
     /// it plus the simulator's virtual time).
     pub started_secs: u64,
@@ -84,6 +86,7 @@ impl State {
             paused,
             log,
             cursors: Cursors::default(),
+            connection: 0,
             started_secs,
             started: Instant::now(),
             unsharded: BTreeMap::new(),

@@ -5,12 +5,14 @@
 //! Owns: bytes ⇄ command documents. May not touch: the simulator, sockets' lifetimes, logging —
 //! a malformed message is a [`WireError`] and the caller decides what to do with the connection.
 
+mod depth;
 pub mod encode;
 mod msg;
 mod query;
 
 use tokio::io::{AsyncRead, AsyncReadExt};
 
+pub use depth::MAX_BSON_DEPTH;
 pub use msg::{
     CHECKSUM_PRESENT, EXHAUST_ALLOWED, MORE_TO_COME, encode_msg, encode_msg_with, parse_msg,
 };
@@ -84,6 +86,9 @@ pub enum WireError {
     Malformed(String),
     /// An opcode this server does not speak.
     UnknownOpCode(i32),
+    /// A document nests deeper than [`MAX_BSON_DEPTH`]: answered (Overflow), the connection kept.
+    /// The field name of the element that went too deep.
+    TooDeep(String),
 }
 
 impl std::fmt::Display for WireError {
@@ -95,6 +100,10 @@ impl std::fmt::Display for WireError {
             ),
             Self::Malformed(m) => write!(f, "malformed message: {m}"),
             Self::UnknownOpCode(op) => write!(f, "unsupported opcode {op}"),
+            Self::TooDeep(name) => write!(
+                f,
+                "BSONObj exceeds maximum nested object depth in element with field name '{name}'"
+            ),
         }
     }
 }
@@ -125,13 +134,29 @@ pub fn check_length(declared: i32) -> Result<usize, WireError> {
 
 /// Reads one whole message (header included) after checking its declared length.
 pub async fn read_message<R: AsyncRead + Unpin>(r: &mut R) -> Result<Vec<u8>, ReadError> {
+    let total = read_length(r).await?;
+    read_rest(r, total).await
+}
+
+/// Reads a message's declared length (its first 4 bytes) and checks it.
+pub async fn read_length<R: AsyncRead + Unpin>(r: &mut R) -> Result<usize, ReadError> {
     let mut len = [0u8; 4];
     read_exact(r, &mut len).await?;
-    let total = check_length(i32::from_le_bytes(len)).map_err(ReadError::Wire)?;
-    let mut bytes = vec![0u8; total];
-    bytes[..4].copy_from_slice(&len);
-    read_exact(r, &mut bytes[4..]).await?;
-    Ok(bytes)
+    check_length(i32::from_le_bytes(len)).map_err(ReadError::Wire)
+}
+
+/// Reads the rest of a message of `total` bytes whose length was read; the whole message. The
+/// buffer grows as bytes arrive, so a message sent in part holds only what was sent.
+pub async fn read_rest<R: AsyncRead + Unpin>(r: &mut R, total: usize) -> Result<Vec<u8>, ReadError> {
+    let mut bytes = Vec::with_capacity(total.min(64 << 10));
+    bytes.extend_from_slice(&(total as i32).to_le_bytes());
+    let want = (total - 4) as u64;
+    match r.take(want).read_to_end(&mut bytes).await {
+        Ok(_) if bytes.len() == total => Ok(bytes),
+        Ok(_) => Err(ReadError::Closed),
+        Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => Err(ReadError::Closed),
+        Err(e) => Err(ReadError::Io(e)),
+    }
 }
 
 async fn read_exact<R: AsyncRead + Unpin>(r: &mut R, buf: &mut [u8]) -> Result<(), ReadError> {
@@ -178,6 +203,9 @@ pub(crate) fn read_document(bytes: &[u8]) -> Result<(bson::Document, usize), Wir
     let bad = |e: bson::raw::Error| WireError::Malformed(format!("bad BSON: {e}"));
     // Through the raw view rather than serde: the same document, in a fraction of the time.
     let raw = bson::RawDocument::from_bytes(&bytes[..len]).map_err(bad)?;
+    if let Some(name) = depth::too_deep(raw) {
+        return Err(WireError::TooDeep(name));
+    }
     let doc = bson::Document::try_from(raw).map_err(bad)?;
     Ok((doc, len))
 }

@@ -67,6 +67,7 @@ pub fn run(args: &ServeArgs) -> Result<(), Failure> {
             command_log: args.log_commands.clone(),
             argv: std::env::args().collect(),
             max_docs: args.max_docs,
+            message_deadline: crate::serve::MESSAGE_DEADLINE,
         };
         let server = start(opts).await.map_err(|e| {
             Failure::runtime(format!(

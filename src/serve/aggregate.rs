@@ -196,15 +196,16 @@ pub(super) fn apply(
         return Ok(docs);
     };
     match (name.as_str(), arg) {
-        ("$match", Bson::Document(f)) => {
+        ("$match", Bson::Document(f)) => super::in_sets::prepared(f, || {
             let mut out = Vec::new();
-            for d in docs {
+            for (i, d) in docs.into_iter().enumerate() {
+                super::deadline::check_every(i)?;
                 if query::matches(&d, f)? {
                     out.push(d);
                 }
             }
             Ok(out)
-        }
+        }),
         ("$sort", Bson::Document(s)) => {
             query::sort(&mut docs, s)?;
             Ok(docs)

@@ -135,6 +135,11 @@ impl ChangeStreams {
         self.cursors.remove(&id).is_some()
     }
 
+    /// How many change streams are open.
+    pub fn open(&self) -> usize {
+        self.cursors.len()
+    }
+
     /// Removes the streams of connection `owner`; how many.
     pub fn kill_owned_by(&mut self, owner: i64) -> usize {
         let before = self.cursors.len();

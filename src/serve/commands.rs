@@ -61,6 +61,7 @@ pub fn answer(state: &mut State, cmd: &Document, ctx: Context) -> Reply {
         _ => "admin".to_string(),
     };
     state.connection = ctx.connection_id;
+    let _limit = super::deadline::Limit::of(cmd);
     let result = if ADMIN_ONLY.contains(&name.as_str()) && db != "admin" {
         Err(MongoError {
             code: 13,
@@ -76,31 +77,74 @@ pub fn answer(state: &mut State, cmd: &Document, ctx: Context) -> Reply {
     };
     state.sessions.current = super::txn::Current::None;
     state.commands_answered += 1;
-    if let Some(log) = &state.log {
-        let mut line = serde_json::json!({
-            "command": name,
-            "db": db,
-            "durationMicros": started.elapsed().as_micros() as u64,
-        });
-        if let Some(ns) = namespace(&name, &db, cmd) {
-            line["ns"] = serde_json::Value::String(ns);
-        }
-        match &result {
-            Err(e) => line["code"] = serde_json::json!(e.code),
-            Ok(reply) => {
-                if let Some(n) = reply.returned() {
-                    line["returned"] = serde_json::json!(n);
-                }
-            }
-        }
-        log.write(&line);
-    }
+    let outcome = match &result {
+        Ok(reply) => Ok(reply.returned()),
+        Err(e) => Err(e.code),
+    };
+    log_command(state.log.as_deref(), &name, &db, cmd, started, outcome);
     result
         .unwrap_or_else(|e| {
             let in_txn = super::transactions::in_txn(cmd);
             Reply::Doc(super::transactions::labelled(reply::error(&e), &e, in_txn))
         })
         .with_cluster_time(state.cluster_time())
+}
+
+/// Commands that read nothing of the cluster's state (its version aside): answered without
+/// waiting for the state's lock, so a heavy command on one connection never delays another's
+/// `ping` or a driver's monitoring `hello`.
+const WITHOUT_STATE: &[&str] = &["ping", "hello", "isMaster", "ismaster", "buildInfo", "buildinfo"];
+
+/// Answers `cmd` when it is one of [`WITHOUT_STATE`] (outside a transaction), logged.
+pub fn answer_without_state(
+    version: crate::cluster::ServerVersion,
+    log: Option<&super::log::CommandLog>,
+    cmd: &Document,
+    ctx: Context,
+) -> Option<Result<Document, MongoError>> {
+    let name = cmd.keys().next()?.as_str();
+    if !WITHOUT_STATE.contains(&name) || cmd.contains_key("txnNumber") {
+        return None;
+    }
+    let started = Instant::now();
+    let result = match name {
+        "ping" => Ok(reply::ok(Document::new())),
+        "hello" => handshake::hello_of(version, cmd, ctx, false),
+        "isMaster" | "ismaster" => handshake::hello_of(version, cmd, ctx, true),
+        _ => handshake::build_info_of(version),
+    };
+    let db = match cmd.get("$db") {
+        Some(Bson::String(db)) => db.as_str(),
+        _ => "admin",
+    };
+    let outcome = result.as_ref().map(|_| None).map_err(|e| e.code);
+    log_command(log, name, db, cmd, started, outcome);
+    Some(result)
+}
+
+fn log_command(
+    log: Option<&super::log::CommandLog>,
+    name: &str,
+    db: &str,
+    cmd: &Document,
+    started: Instant,
+    outcome: Result<Option<usize>, i32>,
+) {
+    let Some(log) = log else { return };
+    let mut line = serde_json::json!({
+        "command": name,
+        "db": db,
+        "durationMicros": started.elapsed().as_micros() as u64,
+    });
+    if let Some(ns) = namespace(name, db, cmd) {
+        line["ns"] = serde_json::Value::String(ns);
+    }
+    match outcome {
+        Err(code) => line["code"] = serde_json::json!(code),
+        Ok(Some(n)) => line["returned"] = serde_json::json!(n),
+        Ok(None) => {}
+    }
+    log.write(&line);
 }
 
 /// The namespace a command works on, for the command log.

@@ -71,6 +71,8 @@ pub(super) struct Connection {
     pub shutdown: watch::Receiver<bool>,
     /// The server's connection slots (to see when they run short).
     pub slots: Arc<Semaphore>,
+    /// A message must arrive whole within this time of its first byte ([`MESSAGE_DEADLINE`]).
+    pub message_deadline: Duration,
 }
 
 impl Connection {
@@ -123,7 +125,7 @@ impl Connection {
     }
 
     /// The next message: waits while the connection is idle (closing it when idle and slots run
-    /// short), then reads one within [`MESSAGE_DEADLINE`] and [`PARTIAL_BUDGET`].
+    /// short), then reads one within the message deadline and [`PARTIAL_BUDGET`].
     async fn next_message(&mut self, reader: &mut BufReader<OwnedReadHalf>) -> Result<Vec<u8>, Ended> {
         loop {
             tokio::select! {
@@ -151,7 +153,7 @@ impl Connection {
             wire::read_rest(reader, total).await.map(Some)
         };
         let read = tokio::select! {
-            r = tokio::time::timeout(MESSAGE_DEADLINE, read) => r,
+            r = tokio::time::timeout(self.message_deadline, read) => r,
             _ = self.shutdown.changed() => return Err(Ended::Quietly),
         };
         match read {
@@ -163,8 +165,8 @@ impl Connection {
             Ok(Err(ReadError::Io(e))) => Err(Ended::Because(format!("read failed: {e}"))),
             Ok(Err(ReadError::Wire(e))) => Err(Ended::Because(e.to_string())),
             Err(_) => Err(Ended::Because(format!(
-                "message not received whole within {} s of its first byte",
-                MESSAGE_DEADLINE.as_secs()
+                "message not received whole within {} ms of its first byte",
+                self.message_deadline.as_millis()
             ))),
         }
     }

@@ -113,31 +113,12 @@ pub fn select(
         // Surface a bad filter even when there is nothing to match against.
         query::matches(&Document::new(), f)?;
     }
-    let ns = format!("{db}.{coll}");
-    let keep = |d: &Document| filter.is_none_or(|f| query::matches(d, f).unwrap_or(false));
-    let mut docs: Vec<Document> = if db == "config" {
-        // Only the chunk documents the filter's lastmod/jumbo terms can match are built, and
-        // they are moved, not copied.
-        config_db::matching(state, coll, filter)
-            .unwrap_or_default()
-            .into_iter()
-            .filter(|d| keep(d))
-            .collect()
-    } else if state.sessions.view(&ns).is_some() {
-        documents(state, db, coll)
-            .into_iter()
-            .filter(|d| keep(d))
-            .collect()
-    } else {
-        state
-            .store
-            .iter(&ns)
-            .map(|(_, s)| &s.doc)
-            .filter(|d| keep(d))
-            .cloned()
-            .collect()
-    };
+    let none = Document::new();
+    let mut docs = super::in_sets::prepared(filter.unwrap_or(&none), || {
+        selected(state, db, coll, filter)
+    })?;
     if let Some(s) = sort {
+        super::deadline::check()?;
         query::sort(&mut docs, s)?;
     }
     let skip = usize::try_from(skip.unwrap_or(0))
@@ -147,6 +128,49 @@ pub fn select(
         docs.truncate(l.unsigned_abs() as usize);
     }
     Ok(docs)
+}
+
+/// The documents of `db.coll` that `filter` matches, in natural order.
+fn selected(
+    state: &State,
+    db: &str,
+    coll: &str,
+    filter: Option<&Document>,
+) -> Result<Vec<Document>, MongoError> {
+    let ns = format!("{db}.{coll}");
+    let keep = |d: &Document| filter.is_none_or(|f| query::matches(d, f).unwrap_or(false));
+    let mut seen = 0usize;
+    let mut tick = || {
+        seen += 1;
+        super::deadline::check_every(seen)
+    };
+    Ok(if db == "config" {
+        // Only the chunk documents the filter's lastmod/jumbo terms can match are built, and
+        // they are moved, not copied.
+        config_db::matching(state, coll, filter)
+            .unwrap_or_default()
+            .into_iter()
+            .filter(|d| keep(d))
+            .collect()
+    } else if state.sessions.view(&ns).is_some() {
+        let mut out = Vec::new();
+        for d in documents(state, db, coll) {
+            tick()?;
+            if keep(&d) {
+                out.push(d);
+            }
+        }
+        out
+    } else {
+        let mut out = Vec::new();
+        for (_, s) in state.store.iter(&ns) {
+            tick()?;
+            if keep(&s.doc) {
+                out.push(s.doc.clone());
+            }
+        }
+        out
+    })
 }
 
 /// `reply` with the note of a read on `db.coll` whose documents are not all kept.

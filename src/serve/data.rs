@@ -39,13 +39,16 @@ pub fn matching(state: &State, ns: &str, q: &Document) -> Result<Vec<u64>, Mongo
             _ => Vec::new(),
         });
     }
+    super::in_sets::prepared(q, || {
     let mut out = Vec::new();
-    for (seq, s) in state.store.iter(ns) {
+    for (i, (seq, s)) in state.store.iter(ns).enumerate() {
+        super::deadline::check_every(i)?;
         if test(&s.doc)? {
             out.push(seq);
         }
     }
     Ok(out)
+    })
 }
 
 /// Like [`matching`], ordered by `sort` (natural order breaks ties).

@@ -11,11 +11,16 @@ use bson::{Bson, DateTime, Document, doc};
 use super::config_db::{self, version_string};
 use super::reply::{Answer, ok};
 use super::state::{Context, State};
-use crate::cluster::MongoError;
+use crate::cluster::{MongoError, ServerVersion};
 
 /// `hello`, `isMaster`, `ismaster`.
 pub fn hello(state: &State, cmd: &Document, ctx: Context, legacy_name: bool) -> Answer {
-    let v = state.sim.cluster.version;
+    hello_of(state.sim.cluster.version, cmd, ctx, legacy_name)
+}
+
+/// `hello` of a server of version `v` (it reads nothing else, so it is answered without the
+/// state's lock).
+pub fn hello_of(v: ServerVersion, cmd: &Document, ctx: Context, legacy_name: bool) -> Answer {
     let mut d = Document::new();
     if legacy_name {
         d.insert("ismaster", true);
@@ -29,7 +34,7 @@ pub fn hello(state: &State, cmd: &Document, ctx: Context, legacy_name: bool) -> 
     d.insert("maxBsonObjectSize", 16_777_216);
     d.insert("maxMessageSizeBytes", crate::wire::MAX_MESSAGE_BYTES as i32);
     d.insert("maxWriteBatchSize", 100_000);
-    d.insert("localTime", DateTime::from_millis(state.now_millis()));
+    d.insert("localTime", DateTime::now());
     d.insert("logicalSessionTimeoutMinutes", 30);
     d.insert("connectionId", ctx.connection_id);
     d.insert("minWireVersion", 0);
@@ -40,7 +45,11 @@ pub fn hello(state: &State, cmd: &Document, ctx: Context, legacy_name: bool) -> 
 
 /// `buildInfo`.
 pub fn build_info(state: &State) -> Answer {
-    let v = state.sim.cluster.version;
+    build_info_of(state.sim.cluster.version)
+}
+
+/// `buildInfo` of a server of version `v`.
+pub fn build_info_of(v: ServerVersion) -> Answer {
     Ok(ok(doc! {
         "version": version_string(v),
         "gitVersion": "shardtop-simulator",
@@ -154,7 +163,11 @@ pub fn server_status(state: &State) -> Answer {
             "balancerRounds": state.sim.cluster.balancer.rounds as i64,
             "migrationsCompleted": state.sim.cluster.balancer.completed as i64,
             "migrationsInFlight": state.sim.cluster.balancer.in_flight.len() as i64,
+            "cursorBytesHeld": state.cursors.usage().1 as i64,
         },
+        "metrics": { "cursor": { "open": {
+            "total": (state.cursors.usage().0 + state.streams.open()) as i64,
+        } } },
     }))
 }
 

@@ -32,12 +32,15 @@ mod cursor_docs;
 mod cursor_table;
 mod cursors;
 mod data;
+mod deadline;
 mod drain;
 mod drop_indexes;
 mod explain;
 mod handshake;
 mod ids;
+mod in_sets;
 mod indexes;
+mod limits;
 mod log;
 mod metadata;
 mod move_collection;
@@ -72,6 +75,7 @@ use tokio::task::JoinHandle;
 
 use crate::sim::Simulator;
 
+pub use conn::MESSAGE_DEADLINE;
 pub use log::CommandLog;
 pub use store::DEFAULT_MAX_DOCS;
 
@@ -107,6 +111,8 @@ pub struct ServeOptions {
     pub argv: Vec<String>,
     /// Documents kept in memory in all (`--max-docs`); past it writes are counted, not kept.
     pub max_docs: u64,
+    /// A message must arrive whole within this time of its first byte.
+    pub message_deadline: std::time::Duration,
 }
 
 impl ServeOptions {
@@ -119,6 +125,7 @@ impl ServeOptions {
             command_log: None,
             argv: vec!["shardtop".into(), "serve".into()],
             max_docs: DEFAULT_MAX_DOCS,
+            message_deadline: conn::MESSAGE_DEADLINE,
         }
     }
 }
@@ -172,7 +179,10 @@ pub async fn start(opts: ServeOptions) -> std::io::Result<Server> {
     );
     let shared = shared::Shared::new(state);
     let ticker = tokio::spawn(Arc::clone(&shared).tick(shutdown_rx.clone()));
-    let accept = tokio::spawn(accept_loop(listener, shared, shutdown_rx, log));
+    let limits = Limits {
+        message_deadline: opts.message_deadline,
+    };
+    let accept = tokio::spawn(accept_loop(listener, shared, shutdown_rx, log, limits));
     Ok(Server {
         addr,
         shutdown,
@@ -181,11 +191,18 @@ pub async fn start(opts: ServeOptions) -> std::io::Result<Server> {
     })
 }
 
+/// What each connection is held to.
+#[derive(Clone, Copy)]
+struct Limits {
+    message_deadline: std::time::Duration,
+}
+
 async fn accept_loop(
     listener: TcpListener,
     shared: Arc<shared::Shared>,
     mut shutdown: watch::Receiver<bool>,
     log: Option<Arc<CommandLog>>,
+    limits: Limits,
 ) {
     let permits = Arc::new(Semaphore::new(MAX_CONNECTIONS));
     let next_id = AtomicI64::new(1);
@@ -219,6 +236,7 @@ async fn accept_loop(
             log: log.clone(),
             shutdown: shutdown.clone(),
             slots: Arc::clone(&permits),
+            message_deadline: limits.message_deadline,
         };
         let shared = Arc::clone(&shared);
         tokio::spawn(async move {

@@ -231,15 +231,21 @@ fn candidates(value: Option<&Bson>) -> Vec<Bson> {
 }
 
 fn equals(value: Option<&Bson>, target: &Bson) -> bool {
-    candidates(value)
-        .iter()
-        .any(|c| compare(c, target) == Ordering::Equal && same_type_bracket(c, target))
+    let target = from_bson(target);
+    candidates(value).iter().any(|c| {
+        let c = from_bson(c);
+        c == target && c.canonical_type() == target.canonical_type()
+    })
 }
 
 fn in_list(value: Option<&Bson>, list: &Bson) -> Result<bool, MongoError> {
     let Bson::Array(items) = list else {
         return Err(bad_value("$in needs an array"));
     };
+    if let Some(set) = super::in_sets::set_of(items) {
+        // Equal in MongoDB's order means the same canonical type too.
+        return Ok(candidates(value).iter().any(|c| set.contains(&from_bson(c))));
+    }
     for t in items {
         let hit = match t {
             Bson::RegularExpression(r) => ops::regex_matches(value, &r.pattern, &r.options)?,

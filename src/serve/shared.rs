@@ -7,6 +7,7 @@
 //! virtual time (a migration, a resharding) is held until that work is done (`completion`).
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use bson::Document;
@@ -22,11 +23,19 @@ use crate::sim::engine::TICK_MS;
 pub struct Shared {
     state: Mutex<State>,
     changed: Notify,
+    /// What the commands answered without the lock read: the version, the command log, and the
+    /// commands answered so far (for their cluster time).
+    version: crate::cluster::ServerVersion,
+    log: Option<Arc<super::log::CommandLog>>,
+    answered: AtomicU64,
 }
 
 impl Shared {
     pub fn new(state: State) -> Arc<Self> {
         Arc::new(Self {
+            version: state.sim.cluster.version,
+            log: state.log.clone(),
+            answered: AtomicU64::new(0),
             state: Mutex::new(state),
             changed: Notify::new(),
         })
@@ -45,6 +54,18 @@ impl Shared {
         ctx: Context,
         shutdown: &mut watch::Receiver<bool>,
     ) -> Option<Reply> {
+        if let Some(answer) =
+            super::commands::answer_without_state(self.version, self.log.as_deref(), cmd, ctx)
+        {
+            let n = self.answered.load(Ordering::Acquire);
+            let at = bson::Timestamp {
+                time: std::time::SystemTime::now()
+                    .duration_since(std::time::UNIX_EPOCH)
+                    .map_or(0, |d| d.as_secs()) as u32,
+                increment: (n % u64::from(u32::MAX)) as u32 + 1,
+            };
+            return Some(Self::reply_of(answer).with_cluster_time(at));
+        }
         let mut state = self.lock().await;
         if let Some(deadline) = change_stream::wait_deadline(&state, cmd) {
             drop(state);
@@ -114,7 +135,16 @@ impl Shared {
     }
 
     fn answer_locked(&self, state: &mut State, cmd: &Document, ctx: Context) -> Reply {
-        let reply = super::commands::answer(state, cmd, ctx);
+        let mut answer = || super::commands::answer(state, cmd, ctx);
+        // A long command keeps its thread; the runtime moves the other connections' tasks off it.
+        let multi_thread = tokio::runtime::Handle::try_current()
+            .is_ok_and(|h| h.runtime_flavor() == tokio::runtime::RuntimeFlavor::MultiThread);
+        let reply = if multi_thread {
+            tokio::task::block_in_place(answer)
+        } else {
+            answer()
+        };
+        self.answered.store(state.commands_answered, Ordering::Release);
         super::changelog::record(state);
         self.changed.notify_waiters();
         reply

@@ -81,6 +81,7 @@ pub fn parse(u: Option<&Bson>) -> Result<Update, MongoError> {
                     )));
                 };
                 for path in fields.keys() {
+                    super::limits::check_path(path)?;
                     if let Some(other) = seen.iter().find(|p| conflicts(p, path)) {
                         return Err(err(
                             40,
@@ -147,6 +148,12 @@ fn immutable_id(id: &Bson) -> MongoError {
 /// Applies `u` to `doc`; `inserting` when the document is an upsert's new one (`$setOnInsert`
 /// applies then only).
 pub fn apply(doc: &Document, u: &Update, inserting: bool) -> Result<Applied, MongoError> {
+    let applied = apply_unchecked(doc, u, inserting)?;
+    super::limits::check_updated(&applied.doc)?;
+    Ok(applied)
+}
+
+fn apply_unchecked(doc: &Document, u: &Update, inserting: bool) -> Result<Applied, MongoError> {
     match u {
         Update::Replace(r) => {
             let mut out = Document::new();
@@ -383,9 +390,15 @@ fn push(
         },
         v => vec![v.clone()],
     };
+    if op == "$push" {
+        items.extend(each);
+        return Ok(Bson::Array(items));
+    }
+    // $addToSet: membership in MongoDB's order (1 and 1.0 are the same value), in n log n.
+    let mut present: std::collections::BTreeSet<crate::model::KeyValue> =
+        items.iter().map(crate::model::extjson::from_bson).collect();
     for v in each {
-        let present = items.iter().any(|x| compare(x, &v) == Ordering::Equal);
-        if op == "$push" || !present {
+        if present.insert(crate::model::extjson::from_bson(&v)) {
             items.push(v);
         }
     }

@@ -123,6 +123,7 @@ pub fn with_id(mut d: Document) -> Document {
 /// routing into the simulator, the store, the change event. Returns the document as kept.
 pub fn insert_one(state: &mut State, ns: &str, d: Document) -> Result<Document, MongoError> {
     let d = with_id(d);
+    super::limits::check_insert(&d)?;
     let id = d.get("_id").cloned().unwrap_or(Bson::Null);
     if matches!(id, Bson::Array(_)) {
         return Err(MongoError::bad_value("can't use an array for _id"));

@@ -55,8 +55,10 @@ pub fn run(args: &ServeArgs) -> Result<(), Failure> {
         args.seed,
         version,
     )?;
+    // Documents may nest 200 levels (`wire::MAX_BSON_DEPTH`); the stack has room for walking them.
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
+        .thread_stack_size(16 << 20)
         .build()
         .map_err(|e| Failure::runtime(format!("cannot start the runtime: {e}")))?;
     rt.block_on(async {

@@ -93,7 +93,14 @@ pub fn answer(state: &mut State, cmd: &Document, ctx: Context) -> Reply {
 /// Commands that read nothing of the cluster's state (its version aside): answered without
 /// waiting for the state's lock, so a heavy command on one connection never delays another's
 /// `ping` or a driver's monitoring `hello`.
-const WITHOUT_STATE: &[&str] = &["ping", "hello", "isMaster", "ismaster", "buildInfo", "buildinfo"];
+const WITHOUT_STATE: &[&str] = &[
+    "ping",
+    "hello",
+    "isMaster",
+    "ismaster",
+    "buildInfo",
+    "buildinfo",
+];
 
 /// Answers `cmd` when it is one of [`WITHOUT_STATE`] (outside a transaction), logged.
 pub fn answer_without_state(

@@ -126,7 +126,10 @@ impl Connection {
 
     /// The next message: waits while the connection is idle (closing it when idle and slots run
     /// short), then reads one within the message deadline and [`PARTIAL_BUDGET`].
-    async fn next_message(&mut self, reader: &mut BufReader<OwnedReadHalf>) -> Result<Vec<u8>, Ended> {
+    async fn next_message(
+        &mut self,
+        reader: &mut BufReader<OwnedReadHalf>,
+    ) -> Result<Vec<u8>, Ended> {
         loop {
             tokio::select! {
                 r = reader.fill_buf() => match r {

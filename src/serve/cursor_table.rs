@@ -79,7 +79,11 @@ impl Cursors {
         let held = rest.held();
         let mut evicted = 0;
         while self.held + held > CURSOR_BUDGET {
-            let Some(oldest) = self.open.iter().min_by_key(|(_, c)| c.used).map(|(id, _)| *id)
+            let Some(oldest) = self
+                .open
+                .iter()
+                .min_by_key(|(_, c)| c.used)
+                .map(|(id, _)| *id)
             else {
                 break;
             };

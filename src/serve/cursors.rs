@@ -8,9 +8,9 @@ use std::collections::VecDeque;
 use bson::{Bson, Document, doc};
 
 use super::chunk_cursor::{Batch, ChunkCursor};
+use super::config_db;
 use super::cursor_docs::EncodedDocs;
 use super::cursor_table::Rest;
-use super::config_db;
 use super::query::{self, Projection};
 use super::raw_reply::Reply;
 use super::reply::{self, Answer, ok, opt_count, opt_doc};
@@ -230,11 +230,7 @@ pub fn find(state: &mut State, db: &str, cmd: &Document) -> Result<Reply, MongoE
     let single = reply::flag(cmd, "singleBatch") || limit.is_some_and(|l| l < 0);
     let first = take_batch(&mut docs, if batch == 0 { 0 } else { batch });
     let ns = format!("{db}.{coll}");
-    let id = if single {
-        0
-    } else {
-        open(state, &ns, docs)
-    };
+    let id = if single { 0 } else { open(state, &ns, docs) };
     let reply = doc! { "cursor": { "firstBatch": first, "id": id, "ns": ns } };
     Ok(Reply::Doc(ok(with_note(state, db, &coll, reply))))
 }

@@ -40,14 +40,14 @@ pub fn matching(state: &State, ns: &str, q: &Document) -> Result<Vec<u64>, Mongo
         });
     }
     super::in_sets::prepared(q, || {
-    let mut out = Vec::new();
-    for (i, (seq, s)) in state.store.iter(ns).enumerate() {
-        super::deadline::check_every(i)?;
-        if test(&s.doc)? {
-            out.push(seq);
+        let mut out = Vec::new();
+        for (i, (seq, s)) in state.store.iter(ns).enumerate() {
+            super::deadline::check_every(i)?;
+            if test(&s.doc)? {
+                out.push(seq);
+            }
         }
-    }
-    Ok(out)
+        Ok(out)
     })
 }
 

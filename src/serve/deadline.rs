@@ -50,7 +50,11 @@ pub fn check() -> Result<(), MongoError> {
 
 /// Checks every 256th call of a loop (`i` its counter).
 pub fn check_every(i: usize) -> Result<(), MongoError> {
-    if i.is_multiple_of(256) { check() } else { Ok(()) }
+    if i.is_multiple_of(256) {
+        check()
+    } else {
+        Ok(())
+    }
 }
 
 fn expired() -> MongoError {

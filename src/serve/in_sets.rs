@@ -79,7 +79,9 @@ fn collect<'a>(filter: &'a Document, out: &mut Vec<&'a Vec<Bson>>) {
     for (k, v) in filter {
         match v {
             Bson::Array(items) if k == "$in" || k == "$nin" => {
-                let plain = !items.iter().any(|i| matches!(i, Bson::RegularExpression(_)));
+                let plain = !items
+                    .iter()
+                    .any(|i| matches!(i, Bson::RegularExpression(_)));
                 if plain && items.len() >= SET_FROM {
                     out.push(items);
                 }

@@ -19,13 +19,37 @@ type Set = fn(&mut State, u64);
 const PARAMETERS: &[(&str, Get, Set)] = &[
     (
         "reshardingMinimumOperationDurationMillis",
-        |s| s.sim.cluster.settings.resharding.minimum_operation_duration_ms,
-        |s, v| s.sim.cluster.settings.resharding.minimum_operation_duration_ms = v,
+        |s| {
+            s.sim
+                .cluster
+                .settings
+                .resharding
+                .minimum_operation_duration_ms
+        },
+        |s, v| {
+            s.sim
+                .cluster
+                .settings
+                .resharding
+                .minimum_operation_duration_ms = v
+        },
     ),
     (
         "reshardingCriticalSectionTimeoutMillis",
-        |s| s.sim.cluster.settings.resharding.critical_section_timeout_ms,
-        |s, v| s.sim.cluster.settings.resharding.critical_section_timeout_ms = v,
+        |s| {
+            s.sim
+                .cluster
+                .settings
+                .resharding
+                .critical_section_timeout_ms
+        },
+        |s, v| {
+            s.sim
+                .cluster
+                .settings
+                .resharding
+                .critical_section_timeout_ms = v
+        },
     ),
     (
         "autoMergerIntervalSecs",
@@ -35,7 +59,8 @@ const PARAMETERS: &[(&str, Get, Set)] = &[
     (
         "orphanCleanupDelaySecs",
         |s| {
-            s.sim.cluster
+            s.sim
+                .cluster
                 .settings
                 .orphan_cleanup_delay_secs
                 .unwrap_or_else(|| s.sim.cluster.version.orphan_cleanup_delay_secs())
@@ -45,7 +70,8 @@ const PARAMETERS: &[(&str, Get, Set)] = &[
     (
         "balancerMigrationsThrottlingMs",
         |s| {
-            s.sim.cluster
+            s.sim
+                .cluster
                 .settings
                 .balancer_migrations_throttling_ms
                 .unwrap_or(1_000)

@@ -244,7 +244,9 @@ fn in_list(value: Option<&Bson>, list: &Bson) -> Result<bool, MongoError> {
     };
     if let Some(set) = super::in_sets::set_of(items) {
         // Equal in MongoDB's order means the same canonical type too.
-        return Ok(candidates(value).iter().any(|c| set.contains(&from_bson(c))));
+        return Ok(candidates(value)
+            .iter()
+            .any(|c| set.contains(&from_bson(c))));
     }
     for t in items {
         let hit = match t {

@@ -144,7 +144,8 @@ impl Shared {
         } else {
             answer()
         };
-        self.answered.store(state.commands_answered, Ordering::Release);
+        self.answered
+            .store(state.commands_answered, Ordering::Release);
         super::changelog::record(state);
         self.changed.notify_waiters();
         reply

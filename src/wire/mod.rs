@@ -147,7 +147,10 @@ pub async fn read_length<R: AsyncRead + Unpin>(r: &mut R) -> Result<usize, ReadE
 
 /// Reads the rest of a message of `total` bytes whose length was read; the whole message. The
 /// buffer grows as bytes arrive, so a message sent in part holds only what was sent.
-pub async fn read_rest<R: AsyncRead + Unpin>(r: &mut R, total: usize) -> Result<Vec<u8>, ReadError> {
+pub async fn read_rest<R: AsyncRead + Unpin>(
+    r: &mut R,
+    total: usize,
+) -> Result<Vec<u8>, ReadError> {
     let mut bytes = Vec::with_capacity(total.min(64 << 10));
     bytes.extend_from_slice(&(total as i32).to_le_bytes());
     let want = (total - 4) as u64;

@@ -31,7 +31,7 @@ const PARAMETERS: &[(&str, Get, Set)] = &[
                 .cluster
                 .settings
                 .resharding
-                .minimum_operation_duration_ms = v
+                .minimum_operation_duration_ms = v;
         },
     ),
     (
@@ -48,7 +48,7 @@ const PARAMETERS: &[(&str, Get, Set)] = &[
                 .cluster
                 .settings
                 .resharding
-                .critical_section_timeout_ms = v
+                .critical_section_timeout_ms = v;
         },
     ),
     (

@@ -1,4 +1,4 @@
-#![allow(clippy::unwrap_used)]
+#![allow(clippy::unwrap_used, clippy::float_cmp)]
 //! `serve` against hostile and careless clients: every finding of the adversarial pass (issue 20)
 //! as a test — documents nested far too deep, paths of thousands of parts, documents over
 //! 16 MiB, cursors left behind, quadratic operators, a heavy command beside a `ping`,

@@ -14,6 +14,7 @@ pub mod defragmentation;
 pub mod describe;
 pub mod error;
 pub mod event;
+pub mod failed_actions;
 pub mod key_index;
 pub mod orphans;
 pub mod resharding;
@@ -104,6 +105,8 @@ pub struct Cluster {
     pub balancer: balancer::BalancerState,
     /// The id the next migration gets.
     pub next_migration_id: u64,
+    /// The scheduled actions of a scenario that were refused.
+    pub failed_actions: Vec<failed_actions::FailedAction>,
 }
 
 impl Cluster {

@@ -13,6 +13,7 @@
 //! reads exact per-shard sizes (no orphans); 6.0 is simulated without the auto-splitter (removed
 //! in 6.0.3).
 
+mod action_errors;
 pub mod actions;
 pub mod auto_merger;
 pub mod balancer;
@@ -23,6 +24,7 @@ pub mod drain;
 pub mod engine;
 pub mod indexes;
 pub mod keygen;
+pub mod limits;
 pub mod move_collection;
 pub mod move_range;
 pub mod ops;

@@ -65,6 +65,7 @@ pub fn scale_cluster() -> Simulator {
         now_ms: 0,
         balancer: shardtop::cluster::balancer::BalancerState::default(),
         next_migration_id: 1,
+        failed_actions: Vec::new(),
     };
     Simulator::from_cluster(cluster)
 }

@@ -149,6 +149,16 @@ impl Cluster {
             }
             EventKind::BalancerRound { .. } => self.balancer.round = None,
             EventKind::BalancerIdle { why_not } => self.balancer.why_not.clone_from(why_not),
+            EventKind::ActionFailed {
+                path,
+                command,
+                error,
+            } => self.record_failed_action(super::failed_actions::FailedAction {
+                path: path.clone(),
+                command: command.clone(),
+                at_ms: e.at_ms,
+                error: error.clone(),
+            }),
             EventKind::BalancerSet { enabled } => self.settings.balancer_enabled = *enabled,
             EventKind::AutoMergerSet { enabled } => self.settings.auto_merge = *enabled,
             EventKind::AttemptToBalanceJumboChunksSet { enabled } => {

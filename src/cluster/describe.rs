@@ -342,6 +342,11 @@ impl Cluster {
                 )
             }
             EventKind::ReshardingAborted { ns, key, error } => format!("{ns} to {key}: {error}"),
+            EventKind::ActionFailed {
+                path,
+                command,
+                error,
+            } => format!("{command} ({path}) refused: {error}"),
         }
     }
 }

@@ -288,6 +288,13 @@ pub enum EventKind {
     },
     /// `dropIndexes` of one index.
     IndexDropped { ns: String, key: KeyPattern },
+    /// A scheduled action of a scenario was refused (`path`: where it is in the file, e.g.
+    /// `actions[3].do.split`); nothing changed.
+    ActionFailed {
+        path: String,
+        command: String,
+        error: MongoError,
+    },
     /// One document of shard-key value `key` and `bytes` was deleted from the chunk owning `key`.
     DocumentDeleted {
         ns: String,
@@ -338,6 +345,7 @@ impl EventKind {
             Self::IndexDropped { .. } => "dropIndexes",
             Self::ShardKeyUpdated { .. } => "updateShardKey",
             Self::DocumentDeleted { .. } => "delete",
+            Self::ActionFailed { .. } => "scheduledAction.failed",
         }
     }
 }

@@ -57,6 +57,7 @@ impl Cluster {
             },
             "shards": shards,
             "collections": collections,
+            "errors": self.failed_actions.iter().map(super::failed_actions::FailedAction::json).collect::<Vec<_>>(),
         })
     }
 

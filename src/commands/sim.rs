@@ -109,6 +109,9 @@ pub fn run(args: &SimArgs, out: &mut impl Write) -> Result<(), Failure> {
     out.write_all(log.as_bytes())
         .map_err(|e| write_failed(&e))?;
     let source = format!("sim:{}", sc.name);
+    for e in sim.failed_actions() {
+        eprintln!("shardtop sim: scheduled action failed: {e}");
+    }
     let text = if args.json {
         let summary = sim.cluster.summary_json(&SummaryOptions {
             source,

@@ -158,6 +158,7 @@ pub fn cluster(
         now_ms: 0,
         balancer: crate::cluster::balancer::BalancerState::default(),
         next_migration_id: 1,
+        failed_actions: Vec::new(),
     }
 }
 

@@ -90,9 +90,13 @@ impl Simulator {
                 let key = pattern_of(key, "key").map_err(MongoError::bad_value)?;
                 self.drop_index(ns, &key)
             }
-            Op::ReshardCollection { .. }
-            | Op::MoveCollection { .. }
-            | Op::UnshardCollection { .. } => self.apply_reshard_op(&action.op),
+            Op::ReshardCollection { ns, .. } => {
+                self.reshard_origins.insert(ns.clone(), action.path());
+                self.apply_reshard_op(&action.op)
+            }
+            Op::MoveCollection { .. } | Op::UnshardCollection { .. } => {
+                self.apply_reshard_op(&action.op)
+            }
             Op::RefineCollectionShardKey { ns, key } => {
                 let key = pattern_of(key, "key").map_err(MongoError::bad_value)?;
                 self.refine_shard_key(ns, key)

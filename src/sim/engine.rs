@@ -41,7 +41,9 @@ pub struct Simulator {
     pub(super) actions: Vec<Action>,
     pub(super) next_action: usize,
     pub(super) events: Vec<Event>,
-    pub(super) action_errors: Vec<String>,
+    /// The scenario path of the latest `reshardCollection` action of each namespace (an abort
+    /// later is that action's failure).
+    pub(super) reshard_origins: std::collections::BTreeMap<String, String>,
     /// The AutoMerger's parameters and the state of its pass (7.0+).
     pub auto_merger: super::auto_merger::AutoMerger,
     /// The defragmentation policy's working state.
@@ -68,7 +70,7 @@ impl Simulator {
             actions: Vec::new(),
             next_action: 0,
             events: Vec::new(),
-            action_errors: Vec::new(),
+            reshard_origins: std::collections::BTreeMap::new(),
             auto_merger: super::auto_merger::AutoMerger::default(),
             defragmenter: super::defragmenter::Defragmenter::default(),
         }
@@ -84,15 +86,10 @@ impl Simulator {
         std::mem::take(&mut self.events)
     }
 
-    /// Errors returned by scheduled actions (they are also events where MongoDB logs them).
-    pub fn action_errors(&self) -> &[String] {
-        &self.action_errors
-    }
-
     /// The text summary of the cluster at virtual time, then the scheduled actions that failed.
     pub fn summary_text(&self, title: &str) -> String {
         let mut s = self.cluster.summary_text(title);
-        for e in &self.action_errors {
+        for e in &self.cluster.failed_actions {
             s.push_str(&format!("scheduled action failed: {e}\n"));
         }
         s
@@ -133,27 +130,8 @@ impl Simulator {
     }
 
     fn run_due_actions(&mut self) {
-        while let Some(action) = self.actions.get(self.next_action) {
-            if action.at_ms() > self.cluster.now_ms {
-                break;
-            }
-            let action = action.clone();
-            self.next_action += 1;
-            if let Some(every) = action.every.filter(|e| e.is_finite() && *e > 0.0) {
-                let mut again = action.clone();
-                again.at += every;
-                let at = self.next_action
-                    + self.actions[self.next_action..]
-                        .partition_point(|a| a.at_ms() <= again.at_ms());
-                self.actions.insert(at, again);
-            }
-            if let Err(e) = self.apply_action(&action) {
-                self.action_errors.push(format!(
-                    "t={}s {}: {e}",
-                    self.cluster.now_ms / 1000,
-                    action.name()
-                ));
-            }
+        while let Some(action) = self.take_due_action() {
+            self.run_action(&action);
         }
     }
 

@@ -251,10 +251,9 @@ impl Simulator {
             return;
         };
         let ns = coll.ns.clone();
-        self.action_errors.push(format!(
-            "t={}s reshardCollection: {error}",
-            self.cluster.now_ms / 1000
-        ));
+        if let Some(path) = self.reshard_origins.remove(&ns) {
+            self.action_failed(path, "reshardCollection", error.clone());
+        }
         self.emit(EventKind::ReshardingAborted {
             ns,
             key: r.key,

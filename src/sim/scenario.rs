@@ -173,9 +173,17 @@ pub struct Action {
     pub every: Option<f64>,
     #[serde(rename = "do")]
     pub op: Op,
+    /// Its place in the scenario's `actions` (set when the file is read).
+    #[serde(skip)]
+    pub index: usize,
 }
 
 impl Action {
+    /// Where the action is in the scenario file: `actions[3].do.split`.
+    pub fn path(&self) -> String {
+        format!("actions[{}].do.{}", self.index, self.name())
+    }
+
     pub fn at_ms(&self) -> u64 {
         (self.at.max(0.0) * 1000.0) as u64
     }
@@ -462,11 +470,18 @@ pub const BUILT_IN: &[(&str, &str)] = &[
 /// Parses scenario text; the error names the field (path) and position.
 pub fn parse(text: &str) -> Result<Scenario, String> {
     let de = &mut serde_json::Deserializer::from_str(text);
-    serde_path_to_error::deserialize(de).map_err(|e| {
+    let mut sc: Scenario = serde_path_to_error::deserialize(&mut *de).map_err(|e| {
         let path = e.path().to_string();
         let inner = e.into_inner();
         format!("field `{path}`: {inner}")
-    })
+    })?;
+    de.end()
+        .map_err(|e| format!("after the scenario's closing brace: {e}"))?;
+    for (i, a) in sc.actions.iter_mut().enumerate() {
+        a.index = i;
+    }
+    super::limits::check(&sc)?;
+    Ok(sc)
 }
 
 /// A built-in scenario by name.

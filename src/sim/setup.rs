@@ -96,6 +96,7 @@ impl Simulator {
             now_ms: 0,
             balancer: crate::cluster::balancer::BalancerState::default(),
             next_migration_id: 1,
+            failed_actions: Vec::new(),
         };
         let mut sim = Self::empty(cluster);
         if let Some(secs) = sc.auto_merger_interval_secs {
@@ -330,17 +331,8 @@ impl Simulator {
     }
 
     fn run_due_actions_at_zero(&mut self) {
-        while self
-            .actions
-            .get(self.next_action)
-            .is_some_and(|a| a.at_ms() == 0)
-        {
-            let action = self.actions[self.next_action].clone();
-            self.next_action += 1;
-            if let Err(e) = self.apply_action(&action) {
-                self.action_errors
-                    .push(format!("t=0s {}: {e}", action.name()));
-            }
+        while let Some(action) = self.take_due_action() {
+            self.run_action(&action);
         }
     }
 }

@@ -11,6 +11,7 @@ use crate::cluster::{Event, EventKind, MongoError};
 use crate::model::{ShardIdx, ShardKey};
 
 mod decode;
+pub(crate) use decode::error_of;
 pub use decode::{decode, document_at, pattern_of, reason_of};
 
 /// Names and patterns needed to write events: the state they were emitted from.
@@ -32,7 +33,7 @@ impl Names<'_> {
     }
 }
 
-fn error_json(e: &MongoError) -> Value {
+pub(crate) fn error_json(e: &MongoError) -> Value {
     json!({"code": e.code, "codeName": e.code_name, "errmsg": e.message})
 }
 
@@ -249,6 +250,13 @@ fn body(kind: &EventKind, n: &Names<'_>) -> Value {
         }),
         EventKind::ReshardingAborted { ns, key, error } => json!({
             "ns": ns, "key": pattern_json(key), "error": error_json(error),
+        }),
+        EventKind::ActionFailed {
+            path,
+            command,
+            error,
+        } => json!({
+            "path": path, "command": command, "error": error_json(error),
         }),
         EventKind::Writes { ns, chunks } => json!({
             "ns": ns,

@@ -230,5 +230,6 @@ fn placeholder() -> crate::cluster::Cluster {
         now_ms: 0,
         balancer: crate::cluster::balancer::BalancerState::default(),
         next_migration_id: 1,
+        failed_actions: Vec::new(),
     }
 }

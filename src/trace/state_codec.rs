@@ -43,6 +43,10 @@ pub fn encode(c: &Cluster) -> Value {
                 "min": bson::Bson::Document(r.min.clone()).into_canonical_extjson(),
                 "max": bson::Bson::Document(r.max.clone()).into_canonical_extjson(),
             })).collect::<Vec<_>>(),
+            "failedActions": c.failed_actions.iter().map(|f| json!({
+                "path": f.path, "command": f.command, "t": seconds(f.at_ms),
+                "error": super::event_codec::error_json(&f.error),
+            })).collect::<Vec<_>>(),
         }
     })
 }
@@ -150,6 +154,7 @@ pub fn decode(v: &Value) -> Res<Cluster> {
         now_ms,
         balancer: BalancerState::default(),
         next_migration_id: 1,
+        failed_actions: Vec::new(),
     };
     for (i, db) in array_at(frame, "databases", p)?.iter().enumerate() {
         let dp = format!("{p}databases[{i}].");
@@ -186,11 +191,33 @@ pub fn decode(v: &Value) -> Res<Cluster> {
                 });
         }
     }
+    cluster.failed_actions = failed_actions_of(frame)?;
     let bal = field(frame, "balancer", p)?;
     let (balancer, next_id) = balancer_of(&cluster, bal, "keyframe.balancer.")?;
     cluster.balancer = balancer;
     cluster.next_migration_id = next_id;
     Ok(cluster)
+}
+
+/// A keyframe's `failedActions` (none in traces written before they were kept).
+fn failed_actions_of(frame: &Value) -> Res<Vec<crate::cluster::failed_actions::FailedAction>> {
+    let Some(list) = frame.get("failedActions") else {
+        return Ok(Vec::new());
+    };
+    let list = list
+        .as_array()
+        .ok_or("field `keyframe.failedActions`: expected an array")?;
+    let mut out = Vec::new();
+    for (i, f) in list.iter().enumerate() {
+        let fp = format!("keyframe.failedActions[{i}].");
+        out.push(crate::cluster::failed_actions::FailedAction {
+            path: str_at(f, "path", &fp)?.to_string(),
+            command: str_at(f, "command", &fp)?.to_string(),
+            at_ms: ms_of_seconds(f64_at(f, "t", &fp)?),
+            error: super::event_codec::error_of(f).map_err(|e| format!("{fp}{e}"))?,
+        });
+    }
+    Ok(out)
 }
 
 /// The resharding parameters of a keyframe's settings (MongoDB's defaults in older traces).

@@ -58,7 +58,8 @@ pub fn log_line(cluster: &Cluster, e: &Event) -> Option<LogLine> {
         EventKind::Split { .. } | EventKind::Merge { .. } => LogKind::Split,
         EventKind::SplitFailed { .. }
         | EventKind::MigrationFailed { .. }
-        | EventKind::ReshardingAborted { .. } => LogKind::Error,
+        | EventKind::ReshardingAborted { .. }
+        | EventKind::ActionFailed { .. } => LogKind::Error,
         EventKind::MigrationStarted { .. } | EventKind::MigrationCommitted { .. } => {
             LogKind::Migration
         }

@@ -286,6 +286,11 @@ pub fn decode(v: &Value, state: &Cluster) -> Res<Option<Event>> {
             critical_section_ms: u64_at(v, "criticalSectionMillis", "")?,
             blocked_writes: u64_at(v, "blockedWrites", "")?,
         },
+        "scheduledAction.failed" => EventKind::ActionFailed {
+            path: str_at(v, "path", "")?.to_string(),
+            command: str_at(v, "command", "")?.to_string(),
+            error: error_of(v)?,
+        },
         "reshardCollection.abort" => EventKind::ReshardingAborted {
             ns: ns()?,
             key: pattern_at(v, "key", "")?,
@@ -355,7 +360,7 @@ fn range_of(v: &Value, state: &Cluster) -> Res<MigrationRange> {
     })
 }
 
-fn error_of(v: &Value) -> Res<MongoError> {
+pub(crate) fn error_of(v: &Value) -> Res<MongoError> {
     let e = field(v, "error", "")?;
     let code = u64_at(e, "code", "error.")? as i32;
     let name = str_at(e, "codeName", "error.")?;

@@ -271,6 +271,14 @@ fn a_recorder_killed_midway_leaves_a_readable_partial_trace() {
     w.keyframe(&shardtop::trace::state_codec::encode(&sim.cluster))
         .unwrap();
     sim.run_until(20_000);
+    let later = sim.take_events();
+    let names = shardtop::trace::event_codec::Names {
+        state: &sim.cluster,
+    };
+    for e in &later {
+        w.line(&shardtop::trace::event_codec::encode(e, &names))
+            .unwrap();
+    }
     w.keyframe(&shardtop::trace::state_codec::encode(&sim.cluster))
         .unwrap();
     drop(w); // killed: never finished

@@ -8,10 +8,10 @@ use shardtop::sim::Simulator;
 use shardtop::sim::keygen::GenSpec;
 use shardtop::sim::scenario::{self, DocSize, Op, Scenario, ShardsSpec};
 
-/// Ticks of 100 ms stepped at most (two minutes of virtual time: twelve balancer rounds).
-const MAX_TICKS: u64 = 1200;
+/// Ticks of 100 ms stepped at most (40 s of virtual time: four balancer rounds).
+const MAX_TICKS: u64 = 400;
 /// Inserts the workloads may make over the ticks stepped (fewer ticks for a high rate).
-const MAX_INSERTS: f64 = 50_000.0;
+const MAX_INSERTS: f64 = 5_000.0;
 const MAX_SHARDS: usize = 8;
 const MAX_CHUNKS: usize = 64;
 const MAX_UNTIL_SECS: f64 = 3600.0;

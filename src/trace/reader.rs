@@ -186,7 +186,7 @@ impl TraceFile {
     /// Opens, decompresses if needed, and validates a trace.
     pub fn open(path: &Path, opts: ReadOptions) -> Result<Self, TraceError> {
         let mut warnings = Vec::new();
-        let (readable, temp) = match Compression::of(path) {
+        let (readable, temp) = match compression_of(path, &mut warnings)? {
             Compression::None => (path.to_path_buf(), None),
             c => {
                 let temp = decompress(path, c, &mut warnings)?;
@@ -228,25 +228,9 @@ impl TraceFile {
         let mut state: Option<Cluster> = None;
         loop {
             let start = lines.offset;
-            let later_keyframe = state.is_some();
             let (parsed, complete) = match lines.next_raw().map_err(|e| io_err(&path, &e))? {
                 None => break,
                 Some(Err(e)) => return Err(bad(&path, lines.line, e)),
-                Some(Ok((text, complete))) if later_keyframe && looks_like_keyframe(text) => {
-                    match keyframe_time(text) {
-                        Some(t) if complete => (
-                            Ok(Probed::Keyframe(KeyframeProbe {
-                                t,
-                                keyframe: serde::de::IgnoredAny,
-                            })),
-                            complete,
-                        ),
-                        _ => (
-                            serde_json::from_slice::<KeyframeProbe>(text).map(Probed::Keyframe),
-                            complete,
-                        ),
-                    }
-                }
                 Some(Ok((text, complete))) if super::fast::is_writes(text) => {
                     match super::fast::writes(text) {
                         Ok(e) => (Ok(Probed::Event(e)), complete),
@@ -269,19 +253,6 @@ impl TraceFile {
                         .map_err(|e| bad(&path, line_no, e))?;
                     continue;
                 }
-                Ok(Probed::Keyframe(probe)) => {
-                    // The scan replays every event, so a later keyframe's state is not needed
-                    // here; it is decoded (and checked) when a seek loads it.
-                    let t_ms = super::json::ms_of_seconds(probe.t);
-                    self.keyframes.push(KeyframeAt {
-                        t_ms,
-                        offset: start,
-                        line: line_no,
-                        events_before: self.events,
-                    });
-                    self.end_ms = self.end_ms.max(t_ms);
-                    continue;
-                }
                 Err(_) if !complete => {
                     self.warnings.push(format!("{}:{line_no}: the last line is cut short (the recording was interrupted); ignored", path.display()));
                     break;
@@ -291,6 +262,24 @@ impl TraceFile {
             match classify(value).map_err(|e| bad(&path, line_no, e))? {
                 Line::Keyframe(v) => {
                     let s = state_codec::decode(&v).map_err(|e| bad(&path, line_no, e))?;
+                    // Every keyframe is decoded now, so a damaged one is refused at open, not met
+                    // by a seek in the middle of a session; in a simulator's recording (where
+                    // every change is an event) a later one must also be where its events led.
+                    // A live recording is keyframes only, each poll's state.
+                    if let Some(replayed) = &state
+                        && self.header.scenario.is_some()
+                        && placement(replayed) != placement(&s)
+                    {
+                        let at = first_difference(&placement(replayed), &placement(&s), "");
+                        return Err(bad(
+                            &path,
+                            line_no,
+                            format!(
+                                "this keyframe is not the state the events before it lead to \
+                                 (they differ at `{at}`): the file is damaged"
+                            ),
+                        ));
+                    }
                     self.keyframes.push(KeyframeAt {
                         t_ms: s.now_ms,
                         offset: start,
@@ -417,31 +406,50 @@ impl TraceFile {
     }
 }
 
-/// A keyframe line read only for its time.
-#[derive(serde::Deserialize)]
-struct KeyframeProbe {
-    t: f64,
-    #[allow(dead_code)]
-    keyframe: serde::de::IgnoredAny,
+/// What a keyframe must agree on with the state its events led to: the shards, the databases'
+/// primaries, and each collection's key and chunks (bounds, owners, versions, sizes, jumbo
+/// flags). The rest of a keyframe (the balancer's schedule, the recent-writes window, bytes
+/// written since a split) is the recorder's own bookkeeping, which events do not carry.
+fn placement(c: &Cluster) -> Value {
+    let v = state_codec::encode(c);
+    let frame = &v["keyframe"];
+    let pick = |o: &Value, keys: &[&str]| -> Value {
+        keys.iter()
+            .map(|k| (k.to_string(), o[*k].clone()))
+            .collect::<serde_json::Map<_, _>>()
+            .into()
+    };
+    let collections: Vec<Value> = frame["collections"]
+        .as_array()
+        .map(|colls| {
+            colls
+                .iter()
+                .map(|coll| {
+                    let chunks: Vec<Value> = coll["chunks"]
+                        .as_array()
+                        .map(|chs| {
+                            chs.iter()
+                                .map(|ch| {
+                                    pick(ch, &["min", "shard", "v", "docs", "bytes", "jumbo"])
+                                })
+                                .collect()
+                        })
+                        .unwrap_or_default();
+                    serde_json::json!({ "ns": coll["ns"], "key": coll["key"], "chunks": chunks })
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    serde_json::json!({
+        "shards": frame["shards"],
+        "databases": frame["databases"],
+        "collections": collections,
+    })
 }
 
 enum Probed {
     Line(Value),
     Event(Event),
-    Keyframe(KeyframeProbe),
-}
-
-/// The time of a keyframe line written as `{"t":12.3,"keyframe":…`, read without parsing the rest.
-fn keyframe_time(text: &[u8]) -> Option<f64> {
-    let rest = text.strip_prefix(b"{\"t\":")?;
-    let end = rest.iter().position(|&b| b == b',')?;
-    std::str::from_utf8(&rest[..end]).ok()?.parse().ok()
-}
-
-/// Keyframe lines as this program writes them start with the time and the keyframe key.
-fn looks_like_keyframe(text: &[u8]) -> bool {
-    let head = &text[..text.len().min(40)];
-    head.starts_with(b"{\"t\":") && head.windows(11).any(|w| w == b"\"keyframe\":")
 }
 
 /// One decoded line.
@@ -451,6 +459,41 @@ pub(super) enum Read1 {
     /// An event kind of a newer minor version: skipped.
     Unknown,
     End,
+}
+
+/// The compression of the file at `path`, by its first bytes (gzip's and zstd's magic numbers);
+/// a name that says otherwise is a warning.
+fn compression_of(path: &Path, warnings: &mut Vec<String>) -> Result<Compression, TraceError> {
+    let mut head = [0u8; 4];
+    let mut file = File::open(path).map_err(|e| io_err(path, &e))?;
+    let mut n = 0;
+    while n < head.len() {
+        match file.read(&mut head[n..]) {
+            Ok(0) => break,
+            Ok(k) => n += k,
+            Err(e) => return Err(io_err(path, &e)),
+        }
+    }
+    let found = match &head[..n] {
+        [0x1f, 0x8b, ..] => Compression::Gzip,
+        [0x28, 0xb5, 0x2f, 0xfd] => Compression::Zstd,
+        _ => Compression::None,
+    };
+    let named = Compression::of(path);
+    if named != found {
+        let what = |c: Compression| match c {
+            Compression::Gzip => "gzip-compressed",
+            Compression::Zstd => "zstd-compressed",
+            Compression::None => "not compressed",
+        };
+        warnings.push(format!(
+            "{}: the name says {} but the file is {}; read as what it is",
+            path.display(),
+            what(named),
+            what(found)
+        ));
+    }
+    Ok(found)
 }
 
 fn decompress(
@@ -477,4 +520,30 @@ fn decompress(
         }
     }
     Ok(temp.into_temp_path())
+}
+
+/// The path of the first field where `a` and `b` differ.
+fn first_difference(a: &Value, b: &Value, path: &str) -> String {
+    match (a, b) {
+        (Value::Object(x), Value::Object(y)) => {
+            x.iter().find(|(k, v)| y.get(*k) != Some(*v)).map_or_else(
+                || path.to_string(),
+                |(k, v)| {
+                    let p = if path.is_empty() {
+                        k.clone()
+                    } else {
+                        format!("{path}.{k}")
+                    };
+                    y.get(k).map_or(p.clone(), |w| first_difference(v, w, &p))
+                },
+            )
+        }
+        (Value::Array(x), Value::Array(y)) if x.len() == y.len() => {
+            x.iter().zip(y).position(|(v, w)| v != w).map_or_else(
+                || path.to_string(),
+                |i| first_difference(&x[i], &y[i], &format!("{path}[{i}]")),
+            )
+        }
+        _ => path.to_string(),
+    }
 }

@@ -1,0 +1,104 @@
+//! Damaged traces are refused when they are opened, not in the middle of a session (issue 20): a
+//! byte changed in a later keyframe; compression told by content, whatever the name says.
+#![allow(clippy::unwrap_used)]
+
+use std::path::PathBuf;
+
+use shardtop::sim::{Simulator, scenario};
+use shardtop::source::record::{record_sim, sim_header};
+use shardtop::trace::{ReadOptions, Replay};
+
+fn dir(tag: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("shardtop-damage-{tag}-{}", std::process::id()));
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// The ascending scenario recorded plain to `path` (several keyframes).
+fn record(path: &std::path::Path) {
+    let sc = scenario::built_in("ascending").unwrap().unwrap();
+    let mut sim = Simulator::from_scenario(&sc, sc.seed, None).unwrap();
+    let header = sim_header(&sim, "sim:ascending", "ascending", 1);
+    record_sim(&mut sim, 600_000, path, &header, |_, _| {}).unwrap();
+}
+
+fn replay_json(path: &std::path::Path) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_shardtop"))
+        .args(["replay", "--json"])
+        .arg(path)
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn a_changed_byte_in_a_later_keyframe_is_refused_at_open() {
+    let d = dir("keyframe");
+    let path = d.join("t.ndjson");
+    record(&path);
+    let text = std::fs::read_to_string(&path).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    let later = lines
+        .iter()
+        .enumerate()
+        .filter(|(_, l)| l.contains("\"keyframe\""))
+        .nth(1)
+        .map(|(i, _)| i)
+        .expect("a second keyframe");
+    // One digit of a chunk's document count, still valid JSON.
+    let line = lines[later];
+    let at = line.find("\"docs\":").unwrap() + "\"docs\":".len();
+    let digit = line.as_bytes()[at];
+    let changed = if digit == b'9' { b'8' } else { digit + 1 };
+    let mut bytes = line.as_bytes().to_vec();
+    bytes[at] = changed;
+    let mut damaged: Vec<String> = lines.iter().map(|l| (*l).to_string()).collect();
+    damaged[later] = String::from_utf8(bytes).unwrap();
+    std::fs::write(&path, damaged.join("\n") + "\n").unwrap();
+
+    let Err(e) = Replay::open(&path, ReadOptions::default()) else {
+        panic!("opened")
+    };
+    assert!(e.input, "{e}");
+    assert!(
+        e.message.contains(&format!(":{}:", later + 1)) && e.message.contains("damaged"),
+        "{e}"
+    );
+    let out = replay_json(&path);
+    assert_eq!(out.status.code(), Some(2));
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+#[test]
+fn compression_is_told_by_content_and_a_wrong_name_is_said() {
+    let d = dir("names");
+    let plain = d.join("t.ndjson");
+    record(&plain);
+    // A plain trace named .zst reads, with a warning saying what it is.
+    let named_zst = d.join("plain.ndjson.zst");
+    std::fs::copy(&plain, &named_zst).unwrap();
+    let replay = Replay::open(&named_zst, ReadOptions::default()).unwrap();
+    assert!(
+        replay
+            .trace
+            .warnings
+            .iter()
+            .any(|w| w.contains("the name says zstd-compressed but the file is not compressed")),
+        "{:?}",
+        replay.trace.warnings
+    );
+    // An empty file named .zst is an empty file, not a decompression error.
+    let empty = d.join("empty.zst");
+    std::fs::write(&empty, b"").unwrap();
+    let Err(e) = Replay::open(&empty, ReadOptions::default()) else {
+        panic!("opened")
+    };
+    assert!(e.message.contains("empty file"), "{e}");
+    // Text that is not a trace, named .zst, says it is not JSON (not "not zstd").
+    let text = d.join("notes.zst");
+    std::fs::write(&text, b"hello\n").unwrap();
+    let Err(e) = Replay::open(&text, ReadOptions::default()) else {
+        panic!("opened")
+    };
+    assert!(e.message.contains("not a shardtop trace: not JSON"), "{e}");
+    let _ = std::fs::remove_dir_all(&d);
+}

@@ -222,3 +222,66 @@ fn watch_shows_a_live_cluster_and_survives_losing_it() {
     t.keys("q");
     t.wait_for("EXIT=0", Duration::from_secs(10));
 }
+
+impl Tmux {
+    fn format(&self, f: &str) -> String {
+        let out = Command::new("tmux")
+            .args(["-L", &self.socket, "display-message", "-p", "-t", "t", f])
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&out.stdout).trim().to_string()
+    }
+
+    /// The pid of the shardtop process the pane's shell runs.
+    fn shardtop_pid(&self) -> String {
+        let shell = self.format("#{pane_pid}");
+        let out = Command::new("pgrep").args(["-P", &shell]).output().unwrap();
+        let pid = String::from_utf8_lossy(&out.stdout).trim().to_string();
+        assert!(!pid.is_empty(), "no child of the pane's shell {shell}");
+        pid
+    }
+}
+
+#[test]
+fn a_signal_gives_the_terminal_back() {
+    for (signal, number) in [("TERM", 15), ("HUP", 1), ("QUIT", 3), ("INT", 2)] {
+        let t = Tmux::start("demo ascending", 100, 30);
+        t.wait_for("sim:ascending", START);
+        assert_eq!(
+            t.format("#{alternate_on}"),
+            "1",
+            "the TUI is on the alternate screen"
+        );
+        let pid = t.shardtop_pid();
+        let status = Command::new("kill")
+            .args(["-s", signal, &pid])
+            .status()
+            .unwrap();
+        assert!(status.success());
+        t.wait_for(&format!("EXIT={}", 128 + number), Duration::from_secs(10));
+        let deadline = Instant::now() + Duration::from_secs(5);
+        while t.stty("after").is_empty() && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        assert_eq!(
+            t.stty("before"),
+            t.stty("after"),
+            "SIG{signal}: raw mode left on"
+        );
+        assert_eq!(
+            t.format("#{alternate_on}"),
+            "0",
+            "SIG{signal}: still on the alternate screen"
+        );
+        assert_eq!(
+            t.format("#{cursor_flag}"),
+            "1",
+            "SIG{signal}: the cursor is hidden"
+        );
+        assert_eq!(
+            t.format("#{mouse_any_flag}"),
+            "0",
+            "SIG{signal}: mouse reporting is on"
+        );
+    }
+}

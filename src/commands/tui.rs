@@ -141,20 +141,67 @@ where
         let mut app = App::new((size.width, size.height), colors, speed, paused);
         app.collection = collection;
         let input = ratatui::crossterm::event::EventStream::new();
-        let result = crate::runtime::run(
-            &mut terminal,
-            &mut app,
-            input,
-            from_source,
-            to_source,
-            &mut tasks,
-        )
-        .await;
+        let signals = Signals::new();
+        let ended = tokio::select! {
+            r = crate::runtime::run(
+                &mut terminal,
+                &mut app,
+                input,
+                from_source,
+                to_source,
+                &mut tasks,
+            ) => Ok(r),
+            n = signals.next() => Err(n),
+        };
         mouse_capture(false);
+        let _ = terminal.show_cursor();
         ratatui::restore();
         tasks.shutdown().await;
-        result.map_err(|e| Failure::runtime(format!("{e:#}")))
+        match ended {
+            Ok(result) => result.map_err(|e| Failure::runtime(format!("{e:#}"))),
+            // Killed: the terminal is back; end as a process killed by that signal ends.
+            Err(signal) => std::process::exit(128 + signal),
+        }
     })
+}
+
+/// SIGTERM, SIGHUP, SIGQUIT and SIGINT while the TUI runs (in raw mode Ctrl-C is a key; these
+/// come from `kill`, a closed terminal, Ctrl-\ outside raw mode…).
+struct Signals(Vec<(i32, Option<tokio::signal::unix::Signal>)>);
+
+impl Signals {
+    fn new() -> Self {
+        use tokio::signal::unix::{SignalKind, signal};
+        let kinds = [
+            (15, SignalKind::terminate()),
+            (1, SignalKind::hangup()),
+            (3, SignalKind::quit()),
+            (2, SignalKind::interrupt()),
+        ];
+        Self(
+            kinds
+                .into_iter()
+                .map(|(n, k)| (n, signal(k).ok()))
+                .collect(),
+        )
+    }
+
+    /// The number of the first signal received.
+    async fn next(mut self) -> i32 {
+        let waits = self.0.iter_mut().filter_map(|(n, s)| {
+            let n = *n;
+            s.as_mut()
+                .map(|s| Box::pin(async move { s.recv().await.map(|()| n) }))
+        });
+        let waits: Vec<_> = waits.collect();
+        if waits.is_empty() {
+            return std::future::pending().await;
+        }
+        match futures::future::select_all(waits).await {
+            (Some(n), _, _) => n,
+            (None, _, _) => std::future::pending().await,
+        }
+    }
 }
 
 /// Turns mouse reporting on (and makes a panic turn it off again before ratatui's own hook

@@ -536,3 +536,57 @@ async fn change_stream_heat_maps_each_write_to_its_chunk() {
     });
     assert!(!summary["collections"][0]["hottest"].is_null(), "{summary}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn record_stops_at_its_duration_whatever_the_interval() {
+    use shardtop::live::client::LiveClient;
+    use shardtop::live::poller::Poller;
+    let sc = scenario::built_in("zones-ip").unwrap().unwrap();
+    let sim = Simulator::from_scenario(&sc, sc.seed, Some("7.0".parse().unwrap())).unwrap();
+    let (server, uri) = serve(sim, None).await;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("short.ndjson");
+    let poller = Poller::new(
+        LiveClient::connect(&uri, Duration::from_secs(5))
+            .await
+            .unwrap(),
+    );
+    let started = std::time::Instant::now();
+    // An interval of an hour, a duration of under a second: it ends at the duration.
+    let recorded = shardtop::live::record::record(
+        poller,
+        &uri,
+        &path,
+        Duration::from_secs(3600),
+        Some(Duration::from_millis(800)),
+        std::future::pending(),
+    )
+    .await
+    .unwrap();
+    assert!(
+        started.elapsed() < Duration::from_secs(30),
+        "{:?}",
+        started.elapsed()
+    );
+    assert_eq!(recorded.polls, 1);
+    server.shutdown().await;
+    // Absurd intervals and durations are refused before anything is read (exit 2).
+    for args in [
+        ["--interval", "1ms", "--duration", "1s"],
+        ["--interval", "25h", "--duration", "1s"],
+        ["--interval", "1s", "--duration", "99999999999999999999h"],
+    ] {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_shardtop"))
+            .args(["record", "mongodb://127.0.0.1:1", "-o"])
+            .arg(dir.path().join("never.ndjson"))
+            .args(args)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {out:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains("--interval") || err.contains("at most a year"),
+            "{err}"
+        );
+    }
+}

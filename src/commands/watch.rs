@@ -35,7 +35,27 @@ pub fn duration(text: &str) -> Result<Duration, Failure> {
             "bad duration {text:?}: must be positive"
         )));
     }
+    if secs > MAX_DURATION_SECS {
+        return Err(Failure::input(format!(
+            "bad duration {text:?}: at most a year (8760h)"
+        )));
+    }
     Ok(Duration::from_secs_f64(secs))
+}
+
+/// The longest duration taken (a year).
+const MAX_DURATION_SECS: f64 = 365.0 * 86_400.0;
+
+/// A polling interval (`--interval`): a [`duration`] from 100 ms to a day, as polling faster
+/// loads the cluster and slower shows nothing.
+pub fn interval(text: &str) -> Result<Duration, Failure> {
+    let d = duration(text)?;
+    if d < Duration::from_millis(100) || d > Duration::from_secs(86_400) {
+        return Err(Failure::input(format!(
+            "--interval {text:?}: give 100ms to 24h"
+        )));
+    }
+    Ok(d)
 }
 
 fn failure(e: LiveError) -> Failure {
@@ -87,7 +107,7 @@ fn poller(client: LiveClient, heat: HeatMode) -> Poller {
 
 pub fn run(args: &WatchArgs, colors: bool, out: &mut impl Write) -> Result<(), Failure> {
     let asked = check_heat(&args.heat)?;
-    let interval = duration(&args.interval)?;
+    let interval = interval(&args.interval)?;
     if !args.once {
         return interactive(args, colors, interval, asked);
     }
@@ -187,7 +207,7 @@ fn interactive(
 
 /// `shardtop record URI -o FILE [--duration D] [--interval D]`.
 pub fn record(args: &crate::cli::RecordArgs, out: &mut impl Write) -> Result<(), Failure> {
-    let interval = duration(&args.interval)?;
+    let interval = interval(&args.interval)?;
     let limit = args.duration.as_deref().map(duration).transpose()?;
     let rt = super::tui::runtime()?;
     let recorded = rt

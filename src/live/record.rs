@@ -70,15 +70,22 @@ pub async fn record(
         if duration.is_some_and(|d| elapsed >= d.as_millis() as u64) {
             break;
         }
+        // Never past the duration, whatever the interval.
+        let left = duration.map(|d| Duration::from_millis(d.as_millis() as u64 - elapsed));
         tokio::select! {
             () = &mut stop => break,
-            () = tokio::time::sleep(wait) => {}
+            () = tokio::time::sleep(left.map_or(wait, |l| wait.min(l))) => {}
         }
         let at = now_ms() - start;
-        if duration.is_some_and(|d| at > d.as_millis() as u64) {
+        if duration.is_some_and(|d| at >= d.as_millis() as u64) {
             break;
         }
-        let limit = (interval * 5).max(Duration::from_secs(10));
+        let mut limit = (interval * 5).max(Duration::from_secs(10));
+        if let Some(d) = duration {
+            limit = limit.min(Duration::from_millis(
+                (d.as_millis() as u64).saturating_sub(at),
+            ));
+        }
         if let Ok(p) = poller.poll_within(at, limit).await {
             w.keyframe(&state_codec::encode(p.state))
                 .map_err(|e| io(&e, path))?;

@@ -111,3 +111,25 @@ fn missing_value_is_a_usage_error() {
     assert_eq!(o.status.code(), Some(2), "stderr {}", stderr(&o));
     assert!(stdout(&o).is_empty());
 }
+
+#[test]
+fn a_decimal_that_is_no_number_is_refused() {
+    for text in ["", ".", "-", "+", "1e", "e5", "1.2.3", "0x10"] {
+        let arg = format!(r#"{{"$numberDecimal": "{text}"}}"#);
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_shardtop"))
+            .args(["hash", &arg])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{arg}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("is not a decimal number"), "{arg}: {err}");
+    }
+    for text in ["0", "-0", "1.5", ".5", "5.", "1E+3", "-Infinity", "NaN"] {
+        let arg = format!(r#"{{"$numberDecimal": "{text}"}}"#);
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_shardtop"))
+            .args(["hash", &arg])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{arg}");
+    }
+}

@@ -35,9 +35,10 @@ impl Cluster {
     }
 
     fn chunk_at(coll: &Collection, min: &ShardKey) -> Result<usize, ApplyError> {
-        coll.table
-            .find_by_min(min)
-            .ok_or_else(|| ApplyError(format!("{}: no chunk starts at {min:?}", coll.ns)))
+        coll.table.find_by_min(min).ok_or_else(|| {
+            let at = crate::model::shell_text::document(&coll.pattern.bound_to_document(min));
+            ApplyError(format!("{}: no chunk starts at {at}", coll.ns))
+        })
     }
 
     /// Moves the clock to `at_ms`, closing the writes of earlier ticks into the windows (a replay

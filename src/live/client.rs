@@ -69,6 +69,15 @@ pub fn hosts(uri: &str) -> String {
     format!("{scheme}://{hosts}")
 }
 
+/// The first server's error in a server-selection message (the driver writes its topology
+/// there, with its errors in debug form: `Error: Kind: I/O error: …, labels: {…}, source: None`).
+fn server_error(message: &str) -> &str {
+    message
+        .split_once("Error: Kind: ")
+        .and_then(|(_, rest)| rest.split(", labels:").next())
+        .unwrap_or("no server answered")
+}
+
 fn explain(e: &mongodb::error::Error, uri: &str) -> LiveError {
     let target = hosts(uri);
     let message = match &*e.kind {
@@ -76,6 +85,7 @@ fn explain(e: &mongodb::error::Error, uri: &str) -> LiveError {
             "authentication to {target} failed ({message}); check the user and password (or authSource) in the URI"
         ),
         ErrorKind::DnsResolve { message, .. } => {
+            let message = message.split(" for Query {").next().unwrap_or(message);
             format!("cannot resolve {target} ({message}); check the host name")
         }
         ErrorKind::InvalidTlsConfig { message, .. } => {
@@ -83,7 +93,7 @@ fn explain(e: &mongodb::error::Error, uri: &str) -> LiveError {
         }
         ErrorKind::ServerSelection { message, .. } => format!(
             "cannot reach {target}: {}; is the mongos running and reachable (host, port, firewall, TLS)?",
-            message.lines().next().unwrap_or("no server answered")
+            server_error(message)
         ),
         ErrorKind::Io(io) => format!("connection to {target} failed: {io}"),
         ErrorKind::Command(c) if c.code == 13 => format!(
@@ -91,7 +101,8 @@ fn explain(e: &mongodb::error::Error, uri: &str) -> LiveError {
             c.message
         ),
         ErrorKind::Command(c) => format!("{target}: {} ({}) {}", c.code_name, c.code, c.message),
-        _ => format!("{target}: {e}"),
+        // The kind's own words: the error's `Display` adds `labels: {}, source: None`.
+        kind => format!("{target}: {kind}"),
     };
     LiveError {
         message: redact(&message),
@@ -111,14 +122,18 @@ impl LiveClient {
     pub async fn connect(uri: &str, timeout: Duration) -> Result<Self, LiveError> {
         let mut options = ClientOptions::parse(uri).await.map_err(|e| {
             let input = matches!(&*e.kind, ErrorKind::InvalidArgument { .. });
+            if !input {
+                return explain(&e, uri);
+            }
             LiveError {
                 message: redact(&format!(
-                    "{}: {e}",
+                    "{}: {}",
                     if input {
                         "malformed URI"
                     } else {
                         "cannot use the URI"
-                    }
+                    },
+                    e.kind
                 )),
                 input,
             }

@@ -30,9 +30,55 @@ pub fn parse(text: &str) -> Result<KeyValue, ExtJsonError> {
 
 /// Reads an already parsed JSON value as Extended JSON.
 pub fn from_json(json: serde_json::Value) -> Result<KeyValue, ExtJsonError> {
+    check_decimals(&json)?;
     let bson =
         Bson::try_from(json).map_err(|e| ExtJsonError(format!("not valid Extended JSON: {e}")))?;
     Ok(from_bson(&bson))
+}
+
+/// Every `{"$numberDecimal": "…"}` of `json` holds a number as Decimal128's grammar has it (the
+/// bson crate reads `""`, `"."` and `"-"` as 0; MongoDB's `Decimal128(std::string)` refuses
+/// them).
+fn check_decimals(json: &serde_json::Value) -> Result<(), ExtJsonError> {
+    let mut stack = vec![json];
+    while let Some(v) = stack.pop() {
+        match v {
+            serde_json::Value::Object(o) => {
+                if let Some(serde_json::Value::String(s)) = o.get("$numberDecimal")
+                    && !decimal_text(s)
+                {
+                    return Err(ExtJsonError(format!(
+                        "not valid Extended JSON: {s:?} is not a decimal number"
+                    )));
+                }
+                stack.extend(o.values());
+            }
+            serde_json::Value::Array(a) => stack.extend(a),
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+/// `[+-]digits[.digits][e[+-]digits]` (at least one digit before the exponent), or Inf,
+/// Infinity, NaN in any case.
+fn decimal_text(s: &str) -> bool {
+    let body = s.strip_prefix(['+', '-']).unwrap_or(s);
+    if ["inf", "infinity", "nan"].contains(&body.to_ascii_lowercase().as_str()) {
+        return true;
+    }
+    let (mantissa, exponent) = match body.find(['e', 'E']) {
+        Some(i) => (&body[..i], Some(&body[i + 1..])),
+        None => (body, None),
+    };
+    let (int, frac) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+    let digits = |t: &str| t.bytes().all(|b| b.is_ascii_digit());
+    let mantissa_ok = digits(int) && digits(frac) && !(int.is_empty() && frac.is_empty());
+    let exponent_ok = exponent.is_none_or(|e| {
+        let e = e.strip_prefix(['+', '-']).unwrap_or(e);
+        !e.is_empty() && digits(e)
+    });
+    mantissa_ok && exponent_ok
 }
 
 /// Canonical Extended JSON v2 of a value.

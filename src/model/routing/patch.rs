@@ -184,7 +184,8 @@ impl RoutingTable {
             let r = &p.range;
             if r.is_empty() || r.start < end || r.end > self.len() {
                 return Err(layout(format!(
-                    "replaced ranges must be non-empty, disjoint and inside the table ({r:?})"
+                    "replaced ranges must be non-empty, disjoint and inside the table (chunks {} to {})",
+                    r.start, r.end
                 )));
             }
             end = r.end;
@@ -193,8 +194,9 @@ impl RoutingTable {
             };
             if *first != self.mins[r.start] {
                 return Err(layout(format!(
-                    "a replacement starts at {first:?}, not at the replaced chunk's {:?}",
-                    self.mins[r.start]
+                    "a replacement starts at {}, not at the replaced chunk's {}",
+                    crate::model::shell_text::stripped_key(first),
+                    crate::model::shell_text::stripped_key(&self.mins[r.start])
                 )));
             }
             let bound = self.mins.get(r.end).unwrap_or(&self.global_max);

@@ -8,10 +8,12 @@
 //!
 //! [`Cluster`]: crate::cluster::Cluster
 
+mod compression;
 pub mod event_codec;
 pub mod fast;
 pub mod header;
 pub mod json;
+mod keyframe_check;
 pub mod reader;
 pub mod replay;
 pub mod state_codec;

@@ -10,11 +10,13 @@ use std::time::{Duration, Instant};
 use super::chunk_cursor::{Batch, ChunkCursor};
 use super::cursor_docs::EncodedDocs;
 use super::state::State;
+use super::store_cursor::StoreCursor;
+use crate::cluster::MongoError;
 
 /// An unread cursor is killed after this long, unless `cursorTimeoutMillis` says otherwise.
 pub const CURSOR_TIMEOUT: Duration = Duration::from_secs(600);
 /// The bytes all open cursors hold at most.
-pub const CURSOR_BUDGET: usize = 512 << 20;
+pub const CURSOR_BUDGET: usize = 256 << 20;
 
 /// Open cursors by id.
 pub struct Cursors {
@@ -43,24 +45,33 @@ pub struct Cursor {
     held: usize,
 }
 
-/// What a cursor has left: encoded documents, or a lazy `config.chunks` read.
+/// What a cursor has left: encoded documents, or a lazy read of `config.chunks` or of kept
+/// documents.
 pub enum Rest {
     Docs(EncodedDocs),
     Chunks(Box<ChunkCursor>),
+    Store(Box<StoreCursor>),
 }
 
 impl Rest {
-    pub fn next_batch(&mut self, state: &State, n: usize, max_bytes: usize) -> Batch {
-        match self {
+    pub fn next_batch(
+        &mut self,
+        state: &State,
+        n: usize,
+        max_bytes: usize,
+    ) -> Result<Batch, MongoError> {
+        Ok(match self {
             Self::Docs(docs) => Batch::Encoded(docs.next_batch(n, max_bytes)),
             Self::Chunks(c) => c.next_batch(state, n, max_bytes),
-        }
+            Self::Store(c) => Batch::Encoded(c.next_batch(state, n, max_bytes)?),
+        })
     }
 
     pub fn done(&self, state: &State) -> bool {
         match self {
             Self::Docs(docs) => docs.is_empty(),
             Self::Chunks(c) => c.done(state),
+            Self::Store(c) => c.done(state),
         }
     }
 
@@ -68,6 +79,7 @@ impl Rest {
         match self {
             Self::Docs(docs) => docs.held(),
             Self::Chunks(_) => std::mem::size_of::<ChunkCursor>(),
+            Self::Store(_) => std::mem::size_of::<StoreCursor>(),
         }
     }
 }

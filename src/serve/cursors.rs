@@ -15,6 +15,7 @@ use super::query::{self, Projection};
 use super::raw_reply::Reply;
 use super::reply::{self, Answer, ok, opt_count, opt_doc};
 use super::state::State;
+use super::store_cursor::StoreCursor;
 use crate::cluster::MongoError;
 
 /// The first batch's default size, as servers use.
@@ -208,8 +209,13 @@ pub fn find(state: &mut State, db: &str, cmd: &Document) -> Result<Reply, MongoE
         .map(Projection::parse)
         .transpose()?;
     let limit = opt_count(cmd, "limit")?;
-    if db == "config" && coll == "chunks" && opt_doc(cmd, "sort")?.is_none_or(Document::is_empty) {
+    let unsorted = opt_doc(cmd, "sort")?.is_none_or(Document::is_empty);
+    if db == "config" && coll == "chunks" && unsorted {
         return find_chunks(state, cmd, filter, projection, limit);
+    }
+    let ns = format!("{db}.{coll}");
+    if db != "config" && unsorted && state.sessions.view(&ns).is_none() {
+        return find_kept(state, &ns, cmd, filter, projection, limit);
     }
     let docs = select(
         state,
@@ -229,10 +235,46 @@ pub fn find(state: &mut State, db: &str, cmd: &Document) -> Result<Reply, MongoE
         .max(usize::from(limit.is_some_and(|l| l < 0)));
     let single = reply::flag(cmd, "singleBatch") || limit.is_some_and(|l| l < 0);
     let first = take_batch(&mut docs, if batch == 0 { 0 } else { batch });
-    let ns = format!("{db}.{coll}");
     let id = if single { 0 } else { open(state, &ns, docs) };
     let reply = doc! { "cursor": { "firstBatch": first, "id": id, "ns": ns } };
     Ok(Reply::Doc(ok(with_note(state, db, &coll, reply))))
+}
+
+/// `find` on kept documents without a sort (outside a transaction's view): batches read as
+/// they are asked for.
+fn find_kept(
+    state: &mut State,
+    ns: &str,
+    cmd: &Document,
+    filter: Option<&Document>,
+    projection: Option<Projection>,
+    limit: Option<i64>,
+) -> Result<Reply, MongoError> {
+    if let Some(f) = filter {
+        // Surface a bad filter even when there is nothing to match against.
+        query::matches(&Document::new(), f)?;
+    }
+    let skip = usize::try_from(opt_count(cmd, "skip")?.unwrap_or(0))
+        .map_err(|_| MongoError::bad_value("skip value must be non-negative"))?;
+    let left = limit.filter(|l| *l != 0).map(|l| l.unsigned_abs() as usize);
+    let mut rest = Rest::Store(Box::new(StoreCursor::new(
+        ns, filter, projection, skip, left,
+    )));
+    let batch = opt_count(cmd, "batchSize")?
+        .map_or(DEFAULT_BATCH, |n| n.max(0) as usize)
+        .max(usize::from(limit.is_some_and(|l| l < 0)));
+    let single = reply::flag(cmd, "singleBatch") || limit.is_some_and(|l| l < 0);
+    let first = rest.next_batch(state, batch, BATCH_BYTES)?;
+    let id = if single || rest.done(state) {
+        0
+    } else {
+        insert(state, ns, rest)
+    };
+    let mut reply = cursor_reply(true, first, id, ns.to_string());
+    if let (Reply::Cursor { tail, .. }, Some(note)) = (&mut reply, state.read_note(ns)) {
+        crate::wire::encode::element(tail, "shardtop", &Bson::String(note));
+    }
+    Ok(reply)
 }
 
 /// `find` on `config.chunks` without a sort: batches built as they are asked for.
@@ -255,7 +297,7 @@ fn find_chunks(
         .map_or(DEFAULT_BATCH, |n| n.max(0) as usize)
         .max(usize::from(limit.is_some_and(|l| l < 0)));
     let single = reply::flag(cmd, "singleBatch") || limit.is_some_and(|l| l < 0);
-    let first = rest.next_batch(state, batch, BATCH_BYTES);
+    let first = rest.next_batch(state, batch, BATCH_BYTES)?;
     let ns = "config.chunks";
     let id = if single || rest.done(state) {
         0
@@ -283,7 +325,13 @@ pub fn get_more(state: &mut State, cmd: &Document) -> Result<Reply, MongoError> 
         .cursors
         .take(id)
         .ok_or_else(|| reply::cursor_not_found(id))?;
-    let batch = cursor.rest.next_batch(state, n, BATCH_BYTES);
+    let batch = match cursor.rest.next_batch(state, n, BATCH_BYTES) {
+        Ok(b) => b,
+        Err(e) => {
+            state.cursors.put_back(id, cursor);
+            return Err(e);
+        }
+    };
     let ns = cursor.ns.clone();
     let next = if cursor.rest.done(state) {
         0

@@ -56,6 +56,7 @@ mod sharding;
 mod shared;
 mod state;
 mod store;
+mod store_cursor;
 mod system_sessions;
 mod transactions;
 mod txn;

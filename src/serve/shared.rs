@@ -135,15 +135,9 @@ impl Shared {
     }
 
     fn answer_locked(&self, state: &mut State, cmd: &Document, ctx: Context) -> Reply {
-        let mut answer = || super::commands::answer(state, cmd, ctx);
-        // A long command keeps its thread; the runtime moves the other connections' tasks off it.
-        let multi_thread = tokio::runtime::Handle::try_current()
-            .is_ok_and(|h| h.runtime_flavor() == tokio::runtime::RuntimeFlavor::MultiThread);
-        let reply = if multi_thread {
-            tokio::task::block_in_place(answer)
-        } else {
-            answer()
-        };
+        // Events of the simulator's run before the server started are in the logs first.
+        super::changelog::record(state);
+        let reply = super::commands::answer(state, cmd, ctx);
         self.answered
             .store(state.commands_answered, Ordering::Release);
         super::changelog::record(state);

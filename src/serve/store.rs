@@ -86,6 +86,19 @@ impl Store {
             .flat_map(|d| d.by_seq.iter().map(|(s, x)| (*s, x)))
     }
 
+    /// The documents of `ns` from insertion number `start` on, in natural order.
+    pub fn range(
+        &self,
+        ns: &str,
+        start: std::ops::Bound<u64>,
+    ) -> impl Iterator<Item = (u64, &Stored)> + '_ {
+        self.colls.get(ns).into_iter().flat_map(move |d| {
+            d.by_seq
+                .range((start, std::ops::Bound::Unbounded))
+                .map(|(s, x)| (*s, x))
+        })
+    }
+
     /// Documents kept for `ns`.
     pub fn len(&self, ns: &str) -> u64 {
         self.colls.get(ns).map_or(0, |d| d.by_seq.len() as u64)

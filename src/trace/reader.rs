@@ -36,7 +36,7 @@ fn bad(path: &Path, line: u64, msg: impl std::fmt::Display) -> TraceError {
     }
 }
 
-fn io_err(path: &Path, e: &io::Error) -> TraceError {
+pub(super) fn io_err(path: &Path, e: &io::Error) -> TraceError {
     TraceError {
         input: false,
         message: format!("cannot read {}: {e}", path.display()),
@@ -186,7 +186,7 @@ impl TraceFile {
     /// Opens, decompresses if needed, and validates a trace.
     pub fn open(path: &Path, opts: ReadOptions) -> Result<Self, TraceError> {
         let mut warnings = Vec::new();
-        let (readable, temp) = match compression_of(path, &mut warnings)? {
+        let (readable, temp) = match super::compression::of_content(path, &mut warnings)? {
             Compression::None => (path.to_path_buf(), None),
             c => {
                 let temp = decompress(path, c, &mut warnings)?;
@@ -268,9 +268,8 @@ impl TraceFile {
                     // A live recording is keyframes only, each poll's state.
                     if let Some(replayed) = &state
                         && self.header.scenario.is_some()
-                        && placement(replayed) != placement(&s)
+                        && let Some(at) = super::keyframe_check::difference(replayed, &s)
                     {
-                        let at = first_difference(&placement(replayed), &placement(&s), "");
                         return Err(bad(
                             &path,
                             line_no,
@@ -406,47 +405,6 @@ impl TraceFile {
     }
 }
 
-/// What a keyframe must agree on with the state its events led to: the shards, the databases'
-/// primaries, and each collection's key and chunks (bounds, owners, versions, sizes, jumbo
-/// flags). The rest of a keyframe (the balancer's schedule, the recent-writes window, bytes
-/// written since a split) is the recorder's own bookkeeping, which events do not carry.
-fn placement(c: &Cluster) -> Value {
-    let v = state_codec::encode(c);
-    let frame = &v["keyframe"];
-    let pick = |o: &Value, keys: &[&str]| -> Value {
-        keys.iter()
-            .map(|k| (k.to_string(), o[*k].clone()))
-            .collect::<serde_json::Map<_, _>>()
-            .into()
-    };
-    let collections: Vec<Value> = frame["collections"]
-        .as_array()
-        .map(|colls| {
-            colls
-                .iter()
-                .map(|coll| {
-                    let chunks: Vec<Value> = coll["chunks"]
-                        .as_array()
-                        .map(|chs| {
-                            chs.iter()
-                                .map(|ch| {
-                                    pick(ch, &["min", "shard", "v", "docs", "bytes", "jumbo"])
-                                })
-                                .collect()
-                        })
-                        .unwrap_or_default();
-                    serde_json::json!({ "ns": coll["ns"], "key": coll["key"], "chunks": chunks })
-                })
-                .collect()
-        })
-        .unwrap_or_default();
-    serde_json::json!({
-        "shards": frame["shards"],
-        "databases": frame["databases"],
-        "collections": collections,
-    })
-}
-
 enum Probed {
     Line(Value),
     Event(Event),
@@ -459,41 +417,6 @@ pub(super) enum Read1 {
     /// An event kind of a newer minor version: skipped.
     Unknown,
     End,
-}
-
-/// The compression of the file at `path`, by its first bytes (gzip's and zstd's magic numbers);
-/// a name that says otherwise is a warning.
-fn compression_of(path: &Path, warnings: &mut Vec<String>) -> Result<Compression, TraceError> {
-    let mut head = [0u8; 4];
-    let mut file = File::open(path).map_err(|e| io_err(path, &e))?;
-    let mut n = 0;
-    while n < head.len() {
-        match file.read(&mut head[n..]) {
-            Ok(0) => break,
-            Ok(k) => n += k,
-            Err(e) => return Err(io_err(path, &e)),
-        }
-    }
-    let found = match &head[..n] {
-        [0x1f, 0x8b, ..] => Compression::Gzip,
-        [0x28, 0xb5, 0x2f, 0xfd] => Compression::Zstd,
-        _ => Compression::None,
-    };
-    let named = Compression::of(path);
-    if named != found {
-        let what = |c: Compression| match c {
-            Compression::Gzip => "gzip-compressed",
-            Compression::Zstd => "zstd-compressed",
-            Compression::None => "not compressed",
-        };
-        warnings.push(format!(
-            "{}: the name says {} but the file is {}; read as what it is",
-            path.display(),
-            what(named),
-            what(found)
-        ));
-    }
-    Ok(found)
 }
 
 fn decompress(
@@ -520,30 +443,4 @@ fn decompress(
         }
     }
     Ok(temp.into_temp_path())
-}
-
-/// The path of the first field where `a` and `b` differ.
-fn first_difference(a: &Value, b: &Value, path: &str) -> String {
-    match (a, b) {
-        (Value::Object(x), Value::Object(y)) => {
-            x.iter().find(|(k, v)| y.get(*k) != Some(*v)).map_or_else(
-                || path.to_string(),
-                |(k, v)| {
-                    let p = if path.is_empty() {
-                        k.clone()
-                    } else {
-                        format!("{path}.{k}")
-                    };
-                    y.get(k).map_or(p.clone(), |w| first_difference(v, w, &p))
-                },
-            )
-        }
-        (Value::Array(x), Value::Array(y)) if x.len() == y.len() => {
-            x.iter().zip(y).position(|(v, w)| v != w).map_or_else(
-                || path.to_string(),
-                |i| first_difference(&x[i], &y[i], &format!("{path}[{i}]")),
-            )
-        }
-        _ => path.to_string(),
-    }
 }

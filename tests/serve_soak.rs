@@ -1,0 +1,334 @@
+//! A soak of the real `shardtop serve` (issue 20): many clients at once on loopback — writers,
+//! readers that leave cursors open, change streams, clients that drop the connection in the
+//! middle of a reply, clients that send half a message and stall — for a bounded time
+//! (`SHARDTOP_SOAK_SECS`, default 45; `SOAK_ONLY=wrcd` picks writers, readers, change streams,
+//! droppers), with the server's memory sampled from /proc. The peak
+//! stays under a bound, the memory comes back near the start once the clients leave (what is
+//! still held is the documents written), and every acknowledged write is there afterwards. It
+//! prints its numbers (peak memory, requests served, errors by code).
+#![allow(clippy::unwrap_used)]
+
+use std::collections::BTreeMap;
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Command, Stdio};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use bson::{Document, doc};
+use futures::TryStreamExt;
+use mongodb::Client;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
+use tokio::sync::Mutex;
+
+/// The server's resident memory may never pass this.
+const PEAK_BOUND_MB: u64 = 512;
+/// What serve holds for each document written through it and kept: the document, its `_id`
+/// index entry, its change event, the simulator's bookkeeping (measured: about 7 KB).
+const KEPT_BYTES_PER_WRITE: u64 = 8 * 1024;
+
+struct Serve {
+    child: Child,
+    addr: String,
+}
+
+impl Serve {
+    fn start() -> Self {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_shardtop"))
+            .args([
+                "serve",
+                "--listen",
+                "127.0.0.1:0",
+                "--server-version",
+                "8.0",
+            ])
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut line = String::new();
+        BufReader::new(child.stderr.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        let addr = line
+            .split("listening on ")
+            .nth(1)
+            .and_then(|r| r.split_whitespace().next())
+            .unwrap()
+            .to_string();
+        Self { child, addr }
+    }
+
+    /// Resident memory in MB (`VmRSS`).
+    fn rss_mb(&self) -> u64 {
+        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id())).unwrap();
+        let kb: u64 = status
+            .lines()
+            .find(|l| l.starts_with("VmRSS:"))
+            .and_then(|l| l.split_whitespace().nth(1))
+            .and_then(|n| n.parse().ok())
+            .unwrap();
+        kb / 1024
+    }
+}
+
+impl Drop for Serve {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[derive(Default)]
+struct Tally {
+    requests: AtomicU64,
+    errors: Mutex<BTreeMap<i32, u64>>,
+    acknowledged: Mutex<Vec<i64>>,
+}
+
+impl Tally {
+    async fn error(&self, e: &mongodb::error::Error) {
+        let code = match &*e.kind {
+            mongodb::error::ErrorKind::Command(c) => c.code,
+            mongodb::error::ErrorKind::Write(mongodb::error::WriteFailure::WriteError(w)) => w.code,
+            _ => -1,
+        };
+        *self.errors.lock().await.entry(code).or_default() += 1;
+    }
+}
+
+async fn writer(client: Client, id: i64, stop: Arc<AtomicBool>, tally: Arc<Tally>) {
+    let c = client.database("soak").collection::<Document>("events");
+    let mut n = 0i64;
+    while !stop.load(Ordering::Relaxed) {
+        let key = id * 1_000_000_000 + n;
+        n += 1;
+        tally.requests.fetch_add(1, Ordering::Relaxed);
+        match c
+            .insert_one(doc! { "_id": key, "w": id, "payload": "x".repeat(200) })
+            .await
+        {
+            Ok(_) => tally.acknowledged.lock().await.push(key),
+            Err(e) => tally.error(&e).await,
+        }
+    }
+}
+
+async fn reader(client: Client, stop: Arc<AtomicBool>, tally: Arc<Tally>) {
+    let db = client.database("soak");
+    while !stop.load(Ordering::Relaxed) {
+        tally.requests.fetch_add(2, Ordering::Relaxed);
+        // A cursor opened and left behind (the server keeps it until its connection goes).
+        if let Err(e) = db
+            .run_command(doc! { "find": "events", "batchSize": 5 })
+            .await
+        {
+            tally.error(&e).await;
+        }
+        let c = db.collection::<Document>("events");
+        match c.find(doc! { "w": { "$in": [1, 2, 3] } }).limit(200).await {
+            Ok(cursor) => {
+                if let Err(e) = cursor.try_collect::<Vec<_>>().await {
+                    tally.error(&e).await;
+                }
+            }
+            Err(e) => tally.error(&e).await,
+        }
+    }
+}
+
+async fn watcher(client: Client, stop: Arc<AtomicBool>, tally: Arc<Tally>) {
+    let c = client.database("soak").collection::<Document>("events");
+    while !stop.load(Ordering::Relaxed) {
+        tally.requests.fetch_add(1, Ordering::Relaxed);
+        match c.watch().await {
+            Ok(mut stream) => {
+                for _ in 0..5 {
+                    let next =
+                        tokio::time::timeout(Duration::from_secs(2), stream.try_next()).await;
+                    if let Ok(Err(e)) = next {
+                        tally.error(&e).await;
+                        break;
+                    }
+                }
+            }
+            Err(e) => tally.error(&e).await,
+        }
+    }
+}
+
+/// A find over many documents whose reply is never read: the connection drops mid-reply.
+async fn dropper(addr: String, stop: Arc<AtomicBool>, tally: Arc<Tally>) {
+    while !stop.load(Ordering::Relaxed) {
+        tally.requests.fetch_add(1, Ordering::Relaxed);
+        let Ok(mut s) = TcpStream::connect(&addr).await else {
+            continue;
+        };
+        let mut body = Vec::new();
+        doc! { "find": "events", "batchSize": 50_000, "$db": "soak" }
+            .to_writer(&mut body)
+            .unwrap();
+        let mut m = Vec::new();
+        m.extend_from_slice(&((16 + 5 + body.len()) as i32).to_le_bytes());
+        m.extend_from_slice(&1i32.to_le_bytes());
+        m.extend_from_slice(&0i32.to_le_bytes());
+        m.extend_from_slice(&2013i32.to_le_bytes());
+        m.extend_from_slice(&0u32.to_le_bytes());
+        m.push(0);
+        m.extend_from_slice(&body);
+        let _ = s.write_all(&m).await;
+        let mut some = [0u8; 64];
+        let _ = s.read(&mut some).await;
+        drop(s);
+        // And half a message, then gone.
+        if let Ok(mut s) = TcpStream::connect(&addr).await {
+            let _ = s.write_all(&10_000_000i32.to_le_bytes()).await;
+            let _ = s.write_all(&[0u8; 4096]).await;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+/// The clients of the soak: writers, readers (each with a client of its own), change streams,
+/// and clients that drop their connection mid-reply or stall mid-message.
+async fn clients(
+    serve: &Serve,
+    client: &Client,
+    uri: &str,
+    stop: &Arc<AtomicBool>,
+    tally: &Arc<Tally>,
+) -> Vec<tokio::task::JoinHandle<()>> {
+    let mut tasks = Vec::new();
+    let only = std::env::var("SOAK_ONLY").unwrap_or_default();
+    let on = |k: &str| only.is_empty() || only.contains(k);
+    for id in 0..8 {
+        if !on("w") {
+            break;
+        }
+        tasks.push(tokio::spawn(writer(
+            client.clone(),
+            id,
+            Arc::clone(stop),
+            Arc::clone(tally),
+        )));
+    }
+    for _ in 0..6 {
+        if !on("r") {
+            break;
+        }
+        // Each reader on a client of its own, dropped when it ends (its cursors with it).
+        let own = Client::with_uri_str(uri).await.unwrap();
+        tasks.push(tokio::spawn(reader(
+            own,
+            Arc::clone(stop),
+            Arc::clone(tally),
+        )));
+    }
+    for _ in 0..3 {
+        if !on("c") {
+            break;
+        }
+        tasks.push(tokio::spawn(watcher(
+            client.clone(),
+            Arc::clone(stop),
+            Arc::clone(tally),
+        )));
+    }
+    for _ in 0..3 {
+        if !on("d") {
+            break;
+        }
+        tasks.push(tokio::spawn(dropper(
+            serve.addr.clone(),
+            Arc::clone(stop),
+            Arc::clone(tally),
+        )));
+    }
+    tasks
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn serve_under_mixed_load_keeps_its_memory_bounded_and_loses_no_write() {
+    let secs: u64 = std::env::var("SHARDTOP_SOAK_SECS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(45);
+    let serve = Serve::start();
+    let uri = format!(
+        "mongodb://{}/?directConnection=true&serverSelectionTimeoutMS=10000&maxPoolSize=50",
+        serve.addr
+    );
+    let client = Client::with_uri_str(&uri).await.unwrap();
+    client
+        .database("admin")
+        .run_command(doc! { "ping": 1 })
+        .await
+        .unwrap();
+    let start_mb = serve.rss_mb();
+    let stop = Arc::new(AtomicBool::new(false));
+    let tally = Arc::new(Tally::default());
+    let tasks = clients(&serve, &client, &uri, &stop, &tally).await;
+    let started = Instant::now();
+    let mut peak_mb = start_mb;
+    while started.elapsed() < Duration::from_secs(secs) {
+        tokio::time::sleep(Duration::from_millis(250)).await;
+        peak_mb = peak_mb.max(serve.rss_mb());
+        assert!(peak_mb < PEAK_BOUND_MB, "serve holds {peak_mb} MB");
+    }
+    stop.store(true, Ordering::Relaxed);
+    for t in tasks {
+        let _ = tokio::time::timeout(Duration::from_secs(30), t).await;
+    }
+    // Every acknowledged write is there.
+    let acknowledged = tally.acknowledged.lock().await.clone();
+    let events = client.database("soak").collection::<Document>("events");
+    let stored = events.count_documents(doc! {}).await.unwrap();
+    assert_eq!(
+        stored,
+        acknowledged.len() as u64,
+        "acknowledged writes lost"
+    );
+    for key in acknowledged.iter().step_by(97) {
+        assert!(
+            events
+                .find_one(doc! { "_id": key })
+                .await
+                .unwrap()
+                .is_some(),
+            "acknowledged write {key} lost"
+        );
+    }
+    // The clients gone (the readers' with their cursors), the memory comes back near the start:
+    // what stays is the documents written (about 300 bytes each as kept).
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    let status = client
+        .database("admin")
+        .run_command(doc! { "serverStatus": 1 })
+        .await
+        .unwrap();
+    let open = status
+        .get_document("metrics")
+        .and_then(|m| m.get_document("cursor"))
+        .and_then(|c| c.get_document("open"))
+        .unwrap()
+        .get("total")
+        .cloned();
+    let end_mb = serve.rss_mb();
+    let kept_mb = acknowledged.len() as u64 * KEPT_BYTES_PER_WRITE / (1 << 20);
+    let errors = tally.errors.lock().await.clone();
+    println!(
+        "soak: {secs} s, {} requests, {} acknowledged writes, memory start {start_mb} MB, peak \
+         {peak_mb} MB, end {end_mb} MB (what the kept documents hold ≈ {kept_mb} MB), cursors still open \
+         {open:?}, errors by code {errors:?}",
+        tally.requests.load(Ordering::Relaxed),
+        acknowledged.len()
+    );
+    assert!(
+        end_mb <= start_mb + kept_mb + 32,
+        "memory did not come back: start {start_mb} MB, end {end_mb} MB, kept ≈ {kept_mb} MB"
+    );
+    assert!(
+        errors.keys().all(|code| *code == 43),
+        "errors other than CursorNotFound: {errors:?}"
+    );
+}

@@ -438,3 +438,26 @@ async fn filters_and_pipelines_nested_to_the_limit_are_answered() {
     assert_eq!(reply.get_f64("ok").unwrap(), 1.0, "{reply}");
     assert_eq!(ping(&mut s).await.get_f64("ok").unwrap(), 1.0);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn cursors_die_with_their_session() {
+    let (_server, client, _) = server().await;
+    fill(&client, 500).await;
+    let db = client.database("app");
+    let mut session = client.start_session().await.unwrap();
+    let reply = db
+        .run_command(doc! { "find": "c", "batchSize": 2 })
+        .session(&mut session)
+        .await
+        .unwrap();
+    assert_ne!(
+        reply.get_document("cursor").unwrap().get_i64("id").unwrap(),
+        0
+    );
+    assert_eq!(open_cursors(&client).await, 1);
+    let lsid = session.id().clone();
+    common::admin(&client, doc! { "endSessions": [lsid] })
+        .await
+        .unwrap();
+    assert_eq!(open_cursors(&client).await, 0);
+}

@@ -61,6 +61,7 @@ pub fn answer(state: &mut State, cmd: &Document, ctx: Context) -> Reply {
         _ => "admin".to_string(),
     };
     state.connection = ctx.connection_id;
+    state.session = super::txn::session_id(cmd);
     let _limit = super::deadline::Limit::of(cmd);
     let result = if ADMIN_ONLY.contains(&name.as_str()) && db != "admin" {
         Err(MongoError {
@@ -88,6 +89,29 @@ pub fn answer(state: &mut State, cmd: &Document, ctx: Context) -> Reply {
             Reply::Doc(super::transactions::labelled(reply::error(&e), &e, in_txn))
         })
         .with_cluster_time(state.cluster_time())
+}
+
+/// `endSessions` / `killSessions`: the cursors of those sessions are killed, as a server kills
+/// them with their session (`KillSessionsCursorManagerVisitor`, src/mongo/db/cursor_manager.cpp).
+fn end_sessions(state: &mut State, name: &str, cmd: &Document) -> Document {
+    let ids: Vec<Vec<u8>> = match cmd.get(name) {
+        Some(Bson::Array(list)) => list
+            .iter()
+            .filter_map(|l| match l {
+                Bson::Document(d) => super::txn::session_id(&bson::doc! { "lsid": d.clone() }),
+                _ => None,
+            })
+            .collect(),
+        _ => Vec::new(),
+    };
+    let killed = state.cursors.kill_of_sessions(&ids);
+    if killed > 0 {
+        super::log::line(
+            state.log.as_deref(),
+            &format!("{name}: killed {killed} cursors of the ended sessions"),
+        );
+    }
+    reply::ok(Document::new())
 }
 
 /// Commands that read nothing of the cluster's state (its version aside): answered without
@@ -190,7 +214,8 @@ fn dispatch_doc(state: &mut State, name: &str, db: &str, cmd: &Document, ctx: Co
         "setParameter" => super::parameters::set(state, cmd),
         "getCmdLineOpts" => handshake::get_cmd_line_opts(state),
         "getLog" => handshake::get_log(cmd),
-        "ping" | "endSessions" => Ok(reply::ok(Document::new())),
+        "ping" => Ok(reply::ok(Document::new())),
+        "endSessions" | "killSessions" => Ok(end_sessions(state, &name, cmd)),
         "connectionStatus" => handshake::connection_status(),
         "hostInfo" => handshake::host_info(state),
         "whatsmyuri" => handshake::whats_my_uri(ctx),

@@ -1,6 +1,6 @@
 //! The open cursors of `find` and `aggregate` (change streams keep their own, `change_stream`):
 //! what each has left, the connection that opened it and when it was last read. A cursor is
-//! killed when its connection closes, after [`CURSOR_TIMEOUT`] unread (a server's
+//! killed when its connection closes or its session ends, after [`CURSOR_TIMEOUT`] unread (a server's
 //! `cursorTimeoutMillis`, 10 minutes by default: src/mongo/db/cursor_server_params.idl), and — least
 //! recently read first — when all of them together would hold more than [`CURSOR_BUDGET`] bytes.
 
@@ -41,6 +41,7 @@ pub struct Cursor {
     pub ns: String,
     pub rest: Rest,
     owner: i64,
+    session: Option<Vec<u8>>,
     used: Instant,
     held: usize,
 }
@@ -87,7 +88,13 @@ impl Rest {
 impl Cursors {
     /// Opens a cursor of connection `owner`; its id, and how many least recently read cursors
     /// were killed to keep within [`CURSOR_BUDGET`].
-    pub fn open(&mut self, ns: &str, rest: Rest, owner: i64) -> (i64, usize) {
+    pub fn open(
+        &mut self,
+        ns: &str,
+        rest: Rest,
+        owner: i64,
+        session: Option<Vec<u8>>,
+    ) -> (i64, usize) {
         let held = rest.held();
         let mut evicted = 0;
         while self.held + held > CURSOR_BUDGET {
@@ -109,6 +116,7 @@ impl Cursors {
             ns: ns.to_string(),
             rest,
             owner,
+            session,
             used: Instant::now(),
             held,
         };
@@ -138,6 +146,11 @@ impl Cursors {
     /// Kills the cursors of connection `owner`; how many.
     pub fn kill_owned_by(&mut self, owner: i64) -> usize {
         self.kill_where(|c| c.owner == owner)
+    }
+
+    /// Kills the cursors of the sessions `ids`; how many.
+    pub fn kill_of_sessions(&mut self, ids: &[Vec<u8>]) -> usize {
+        self.kill_where(|c| c.session.as_ref().is_some_and(|s| ids.contains(s)))
     }
 
     /// Kills the cursors unread for the cursor timeout at `now`; how many.

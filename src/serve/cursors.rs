@@ -59,7 +59,8 @@ fn open(state: &mut State, ns: &str, docs: VecDeque<Document>) -> i64 {
 }
 
 fn insert(state: &mut State, ns: &str, rest: Rest) -> i64 {
-    let (id, evicted) = state.cursors.open(ns, rest, state.connection);
+    let session = state.session.clone();
+    let (id, evicted) = state.cursors.open(ns, rest, state.connection, session);
     if evicted > 0 {
         let (n, held) = state.cursors.usage();
         super::log::line(

@@ -34,8 +34,10 @@ pub struct State {
     pub paused: bool,
     pub log: Option<Arc<CommandLog>>,
     pub cursors: Cursors,
-    /// The connection whose command is being answered (cursors belong to it).
+    /// The connection whose command is being answered, and its session (`lsid`): cursors
+    /// belong to both.
     pub connection: i64,
+    pub session: Option<Vec<u8>>,
     /// Wall-clock start, seconds since the Unix epoch (dates in the config database count from
     /// it plus the simulator's virtual time).
     pub started_secs: u64,
@@ -87,6 +89,7 @@ impl State {
             log,
             cursors: Cursors::default(),
             connection: 0,
+            session: None,
             started_secs,
             started: Instant::now(),
             unsharded: BTreeMap::new(),

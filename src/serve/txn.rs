@@ -109,7 +109,7 @@ fn invalid(m: &str) -> MongoError {
 }
 
 /// The session id of `lsid: {id: UUID}`.
-fn session_id(cmd: &Document) -> Option<Vec<u8>> {
+pub(super) fn session_id(cmd: &Document) -> Option<Vec<u8>> {
     match cmd.get_document("lsid").ok()?.get("id")? {
         Bson::Binary(b) => Some(b.bytes.clone()),
         other => Some(other.to_string().into_bytes()),

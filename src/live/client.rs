@@ -306,4 +306,16 @@ mod tests {
         );
         assert_eq!(redact("mongodb://db1"), "mongodb://db1");
     }
+
+    #[test]
+    fn driver_errors_are_told_without_their_debug_text() {
+        let selection = "No available servers. Topology: { Type: Unknown, Servers: [ { Address: \
+                         127.0.0.1:1, Type: Unknown, Error: Kind: I/O error: Connection refused \
+                         (os error 111), labels: {\"RetryableError\"}, source: None } ] }";
+        assert_eq!(
+            server_error(selection),
+            "I/O error: Connection refused (os error 111)"
+        );
+        assert_eq!(server_error("nothing said"), "no server answered");
+    }
 }

@@ -37,9 +37,12 @@ fn benches(c: &mut Criterion) {
     let mut lab = filled(100_000);
     let list: Vec<Bson> = (0..4000).map(|i| Bson::Int32(i * 2)).collect();
     let count = doc! { "count": "c", "query": { "v": { "$in": list } }, "$db": "app" };
-    group.bench_function("count with $in of 4,000 values over 100,000 documents", |b| {
-        b.iter(|| ok(&lab.answer(&count)));
-    });
+    group.bench_function(
+        "count with $in of 4,000 values over 100,000 documents",
+        |b| {
+            b.iter(|| ok(&lab.answer(&count)));
+        },
+    );
     let values: Vec<i32> = (0..80_000).collect();
     let mut id = 1_000_000;
     group.bench_function("$push $each of 80,000 values", |b| {

@@ -219,15 +219,53 @@ pub(super) fn apply(
             docs.truncate(count_of(n, "$limit")?);
             Ok(docs)
         }
-        ("$count", Bson::String(field)) => Ok(if docs.is_empty() {
-            Vec::new()
-        } else {
-            vec![doc! { field: docs.len() as i32 }]
+        ("$count", Bson::String(field)) => count_field(field).map(|()| {
+            if docs.is_empty() {
+                Vec::new()
+            } else {
+                vec![doc! { field: docs.len() as i32 }]
+            }
         }),
         ("$project", Bson::Document(p)) => project(p, &docs),
         ("$group", Bson::Document(g)) => group(g, &docs),
         (other, _) if other.starts_with('$') => Err(unknown_stage(other)),
         (other, _) => Err(unknown_stage(other)),
+    }
+}
+
+/// `$count`'s field name, checked as `DocumentSourceCount` checks it
+/// (src/mongo/db/pipeline/document_source_count.cpp).
+fn count_field(field: &str) -> Result<(), MongoError> {
+    let refused = if field.is_empty() {
+        Some((
+            40157,
+            "Location40157",
+            "the count field must be a non-empty string",
+        ))
+    } else if field.starts_with('$') {
+        Some((
+            40158,
+            "Location40158",
+            "the count field cannot be a $-prefixed path",
+        ))
+    } else if field.contains('\0') {
+        Some((
+            40159,
+            "Location40159",
+            "the count field cannot contain a null byte",
+        ))
+    } else if field.contains('.') {
+        Some((40160, "Location40160", "the count field cannot contain '.'"))
+    } else {
+        None
+    };
+    match refused {
+        Some((code, code_name, m)) => Err(MongoError {
+            code,
+            code_name,
+            message: m.to_string(),
+        }),
+        None => Ok(()),
     }
 }
 

@@ -63,6 +63,13 @@ fn normalized(spec: &Document) -> Result<Document, MongoError> {
     let key = reply::doc_arg(spec, "key")?;
     validate_key(key)?;
     let name = match spec.get("name") {
+        Some(Bson::String(n)) if n.contains('\0') => {
+            return Err(MongoError {
+                code: 67,
+                code_name: "CannotCreateIndex",
+                message: "The index name cannot contain a null byte".into(),
+            });
+        }
         Some(Bson::String(n)) => n.clone(),
         _ => super::handshake::index_name(key),
     };

@@ -56,8 +56,12 @@ pub fn index_key(buf: &mut [u8; 20], mut i: usize) -> &str {
     std::str::from_utf8(&buf[at..]).unwrap_or("0")
 }
 
+/// A key: a NUL ends it in BSON, so a key holding one (a name taken from a client's string that
+/// no check refused) is cut there rather than corrupting the document.
 fn cstring(out: &mut Vec<u8>, s: &str) {
-    out.extend_from_slice(s.as_bytes());
+    let bytes = s.as_bytes();
+    let end = bytes.iter().position(|b| *b == 0).unwrap_or(bytes.len());
+    out.extend_from_slice(&bytes[..end]);
     out.push(0);
 }
 

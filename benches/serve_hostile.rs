@@ -4,7 +4,7 @@
 //! of 80,000 values and `$addToSet` of 80,000 (quadratic before: about 26 s).
 //!
 //! Run: `cargo bench --bench serve_hostile -- --warm-up-time 1 --measurement-time 5`.
-#![allow(clippy::unwrap_used)]
+#![allow(clippy::unwrap_used, clippy::float_cmp)]
 
 use bson::{Bson, Document, doc};
 use criterion::{Criterion, criterion_group, criterion_main};

@@ -215,7 +215,7 @@ fn dispatch_doc(state: &mut State, name: &str, db: &str, cmd: &Document, ctx: Co
         "getCmdLineOpts" => handshake::get_cmd_line_opts(state),
         "getLog" => handshake::get_log(cmd),
         "ping" => Ok(reply::ok(Document::new())),
-        "endSessions" | "killSessions" => Ok(end_sessions(state, &name, cmd)),
+        "endSessions" | "killSessions" => Ok(end_sessions(state, name, cmd)),
         "connectionStatus" => handshake::connection_status(),
         "hostInfo" => handshake::host_info(state),
         "whatsmyuri" => handshake::whats_my_uri(ctx),

@@ -241,6 +241,49 @@ pub fn find(state: &mut State, db: &str, cmd: &Document) -> Result<Reply, MongoE
     Ok(Reply::Doc(ok(with_note(state, db, &coll, reply))))
 }
 
+/// How a lazy `find` reads: its skip, the documents its limit leaves, its first batch's size,
+/// and whether it is one batch only.
+struct LazyFind {
+    skip: usize,
+    left: Option<usize>,
+    batch: usize,
+    single: bool,
+}
+
+impl LazyFind {
+    fn of(
+        cmd: &Document,
+        filter: Option<&Document>,
+        limit: Option<i64>,
+    ) -> Result<Self, MongoError> {
+        if let Some(f) = filter {
+            // Surface a bad filter even when there is nothing to match against.
+            query::matches(&Document::new(), f)?;
+        }
+        let skip = usize::try_from(opt_count(cmd, "skip")?.unwrap_or(0))
+            .map_err(|_| MongoError::bad_value("skip value must be non-negative"))?;
+        Ok(Self {
+            skip,
+            left: limit.filter(|l| *l != 0).map(|l| l.unsigned_abs() as usize),
+            batch: opt_count(cmd, "batchSize")?
+                .map_or(DEFAULT_BATCH, |n| n.max(0) as usize)
+                .max(usize::from(limit.is_some_and(|l| l < 0))),
+            single: reply::flag(cmd, "singleBatch") || limit.is_some_and(|l| l < 0),
+        })
+    }
+
+    /// The first batch of `rest`, and a cursor over what it has left.
+    fn answer(&self, state: &mut State, ns: &str, mut rest: Rest) -> Result<Reply, MongoError> {
+        let first = rest.next_batch(state, self.batch, BATCH_BYTES)?;
+        let id = if self.single || rest.done(state) {
+            0
+        } else {
+            insert(state, ns, rest)
+        };
+        Ok(cursor_reply(true, first, id, ns.to_string()))
+    }
+}
+
 /// `find` on kept documents without a sort (outside a transaction's view): batches read as
 /// they are asked for.
 fn find_kept(
@@ -251,27 +294,9 @@ fn find_kept(
     projection: Option<Projection>,
     limit: Option<i64>,
 ) -> Result<Reply, MongoError> {
-    if let Some(f) = filter {
-        // Surface a bad filter even when there is nothing to match against.
-        query::matches(&Document::new(), f)?;
-    }
-    let skip = usize::try_from(opt_count(cmd, "skip")?.unwrap_or(0))
-        .map_err(|_| MongoError::bad_value("skip value must be non-negative"))?;
-    let left = limit.filter(|l| *l != 0).map(|l| l.unsigned_abs() as usize);
-    let mut rest = Rest::Store(Box::new(StoreCursor::new(
-        ns, filter, projection, skip, left,
-    )));
-    let batch = opt_count(cmd, "batchSize")?
-        .map_or(DEFAULT_BATCH, |n| n.max(0) as usize)
-        .max(usize::from(limit.is_some_and(|l| l < 0)));
-    let single = reply::flag(cmd, "singleBatch") || limit.is_some_and(|l| l < 0);
-    let first = rest.next_batch(state, batch, BATCH_BYTES)?;
-    let id = if single || rest.done(state) {
-        0
-    } else {
-        insert(state, ns, rest)
-    };
-    let mut reply = cursor_reply(true, first, id, ns.to_string());
+    let how = LazyFind::of(cmd, filter, limit)?;
+    let cursor = StoreCursor::new(ns, filter, projection, how.skip, how.left);
+    let mut reply = how.answer(state, ns, Rest::Store(Box::new(cursor)))?;
     if let (Reply::Cursor { tail, .. }, Some(note)) = (&mut reply, state.read_note(ns)) {
         crate::wire::encode::element(tail, "shardtop", &Bson::String(note));
     }
@@ -286,26 +311,9 @@ fn find_chunks(
     projection: Option<Projection>,
     limit: Option<i64>,
 ) -> Result<Reply, MongoError> {
-    if let Some(f) = filter {
-        // Surface a bad filter even when there is nothing to match against.
-        query::matches(&Document::new(), f)?;
-    }
-    let skip = usize::try_from(opt_count(cmd, "skip")?.unwrap_or(0))
-        .map_err(|_| MongoError::bad_value("skip value must be non-negative"))?;
-    let left = limit.filter(|l| *l != 0).map(|l| l.unsigned_abs() as usize);
-    let mut rest = Rest::Chunks(Box::new(ChunkCursor::new(filter, projection, skip, left)));
-    let batch = opt_count(cmd, "batchSize")?
-        .map_or(DEFAULT_BATCH, |n| n.max(0) as usize)
-        .max(usize::from(limit.is_some_and(|l| l < 0)));
-    let single = reply::flag(cmd, "singleBatch") || limit.is_some_and(|l| l < 0);
-    let first = rest.next_batch(state, batch, BATCH_BYTES)?;
-    let ns = "config.chunks";
-    let id = if single || rest.done(state) {
-        0
-    } else {
-        insert(state, ns, rest)
-    };
-    Ok(cursor_reply(true, first, id, ns.to_string()))
+    let how = LazyFind::of(cmd, filter, limit)?;
+    let cursor = ChunkCursor::new(filter, projection, how.skip, how.left);
+    how.answer(state, "config.chunks", Rest::Chunks(Box::new(cursor)))
 }
 
 /// `getMore`.

@@ -77,19 +77,23 @@ for t in "${TARGETS[@]}"; do
         -max_len="$(max_len "$t")" -print_final_stats=1 ${FUZZ_ARGS:-} >"$log" 2>&1
     rc=$?
     elapsed=$(( $(date +%s) - start ))
+    # libFuzzer's own count and time (the wall time above also holds a rebuild, if any).
+    done_line=$(grep -a '^Done [0-9]* runs in' "$log" | tail -1)
+    fuzz_secs=$(echo "$done_line" | sed -n 's/^Done [0-9]* runs in \([0-9]*\) second.*/\1/p')
     execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
-    [ -n "$execs" ] || execs=$(grep -o '^#[0-9]*' "$log" | tail -1 | tr -d '#')
-    cov=$(grep -o 'cov: [0-9]* ft: [0-9]*' "$log" | tail -1)
+    [ -n "$execs" ] || execs=$(grep -a -o '^#[0-9]*' "$log" | tail -1 | tr -d '#')
+    cov=$(grep -a -o 'cov: [0-9]* ft: [0-9]*' "$log" | tail -1)
     artifact=$(sed -n 's/.*Test unit written to \(.*\)$/\1/p' "$log" | tail -1)
-    kind=$(grep -o -m1 'ERROR: libFuzzer: [a-z-]*\|ERROR: AddressSanitizer: [a-z-]*\|panicked at' "$log" | head -1)
+    kind=$(grep -a -o -m1 'ERROR: libFuzzer: [a-z-]*\|ERROR: AddressSanitizer: [a-z-]*\|panicked at [^ ]*' "$log" | head -1)
+    time="${fuzz_secs:-?}s fuzzing (${elapsed}s wall)"
     if [ -n "$artifact" ]; then
         found=1
-        line="$t: ${elapsed}s, ${execs:-?} execs, ${cov:-no cov}; FOUND (${kind:-exit $rc}): $artifact"
+        line="$t: $time, ${execs:-?} execs, ${cov:-no cov}; FOUND (${kind:-exit $rc}): $artifact"
     elif [ "$rc" -ne 0 ]; then
         found=1
-        line="$t: ${elapsed}s, ${execs:-?} execs, ${cov:-no cov}; exited with $rc, no artifact (see $log)"
+        line="$t: $time, ${execs:-?} execs, ${cov:-no cov}; exited with $rc, no artifact (see $log)"
     else
-        line="$t: ${elapsed}s, ${execs:-?} execs, ${cov:-no cov}; nothing found"
+        line="$t: $time, ${execs:-?} execs, ${cov:-no cov}; nothing found"
     fi
     echo "$line"
     summary+=("$line")

@@ -65,9 +65,11 @@ fn cstring(out: &mut Vec<u8>, s: &str) {
     out.push(0);
 }
 
+/// A string value: its length, all its bytes (a NUL inside is legal here), the closing NUL.
 fn string(out: &mut Vec<u8>, s: &str) {
     out.extend_from_slice(&((s.len() + 1) as i32).to_le_bytes());
-    cstring(out, s);
+    out.extend_from_slice(s.as_bytes());
+    out.push(0);
 }
 
 fn value(out: &mut Vec<u8>, v: &Bson) {
@@ -125,4 +127,19 @@ fn framed_code(out: &mut Vec<u8>, code: &str, scope: &Document) {
     document(out, scope);
     let len = (out.len() - start) as i32;
     out[start..start + 4].copy_from_slice(&len.to_le_bytes());
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use bson::doc;
+
+    #[test]
+    fn a_nul_inside_a_string_is_kept_and_a_key_is_cut_at_one() {
+        let d = doc! { "s": "a\0b", "k\0x": 1 };
+        let bytes = super::encode_document(&d);
+        let back = bson::Document::from_reader(&bytes[..]).unwrap();
+        assert_eq!(back.get_str("s").unwrap(), "a\0b");
+        assert_eq!(back.get_i32("k").unwrap(), 1);
+    }
 }

@@ -91,28 +91,33 @@ fn absurd_numbers_are_refused_with_their_field_path() {
     }
 }
 
-#[test]
-fn the_binary_exits_2_naming_the_field() {
-    let dir = std::env::temp_dir().join(format!("shardtop-limits-{}", std::process::id()));
+/// `shardtop sim --json --scenario-file` of a file holding `text`.
+fn sim_json(tag: &str, text: &str) -> std::process::Output {
+    let dir = std::env::temp_dir().join(format!("shardtop-{tag}-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    let file = dir.join("big.json");
-    std::fs::write(
-        &file,
-        base("").replace(r#""shards": 2"#, r#""shards": 4000000000"#),
-    )
-    .unwrap();
+    let file = dir.join("scenario.json");
+    std::fs::write(&file, text).unwrap();
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_shardtop"))
         .args(["sim", "--json", "--scenario-file"])
         .arg(&file)
         .output()
         .unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+    out
+}
+
+#[test]
+fn the_binary_exits_2_naming_the_field() {
+    let out = sim_json(
+        "limits",
+        &base("").replace(r#""shards": 2"#, r#""shards": 4000000000"#),
+    );
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
         err.contains("field `shards`: 4000000000 is outside 1..=10000"),
         "{err}"
     );
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -142,19 +147,10 @@ fn every_is_honoured_from_time_0_and_failures_are_kept() {
 
 #[test]
 fn a_failed_action_is_in_the_json_summary_and_on_stderr_and_the_exit_is_0() {
-    let dir = std::env::temp_dir().join(format!("shardtop-failed-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let file = dir.join("fails.json");
-    std::fs::write(
-        &file,
-        base(r#", "actions": [{"at": 3, "do": {"split": {"ns": "a.b", "middle": {"zz": 5}}}}]"#),
-    )
-    .unwrap();
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_shardtop"))
-        .args(["sim", "--json", "--scenario-file"])
-        .arg(&file)
-        .output()
-        .unwrap();
+    let out = sim_json(
+        "failed",
+        &base(r#", "actions": [{"at": 3, "do": {"split": {"ns": "a.b", "middle": {"zz": 5}}}}]"#),
+    );
     assert_eq!(out.status.code(), Some(0));
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let e = &v["errors"][0];
@@ -166,7 +162,6 @@ fn a_failed_action_is_in_the_json_summary_and_on_stderr_and_the_exit_is_0() {
         err.contains("scheduled action failed: t=3s split (actions[0].do.split): BadValue"),
         "{err}"
     );
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// A scenario within the limits: shards, a collection on a key of up to three fields, a

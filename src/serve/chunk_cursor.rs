@@ -186,9 +186,7 @@ impl ChunkCursor {
                         self.skip -= 1;
                         continue;
                     }
-                    out.push(bson::spec::ElementType::EmbeddedDocument as u8);
-                    out.extend_from_slice(encode::index_key(&mut key, len).as_bytes());
-                    out.push(0);
+                    encode::document_item(out, &mut key, len);
                     bytes += docs.write(out, &ch);
                     len += 1;
                     if let Some(left) = self.left.as_mut() {

@@ -41,9 +41,7 @@ impl EncodedDocs {
         encode::framed(&mut out, |out| {
             while len < n && self.at - start <= max_bytes {
                 let Some(size) = self.next_len() else { break };
-                out.push(bson::spec::ElementType::EmbeddedDocument as u8);
-                out.extend_from_slice(encode::index_key(&mut key, len).as_bytes());
-                out.push(0);
+                encode::document_item(out, &mut key, len);
                 out.extend_from_slice(&self.bytes[self.at..self.at + size]);
                 self.at += size;
                 len += 1;

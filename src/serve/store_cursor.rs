@@ -88,9 +88,7 @@ impl StoreCursor {
                     self.skip -= 1;
                     continue;
                 }
-                out.push(bson::spec::ElementType::EmbeddedDocument as u8);
-                out.extend_from_slice(encode::index_key(&mut key, len).as_bytes());
-                out.push(0);
+                encode::document_item(out, &mut key, len);
                 match &self.projection {
                     Some(p) => encode::document(out, &p.apply(&s.doc)),
                     None => encode::document(out, &s.doc),

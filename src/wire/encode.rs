@@ -37,6 +37,14 @@ pub fn element(out: &mut Vec<u8>, key: &str, v: &Bson) {
     value(out, v);
 }
 
+/// The head of element `i` of an array that holds a document: its type byte and its index key
+/// (the document's bytes follow).
+pub fn document_item(out: &mut Vec<u8>, key: &mut [u8; 20], i: usize) {
+    out.push(bson::spec::ElementType::EmbeddedDocument as u8);
+    out.extend_from_slice(index_key(key, i).as_bytes());
+    out.push(0);
+}
+
 /// A buffer for [`index_key`].
 pub fn itoa_buf() -> [u8; 20] {
     [0; 20]

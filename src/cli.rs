@@ -12,6 +12,16 @@ pub struct Cli {
     #[arg(long, global = true)]
     pub no_color: bool,
 
+    /// The configuration file (default: `$SHARDTOP_CONFIG`, else
+    /// `$XDG_CONFIG_HOME/shardtop/config.toml`, else `~/.config/shardtop/config.toml`).
+    #[arg(long, global = true, value_name = "PATH")]
+    pub config: Option<PathBuf>,
+
+    /// Colour theme of the TUI: dark, light, high-contrast, okabe-ito, or one defined in the
+    /// configuration file.
+    #[arg(long, global = true, value_name = "NAME")]
+    pub theme: Option<String>,
+
     #[command(subcommand)]
     pub command: Option<Command>,
 }
@@ -48,6 +58,19 @@ pub enum Command {
         #[arg(allow_hyphen_values = true)]
         value: String,
     },
+    /// The configuration file: `--print-template` prints every setting with its default.
+    Config {
+        /// Print a commented template of every setting (nothing is written anywhere).
+        #[arg(long, required = true)]
+        print_template: bool,
+    },
+    /// Print a shell completion script (e.g. `shardtop completions bash > ~/.local/share/bash-completion/completions/shardtop`).
+    Completions {
+        /// The shell.
+        shell: clap_complete::Shell,
+    },
+    /// Print the manual page in roff (e.g. `shardtop man | man -l -`).
+    Man,
 }
 
 /// Options of `shardtop sim`.
@@ -88,9 +111,9 @@ pub struct SimArgs {
 pub struct WatchArgs {
     /// `mongodb://…` or `mongodb+srv://…` of a mongos (the password never appears anywhere).
     pub uri: String,
-    /// Time between polls: `2s`, `500ms`, `1m` (default 2s).
-    #[arg(long, default_value = "2s")]
-    pub interval: String,
+    /// Time between polls: `2s`, `500ms`, `1m` (default 2s, or the configuration's).
+    #[arg(long)]
+    pub interval: Option<String>,
     /// Show this collection first (`db.coll`).
     #[arg(long)]
     pub ns: Option<String>,
@@ -98,15 +121,19 @@ pub struct WatchArgs {
     /// when the cluster already samples some, else data growth), `size` (each shard's share of
     /// the growth between polls), `sampled` (`$listSampledQueries`, 7.0+, where query sampling
     /// is already enabled), `changestream` (opt-in: change streams on the watched collections,
-    /// mapped to chunks) or `off`.
-    #[arg(long, default_value = "auto")]
-    pub heat: String,
+    /// mapped to chunks) or `off`. Default `auto`, or the configuration's.
+    #[arg(long)]
+    pub heat: Option<String>,
     /// Poll once and exit (with `--json`: the JSON summary; else the text summary).
     #[arg(long)]
     pub once: bool,
     /// Print the JSON summary (with `--once`).
     #[arg(long, requires = "once")]
     pub json: bool,
+    /// List every read `watch` makes and whether this user may make it (from `connectionStatus`),
+    /// with the roles that grant it; exit 0 when the view can run, 1 otherwise.
+    #[arg(long, conflicts_with_all = ["once", "json"])]
+    pub check: bool,
 }
 
 /// Options of `shardtop record`.
@@ -120,9 +147,9 @@ pub struct RecordArgs {
     /// Stop after this long (`30s`, `10m`, `1h`); otherwise until Ctrl-C.
     #[arg(long)]
     pub duration: Option<String>,
-    /// Time between polls (one keyframe each).
-    #[arg(long, default_value = "2s")]
-    pub interval: String,
+    /// Time between polls (one keyframe each); default 2s, or the configuration's.
+    #[arg(long)]
+    pub interval: Option<String>,
 }
 
 /// Options of `shardtop demo`.
@@ -133,9 +160,10 @@ pub struct DemoArgs {
     /// Seed of the simulation's random numbers (default: the scenario's).
     #[arg(long)]
     pub seed: Option<u64>,
-    /// Virtual seconds per real second (keys + and - change it while running).
-    #[arg(long, default_value_t = 4.0)]
-    pub speed: f64,
+    /// Virtual seconds per real second (keys + and - change it while running); default 4, or
+    /// the configuration's.
+    #[arg(long)]
+    pub speed: Option<f64>,
     /// Simulate this MongoDB release line (4.4, 5.0, 6.0, 7.0, 8.0, …).
     #[arg(long)]
     pub server_version: Option<String>,
@@ -161,9 +189,9 @@ pub struct ReplayArgs {
     /// Include every chunk in the JSON summary.
     #[arg(long)]
     pub chunks: bool,
-    /// Trace seconds per real second in the TUI.
-    #[arg(long, default_value_t = 4.0)]
-    pub speed: f64,
+    /// Trace seconds per real second in the TUI; default 4, or the configuration's.
+    #[arg(long)]
+    pub speed: Option<f64>,
     /// Start paused (Space plays).
     #[arg(long)]
     pub paused: bool,

@@ -2,11 +2,14 @@
 //! codes: 1 for runtime failures the user can act on, 2 for bad usage or bad input.
 
 mod hash;
+mod help;
 mod replay;
 mod serve;
+mod settings;
 mod sim;
 mod tui;
 mod watch;
+mod watch_check;
 
 use std::process::ExitCode;
 
@@ -37,13 +40,19 @@ impl Failure {
     }
 }
 
-/// `--server-version V`, if given.
+/// `--server-version V`, else the configuration's, if either is given.
 pub(crate) fn server_version(
     v: Option<&str>,
+    config: &crate::config::Config,
 ) -> Result<Option<crate::cluster::ServerVersion>, Failure> {
-    v.map(str::parse::<crate::cluster::ServerVersion>)
-        .transpose()
-        .map_err(|e| Failure::input(format!("--server-version: {e}")))
+    settings::flag_or_config(
+        v.map(str::to_string),
+        config.server_version.as_ref(),
+        |text| {
+            text.parse::<crate::cluster::ServerVersion>()
+                .map_err(|e| Failure::input(format!("--server-version: {e}")))
+        },
+    )
 }
 
 pub(crate) fn write_failed(e: &std::io::Error) -> Failure {
@@ -52,32 +61,36 @@ pub(crate) fn write_failed(e: &std::io::Error) -> Failure {
 
 /// Runs the parsed command line, printing to stdout, and returns the process exit code.
 pub fn run(cli: Cli) -> ExitCode {
-    let mut out = std::io::stdout().lock();
-    let result = match cli.command {
-        Some(Command::Hash { value }) => hash::run(&value, &mut out),
-        Some(Command::Scenarios { json }) => sim::scenarios(json, &mut out),
-        Some(Command::Sim(args)) => sim::run(&args, &mut out),
-        Some(Command::Serve(args)) => serve::run(&args),
-        Some(Command::Record(args)) => watch::record(&args, &mut out),
-        Some(Command::Watch(args)) => watch::run(&args, tui::colors_wanted(cli.no_color), &mut out),
-        Some(Command::Demo(args)) => tui::demo(&args, tui::colors_wanted(cli.no_color)),
-        Some(Command::Replay(args)) if !args.json => {
-            tui::replay(&args, tui::colors_wanted(cli.no_color))
-        }
-        Some(Command::Replay(args)) => replay::run(&args, &mut out),
-        None => tui::demo(
-            &crate::cli::DemoArgs {
-                speed: 4.0,
-                ..crate::cli::DemoArgs::default()
-            },
-            tui::colors_wanted(cli.no_color),
-        ),
-    };
+    let result = run_command(cli);
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(failure) => {
             eprintln!("shardtop: {}", failure.message);
             ExitCode::from(failure.code)
         }
+    }
+}
+
+/// The commands that need no configuration answer first, so a bad file never hides them.
+fn run_command(cli: Cli) -> Result<(), Failure> {
+    let mut out = std::io::stdout().lock();
+    match cli.command {
+        Some(Command::Hash { value }) => return hash::run(&value, &mut out),
+        Some(Command::Scenarios { json }) => return sim::scenarios(json, &mut out),
+        Some(Command::Config { .. }) => return help::template(&mut out),
+        Some(Command::Completions { shell }) => return help::completions(shell, &mut out),
+        Some(Command::Man) => return help::man(&mut out),
+        _ => {}
+    }
+    let ctx = settings::load(cli.config.as_deref(), cli.theme.as_deref(), cli.no_color)?;
+    match cli.command {
+        Some(Command::Sim(args)) => sim::run(&args, &ctx.config, &mut out),
+        Some(Command::Serve(args)) => serve::run(&args, &ctx.config),
+        Some(Command::Record(args)) => watch::record(&args, &ctx.config, &mut out),
+        Some(Command::Watch(args)) => watch::run(&args, &ctx, &mut out),
+        Some(Command::Replay(args)) if !args.json => tui::replay(&args, &ctx),
+        Some(Command::Replay(args)) => replay::run(&args, &mut out),
+        Some(Command::Demo(args)) => tui::demo(&args, &ctx),
+        _ => tui::demo(&crate::cli::DemoArgs::default(), &ctx),
     }
 }

@@ -46,6 +46,8 @@
 //! * [`serve`] drives the simulator as a MongoDB endpoint that behaves like a mongos: a tokio TCP
 //!   server, connections answering under one lock of the shared state, the commands and the
 //!   generated config database; it answers with MongoDB's errors.
+//! * [`config`] reads the configuration file's text (theme, key bindings, defaults) into checked
+//!   settings, naming the file, line and key of any mistake.
 //! * [`cli`] declares the command line (clap); [`commands`] carries out each subcommand, owns the
 //!   terminal and the runtimes, and maps failures to the contract's exit codes. Only `commands`
 //!   prints.
@@ -53,6 +55,7 @@
 pub mod cli;
 pub mod cluster;
 pub mod commands;
+pub mod config;
 pub mod live;
 pub mod model;
 pub mod runtime;

@@ -14,6 +14,7 @@ pub mod data_sizes;
 pub mod heat_counts;
 pub mod logs;
 pub mod poller;
+pub mod privileges;
 pub mod record;
 pub mod routing_cache;
 pub mod sampled_heat;

@@ -18,9 +18,6 @@ use tokio::time::MissedTickBehavior;
 use crate::source::{SourceControl, SourceEvent};
 use crate::ui::{Action, App, keymap};
 
-/// Frames per second at most.
-pub const FPS: u32 = 30;
-
 /// Runs until the user quits, the input ends, or a background task fails.
 pub async fn run<B, I>(
     terminal: &mut Terminal<B>,
@@ -35,7 +32,8 @@ where
     B::Error: Send + Sync + 'static,
     I: Stream<Item = std::io::Result<Event>> + Unpin,
 {
-    let mut frame = tokio::time::interval(Duration::from_secs_f64(1.0 / f64::from(FPS)));
+    let fps = app.settings.fps.clamp(1, 240);
+    let mut frame = tokio::time::interval(Duration::from_secs_f64(1.0 / f64::from(fps)));
     frame.set_missed_tick_behavior(MissedTickBehavior::Skip);
     let mut dirty = true;
     let _ = to_source.send(SourceControl::View(app.request())).await;
@@ -48,7 +46,7 @@ where
             event = input.next() => {
                 let Some(event) = event else { break };
                 let action = match event? {
-                    Event::Key(key) => keymap::map(&key, app.searching),
+                    Event::Key(key) => app.settings.keys.map(&key, app.searching),
                     Event::Resize(w, h) => Some(Action::Resize(w, h)),
                     Event::Mouse(m) => keymap::map_mouse(&m),
                     _ => None,

@@ -1,4 +1,5 @@
-//! The terminal UI: state and reducer (`app`), key bindings (`keymap`), colours (`theme`), and
+//! The terminal UI: state and reducer (`app`), key bindings (`keymap`, `keys`), colours
+//! (`theme`, `palette`), the settings a configuration file changes (`Settings`), and
 //! one file per pane under `panes`. Rendering is a pure function of [`App`]; nothing here does
 //! I/O or talks to a source except through the messages of [`crate::source`].
 //!
@@ -8,9 +9,35 @@
 pub mod action;
 pub mod app;
 pub mod keymap;
+pub mod keys;
+pub mod palette;
 pub mod panes;
+pub mod shard_order;
 pub mod theme;
 
 pub use action::Action;
 pub use app::App;
 pub use panes::render;
+
+/// What a configuration file and the command line change in the TUI.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Settings {
+    pub theme: theme::Theme,
+    pub keys: keymap::KeyMap,
+    /// Frames per second at most.
+    pub fps: u32,
+}
+
+/// The frame rate when none is configured.
+pub const DEFAULT_FPS: u32 = 30;
+
+impl Settings {
+    /// The defaults, with colours on or off.
+    pub fn new(colors: bool) -> Self {
+        Self {
+            theme: theme::Theme::new(colors),
+            keys: keymap::KeyMap::default(),
+            fps: DEFAULT_FPS,
+        }
+    }
+}

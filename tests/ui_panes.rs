@@ -150,9 +150,9 @@ fn help_lists_every_binding() {
     let mut f = Fixture::new("ascending", 0, (100, 40));
     f.keys(&[Action::ToggleHelp]);
     let text = format!("{}", f.draw().backend());
-    for (_, bindings) in shardtop::ui::keymap::HELP {
-        for b in *bindings {
-            assert!(text.contains(b.what), "help lacks {:?}:\n{text}", b.what);
+    for (_, rows) in shardtop::ui::keymap::HELP {
+        for (_, what) in *rows {
+            assert!(text.contains(what), "help lacks {what:?}:\n{text}");
         }
     }
     assert_snapshot!("help_100x40", text);
@@ -163,7 +163,7 @@ fn help_lists_every_binding() {
 #[test]
 fn no_color_screens_carry_the_same_marks() {
     let mut f = Fixture::new("ascending", 60_000, (80, 24));
-    f.app.colors = false;
+    f.app.settings.theme.colors = false;
     let t = f.draw();
     let buffer = t.backend().buffer();
     assert!(

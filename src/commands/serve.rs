@@ -46,9 +46,9 @@ pub fn listen_address(text: &str, allow_remote: bool) -> Result<SocketAddr, Fail
 }
 
 /// `shardtop serve`.
-pub fn run(args: &ServeArgs) -> Result<(), Failure> {
+pub fn run(args: &ServeArgs, config: &crate::config::Config) -> Result<(), Failure> {
     let listen = listen_address(&args.listen, args.allow_remote)?;
-    let version = super::server_version(args.server_version.as_deref())?;
+    let version = super::server_version(args.server_version.as_deref(), config)?;
     let sim = simulator(
         args.scenario.as_deref(),
         args.scenario_file.as_deref(),

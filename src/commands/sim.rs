@@ -69,9 +69,13 @@ pub fn load(
 }
 
 /// `shardtop sim SCENARIO …`.
-pub fn run(args: &SimArgs, out: &mut impl Write) -> Result<(), Failure> {
+pub fn run(
+    args: &SimArgs,
+    config: &crate::config::Config,
+    out: &mut impl Write,
+) -> Result<(), Failure> {
     let (sc, label) = load(args.scenario.as_deref(), args.scenario_file.as_deref())?;
-    let version = super::server_version(args.server_version.as_deref())?;
+    let version = super::server_version(args.server_version.as_deref(), config)?;
     let seed = args.seed.unwrap_or(sc.seed);
     let mut sim = Simulator::from_scenario(&sc, seed, version)
         .map_err(|e| Failure::input(format!("scenario {label}: {e}")))?;

@@ -8,11 +8,12 @@ use tokio::sync::mpsc;
 use tokio::task::JoinSet;
 
 use super::Failure;
+use super::settings::{Context, flag_or_config};
 use crate::cli::{DemoArgs, ReplayArgs};
 use crate::source::replay::ReplayTimeline;
 use crate::source::sim::SimTimeline;
 use crate::source::{Playback, Timeline, run_timeline};
-use crate::ui::App;
+use crate::ui::{App, Settings};
 use crate::view::LogLine;
 
 /// Whether colours are wanted: `--no-color` and a non-empty `NO_COLOR` turn them off.
@@ -40,25 +41,30 @@ fn speed(x: f64) -> Result<f64, Failure> {
     }
 }
 
+/// `--speed`, else the configuration's, else 4.
+fn speed_of(flag: Option<f64>, ctx: &Context) -> Result<f64, Failure> {
+    Ok(flag_or_config(flag, ctx.config.speed.as_ref(), speed)?.unwrap_or(4.0))
+}
+
 /// `shardtop demo [SCENARIO]` (and `shardtop` alone, which is `demo ascending`).
-pub fn demo(args: &DemoArgs, colors: bool) -> Result<(), Failure> {
+pub fn demo(args: &DemoArgs, ctx: &Context) -> Result<(), Failure> {
     let name = args.scenario.as_deref().unwrap_or("ascending");
     require_terminal(&format!("`shardtop sim {name} --json`"))?;
     let (sc, label) = super::sim::load(args.scenario.as_deref(), args.scenario_file.as_deref())?;
-    let version = super::server_version(args.server_version.as_deref())?;
+    let version = super::server_version(args.server_version.as_deref(), &ctx.config)?;
     let playback = Playback {
-        speed: speed(args.speed)?,
+        speed: speed_of(args.speed, ctx)?,
         paused: args.paused,
         start_ms: None,
     };
     let mut timeline = SimTimeline::new(&sc, args.seed.unwrap_or(sc.seed), version)
         .map_err(|e| Failure::input(format!("scenario {label}: {e}")))?;
     let log = timeline.take_initial_log();
-    run_tui(timeline, playback, log, colors)
+    run_tui(timeline, playback, log, &ctx.settings)
 }
 
 /// `shardtop replay FILE` without `--json`.
-pub fn replay(args: &ReplayArgs, colors: bool) -> Result<(), Failure> {
+pub fn replay(args: &ReplayArgs, ctx: &Context) -> Result<(), Failure> {
     require_terminal(&format!("`shardtop replay {} --json`", args.file.display()))?;
     let timeline = ReplayTimeline::open(&args.file).map_err(|e| {
         if e.input {
@@ -77,7 +83,7 @@ pub fn replay(args: &ReplayArgs, colors: bool) -> Result<(), Failure> {
         None => None,
     };
     let playback = Playback {
-        speed: speed(args.speed)?,
+        speed: speed_of(args.speed, ctx)?,
         paused: args.paused,
         start_ms,
     };
@@ -90,18 +96,18 @@ pub fn replay(args: &ReplayArgs, colors: bool) -> Result<(), Failure> {
             text: format!("trace warning: {w}"),
         })
         .collect();
-    run_tui(timeline, playback, log, colors)
+    run_tui(timeline, playback, log, &ctx.settings)
 }
 
 fn run_tui<T: Timeline>(
     timeline: T,
     playback: Playback,
     log: Vec<LogLine>,
-    colors: bool,
+    settings: &Settings,
 ) -> Result<(), Failure> {
     let rt = runtime()?;
     let start = move |to_ui, controls| run_timeline(timeline, playback, log, to_ui, controls);
-    run_source_in(&rt, start, playback.speed, playback.paused, colors, 0)
+    run_source_in(&rt, start, playback.speed, playback.paused, settings, 0)
 }
 
 /// The runtime the TUI commands run on.
@@ -119,7 +125,7 @@ pub fn run_source_in<F, Fut>(
     start: F,
     speed: f64,
     paused: bool,
-    colors: bool,
+    settings: &Settings,
     collection: usize,
 ) -> Result<(), Failure>
 where
@@ -138,7 +144,8 @@ where
             .map_err(|e| Failure::runtime(format!("cannot set up the terminal: {e}")))?;
         mouse_capture(true);
         let size = terminal.size().unwrap_or_default();
-        let mut app = App::new((size.width, size.height), colors, speed, paused);
+        let mut app = App::new((size.width, size.height), true, speed, paused);
+        app.settings = settings.clone();
         app.collection = collection;
         let input = ratatui::crossterm::event::EventStream::new();
         let signals = Signals::new();

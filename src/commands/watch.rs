@@ -1,5 +1,8 @@
 //! `shardtop watch URI`: one poll printed (`--once [--json]`), or the TUI over a live source.
 
+use super::settings::{Context, flag_or_config};
+use crate::config::Config;
+use crate::ui::Settings;
 use std::io::Write;
 use std::time::Duration;
 
@@ -105,11 +108,23 @@ fn poller(client: LiveClient, heat: HeatMode) -> Poller {
     p
 }
 
-pub fn run(args: &WatchArgs, colors: bool, out: &mut impl Write) -> Result<(), Failure> {
-    let asked = check_heat(&args.heat)?;
-    let interval = interval(&args.interval)?;
+/// `--interval`, else the configuration's, else 2 s.
+fn interval_of(flag: Option<&String>, config: &Config) -> Result<Duration, Failure> {
+    let d = flag_or_config(flag.cloned(), config.interval.as_ref(), |t| interval(&t))?;
+    Ok(d.unwrap_or(Duration::from_secs(2)))
+}
+
+pub fn run(args: &WatchArgs, ctx: &Context, out: &mut impl Write) -> Result<(), Failure> {
+    let asked = flag_or_config(args.heat.clone(), ctx.config.heat.as_ref(), |h| {
+        check_heat(&h)
+    })?
+    .flatten();
+    let interval = interval_of(args.interval.as_ref(), &ctx.config)?;
+    if args.check {
+        return super::watch_check::run(&args.uri, out);
+    }
     if !args.once {
-        return interactive(args, colors, interval, asked);
+        return interactive(args, &ctx.settings, interval, asked);
     }
     let rt = super::tui::runtime()?;
     let (polled, heat) = rt
@@ -153,7 +168,7 @@ pub fn run(args: &WatchArgs, colors: bool, out: &mut impl Write) -> Result<(), F
 /// that cannot be read gives its message and exit 1 on a normal screen.
 fn interactive(
     args: &WatchArgs,
-    colors: bool,
+    settings: &Settings,
     interval: Duration,
     asked: Option<HeatMode>,
 ) -> Result<(), Failure> {
@@ -202,12 +217,16 @@ fn interactive(
             .await;
         crate::source::live::run_live(poller, label, interval, heat, to_ui, controls).await
     };
-    super::tui::run_source_in(&rt, start, 1.0, false, colors, collection)
+    super::tui::run_source_in(&rt, start, 1.0, false, settings, collection)
 }
 
 /// `shardtop record URI -o FILE [--duration D] [--interval D]`.
-pub fn record(args: &crate::cli::RecordArgs, out: &mut impl Write) -> Result<(), Failure> {
-    let interval = interval(&args.interval)?;
+pub fn record(
+    args: &crate::cli::RecordArgs,
+    config: &Config,
+    out: &mut impl Write,
+) -> Result<(), Failure> {
+    let interval = interval_of(args.interval.as_ref(), config)?;
     let limit = args.duration.as_deref().map(duration).transpose()?;
     let rt = super::tui::runtime()?;
     let recorded = rt

@@ -22,6 +22,7 @@ pub const ALLOWED: &[&str] = &[
     "aggregate",
     "balancerStatus",
     "balancerCollectionStatus",
+    "connectionStatus",
 ];
 
 /// A failure to read the cluster, in words.
@@ -30,6 +31,8 @@ pub struct LiveError {
     pub message: String,
     /// Bad input (a malformed URI) rather than a runtime failure.
     pub input: bool,
+    /// The server refused the command to this user (Unauthorized, 13): a missing privilege.
+    pub unauthorized: bool,
 }
 
 impl std::fmt::Display for LiveError {
@@ -97,7 +100,7 @@ fn explain(e: &mongodb::error::Error, uri: &str) -> LiveError {
         ),
         ErrorKind::Io(io) => format!("connection to {target} failed: {io}"),
         ErrorKind::Command(c) if c.code == 13 => format!(
-            "not authorized on {target}: {} — shardtop needs the clusterMonitor role and read on the config database",
+            "not authorized on {target}: {} — `shardtop watch URI --check` lists the privileges each read needs",
             c.message
         ),
         ErrorKind::Command(c) => format!("{target}: {} ({}) {}", c.code_name, c.code, c.message),
@@ -107,6 +110,7 @@ fn explain(e: &mongodb::error::Error, uri: &str) -> LiveError {
     LiveError {
         message: redact(&message),
         input: false,
+        unauthorized: matches!(&*e.kind, ErrorKind::Command(c) if c.code == 13),
     }
 }
 
@@ -136,6 +140,7 @@ impl LiveClient {
                     e.kind
                 )),
                 input,
+                unauthorized: false,
             }
         })?;
         options.app_name = Some("shardtop".into());
@@ -157,6 +162,7 @@ impl LiveClient {
                     "shardtop refused to send {name:?}: it is not one of the read commands it allows"
                 ),
                 input: false,
+                unauthorized: false,
             });
         }
         self.client
@@ -190,6 +196,7 @@ impl LiveClient {
         let bad = || LiveError {
             message: format!("{}: a cursor reply without `cursor`", hosts(&self.uri)),
             input: false,
+            unauthorized: false,
         };
         let mut cursor = take_cursor(&mut reply).ok_or_else(bad)?;
         let mut id = cursor.get_i64("id").unwrap_or(0);

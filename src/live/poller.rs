@@ -23,6 +23,7 @@ fn bad(e: impl std::fmt::Display) -> LiveError {
     LiveError {
         message: e.to_string(),
         input: false,
+        unauthorized: false,
     }
 }
 
@@ -218,6 +219,7 @@ impl Poller {
                     limit.as_secs()
                 ),
                 input: false,
+                unauthorized: false,
             }),
         }
     }

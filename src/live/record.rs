@@ -24,6 +24,7 @@ fn io(e: &std::io::Error, path: &Path) -> LiveError {
     LiveError {
         message: format!("cannot write the trace {}: {e}", path.display()),
         input: false,
+        unauthorized: false,
     }
 }
 

@@ -29,6 +29,8 @@ pub enum Action {
     ToggleMetric,
     ToggleZones,
     ToggleHeat,
+    /// Next order of the shard list (name, data, chunks, writes, orphans).
+    CycleShardSort,
     CycleLogFilter,
     StartSearch,
     /// Type a query filter whose targeting the key space shows.

@@ -3,7 +3,9 @@
 
 use std::collections::VecDeque;
 
+use super::Settings;
 use super::action::Action;
+use super::shard_order::ShardSort;
 use crate::source::runner::{MAX_SPEED, MIN_SPEED};
 use crate::source::{SourceControl, SourceEvent};
 use crate::view::{ClusterView, LogKind, LogLine, ViewRequest};
@@ -51,7 +53,8 @@ pub struct App {
     pub should_quit: bool,
     /// Terminal size (columns, rows).
     pub size: (u16, u16),
-    pub colors: bool,
+    /// Theme, keys and frame rate.
+    pub settings: Settings,
     pub collection: usize,
     /// Visible window of the key space: start and span as fractions of the chunk list.
     pub start: f64,
@@ -63,9 +66,14 @@ pub struct App {
     pub heat: bool,
     pub log_filter: Option<LogKind>,
     pub search: String,
-    /// Typing in the footer (a search, or a query when `typing_query`).
+    /// Typing in the footer (a search; a query when `typing_query`; the shard filter when
+    /// `typing_shard_filter`).
     pub searching: bool,
     pub typing_query: bool,
+    pub typing_shard_filter: bool,
+    /// The shard list's order, and its filter on shard names and zones.
+    pub shard_sort: ShardSort,
+    pub shard_filter: String,
     /// The query filter being typed, and the one whose targeting is shown.
     pub query_text: String,
     pub query: Option<String>,
@@ -87,7 +95,7 @@ impl App {
             help: false,
             should_quit: false,
             size,
-            colors,
+            settings: Settings::new(colors),
             collection: 0,
             start: 0.0,
             span: 1.0,
@@ -99,6 +107,9 @@ impl App {
             search: String::new(),
             searching: false,
             typing_query: false,
+            typing_shard_filter: false,
+            shard_sort: ShardSort::Name,
+            shard_filter: String::new(),
             query_text: String::new(),
             query: None,
             log_scroll: 0,
@@ -229,7 +240,15 @@ impl App {
             }
             Action::ToggleZones => self.zones = !self.zones,
             Action::ToggleHeat => self.heat = !self.heat,
+            Action::CycleShardSort => {
+                self.shard_sort = self.shard_sort.next();
+                self.shard_scroll = 0;
+            }
             Action::CycleLogFilter => self.cycle_filter(),
+            Action::StartSearch if self.focus == Focus::Shards => {
+                self.searching = true;
+                self.typing_shard_filter = true;
+            }
             Action::StartSearch => {
                 self.focus = Focus::Events;
                 self.searching = true;
@@ -239,9 +258,16 @@ impl App {
                 self.typing_query = true;
             }
             Action::SearchChar(c) if self.typing_query => self.query_text.push(c),
+            Action::SearchChar(c) if self.typing_shard_filter => {
+                self.shard_filter.push(c);
+                self.shard_scroll = 0;
+            }
             Action::SearchChar(c) => self.search.push(c),
             Action::SearchBackspace if self.typing_query => {
                 self.query_text.pop();
+            }
+            Action::SearchBackspace if self.typing_shard_filter => {
+                self.shard_filter.pop();
             }
             Action::SearchBackspace => {
                 self.search.pop();
@@ -253,6 +279,14 @@ impl App {
                 }
                 self.searching = false;
                 self.typing_query = false;
+                self.typing_shard_filter = false;
+            }
+            Action::Escape if self.typing_shard_filter
+                || (self.focus == Focus::Shards && !self.shard_filter.is_empty()) =>
+            {
+                self.searching = false;
+                self.typing_shard_filter = false;
+                self.shard_filter.clear();
             }
             Action::Escape if self.typing_query || self.query.is_some() => {
                 self.searching = false;

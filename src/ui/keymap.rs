@@ -1,176 +1,277 @@
-//! Key bindings: one table, used both to map key presses and to draw the help overlay.
+//! Key bindings: one table of commands (name, action, default keys, help text) that maps key
+//! presses, draws the help overlay and the footer, and that a configuration file rebinds by
+//! name. Ctrl-C always quits.
 
-use ratatui::crossterm::event::{
-    KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseEvent, MouseEventKind,
-};
+use std::collections::BTreeMap;
+
+use ratatui::crossterm::event::{KeyEvent, KeyEventKind, MouseEvent, MouseEventKind};
 
 use super::action::Action;
+use super::keys::{Code, Key};
 
-/// One binding as the help overlay lists it.
-pub struct Binding {
-    pub keys: &'static str,
-    pub what: &'static str,
+/// A command keys can be bound to.
+pub struct Command {
+    /// Its name in the configuration's `[keys]` table.
+    pub name: &'static str,
+    pub action: Action,
+    pub defaults: &'static [&'static str],
+    /// Whether it means anything on a live cluster (no speed, step or seek there).
+    pub live: bool,
 }
 
-/// Every key, grouped as the help shows them.
-pub const HELP: &[(&str, &[Binding])] = &[
+const fn cmd(
+    name: &'static str,
+    action: Action,
+    defaults: &'static [&'static str],
+    live: bool,
+) -> Command {
+    Command {
+        name,
+        action,
+        defaults,
+        live,
+    }
+}
+
+/// Every command, in the template's order.
+pub const COMMANDS: &[Command] = &[
+    cmd("quit", Action::Quit, &["q"], true),
+    cmd("help", Action::ToggleHelp, &["?"], true),
+    cmd("focus-next", Action::FocusNext, &["Tab"], true),
+    cmd("focus-prev", Action::FocusPrev, &["Shift-Tab"], true),
+    cmd("next-collection", Action::Collection(true), &["c"], true),
+    cmd("prev-collection", Action::Collection(false), &["C"], true),
+    cmd("pause", Action::TogglePause, &["Space"], true),
+    cmd("faster", Action::Faster, &["+", "="], false),
+    cmd("slower", Action::Slower, &["-", "_"], false),
+    cmd("step-forward", Action::Step(true), &["."], false),
+    cmd("step-back", Action::Step(false), &[","], false),
+    cmd("seek-forward", Action::Seek(true), &["]"], false),
+    cmd("seek-back", Action::Seek(false), &["["], false),
+    cmd("next-migration", Action::Migration(true), &["n"], false),
+    cmd("prev-migration", Action::Migration(false), &["p"], false),
+    cmd("left", Action::Left, &["Left", "h"], true),
+    cmd("right", Action::Right, &["Right", "l"], true),
+    cmd("up", Action::Up, &["Up", "k", "PageUp"], true),
+    cmd("down", Action::Down, &["Down", "j", "PageDown", "End"], true),
+    cmd("zoom-in", Action::ZoomIn, &["i", "Enter"], true),
+    cmd("zoom-out", Action::ZoomOut, &["o"], true),
+    cmd("zoom-reset", Action::ZoomReset, &["0"], true),
+    cmd("query", Action::StartQuery, &["t"], true),
+    cmd("metric", Action::ToggleMetric, &["m"], true),
+    cmd("zones", Action::ToggleZones, &["z"], true),
+    cmd("heat", Action::ToggleHeat, &["w"], true),
+    cmd("sort-shards", Action::CycleShardSort, &["S"], true),
+    cmd("filter-events", Action::CycleLogFilter, &["f"], true),
+    cmd("search", Action::StartSearch, &["/"], true),
+    cmd("clear", Action::Escape, &["Esc"], true),
+];
+
+/// The help overlay: groups of rows, each row some commands and what they do.
+pub const HELP: &[(&str, &[(&[&str], &str)])] = &[
     (
         "general",
         &[
-            Binding {
-                keys: "q  Ctrl-C",
-                what: "quit",
-            },
-            Binding {
-                keys: "?",
-                what: "help (any key closes it)",
-            },
-            Binding {
-                keys: "Tab  Shift-Tab",
-                what: "next / previous pane",
-            },
-            Binding {
-                keys: "c  C",
-                what: "next / previous collection",
-            },
+            (&["quit"], "quit (Ctrl-C always quits)"),
+            (&["help"], "help (any key closes it)"),
+            (&["focus-next", "focus-prev"], "next / previous pane"),
+            (
+                &["next-collection", "prev-collection"],
+                "next / previous collection",
+            ),
         ],
     ),
     (
         "time",
         &[
-            Binding {
-                keys: "Space",
-                what: "pause / resume",
-            },
-            Binding {
-                keys: "+  -",
-                what: "faster / slower",
-            },
-            Binding {
-                keys: ".  ,",
-                what: "step 1 s forward / back (pauses)",
-            },
-            Binding {
-                keys: "]  [",
-                what: "jump 10 s forward / back",
-            },
-            Binding {
-                keys: "n  p",
-                what: "next / previous migration",
-            },
+            (&["pause"], "pause / resume"),
+            (&["faster", "slower"], "faster / slower"),
+            (&["step-forward", "step-back"], "step 1 s forward / back (pauses)"),
+            (&["seek-forward", "seek-back"], "jump 10 s forward / back"),
+            (&["next-migration", "prev-migration"], "next / previous migration"),
         ],
     ),
     (
         "key space (focused)",
         &[
-            Binding {
-                keys: "←  →  h  l",
-                what: "select a cell (pans at the edges)",
-            },
-            Binding {
-                keys: "i  Enter  o",
-                what: "zoom in / in / out around the selection",
-            },
-            Binding {
-                keys: "0",
-                what: "whole key space",
-            },
+            (&["left", "right"], "select a cell (pans at the edges)"),
+            (&["zoom-in", "zoom-out"], "zoom in / out around the selection"),
+            (&["zoom-reset"], "whole key space"),
         ],
     ),
     (
         "views",
         &[
-            Binding {
-                keys: "t",
-                what: "query targeting: type a filter (JSON); ◆ marks the chunks asked",
-            },
-            Binding {
-                keys: "mouse",
-                what: "click focuses a pane or selects a cell; wheel scrolls, zooms",
-            },
-            Binding {
-                keys: "m",
-                what: "shard bars: chunk count / data size first",
-            },
-            Binding {
-                keys: "z",
-                what: "zone bands on / off",
-            },
-            Binding {
-                keys: "w",
-                what: "write heat on / off",
-            },
+            (
+                &["query"],
+                "query targeting: type a filter (JSON); ◆ marks the chunks asked",
+            ),
+            (
+                &["metric"],
+                "shard bars: chunk count / data size first",
+            ),
+            (&["zones"], "zone bands on / off"),
+            (&["heat"], "write heat on / off"),
+        ],
+    ),
+    (
+        "shards (focused)",
+        &[
+            (&["up", "down"], "scroll"),
+            (
+                &["sort-shards"],
+                "sort: name, data, chunks, writes, orphans",
+            ),
+            (&["search"], "filter by shard name or zone (Enter keeps)"),
         ],
     ),
     (
         "events (focused)",
         &[
-            Binding {
-                keys: "↑  ↓  k  j",
-                what: "scroll (back at the bottom it follows)",
-            },
-            Binding {
-                keys: "f",
-                what: "filter: all, splits, migrations, jumbo, …",
-            },
-            Binding {
-                keys: "/",
-                what: "search text (Enter keeps, Esc clears)",
-            },
+            (&["up", "down"], "scroll (back at the bottom it follows)"),
+            (
+                &["filter-events"],
+                "filter: all, splits, migrations, jumbo, …",
+            ),
+            (&["search"], "search text (Enter keeps, Esc clears)"),
+            (&["clear"], "clear the search, filter or query"),
         ],
     ),
 ];
 
-/// The action of a key press; `None` for keys without a binding and for releases/repeats of
-/// other kinds. While a search is being typed, printable keys go to the search.
-pub fn map(key: &KeyEvent, searching: bool) -> Option<Action> {
-    if key.kind != KeyEventKind::Press {
-        return None;
+/// The keys of each command, after the configuration's changes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct KeyMap {
+    by_key: BTreeMap<Key, Action>,
+    by_command: BTreeMap<&'static str, Vec<Key>>,
+}
+
+impl Default for KeyMap {
+    fn default() -> Self {
+        Self::with(&[]).unwrap_or_else(|_| Self {
+            by_key: BTreeMap::new(),
+            by_command: BTreeMap::new(),
+        })
     }
-    if key.modifiers.contains(KeyModifiers::CONTROL) {
-        return matches!(key.code, KeyCode::Char('c' | 'q')).then_some(Action::Quit);
+}
+
+/// Why a configuration's binding cannot be used.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BindingError {
+    /// The command named in the configuration.
+    pub command: String,
+    pub message: String,
+}
+
+impl KeyMap {
+    /// The default keys, with the commands named in `changes` bound to the keys given instead.
+    pub fn with(changes: &[(String, Vec<String>)]) -> Result<Self, BindingError> {
+        let mut by_command: BTreeMap<&'static str, Vec<Key>> = COMMANDS
+            .iter()
+            .map(|c| (c.name, parse_all(c.defaults)))
+            .collect();
+        for (name, keys) in changes {
+            let err = |message: String| BindingError {
+                command: name.clone(),
+                message,
+            };
+            let command = COMMANDS.iter().find(|c| c.name == name).ok_or_else(|| {
+                err(format!(
+                    "unknown command `{name}`; the commands are {}",
+                    names()
+                ))
+            })?;
+            let parsed = keys
+                .iter()
+                .map(|k| k.parse::<Key>())
+                .collect::<Result<Vec<_>, _>>()
+                .map_err(err)?;
+            if parsed.contains(&Key::CTRL_C) {
+                return Err(err("Ctrl-C always quits; it cannot be bound".into()));
+            }
+            by_command.insert(command.name, parsed);
+        }
+        let mut by_key = BTreeMap::new();
+        let mut owner: BTreeMap<Key, &str> = BTreeMap::new();
+        for c in COMMANDS {
+            for &key in &by_command[c.name] {
+                if let Some(other) = owner.insert(key, c.name) {
+                    let changed = changes.iter().find(|(n, _)| n == c.name || n == other);
+                    return Err(BindingError {
+                        command: changed.map_or(c.name, |(n, _)| n.as_str()).to_string(),
+                        message: format!(
+                            "key {} is bound to both `{other}` and `{}`; give one of them another key",
+                            key.label(),
+                            c.name
+                        ),
+                    });
+                }
+                by_key.insert(key, c.action);
+            }
+        }
+        Ok(Self { by_key, by_command })
     }
-    if searching {
-        return match key.code {
-            KeyCode::Char(c) => Some(Action::SearchChar(c)),
-            KeyCode::Backspace => Some(Action::SearchBackspace),
-            KeyCode::Enter => Some(Action::SearchDone),
-            KeyCode::Esc => Some(Action::Escape),
-            _ => None,
-        };
+
+    /// The keys of a command, as the help shows them.
+    pub fn keys_of(&self, command: &str) -> String {
+        self.by_command
+            .get(command)
+            .map(|keys| {
+                keys.iter()
+                    .map(|k| k.label())
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            })
+            .unwrap_or_default()
     }
-    Some(match key.code {
-        KeyCode::Char('q') => Action::Quit,
-        KeyCode::Char('?') => Action::ToggleHelp,
-        KeyCode::Char(' ') => Action::TogglePause,
-        KeyCode::Char('+' | '=') => Action::Faster,
-        KeyCode::Char('-' | '_') => Action::Slower,
-        KeyCode::Char('.') => Action::Step(true),
-        KeyCode::Char(',') => Action::Step(false),
-        KeyCode::Char(']') => Action::Seek(true),
-        KeyCode::Char('[') => Action::Seek(false),
-        KeyCode::Char('n') => Action::Migration(true),
-        KeyCode::Char('p') => Action::Migration(false),
-        KeyCode::Tab => Action::FocusNext,
-        KeyCode::BackTab => Action::FocusPrev,
-        KeyCode::Char('c') => Action::Collection(true),
-        KeyCode::Char('C') => Action::Collection(false),
-        KeyCode::Left | KeyCode::Char('h') => Action::Left,
-        KeyCode::Right | KeyCode::Char('l') => Action::Right,
-        KeyCode::Up | KeyCode::Char('k') | KeyCode::PageUp => Action::Up,
-        KeyCode::Down | KeyCode::Char('j') | KeyCode::PageDown | KeyCode::End => Action::Down,
-        KeyCode::Char('i') | KeyCode::Enter => Action::ZoomIn,
-        KeyCode::Char('o') => Action::ZoomOut,
-        KeyCode::Char('0') => Action::ZoomReset,
-        KeyCode::Char('m') => Action::ToggleMetric,
-        KeyCode::Char('z') => Action::ToggleZones,
-        KeyCode::Char('w') => Action::ToggleHeat,
-        KeyCode::Char('f') => Action::CycleLogFilter,
-        KeyCode::Char('/') => Action::StartSearch,
-        KeyCode::Char('t') => Action::StartQuery,
-        KeyCode::Esc => Action::Escape,
-        _ => return None,
-    })
+
+    /// The first key of a command (the footer's).
+    pub fn first_key_of(&self, command: &str) -> Option<String> {
+        self.by_command
+            .get(command)
+            .and_then(|keys| keys.first())
+            .map(|k| k.label())
+    }
+
+    /// The action of a key press; `None` for keys without a binding and for releases/repeats
+    /// of other kinds. While a search is being typed, printable keys go to the search.
+    pub fn map(&self, event: &KeyEvent, searching: bool) -> Option<Action> {
+        if event.kind != KeyEventKind::Press {
+            return None;
+        }
+        let key = Key::of(event)?;
+        if key == Key::CTRL_C {
+            return Some(Action::Quit);
+        }
+        if searching {
+            return match key.code {
+                Code::Char(c) if !key.ctrl && !key.alt => Some(Action::SearchChar(c)),
+                Code::Backspace => Some(Action::SearchBackspace),
+                Code::Enter => Some(Action::SearchDone),
+                Code::Esc => Some(Action::Escape),
+                _ => None,
+            };
+        }
+        self.by_key.get(&key).copied()
+    }
+}
+
+fn parse_all(keys: &[&str]) -> Vec<Key> {
+    keys.iter().filter_map(|k| k.parse().ok()).collect()
+}
+
+/// The command names, for messages.
+pub fn names() -> String {
+    COMMANDS
+        .iter()
+        .map(|c| c.name)
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// Whether a command means anything on a live cluster.
+pub fn applies_live(command: &str) -> bool {
+    COMMANDS.iter().any(|c| c.name == command && c.live)
 }
 
 /// The action of a mouse event: left clicks and the wheel.
@@ -182,5 +283,49 @@ pub fn map_mouse(m: &MouseEvent) -> Option<Action> {
         MouseEventKind::ScrollUp => Some(Action::Wheel(true, m.column, m.row)),
         MouseEventKind::ScrollDown => Some(Action::Wheel(false, m.column, m.row)),
         _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ratatui::crossterm::event::{KeyCode, KeyModifiers};
+
+    fn press(c: char) -> KeyEvent {
+        KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE)
+    }
+
+    #[test]
+    fn every_default_key_parses_and_none_is_bound_twice() {
+        let map = KeyMap::with(&[]).expect("the defaults have no conflict");
+        for c in COMMANDS {
+            assert_eq!(parse_all(c.defaults).len(), c.defaults.len(), "{}", c.name);
+        }
+        assert_eq!(map.map(&press('q'), false), Some(Action::Quit));
+        assert_eq!(map.map(&press('x'), false), None);
+        for (_, rows) in HELP {
+            for (commands, _) in *rows {
+                for name in *commands {
+                    assert!(COMMANDS.iter().any(|c| c.name == *name), "{name}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_rebound_key_replaces_the_default_and_conflicts_are_refused() {
+        let map = KeyMap::with(&[("quit".into(), vec!["x".into()])]).expect("rebound");
+        assert_eq!(map.map(&press('x'), false), Some(Action::Quit));
+        assert_eq!(map.map(&press('q'), false), None);
+        let ctrl_c = KeyEvent::new(KeyCode::Char('c'), KeyModifiers::CONTROL);
+        assert_eq!(map.map(&ctrl_c, false), Some(Action::Quit));
+        let e = KeyMap::with(&[("quit".into(), vec!["m".into()])]).expect_err("conflict");
+        assert_eq!(e.command, "quit");
+        assert!(e.message.contains("`quit` and `metric`") || e.message.contains("`metric`"));
+        let e = KeyMap::with(&[("quitt".into(), vec!["x".into()])]).expect_err("unknown");
+        assert!(e.message.contains("unknown command `quitt`"), "{}", e.message);
+        let e = KeyMap::with(&[("help".into(), vec!["Ctrl-c".into()])]).expect_err("ctrl-c");
+        assert!(e.message.contains("Ctrl-C always quits"));
+        assert_eq!(map.map(&press('x'), true), Some(Action::SearchChar('x')));
     }
 }

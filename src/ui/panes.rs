@@ -93,7 +93,7 @@ pub fn pane_block(title: Line<'_>, focused: bool, theme: Theme) -> Block<'_> {
 
 /// Draws the whole screen.
 pub fn render(frame: &mut Frame, app: &App) {
-    let theme = Theme { colors: app.colors };
+    let theme = app.settings.theme;
     let area = frame.area();
     let shard_count = app.view.as_ref().map_or(3, |v| v.shards.len());
     let Some(areas) = layout(area, shard_count) else {
@@ -130,7 +130,7 @@ pub fn render(frame: &mut Frame, app: &App) {
     }
     footer::render(frame, areas.footer, app, theme);
     if app.help {
-        help::render(frame, area, theme);
+        help::render(frame, area, app, theme);
     }
 }
 

@@ -1,35 +1,33 @@
-//! Colours and styles. Panes ask the theme for a style by meaning (a shard, the hot chunk, a
-//! zone) instead of naming colours. Shard colours come from the Okabe–Ito palette, which stays
-//! distinguishable for colour-blind readers; every colour cue also has a glyph or a modifier, so
-//! `NO_COLOR` loses nothing that matters.
+//! Styles. Panes ask the theme for a style by meaning (a shard, the hot chunk, a zone) instead
+//! of naming colours; the colours come from a [`Palette`]. Every colour cue also has a glyph or
+//! a modifier, so `NO_COLOR` loses nothing that matters.
 
 use ratatui::style::{Color, Modifier, Style};
 
-const SHARDS: [Color; 8] = [
-    Color::Rgb(230, 159, 0),
-    Color::Rgb(86, 180, 233),
-    Color::Rgb(0, 158, 115),
-    Color::Rgb(240, 228, 66),
-    Color::Rgb(0, 114, 178),
-    Color::Rgb(213, 94, 0),
-    Color::Rgb(204, 121, 167),
-    Color::Rgb(160, 160, 160),
-];
+pub use super::palette::Palette;
 
-const ZONES: [Color; 4] = [
-    Color::Rgb(0, 114, 178),
-    Color::Rgb(213, 94, 0),
-    Color::Rgb(0, 158, 115),
-    Color::Rgb(204, 121, 167),
-];
-
-/// The styles of one run (colours on or off).
-#[derive(Clone, Copy, Debug)]
+/// The styles of one run: a palette, and whether colours are on at all.
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Theme {
     pub colors: bool,
+    pub palette: Palette,
+}
+
+impl Default for Theme {
+    fn default() -> Self {
+        Self::new(true)
+    }
 }
 
 impl Theme {
+    /// The dark theme, with colours on or off.
+    pub fn new(colors: bool) -> Self {
+        Self {
+            colors,
+            palette: Palette::DARK,
+        }
+    }
+
     fn fg(self, c: Color) -> Style {
         if self.colors {
             Style::new().fg(c)
@@ -44,10 +42,16 @@ impl Theme {
         char::from(glyphs[i % glyphs.len()])
     }
 
+    fn shard_color(self, i: usize) -> Color {
+        self.palette.shards[i % self.palette.shards.len()]
+    }
+
     /// A strip cell owned by shard `i`.
     pub fn shard_cell(self, i: usize) -> Style {
         if self.colors {
-            Style::new().fg(Color::Black).bg(SHARDS[i % SHARDS.len()])
+            Style::new()
+                .fg(self.palette.on_shard)
+                .bg(self.shard_color(i))
         } else {
             Style::new()
         }
@@ -55,12 +59,12 @@ impl Theme {
 
     /// Text in shard `i`'s colour.
     pub fn shard(self, i: usize) -> Style {
-        self.fg(SHARDS[i % SHARDS.len()])
+        self.fg(self.shard_color(i))
     }
 
-    /// The hot chunk, the hot shard: bold and marked with a glyph as well as red.
+    /// The hot chunk, the hot shard: bold and marked with a glyph as well as coloured.
     pub fn hot(self) -> Style {
-        self.fg(Color::Red).add_modifier(Modifier::BOLD)
+        self.fg(self.palette.hot).add_modifier(Modifier::BOLD)
     }
 
     /// The selected strip cell.
@@ -69,28 +73,28 @@ impl Theme {
     }
 
     pub fn jumbo(self) -> Style {
-        self.fg(Color::Magenta).add_modifier(Modifier::BOLD)
+        self.fg(self.palette.jumbo).add_modifier(Modifier::BOLD)
     }
 
     pub fn zone(self, i: usize) -> Style {
-        self.fg(ZONES[i % ZONES.len()])
+        self.fg(self.palette.zones[i % self.palette.zones.len()])
     }
 
     pub fn warn(self) -> Style {
-        self.fg(Color::Yellow).add_modifier(Modifier::BOLD)
+        self.fg(self.palette.warn).add_modifier(Modifier::BOLD)
     }
 
     pub fn error(self) -> Style {
-        self.fg(Color::Red)
+        self.fg(self.palette.error)
     }
 
     pub fn ok(self) -> Style {
-        self.fg(Color::Green)
+        self.fg(self.palette.ok)
     }
 
     pub fn dim(self) -> Style {
         if self.colors {
-            Style::new().fg(Color::DarkGray)
+            Style::new().fg(self.palette.dim)
         } else {
             Style::new().add_modifier(Modifier::DIM)
         }
@@ -101,13 +105,13 @@ impl Theme {
     }
 
     pub fn key(self) -> Style {
-        self.fg(Color::Cyan).add_modifier(Modifier::BOLD)
+        self.fg(self.palette.key).add_modifier(Modifier::BOLD)
     }
 
     /// A pane's border: the focused pane's stands out.
     pub fn border(self, focused: bool) -> Style {
         if focused {
-            self.fg(Color::Cyan).add_modifier(Modifier::BOLD)
+            self.fg(self.palette.focus).add_modifier(Modifier::BOLD)
         } else {
             self.dim()
         }
@@ -115,9 +119,9 @@ impl Theme {
 
     pub fn bar(self, which: Bar) -> Style {
         self.fg(match which {
-            Bar::Chunks => Color::Rgb(86, 180, 233),
-            Bar::Data => Color::Rgb(0, 158, 115),
-            Bar::Writes => Color::Rgb(213, 94, 0),
+            Bar::Chunks => self.palette.chunks_bar,
+            Bar::Data => self.palette.data_bar,
+            Bar::Writes => self.palette.writes_bar,
         })
     }
 }

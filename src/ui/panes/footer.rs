@@ -1,4 +1,5 @@
-//! The footer: the main keys, and the latest notice on the right.
+//! The footer: the main keys of the source (no speed or step on a live cluster), as bound, and
+//! the latest notice on the right.
 
 use ratatui::Frame;
 use ratatui::layout::{Alignment, Rect};
@@ -6,18 +7,42 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
 use crate::ui::app::App;
+use crate::ui::keymap;
 use crate::ui::theme::Theme;
 
-const KEYS: &[(&str, &str)] = &[
-    ("?", "help"),
-    ("q", "quit"),
-    ("space", "pause"),
-    ("+/-", "speed"),
-    ("./,", "step"),
-    ("n/p", "migration"),
-    ("tab", "focus"),
-    ("i/o", "zoom"),
+/// Commands (one or a pair shown as `a/b`) and their word, in the order they give way.
+const KEYS: &[(&[&str], &str)] = &[
+    (&["help"], "help"),
+    (&["quit"], "quit"),
+    (&["pause"], "pause"),
+    (&["faster", "slower"], "speed"),
+    (&["step-forward", "step-back"], "step"),
+    (&["next-migration", "prev-migration"], "migration"),
+    (&["focus-next"], "focus"),
+    (&["zoom-in", "zoom-out"], "zoom"),
+    (&["query"], "query"),
 ];
+
+/// The footer's keys for this source: `(keys, word)`.
+fn keys(app: &App) -> Vec<(String, &'static str)> {
+    let live = app.view.as_ref().is_some_and(|v| !v.clock.virtual_time);
+    KEYS.iter()
+        .filter(|(commands, _)| !live || commands.iter().all(|c| keymap::applies_live(c)))
+        .filter_map(|(commands, word)| {
+            let keys: Option<Vec<String>> = commands
+                .iter()
+                .map(|c| app.settings.keys.first_key_of(c))
+                .collect();
+            let word = match (*word, live, app.paused) {
+                ("pause", true, true) => "resume polling",
+                ("pause", true, false) => "pause polling",
+                ("pause", false, true) => "play",
+                (w, _, _) => w,
+            };
+            Some((keys?.join("/"), word))
+        })
+        .collect()
+}
 
 pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: Theme) {
     let mut spans = Vec::new();
@@ -25,6 +50,9 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: Theme) {
         if app.typing_query {
             spans.push(Span::styled(" query filter: ", theme.key()));
             spans.push(Span::raw(format!("{}▏", app.query_text)));
+        } else if app.typing_shard_filter {
+            spans.push(Span::styled(" shard or zone: ", theme.key()));
+            spans.push(Span::raw(format!("{}▏", app.shard_filter)));
         } else {
             spans.push(Span::styled(" search: ", theme.key()));
             spans.push(Span::raw(format!("{}▏", app.search)));
@@ -35,7 +63,7 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: Theme) {
         let room = usize::from(area.width)
             .saturating_sub(app.notice.as_ref().map_or(0, |n| n.chars().count() + 2));
         let mut used = 0;
-        for (key, what) in KEYS {
+        for (key, what) in keys(app) {
             let w = key.chars().count() + what.chars().count() + 2;
             if used + w > room {
                 break;

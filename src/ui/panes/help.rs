@@ -1,5 +1,6 @@
-//! The help overlay: every key, from the same table the key map is documented by. Two columns
-//! when one does not fit the height.
+//! The help overlay: every key as bound (the configuration may have changed them), from the key
+//! map's own table; on a live cluster, only the keys that apply to it. Two columns when one does
+//! not fit the height.
 
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
@@ -7,28 +8,45 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Clear, Paragraph, Wrap};
 
 use super::pane_block;
-use crate::ui::keymap::HELP;
+use crate::ui::app::App;
+use crate::ui::keymap::{self, HELP, KeyMap};
 use crate::ui::theme::Theme;
 
 const LEGEND: &str = "Shards: chunk and data bars, share of recent writes (◀ HOT = most). Key space: each cell a run of chunks named by its shard's glyph; ▲ hottest chunk, J jumbo, ! outside its zone, ▁…█ recent writes; zone bands below.";
 
+type Row = (&'static [&'static str], &'static str);
+
 fn group_lines(
     group: &str,
-    bindings: &[crate::ui::keymap::Binding],
+    rows: &[Row],
+    keys: &KeyMap,
+    live: bool,
     theme: Theme,
 ) -> Vec<Line<'static>> {
     let mut lines = vec![Line::from(Span::styled(group.to_string(), theme.title()))];
-    for b in bindings {
+    for (commands, what) in rows {
+        if live && !commands.iter().all(|c| keymap::applies_live(c)) {
+            continue;
+        }
+        let shown: Vec<String> = commands.iter().map(|c| keys.keys_of(c)).collect();
         lines.push(Line::from(vec![
-            Span::styled(format!("  {:<16}", b.keys), theme.key()),
-            Span::raw(b.what),
+            Span::styled(format!("  {:<16} ", shown.join("  ")), theme.key()),
+            Span::raw(*what),
         ]));
+    }
+    if lines.len() == 1 {
+        lines.clear();
     }
     lines
 }
 
-pub fn render(frame: &mut Frame, area: Rect, theme: Theme) {
-    let groups: Vec<Vec<Line>> = HELP.iter().map(|(g, b)| group_lines(g, b, theme)).collect();
+pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: Theme) {
+    let live = app.view.as_ref().is_some_and(|v| !v.clock.virtual_time);
+    let groups: Vec<Vec<Line>> = HELP
+        .iter()
+        .map(|(g, rows)| group_lines(g, rows, &app.settings.keys, live, theme))
+        .filter(|g| !g.is_empty())
+        .collect();
     let total: usize = groups.iter().map(Vec::len).sum();
     let two = total + 6 > usize::from(area.height) && area.width >= 100;
     let (left, right): (Vec<Line>, Vec<Line>) = if two {

@@ -1,7 +1,8 @@
 //! The shard list for the selected collection: one row per shard — glyph, name, zones, draining
 //! badge, a chunk-count bar and a data-size bar (the balancer evens chunks before 6.0 and data
 //! from 6.0, so both matter), and the shard's share of recent writes. The shard taking the most
-//! writes is bold and marked `◀ HOT`.
+//! writes is bold and marked `◀ HOT`. The title says the order and the filter; on a long list the
+//! hot shard and the draining ones stay in sight (`shard_order`).
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -11,6 +12,7 @@ use ratatui::widgets::Paragraph;
 
 use super::{fit, pane_block};
 use crate::ui::app::{App, Metric};
+use crate::ui::shard_order::{self, ShardSort};
 use crate::ui::theme::{Bar, Theme, bar};
 use crate::units::human_bytes;
 use crate::view::{ClusterView, ShardRow};
@@ -63,10 +65,16 @@ fn columns(v: &ClusterView, width: usize) -> Columns {
 }
 
 pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: Theme, focused: bool) {
-    let title = match app.view.as_ref().and_then(|v| v.collection.as_ref()) {
+    let mut title = match app.view.as_ref().and_then(|v| v.collection.as_ref()) {
         Some(c) => format!(" Shards · {} ", c.ns),
         None => " Shards ".to_string(),
     };
+    if app.shard_sort != ShardSort::Name {
+        title.push_str(&format!("· by {} ", app.shard_sort.label()));
+    }
+    if !app.shard_filter.is_empty() {
+        title.push_str(&format!("· /{} ", app.shard_filter));
+    }
     let block = pane_block(
         Line::from(Span::styled(title, theme.title())),
         focused,
@@ -83,8 +91,14 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: Theme, focused: b
     let hot = v.hot_shard();
     let mut lines = vec![heading(&cols, app.metric, theme)];
     let rows = usize::from(inner.height).saturating_sub(1);
-    let scroll = app.shard_scroll.min(v.shards.len().saturating_sub(rows));
-    for (i, s) in v.shards.iter().enumerate().skip(scroll).take(rows) {
+    let order = shard_order::order(&v.shards, app.shard_sort, &app.shard_filter);
+    let keep: Vec<usize> = hot
+        .into_iter()
+        .chain((0..v.shards.len()).filter(|&i| v.shards[i].draining))
+        .collect();
+    let scroll = app.shard_scroll.min(order.len().saturating_sub(rows));
+    for i in shard_order::visible(&order, &keep, scroll, rows) {
+        let s = &v.shards[i];
         let fractions = (
             s.chunks as f64 / max_chunks as f64,
             s.bytes as f64 / max_bytes as f64,
@@ -97,10 +111,16 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: Theme, focused: b
         }
         lines.push(Line::from(Span::styled(note, theme.dim())));
     }
-    if scroll + rows < v.shards.len() && rows > 0 {
+    if order.is_empty() && !app.shard_filter.is_empty() {
+        lines.push(Line::from(Span::styled(
+            format!("no shard or zone matches {:?} (Esc clears)", app.shard_filter),
+            theme.dim(),
+        )));
+    }
+    if scroll + rows < order.len() && rows > 0 {
         let more = format!(
             "… {} more (↓ with the focus here)",
-            v.shards.len() - scroll - rows
+            order.len() - scroll - rows
         );
         if let Some(last) = lines.last_mut() {
             *last = Line::from(Span::styled(more, theme.dim()));

@@ -1,0 +1,173 @@
+//! Which shards the shard list shows, and in what order: a sort (name, data, chunks, writes,
+//! orphans), a filter on shard names and zones, and — when the list is longer than the pane —
+//! the hot shard and the draining ones kept in sight above the scrolled rows.
+
+use std::cmp::Ordering;
+
+use crate::view::ShardRow;
+
+/// The order of the shard list.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum ShardSort {
+    /// By name, numbers in names compared as numbers (`shard2` before `shard10`).
+    #[default]
+    Name,
+    /// Most data first.
+    Data,
+    /// Most chunks first.
+    Chunks,
+    /// Largest share of recent writes first.
+    Writes,
+    /// Most orphaned documents first.
+    Orphans,
+}
+
+impl ShardSort {
+    const ALL: [Self; 5] = [
+        Self::Name,
+        Self::Data,
+        Self::Chunks,
+        Self::Writes,
+        Self::Orphans,
+    ];
+
+    pub fn next(self) -> Self {
+        let i = Self::ALL.iter().position(|&s| s == self).unwrap_or(0);
+        Self::ALL[(i + 1) % Self::ALL.len()]
+    }
+
+    pub fn label(self) -> &'static str {
+        match self {
+            Self::Name => "name",
+            Self::Data => "data",
+            Self::Chunks => "chunks",
+            Self::Writes => "writes",
+            Self::Orphans => "orphans",
+        }
+    }
+}
+
+/// Whether a shard passes the filter: its name or one of its zones contains the text (any case).
+pub fn matches(row: &ShardRow, filter: &str) -> bool {
+    let needle = filter.trim().to_lowercase();
+    needle.is_empty()
+        || row.id.to_lowercase().contains(&needle)
+        || row.zones.iter().any(|z| z.to_lowercase().contains(&needle))
+}
+
+/// The indices of the shards that pass the filter, in the sort's order.
+pub fn order(rows: &[ShardRow], sort: ShardSort, filter: &str) -> Vec<usize> {
+    let mut out: Vec<usize> = (0..rows.len())
+        .filter(|&i| matches(&rows[i], filter))
+        .collect();
+    out.sort_by(|&a, &b| {
+        let (x, y) = (&rows[a], &rows[b]);
+        let by = match sort {
+            ShardSort::Name => Ordering::Equal,
+            ShardSort::Data => y.bytes.cmp(&x.bytes),
+            ShardSort::Chunks => y.chunks.cmp(&x.chunks),
+            ShardSort::Writes => y.write_share.total_cmp(&x.write_share),
+            ShardSort::Orphans => y.orphaned_docs.cmp(&x.orphaned_docs),
+        };
+        by.then_with(|| natural(&x.id, &y.id))
+    });
+    out
+}
+
+/// The rows of a pane `height` rows high scrolled by `scroll`: shards kept in sight (`keep`:
+/// the hot one, the draining ones) that the scrolled rows would hide come first, at most a
+/// third of the height.
+pub fn visible(order: &[usize], keep: &[usize], scroll: usize, height: usize) -> Vec<usize> {
+    if order.len() <= height {
+        return order.to_vec();
+    }
+    let scroll = scroll.min(order.len() - height);
+    let window = &order[scroll..scroll + height];
+    let pinned: Vec<usize> = keep
+        .iter()
+        .copied()
+        .filter(|i| order.contains(i) && !window.contains(i))
+        .take(height / 3)
+        .collect();
+    let rest = window
+        .iter()
+        .copied()
+        .filter(|i| !pinned.contains(i))
+        .take(height - pinned.len());
+    pinned.iter().copied().chain(rest).collect()
+}
+
+/// Compares names with their digit runs as numbers.
+pub fn natural(a: &str, b: &str) -> Ordering {
+    let (mut x, mut y) = (a, b);
+    loop {
+        match (x.chars().next(), y.chars().next()) {
+            (None, None) => return a.cmp(b),
+            (None, Some(_)) => return Ordering::Less,
+            (Some(_), None) => return Ordering::Greater,
+            (Some(c), Some(d)) if c.is_ascii_digit() && d.is_ascii_digit() => {
+                let (n, rx) = split_digits(x);
+                let (m, ry) = split_digits(y);
+                let by = n
+                    .trim_start_matches('0')
+                    .len()
+                    .cmp(&m.trim_start_matches('0').len())
+                    .then_with(|| n.trim_start_matches('0').cmp(m.trim_start_matches('0')));
+                if by != Ordering::Equal {
+                    return by;
+                }
+                (x, y) = (rx, ry);
+            }
+            (Some(c), Some(d)) => {
+                if c != d {
+                    return c.cmp(&d);
+                }
+                (x, y) = (&x[c.len_utf8()..], &y[d.len_utf8()..]);
+            }
+        }
+    }
+}
+
+fn split_digits(s: &str) -> (&str, &str) {
+    let end = s.find(|c: char| !c.is_ascii_digit()).unwrap_or(s.len());
+    s.split_at(end)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(id: &str, bytes: u64, zones: &[&str]) -> ShardRow {
+        ShardRow {
+            id: id.into(),
+            zones: zones.iter().map(|z| (*z).to_string()).collect(),
+            bytes,
+            ..ShardRow::default()
+        }
+    }
+
+    #[test]
+    fn names_sort_with_numbers_as_numbers() {
+        let mut names = vec!["shard10", "shard2", "shard02x", "a", "shard1"];
+        names.sort_by(|a, b| natural(a, b));
+        assert_eq!(names, ["a", "shard1", "shard2", "shard02x", "shard10"]);
+    }
+
+    #[test]
+    fn sorts_filter_and_keep_the_hot_shard_in_sight() {
+        let rows = vec![
+            row("s1", 5, &["EU"]),
+            row("s2", 9, &[]),
+            row("s10", 7, &["US"]),
+        ];
+        assert_eq!(order(&rows, ShardSort::Name, ""), [0, 1, 2]);
+        assert_eq!(order(&rows, ShardSort::Data, ""), [1, 2, 0]);
+        assert_eq!(order(&rows, ShardSort::Name, "us"), [2]);
+        assert_eq!(order(&rows, ShardSort::Name, "S1"), [0, 2]);
+        let all: Vec<usize> = (0..1000).collect();
+        assert_eq!(visible(&all, &[900], 0, 6), [900, 0, 1, 2, 3, 4]);
+        assert_eq!(visible(&all, &[3], 0, 6), [0, 1, 2, 3, 4, 5]);
+        assert_eq!(visible(&all, &[], 5000, 3), [997, 998, 999]);
+        assert_eq!(ShardSort::Orphans.next(), ShardSort::Name);
+    }
+}

@@ -299,7 +299,7 @@ fn each_pane_at_80x24_and_160x48() {
     use shardtop::ui::theme::Theme;
     for (w, h) in [(80u16, 24u16), (160, 48)] {
         let f = Fixture::new("zones-ip", 60_000, (w, h));
-        let theme = Theme { colors: true };
+        let theme = Theme::new(true);
         let panes: [(&str, &DrawPane<'_>); 6] = [
             ("header", &|fr, app| {
                 header::render(fr, fr.area(), app, theme);

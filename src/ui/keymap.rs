@@ -67,7 +67,8 @@ pub const COMMANDS: &[Command] = &[
     cmd("clear", Action::Escape, &["Esc"], true),
 ];
 
-/// The help overlay: groups of rows, each row some commands and what they do.
+/// The help overlay: groups of rows, each row some commands and what they do (a name that is no
+/// command, `mouse`, is shown as it is).
 pub const HELP: &[(&str, &[(&[&str], &str)])] = &[
     (
         "general",
@@ -104,11 +105,15 @@ pub const HELP: &[(&str, &[(&[&str], &str)])] = &[
         &[
             (
                 &["query"],
-                "query targeting: type a filter (JSON); ◆ marks the chunks asked",
+                "query targeting: type a filter (JSON); ◆ marks chunks asked",
             ),
             (
                 &["metric"],
                 "shard bars: chunk count / data size first",
+            ),
+            (
+                &["mouse"],
+                "click focuses a pane or selects a cell; wheel scrolls, zooms",
             ),
             (&["zones"], "zone bands on / off"),
             (&["heat"], "write heat on / off"),
@@ -269,9 +274,9 @@ pub fn names() -> String {
         .join(", ")
 }
 
-/// Whether a command means anything on a live cluster.
+/// Whether a command means anything on a live cluster (the mouse always does).
 pub fn applies_live(command: &str) -> bool {
-    COMMANDS.iter().any(|c| c.name == command && c.live)
+    command == "mouse" || COMMANDS.iter().any(|c| c.name == command && c.live)
 }
 
 /// The action of a mouse event: left clicks and the wheel.
@@ -305,7 +310,7 @@ mod tests {
         assert_eq!(map.map(&press('x'), false), None);
         for (_, rows) in HELP {
             for (commands, _) in *rows {
-                for name in *commands {
+                for name in commands.iter().filter(|n| **n != "mouse") {
                     assert!(COMMANDS.iter().any(|c| c.name == *name), "{name}");
                 }
             }

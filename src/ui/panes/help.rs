@@ -28,9 +28,17 @@ fn group_lines(
         if live && !commands.iter().all(|c| keymap::applies_live(c)) {
             continue;
         }
-        let shown: Vec<String> = commands.iter().map(|c| keys.keys_of(c)).collect();
+        let shown: Vec<String> = commands
+            .iter()
+            .map(|c| match keys.keys_of(c) {
+                k if k.is_empty() => (*c).to_string(),
+                k => k,
+            })
+            .collect();
+        let shown = shown.join("  ");
+        let pad = 16usize.max(shown.chars().count());
         lines.push(Line::from(vec![
-            Span::styled(format!("  {:<16} ", shown.join("  ")), theme.key()),
+            Span::styled(format!("  {shown:<pad$}  "), theme.key()),
             Span::raw(*what),
         ]));
     }

@@ -226,4 +226,9 @@ pub struct ServeArgs {
     /// Documents kept in memory in all; past it writes are routed and counted, not kept.
     #[arg(long, value_name = "N", default_value_t = crate::serve::DEFAULT_MAX_DOCS)]
     pub max_docs: u64,
+    /// Answer as a user with these built-in roles (`clusterMonitor,read@shop`): connectionStatus
+    /// reports them, and reads and writes they do not grant are refused (Unauthorized), as on
+    /// a cluster with access control; there is no login.
+    #[arg(long, value_name = "ROLE@DB,…")]
+    pub user_roles: Option<String>,
 }

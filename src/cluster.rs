@@ -17,6 +17,7 @@ pub mod event;
 pub mod failed_actions;
 pub mod key_index;
 pub mod orphans;
+pub mod privileges;
 pub mod resharding;
 pub mod summary;
 pub mod version;

@@ -8,6 +8,7 @@
 
 pub mod balancer_status;
 pub mod change_heat;
+pub mod change_text;
 pub mod client;
 pub mod config;
 pub mod data_sizes;
@@ -16,6 +17,7 @@ pub mod logs;
 pub mod poller;
 pub mod privileges;
 pub mod record;
+pub mod refusals;
 pub mod routing_cache;
 pub mod sampled_heat;
 pub mod snapshot;

@@ -206,6 +206,39 @@ pub struct ClusterView {
     /// The write signal: `None` for the simulator and replays (every write is seen); for a live
     /// cluster, the heat mode in use (`"off"`: no write signal, shares are unknown).
     pub heat: Option<&'static str>,
+    /// Reads a live cluster refused to this user, each with what it needs (the pane it feeds
+    /// says so; everything else goes on).
+    pub refused: Vec<RefusedRead>,
+}
+
+/// The part of the view a live read feeds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Feeds {
+    /// Nothing shows without it.
+    Everything,
+    Shards,
+    Balancer,
+    Events,
+    Heat,
+}
+
+impl Feeds {
+    pub fn label(self) -> &'static str {
+        match self {
+            Self::Everything => "the whole view",
+            Self::Shards => "shard data sizes",
+            Self::Balancer => "balancer pane",
+            Self::Events => "event log",
+            Self::Heat => "write heat",
+        }
+    }
+}
+
+/// A read the cluster refused: the pane it feeds, and what it needs in words.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RefusedRead {
+    pub feeds: Feeds,
+    pub text: String,
 }
 
 impl ClusterView {

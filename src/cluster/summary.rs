@@ -297,7 +297,7 @@ impl Cluster {
             );
         }
         for why in &b.why_not {
-            let _ = writeln!(s, "  not balancing more: {why}");
+            let _ = writeln!(s, "  why: {why}");
         }
     }
 }

@@ -61,6 +61,12 @@ pub fn run(args: &ServeArgs, config: &crate::config::Config) -> Result<(), Failu
         .thread_stack_size(16 << 20)
         .build()
         .map_err(|e| Failure::runtime(format!("cannot start the runtime: {e}")))?;
+    let access = args
+        .user_roles
+        .as_deref()
+        .map(crate::serve::access::Access::parse)
+        .transpose()
+        .map_err(|e| Failure::input(format!("--user-roles {e}")))?;
     rt.block_on(async {
         let opts = ServeOptions {
             listen,
@@ -70,6 +76,7 @@ pub fn run(args: &ServeArgs, config: &crate::config::Config) -> Result<(), Failu
             argv: std::env::args().collect(),
             max_docs: args.max_docs,
             message_deadline: crate::serve::MESSAGE_DEADLINE,
+            access,
         };
         let server = start(opts).await.map_err(|e| {
             Failure::runtime(format!(

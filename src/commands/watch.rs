@@ -121,7 +121,7 @@ pub fn run(args: &WatchArgs, ctx: &Context, out: &mut impl Write) -> Result<(), 
     .flatten();
     let interval = interval_of(args.interval.as_ref(), &ctx.config)?;
     if args.check {
-        return super::watch_check::run(&args.uri, out);
+        return super::watch_check::run(&args.uri, asked, out);
     }
     if !args.once {
         return interactive(args, &ctx.settings, interval, asked);
@@ -138,12 +138,16 @@ pub fn run(args: &WatchArgs, ctx: &Context, out: &mut impl Write) -> Result<(), 
             let mut p = poller(client, heat);
             let log = p.poll_within(now_ms(), Duration::from_secs(30)).await?.log;
             let polled = OnePoll {
+                refused: p.refused().to_vec(),
                 state: p.into_state(),
                 log,
             };
             Ok::<_, LiveError>((polled, heat))
         })
         .map_err(failure)?;
+    for r in &polled.refused {
+        eprintln!("shardtop: warning: {} ({} left out)", r.text, r.feeds.label());
+    }
     let source = hosts(&args.uri);
     let text = if args.json {
         let summary = polled.state.summary_json(&SummaryOptions {

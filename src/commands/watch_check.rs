@@ -11,6 +11,7 @@ use super::{Failure, write_failed};
 use crate::cluster::ServerVersion;
 use crate::live::client::{LiveClient, LiveError, hosts};
 use crate::live::config::CollectionDoc;
+use crate::source::live::HeatMode;
 use crate::live::privileges::{self, Feeds, Plan, Privilege, Read, Resource};
 
 /// Who is logged in, and what they may do.
@@ -81,7 +82,7 @@ struct Checked {
     open: bool,
 }
 
-async fn check(uri: &str) -> Result<Checked, LiveError> {
+async fn check(uri: &str, heat: Option<HeatMode>) -> Result<Checked, LiveError> {
     let client = LiveClient::connect(uri, Duration::from_secs(10)).await?;
     let identity = identity(&client).await?;
     let version = version(&client).await.unwrap_or(ServerVersion::V8_0);
@@ -94,8 +95,9 @@ async fn check(uri: &str) -> Result<Checked, LiveError> {
     let plan = Plan {
         collections: &collections,
         sharded_data_distribution: version >= ServerVersion::V6_0,
-        sampled_queries: version >= ServerVersion::V7_0,
-        change_streams: true,
+        sampled_queries: version >= ServerVersion::V7_0
+            && heat.is_none_or(|h| h == HeatMode::Sampled),
+        change_streams: heat == Some(HeatMode::ChangeStream),
     };
     let reads = privileges::reads(&plan)
         .into_iter()
@@ -111,9 +113,11 @@ async fn check(uri: &str) -> Result<Checked, LiveError> {
     })
 }
 
-pub fn run(uri: &str, out: &mut impl Write) -> Result<(), Failure> {
+/// `watch URI --check [--heat H]`: the reads of that heat mode (`auto`: sampled queries from
+/// 7.0; change streams only with `changestream`).
+pub fn run(uri: &str, heat: Option<HeatMode>, out: &mut impl Write) -> Result<(), Failure> {
     let rt = super::tui::runtime()?;
-    let checked = rt.block_on(check(uri)).map_err(|e| {
+    let checked = rt.block_on(check(uri, heat)).map_err(|e| {
         if e.input {
             Failure::input(e.message)
         } else {
@@ -153,13 +157,8 @@ fn report(target: &str, c: &Checked) -> String {
     let width = c.reads.iter().map(|(r, _)| r.read.len()).max().unwrap_or(0);
     for (r, ok) in &c.reads {
         let mark = if *ok { "ok " } else { "NO " };
-        let heat = if r.read.contains("$changeStream") {
-            " (only with --heat changestream)"
-        } else {
-            ""
-        };
         s.push_str(&format!(
-            "  {mark} {:<width$}  {}{heat}\n",
+            "  {mark} {:<width$}  {}\n",
             r.read,
             r.feeds.label()
         ));

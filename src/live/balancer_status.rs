@@ -4,7 +4,8 @@
 
 use bson::{Document, doc};
 
-use super::client::LiveClient;
+use super::client::{LiveClient, LiveError};
+use super::refusals::Refusals;
 use crate::cluster::Cluster;
 use crate::cluster::balancer::{BalancerState, RoundInProgress};
 
@@ -33,8 +34,9 @@ pub(super) fn state(status: &Document, completed: u64, failed: u64, now_ms: u64)
 }
 
 /// Migrations in flight, as `$currentOp` shows the donors' `moveChunk` /
-/// `_shardsvrMoveRange` commands; a cluster that refuses the stage (privileges) shows none.
-pub(super) async fn current_migrations(client: &LiveClient) -> Vec<Document> {
+/// `_shardsvrMoveRange` commands; a cluster without the stage shows none (a refusal is the
+/// caller's to note).
+pub(super) async fn current_migrations(client: &LiveClient) -> Result<Vec<Document>, LiveError> {
     let cmd = doc! {"aggregate": 1, "pipeline": [
         {"$currentOp": {"allUsers": true, "localOps": false}},
         {"$match": {"$or": [
@@ -42,19 +44,32 @@ pub(super) async fn current_migrations(client: &LiveClient) -> Vec<Document> {
             {"command._shardsvrMoveRange": {"$exists": true}},
         ]}},
     ], "cursor": {}};
-    client.drain("admin", cmd).await.unwrap_or_default()
+    match client.drain("admin", cmd).await {
+        Err(e) if e.unauthorized => Err(e),
+        other => Ok(other.unwrap_or_default()),
+    }
 }
 
-/// `balancerCollectionStatus` of each collection, in words; a cluster that refuses the
-/// command (privileges, version) just gives no reason.
-pub(super) async fn compliance(client: &LiveClient, names: Vec<String>) -> Vec<String> {
+/// `balancerCollectionStatus` of each collection, in words. A cluster without the command
+/// (version) gives no reason; one that refuses it to this user (it needs `enableSharding`, which
+/// clusterMonitor lacks) is noted once and not asked again this poll.
+pub(super) async fn compliance(
+    client: &LiveClient,
+    names: Vec<String>,
+    refused: &mut Refusals,
+) -> Vec<String> {
     let mut out = Vec::new();
     for ns in names {
-        let Ok(r) = client
+        let r = match client
             .command("admin", doc! {"balancerCollectionStatus": ns.as_str()})
             .await
-        else {
-            continue;
+        {
+            Ok(r) => r,
+            Err(e) if e.unauthorized => {
+                refused.note(&super::privileges::balancer_collection_status(&ns));
+                break;
+            }
+            Err(_) => continue,
         };
         if r.get_bool("balancerCompliant").unwrap_or(true) {
             out.push(format!("{ns}: balanced (balancerCompliant)"));

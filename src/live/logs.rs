@@ -118,18 +118,12 @@ fn change_line(what: &str, d: &Document) -> LogLine {
     let ns = d.get_str("ns").unwrap_or_default();
     let details = d.get_document("details").map_or_else(
         |_| String::new(),
-        |det| match det.get_str("shardtop") {
-            Ok(text) => text.to_string(),
-            Err(_) => det.to_string(),
-        },
+        |det| super::change_text::details(what, ns, det),
     );
     LogLine {
         at_ms: at_ms(d),
         kind: kind_of(what),
-        text: format!(
-            "{what:<20} {ns} {}",
-            details.chars().take(160).collect::<String>()
-        ),
+        text: crate::units::cut_at_words(&format!("{what:<20} {ns} {details}"), 200),
     }
 }
 
@@ -155,10 +149,7 @@ fn round_line(d: &Document, details: &Document, error: Option<&str>) -> LogLine 
         n("executionTimeMillis")
     );
     if let Some(e) = error {
-        text.push_str(&format!(
-            " — failed: {}",
-            e.chars().take(120).collect::<String>()
-        ));
+        text.push_str(&format!(" — failed: {}", crate::units::cut_at_words(e, 120)));
     }
     LogLine {
         at_ms: at_ms(d),

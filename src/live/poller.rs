@@ -12,6 +12,8 @@ use super::balancer_status;
 use super::client::{LiveClient, LiveError};
 use super::config::{ChunkOwner, ChunkRow, CollectionDoc, SettingsDocs, ShardDoc, TagDoc};
 use super::data_sizes;
+use super::privileges;
+use super::refusals::{Refusals, essential};
 use super::routing_cache::{self, CachedRouting, FullLoad};
 use super::snapshot::{self, ConfigSnapshot, ShardList};
 use crate::cluster::Cluster;
@@ -41,6 +43,8 @@ pub struct Poller {
     pub change_heat: Option<super::change_heat::ChangeHeat>,
     /// Sampled queries for heat (`--heat sampled`), when asked for.
     pub sampled_heat: Option<super::sampled_heat::SampledHeat>,
+    /// The reads the last poll was refused (Unauthorized), with what each needs.
+    refused: Refusals,
 }
 
 /// What a poll produced: the cluster as it is now, and the new lines of its logs.
@@ -85,7 +89,13 @@ impl Poller {
             fetched_chunks: 0,
             change_heat: None,
             sampled_heat: None,
+            refused: Refusals::default(),
         }
+    }
+
+    /// The reads the last poll was refused, with what each needs.
+    pub fn refused(&self) -> &[crate::view::RefusedRead] {
+        &self.refused.0
     }
 
     /// The cluster as the last successful poll saw it.
@@ -226,25 +236,34 @@ impl Poller {
 
     /// Reads the configuration: shards, collections, the changes to their routing tables, zones,
     /// settings, databases and per-shard sizes.
-    async fn read(&mut self, version: ServerVersion) -> Result<Reads, LiveError> {
-        let shard_docs = Self::parsed(&self.client, "shards", ShardDoc::parse).await?;
+    async fn read(
+        &mut self,
+        version: ServerVersion,
+        refused: &mut Refusals,
+    ) -> Result<Reads, LiveError> {
+        let find = privileges::config_find;
+        let shard_docs = Self::parsed(&self.client, "shards", ShardDoc::parse).await;
+        let shard_docs = essential(shard_docs, &find("shards"))?;
         let mut shards = ShardList::new(&shard_docs, &self.state);
-        let mut colls: Vec<CollectionDoc> =
-            Self::parsed(&self.client, "collections", CollectionDoc::parse)
-                .await?
+        let colls = Self::parsed(&self.client, "collections", CollectionDoc::parse).await;
+        let mut colls: Vec<CollectionDoc> = essential(colls, &find("collections"))?
                 .into_iter()
                 .filter(CollectionDoc::is_sharded)
                 .collect();
         colls.sort_by(|a, b| a.ns.cmp(&b.ns));
         let mut refreshes = Vec::new();
         for c in &colls {
-            refreshes.push(self.refresh(c, &mut shards).await?);
+            let refresh = self.refresh(c, &mut shards).await;
+            refreshes.push(essential(refresh, &find("chunks"))?);
         }
-        let tags = Self::parsed(&self.client, "tags", TagDoc::parse).await?;
-        let settings = SettingsDocs::parse(&Self::config(&self.client, "settings", doc! {}).await?)
+        let tags = Self::parsed(&self.client, "tags", TagDoc::parse).await;
+        let tags = refused.optional(tags, &find("tags"))?;
+        let settings = Self::config(&self.client, "settings", doc! {}).await;
+        let settings = SettingsDocs::parse(&refused.optional(settings, &find("settings"))?)
             .map_err(bad)?;
-        let databases: Vec<(String, String)> = Self::config(&self.client, "databases", doc! {})
-            .await?
+        let databases = Self::config(&self.client, "databases", doc! {}).await;
+        let databases: Vec<(String, String)> = refused
+            .optional(databases, &find("databases"))?
             .iter()
             .filter_map(|d| {
                 Some((
@@ -254,7 +273,13 @@ impl Poller {
             })
             .collect();
         let names: Vec<String> = colls.iter().map(|c| c.ns.clone()).collect();
-        let sizes = data_sizes::data_sizes(&self.client, version, names).await?;
+        let sizes_read = if version >= ServerVersion::V6_0 {
+            privileges::sharded_data_distribution()
+        } else {
+            privileges::coll_stats(names.first().map_or("each collection", String::as_str))
+        };
+        let sizes = data_sizes::data_sizes(&self.client, version, names).await;
+        let sizes = refused.optional(sizes, &sizes_read)?;
         Ok(Reads {
             shard_docs,
             shards,
@@ -314,16 +339,21 @@ impl Poller {
     pub async fn poll(&mut self, now_ms: u64) -> Result<Polled<'_>, LiveError> {
         let version = self.handshake().await?;
         self.fetched_chunks = 0;
-        let reads = self.read(version).await?;
+        let mut refused = Refusals::default();
+        let reads = self.read(version, &mut refused).await?;
         let names: Vec<String> = reads.colls.iter().map(|c| c.ns.clone()).collect();
-        let log = self.logs.read(&self.client).await?;
+        let log = self.logs.read(&self.client).await;
+        let log = refused.optional(log, &privileges::config_find("changelog"))?;
         let status = self
             .client
             .command("admin", doc! {"balancerStatus": 1})
-            .await?;
-        let mut why_not = balancer_status::compliance(&self.client, names).await;
+            .await;
+        let status = refused.optional(status, &privileges::balancer_status())?;
+        let mut why_not = balancer_status::compliance(&self.client, names, &mut refused).await;
         let ops = balancer_status::current_migrations(&self.client).await;
+        let ops = refused.optional(ops, &privileges::current_op())?;
         self.install(version, reads)?;
+        self.refused = refused;
         let state = &mut self.state;
         state.balancer =
             balancer_status::state(&status, self.logs.completed, self.logs.failed, now_ms);
@@ -373,6 +403,8 @@ pub fn now_ms() -> u64 {
 pub struct OnePoll {
     pub state: Cluster,
     pub log: Vec<LogLine>,
+    /// The reads refused to this user, with what each needs.
+    pub refused: Vec<crate::view::RefusedRead>,
 }
 
 /// Connects and polls once.
@@ -384,6 +416,7 @@ pub async fn poll_once(uri: &str, timeout: std::time::Duration) -> Result<OnePol
         .await?
         .log;
     Ok(OnePoll {
+        refused: poller.refused().to_vec(),
         state: poller.into_state(),
         log,
     })

@@ -16,47 +16,9 @@
 //!   grant never covers `config` or `local` (`resource_pattern_search_list.h`), so
 //!   `readAnyDatabase` cannot read `config.*`.
 
-use bson::{Bson, Document};
+pub use crate::cluster::privileges::{Pattern, Privilege, Resource, allows};
 
-/// A resource a privilege is on.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Resource {
-    Cluster,
-    /// An exact namespace.
-    Namespace(String),
-}
-
-impl std::fmt::Display for Resource {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Self::Cluster => f.write_str("the cluster"),
-            Self::Namespace(ns) => f.write_str(ns),
-        }
-    }
-}
-
-/// The part of the view a read feeds.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Feeds {
-    /// Nothing shows without it.
-    Everything,
-    Shards,
-    Balancer,
-    Events,
-    Heat,
-}
-
-impl Feeds {
-    pub fn label(self) -> &'static str {
-        match self {
-            Self::Everything => "the whole view",
-            Self::Shards => "shard data sizes",
-            Self::Balancer => "balancer pane",
-            Self::Events => "event log",
-            Self::Heat => "write heat",
-        }
-    }
-}
+pub use crate::view::Feeds;
 
 /// One read `watch` makes and what it needs.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -71,14 +33,89 @@ pub struct Read {
 }
 
 const CONFIG_ROLES: &str = "clusterMonitor, clusterManager, clusterAdmin, backup, root, read@config";
+const MONITOR_ROLES: &str = "clusterMonitor, clusterAdmin, root";
 
-fn config_read(what: &str, coll: &str, feeds: Feeds) -> Read {
+/// `find` (or `aggregate`) on `config.<coll>`.
+pub fn config_find(coll: &str) -> Read {
+    let feeds = match coll {
+        "shards" | "collections" | "chunks" => Feeds::Everything,
+        "settings" => Feeds::Balancer,
+        "changelog" | "actionlog" => Feeds::Events,
+        _ => Feeds::Shards,
+    };
     Read {
-        read: format!("{what} config.{coll}"),
+        read: format!("find config.{coll}"),
         actions: &["find"],
         resource: Resource::Namespace(format!("config.{coll}")),
         feeds,
         roles: CONFIG_ROLES,
+    }
+}
+
+pub fn balancer_status() -> Read {
+    Read {
+        read: "balancerStatus".into(),
+        ..config_find("settings")
+    }
+}
+
+pub fn balancer_collection_status(ns: &str) -> Read {
+    Read {
+        read: format!("balancerCollectionStatus {ns}"),
+        actions: &["enableSharding"],
+        resource: Resource::Namespace(ns.to_string()),
+        feeds: Feeds::Balancer,
+        roles: "enableSharding, clusterManager, clusterAdmin, root (not clusterMonitor)",
+    }
+}
+
+pub fn current_op() -> Read {
+    Read {
+        read: "aggregate $currentOp".into(),
+        actions: &["inprog"],
+        resource: Resource::Cluster,
+        feeds: Feeds::Balancer,
+        roles: MONITOR_ROLES,
+    }
+}
+
+pub fn sharded_data_distribution() -> Read {
+    Read {
+        read: "aggregate $shardedDataDistribution".into(),
+        actions: &["shardedDataDistribution"],
+        resource: Resource::Cluster,
+        feeds: Feeds::Shards,
+        roles: MONITOR_ROLES,
+    }
+}
+
+pub fn coll_stats(ns: &str) -> Read {
+    Read {
+        read: format!("aggregate $collStats {ns}"),
+        actions: &["collStats"],
+        resource: Resource::Namespace(ns.to_string()),
+        feeds: Feeds::Shards,
+        roles: "clusterMonitor, read, readAnyDatabase, dbAdmin, root",
+    }
+}
+
+pub fn list_sampled_queries() -> Read {
+    Read {
+        read: "aggregate $listSampledQueries".into(),
+        actions: &["listSampledQueries"],
+        resource: Resource::Cluster,
+        feeds: Feeds::Heat,
+        roles: MONITOR_ROLES,
+    }
+}
+
+pub fn change_stream(ns: &str) -> Read {
+    Read {
+        read: format!("aggregate $changeStream {ns}"),
+        actions: &["changeStream", "find"],
+        resource: Resource::Namespace(ns.to_string()),
+        feeds: Feeds::Heat,
+        roles: "read, readWrite, readAnyDatabase, root (not clusterMonitor)",
     }
 }
 
@@ -96,148 +133,40 @@ pub struct Plan<'a> {
 
 /// Every read of one poll, in the order the poll makes them.
 pub fn reads(plan: &Plan) -> Vec<Read> {
-    let mut out: Vec<Read> = ["shards", "collections", "chunks"]
+    let mut out: Vec<Read> = ["shards", "collections", "chunks", "tags", "settings", "databases"]
         .into_iter()
-        .map(|c| config_read("find", c, Feeds::Everything))
+        .map(config_find)
         .collect();
-    out.push(config_read("find", "tags", Feeds::Shards));
-    out.push(config_read("find", "settings", Feeds::Balancer));
-    out.push(config_read("find", "databases", Feeds::Shards));
     if plan.sharded_data_distribution {
-        out.push(cluster_read("aggregate $shardedDataDistribution", "shardedDataDistribution", Feeds::Shards, "clusterMonitor, clusterAdmin, root"));
+        out.push(sharded_data_distribution());
     } else {
-        for ns in plan.collections {
-            out.push(Read {
-                read: format!("aggregate $collStats {ns}"),
-                actions: &["collStats"],
-                resource: Resource::Namespace(ns.clone()),
-                feeds: Feeds::Shards,
-                roles: "clusterMonitor, read, readAnyDatabase, dbAdmin, root",
-            });
-        }
+        out.extend(plan.collections.iter().map(|ns| coll_stats(ns)));
     }
-    out.push(config_read("find", "changelog", Feeds::Events));
-    out.push(config_read("find", "actionlog", Feeds::Events));
-    out.push(Read {
-        read: "balancerStatus".into(),
-        ..config_read("find", "settings", Feeds::Balancer)
-    });
-    for ns in plan.collections {
-        out.push(Read {
-            read: format!("balancerCollectionStatus {ns}"),
-            actions: &["enableSharding"],
-            resource: Resource::Namespace(ns.clone()),
-            feeds: Feeds::Balancer,
-            roles: "enableSharding, clusterManager, clusterAdmin, root (not clusterMonitor)",
-        });
-    }
-    out.push(cluster_read("aggregate $currentOp", "inprog", Feeds::Balancer, "clusterMonitor, clusterAdmin, root"));
+    out.push(config_find("changelog"));
+    out.push(config_find("actionlog"));
+    out.push(balancer_status());
+    out.extend(plan.collections.iter().map(|ns| balancer_collection_status(ns)));
+    out.push(current_op());
     if plan.sampled_queries {
-        out.push(cluster_read("aggregate $listSampledQueries", "listSampledQueries", Feeds::Heat, "clusterMonitor, clusterAdmin, root"));
+        out.push(list_sampled_queries());
     }
     if plan.change_streams {
-        for ns in plan.collections {
-            out.push(Read {
-                read: format!("aggregate $changeStream {ns}"),
-                actions: &["changeStream", "find"],
-                resource: Resource::Namespace(ns.clone()),
-                feeds: Feeds::Heat,
-                roles: "read, readWrite, readAnyDatabase, root (not clusterMonitor)",
-            });
-        }
+        out.extend(plan.collections.iter().map(|ns| change_stream(ns)));
     }
     out
 }
 
-fn cluster_read(read: &str, action: &'static str, feeds: Feeds, roles: &'static str) -> Read {
-    let actions: &'static [&'static str] = match action {
-        "shardedDataDistribution" => &["shardedDataDistribution"],
-        "listSampledQueries" => &["listSampledQueries"],
-        _ => &["inprog"],
-    };
-    Read {
-        read: read.into(),
-        actions,
-        resource: Resource::Cluster,
-        feeds,
-        roles,
-    }
-}
-
-/// One privilege of `connectionStatus`'s `authenticatedUserPrivileges`.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Privilege {
-    pub resource: Pattern,
-    pub actions: Vec<String>,
-}
-
-/// A privilege's resource as the server writes it.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Pattern {
-    AnyResource,
-    Cluster,
-    /// `{db, collection}`; an empty string is "any".
-    Collection { db: String, collection: String },
-}
-
-impl Privilege {
-    /// Reads one privilege document; `None` for shapes this check does not know.
-    pub fn parse(d: &Document) -> Option<Self> {
-        let r = d.get_document("resource").ok()?;
-        let resource = if r.get_bool("anyResource").unwrap_or(false) {
-            Pattern::AnyResource
-        } else if r.get_bool("cluster").unwrap_or(false) {
-            Pattern::Cluster
-        } else {
-            Pattern::Collection {
-                db: r.get_str("db").ok()?.to_string(),
-                collection: r.get_str("collection").ok()?.to_string(),
-            }
-        };
-        let actions = d
-            .get_array("actions")
-            .ok()?
-            .iter()
-            .filter_map(Bson::as_str)
-            .map(str::to_string)
-            .collect();
-        Some(Self { resource, actions })
-    }
-
-    /// Whether this privilege's resource matches `r` (the server's search list).
-    pub fn covers(&self, r: &Resource) -> bool {
-        match (&self.resource, r) {
-            (Pattern::AnyResource, _) => true,
-            (Pattern::Cluster, Resource::Cluster) => true,
-            (Pattern::Collection { db, collection }, Resource::Namespace(ns)) => {
-                let (d, c) = ns.split_once('.').unwrap_or((ns.as_str(), ""));
-                let normal = !c.starts_with("system.");
-                let special_db = d == "config" || d == "local";
-                match (db.as_str(), collection.as_str()) {
-                    ("", "") => normal && !special_db,
-                    ("", coll) => coll == c,
-                    (db, "") => db == d && normal,
-                    (db, coll) => db == d && coll == c,
-                }
-            }
-            _ => false,
-        }
-    }
-}
-
 /// Whether the privileges allow every action of the read.
 pub fn allowed(read: &Read, privileges: &[Privilege]) -> bool {
-    read.actions.iter().all(|a| {
-        privileges
-            .iter()
-            .any(|p| p.covers(&read.resource) && p.actions.iter().any(|x| x == a))
-    })
+    read.actions
+        .iter()
+        .all(|a| allows(privileges, a, &read.resource))
 }
 
 /// How a refused read reads on screen: what it needs and who grants it.
 pub fn needs(read: &Read) -> String {
     format!(
-        "{}: not authorized — needs {} on {} (granted by {})",
+        "{}: not authorized — needs {} on {}; granted by {}",
         read.read,
         read.actions.join(" + "),
         read.resource,
@@ -248,7 +177,7 @@ pub fn needs(read: &Read) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use bson::doc;
+    use bson::{Document, doc};
 
     fn privilege(d: Document) -> Privilege {
         Privilege::parse(&d).expect("a privilege")

@@ -69,6 +69,8 @@ pub fn answer(state: &mut State, cmd: &Document, ctx: Context) -> Reply {
             code_name: "Unauthorized",
             message: format!("{name} may only be run against the admin database."),
         })
+    } else if let Some(Err(e)) = state.access.as_ref().map(|a| a.check(&name, &db, cmd)) {
+        Err(e)
     } else {
         super::transactions::begin(state, &name, cmd).and_then(|()| {
             super::query_analyzer::observe(state, &name, &db, cmd);
@@ -216,7 +218,7 @@ fn dispatch_doc(state: &mut State, name: &str, db: &str, cmd: &Document, ctx: Co
         "getLog" => handshake::get_log(cmd),
         "ping" => Ok(reply::ok(Document::new())),
         "endSessions" | "killSessions" => Ok(end_sessions(state, name, cmd)),
-        "connectionStatus" => handshake::connection_status(),
+        "connectionStatus" => super::access::connection_status(state.access.as_ref(), cmd),
         "hostInfo" => handshake::host_info(state),
         "whatsmyuri" => handshake::whats_my_uri(ctx),
         "serverStatus" => handshake::server_status(state),

@@ -1,5 +1,5 @@
 //! What a mongos answers about itself: `hello`/`isMaster` (`msg: "isdbgrid"`), `buildInfo`,
-//! `getParameter`, `getCmdLineOpts`, `getLog`, `ping`, `connectionStatus`, `hostInfo`,
+//! `getParameter`, `getCmdLineOpts`, `getLog`, `ping`, `hostInfo`,
 //! `whatsmyuri`, `serverStatus`, `isdbgrid`, `endSessions`; and the catalog: `listDatabases`,
 //! `listCollections`, `listIndexes`, `listShards`.
 
@@ -116,13 +116,6 @@ pub fn get_log(cmd: &Document) -> Answer {
             "Argument to getLog must be of type String",
         )),
     }
-}
-
-/// `connectionStatus` (no authentication).
-pub fn connection_status() -> Answer {
-    Ok(ok(doc! {
-        "authInfo": { "authenticatedUsers": [], "authenticatedUserRoles": [] },
-    }))
 }
 
 /// `hostInfo`.

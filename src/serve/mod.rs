@@ -13,6 +13,7 @@
 //! client sees is a [`crate::cluster::MongoError`] (code, codeName, errmsg), raised by the
 //! simulator or by a command here.
 
+pub mod access;
 mod aggregate;
 mod change_stream;
 mod changelog;
@@ -114,6 +115,8 @@ pub struct ServeOptions {
     pub max_docs: u64,
     /// A message must arrive whole within this time of its first byte.
     pub message_deadline: std::time::Duration,
+    /// Answer as a user with these roles (`--user-roles`); `None`: no access control.
+    pub access: Option<access::Access>,
 }
 
 impl ServeOptions {
@@ -127,6 +130,7 @@ impl ServeOptions {
             argv: vec!["shardtop".into(), "serve".into()],
             max_docs: DEFAULT_MAX_DOCS,
             message_deadline: conn::MESSAGE_DEADLINE,
+            access: None,
         }
     }
 }
@@ -178,6 +182,8 @@ pub async fn start(opts: ServeOptions) -> std::io::Result<Server> {
         log.clone(),
         opts.max_docs,
     );
+    let mut state = state;
+    state.access = opts.access;
     let shared = shared::Shared::new(state);
     let ticker = tokio::spawn(Arc::clone(&shared).tick(shutdown_rx.clone()));
     let limits = Limits {

@@ -67,6 +67,8 @@ pub struct State {
     pub other_settings: super::config_writes::OtherSettings,
     /// Sessions, their transactions and what the command being answered belongs to.
     pub sessions: super::txn::Sessions,
+    /// The simulated user's roles (`--user-roles`), when access control is on.
+    pub access: Option<super::access::Access>,
 }
 
 impl State {
@@ -104,6 +106,7 @@ impl State {
             extra_indexes: BTreeMap::new(),
             uniques: super::unique::UniqueIndexes::default(),
             sessions: super::txn::Sessions::default(),
+            access: None,
             other_settings: super::config_writes::OtherSettings::default(),
         }
     }

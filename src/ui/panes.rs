@@ -22,7 +22,7 @@ pub mod shards;
 
 use ratatui::Frame;
 use ratatui::layout::{Alignment, Constraint, Layout, Rect};
-use ratatui::text::Line;
+use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Paragraph, Wrap};
 
 use super::app::{App, Focus};
@@ -132,6 +132,27 @@ pub fn render(frame: &mut Frame, app: &App) {
     if app.help {
         help::render(frame, area, app, theme);
     }
+}
+
+/// The reads a live cluster refused that feed one of `feeds`, each as a line in the error style:
+/// the pane says what is missing and who grants it.
+pub fn refused_lines(
+    app: &App,
+    feeds: &[crate::view::Feeds],
+    width: usize,
+    theme: Theme,
+) -> Vec<Line<'static>> {
+    app.view
+        .iter()
+        .flat_map(|v| &v.refused)
+        .filter(|r| feeds.contains(&r.feeds))
+        .map(|r| {
+            Line::from(Span::styled(
+                crate::units::cut_at_words(&format!("✗ {}", r.text), width.max(8) * 2),
+                theme.error(),
+            ))
+        })
+        .collect()
 }
 
 /// Seconds as `12.3s`, `4m05s` or `2h03m`.

@@ -31,6 +31,7 @@ pub fn build(cluster: &Cluster, req: &ViewRequest, source: &str, clock: ClockVie
         collection: collection.map(|c| collection_view(cluster, c, req)),
         request: req.clone(),
         heat: None,
+        refused: Vec::new(),
     }
 }
 

@@ -9,6 +9,7 @@ use ratatui::widgets::{Paragraph, Wrap};
 use super::{fit, pane_block, time_text};
 use crate::ui::app::App;
 use crate::ui::theme::{Bar, Theme, bar};
+use crate::view::Feeds;
 use crate::view::LogKind;
 
 pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: Theme, focused: bool) {
@@ -73,6 +74,7 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: Theme, focused: b
         Span::styled("why: ", theme.title()),
         Span::raw(fit(&why, width.saturating_sub(5) * 2)),
     ]));
+    lines.extend(super::refused_lines(app, &[Feeds::Balancer], width, theme));
     for m in &b.in_flight {
         let head = format!("#{} {}→{} ", m.id, m.from, m.to);
         lines.push(Line::from(vec![
@@ -136,7 +138,7 @@ fn recent(app: &App, room: usize, width: usize, theme: Theme) -> Vec<Line<'stati
                     ),
                     theme.dim(),
                 ),
-                Span::raw(fit(text, width.saturating_sub(10))),
+                Span::raw(crate::units::cut_at_words(text, width.saturating_sub(10))),
             ]));
         }
     }

@@ -45,8 +45,10 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: Theme, focused: b
     let end = visible
         .len()
         .saturating_sub(app.log_scroll.min(visible.len()));
+    let refused = super::refused_lines(app, &[crate::view::Feeds::Events], width, theme);
+    let rows = rows.saturating_sub(refused.len());
     let start = end.saturating_sub(rows);
-    let lines: Vec<Line> = if visible.is_empty() {
+    let mut lines: Vec<Line> = if visible.is_empty() {
         vec![Line::from(Span::styled(
             if app.log.is_empty() {
                 "no events yet"
@@ -72,5 +74,6 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: Theme, focused: b
             })
             .collect()
     };
+    lines.splice(0..0, refused);
     frame.render_widget(Paragraph::new(lines).block(block), area);
 }

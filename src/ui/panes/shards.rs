@@ -105,6 +105,18 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: Theme, focused: b
         );
         lines.push(row(i, s, &cols, fractions, hot == Some(i), app, theme));
     }
+    let refused = super::refused_lines(
+        app,
+        &[crate::view::Feeds::Shards, crate::view::Feeds::Heat],
+        usize::from(inner.width) / 2,
+        theme,
+    );
+    for line in refused {
+        if lines.len() > rows {
+            lines.pop();
+        }
+        lines.push(line);
+    }
     if let Some(note) = orphans_note(v) {
         if lines.len() > rows {
             lines.pop();

@@ -226,7 +226,7 @@ impl Feeds {
     pub fn label(self) -> &'static str {
         match self {
             Self::Everything => "the whole view",
-            Self::Shards => "shard data sizes",
+            Self::Shards => "shards pane",
             Self::Balancer => "balancer pane",
             Self::Events => "event log",
             Self::Heat => "write heat",

@@ -148,7 +148,7 @@ pub fn refused_lines(
         .filter(|r| feeds.contains(&r.feeds))
         .map(|r| {
             Line::from(Span::styled(
-                crate::units::cut_at_words(&format!("✗ {}", r.text), width.max(8) * 2),
+                crate::units::cut_at_words(&format!("✗ {}", r.text), width.max(8) * 3),
                 theme.error(),
             ))
         })

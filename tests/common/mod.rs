@@ -2,6 +2,8 @@
 //! a server version on a free loopback port, a driver client to it, and error codes.
 #![allow(dead_code)] // each test file uses its own part
 
+pub mod tmux;
+
 use bson::{Bson, Document};
 use futures::TryStreamExt;
 use mongodb::Client;

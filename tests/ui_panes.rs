@@ -2,68 +2,15 @@
 //! Snapshots of the whole screen (TestBackend + insta) for several scenarios at fixed virtual
 //! times and terminal sizes, one with styles, and the state reducer driven by key sequences.
 
+mod common;
+
+use common::ui_fixture::Fixture;
 use insta::{assert_debug_snapshot, assert_snapshot};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
-use shardtop::sim::scenario;
-use shardtop::source::sim::SimTimeline;
-use shardtop::source::{SourceControl, SourceEvent, Timeline};
+use shardtop::source::SourceControl;
 use shardtop::ui::app::{Focus, Metric};
 use shardtop::ui::{Action, App};
-use shardtop::view::ClockView;
-
-/// A scenario's simulator advanced to `t_ms`, with an app of the given size fed its view.
-struct Fixture {
-    timeline: SimTimeline,
-    app: App,
-}
-
-impl Fixture {
-    fn new(name: &str, t_ms: u64, size: (u16, u16)) -> Self {
-        let sc = scenario::built_in(name).unwrap().unwrap();
-        let mut timeline = SimTimeline::new(&sc, sc.seed, None).unwrap();
-        let mut log = timeline.take_initial_log();
-        timeline.advance_to(t_ms, &mut log).unwrap();
-        let mut app = App::new(size, true, 4.0, true);
-        app.apply(SourceEvent::Log {
-            reset: true,
-            lines: log,
-        });
-        let mut f = Self { timeline, app };
-        f.refresh();
-        f
-    }
-
-    fn refresh(&mut self) {
-        let clock = ClockView {
-            time_ms: self.timeline.now_ms(),
-            paused: self.app.paused,
-            speed: self.app.speed,
-            end_ms: self.timeline.end_ms(),
-            virtual_time: true,
-        };
-        let view = self.timeline.view(&self.app.request(), clock);
-        self.app.apply(SourceEvent::View(Box::new(view)));
-    }
-
-    fn keys(&mut self, actions: &[Action]) -> Vec<SourceControl> {
-        let mut out = Vec::new();
-        for &a in actions {
-            out.extend(self.app.update(a));
-            self.refresh();
-        }
-        out
-    }
-
-    fn draw(&self) -> Terminal<TestBackend> {
-        let (w, h) = self.app.size;
-        let mut terminal = Terminal::new(TestBackend::new(w, h)).unwrap();
-        terminal
-            .draw(|f| shardtop::ui::render(f, &self.app))
-            .unwrap();
-        terminal
-    }
-}
 
 #[test]
 fn ascending_at_80x24_shows_the_hot_shard() {

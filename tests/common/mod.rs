@@ -3,6 +3,7 @@
 #![allow(dead_code)] // each test file uses its own part
 
 pub mod tmux;
+pub mod ui_fixture;
 
 use bson::{Bson, Document};
 use futures::TryStreamExt;

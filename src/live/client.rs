@@ -114,6 +114,34 @@ fn explain(e: &mongodb::error::Error, uri: &str) -> LiveError {
     }
 }
 
+/// The driver's options from the URI as written (`mongodb+srv://`, TLS, `authMechanism`,
+/// `authSource`… all the driver's), plus shardtop's app name and timeouts.
+pub async fn client_options(uri: &str, timeout: Duration) -> Result<ClientOptions, LiveError> {
+    let mut options = ClientOptions::parse(uri).await.map_err(|e| {
+        let input = matches!(&*e.kind, ErrorKind::InvalidArgument { .. });
+        if !input {
+            return explain(&e, uri);
+        }
+        LiveError {
+            message: redact(&format!(
+                "{}: {}",
+                if input {
+                    "malformed URI"
+                } else {
+                    "cannot use the URI"
+                },
+                e.kind
+            )),
+            input,
+            unauthorized: false,
+        }
+    })?;
+    options.app_name = Some("shardtop".into());
+    options.server_selection_timeout = Some(timeout);
+    options.connect_timeout = Some(timeout);
+    Ok(options)
+}
+
 /// A connection to a cluster that can only read.
 #[derive(Clone, Debug)]
 pub struct LiveClient {
@@ -124,28 +152,7 @@ pub struct LiveClient {
 impl LiveClient {
     /// Parses the URI and prepares the client (the driver connects lazily).
     pub async fn connect(uri: &str, timeout: Duration) -> Result<Self, LiveError> {
-        let mut options = ClientOptions::parse(uri).await.map_err(|e| {
-            let input = matches!(&*e.kind, ErrorKind::InvalidArgument { .. });
-            if !input {
-                return explain(&e, uri);
-            }
-            LiveError {
-                message: redact(&format!(
-                    "{}: {}",
-                    if input {
-                        "malformed URI"
-                    } else {
-                        "cannot use the URI"
-                    },
-                    e.kind
-                )),
-                input,
-                unauthorized: false,
-            }
-        })?;
-        options.app_name = Some("shardtop".into());
-        options.server_selection_timeout = Some(timeout);
-        options.connect_timeout = Some(timeout);
+        let options = client_options(uri, timeout).await?;
         let client = Client::with_options(options).map_err(|e| explain(&e, uri))?;
         Ok(Self {
             client,
@@ -312,6 +319,32 @@ mod tests {
             "mongodb+srv://cluster0.example.net"
         );
         assert_eq!(redact("mongodb://db1"), "mongodb://db1");
+    }
+
+    #[tokio::test]
+    async fn uri_options_reach_the_driver_as_written_and_the_password_stays() {
+        let uri = "mongodb://ops:s3cret@db1:27017,db2/?tls=true&tlsCAFile=/etc/ca.pem&authMechanism=SCRAM-SHA-256&authSource=admin&replicaSet=rs0";
+        let o = client_options(uri, Duration::from_secs(3)).await.expect("parses");
+        let c = o.credential.expect("a credential");
+        assert_eq!(c.username.as_deref(), Some("ops"));
+        assert_eq!(c.source.as_deref(), Some("admin"));
+        assert_eq!(c.mechanism, Some(mongodb::options::AuthMechanism::ScramSha256));
+        match o.tls {
+            Some(mongodb::options::Tls::Enabled(t)) => {
+                assert_eq!(t.ca_file_path.as_deref(), Some(std::path::Path::new("/etc/ca.pem")));
+            }
+            other => panic!("TLS not as written: {other:?}"),
+        }
+        assert_eq!(o.hosts.len(), 2);
+        assert_eq!(o.repl_set_name.as_deref(), Some("rs0"));
+        assert_eq!(o.app_name.as_deref(), Some("shardtop"));
+        let bad = "mongodb://ops:s3cret@db1/?tls=maybe";
+        let e = client_options(bad, Duration::from_secs(3)).await.expect_err("refused");
+        assert!(e.input && !e.message.contains("s3cret"), "{}", e.message);
+        assert_eq!(
+            redact("mongodb+srv://ops:s3cret@cluster0.example.net/?authSource=admin"),
+            "mongodb+srv://ops:***@cluster0.example.net/?authSource=admin"
+        );
     }
 
     #[test]

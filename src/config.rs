@@ -110,9 +110,9 @@ pub fn parse(text: &str, file: &str) -> Result<Config, ConfigError> {
         format!("{file}, line {}, key `{key}`", line_of(text, span.start))
     };
     let raw: RawConfig = toml::from_str(text).map_err(|e| {
-        let line = e
-            .span()
-            .map_or_else(String::new, |s| format!(", line {}", line_of(text, s.start)));
+        let line = e.span().map_or_else(String::new, |s| {
+            format!(", line {}", line_of(text, s.start))
+        });
         ConfigError(format!("{file}{line}: {}", e.message().trim_end()))
     })?;
     let mut config = Config {
@@ -146,8 +146,8 @@ pub fn parse(text: &str, file: &str) -> Result<Config, ConfigError> {
     config.keys = keys(raw.keys, &at)?;
     for (name, table) in raw.themes {
         let span = table.span();
-        let palette = custom_theme(&name, table.into_inner(), &|s, k| at(s, k))
-            .map_err(ConfigError)?;
+        let palette =
+            custom_theme(&name, table.get_ref(), &|s, k| at(s, k)).map_err(ConfigError)?;
         if Palette::built_in(&name).is_some() {
             return Err(ConfigError(format!(
                 "{}: `{name}` is a built-in theme; give yours another name",
@@ -191,7 +191,7 @@ fn keys(
 
 fn custom_theme(
     name: &str,
-    table: BTreeMap<String, Spanned<ColorList>>,
+    table: &BTreeMap<String, Spanned<ColorList>>,
     at: &dyn Fn(std::ops::Range<usize>, &str) -> String,
 ) -> Result<Palette, String> {
     let mut palette = Palette::DARK;
@@ -215,9 +215,12 @@ fn custom_theme(
             ColorList::One(c) => ColorValue::One(c.clone()),
             ColorList::Many(cs) => ColorValue::List(cs.clone()),
         };
-        palette
-            .set(color, &v)
-            .map_err(|e| format!("{}: {e}", at(value.span(), &format!("themes.{name}.{color}"))))?;
+        palette.set(color, &v).map_err(|e| {
+            format!(
+                "{}: {e}",
+                at(value.span(), &format!("themes.{name}.{color}"))
+            )
+        })?;
     }
     Ok(palette)
 }
@@ -247,11 +250,7 @@ pub fn theme_by_name(name: &str, custom: &BTreeMap<String, Palette>) -> Result<P
 }
 
 fn line_of(text: &str, offset: usize) -> usize {
-    text.as_bytes()[..offset.min(text.len())]
-        .iter()
-        .filter(|&&b| b == b'\n')
-        .count()
-        + 1
+    text[..offset.min(text.len())].matches('\n').count() + 1
 }
 
 #[cfg(test)]

@@ -32,7 +32,6 @@ pub fn cut_at_words(text: &str, max: usize) -> String {
     format!("{}…", head[..at].trim_end_matches([',', ' ']))
 }
 
-
 #[cfg(test)]
 mod tests {
     use super::cut_at_words;

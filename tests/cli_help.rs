@@ -47,7 +47,10 @@ fn every_shell_s_completions_name_every_subcommand() {
 fn the_manual_page_renders_with_man() {
     let (code, page, _) = run(&["man"]);
     assert_eq!(code, 0);
-    assert!(page.starts_with(".ie") || page.contains(".TH shardtop 1"), "{page}");
+    assert!(
+        page.starts_with(".ie") || page.contains(".TH shardtop 1"),
+        "{page}"
+    );
     let man = Command::new("man")
         .args(["-l", "-"])
         .env("MANWIDTH", "100")
@@ -57,14 +60,31 @@ fn the_manual_page_renders_with_man() {
         .stderr(Stdio::piped())
         .spawn();
     let mut man = man.expect("man is required (CI installs man-db)");
-    man.stdin.take().unwrap().write_all(page.as_bytes()).unwrap();
+    man.stdin
+        .take()
+        .unwrap()
+        .write_all(page.as_bytes())
+        .unwrap();
     let out = man.wait_with_output().unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let text = overstrike_removed(&String::from_utf8_lossy(&out.stdout));
-    for section in ["NAME", "SYNOPSIS", "OPTIONS", "SHARDTOP WATCH", "SHARDTOP SERVE"] {
+    for section in [
+        "NAME",
+        "SYNOPSIS",
+        "OPTIONS",
+        "SHARDTOP WATCH",
+        "SHARDTOP SERVE",
+    ] {
         assert!(text.contains(section), "man lacks {section}:\n{text}");
     }
-    assert!(text.contains("--check"), "the subcommands' options are in it");
+    assert!(
+        text.contains("--check"),
+        "the subcommands' options are in it"
+    );
 }
 
 /// man's bold and underline as a terminal gets them (`N\bN`, `_\bx`), as plain text.
@@ -94,7 +114,10 @@ fn the_template_configures_the_binary_as_the_defaults_do() {
     assert_eq!(with.0, 0, "{}", with.2);
     assert_eq!(with.1, without.1);
     let (code, _, err) = run(&["config"]);
-    assert_eq!(code, 2, "config without --print-template is a usage error: {err}");
+    assert_eq!(
+        code, 2,
+        "config without --print-template is a usage error: {err}"
+    );
 }
 
 #[test]
@@ -110,14 +133,28 @@ fn the_configuration_is_found_where_it_is_looked_for() {
         .output()
         .unwrap();
     let json = String::from_utf8_lossy(&out.stdout);
-    assert!(json.contains("\"serverVersion\": \"4.4\""), "XDG_CONFIG_HOME: {json}");
+    assert!(
+        json.contains("\"serverVersion\": \"4.4\""),
+        "XDG_CONFIG_HOME: {json}"
+    );
     let out = Command::new(BIN)
-        .args(["sim", "ascending", "--json", "--until", "1", "--server-version", "7.0"])
+        .args([
+            "sim",
+            "ascending",
+            "--json",
+            "--until",
+            "1",
+            "--server-version",
+            "7.0",
+        ])
         .env("XDG_CONFIG_HOME", dir.path())
         .output()
         .unwrap();
     let json = String::from_utf8_lossy(&out.stdout);
-    assert!(json.contains("\"serverVersion\": \"7.0\""), "the flag wins: {json}");
+    assert!(
+        json.contains("\"serverVersion\": \"7.0\""),
+        "the flag wins: {json}"
+    );
     std::fs::write(&file, "server-version = \"3.6\"\n").unwrap();
     let out = Command::new(BIN)
         .args(["sim", "ascending", "--until", "1"])
@@ -126,7 +163,10 @@ fn the_configuration_is_found_where_it_is_looked_for() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("config.toml, line 1, key `server-version`: "), "{err}");
+    assert!(
+        err.contains("config.toml, line 1, key `server-version`: "),
+        "{err}"
+    );
     let out = Command::new(BIN)
         .args(["sim", "ascending", "--until", "1"])
         .env("SHARDTOP_CONFIG", dir.path().join("missing.toml"))

@@ -6,7 +6,7 @@ mod common;
 
 use std::time::Duration;
 
-use common::tmux::{Served, START, Tmux};
+use common::tmux::{START, Served, Tmux};
 
 fn config(text: &str) -> (tempfile::TempDir, String) {
     let dir = tempfile::tempdir().unwrap();
@@ -21,7 +21,10 @@ fn a_rebound_quit_key_quits_and_the_old_one_does_not() {
     let (_dir, path) = config("[keys]\nquit = \"x\"\nhelp = [\"F1\"]\n");
     let t = Tmux::start(&format!("--config {path} demo --paused"), 100, 30);
     let screen = t.wait_for("x quit", START);
-    assert!(screen.contains("F1 help"), "the footer shows the keys as bound:\n{screen}");
+    assert!(
+        screen.contains("F1 help"),
+        "the footer shows the keys as bound:\n{screen}"
+    );
     t.keys("q");
     std::thread::sleep(Duration::from_millis(500));
     assert!(!t.screen().contains("EXIT="), "q is no longer quit");
@@ -31,7 +34,10 @@ fn a_rebound_quit_key_quits_and_the_old_one_does_not() {
         .lines()
         .find(|l| l.contains("Ctrl-C always quits"))
         .unwrap_or_default();
-    assert!(line.contains("  x  "), "the help shows the rebound key:\n{screen}");
+    assert!(
+        line.contains("  x  "),
+        "the help shows the rebound key:\n{screen}"
+    );
     t.keys("Escape");
     t.keys("x");
     t.wait_for("EXIT=0", Duration::from_secs(10));
@@ -49,7 +55,11 @@ fn a_theme_is_taken_and_a_bad_one_exits_2() {
         screen.contains("--theme: unknown theme \"solarized\""),
         "{screen}"
     );
-    assert_eq!(t.stty("before"), t.stty("after"), "the terminal is untouched");
+    assert_eq!(
+        t.stty("before"),
+        t.stty("after"),
+        "the terminal is untouched"
+    );
 }
 
 #[test]
@@ -76,7 +86,10 @@ fn the_live_footer_offers_the_live_keys_and_a_refused_read_is_named_in_its_pane(
         "no speed or step on a live cluster:\n{screen}"
     );
     let screen = t.wait_for("✗ balancerCollectionStatus app.events: not", START);
-    assert!(screen.contains("shard0000"), "the rest of the view goes on:\n{screen}");
+    assert!(
+        screen.contains("shard0000"),
+        "the rest of the view goes on:\n{screen}"
+    );
     t.keys("Space");
     let screen = t.wait_for("polling paused", Duration::from_secs(5));
     assert!(screen.contains("Space resume polling"), "{screen}");

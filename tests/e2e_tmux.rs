@@ -8,8 +8,7 @@ mod common;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use common::tmux::{Served, START, Tmux};
-
+use common::tmux::{START, Served, Tmux};
 
 #[test]
 fn demo_shows_the_hot_shard_opens_help_and_quits_cleanly() {

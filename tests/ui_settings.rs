@@ -55,7 +55,10 @@ fn no_color_wins_over_any_theme() {
             .iter()
             .all(|c| c.fg == Color::Reset && c.bg == Color::Reset)
     );
-    assert!(format!("{}", t.backend()).contains("◀ HOT"), "the glyphs stay");
+    assert!(
+        format!("{}", t.backend()).contains("◀ HOT"),
+        "the glyphs stay"
+    );
 }
 
 fn screen(app: &App) -> String {
@@ -69,7 +72,14 @@ fn shards_pane(text: &str) -> Vec<String> {
     text.lines()
         .skip(3)
         .take_while(|l| !l.contains('╰'))
-        .map(|l| l.chars().skip(1).take(40).collect::<String>().trim().to_string())
+        .map(|l| {
+            l.chars()
+                .skip(1)
+                .take(40)
+                .collect::<String>()
+                .trim()
+                .to_string()
+        })
         .filter(|l| l.chars().nth(2).is_some() && l.contains(" shard"))
         .collect()
 }
@@ -81,7 +91,15 @@ fn the_shard_list_sorts_and_filters_and_says_so() {
     let text = screen(&f.app);
     assert!(text.contains("· by data"), "{text}");
     let rows = shards_pane(&text);
-    let bytes: Vec<u64> = f.app.view.as_ref().unwrap().shards.iter().map(|s| s.bytes).collect();
+    let bytes: Vec<u64> = f
+        .app
+        .view
+        .as_ref()
+        .unwrap()
+        .shards
+        .iter()
+        .map(|s| s.bytes)
+        .collect();
     let largest = bytes.iter().enumerate().max_by_key(|(_, b)| **b).unwrap().0;
     assert!(rows[0].contains(&format!("shard000{largest}")), "{rows:?}");
     f.keys(&[Action::StartSearch]);
@@ -120,8 +138,17 @@ fn on_a_thousand_shards_the_hot_and_the_draining_shard_stay_in_sight() {
         ..ClusterView::default()
     })));
     let text = screen(&app);
-    assert!(text.contains("shard0777") && text.contains("◀ HOT"), "{text}");
-    assert!(text.contains("shard0500") && text.contains("DRAIN"), "{text}");
-    assert!(text.contains("shard0000"), "the list still starts at the top:\n{text}");
+    assert!(
+        text.contains("shard0777") && text.contains("◀ HOT"),
+        "{text}"
+    );
+    assert!(
+        text.contains("shard0500") && text.contains("DRAIN"),
+        "{text}"
+    );
+    assert!(
+        text.contains("shard0000"),
+        "the list still starts at the top:\n{text}"
+    );
     assert!(text.contains("more (↓ with the focus here)"), "{text}");
 }

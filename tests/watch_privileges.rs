@@ -16,7 +16,9 @@ use shardtop::serve::{ServeOptions, start};
 use shardtop::view::Feeds;
 
 async fn serve_as(roles: &str) -> (shardtop::serve::Server, String) {
-    let sc = shardtop::sim::scenario::built_in("ascending").unwrap().unwrap();
+    let sc = shardtop::sim::scenario::built_in("ascending")
+        .unwrap()
+        .unwrap();
     let sim = shardtop::sim::Simulator::from_scenario(&sc, sc.seed, None).unwrap();
     let mut opts = ServeOptions::new("127.0.0.1:0".parse().unwrap(), sim);
     opts.paused = true;
@@ -33,26 +35,43 @@ async fn serve_as(roles: &str) -> (shardtop::serve::Server, String) {
 async fn a_monitor_s_poll_goes_on_without_balancer_collection_status() {
     let (server, uri) = serve_as("clusterMonitor").await;
     let client = mongodb::Client::with_uri_str(&uri).await.unwrap();
-    let status = common::admin(&client, doc! {"connectionStatus": 1, "showPrivileges": true})
-        .await
-        .unwrap();
+    let status = common::admin(
+        &client,
+        doc! {"connectionStatus": 1, "showPrivileges": true},
+    )
+    .await
+    .unwrap();
     let info = status.get_document("authInfo").unwrap();
     assert_eq!(
         info.get_array("authenticatedUserRoles").unwrap()[0],
         bson::Bson::Document(doc! {"role": "clusterMonitor", "db": "admin"})
     );
-    assert!(!info.get_array("authenticatedUserPrivileges").unwrap().is_empty());
+    assert!(
+        !info
+            .get_array("authenticatedUserPrivileges")
+            .unwrap()
+            .is_empty()
+    );
     let e = common::admin(&client, doc! {"balancerCollectionStatus": "app.events"})
         .await
         .unwrap_err();
     assert_eq!(common::code_of(&e), 13);
     assert!(
-        e.to_string().contains("not authorized on admin to execute command { balancerCollectionStatus: \"app.events\""),
+        e.to_string().contains(
+            "not authorized on admin to execute command { balancerCollectionStatus: \"app.events\""
+        ),
         "{e}"
     );
     let polled = poll_once(&uri, Duration::from_secs(10)).await.unwrap();
-    assert!(polled.state.collection("app.events").is_some(), "the poll went on");
-    let refused: Vec<_> = polled.refused.iter().map(|r| (r.feeds, r.text.as_str())).collect();
+    assert!(
+        polled.state.collection("app.events").is_some(),
+        "the poll went on"
+    );
+    let refused: Vec<_> = polled
+        .refused
+        .iter()
+        .map(|r| (r.feeds, r.text.as_str()))
+        .collect();
     assert_eq!(refused.len(), 1, "{refused:?}");
     assert_eq!(refused[0].0, Feeds::Balancer);
     assert!(
@@ -66,7 +85,10 @@ async fn a_monitor_s_poll_goes_on_without_balancer_collection_status() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn without_the_config_reads_the_poll_says_which_it_needs() {
     let (server, uri) = serve_as("read@app").await;
-    let e = poll_once(&uri, Duration::from_secs(10)).await.err().unwrap();
+    let e = poll_once(&uri, Duration::from_secs(10))
+        .await
+        .err()
+        .unwrap();
     assert!(
         e.message.starts_with("find config.shards: not authorized — needs find on config.shards; granted by clusterMonitor"),
         "{}",
@@ -79,33 +101,61 @@ async fn without_the_config_reads_the_poll_says_which_it_needs() {
 fn watch_check_lists_every_read_and_exits_by_whether_the_view_runs() {
     let served = Served::with(&["--paused", "--user-roles", "clusterMonitor"]);
     let uri = format!("mongodb://127.0.0.1:{}/?directConnection=true", served.1);
-    let out = Command::new(BIN).args(["watch", &uri, "--check"]).output().unwrap();
+    let out = Command::new(BIN)
+        .args(["watch", &uri, "--check"])
+        .output()
+        .unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(0), "{text}");
-    assert!(text.contains("user shardtop@admin (roles: clusterMonitor@admin)"), "{text}");
-    for ok in ["ok  find config.chunks", "ok  aggregate $currentOp", "ok  balancerStatus"] {
+    assert!(
+        text.contains("user shardtop@admin (roles: clusterMonitor@admin)"),
+        "{text}"
+    );
+    for ok in [
+        "ok  find config.chunks",
+        "ok  aggregate $currentOp",
+        "ok  balancerStatus",
+    ] {
         assert!(text.contains(ok), "{ok}:\n{text}");
     }
-    assert!(text.contains("NO  balancerCollectionStatus app.events"), "{text}");
-    assert!(text.contains("actions: [\"enableSharding\"]"), "a custom role: {text}");
-    assert!(!text.contains("$changeStream"), "only with --heat changestream: {text}");
+    assert!(
+        text.contains("NO  balancerCollectionStatus app.events"),
+        "{text}"
+    );
+    assert!(
+        text.contains("actions: [\"enableSharding\"]"),
+        "a custom role: {text}"
+    );
+    assert!(
+        !text.contains("$changeStream"),
+        "only with --heat changestream: {text}"
+    );
     let out = Command::new(BIN)
         .args(["watch", &uri, "--check", "--heat", "changestream"])
         .output()
         .unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
-    assert!(text.contains("NO  aggregate $changeStream app.events"), "{text}");
+    assert!(
+        text.contains("NO  aggregate $changeStream app.events"),
+        "{text}"
+    );
 
     let reader = Served::with(&["--paused", "--user-roles", "read@app"]);
     let uri = format!("mongodb://127.0.0.1:{}/?directConnection=true", reader.1);
-    let out = Command::new(BIN).args(["watch", &uri, "--check"]).output().unwrap();
+    let out = Command::new(BIN)
+        .args(["watch", &uri, "--check"])
+        .output()
+        .unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(1), "{text}");
     assert!(text.contains("NO  find config.shards"), "{text}");
 
     let open = Served::with(&["--paused"]);
     let uri = format!("mongodb://127.0.0.1:{}/?directConnection=true", open.1);
-    let out = Command::new(BIN).args(["watch", &uri, "--check"]).output().unwrap();
+    let out = Command::new(BIN)
+        .args(["watch", &uri, "--check"])
+        .output()
+        .unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(0), "{text}");
     assert!(text.contains("access control is off"), "{text}");

@@ -40,7 +40,10 @@ pub enum Pattern {
     AnyResource,
     Cluster,
     /// `{db, collection}`; an empty string is "any".
-    Collection { db: String, collection: String },
+    Collection {
+        db: String,
+        collection: String,
+    },
 }
 
 impl Privilege {
@@ -70,8 +73,7 @@ impl Privilege {
     /// Whether this privilege's resource matches `r` (the server's search list).
     pub fn covers(&self, r: &Resource) -> bool {
         match (&self.resource, r) {
-            (Pattern::AnyResource, _) => true,
-            (Pattern::Cluster, Resource::Cluster) => true,
+            (Pattern::AnyResource, _) | (Pattern::Cluster, Resource::Cluster) => true,
             (Pattern::Collection { db, collection }, Resource::Namespace(ns)) => {
                 let (d, c) = ns.split_once('.').unwrap_or((ns.as_str(), ""));
                 let normal = !c.starts_with("system.");
@@ -87,7 +89,6 @@ impl Privilege {
         }
     }
 }
-
 
 /// Whether one of `privileges` allows `action` on `resource`.
 pub fn allows(privileges: &[Privilege], action: &str, resource: &Resource) -> bool {
@@ -117,15 +118,39 @@ impl Privilege {
 
 /// The actions the built-in roles below are described by.
 pub const KNOWN_ACTIONS: &[&str] = &[
-    "find", "insert", "update", "remove", "collStats", "changeStream", "listCollections",
-    "listIndexes", "enableSharding", "inprog", "shardedDataDistribution", "listSampledQueries",
-    "serverStatus", "listShards", "listDatabases",
+    "find",
+    "insert",
+    "update",
+    "remove",
+    "collStats",
+    "changeStream",
+    "listCollections",
+    "listIndexes",
+    "enableSharding",
+    "inprog",
+    "shardedDataDistribution",
+    "listSampledQueries",
+    "serverStatus",
+    "listShards",
+    "listDatabases",
 ];
 
 /// The `read` role's actions (`builtin_roles.yml`, the read set, abridged to known actions).
-const READ: &[&str] = &["changeStream", "collStats", "find", "listCollections", "listIndexes"];
+const READ: &[&str] = &[
+    "changeStream",
+    "collStats",
+    "find",
+    "listCollections",
+    "listIndexes",
+];
 const READ_WRITE: &[&str] = &[
-    "changeStream", "collStats", "find", "listCollections", "listIndexes", "insert", "update",
+    "changeStream",
+    "collStats",
+    "find",
+    "listCollections",
+    "listIndexes",
+    "insert",
+    "update",
     "remove",
 ];
 const SHARDING: &[&str] = &["enableSharding"];

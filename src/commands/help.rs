@@ -31,10 +31,12 @@ pub fn man(out: &mut impl Write) -> Result<(), Failure> {
         let sub = sub.clone().bin_name(name.clone());
         let page = clap_mangen::Man::new(sub);
         writeln!(out, ".SH \"{}\"", name.to_uppercase()).map_err(|e| write_failed(&e))?;
-        page.render_synopsis_section(out).map_err(|e| write_failed(&e))?;
+        page.render_synopsis_section(out)
+            .map_err(|e| write_failed(&e))?;
         page.render_description_section(out)
             .map_err(|e| write_failed(&e))?;
-        page.render_options_section(out).map_err(|e| write_failed(&e))?;
+        page.render_options_section(out)
+            .map_err(|e| write_failed(&e))?;
     }
     Ok(())
 }

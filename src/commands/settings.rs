@@ -52,8 +52,8 @@ pub fn read_config(flag: Option<&Path>) -> Result<Config, Failure> {
             "configuration {shown}: not a configuration file (a TOML file of at most 1 MiB)"
         )));
     }
-    let bytes = std::fs::read(&path)
-        .map_err(|e| Failure::input(format!("configuration {shown}: {e}")))?;
+    let bytes =
+        std::fs::read(&path).map_err(|e| Failure::input(format!("configuration {shown}: {e}")))?;
     let text = String::from_utf8(bytes)
         .map_err(|_| Failure::input(format!("configuration {shown}: not UTF-8 text")))?;
     config::parse(&text, &shown).map_err(|e| Failure::input(e.0))
@@ -87,7 +87,10 @@ pub fn flag_or_config<T: Clone, U>(
     match (flag, file) {
         (Some(v), _) => check(v).map(Some),
         (None, Some(l)) => check(l.value.clone()).map(Some).map_err(|f| {
-            let message = f.message.split_once(": ").map_or(f.message.as_str(), |(_, m)| m);
+            let message = f
+                .message
+                .split_once(": ")
+                .map_or(f.message.as_str(), |(_, m)| m);
             Failure::input(format!("{}: {message}", l.at))
         }),
         (None, None) => Ok(None),

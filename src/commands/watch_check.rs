@@ -11,8 +11,8 @@ use super::{Failure, write_failed};
 use crate::cluster::ServerVersion;
 use crate::live::client::{LiveClient, LiveError, hosts};
 use crate::live::config::CollectionDoc;
-use crate::source::live::HeatMode;
 use crate::live::privileges::{self, Feeds, Plan, Privilege, Read, Resource};
+use crate::source::live::HeatMode;
 
 /// Who is logged in, and what they may do.
 struct Identity {
@@ -25,13 +25,22 @@ fn names(list: Option<&Vec<Bson>>, key: &str) -> Vec<String> {
     list.into_iter()
         .flatten()
         .filter_map(Bson::as_document)
-        .filter_map(|d| Some(format!("{}@{}", d.get_str(key).ok()?, d.get_str("db").ok()?)))
+        .filter_map(|d| {
+            Some(format!(
+                "{}@{}",
+                d.get_str(key).ok()?,
+                d.get_str("db").ok()?
+            ))
+        })
         .collect()
 }
 
 async fn identity(client: &LiveClient) -> Result<Identity, LiveError> {
     let status = client
-        .command("admin", doc! {"connectionStatus": 1, "showPrivileges": true})
+        .command(
+            "admin",
+            doc! {"connectionStatus": 1, "showPrivileges": true},
+        )
         .await?;
     let info = status.get_document("authInfo").cloned().unwrap_or_default();
     let privileges = info
@@ -152,7 +161,9 @@ fn report(target: &str, c: &Checked) -> String {
     };
     let mut s = format!("shardtop watch {target} --check: {who}\n");
     if c.open {
-        s.push_str("access control is off (config.shards reads with no user): every read is allowed\n");
+        s.push_str(
+            "access control is off (config.shards reads with no user): every read is allowed\n",
+        );
     }
     let width = c.reads.iter().map(|(r, _)| r.read.len()).max().unwrap_or(0);
     for (r, ok) in &c.reads {
@@ -171,7 +182,12 @@ fn report(target: &str, c: &Checked) -> String {
             ));
         }
     }
-    let missing: Vec<&Read> = c.reads.iter().filter(|(_, ok)| !ok).map(|(r, _)| r).collect();
+    let missing: Vec<&Read> = c
+        .reads
+        .iter()
+        .filter(|(_, ok)| !ok)
+        .map(|(r, _)| r)
+        .collect();
     if missing.is_empty() {
         s.push_str("every read is allowed: the view runs in full\n");
     } else {
@@ -202,7 +218,10 @@ fn custom_role(missing: &[&Read], user: Option<&String>) -> String {
             }
         };
         let actions: Vec<String> = r.actions.iter().map(|a| format!("\"{a}\"")).collect();
-        let line = format!("{{ resource: {resource}, actions: [{}] }}", actions.join(", "));
+        let line = format!(
+            "{{ resource: {resource}, actions: [{}] }}",
+            actions.join(", ")
+        );
         if !privileges.contains(&line) {
             privileges.push(line);
         }

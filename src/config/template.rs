@@ -41,13 +41,13 @@ const HEAD: &str = r##"# shardtop configuration.
 # Insert, F1 to F12, with Ctrl- or Alt- before it if wanted. Ctrl-C always quits.
 "##;
 
-const THEMES: &str = r##"
+const THEMES: &str = r#"
 # A custom theme: start from a built-in one (base) and change colours by name. A colour is a
 # name (red, light-blue, dark-gray...), #rrggbb or a 256-colour index; shards and zones take a
 # list that repeats. Then set theme = "mine" above, or pass --theme mine.
 # [themes.mine]
 # base = "dark"
-"##;
+"#;
 
 /// The template text.
 pub fn template() -> String {
@@ -70,6 +70,9 @@ pub fn template() -> String {
 }
 
 fn list(colors: &[ratatui::style::Color]) -> String {
-    let items: Vec<String> = colors.iter().map(|c| format!("{:?}", c.to_string())).collect();
+    let items: Vec<String> = colors
+        .iter()
+        .map(|c| format!("{:?}", c.to_string()))
+        .collect();
     format!("[{}]", items.join(", "))
 }

@@ -27,7 +27,10 @@ fn uncommented() -> String {
 
 #[test]
 fn the_template_reads_as_the_defaults_commented_or_not() {
-    assert_eq!(parse(&template(), "t").expect("template"), Config::default());
+    assert_eq!(
+        parse(&template(), "t").expect("template"),
+        Config::default()
+    );
     let text = uncommented();
     assert!(text.contains("\nquit = [\"q\"]"), "{text}");
     let c = parse(&text, "t").expect("uncommented template");
@@ -96,7 +99,10 @@ fn every_error_names_the_file_the_line_and_the_key() {
         "{e}"
     );
     let e = err("[keys]\nquit = \"Hyper-x\"\n");
-    assert!(e.contains("line 2, key `keys.quit`: \"Hyper-x\" is not a key"), "{e}");
+    assert!(
+        e.contains("line 2, key `keys.quit`: \"Hyper-x\" is not a key"),
+        "{e}"
+    );
     let e = err("theme = \"solarized\"\n");
     assert!(
         e.starts_with("c.toml, line 1, key `theme`: unknown theme \"solarized\": one of dark, light, high-contrast, okabe-ito"),
@@ -108,13 +114,19 @@ fn every_error_names_the_file_the_line_and_the_key() {
         "{e}"
     );
     let e = err("[themes.mine]\nhott = \"red\"\n");
-    assert!(e.contains("line 2, key `themes.mine.hott`: unknown colour `hott`"), "{e}");
+    assert!(
+        e.contains("line 2, key `themes.mine.hott`: unknown colour `hott`"),
+        "{e}"
+    );
     let e = err("[themes.mine]\nbase = \"sepia\"\n");
     assert!(e.contains("line 2, key `themes.mine.base`"), "{e}");
     let e = err("[themes.dark]\nhot = \"red\"\n");
     assert!(e.contains("`dark` is a built-in theme"), "{e}");
     let e = err("[watch]\nintervall = \"2s\"\n");
-    assert!(e.starts_with("c.toml, line 2: unknown field `intervall`"), "{e}");
+    assert!(
+        e.starts_with("c.toml, line 2: unknown field `intervall`"),
+        "{e}"
+    );
     let e = err("fps = \"fast\"\n");
     assert!(e.starts_with("c.toml, line 1: invalid type"), "{e}");
     let e = err("fps = 3\nfps = 4\n");

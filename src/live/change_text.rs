@@ -135,9 +135,15 @@ mod tests {
             "left": {"min": {"a": 1}, "max": {"a": 5}},
             "right": {"min": {"a": 5}, "max": {"a": 9}},
         };
-        assert_eq!(details("split", "d.c", &split), "[{ a: 1 }, { a: 9 }) at { a: 5 }");
+        assert_eq!(
+            details("split", "d.c", &split),
+            "[{ a: 1 }, { a: 9 }) at { a: 5 }"
+        );
         let ours = doc! {"shardtop": "d.c [{ a: 1 }, { a: 9 }) on s0 at { a: 5 }"};
-        assert_eq!(details("split", "d.c", &ours), "[{ a: 1 }, { a: 9 }) on s0 at { a: 5 }");
+        assert_eq!(
+            details("split", "d.c", &ours),
+            "[{ a: 1 }, { a: 9 }) on s0 at { a: 5 }"
+        );
         assert_eq!(details("addShard", "", &doc! {"host": "h:1"}), "host h:1");
     }
 }

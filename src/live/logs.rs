@@ -149,7 +149,10 @@ fn round_line(d: &Document, details: &Document, error: Option<&str>) -> LogLine 
         n("executionTimeMillis")
     );
     if let Some(e) = error {
-        text.push_str(&format!(" — failed: {}", crate::units::cut_at_words(e, 120)));
+        text.push_str(&format!(
+            " — failed: {}",
+            crate::units::cut_at_words(e, 120)
+        ));
     }
     LogLine {
         at_ms: at_ms(d),

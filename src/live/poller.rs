@@ -247,9 +247,9 @@ impl Poller {
         let mut shards = ShardList::new(&shard_docs, &self.state);
         let colls = Self::parsed(&self.client, "collections", CollectionDoc::parse).await;
         let mut colls: Vec<CollectionDoc> = essential(colls, &find("collections"))?
-                .into_iter()
-                .filter(CollectionDoc::is_sharded)
-                .collect();
+            .into_iter()
+            .filter(CollectionDoc::is_sharded)
+            .collect();
         colls.sort_by(|a, b| a.ns.cmp(&b.ns));
         let mut refreshes = Vec::new();
         for c in &colls {
@@ -259,8 +259,8 @@ impl Poller {
         let tags = Self::parsed(&self.client, "tags", TagDoc::parse).await;
         let tags = refused.optional(tags, &find("tags"))?;
         let settings = Self::config(&self.client, "settings", doc! {}).await;
-        let settings = SettingsDocs::parse(&refused.optional(settings, &find("settings"))?)
-            .map_err(bad)?;
+        let settings =
+            SettingsDocs::parse(&refused.optional(settings, &find("settings"))?).map_err(bad)?;
         let databases = Self::config(&self.client, "databases", doc! {}).await;
         let databases: Vec<(String, String)> = refused
             .optional(databases, &find("databases"))?

@@ -32,7 +32,8 @@ pub struct Read {
     pub roles: &'static str,
 }
 
-const CONFIG_ROLES: &str = "clusterMonitor, clusterManager, clusterAdmin, backup, root, read@config";
+const CONFIG_ROLES: &str =
+    "clusterMonitor, clusterManager, clusterAdmin, backup, root, read@config";
 const MONITOR_ROLES: &str = "clusterMonitor, clusterAdmin, root";
 
 /// `find` (or `aggregate`) on `config.<coll>`.
@@ -133,10 +134,17 @@ pub struct Plan<'a> {
 
 /// Every read of one poll, in the order the poll makes them.
 pub fn reads(plan: &Plan) -> Vec<Read> {
-    let mut out: Vec<Read> = ["shards", "collections", "chunks", "tags", "settings", "databases"]
-        .into_iter()
-        .map(config_find)
-        .collect();
+    let mut out: Vec<Read> = [
+        "shards",
+        "collections",
+        "chunks",
+        "tags",
+        "settings",
+        "databases",
+    ]
+    .into_iter()
+    .map(config_find)
+    .collect();
     if plan.sharded_data_distribution {
         out.push(sharded_data_distribution());
     } else {
@@ -145,7 +153,11 @@ pub fn reads(plan: &Plan) -> Vec<Read> {
     out.push(config_find("changelog"));
     out.push(config_find("actionlog"));
     out.push(balancer_status());
-    out.extend(plan.collections.iter().map(|ns| balancer_collection_status(ns)));
+    out.extend(
+        plan.collections
+            .iter()
+            .map(|ns| balancer_collection_status(ns)),
+    );
     out.push(current_op());
     if plan.sampled_queries {
         out.push(list_sampled_queries());
@@ -179,17 +191,22 @@ mod tests {
     use super::*;
     use bson::{Document, doc};
 
-    fn privilege(d: Document) -> Privilege {
-        Privilege::parse(&d).expect("a privilege")
+    fn privilege(d: &Document) -> Privilege {
+        Privilege::parse(d).expect("a privilege")
     }
 
     #[test]
     fn resources_match_as_the_server_searches_them() {
-        let any_normal = privilege(doc! {"resource": {"db": "", "collection": ""}, "actions": ["find"]});
-        let config_db = privilege(doc! {"resource": {"db": "config", "collection": ""}, "actions": ["find"]});
-        let cluster = privilege(doc! {"resource": {"cluster": true}, "actions": ["inprog"]});
+        let any_normal =
+            privilege(&doc! {"resource": {"db": "", "collection": ""}, "actions": ["find"]});
+        let config_db =
+            privilege(&doc! {"resource": {"db": "config", "collection": ""}, "actions": ["find"]});
+        let cluster = privilege(&doc! {"resource": {"cluster": true}, "actions": ["inprog"]});
         let ns = |s: &str| Resource::Namespace(s.into());
-        assert!(!any_normal.covers(&ns("config.chunks")), "readAnyDatabase cannot read config");
+        assert!(
+            !any_normal.covers(&ns("config.chunks")),
+            "readAnyDatabase cannot read config"
+        );
         assert!(any_normal.covers(&ns("shop.orders")));
         assert!(config_db.covers(&ns("config.chunks")));
         assert!(!config_db.covers(&ns("config.system.sessions")));

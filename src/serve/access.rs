@@ -88,15 +88,14 @@ impl Access {
 pub fn connection_status(access: Option<&Access>, cmd: &Document) -> Answer {
     let show = matches!(cmd.get("showPrivileges"), Some(Bson::Boolean(true)))
         || matches!(cmd.get("showPrivileges"), Some(Bson::Int32(n)) if *n != 0);
-    let info = match access {
-        Some(a) => a.auth_info(show),
-        None => {
-            let mut info = doc! {"authenticatedUsers": [], "authenticatedUserRoles": []};
-            if show {
-                info.insert("authenticatedUserPrivileges", Bson::Array(Vec::new()));
-            }
-            info
+    let info = if let Some(a) = access {
+        a.auth_info(show)
+    } else {
+        let mut info = doc! {"authenticatedUsers": [], "authenticatedUserRoles": []};
+        if show {
+            info.insert("authenticatedUserPrivileges", Bson::Array(Vec::new()));
         }
+        info
     };
     Ok(super::reply::ok(doc! {"authInfo": info}))
 }
@@ -145,7 +144,7 @@ impl Resource {
     fn trimmed(self) -> Self {
         match self {
             Self::Namespace(n) => Self::Namespace(n.trim_start_matches('.').to_string()),
-            other => other,
+            Self::Cluster => Self::Cluster,
         }
     }
 }
@@ -169,10 +168,16 @@ mod tests {
             "not authorized on admin to execute command { balancerCollectionStatus: \"shop.orders\", $db: \"admin\" }"
         );
         let both = Access::parse("clusterMonitor@admin, enableSharding@admin").expect("roles");
-        assert!(both.check("balancerCollectionStatus", "admin", &cmd).is_ok());
+        assert!(
+            both.check("balancerCollectionStatus", "admin", &cmd)
+                .is_ok()
+        );
         assert!(Access::parse("superuser").is_err());
         let reader = Access::parse("readAnyDatabase").expect("a role");
         let config = doc! {"find": "chunks"};
-        assert!(reader.check("find", "config", &config).is_err(), "not config");
+        assert!(
+            reader.check("find", "config", &config).is_err(),
+            "not config"
+        );
     }
 }

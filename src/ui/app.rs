@@ -281,8 +281,9 @@ impl App {
                 self.typing_query = false;
                 self.typing_shard_filter = false;
             }
-            Action::Escape if self.typing_shard_filter
-                || (self.focus == Focus::Shards && !self.shard_filter.is_empty()) =>
+            Action::Escape
+                if self.typing_shard_filter
+                    || (self.focus == Focus::Shards && !self.shard_filter.is_empty()) =>
             {
                 self.searching = false;
                 self.typing_shard_filter = false;

@@ -53,7 +53,12 @@ pub const COMMANDS: &[Command] = &[
     cmd("left", Action::Left, &["Left", "h"], true),
     cmd("right", Action::Right, &["Right", "l"], true),
     cmd("up", Action::Up, &["Up", "k", "PageUp"], true),
-    cmd("down", Action::Down, &["Down", "j", "PageDown", "End"], true),
+    cmd(
+        "down",
+        Action::Down,
+        &["Down", "j", "PageDown", "End"],
+        true,
+    ),
     cmd("zoom-in", Action::ZoomIn, &["i", "Enter"], true),
     cmd("zoom-out", Action::ZoomOut, &["o"], true),
     cmd("zoom-reset", Action::ZoomReset, &["0"], true),
@@ -67,9 +72,12 @@ pub const COMMANDS: &[Command] = &[
     cmd("clear", Action::Escape, &["Esc"], true),
 ];
 
+/// One row of the help: the commands whose keys it shows, and what they do.
+pub type HelpRow = (&'static [&'static str], &'static str);
+
 /// The help overlay: groups of rows, each row some commands and what they do (a name that is no
 /// command, `mouse`, is shown as it is).
-pub const HELP: &[(&str, &[(&[&str], &str)])] = &[
+pub const HELP: &[(&str, &[HelpRow])] = &[
     (
         "general",
         &[
@@ -87,16 +95,25 @@ pub const HELP: &[(&str, &[(&[&str], &str)])] = &[
         &[
             (&["pause"], "pause / resume"),
             (&["faster", "slower"], "faster / slower"),
-            (&["step-forward", "step-back"], "step 1 s forward / back (pauses)"),
+            (
+                &["step-forward", "step-back"],
+                "step 1 s forward / back (pauses)",
+            ),
             (&["seek-forward", "seek-back"], "jump 10 s forward / back"),
-            (&["next-migration", "prev-migration"], "next / previous migration"),
+            (
+                &["next-migration", "prev-migration"],
+                "next / previous migration",
+            ),
         ],
     ),
     (
         "key space (focused)",
         &[
             (&["left", "right"], "select a cell (pans at the edges)"),
-            (&["zoom-in", "zoom-out"], "zoom in / out around the selection"),
+            (
+                &["zoom-in", "zoom-out"],
+                "zoom in / out around the selection",
+            ),
             (&["zoom-reset"], "whole key space"),
         ],
     ),
@@ -107,10 +124,7 @@ pub const HELP: &[(&str, &[(&[&str], &str)])] = &[
                 &["query"],
                 "query targeting: type a filter (JSON); ◆ marks chunks asked",
             ),
-            (
-                &["metric"],
-                "shard bars: chunk count / data size first",
-            ),
+            (&["metric"], "shard bars: chunk count / data size first"),
             (
                 &["mouse"],
                 "click focuses a pane or selects a cell; wheel scrolls, zooms",
@@ -221,12 +235,7 @@ impl KeyMap {
     pub fn keys_of(&self, command: &str) -> String {
         self.by_command
             .get(command)
-            .map(|keys| {
-                keys.iter()
-                    .map(|k| k.label())
-                    .collect::<Vec<_>>()
-                    .join(" ")
-            })
+            .map(|keys| keys.iter().map(|k| k.label()).collect::<Vec<_>>().join(" "))
             .unwrap_or_default()
     }
 
@@ -328,7 +337,11 @@ mod tests {
         assert_eq!(e.command, "quit");
         assert!(e.message.contains("`quit` and `metric`") || e.message.contains("`metric`"));
         let e = KeyMap::with(&[("quitt".into(), vec!["x".into()])]).expect_err("unknown");
-        assert!(e.message.contains("unknown command `quitt`"), "{}", e.message);
+        assert!(
+            e.message.contains("unknown command `quitt`"),
+            "{}",
+            e.message
+        );
         let e = KeyMap::with(&[("help".into(), vec!["Ctrl-c".into()])]).expect_err("ctrl-c");
         assert!(e.message.contains("Ctrl-C always quits"));
         assert_eq!(map.map(&press('x'), true), Some(Action::SearchChar('x')));

@@ -206,7 +206,10 @@ mod tests {
 
     #[test]
     fn a_press_is_the_key_it_names() {
-        let ev = KeyEvent::new(KeyCode::Char('D'), KeyModifiers::CONTROL | KeyModifiers::SHIFT);
+        let ev = KeyEvent::new(
+            KeyCode::Char('D'),
+            KeyModifiers::CONTROL | KeyModifiers::SHIFT,
+        );
         assert_eq!(Key::of(&ev), Some(key("Ctrl-d")));
         let ev = KeyEvent::new(KeyCode::Char('C'), KeyModifiers::SHIFT);
         assert_eq!(Key::of(&ev), Some(key("C")));

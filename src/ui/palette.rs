@@ -193,9 +193,7 @@ impl Palette {
                 Err(format!("`{name}` takes a list of colours"))
             }
             (_, ColorValue::One(text)) => {
-                let slot = self
-                    .slot(name)
-                    .ok_or_else(|| unknown_color(name))?;
+                let slot = self.slot(name).ok_or_else(|| unknown_color(name))?;
                 *slot = color(text)?;
                 Ok(())
             }
@@ -279,8 +277,11 @@ mod tests {
         p.set("hot", &ColorValue::One("#ff0000".into()))
             .expect("hex colour");
         assert_eq!(p.hot, Color::Rgb(255, 0, 0));
-        p.set("shards", &ColorValue::List(vec!["red".into(), "blue".into()]))
-            .expect("list");
+        p.set(
+            "shards",
+            &ColorValue::List(vec!["red".into(), "blue".into()]),
+        )
+        .expect("list");
         assert_eq!(p.shards[2], Color::Red);
         assert!(p.set("hot", &ColorValue::One("nope".into())).is_err());
         assert!(p.set("hott", &ColorValue::One("red".into())).is_err());

@@ -14,11 +14,9 @@ use crate::ui::theme::Theme;
 
 const LEGEND: &str = "Shards: chunk and data bars, share of recent writes (◀ HOT = most). Key space: each cell a run of chunks named by its shard's glyph; ▲ hottest chunk, J jumbo, ! outside its zone, ▁…█ recent writes; zone bands below.";
 
-type Row = (&'static [&'static str], &'static str);
-
 fn group_lines(
     group: &str,
-    rows: &[Row],
+    rows: &[keymap::HelpRow],
     keys: &KeyMap,
     live: bool,
     theme: Theme,

@@ -125,7 +125,10 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: Theme, focused: b
     }
     if order.is_empty() && !app.shard_filter.is_empty() {
         lines.push(Line::from(Span::styled(
-            format!("no shard or zone matches {:?} (Esc clears)", app.shard_filter),
+            format!(
+                "no shard or zone matches {:?} (Esc clears)",
+                app.shard_filter
+            ),
             theme.dim(),
         )));
     }

@@ -12,10 +12,10 @@ use bson::doc;
 use common::tmux::{BIN, Served};
 use shardtop::live::poller::poll_once;
 use shardtop::serve::access::Access;
-use shardtop::serve::{ServeOptions, start};
+use shardtop::serve::ServeOptions;
 use shardtop::view::Feeds;
 
-async fn serve_as(roles: &str) -> (shardtop::serve::Server, String) {
+async fn serve_as(roles: &str) -> (shardtop::serve::Server, mongodb::Client, String) {
     let sc = shardtop::sim::scenario::built_in("ascending")
         .unwrap()
         .unwrap();
@@ -23,18 +23,12 @@ async fn serve_as(roles: &str) -> (shardtop::serve::Server, String) {
     let mut opts = ServeOptions::new("127.0.0.1:0".parse().unwrap(), sim);
     opts.paused = true;
     opts.access = Some(Access::parse(roles).unwrap());
-    let server = start(opts).await.unwrap();
-    let uri = format!(
-        "mongodb://127.0.0.1:{}/?directConnection=true",
-        server.local_addr().port()
-    );
-    (server, uri)
+    common::serve_opts(opts).await
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_monitor_s_poll_goes_on_without_balancer_collection_status() {
-    let (server, uri) = serve_as("clusterMonitor").await;
-    let client = mongodb::Client::with_uri_str(&uri).await.unwrap();
+    let (server, client, uri) = serve_as("clusterMonitor").await;
     let status = common::admin(
         &client,
         doc! {"connectionStatus": 1, "showPrivileges": true},
@@ -84,7 +78,7 @@ async fn a_monitor_s_poll_goes_on_without_balancer_collection_status() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn without_the_config_reads_the_poll_says_which_it_needs() {
-    let (server, uri) = serve_as("read@app").await;
+    let (server, _, uri) = serve_as("read@app").await;
     let e = poll_once(&uri, Duration::from_secs(10))
         .await
         .err()
@@ -97,16 +91,26 @@ async fn without_the_config_reads_the_poll_says_which_it_needs() {
     server.shutdown().await;
 }
 
-#[test]
-fn watch_check_lists_every_read_and_exits_by_whether_the_view_runs() {
-    let served = Served::with(&["--paused", "--user-roles", "clusterMonitor"]);
+/// `watch --check` (with `extra`) against `serve --paused` with `serve_args`: exit code, stdout.
+fn check(serve_args: &[&str], extra: &[&str]) -> (Option<i32>, String) {
+    let served = Served::with(&[&["--paused"], serve_args].concat());
     let uri = format!("mongodb://127.0.0.1:{}/?directConnection=true", served.1);
     let out = Command::new(BIN)
         .args(["watch", &uri, "--check"])
+        .args(extra)
         .output()
         .unwrap();
-    let text = String::from_utf8_lossy(&out.stdout);
-    assert_eq!(out.status.code(), Some(0), "{text}");
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+    )
+}
+
+#[test]
+fn watch_check_lists_every_read_and_exits_by_whether_the_view_runs() {
+    let monitor = ["--user-roles", "clusterMonitor"];
+    let (code, text) = check(&monitor, &[]);
+    assert_eq!(code, Some(0), "{text}");
     assert!(
         text.contains("user shardtop@admin (roles: clusterMonitor@admin)"),
         "{text}"
@@ -130,33 +134,15 @@ fn watch_check_lists_every_read_and_exits_by_whether_the_view_runs() {
         !text.contains("$changeStream"),
         "only with --heat changestream: {text}"
     );
-    let out = Command::new(BIN)
-        .args(["watch", &uri, "--check", "--heat", "changestream"])
-        .output()
-        .unwrap();
-    let text = String::from_utf8_lossy(&out.stdout);
+    let (_, text) = check(&monitor, &["--heat", "changestream"]);
     assert!(
         text.contains("NO  aggregate $changeStream app.events"),
         "{text}"
     );
-
-    let reader = Served::with(&["--paused", "--user-roles", "read@app"]);
-    let uri = format!("mongodb://127.0.0.1:{}/?directConnection=true", reader.1);
-    let out = Command::new(BIN)
-        .args(["watch", &uri, "--check"])
-        .output()
-        .unwrap();
-    let text = String::from_utf8_lossy(&out.stdout);
-    assert_eq!(out.status.code(), Some(1), "{text}");
+    let (code, text) = check(&["--user-roles", "read@app"], &[]);
+    assert_eq!(code, Some(1), "{text}");
     assert!(text.contains("NO  find config.shards"), "{text}");
-
-    let open = Served::with(&["--paused"]);
-    let uri = format!("mongodb://127.0.0.1:{}/?directConnection=true", open.1);
-    let out = Command::new(BIN)
-        .args(["watch", &uri, "--check"])
-        .output()
-        .unwrap();
-    let text = String::from_utf8_lossy(&out.stdout);
-    assert_eq!(out.status.code(), Some(0), "{text}");
+    let (code, text) = check(&[], &[]);
+    assert_eq!(code, Some(0), "{text}");
     assert!(text.contains("access control is off"), "{text}");
 }

@@ -87,16 +87,11 @@ impl Palette {
 
     /// Darker colours that read on a light background.
     pub const LIGHT: Self = Self {
-        shards: [
-            Color::Rgb(230, 159, 0),
-            Color::Rgb(86, 180, 233),
-            Color::Rgb(0, 158, 115),
-            Color::Rgb(240, 228, 66),
-            Color::Rgb(0, 114, 178),
-            Color::Rgb(213, 94, 0),
-            Color::Rgb(204, 121, 167),
-            Color::Rgb(120, 120, 120),
-        ],
+        shards: {
+            let mut s = OKABE_ITO;
+            s[7] = Color::Rgb(120, 120, 120);
+            s
+        },
         zones: [
             Color::Rgb(0, 90, 150),
             Color::Rgb(170, 70, 0),

@@ -104,6 +104,13 @@ pub struct SimArgs {
     /// Record the run into a trace (`.gz` or `.zst` to compress), for `shardtop replay`.
     #[arg(long, value_name = "FILE")]
     pub record: Option<PathBuf>,
+    /// Write the TUI's screen at the end (or `--until`) to FILE (`.txt`, `.ansi`, `.svg`), or the
+    /// whole run as an asciicast (`.cast`), instead of the summary.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["json", "events", "record"])]
+    pub export: Option<PathBuf>,
+    /// The exported screen's size (default 120x40).
+    #[arg(long, value_name = "COLSxROWS", requires = "export")]
+    pub size: Option<String>,
 }
 
 /// Options of `shardtop watch`.
@@ -195,6 +202,13 @@ pub struct ReplayArgs {
     /// Start paused (Space plays).
     #[arg(long)]
     pub paused: bool,
+    /// Write the TUI's screen at the end (or `--at`) to FILE (`.txt`, `.ansi`, `.svg`), or the
+    /// whole trace as an asciicast (`.cast`).
+    #[arg(long, value_name = "FILE", conflicts_with = "json")]
+    pub export: Option<PathBuf>,
+    /// The exported screen's size (default 120x40).
+    #[arg(long, value_name = "COLSxROWS", requires = "export")]
+    pub size: Option<String>,
 }
 
 /// Options of `shardtop serve`.

@@ -1,6 +1,7 @@
 //! Carries out each subcommand; the only module that prints. Failures map to the contract's exit
 //! codes: 1 for runtime failures the user can act on, 2 for bad usage or bad input.
 
+mod export;
 mod hash;
 mod help;
 mod replay;
@@ -84,10 +85,14 @@ fn run_command(cli: Cli) -> Result<(), Failure> {
     }
     let ctx = settings::load(cli.config.as_deref(), cli.theme.as_deref(), cli.no_color)?;
     match cli.command {
+        Some(Command::Sim(args)) if args.export.is_some() => export::sim(&args, &ctx, &mut out),
         Some(Command::Sim(args)) => sim::run(&args, &ctx.config, &mut out),
         Some(Command::Serve(args)) => serve::run(&args, &ctx.config),
         Some(Command::Record(args)) => watch::record(&args, &ctx.config, &mut out),
         Some(Command::Watch(args)) => watch::run(&args, &ctx, &mut out),
+        Some(Command::Replay(args)) if args.export.is_some() => {
+            export::replay(&args, &ctx, &mut out)
+        }
         Some(Command::Replay(args)) if !args.json => tui::replay(&args, &ctx),
         Some(Command::Replay(args)) => replay::run(&args, &mut out),
         Some(Command::Demo(args)) => tui::demo(&args, &ctx),

@@ -57,6 +57,9 @@ where
                             break;
                         }
                     }
+                    if std::mem::take(&mut app.export_requested) {
+                        app.notice = Some(save_screen(app, std::path::Path::new(".")));
+                    }
                     if let Action::Resize(..) = action {
                         terminal.autoresize()?;
                     }
@@ -80,4 +83,25 @@ where
         }
     }
     Ok(())
+}
+
+/// Writes the screen as `shardtop-YYYYMMDD-HHMMSS.txt` and `.svg` into `dir`; the notice to show.
+pub fn save_screen(app: &App, dir: &std::path::Path) -> String {
+    let buffer = crate::ui::export::render(app);
+    let now = bson::DateTime::now()
+        .try_to_rfc3339_string()
+        .unwrap_or_default();
+    let stamp: String = now.chars().take(19).filter(char::is_ascii_digit).collect();
+    let base = format!(
+        "shardtop-{}-{}",
+        &stamp[..8.min(stamp.len())],
+        &stamp[8.min(stamp.len())..]
+    );
+    let write = |ext: &str, body: String| std::fs::write(dir.join(format!("{base}.{ext}")), body);
+    match write("txt", crate::ui::export::text(&buffer))
+        .and_then(|()| write("svg", crate::ui::export::svg(&buffer)))
+    {
+        Ok(()) => format!("screen saved: {base}.txt, {base}.svg"),
+        Err(e) => format!("cannot save the screen in {}: {e}", dir.display()),
+    }
 }

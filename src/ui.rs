@@ -8,6 +8,8 @@
 
 pub mod action;
 pub mod app;
+pub mod export;
+pub mod export_png;
 pub mod keymap;
 pub mod keys;
 pub mod palette;

@@ -11,8 +11,8 @@ use std::time::Duration;
 use bson::doc;
 use common::tmux::{BIN, Served};
 use shardtop::live::poller::poll_once;
-use shardtop::serve::access::Access;
 use shardtop::serve::ServeOptions;
+use shardtop::serve::access::Access;
 use shardtop::view::Feeds;
 
 async fn serve_as(roles: &str) -> (shardtop::serve::Server, mongodb::Client, String) {

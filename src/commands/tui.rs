@@ -42,7 +42,7 @@ fn speed(x: f64) -> Result<f64, Failure> {
 }
 
 /// `--speed`, else the configuration's, else 4.
-fn speed_of(flag: Option<f64>, ctx: &Context) -> Result<f64, Failure> {
+pub(super) fn speed_of(flag: Option<f64>, ctx: &Context) -> Result<f64, Failure> {
     Ok(flag_or_config(flag, ctx.config.speed.as_ref(), speed)?.unwrap_or(4.0))
 }
 

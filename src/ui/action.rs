@@ -29,6 +29,8 @@ pub enum Action {
     ToggleMetric,
     ToggleZones,
     ToggleHeat,
+    /// Write the screen to files in the working folder (the runtime does it).
+    Export,
     /// Next order of the shard list (name, data, chunks, writes, orphans).
     CycleShardSort,
     CycleLogFilter,

@@ -81,6 +81,8 @@ pub struct App {
     pub log_scroll: usize,
     pub shard_scroll: usize,
     pub notice: Option<String>,
+    /// `s` asked for the screen to be written to files (the runtime writes them and says so).
+    pub export_requested: bool,
     /// What the source was last told (the view's clock is the source's answer).
     pub paused: bool,
     pub speed: f64,
@@ -115,6 +117,7 @@ impl App {
             log_scroll: 0,
             shard_scroll: 0,
             notice: None,
+            export_requested: false,
             paused,
             speed,
         }
@@ -240,6 +243,7 @@ impl App {
             }
             Action::ToggleZones => self.zones = !self.zones,
             Action::ToggleHeat => self.heat = !self.heat,
+            Action::Export => self.export_requested = true,
             Action::CycleShardSort => {
                 self.shard_sort = self.shard_sort.next();
                 self.shard_scroll = 0;

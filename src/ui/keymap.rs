@@ -67,6 +67,7 @@ pub const COMMANDS: &[Command] = &[
     cmd("zones", Action::ToggleZones, &["z"], true),
     cmd("heat", Action::ToggleHeat, &["w"], true),
     cmd("sort-shards", Action::CycleShardSort, &["S"], true),
+    cmd("export", Action::Export, &["s"], true),
     cmd("filter-events", Action::CycleLogFilter, &["f"], true),
     cmd("search", Action::StartSearch, &["/"], true),
     cmd("clear", Action::Escape, &["Esc"], true),
@@ -131,6 +132,10 @@ pub const HELP: &[(&str, &[HelpRow])] = &[
             ),
             (&["zones"], "zone bands on / off"),
             (&["heat"], "write heat on / off"),
+            (
+                &["export"],
+                "save the screen: shardtop-TIME.txt and .svg here",
+            ),
         ],
     ),
     (

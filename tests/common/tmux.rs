@@ -15,6 +15,11 @@ pub struct Tmux {
 
 impl Tmux {
     pub fn start(args: &str, width: u16, height: u16) -> Self {
+        Self::start_in(&std::env::temp_dir(), args, width, height)
+    }
+
+    /// The same, with `dir` as the working folder.
+    pub fn start_in(cwd: &std::path::Path, args: &str, width: u16, height: u16) -> Self {
         let version = Command::new("tmux").arg("-V").output();
         assert!(
             version.is_ok_and(|o| o.status.success()),
@@ -38,6 +43,7 @@ impl Tmux {
                 "t",
             ])
             .args(["-x", &width.to_string(), "-y", &height.to_string()])
+            .args(["-c", &cwd.display().to_string()])
             .args(["sh", "-c", &script])
             .env("TERM", "xterm-256color")
             .env_remove("NO_COLOR")

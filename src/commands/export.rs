@@ -1,0 +1,267 @@
+//! `sim … --export FILE` and `replay … --export FILE [--at T]`: the screen the TUI would show, at
+//! the end (or at T) as `.txt`, `.ansi`, `.svg` or `.png`, or the whole run as an asciicast v2 `.cast`
+//! (one frame per virtual second up to the end or T, timed at the playback speed), drawn by the
+//! same panes at `--size`. The file is written whole or not at all (a temporary file, then renamed).
+
+use std::io::Write;
+use std::path::Path;
+
+use super::Failure;
+use crate::source::Timeline;
+use crate::ui::export;
+use crate::ui::{App, Settings};
+use crate::view::{ClockView, LogLine};
+
+/// What a file's name asks for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Format {
+    Text,
+    Ansi,
+    Svg,
+    Png,
+    Cast,
+}
+
+fn format_of(path: &Path) -> Result<Format, Failure> {
+    let ext = path
+        .extension()
+        .and_then(|e| e.to_str())
+        .map(str::to_ascii_lowercase);
+    match ext.as_deref() {
+        Some("txt") => Ok(Format::Text),
+        Some("ansi") => Ok(Format::Ansi),
+        Some("svg") => Ok(Format::Svg),
+        Some("cast") => Ok(Format::Cast),
+        Some("png") => Ok(Format::Png),
+        _ => Err(Failure::input(format!(
+            "--export {}: name a .txt, .ansi, .svg, .png or .cast file",
+            path.display()
+        ))),
+    }
+}
+
+/// `COLSxROWS`, from 60×16 (the smallest layout) to 1000×500.
+pub fn size(text: &str) -> Result<(u16, u16), Failure> {
+    let bad = || {
+        Failure::input(format!(
+            "--size {text:?}: give COLSxROWS, 60x16 to 1000x500"
+        ))
+    };
+    let (c, r) = text.split_once(['x', 'X']).ok_or_else(bad)?;
+    let (c, r) = (
+        c.trim().parse::<u16>().map_err(|_| bad())?,
+        r.trim().parse::<u16>().map_err(|_| bad())?,
+    );
+    if !(60..=1000).contains(&c) || !(16..=500).contains(&r) {
+        return Err(bad());
+    }
+    Ok((c, r))
+}
+
+/// What to export and how.
+pub struct Spec<'a> {
+    pub path: &'a Path,
+    /// The screen's time (`None`: the end).
+    pub at_ms: Option<u64>,
+    pub size: (u16, u16),
+    /// Virtual seconds per real second of an asciicast.
+    pub speed: f64,
+    pub settings: &'a Settings,
+}
+
+struct Screen<T: Timeline> {
+    timeline: T,
+    app: App,
+    end_ms: u64,
+}
+
+impl<T: Timeline> Screen<T> {
+    fn new(timeline: T, log: Vec<LogLine>, spec: &Spec) -> Self {
+        let mut app = App::new(spec.size, true, spec.speed, false);
+        app.settings = spec.settings.clone();
+        app.apply(crate::source::SourceEvent::Log {
+            reset: true,
+            lines: log,
+        });
+        let end_ms = timeline
+            .stop_at_ms()
+            .or(timeline.end_ms())
+            .unwrap_or(60_000);
+        Self {
+            timeline,
+            app,
+            end_ms,
+        }
+    }
+
+    fn advance(&mut self, t_ms: u64) -> Result<(), Failure> {
+        let mut log = Vec::new();
+        self.timeline
+            .advance_to(t_ms, &mut log)
+            .map_err(|e| Failure::runtime(format!("{e:#}")))?;
+        self.app.apply(crate::source::SourceEvent::Log {
+            reset: false,
+            lines: log,
+        });
+        let clock = ClockView {
+            time_ms: self.timeline.now_ms(),
+            paused: false,
+            speed: self.app.speed,
+            end_ms: self.timeline.end_ms(),
+            virtual_time: true,
+        };
+        let view = self.timeline.view(&self.app.request(), clock);
+        self.app
+            .apply(crate::source::SourceEvent::View(Box::new(view)));
+        Ok(())
+    }
+}
+
+/// Writes the export; returns what was written, in words.
+pub fn run<T: Timeline>(timeline: T, log: Vec<LogLine>, spec: &Spec) -> Result<String, Failure> {
+    let format = format_of(spec.path)?;
+    let label = timeline.label();
+    let mut screen = Screen::new(timeline, log, spec);
+    let mut body = String::new();
+    let (w, h) = spec.size;
+    if format == Format::Cast {
+        if let Some(t) = spec.at_ms {
+            screen.end_ms = t;
+        }
+        body.push_str(&export::cast_header(w, h, &format!("shardtop {label}")));
+        let mut last = String::new();
+        let mut frames = 0;
+        let mut t = 0;
+        loop {
+            screen.advance(t)?;
+            let frame = export::ansi(&export::render(&screen.app), "\r\n");
+            if frame != last {
+                let at = screen.timeline.now_ms() as f64 / 1000.0 / spec.speed;
+                body.push_str(&export::cast_frame(&export::render(&screen.app), at));
+                frames += 1;
+                last = frame;
+            }
+            if t >= screen.end_ms {
+                break;
+            }
+            t = (t + 1000).min(screen.end_ms);
+        }
+        write_whole(spec.path, body.as_bytes())?;
+        return Ok(format!(
+            "wrote {} ({frames} frames, {w}×{h}, {:.1} s at ×{})",
+            spec.path.display(),
+            screen.end_ms as f64 / 1000.0 / spec.speed,
+            spec.speed
+        ));
+    }
+    let at = spec.at_ms.unwrap_or(screen.end_ms);
+    screen.advance(at)?;
+    let buffer = export::render(&screen.app);
+    let bytes = match format {
+        Format::Text => export::text(&buffer).into_bytes(),
+        Format::Ansi => export::ansi(&buffer, "\n").into_bytes(),
+        Format::Png => crate::ui::export_png::png(&export::svg(&buffer))
+            .map_err(|e| Failure::runtime(format!("cannot draw the PNG: {e}")))?,
+        _ => export::svg(&buffer).into_bytes(),
+    };
+    write_whole(spec.path, &bytes)?;
+    Ok(format!(
+        "wrote {} (the screen at {:.1} s, {w}×{h})",
+        spec.path.display(),
+        screen.timeline.now_ms() as f64 / 1000.0
+    ))
+}
+
+fn spec_of<'a>(
+    path: &'a Path,
+    at: Option<f64>,
+    size_text: Option<&str>,
+    ctx: &'a super::settings::Context,
+) -> Result<Spec<'a>, Failure> {
+    let at_ms = match at {
+        Some(t) if !t.is_finite() || t < 0.0 => {
+            return Err(Failure::input("--at: give a time in seconds, 0 or more"));
+        }
+        Some(t) => Some((t * 1000.0).round() as u64),
+        None => None,
+    };
+    Ok(Spec {
+        path,
+        at_ms,
+        size: size_text.map_or(Ok((120, 40)), size)?,
+        speed: super::tui::speed_of(None, ctx)?,
+        settings: &ctx.settings,
+    })
+}
+
+fn said(out: &mut impl Write, message: &str) -> Result<(), Failure> {
+    writeln!(out, "{message}").map_err(|e| super::write_failed(&e))
+}
+
+/// `sim SCENARIO --export FILE [--until T] [--size COLSxROWS]`.
+pub fn sim(
+    args: &crate::cli::SimArgs,
+    ctx: &super::settings::Context,
+    out: &mut impl Write,
+) -> Result<(), Failure> {
+    let (sc, label) = super::sim::load(args.scenario.as_deref(), args.scenario_file.as_deref())?;
+    let version = super::server_version(args.server_version.as_deref(), &ctx.config)?;
+    let mut timeline =
+        crate::source::sim::SimTimeline::new(&sc, args.seed.unwrap_or(sc.seed), version)
+            .map_err(|e| Failure::input(format!("scenario {label}: {e}")))?;
+    let log = timeline.take_initial_log();
+    let path = args.export.as_deref().unwrap_or(Path::new(""));
+    let spec = spec_of(path, args.until, args.size.as_deref(), ctx)?;
+    said(out, &run(timeline, log, &spec)?)
+}
+
+/// `replay FILE --export FILE [--at T] [--size COLSxROWS]`.
+pub fn replay(
+    args: &crate::cli::ReplayArgs,
+    ctx: &super::settings::Context,
+    out: &mut impl Write,
+) -> Result<(), Failure> {
+    let timeline = crate::source::replay::ReplayTimeline::open(&args.file).map_err(|e| {
+        if e.input {
+            Failure::input(e.message)
+        } else {
+            Failure::runtime(e.message)
+        }
+    })?;
+    let path = args.export.as_deref().unwrap_or(Path::new(""));
+    let spec = spec_of(path, args.at, args.size.as_deref(), ctx)?;
+    said(out, &run(timeline, Vec::new(), &spec)?)
+}
+
+/// Writes `body` to `path` through a temporary file beside it, so a failure leaves no half file.
+pub fn write_whole(path: &Path, body: &[u8]) -> Result<(), Failure> {
+    let dir = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let failed = |e: &dyn std::fmt::Display| {
+        Failure::runtime(format!("cannot write {}: {e}", path.display()))
+    };
+    let mut tmp = tempfile::Builder::new()
+        .permissions(std::os::unix::fs::PermissionsExt::from_mode(0o644))
+        .tempfile_in(dir)
+        .map_err(|e| failed(&e))?;
+    tmp.write_all(body).map_err(|e| failed(&e))?;
+    tmp.persist(path).map_err(|e| failed(&e.error))?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_and_formats_are_checked() {
+        assert_eq!(size("120x40").ok().map(|s| s.0), Some(120));
+        assert!(size("10x10").is_err() && size("axb").is_err() && size("120").is_err());
+        assert!(format_of(Path::new("a.svg")).is_ok());
+        assert!(format_of(Path::new("a.png")).is_ok());
+        assert!(format_of(Path::new("a.jpg")).is_err());
+        assert!(format_of(Path::new("a")).is_err());
+    }
+}

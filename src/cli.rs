@@ -111,6 +111,14 @@ pub struct SimArgs {
     /// The exported screen's size (default 120x40).
     #[arg(long, value_name = "COLSxROWS", requires = "export")]
     pub size: Option<String>,
+    /// Add to each collection of the JSON summary its writes per key range (ROWS) and interval
+    /// (COLS) over the run.
+    #[arg(long, value_name = "COLSxROWS", requires = "json")]
+    pub heatmap: Option<String>,
+    /// Add to each collection of the JSON summary its data, chunks and writes per shard,
+    /// sampled every virtual second (the newest 3,600 samples).
+    #[arg(long, requires = "json")]
+    pub history: bool,
 }
 
 /// Options of `shardtop watch`.

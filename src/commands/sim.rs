@@ -86,7 +86,19 @@ pub fn run(
         ));
     }
     let mut log = String::new();
+    let grid = args.heatmap.as_deref().map(heatmap_size).transpose()?;
+    let mut heat = crate::cluster::heat_history::HeatLog::default();
+    let mut history = args.history.then(|| {
+        crate::cluster::heat_history::History::new(crate::cluster::heat_history::HISTORY_KEEP)
+    });
+    let step_ms = if history.is_some() { 1000 } else { 10_000 };
     let on_events = |sim: &Simulator, events: &[crate::cluster::Event]| {
+        if grid.is_some() {
+            heat.observe(events);
+        }
+        if let Some(h) = history.as_mut() {
+            h.sample(&sim.cluster);
+        }
         if args.events {
             for e in events.iter().filter(|e| {
                 !matches!(
@@ -108,7 +120,7 @@ pub fn run(
             |e| Failure::runtime(format!("cannot write the trace {}: {e}", path.display())),
         )?;
     } else {
-        run_to(&mut sim, until_ms, on_events);
+        run_to(&mut sim, until_ms, step_ms, on_events);
     }
     out.write_all(log.as_bytes())
         .map_err(|e| write_failed(&e))?;
@@ -117,11 +129,20 @@ pub fn run(
         eprintln!("shardtop sim: scheduled action failed: {e}");
     }
     let text = if args.json {
-        let summary = sim.cluster.summary_json(&SummaryOptions {
+        let mut summary = sim.cluster.summary_json(&SummaryOptions {
             source,
             chunks: args.chunks,
             writes_unknown: false,
         });
+        for c in summary["collections"].as_array_mut().into_iter().flatten() {
+            let ns = c["ns"].as_str().unwrap_or_default().to_string();
+            if let Some((cols, rows)) = grid {
+                c["heatmap"] = heat.heatmap(&sim.cluster, &ns, cols, rows, sim.now_ms());
+            }
+            if let Some(h) = &history {
+                c["history"] = h.json(&ns);
+            }
+        }
         format!(
             "{}\n",
             serde_json::to_string_pretty(&summary).unwrap_or_default()
@@ -132,16 +153,34 @@ pub fn run(
     out.write_all(text.as_bytes()).map_err(|e| write_failed(&e))
 }
 
-/// Runs to `until_ms`, handing events to `on_events` as they come.
+/// `--heatmap COLSxROWS`: 1 to 1,000 intervals by 1 to 1,000 key ranges.
+fn heatmap_size(text: &str) -> Result<(usize, usize), Failure> {
+    let bad = || {
+        Failure::input(format!(
+            "--heatmap {text:?}: give COLSxROWS, each 1 to 1000"
+        ))
+    };
+    let (c, r) = text.split_once(['x', 'X']).ok_or_else(bad)?;
+    let n = |s: &str| {
+        s.trim()
+            .parse::<usize>()
+            .ok()
+            .filter(|n| (1..=1000).contains(n))
+    };
+    Ok((n(c).ok_or_else(bad)?, n(r).ok_or_else(bad)?))
+}
+
+/// Runs to `until_ms` in steps of `step_ms`, handing events to `on_events` after each step.
 fn run_to(
     sim: &mut Simulator,
     until_ms: u64,
+    step_ms: u64,
     mut on_events: impl FnMut(&Simulator, &[crate::cluster::Event]),
 ) {
     let first = sim.take_events();
     on_events(sim, &first);
     while sim.now_ms() < until_ms {
-        let step_end = (sim.now_ms() + 10_000).min(until_ms);
+        let step_end = (sim.now_ms() + step_ms).min(until_ms);
         sim.run_until(step_end);
         let events = sim.take_events();
         on_events(sim, &events);

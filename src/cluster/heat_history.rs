@@ -1,0 +1,172 @@
+//! Time you can see, as numbers: the writes of each collection per key range and interval (the
+//! key visualizer's heatmap), and each collection's data, chunks and writes per shard over time
+//! (history).
+//!
+//! A heatmap's rows are fixed ranges of shard-key values, the same in every column: cut at equal
+//! shares of the keys seen written and of the chunk bounds at the end, MinKey first. A chunk's
+//! writes of one interval count in the range of the first key written to it in that interval
+//! (the `writes` event's sample) — the simulator does not report every key.
+//!
+//! History is kept in a ring of at most `keep` samples, so a long run costs a bounded amount.
+
+use std::collections::{BTreeMap, VecDeque};
+
+use serde_json::{Value, json};
+
+use super::{Cluster, Event, EventKind};
+use crate::model::{ShardIdx, ShardKey};
+
+/// The writes seen, per collection: `(at_ms, the key written, writes)`.
+#[derive(Clone, Debug, Default)]
+pub struct HeatLog {
+    by_ns: BTreeMap<String, Vec<(u64, ShardKey, u64)>>,
+}
+
+impl HeatLog {
+    /// Takes the writes of `events`.
+    pub fn observe(&mut self, events: &[Event]) {
+        for e in events {
+            if let EventKind::Writes { ns, chunks } = &e.kind {
+                let list = self.by_ns.entry(ns.clone()).or_default();
+                list.extend(
+                    chunks
+                        .iter()
+                        .filter(|w| w.stats.writes > 0)
+                        .map(|w| (e.at_ms, w.sample.clone(), w.stats.writes)),
+                );
+            }
+        }
+    }
+
+    /// The heatmap of collection `ns` over `[0, end_ms]`: `cols` intervals by at most `rows` key
+    /// ranges, as the JSON summary gives it.
+    pub fn heatmap(
+        &self,
+        cluster: &Cluster,
+        ns: &str,
+        cols: usize,
+        rows: usize,
+        end_ms: u64,
+    ) -> Value {
+        let Some(c) = cluster.collection(ns) else {
+            return Value::Null;
+        };
+        let seen = self.by_ns.get(ns).map_or(&[][..], Vec::as_slice);
+        let cuts = cuts(seen, c.table.iter().skip(1).map(|ch| ch.min), rows.max(1));
+        let cols = cols.max(1);
+        let span = end_ms.max(1);
+        let mut writes = vec![vec![0u64; cuts.len() + 1]; cols];
+        for (t, key, w) in seen {
+            let col =
+                ((u128::from(*t) * cols as u128) / u128::from(span)).min(cols as u128 - 1) as usize;
+            let row = cuts.partition_point(|cut| cut <= key);
+            writes[col][row] += w;
+        }
+        let first = c.table.chunk(0).min;
+        let last = c.table.chunk(c.table.len() - 1).max;
+        let bounds: Vec<&ShardKey> = std::iter::once(first)
+            .chain(cuts.iter())
+            .chain(std::iter::once(last))
+            .collect();
+        let key_buckets: Vec<Value> = bounds
+            .windows(2)
+            .map(|b| json!([c.pattern.bound_to_json(b[0]), c.pattern.bound_to_json(b[1])]))
+            .collect();
+        let time_buckets: Vec<f64> = (0..cols)
+            .map(|i| (i as u128 * u128::from(span) / cols as u128) as f64 / 1000.0)
+            .collect();
+        json!({"timeBuckets": time_buckets, "keyBuckets": key_buckets, "writes": writes})
+    }
+}
+
+/// At most `rows - 1` cut points at equal shares of the keys seen and the chunk bounds.
+fn cuts<'a>(
+    seen: &'a [(u64, ShardKey, u64)],
+    bounds: impl Iterator<Item = &'a ShardKey>,
+    rows: usize,
+) -> Vec<ShardKey> {
+    let mut keys: Vec<&ShardKey> = seen.iter().map(|(_, k, _)| k).chain(bounds).collect();
+    keys.sort();
+    keys.dedup();
+    let n = keys.len();
+    let mut out: Vec<ShardKey> = (1..rows)
+        .filter_map(|j| keys.get(j * n / rows).map(|k| (*k).clone()))
+        .collect();
+    out.dedup();
+    out
+}
+
+/// Each collection's data, chunks and writes per shard over time.
+#[derive(Clone, Debug)]
+pub struct History {
+    keep: usize,
+    times: VecDeque<u64>,
+    /// Per (namespace, shard id): bytes, chunks, writes since the previous sample.
+    series: BTreeMap<(String, String), [VecDeque<u64>; 3]>,
+    /// Writes per (namespace, shard id) at the previous sample.
+    last_writes: BTreeMap<(String, String), u64>,
+}
+
+/// Samples kept when no bound is given: an hour at one a second.
+pub const HISTORY_KEEP: usize = 3600;
+
+impl History {
+    pub fn new(keep: usize) -> Self {
+        Self {
+            keep: keep.max(1),
+            times: VecDeque::new(),
+            series: BTreeMap::new(),
+            last_writes: BTreeMap::new(),
+        }
+    }
+
+    /// Samples the cluster as it is now.
+    pub fn sample(&mut self, cluster: &Cluster) {
+        if self.times.len() == self.keep {
+            self.times.pop_front();
+            for s in self.series.values_mut().flat_map(|s| s.iter_mut()) {
+                s.pop_front();
+            }
+        }
+        let past = self.times.len();
+        self.times.push_back(cluster.now_ms);
+        for c in &cluster.collections {
+            for (i, shard) in cluster
+                .shards
+                .iter()
+                .enumerate()
+                .filter(|(_, s)| !s.removed)
+            {
+                let idx = ShardIdx(i as u32);
+                let t = c.table.shard_totals(idx);
+                let key = (c.ns.clone(), shard.shard.id.clone());
+                let writes = c.writes_to(idx);
+                let before = self.last_writes.insert(key.clone(), writes).unwrap_or(0);
+                let series = self.series.entry(key).or_insert_with(|| {
+                    let zeros = || std::iter::repeat_n(0, past).collect::<VecDeque<u64>>();
+                    [zeros(), zeros(), zeros()]
+                });
+                series[0].push_back(t.stats.bytes);
+                series[1].push_back(t.chunks);
+                series[2].push_back(writes.saturating_sub(before));
+            }
+        }
+        for s in self.series.values_mut().flat_map(|s| s.iter_mut()) {
+            while s.len() < self.times.len() {
+                s.push_back(0);
+            }
+        }
+    }
+
+    /// `{times: [t…], shards: [{shard, bytes: […], chunks: […], writes: […]}]}` of `ns`.
+    pub fn json(&self, ns: &str) -> Value {
+        let shards: Vec<Value> = self
+            .series
+            .iter()
+            .filter(|((n, _), _)| n == ns)
+            .map(|((_, id), [b, c, w])| json!({"shard": id, "bytes": b, "chunks": c, "writes": w}))
+            .collect();
+        let times: Vec<f64> = self.times.iter().map(|t| *t as f64 / 1000.0).collect();
+        json!({"times": times, "shards": shards})
+    }
+}

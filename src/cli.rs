@@ -214,6 +214,14 @@ pub struct ReplayArgs {
     /// whole trace as an asciicast (`.cast`).
     #[arg(long, value_name = "FILE", conflicts_with = "json")]
     pub export: Option<PathBuf>,
+    /// Add to each collection of the JSON summary its writes per key range (ROWS) and interval
+    /// (COLS) from the start of the trace to `--at`.
+    #[arg(long, value_name = "COLSxROWS", requires = "json")]
+    pub heatmap: Option<String>,
+    /// Add to each collection of the JSON summary its data, chunks and writes per shard,
+    /// sampled every trace second (the newest 3,600 samples).
+    #[arg(long, requires = "json")]
+    pub history: bool,
     /// The exported screen's size (default 120x40).
     #[arg(long, value_name = "COLSxROWS", requires = "export")]
     pub size: Option<String>,

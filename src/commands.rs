@@ -8,6 +8,7 @@ mod replay;
 mod serve;
 mod settings;
 mod sim;
+mod time_views;
 mod tui;
 mod watch;
 mod watch_check;

@@ -175,3 +175,18 @@ fn history_keeps_at_most_its_bound() {
     assert_eq!(v["times"][0], 8.0);
     assert_eq!(v["shards"][0]["bytes"].as_array().map(Vec::len), Some(5));
 }
+
+#[test]
+fn a_replay_of_the_recording_gives_the_same_heatmap_and_history() {
+    let dir = tempfile::tempdir().unwrap();
+    let trace = dir.path().join("asc.ndjson").display().to_string();
+    let _ = summary(&["sim", "ascending", "--json", "--record", &trace]);
+    let pick = |v: &Value| {
+        let c = &v["collections"][0];
+        (c["heatmap"].clone(), c["history"].clone())
+    };
+    let sim = summary(&["sim", "ascending", "--json", "--heatmap", "40x8", "--history"]);
+    let replay = summary(&["replay", &trace, "--json", "--heatmap", "40x8", "--history"]);
+    assert_eq!(pick(&sim), pick(&replay));
+    assert!(pick(&sim).0["writes"].is_array());
+}

@@ -30,13 +30,32 @@ pub fn run(args: &ReplayArgs, out: &mut impl Write) -> Result<(), Failure> {
         eprintln!("shardtop: warning: {w}");
     }
     let end = replay.end_ms();
-    replay.seek(at_ms.unwrap_or(end)).map_err(failure)?;
+    let until = at_ms.unwrap_or(end);
+    let mut views = super::time_views::TimeViews::new(args.heatmap.as_deref(), args.history)?;
+    if views.wanted() {
+        // Played from the start, a second at a time, so the writes and samples are all seen.
+        replay.seek(0).map_err(failure)?;
+        views.sample(replay.state());
+        let mut t = 0;
+        while t < until {
+            t = (t + 1000).min(until);
+            let mut events = Vec::new();
+            replay
+                .play_to_with(t, |_, e| events.push(e.clone()))
+                .map_err(failure)?;
+            views.observe(&events);
+            views.sample(replay.state());
+        }
+    } else {
+        replay.seek(until).map_err(failure)?;
+    }
     let source = format!("replay:{}", args.file.display());
-    let summary = replay.state().summary_json(&SummaryOptions {
+    let mut summary = replay.state().summary_json(&SummaryOptions {
         source,
         chunks: args.chunks,
         writes_unknown: false,
     });
+    views.add_to(&mut summary, replay.state(), until);
     let text = format!(
         "{}\n",
         serde_json::to_string_pretty(&summary).unwrap_or_default()

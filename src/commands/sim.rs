@@ -86,19 +86,11 @@ pub fn run(
         ));
     }
     let mut log = String::new();
-    let grid = args.heatmap.as_deref().map(heatmap_size).transpose()?;
-    let mut heat = crate::cluster::heat_history::HeatLog::default();
-    let mut history = args.history.then(|| {
-        crate::cluster::heat_history::History::new(crate::cluster::heat_history::HISTORY_KEEP)
-    });
-    let step_ms = if history.is_some() { 1000 } else { 10_000 };
+    let mut views = super::time_views::TimeViews::new(args.heatmap.as_deref(), args.history)?;
+    let step_ms = if views.samples() { 1000 } else { 10_000 };
     let on_events = |sim: &Simulator, events: &[crate::cluster::Event]| {
-        if grid.is_some() {
-            heat.observe(events);
-        }
-        if let Some(h) = history.as_mut() {
-            h.sample(&sim.cluster);
-        }
+        views.observe(events);
+        views.sample(&sim.cluster);
         if args.events {
             for e in events.iter().filter(|e| {
                 !matches!(
@@ -134,15 +126,7 @@ pub fn run(
             chunks: args.chunks,
             writes_unknown: false,
         });
-        for c in summary["collections"].as_array_mut().into_iter().flatten() {
-            let ns = c["ns"].as_str().unwrap_or_default().to_string();
-            if let Some((cols, rows)) = grid {
-                c["heatmap"] = heat.heatmap(&sim.cluster, &ns, cols, rows, sim.now_ms());
-            }
-            if let Some(h) = &history {
-                c["history"] = h.json(&ns);
-            }
-        }
+        views.add_to(&mut summary, &sim.cluster, sim.now_ms());
         format!(
             "{}\n",
             serde_json::to_string_pretty(&summary).unwrap_or_default()
@@ -151,23 +135,6 @@ pub fn run(
         sim.summary_text(&format!("shardtop sim {} (seed {seed})", sc.name))
     };
     out.write_all(text.as_bytes()).map_err(|e| write_failed(&e))
-}
-
-/// `--heatmap COLSxROWS`: 1 to 1,000 intervals by 1 to 1,000 key ranges.
-fn heatmap_size(text: &str) -> Result<(usize, usize), Failure> {
-    let bad = || {
-        Failure::input(format!(
-            "--heatmap {text:?}: give COLSxROWS, each 1 to 1000"
-        ))
-    };
-    let (c, r) = text.split_once(['x', 'X']).ok_or_else(bad)?;
-    let n = |s: &str| {
-        s.trim()
-            .parse::<usize>()
-            .ok()
-            .filter(|n| (1..=1000).contains(n))
-    };
-    Ok((n(c).ok_or_else(bad)?, n(r).ok_or_else(bad)?))
 }
 
 /// Runs to `until_ms` in steps of `step_ms`, handing events to `on_events` after each step.

@@ -8,6 +8,7 @@
 
 pub mod action;
 pub mod app;
+mod app_heat;
 pub mod export;
 pub mod export_png;
 pub mod keymap;

@@ -7,6 +7,7 @@
 //! event-log lines. May not touch: terminals, ratatui, tokio or any I/O.
 
 mod build;
+pub mod heatmap;
 mod log;
 mod query;
 mod strip;
@@ -29,6 +30,8 @@ pub struct ViewRequest {
     pub selected: Option<usize>,
     /// A query filter (relaxed Extended JSON) whose targeting to show.
     pub query: Option<String>,
+    /// The key visualizer, when it is shown.
+    pub heatmap: Option<heatmap::HeatmapRequest>,
 }
 
 impl Default for ViewRequest {
@@ -40,6 +43,7 @@ impl Default for ViewRequest {
             cells: 64,
             selected: None,
             query: None,
+            heatmap: None,
         }
     }
 }
@@ -209,6 +213,8 @@ pub struct ClusterView {
     /// Reads a live cluster refused to this user, each with what it needs (the pane it feeds
     /// says so; everything else goes on).
     pub refused: Vec<RefusedRead>,
+    /// The key visualizer's frame, when asked for and the source keeps per-chunk writes.
+    pub heatmap: Option<heatmap::HeatmapView>,
 }
 
 /// The part of the view a live read feeds.

@@ -103,3 +103,17 @@ fn the_live_footer_offers_the_live_keys_and_a_refused_read_is_named_in_its_pane(
     t.keys("q");
     t.wait_for("EXIT=0", Duration::from_secs(10));
 }
+
+#[test]
+fn v_opens_the_key_visualizer_and_goes_back() {
+    let t = Tmux::start("demo ascending --speed 32", 100, 30);
+    t.wait_for("shard0000", START);
+    t.keys("v");
+    t.wait_for("Key visualizer · app.events", Duration::from_secs(5));
+    let screen = t.wait_for("█", Duration::from_secs(15));
+    assert!(screen.contains("MinKey at the bottom"), "{screen}");
+    t.keys("v");
+    t.wait_for("Key space", Duration::from_secs(5));
+    t.keys("q");
+    t.wait_for("EXIT=0", Duration::from_secs(10));
+}

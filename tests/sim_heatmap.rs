@@ -185,7 +185,14 @@ fn a_replay_of_the_recording_gives_the_same_heatmap_and_history() {
         let c = &v["collections"][0];
         (c["heatmap"].clone(), c["history"].clone())
     };
-    let sim = summary(&["sim", "ascending", "--json", "--heatmap", "40x8", "--history"]);
+    let sim = summary(&[
+        "sim",
+        "ascending",
+        "--json",
+        "--heatmap",
+        "40x8",
+        "--history",
+    ]);
     let replay = summary(&["replay", &trace, "--json", "--heatmap", "40x8", "--history"]);
     assert_eq!(pick(&sim), pick(&replay));
     assert!(pick(&sim).0["writes"].is_array());

@@ -16,13 +16,31 @@ use serde_json::{Value, json};
 use super::{Cluster, Event, EventKind};
 use crate::model::{ShardIdx, ShardKey};
 
-/// The writes seen, per collection: `(at_ms, the key written, writes)`.
+/// The writes seen, per collection: `(at_ms, the key written, writes)`, in time order.
 #[derive(Clone, Debug, Default)]
 pub struct HeatLog {
     by_ns: BTreeMap<String, Vec<(u64, ShardKey, u64)>>,
+    /// Writes older than this behind the newest are dropped (`None`: all are kept).
+    keep_ms: Option<u64>,
+}
+
+/// A heatmap's numbers: the cut points between its key ranges and, per time bucket, the writes
+/// per range (MinKey first).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Grid {
+    pub cuts: Vec<ShardKey>,
+    pub writes: Vec<Vec<u64>>,
 }
 
 impl HeatLog {
+    /// A log that keeps only the newest `keep_ms` of writes (the TUI's bounded history).
+    pub fn keeping(keep_ms: u64) -> Self {
+        Self {
+            keep_ms: Some(keep_ms),
+            ..Self::default()
+        }
+    }
+
     /// Takes the writes of `events`.
     pub fn observe(&mut self, events: &[Event]) {
         for e in events {
@@ -34,8 +52,48 @@ impl HeatLog {
                         .filter(|w| w.stats.writes > 0)
                         .map(|w| (e.at_ms, w.sample.clone(), w.stats.writes)),
                 );
+                if let (Some(keep), Some(newest)) = (self.keep_ms, list.last().map(|l| l.0)) {
+                    let old = list.partition_point(|l| l.0 + keep < newest);
+                    if old > list.len() / 2 {
+                        list.drain(..old);
+                    }
+                }
             }
         }
+    }
+
+    /// Forgets the writes after `t_ms` (the clock went back).
+    pub fn truncate_after(&mut self, t_ms: u64) {
+        for list in self.by_ns.values_mut() {
+            let keep = list.partition_point(|l| l.0 <= t_ms);
+            list.truncate(keep);
+        }
+    }
+
+    /// The writes of collection `ns` over `[from_ms, to_ms)` in `cols` intervals by at most
+    /// `rows` key ranges.
+    pub fn grid(
+        &self,
+        cluster: &Cluster,
+        ns: &str,
+        (cols, rows): (usize, usize),
+        (from_ms, to_ms): (u64, u64),
+    ) -> Option<Grid> {
+        let c = cluster.collection(ns)?;
+        let seen = self.by_ns.get(ns).map_or(&[][..], Vec::as_slice);
+        let first = seen.partition_point(|l| l.0 < from_ms);
+        let end = seen.partition_point(|l| l.0 < to_ms);
+        let seen = &seen[first..end.max(first)];
+        let cuts = cuts(seen, c.table.iter().skip(1).map(|ch| ch.min), rows.max(1));
+        let cols = cols.max(1);
+        let span = u128::from(to_ms.saturating_sub(from_ms).max(1));
+        let mut writes = vec![vec![0u64; cuts.len() + 1]; cols];
+        for (t, key, w) in seen {
+            let offset = u128::from(t - from_ms);
+            let col = (offset * cols as u128 / span).min(cols as u128 - 1) as usize;
+            writes[col][cuts.partition_point(|cut| cut <= key)] += w;
+        }
+        Some(Grid { cuts, writes })
     }
 
     /// The heatmap of collection `ns` over `[0, end_ms]`: `cols` intervals by at most `rows` key
@@ -48,20 +106,14 @@ impl HeatLog {
         rows: usize,
         end_ms: u64,
     ) -> Value {
-        let Some(c) = cluster.collection(ns) else {
+        let span = end_ms.max(1);
+        let (Some(c), Some(Grid { cuts, writes })) = (
+            cluster.collection(ns),
+            self.grid(cluster, ns, (cols, rows), (0, span + 1)),
+        ) else {
             return Value::Null;
         };
-        let seen = self.by_ns.get(ns).map_or(&[][..], Vec::as_slice);
-        let cuts = cuts(seen, c.table.iter().skip(1).map(|ch| ch.min), rows.max(1));
         let cols = cols.max(1);
-        let span = end_ms.max(1);
-        let mut writes = vec![vec![0u64; cuts.len() + 1]; cols];
-        for (t, key, w) in seen {
-            let col =
-                ((u128::from(*t) * cols as u128) / u128::from(span)).min(cols as u128 - 1) as usize;
-            let row = cuts.partition_point(|cut| cut <= key);
-            writes[col][row] += w;
-        }
         let first = c.table.chunk(0).min;
         let last = c.table.chunk(c.table.len() - 1).max;
         let bounds: Vec<&ShardKey> = std::iter::once(first)

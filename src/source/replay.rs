@@ -13,6 +13,8 @@ use crate::view::{self, ClockView, ClusterView, LogLine, ViewRequest};
 pub struct ReplayTimeline {
     label: String,
     replay: Replay,
+    /// The writes of the last hour, for the key visualizer.
+    heat: crate::cluster::heat_history::HeatLog,
 }
 
 fn failed(e: &TraceError) -> color_eyre::Report {
@@ -31,6 +33,7 @@ impl ReplayTimeline {
                 )
             ),
             replay,
+            heat: crate::cluster::heat_history::HeatLog::keeping(super::sim::HEAT_KEEP_MS),
         })
     }
 
@@ -58,12 +61,19 @@ impl Timeline for ReplayTimeline {
     }
 
     fn advance_to(&mut self, t_ms: u64, log: &mut Vec<LogLine>) -> color_eyre::Result<()> {
+        let heat = &mut self.heat;
         self.replay
-            .play_to_with(t_ms, |state, e| log.extend(view::log_line(state, e)))
+            .play_to_with(t_ms, |state, e| {
+                heat.observe(std::slice::from_ref(e));
+                log.extend(view::log_line(state, e));
+            })
             .map_err(|e| failed(&e))
     }
 
+    /// A jump back forgets the writes after it; a jump forward skips the writes between (the
+    /// key visualizer shows them as quiet).
     fn seek(&mut self, t_ms: u64) -> color_eyre::Result<()> {
+        self.heat.truncate_after(t_ms);
         self.replay.seek(t_ms).map_err(|e| failed(&e))
     }
 
@@ -78,6 +88,9 @@ impl Timeline for ReplayTimeline {
     }
 
     fn view(&self, req: &ViewRequest, clock: ClockView) -> ClusterView {
-        view::build(self.replay.state(), req, &self.label, clock)
+        let state = self.replay.state();
+        let mut v = view::build(state, req, &self.label, clock);
+        v.heatmap = super::sim::key_visualizer(&self.heat, state, &v, req);
+        v
     }
 }

@@ -23,6 +23,8 @@ pub struct SimTimeline {
     /// Start times of the migrations seen so far.
     migrations: Vec<u64>,
     initial: Vec<LogLine>,
+    /// The writes of the last hour, for the key visualizer.
+    heat: crate::cluster::heat_history::HeatLog,
 }
 
 impl SimTimeline {
@@ -36,6 +38,7 @@ impl SimTimeline {
             sim,
             migrations: Vec::new(),
             initial: Vec::new(),
+            heat: crate::cluster::heat_history::HeatLog::keeping(HEAT_KEEP_MS),
         };
         let first = tl.sim.take_events();
         tl.note_migrations(&first);
@@ -82,6 +85,7 @@ impl SimTimeline {
             let events = self.sim.take_events();
             if !events.is_empty() {
                 self.note_migrations(&events);
+                self.heat.observe(&events);
                 if let Some(log) = log.as_deref_mut() {
                     log.extend(
                         events
@@ -126,6 +130,7 @@ impl Timeline for SimTimeline {
                 .unwrap_or(0);
             self.sim = self.checkpoints[at].clone();
             self.checkpoints.truncate(at + 1);
+            self.heat.truncate_after(self.sim.now_ms());
         }
         self.run_to(t_ms, None);
         Ok(())
@@ -150,6 +155,23 @@ impl Timeline for SimTimeline {
     }
 
     fn view(&self, req: &ViewRequest, clock: ClockView) -> ClusterView {
-        view::build(&self.sim.cluster, req, &self.label, clock)
+        let mut v = view::build(&self.sim.cluster, req, &self.label, clock);
+        v.heatmap = key_visualizer(&self.heat, &self.sim.cluster, &v, req);
+        v
     }
+}
+
+/// The key visualizer keeps this much history of writes.
+pub const HEAT_KEEP_MS: u64 = 3_600_000;
+
+/// The key visualizer's frame for the view's collection, when asked for.
+pub fn key_visualizer(
+    heat: &crate::cluster::heat_history::HeatLog,
+    cluster: &crate::cluster::Cluster,
+    v: &ClusterView,
+    req: &ViewRequest,
+) -> Option<view::heatmap::HeatmapView> {
+    let h = req.heatmap.as_ref()?;
+    let ns = &v.collection.as_ref()?.ns;
+    view::heatmap::build(heat, cluster, ns, h, cluster.now_ms)
 }

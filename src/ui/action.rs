@@ -29,6 +29,8 @@ pub enum Action {
     ToggleMetric,
     ToggleZones,
     ToggleHeat,
+    /// The key visualizer (writes per key range over time) in place of the main layout, and back.
+    ToggleKeyVisualizer,
     /// Write the screen to files in the working folder (the runtime does it).
     Export,
     /// Next order of the shard list (name, data, chunks, writes, orphans).

@@ -83,6 +83,10 @@ pub struct App {
     pub notice: Option<String>,
     /// `s` asked for the screen to be written to files (the runtime writes them and says so).
     pub export_requested: bool,
+    /// The key visualizer is shown; its cursor (column, row from MinKey) and seconds per column.
+    pub key_visualizer: bool,
+    pub heat_cursor: (usize, usize),
+    pub heat_zoom: u64,
     /// What the source was last told (the view's clock is the source's answer).
     pub paused: bool,
     pub speed: f64,
@@ -118,6 +122,9 @@ impl App {
             shard_scroll: 0,
             notice: None,
             export_requested: false,
+            key_visualizer: false,
+            heat_cursor: (usize::MAX, 0),
+            heat_zoom: 1,
             paused,
             speed,
         }
@@ -137,6 +144,7 @@ impl App {
             cells: self.strip_cells(),
             selected: (self.focus == Focus::KeySpace).then_some(self.cursor),
             query: self.query.clone(),
+            heatmap: self.key_visualizer.then(|| self.heatmap_request()),
         }
     }
 
@@ -221,6 +229,9 @@ impl App {
     }
 
     fn view_action(&mut self, action: Action) {
+        if self.key_visualizer && !self.searching && self.heat_action(action) {
+            return;
+        }
         match action {
             Action::Quit => self.should_quit = true,
             Action::ToggleHelp => self.help = true,
@@ -244,6 +255,7 @@ impl App {
             Action::ToggleZones => self.zones = !self.zones,
             Action::ToggleHeat => self.heat = !self.heat,
             Action::Export => self.export_requested = true,
+            Action::ToggleKeyVisualizer => self.key_visualizer = !self.key_visualizer,
             Action::CycleShardSort => {
                 self.shard_sort = self.shard_sort.next();
                 self.shard_scroll = 0;

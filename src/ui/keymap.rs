@@ -68,6 +68,7 @@ pub const COMMANDS: &[Command] = &[
     cmd("heat", Action::ToggleHeat, &["w"], true),
     cmd("sort-shards", Action::CycleShardSort, &["S"], true),
     cmd("export", Action::Export, &["s"], true),
+    cmd("key-visualizer", Action::ToggleKeyVisualizer, &["v"], true),
     cmd("filter-events", Action::CycleLogFilter, &["f"], true),
     cmd("search", Action::StartSearch, &["/"], true),
     cmd("clear", Action::Escape, &["Esc"], true),
@@ -135,6 +136,10 @@ pub const HELP: &[(&str, &[HelpRow])] = &[
             (
                 &["export"],
                 "save the screen: shardtop-TIME.txt and .svg here",
+            ),
+            (
+                &["key-visualizer"],
+                "key visualizer: writes by key range over time",
             ),
         ],
     ),

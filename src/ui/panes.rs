@@ -16,6 +16,7 @@ pub mod balancer;
 pub mod events;
 pub mod footer;
 pub mod header;
+pub mod heatmap;
 pub mod help;
 pub mod keyspace;
 pub mod shards;
@@ -110,6 +111,19 @@ pub fn render(frame: &mut Frame, app: &App) {
         return;
     };
     header::render(frame, areas.header, app, theme);
+    if app.key_visualizer {
+        let body = Rect {
+            y: area.y + 1,
+            height: area.height.saturating_sub(2),
+            ..area
+        };
+        heatmap::render(frame, body, app, theme);
+        footer::render(frame, areas.footer, app, theme);
+        if app.help {
+            help::render(frame, area, app, theme);
+        }
+        return;
+    }
     shards::render(frame, areas.shards, app, theme, app.focus == Focus::Shards);
     balancer::render(
         frame,

@@ -1,0 +1,119 @@
+//! The key visualizer: the collection's key space (rows, MinKey at the bottom) against time
+//! (columns, newest at the right), each cell the writes to that key range in that interval as a
+//! shade (` ░▒▓█`, glyphs with or without colour, a colour-blind-safe viridis scale), a band of
+//! each range's owning shard on the left, a time axis, a legend and the cell under the cursor.
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::style::{Color, Modifier, Style};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Paragraph, Wrap};
+
+use super::{clock_text, pane_block};
+use crate::ui::app::App;
+use crate::ui::theme::Theme;
+use crate::view::heatmap::HeatmapView;
+
+const SHADES: [char; 5] = [' ', '░', '▒', '▓', '█'];
+/// Viridis at four steps: readable for every common colour-vision deficiency.
+const SCALE: [Color; 4] = [
+    Color::Rgb(59, 82, 139),
+    Color::Rgb(33, 145, 140),
+    Color::Rgb(94, 201, 98),
+    Color::Rgb(253, 231, 37),
+];
+
+fn level(writes: u64, max: u64) -> usize {
+    if writes == 0 || max == 0 {
+        0
+    } else {
+        (writes * 4).div_ceil(max).clamp(1, 4) as usize
+    }
+}
+
+fn cell_style(level: usize, theme: Theme) -> Style {
+    if level == 0 || !theme.colors {
+        Style::new()
+    } else {
+        Style::new().fg(SCALE[level - 1])
+    }
+}
+
+pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: Theme) {
+    let v = app.view.as_ref();
+    let ns = v
+        .and_then(|v| v.collection.as_ref())
+        .map_or("", |c| c.ns.as_str());
+    let Some(h) = v.and_then(|v| v.heatmap.as_ref()) else {
+        let block = pane_block(Line::from(" Key visualizer "), true, theme);
+        let text = "The key visualizer needs each chunk's writes over time: the simulator or a replay. A live cluster gives per-shard heat only (see the shards pane); v goes back.";
+        frame.render_widget(
+            Paragraph::new(text).wrap(Wrap { trim: true }).block(block),
+            area,
+        );
+        return;
+    };
+    let title = format!(
+        " Key visualizer · {ns} · {} s per column · rows: key ranges, MinKey at the bottom ",
+        h.secs_per_col
+    );
+    let block = pane_block(Line::from(Span::styled(title, theme.title())), true, theme);
+    let inner = block.inner(area);
+    let mut lines = grid_lines(h, app, theme);
+    lines.push(axis(h, usize::from(inner.width)));
+    lines.push(Line::from(vec![
+        Span::styled(
+            format!("{} ", SHADES[1..].iter().collect::<String>()),
+            theme.dim(),
+        ),
+        Span::raw(format!(
+            "up to ¼ ½ ¾ all of the busiest cell ({} writes) · left band: the range's shard now",
+            h.max
+        )),
+    ]));
+    lines.push(Line::from(vec![
+        Span::styled("cursor ", theme.key()),
+        Span::raw(h.cursor_text.clone()),
+    ]));
+    frame.render_widget(Paragraph::new(lines).block(block), area);
+}
+
+fn grid_lines(h: &HeatmapView, app: &App, theme: Theme) -> Vec<Line<'static>> {
+    let req = app.heatmap_request();
+    let rows = h.ranges.len();
+    let (ccol, crow) = (req.cursor.0, req.cursor.1.min(rows.saturating_sub(1)));
+    (0..rows)
+        .rev()
+        .map(|row| {
+            let owner = h.owners.get(row).copied().unwrap_or(0);
+            let mut spans = vec![
+                Span::styled(
+                    Theme::shard_glyph(owner).to_string(),
+                    theme.shard_cell(owner),
+                ),
+                Span::raw(" "),
+            ];
+            for (col, writes) in h.writes.iter().enumerate() {
+                let w = writes.get(row).copied().unwrap_or(0);
+                let l = level(w, h.max);
+                let mut style = cell_style(l, theme);
+                if (col, row) == (ccol, crow) {
+                    style = style.add_modifier(Modifier::REVERSED);
+                }
+                spans.push(Span::styled(SHADES[l].to_string(), style));
+            }
+            Line::from(spans)
+        })
+        .collect()
+}
+
+fn axis(h: &HeatmapView, width: usize) -> Line<'static> {
+    let left = clock_text(h.from_ms);
+    let right = if h.to_ms > h.now_ms + 1 {
+        format!("now {} · {}", clock_text(h.now_ms), clock_text(h.to_ms))
+    } else {
+        format!("{} (now)", clock_text(h.now_ms))
+    };
+    let gap = width.saturating_sub(left.chars().count() + right.chars().count() + 2);
+    Line::from(format!("  {left}{}{right}", " ".repeat(gap)))
+}

@@ -1,7 +1,9 @@
 //! TUI benchmarks: one frame at 200×60 with 1,000 shards and 1,000,000 chunks (target ≤ 5 ms:
 //! the view is pre-aggregated, so the frame does not grow with the chunk count), and building
 //! that view from the simulator's state, and a key press through the reducer to the next frame
-//! (the UI task never waits for the source). Run: `cargo bench --bench ui`.
+//! (the UI task never waits for the source); the key visualizer's frame at 200×60 over the same
+//! 1,000,000 chunks and an hour of writes (target ≤ 2 ms: pre-aggregated per key range and
+//! interval, never per chunk). Run: `cargo bench --bench ui`.
 #![allow(clippy::unwrap_used)]
 
 use std::hint::black_box;
@@ -72,5 +74,84 @@ fn frame(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, frame);
+/// An hour of writes, one `writes` event a second, each to ten chunks spread over the key space.
+fn an_hour_of_writes(sim: &shardtop::sim::Simulator) -> shardtop::cluster::heat_history::HeatLog {
+    use shardtop::cluster::{ChunkWrites, Event, EventKind};
+    let c = &sim.cluster.collections[0];
+    let mut heat = shardtop::cluster::heat_history::HeatLog::keeping(3_600_000);
+    for t in 0..3600u64 {
+        let chunks = (0..10u64)
+            .map(|k| {
+                let i = ((t * 7919 + k * 104_729) % c.table.len() as u64) as usize;
+                let min = c.table.chunk(i).min.clone();
+                ChunkWrites {
+                    sample: min.clone(),
+                    min,
+                    stats: shardtop::model::ChunkStats::new(1, 100, 25),
+                }
+            })
+            .collect();
+        let ns = c.ns.clone();
+        heat.observe(&[Event {
+            at_ms: t * 1000,
+            kind: EventKind::Writes { ns, chunks },
+        }]);
+    }
+    heat
+}
+
+fn key_visualizer(c: &mut Criterion) {
+    let sim = common::scale_cluster();
+    let heat = an_hour_of_writes(&sim);
+    let mut app = App::new((200, 60), true, 4.0, false);
+    app.key_visualizer = true;
+    let req = app.heatmap_request();
+    let ns = sim.cluster.collections[0].ns.clone();
+    let mut group = c.benchmark_group("key visualizer 1M chunks × an hour of writes");
+    group.bench_function("build the 195×53 grid", |b| {
+        b.iter(|| {
+            black_box(view::heatmap::build(
+                &heat,
+                &sim.cluster,
+                &ns,
+                &req,
+                3_599_000,
+            ))
+        });
+    });
+    let clock = ClockView {
+        time_ms: 3_599_000,
+        paused: false,
+        speed: 4.0,
+        end_ms: None,
+        virtual_time: true,
+    };
+    let mut v = view::build(&sim.cluster, &app.request(), "bench", clock);
+    v.heatmap = view::heatmap::build(&heat, &sim.cluster, &ns, &req, 3_599_000);
+    app.apply(SourceEvent::View(Box::new(v)));
+    let mut terminal = Terminal::new(TestBackend::new(200, 60)).unwrap();
+    group.bench_function("render the key visualizer at 200×60", |b| {
+        b.iter(|| {
+            terminal.draw(|f| shardtop::ui::render(f, &app)).unwrap();
+        });
+    });
+    group.bench_function("build the grid at 64 s per column (the whole hour)", |b| {
+        let wide = view::heatmap::HeatmapRequest {
+            secs_per_col: 64,
+            ..req
+        };
+        b.iter(|| {
+            black_box(view::heatmap::build(
+                &heat,
+                &sim.cluster,
+                &ns,
+                &wide,
+                3_599_000,
+            ))
+        });
+    });
+    group.finish();
+}
+
+criterion_group!(benches, frame, key_visualizer);
 criterion_main!(benches);

@@ -84,7 +84,7 @@ impl HeatLog {
         let first = seen.partition_point(|l| l.0 < from_ms);
         let end = seen.partition_point(|l| l.0 < to_ms);
         let seen = &seen[first..end.max(first)];
-        let cuts = cuts(seen, c.table.iter().skip(1).map(|ch| ch.min), rows.max(1));
+        let cuts = cuts(seen, &c.table, rows.max(1));
         let cols = cols.max(1);
         let span = u128::from(to_ms.saturating_sub(from_ms).max(1));
         let mut writes = vec![vec![0u64; cuts.len() + 1]; cols];
@@ -131,13 +131,29 @@ impl HeatLog {
     }
 }
 
+/// Candidates per row taken from each source: the keys seen and the chunk bounds are sampled
+/// evenly (both are in order already: time, and key), so a frame costs the same whatever the
+/// chunk count or the writes kept.
+const SAMPLES_PER_ROW: usize = 64;
+
 /// At most `rows - 1` cut points at equal shares of the keys seen and the chunk bounds.
-fn cuts<'a>(
-    seen: &'a [(u64, ShardKey, u64)],
-    bounds: impl Iterator<Item = &'a ShardKey>,
+fn cuts(
+    seen: &[(u64, ShardKey, u64)],
+    table: &crate::model::RoutingTable,
     rows: usize,
 ) -> Vec<ShardKey> {
-    let mut keys: Vec<&ShardKey> = seen.iter().map(|(_, k, _)| k).chain(bounds).collect();
+    let want = rows * SAMPLES_PER_ROW;
+    let every = |n: usize| (n / want).max(1);
+    let mut keys: Vec<&ShardKey> = seen
+        .iter()
+        .step_by(every(seen.len()))
+        .map(|(_, k, _)| k)
+        .collect();
+    keys.extend(
+        (1..table.len())
+            .step_by(every(table.len()))
+            .map(|i| table.chunk(i).min),
+    );
     keys.sort();
     keys.dedup();
     let n = keys.len();

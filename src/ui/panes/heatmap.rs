@@ -93,15 +93,25 @@ fn grid_lines(h: &HeatmapView, app: &App, theme: Theme) -> Vec<Line<'static>> {
                 ),
                 Span::raw(" "),
             ];
+            // One span per run of equal cells: a frame costs the runs, not the cells.
+            let mut run = String::new();
+            let mut run_style = None;
             for (col, writes) in h.writes.iter().enumerate() {
-                let w = writes.get(row).copied().unwrap_or(0);
-                let l = level(w, h.max);
+                let l = level(writes.get(row).copied().unwrap_or(0), h.max);
                 let mut style = cell_style(l, theme);
                 if (col, row) == (ccol, crow) {
                     style = style.add_modifier(Modifier::REVERSED);
                 }
-                spans.push(Span::styled(SHADES[l].to_string(), style));
+                if run_style.is_some_and(|s| s != style) {
+                    spans.push(Span::styled(
+                        std::mem::take(&mut run),
+                        run_style.unwrap_or_default(),
+                    ));
+                }
+                run_style = Some(style);
+                run.push(SHADES[l]);
             }
+            spans.push(Span::styled(run, run_style.unwrap_or_default()));
             Line::from(spans)
         })
         .collect()

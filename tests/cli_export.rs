@@ -136,6 +136,10 @@ fn bad_exports_exit_2_and_write_nothing() {
     let (code, _, err) = export(&["sim", "ascending", "--export", &svg, "--size", "20x5"]);
     assert_eq!(code, 2);
     assert!(err.contains("--size \"20x5\": give COLSxROWS"), "{err}");
+    let png = dir.path().join("s.png").display().to_string();
+    let (code, _, err) = export(&["sim", "ascending", "--export", &png, "--size", "1000x500"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("a PNG is at most 300x100 cells"), "{err}");
     let (code, _, _) = export(&["sim", "ascending", "--size", "80x24"]);
     assert_eq!(code, 2, "--size needs --export");
     assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);

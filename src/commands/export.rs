@@ -40,6 +40,9 @@ fn format_of(path: &Path) -> Result<Format, Failure> {
     }
 }
 
+/// The largest PNG, in cells: 5,040 × 3,400 pixels at 2×, about 68 MB while it is drawn.
+const PNG_MAX: (u16, u16) = (300, 100);
+
 /// `COLSxROWS`, from 60×16 (the smallest layout) to 1000×500.
 pub fn size(text: &str) -> Result<(u16, u16), Failure> {
     let bad = || {
@@ -120,10 +123,16 @@ impl<T: Timeline> Screen<T> {
 /// Writes the export; returns what was written, in words.
 pub fn run<T: Timeline>(timeline: T, log: Vec<LogLine>, spec: &Spec) -> Result<String, Failure> {
     let format = format_of(spec.path)?;
+    let (w, h) = spec.size;
+    if format == Format::Png && (w > PNG_MAX.0 || h > PNG_MAX.1) {
+        return Err(Failure::input(format!(
+            "--size {w}x{h}: a PNG is at most {}x{} cells (its pixels are held in memory); write .svg for larger screens",
+            PNG_MAX.0, PNG_MAX.1
+        )));
+    }
     let label = timeline.label();
     let mut screen = Screen::new(timeline, log, spec);
     let mut body = String::new();
-    let (w, h) = spec.size;
     if format == Format::Cast {
         if let Some(t) = spec.at_ms {
             screen.end_ms = t;
@@ -245,7 +254,7 @@ pub fn write_whole(path: &Path, body: &[u8]) -> Result<(), Failure> {
     let mut tmp = tempfile::Builder::new()
         .permissions(std::os::unix::fs::PermissionsExt::from_mode(0o644))
         .tempfile_in(dir)
-        .map_err(|e| failed(&e))?;
+        .map_err(|e| failed(&std::io::Error::from(e.kind())))?;
     tmp.write_all(body).map_err(|e| failed(&e))?;
     tmp.persist(path).map_err(|e| failed(&e.error))?;
     Ok(())

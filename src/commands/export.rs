@@ -254,7 +254,13 @@ pub fn write_whole(path: &Path, body: &[u8]) -> Result<(), Failure> {
     let mut tmp = tempfile::Builder::new()
         .permissions(std::os::unix::fs::PermissionsExt::from_mode(0o644))
         .tempfile_in(dir)
-        .map_err(|e| failed(&std::io::Error::from(e.kind())))?;
+        .map_err(|e| {
+            if e.kind() == std::io::ErrorKind::NotFound {
+                failed(&format!("the folder {} does not exist", dir.display()))
+            } else {
+                failed(&e)
+            }
+        })?;
     tmp.write_all(body).map_err(|e| failed(&e))?;
     tmp.persist(path).map_err(|e| failed(&e.error))?;
     Ok(())

@@ -2,8 +2,9 @@
 //! can read.
 #![allow(clippy::unwrap_used)]
 
-use std::io::{BufRead, BufReader};
-use std::process::{Command, Stdio};
+mod common;
+
+use std::process::Command;
 
 use bson::doc;
 
@@ -44,28 +45,14 @@ fn bad_input_exits_2() {
 
 #[test]
 fn serves_a_scenario_to_the_driver() {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_shardtop"))
-        .args([
-            "serve",
-            "hashed",
-            "--listen",
-            "127.0.0.1:0",
-            "--paused",
-            "--server-version",
-            "6.0",
-        ])
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut line = String::new();
-    BufReader::new(child.stderr.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    let addr = line
-        .split_whitespace()
-        .find(|w| w.starts_with("127.0.0.1:"))
-        .unwrap()
-        .to_string();
+    let (mut child, addr) = common::tmux::serve_child(&[
+        "hashed",
+        "--listen",
+        "127.0.0.1:0",
+        "--paused",
+        "--server-version",
+        "6.0",
+    ]);
     let rt = tokio::runtime::Runtime::new().unwrap();
     let chunks = rt.block_on(async {
         let uri = format!("mongodb://{addr}/?directConnection=true&serverSelectionTimeoutMS=5000");

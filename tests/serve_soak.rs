@@ -8,9 +8,10 @@
 //! prints its numbers (peak memory, requests served, errors by code).
 #![allow(clippy::unwrap_used)]
 
+mod common;
+
 use std::collections::BTreeMap;
-use std::io::{BufRead, BufReader};
-use std::process::{Child, Command, Stdio};
+use std::process::Child;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
@@ -35,27 +36,8 @@ struct Serve {
 
 impl Serve {
     fn start() -> Self {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_shardtop"))
-            .args([
-                "serve",
-                "--listen",
-                "127.0.0.1:0",
-                "--server-version",
-                "8.0",
-            ])
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let mut line = String::new();
-        BufReader::new(child.stderr.take().unwrap())
-            .read_line(&mut line)
-            .unwrap();
-        let addr = line
-            .split("listening on ")
-            .nth(1)
-            .and_then(|r| r.split_whitespace().next())
-            .unwrap()
-            .to_string();
+        let (child, addr) =
+            common::tmux::serve_child(&["--listen", "127.0.0.1:0", "--server-version", "8.0"]);
         Self { child, addr }
     }
 

@@ -138,17 +138,17 @@ pub fn run<T: Timeline>(timeline: T, log: Vec<LogLine>, spec: &Spec) -> Result<S
             screen.end_ms = t;
         }
         body.push_str(&export::cast_header(w, h, &format!("shardtop {label}")));
-        let mut last = String::new();
+        let mut last = None;
         let mut frames = 0;
         let mut t = 0;
         loop {
             screen.advance(t)?;
-            let frame = export::ansi(&export::render(&screen.app), "\r\n");
-            if frame != last {
+            let buffer = export::render(&screen.app);
+            if last.as_ref() != Some(&buffer) {
                 let at = screen.timeline.now_ms() as f64 / 1000.0 / spec.speed;
-                body.push_str(&export::cast_frame(&export::render(&screen.app), at));
+                body.push_str(&export::cast_frame(&buffer, at));
                 frames += 1;
-                last = frame;
+                last = Some(buffer);
             }
             if t >= screen.end_ms {
                 break;

@@ -166,3 +166,25 @@ impl Tmux {
         pid
     }
 }
+
+/// `shardtop serve ARGS` as a child process with stderr piped, and the address its first line
+/// says it listens on (`… listening on 127.0.0.1:PORT …`).
+pub fn serve_child(args: &[&str]) -> (std::process::Child, String) {
+    use std::io::BufRead;
+    let mut child = Command::new(BIN)
+        .arg("serve")
+        .args(args)
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    std::io::BufReader::new(child.stderr.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let addr = line
+        .split_whitespace()
+        .find(|w| w.starts_with("127.0.0.1:"))
+        .unwrap_or_else(|| panic!("no address in {line:?}"))
+        .to_string();
+    (child, addr)
+}

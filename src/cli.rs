@@ -104,13 +104,16 @@ pub struct SimArgs {
     /// Record the run into a trace (`.gz` or `.zst` to compress), for `shardtop replay`.
     #[arg(long, value_name = "FILE")]
     pub record: Option<PathBuf>,
-    /// Write the TUI's screen at the end (or `--until`) to FILE (`.txt`, `.ansi`, `.svg`), or the
-    /// whole run as an asciicast (`.cast`), instead of the summary.
+    /// Write the TUI's screen at the end (or `--until`) to FILE (`.txt`, `.ansi`, `.svg`,
+    /// `.png`), or the whole run as an asciicast (`.cast`), instead of the summary.
     #[arg(long, value_name = "FILE", conflicts_with_all = ["json", "events", "record"])]
     pub export: Option<PathBuf>,
     /// The exported screen's size (default 120x40).
     #[arg(long, value_name = "COLSxROWS", requires = "export")]
     pub size: Option<String>,
+    /// The exported screen: the main layout, the key visualizer or the history view.
+    #[arg(long, value_enum, default_value = "main", requires = "export")]
+    pub view: ExportView,
     /// Add to each collection of the JSON summary its writes per key range (ROWS) and interval
     /// (COLS) over the run.
     #[arg(long, value_name = "COLSxROWS", requires = "json")]
@@ -210,8 +213,8 @@ pub struct ReplayArgs {
     /// Start paused (Space plays).
     #[arg(long)]
     pub paused: bool,
-    /// Write the TUI's screen at the end (or `--at`) to FILE (`.txt`, `.ansi`, `.svg`), or the
-    /// whole trace as an asciicast (`.cast`).
+    /// Write the TUI's screen at the end (or `--at`) to FILE (`.txt`, `.ansi`, `.svg`, `.png`),
+    /// or the whole trace as an asciicast (`.cast`).
     #[arg(long, value_name = "FILE", conflicts_with = "json")]
     pub export: Option<PathBuf>,
     /// Add to each collection of the JSON summary its writes per key range (ROWS) and interval
@@ -225,6 +228,17 @@ pub struct ReplayArgs {
     /// The exported screen's size (default 120x40).
     #[arg(long, value_name = "COLSxROWS", requires = "export")]
     pub size: Option<String>,
+    /// The exported screen: the main layout, the key visualizer or the history view.
+    #[arg(long, value_enum, default_value = "main", requires = "export")]
+    pub view: ExportView,
+}
+
+/// The screen `--export` writes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum ExportView {
+    Main,
+    Heatmap,
+    History,
 }
 
 /// Options of `shardtop serve`.

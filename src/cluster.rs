@@ -16,6 +16,7 @@ pub mod error;
 pub mod event;
 pub mod failed_actions;
 pub mod heat_history;
+pub mod history;
 pub mod key_index;
 pub mod orphans;
 pub mod privileges;

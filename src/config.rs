@@ -32,6 +32,8 @@ pub struct Config {
     pub fps: u32,
     pub speed: Option<Located<f64>>,
     pub server_version: Option<Located<String>>,
+    /// How much of the past the views over time keep (a duration).
+    pub history: Option<Located<String>>,
     pub interval: Option<Located<String>>,
     pub heat: Option<Located<String>>,
     pub keys: KeyMap,
@@ -47,6 +49,7 @@ impl Default for Config {
             fps: crate::ui::DEFAULT_FPS,
             speed: None,
             server_version: None,
+            history: None,
             interval: None,
             heat: None,
             keys: KeyMap::default(),
@@ -73,6 +76,7 @@ struct RawConfig {
     fps: Option<Spanned<i64>>,
     speed: Option<Spanned<f64>>,
     server_version: Option<Spanned<String>>,
+    history: Option<Spanned<String>>,
     watch: Option<RawWatch>,
     #[serde(default)]
     keys: BTreeMap<String, Spanned<KeyList>>,
@@ -135,6 +139,7 @@ pub fn parse(text: &str, file: &str) -> Result<Config, ConfigError> {
     };
     config.theme = raw.theme.map(|s| located(s, "theme"));
     config.server_version = raw.server_version.map(|s| located(s, "server-version"));
+    config.history = raw.history.map(|s| located(s, "history"));
     config.speed = raw.speed.map(|s| Located {
         at: at(s.span(), "speed"),
         value: s.into_inner(),

@@ -7,6 +7,7 @@
 
 pub mod heat;
 pub mod live;
+pub mod past;
 pub mod record;
 pub mod replay;
 pub mod runner;

@@ -8,7 +8,8 @@
 
 pub mod action;
 pub mod app;
-mod app_heat;
+pub mod app_heat;
+pub mod app_history;
 pub mod export;
 pub mod export_png;
 pub mod keymap;

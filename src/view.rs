@@ -8,6 +8,7 @@
 
 mod build;
 pub mod heatmap;
+pub mod history;
 mod log;
 mod query;
 mod strip;
@@ -32,6 +33,8 @@ pub struct ViewRequest {
     pub query: Option<String>,
     /// The key visualizer, when it is shown.
     pub heatmap: Option<heatmap::HeatmapRequest>,
+    /// The history view, when it is shown.
+    pub history: Option<history::HistoryRequest>,
 }
 
 impl Default for ViewRequest {
@@ -44,6 +47,7 @@ impl Default for ViewRequest {
             selected: None,
             query: None,
             heatmap: None,
+            history: None,
         }
     }
 }
@@ -215,6 +219,8 @@ pub struct ClusterView {
     pub refused: Vec<RefusedRead>,
     /// The key visualizer's frame, when asked for and the source keeps per-chunk writes.
     pub heatmap: Option<heatmap::HeatmapView>,
+    /// The history view's frame, when asked for and the source keeps history.
+    pub history: Option<history::HistoryView>,
 }
 
 /// The part of the view a live read feeds.

@@ -1,36 +1,55 @@
 //! Time you can see, as numbers: the writes of each collection per key range and interval (the
-//! key visualizer's heatmap), and each collection's data, chunks and writes per shard over time
-//! (history).
+//! key visualizer's heatmap), and who owned each range at each interval.
 //!
 //! A heatmap's rows are fixed ranges of shard-key values, the same in every column: cut at equal
-//! shares of the keys seen written and of the chunk bounds at the end, MinKey first. A chunk's
-//! writes of one interval count in the range of the first key written to it in that interval
-//! (the `writes` event's sample) — the simulator does not report every key.
+//! shares of the keys seen written and of the chunk bounds at the end, MinKey first (or within a
+//! zoomed key range). A chunk's writes of one interval count in the range of the first key
+//! written to it in that interval (the `writes` event's sample) — the simulator does not report
+//! every key. Owners in the past are today's owners with the committed migrations since undone.
 //!
-//! History is kept in a ring of at most `keep` samples, so a long run costs a bounded amount.
+//! A new shard key (`shardCollection`, `reshardCollection`, `refineCollectionShardKey`) starts a
+//! collection's log afresh: keys of two patterns do not share one axis.
 
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::BTreeMap;
 
 use serde_json::{Value, json};
 
 use super::{Cluster, Event, EventKind};
-use crate::model::{ShardIdx, ShardKey};
+use crate::model::{RoutingTable, ShardKey};
 
-/// The writes seen, per collection: `(at_ms, the key written, writes)`, in time order.
+pub use super::history::{HISTORY_KEEP, History};
+
+/// The writes seen, per collection: `(at_ms, the key written, writes)`, in time order; and the
+/// committed migrations.
 #[derive(Clone, Debug, Default)]
 pub struct HeatLog {
     by_ns: BTreeMap<String, Vec<(u64, ShardKey, u64)>>,
+    moves: BTreeMap<String, Vec<Move>>,
     /// Writes older than this behind the newest are dropped (`None`: all are kept).
     keep_ms: Option<u64>,
 }
 
-/// A heatmap's numbers: the cut points between its key ranges and, per time bucket, the writes
-/// per range (MinKey first).
+/// A committed migration: `[min, max)` left shard `from` at `at_ms`.
+#[derive(Clone, Debug)]
+struct Move {
+    at_ms: u64,
+    min: ShardKey,
+    max: ShardKey,
+    from: usize,
+}
+
+/// A heatmap's numbers: its key ranges' bounds (one more than the ranges, lowest first), per
+/// time bucket the writes per range, and per time bucket each range's owning shard (by index)
+/// at the bucket's end.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Grid {
-    pub cuts: Vec<ShardKey>,
+    pub bounds: Vec<ShardKey>,
     pub writes: Vec<Vec<u64>>,
+    pub owners: Vec<Vec<usize>>,
 }
+
+/// What part of the key space a heatmap shows: `[low, high)` (`None`: all of it).
+pub type KeyRange<'a> = Option<(&'a ShardKey, &'a ShardKey)>;
 
 impl HeatLog {
     /// A log that keeps only the newest `keep_ms` of writes (the TUI's bounded history).
@@ -41,59 +60,133 @@ impl HeatLog {
         }
     }
 
-    /// Takes the writes of `events`.
+    /// Takes the writes and migrations of `events`.
     pub fn observe(&mut self, events: &[Event]) {
         for e in events {
-            if let EventKind::Writes { ns, chunks } = &e.kind {
-                let list = self.by_ns.entry(ns.clone()).or_default();
-                list.extend(
+            match &e.kind {
+                EventKind::Writes { ns, chunks } => self.writes(
+                    ns,
                     chunks
                         .iter()
                         .filter(|w| w.stats.writes > 0)
                         .map(|w| (e.at_ms, w.sample.clone(), w.stats.writes)),
-                );
-                if let (Some(keep), Some(newest)) = (self.keep_ms, list.last().map(|l| l.0)) {
-                    let old = list.partition_point(|l| l.0 + keep < newest);
-                    if old > list.len() / 2 {
-                        list.drain(..old);
+                ),
+                EventKind::MigrationCommitted { range, .. } => {
+                    let moves = self.moves.entry(range.ns.clone()).or_default();
+                    moves.push(Move {
+                        at_ms: e.at_ms,
+                        min: range.min.clone(),
+                        max: range.max.clone(),
+                        from: range.from.index(),
+                    });
+                    if let Some(keep) = self.keep_ms {
+                        trim(moves, |m| m.at_ms + keep < e.at_ms);
                     }
                 }
+                EventKind::CollectionSharded { ns, .. }
+                | EventKind::ReshardingCommitted { ns, .. }
+                | EventKind::KeyRefined { ns, .. } => {
+                    self.by_ns.remove(ns);
+                    self.moves.remove(ns);
+                }
+                _ => {}
             }
         }
     }
 
-    /// Forgets the writes after `t_ms` (the clock went back).
+    /// Takes writes counted elsewhere (a live cluster's change streams or sampled queries):
+    /// `(at_ms, a key written, writes)` in time order.
+    pub fn writes(&mut self, ns: &str, seen: impl Iterator<Item = (u64, ShardKey, u64)>) {
+        let list = self.by_ns.entry(ns.to_string()).or_default();
+        list.extend(seen);
+        if let (Some(keep), Some(newest)) = (self.keep_ms, list.last().map(|l| l.0)) {
+            trim(list, |l| l.0 + keep < newest);
+        }
+    }
+
+    /// Forgets the writes and migrations after `t_ms` (the clock went back).
     pub fn truncate_after(&mut self, t_ms: u64) {
         for list in self.by_ns.values_mut() {
             let keep = list.partition_point(|l| l.0 <= t_ms);
             list.truncate(keep);
         }
+        for list in self.moves.values_mut() {
+            let keep = list.partition_point(|m| m.at_ms <= t_ms);
+            list.truncate(keep);
+        }
     }
 
     /// The writes of collection `ns` over `[from_ms, to_ms)` in `cols` intervals by at most
-    /// `rows` key ranges.
+    /// `rows` key ranges of `keys`.
     pub fn grid(
         &self,
         cluster: &Cluster,
         ns: &str,
         (cols, rows): (usize, usize),
         (from_ms, to_ms): (u64, u64),
+        keys: KeyRange<'_>,
     ) -> Option<Grid> {
         let c = cluster.collection(ns)?;
+        let (low, high) =
+            keys.unwrap_or((c.table.chunk(0).min, c.table.chunk(c.table.len() - 1).max));
         let seen = self.by_ns.get(ns).map_or(&[][..], Vec::as_slice);
         let first = seen.partition_point(|l| l.0 < from_ms);
         let end = seen.partition_point(|l| l.0 < to_ms);
         let seen = &seen[first..end.max(first)];
-        let cuts = cuts(seen, &c.table, rows.max(1));
+        let inside = |k: &ShardKey| low <= k && k < high;
+        let mut bounds = vec![low.clone()];
+        bounds.extend(cuts(seen, &c.table, (low, high), rows.max(1)));
+        bounds.push(high.clone());
+        let cuts = &bounds[1..bounds.len() - 1];
         let cols = cols.max(1);
         let span = u128::from(to_ms.saturating_sub(from_ms).max(1));
         let mut writes = vec![vec![0u64; cuts.len() + 1]; cols];
-        for (t, key, w) in seen {
+        for (t, key, w) in seen.iter().filter(|(_, k, _)| inside(k)) {
             let offset = u128::from(t - from_ms);
             let col = (offset * cols as u128 / span).min(cols as u128 - 1) as usize;
             writes[col][cuts.partition_point(|cut| cut <= key)] += w;
         }
-        Some(Grid { cuts, writes })
+        let ends: Vec<u64> = (1..=cols)
+            .map(|i| from_ms + (i as u128 * span / cols as u128) as u64)
+            .collect();
+        let owners = self.owners(cluster, ns, &bounds[..bounds.len() - 1], &ends);
+        Some(Grid {
+            bounds,
+            writes,
+            owners,
+        })
+    }
+
+    /// Each range's owner (by its lower bound) at each of `ends`: today's owners, with the
+    /// migrations committed after each end undone, newest first.
+    fn owners(
+        &self,
+        cluster: &Cluster,
+        ns: &str,
+        lows: &[ShardKey],
+        ends: &[u64],
+    ) -> Vec<Vec<usize>> {
+        let Some(c) = cluster.collection(ns) else {
+            return Vec::new();
+        };
+        let mut owner: Vec<usize> = lows
+            .iter()
+            .map(|k| c.table.chunk(c.table.route(k)).info.shard.index())
+            .collect();
+        let moves = self.moves.get(ns).map_or(&[][..], Vec::as_slice);
+        let mut undone = moves.len();
+        let mut out = vec![Vec::new(); ends.len()];
+        for (col, &end) in ends.iter().enumerate().rev() {
+            while undone > 0 && moves[undone - 1].at_ms >= end {
+                undone -= 1;
+                let m = &moves[undone];
+                let first = lows.partition_point(|k| k < &m.min);
+                let last = lows.partition_point(|k| k < &m.max);
+                owner[first..last].fill(m.from);
+            }
+            out[col].clone_from(&owner);
+        }
+        out
     }
 
     /// The heatmap of collection `ns` over `[0, end_ms]`: `cols` intervals by at most `rows` key
@@ -107,22 +200,21 @@ impl HeatLog {
         end_ms: u64,
     ) -> Value {
         let span = end_ms.max(1);
-        let (Some(c), Some(Grid { cuts, writes })) = (
+        let (Some(c), Some(Grid { bounds, writes, .. })) = (
             cluster.collection(ns),
-            self.grid(cluster, ns, (cols, rows), (0, span + 1)),
+            self.grid(cluster, ns, (cols, rows), (0, span + 1), None),
         ) else {
             return Value::Null;
         };
         let cols = cols.max(1);
-        let first = c.table.chunk(0).min;
-        let last = c.table.chunk(c.table.len() - 1).max;
-        let bounds: Vec<&ShardKey> = std::iter::once(first)
-            .chain(cuts.iter())
-            .chain(std::iter::once(last))
-            .collect();
         let key_buckets: Vec<Value> = bounds
             .windows(2)
-            .map(|b| json!([c.pattern.bound_to_json(b[0]), c.pattern.bound_to_json(b[1])]))
+            .map(|b| {
+                json!([
+                    c.pattern.bound_to_json(&b[0]),
+                    c.pattern.bound_to_json(&b[1])
+                ])
+            })
             .collect();
         let time_buckets: Vec<f64> = (0..cols)
             .map(|i| (i as u128 * u128::from(span) / cols as u128) as f64 / 1000.0)
@@ -131,28 +223,43 @@ impl HeatLog {
     }
 }
 
+/// Drops the leading entries `old` says are past keeping, once they are half the list (so the
+/// cost is amortised).
+fn trim<T>(list: &mut Vec<T>, old: impl Fn(&T) -> bool) {
+    let n = list.partition_point(old);
+    if n > list.len() / 2 {
+        list.drain(..n);
+    }
+}
+
 /// Candidates per row taken from each source: the keys seen and the chunk bounds are sampled
 /// evenly (both are in order already: time, and key), so a frame costs the same whatever the
 /// chunk count or the writes kept.
 const SAMPLES_PER_ROW: usize = 64;
 
-/// At most `rows - 1` cut points at equal shares of the keys seen and the chunk bounds.
+/// At most `rows - 1` cut points inside `(low, high)` at equal shares of the keys seen and the
+/// chunk bounds there.
 fn cuts(
     seen: &[(u64, ShardKey, u64)],
-    table: &crate::model::RoutingTable,
+    table: &RoutingTable,
+    (low, high): (&ShardKey, &ShardKey),
     rows: usize,
 ) -> Vec<ShardKey> {
     let want = rows * SAMPLES_PER_ROW;
     let every = |n: usize| (n / want).max(1);
+    let inside = |k: &&ShardKey| low < *k && *k < high;
     let mut keys: Vec<&ShardKey> = seen
         .iter()
         .step_by(every(seen.len()))
         .map(|(_, k, _)| k)
+        .filter(inside)
         .collect();
+    let (first, last) = (table.route(low) + 1, table.route(high).min(table.len() - 1));
     keys.extend(
-        (1..table.len())
-            .step_by(every(table.len()))
-            .map(|i| table.chunk(i).min),
+        (first..=last)
+            .step_by(every(last.saturating_sub(first) + 1))
+            .map(|i| table.chunk(i).min)
+            .filter(inside),
     );
     keys.sort();
     keys.dedup();
@@ -162,89 +269,4 @@ fn cuts(
         .collect();
     out.dedup();
     out
-}
-
-/// Each collection's data, chunks and writes per shard over time.
-#[derive(Clone, Debug)]
-pub struct History {
-    keep: usize,
-    times: VecDeque<u64>,
-    /// Per (namespace, shard id): KiB of data, chunks, writes since the previous sample — as
-    /// `u32` (saturating), so an hour at one a second on 1,000 shards stays near 43 MB.
-    series: BTreeMap<(String, String), [VecDeque<u32>; 3]>,
-    /// Writes per (namespace, shard id) at the previous sample.
-    last_writes: BTreeMap<(String, String), u64>,
-}
-
-/// Samples kept when no bound is given: an hour at one a second.
-pub const HISTORY_KEEP: usize = 3600;
-
-impl History {
-    pub fn new(keep: usize) -> Self {
-        Self {
-            keep: keep.max(1),
-            times: VecDeque::new(),
-            series: BTreeMap::new(),
-            last_writes: BTreeMap::new(),
-        }
-    }
-
-    /// Samples the cluster as it is now.
-    pub fn sample(&mut self, cluster: &Cluster) {
-        if self.times.len() == self.keep {
-            self.times.pop_front();
-            for s in self.series.values_mut().flat_map(|s| s.iter_mut()) {
-                s.pop_front();
-            }
-        }
-        let (past, keep) = (self.times.len(), self.keep);
-        self.times.push_back(cluster.now_ms);
-        for c in &cluster.collections {
-            for (i, shard) in cluster
-                .shards
-                .iter()
-                .enumerate()
-                .filter(|(_, s)| !s.removed)
-            {
-                let idx = ShardIdx(i as u32);
-                let t = c.table.shard_totals(idx);
-                let key = (c.ns.clone(), shard.shard.id.clone());
-                let writes = c.writes_to(idx);
-                let before = self.last_writes.insert(key.clone(), writes).unwrap_or(0);
-                let series = self.series.entry(key).or_insert_with(|| {
-                    let zeros = || {
-                        let mut z = VecDeque::with_capacity(keep);
-                        z.extend(std::iter::repeat_n(0, past));
-                        z
-                    };
-                    [zeros(), zeros(), zeros()]
-                });
-                let narrow = |n: u64| u32::try_from(n).unwrap_or(u32::MAX);
-                series[0].push_back(narrow(t.stats.bytes.div_ceil(1024)));
-                series[1].push_back(narrow(t.chunks));
-                series[2].push_back(narrow(writes.saturating_sub(before)));
-            }
-        }
-        for s in self.series.values_mut().flat_map(|s| s.iter_mut()) {
-            while s.len() < self.times.len() {
-                s.push_back(0);
-            }
-        }
-    }
-
-    /// `{times: [t…], shards: [{shard, bytes: […], chunks: […], writes: […]}]}` of `ns`; bytes
-    /// to the KiB above.
-    pub fn json(&self, ns: &str) -> Value {
-        let shards: Vec<Value> = self
-            .series
-            .iter()
-            .filter(|((n, _), _)| n == ns)
-            .map(|((_, id), [k, c, w])| {
-                let bytes: Vec<u64> = k.iter().map(|k| u64::from(*k) * 1024).collect();
-                json!({"shard": id, "bytes": bytes, "chunks": c, "writes": w})
-            })
-            .collect();
-        let times: Vec<f64> = self.times.iter().map(|t| *t as f64 / 1000.0).collect();
-        json!({"times": times, "shards": shards})
-    }
 }

@@ -70,6 +70,8 @@ pub struct Spec<'a> {
     /// Virtual seconds per real second of an asciicast.
     pub speed: f64,
     pub settings: &'a Settings,
+    /// The screen shown.
+    pub view: crate::cli::ExportView,
 }
 
 struct Screen<T: Timeline> {
@@ -82,6 +84,11 @@ impl<T: Timeline> Screen<T> {
     fn new(timeline: T, log: Vec<LogLine>, spec: &Spec) -> Self {
         let mut app = App::new(spec.size, true, spec.speed, false);
         app.settings = spec.settings.clone();
+        app.screen = match spec.view {
+            crate::cli::ExportView::Main => crate::ui::app_heat::Screen::Main,
+            crate::cli::ExportView::Heatmap => crate::ui::app_heat::Screen::KeyVisualizer,
+            crate::cli::ExportView::History => crate::ui::app_heat::Screen::History,
+        };
         app.apply(crate::source::SourceEvent::Log {
             reset: true,
             lines: log,
@@ -186,6 +193,7 @@ fn spec_of<'a>(
     at: Option<f64>,
     size_text: Option<&str>,
     ctx: &'a super::settings::Context,
+    view: crate::cli::ExportView,
 ) -> Result<Spec<'a>, Failure> {
     let at_ms = match at {
         Some(t) if !t.is_finite() || t < 0.0 => {
@@ -200,6 +208,7 @@ fn spec_of<'a>(
         size: size_text.map_or(Ok((120, 40)), size)?,
         speed: super::tui::speed_of(None, ctx)?,
         settings: &ctx.settings,
+        view,
     })
 }
 
@@ -219,8 +228,9 @@ pub fn sim(
         crate::source::sim::SimTimeline::new(&sc, args.seed.unwrap_or(sc.seed), version)
             .map_err(|e| Failure::input(format!("scenario {label}: {e}")))?;
     let log = timeline.take_initial_log();
+    timeline.keep_past(super::settings::history_secs(&ctx.config)?);
     let path = args.export.as_deref().unwrap_or(Path::new(""));
-    let spec = spec_of(path, args.until, args.size.as_deref(), ctx)?;
+    let spec = spec_of(path, args.until, args.size.as_deref(), ctx, args.view)?;
     said(out, &run(timeline, log, &spec)?)
 }
 
@@ -230,15 +240,16 @@ pub fn replay(
     ctx: &super::settings::Context,
     out: &mut impl Write,
 ) -> Result<(), Failure> {
-    let timeline = crate::source::replay::ReplayTimeline::open(&args.file).map_err(|e| {
+    let mut timeline = crate::source::replay::ReplayTimeline::open(&args.file).map_err(|e| {
         if e.input {
             Failure::input(e.message)
         } else {
             Failure::runtime(e.message)
         }
     })?;
+    timeline.keep_past(super::settings::history_secs(&ctx.config)?);
     let path = args.export.as_deref().unwrap_or(Path::new(""));
-    let spec = spec_of(path, args.at, args.size.as_deref(), ctx)?;
+    let spec = spec_of(path, args.at, args.size.as_deref(), ctx, args.view)?;
     said(out, &run(timeline, Vec::new(), &spec)?)
 }
 

@@ -79,6 +79,22 @@ pub fn load(flag: Option<&Path>, theme: Option<&str>, no_color: bool) -> Result<
 }
 
 /// A flag's value, else the configuration's; a bad value from the file names where it is.
+/// The configuration's `history`, in seconds (an hour when unset).
+pub fn history_secs(config: &Config) -> Result<u64, Failure> {
+    let secs = flag_or_config(None, config.history.as_ref(), |t: String| {
+        let d = super::watch::duration(&t)?;
+        let secs = d.as_secs();
+        if (60..=86_400).contains(&secs) {
+            Ok(secs)
+        } else {
+            Err(Failure::input(format!(
+                "history: {t:?} is outside 1m to 24h"
+            )))
+        }
+    })?;
+    Ok(secs.unwrap_or(crate::source::past::KEEP_SECS))
+}
+
 pub fn flag_or_config<T: Clone, U>(
     flag: Option<T>,
     file: Option<&Located<T>>,

@@ -59,6 +59,7 @@ pub fn demo(args: &DemoArgs, ctx: &Context) -> Result<(), Failure> {
     };
     let mut timeline = SimTimeline::new(&sc, args.seed.unwrap_or(sc.seed), version)
         .map_err(|e| Failure::input(format!("scenario {label}: {e}")))?;
+    timeline.keep_past(super::settings::history_secs(&ctx.config)?);
     let log = timeline.take_initial_log();
     run_tui(timeline, playback, log, &ctx.settings)
 }
@@ -66,13 +67,14 @@ pub fn demo(args: &DemoArgs, ctx: &Context) -> Result<(), Failure> {
 /// `shardtop replay FILE` without `--json`.
 pub fn replay(args: &ReplayArgs, ctx: &Context) -> Result<(), Failure> {
     require_terminal(&format!("`shardtop replay {} --json`", args.file.display()))?;
-    let timeline = ReplayTimeline::open(&args.file).map_err(|e| {
+    let mut timeline = ReplayTimeline::open(&args.file).map_err(|e| {
         if e.input {
             Failure::input(e.message)
         } else {
             Failure::runtime(e.message)
         }
     })?;
+    timeline.keep_past(super::settings::history_secs(&ctx.config)?);
     let start_ms = match args.at {
         Some(t) if !t.is_finite() || t < 0.0 => {
             return Err(Failure::input(

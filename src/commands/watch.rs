@@ -124,7 +124,8 @@ pub fn run(args: &WatchArgs, ctx: &Context, out: &mut impl Write) -> Result<(), 
         return super::watch_check::run(&args.uri, asked, out);
     }
     if !args.once {
-        return interactive(args, &ctx.settings, interval, asked);
+        let keep_secs = super::settings::history_secs(&ctx.config)?;
+        return interactive(args, (&ctx.settings, keep_secs), interval, asked);
     }
     let rt = super::tui::runtime()?;
     let (polled, heat) = rt
@@ -176,7 +177,7 @@ pub fn run(args: &WatchArgs, ctx: &Context, out: &mut impl Write) -> Result<(), 
 /// that cannot be read gives its message and exit 1 on a normal screen.
 fn interactive(
     args: &WatchArgs,
-    settings: &Settings,
+    (settings, keep_secs): (&Settings, u64),
     interval: Duration,
     asked: Option<HeatMode>,
 ) -> Result<(), Failure> {
@@ -223,7 +224,8 @@ fn interactive(
                 lines: log,
             })
             .await;
-        crate::source::live::run_live(poller, label, interval, heat, to_ui, controls).await
+        let past = crate::source::past::Past::keeping(keep_secs);
+        crate::source::live::run_live(poller, label, (interval, heat, past), to_ui, controls).await
     };
     super::tui::run_source_in(&rt, start, 1.0, false, settings, collection)
 }

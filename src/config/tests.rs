@@ -82,7 +82,7 @@ fn a_rebound_key_drives_the_reducer_s_action() {
 fn every_error_names_the_file_the_line_and_the_key() {
     assert_eq!(
         err("fps = 30\ncolour = true\n"),
-        "c.toml, line 2: unknown field `colour`, expected one of `theme`, `colors`, `fps`, `speed`, `server-version`, `watch`, `keys`, `themes`"
+        "c.toml, line 2: unknown field `colour`, expected one of `theme`, `colors`, `fps`, `speed`, `server-version`, `history`, `watch`, `keys`, `themes`"
     );
     assert_eq!(
         err("\n\nfps = 500\n"),

@@ -38,6 +38,14 @@ fn batch(reply: &Document, key: &str) -> (Vec<Document>, i64) {
 }
 
 impl ChangeHeat {
+    /// Each collection's counts by chunk since the last take.
+    pub fn take_counted(&mut self) -> Vec<(String, Vec<(ShardKey, u64)>)> {
+        self.streams
+            .iter_mut()
+            .map(|(ns, s)| (ns.clone(), s.counts.take()))
+            .collect()
+    }
+
     /// Opens streams for new collections and reads what happened since the last poll; then
     /// gives `state` its windows and counts.
     pub async fn observe(&mut self, client: &LiveClient, state: &mut Cluster) {

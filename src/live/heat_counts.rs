@@ -13,6 +13,8 @@ use crate::model::ShardKey;
 pub struct HeatCounts {
     window: WriteWindow,
     per_shard: HashMap<String, u64>,
+    /// The counts by chunk of the polls not yet taken by the key visualizer.
+    untaken: Vec<(ShardKey, u64)>,
 }
 
 impl Default for HeatCounts {
@@ -20,6 +22,7 @@ impl Default for HeatCounts {
         Self {
             window: WriteWindow::new(crate::cluster::window::WINDOW_TICKS),
             per_shard: HashMap::new(),
+            untaken: Vec::new(),
         }
     }
 }
@@ -29,7 +32,15 @@ pub fn shard_ids(state: &Cluster) -> Vec<String> {
     state.shards.iter().map(|s| s.shard.id.clone()).collect()
 }
 
+/// Counts kept for the key visualizer between two takes, at most.
+const MAX_UNTAKEN: usize = 1_000_000;
+
 impl HeatCounts {
+    /// The counts by chunk (a key of the chunk, writes) since the last take.
+    pub fn take(&mut self) -> Vec<(ShardKey, u64)> {
+        std::mem::take(&mut self.untaken)
+    }
+
     /// Adds one poll's counts (by chunk index, with a key of that chunk; by shard index) and
     /// gives the collection its window and per-shard totals.
     pub fn record(
@@ -44,7 +55,11 @@ impl HeatCounts {
                 *self.per_shard.entry(id.clone()).or_insert(0) += n;
             }
         }
-        self.window.push(by_chunk.into_values().collect(), by_shard);
+        let by_chunk: Vec<(ShardKey, u64)> = by_chunk.into_values().collect();
+        if self.untaken.len() < MAX_UNTAKEN {
+            self.untaken.extend(by_chunk.iter().cloned());
+        }
+        self.window.push(by_chunk, by_shard);
         c.window = self.window.clone();
         c.routed_writes = shard_ids
             .iter()

@@ -99,6 +99,19 @@ impl Poller {
     }
 
     /// The cluster as the last successful poll saw it.
+    /// Each collection's write counts by chunk (a key of the chunk, writes) since the last
+    /// take, from change streams or sampled queries; empty with no such heat.
+    pub fn take_counted(&mut self) -> Vec<(String, Vec<(crate::model::ShardKey, u64)>)> {
+        let mut out = Vec::new();
+        if let Some(h) = self.change_heat.as_mut() {
+            out.extend(h.take_counted());
+        }
+        if let Some(h) = self.sampled_heat.as_mut() {
+            out.extend(h.take_counted());
+        }
+        out
+    }
+
     pub fn state(&self) -> &Cluster {
         &self.state
     }

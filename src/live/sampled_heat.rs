@@ -72,6 +72,14 @@ fn filter_of(sample: &Document) -> Document {
 }
 
 impl SampledHeat {
+    /// Each collection's counts by chunk since the last take.
+    pub fn take_counted(&mut self) -> Vec<(String, Vec<(crate::model::ShardKey, u64)>)> {
+        self.tails
+            .iter_mut()
+            .map(|(ns, t)| (ns.clone(), t.counts.take()))
+            .collect()
+    }
+
     /// Reads the new samples of every collection and gives `state` its windows and counts.
     pub async fn observe(&mut self, client: &LiveClient, state: &mut Cluster) {
         let shard_ids = shard_ids(state);

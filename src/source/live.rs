@@ -52,8 +52,7 @@ pub fn clock_text(ms: u64) -> String {
 pub async fn run_live(
     mut poller: Poller,
     label: String,
-    interval: Duration,
-    heat_mode: HeatMode,
+    (interval, heat_mode, mut past): (Duration, HeatMode, super::past::Past),
     out: mpsc::Sender<SourceEvent>,
     mut ctl: mpsc::Receiver<SourceControl>,
 ) -> color_eyre::Result<()> {
@@ -66,6 +65,7 @@ pub async fn run_live(
     if let Some(h) = heat.as_mut() {
         h.observe(poller.state());
     }
+    past.sample(poller.state());
     loop {
         let v = {
             let state = poller.state();
@@ -83,6 +83,11 @@ pub async fn run_live(
                 for row in &mut v.shards {
                     row.write_share = h.share(&ns, &row.id);
                 }
+            }
+            past.fill(state, &mut v, &request);
+            if !matches!(heat_mode, HeatMode::ChangeStream | HeatMode::Sampled) {
+                // No per-chunk signal: the key visualizer says so (a heatmap would be empty).
+                v.heatmap = None;
             }
             v
         };
@@ -114,6 +119,11 @@ pub async fn run_live(
                         if let Some(h) = heat.as_mut() {
                             h.observe(poller.state());
                         }
+                        let at = poller.state().now_ms;
+                        for (ns, counted) in poller.take_counted() {
+                            past.heat.writes(&ns, counted.into_iter().map(|(k, n)| (at, k, n)));
+                        }
+                        past.sample(poller.state());
                         wait = interval;
                         if down_since.take().is_some() {
                             let _ = out.send(SourceEvent::Notice("connected again".into())).await;

@@ -13,8 +13,8 @@ use crate::view::{self, ClockView, ClusterView, LogLine, ViewRequest};
 pub struct ReplayTimeline {
     label: String,
     replay: Replay,
-    /// The writes of the last hour, for the key visualizer.
-    heat: crate::cluster::heat_history::HeatLog,
+    /// The past the views over time show.
+    past: super::past::Past,
 }
 
 fn failed(e: &TraceError) -> color_eyre::Report {
@@ -33,8 +33,13 @@ impl ReplayTimeline {
                 )
             ),
             replay,
-            heat: crate::cluster::heat_history::HeatLog::keeping(super::sim::HEAT_KEEP_MS),
+            past: super::past::Past::keeping(super::past::KEEP_SECS),
         })
+    }
+
+    /// Keeps `secs` of the past for the views over time (from now on).
+    pub fn keep_past(&mut self, secs: u64) {
+        self.past = super::past::Past::keeping(secs);
     }
 
     /// The trace's warnings (truncated last line, missing end marker).
@@ -61,19 +66,22 @@ impl Timeline for ReplayTimeline {
     }
 
     fn advance_to(&mut self, t_ms: u64, log: &mut Vec<LogLine>) -> color_eyre::Result<()> {
-        let heat = &mut self.heat;
+        let past = &mut self.past;
         self.replay
             .play_to_with(t_ms, |state, e| {
-                heat.observe(std::slice::from_ref(e));
+                past.observe(std::slice::from_ref(e));
+                past.sample(state);
                 log.extend(view::log_line(state, e));
             })
-            .map_err(|e| failed(&e))
+            .map_err(|e| failed(&e))?;
+        self.past.sample(self.replay.state());
+        Ok(())
     }
 
-    /// A jump back forgets the writes after it; a jump forward skips the writes between (the
-    /// key visualizer shows them as quiet).
+    /// A jump back forgets the past after it; a jump forward skips what lies between (the
+    /// views over time show it as quiet, with no samples).
     fn seek(&mut self, t_ms: u64) -> color_eyre::Result<()> {
-        self.heat.truncate_after(t_ms);
+        self.past.truncate_after(t_ms);
         self.replay.seek(t_ms).map_err(|e| failed(&e))
     }
 
@@ -90,7 +98,7 @@ impl Timeline for ReplayTimeline {
     fn view(&self, req: &ViewRequest, clock: ClockView) -> ClusterView {
         let state = self.replay.state();
         let mut v = view::build(state, req, &self.label, clock);
-        v.heatmap = super::sim::key_visualizer(&self.heat, state, &v, req);
+        self.past.fill(state, &mut v, req);
         v
     }
 }

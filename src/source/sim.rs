@@ -23,8 +23,8 @@ pub struct SimTimeline {
     /// Start times of the migrations seen so far.
     migrations: Vec<u64>,
     initial: Vec<LogLine>,
-    /// The writes of the last hour, for the key visualizer.
-    heat: crate::cluster::heat_history::HeatLog,
+    /// The past the views over time show.
+    past: super::past::Past,
 }
 
 impl SimTimeline {
@@ -38,7 +38,7 @@ impl SimTimeline {
             sim,
             migrations: Vec::new(),
             initial: Vec::new(),
-            heat: crate::cluster::heat_history::HeatLog::keeping(HEAT_KEEP_MS),
+            past: super::past::Past::keeping(super::past::KEEP_SECS),
         };
         let first = tl.sim.take_events();
         tl.note_migrations(&first);
@@ -47,6 +47,11 @@ impl SimTimeline {
             .filter_map(|e| view::log_line(&tl.sim.cluster, e))
             .collect();
         Ok(tl)
+    }
+
+    /// Keeps `secs` of the past for the views over time (from now on).
+    pub fn keep_past(&mut self, secs: u64) {
+        self.past = super::past::Past::keeping(secs);
     }
 
     /// The log lines of the events produced while the scenario was set up (taken once).
@@ -85,7 +90,7 @@ impl SimTimeline {
             let events = self.sim.take_events();
             if !events.is_empty() {
                 self.note_migrations(&events);
-                self.heat.observe(&events);
+                self.past.observe(&events);
                 if let Some(log) = log.as_deref_mut() {
                     log.extend(
                         events
@@ -94,6 +99,7 @@ impl SimTimeline {
                     );
                 }
             }
+            self.past.sample(&self.sim.cluster);
             self.checkpoint();
         }
     }
@@ -130,7 +136,7 @@ impl Timeline for SimTimeline {
                 .unwrap_or(0);
             self.sim = self.checkpoints[at].clone();
             self.checkpoints.truncate(at + 1);
-            self.heat.truncate_after(self.sim.now_ms());
+            self.past.truncate_after(self.sim.now_ms());
         }
         self.run_to(t_ms, None);
         Ok(())
@@ -156,22 +162,7 @@ impl Timeline for SimTimeline {
 
     fn view(&self, req: &ViewRequest, clock: ClockView) -> ClusterView {
         let mut v = view::build(&self.sim.cluster, req, &self.label, clock);
-        v.heatmap = key_visualizer(&self.heat, &self.sim.cluster, &v, req);
+        self.past.fill(&self.sim.cluster, &mut v, req);
         v
     }
-}
-
-/// The key visualizer keeps this much history of writes.
-pub const HEAT_KEEP_MS: u64 = 3_600_000;
-
-/// The key visualizer's frame for the view's collection, when asked for.
-pub fn key_visualizer(
-    heat: &crate::cluster::heat_history::HeatLog,
-    cluster: &crate::cluster::Cluster,
-    v: &ClusterView,
-    req: &ViewRequest,
-) -> Option<view::heatmap::HeatmapView> {
-    let h = req.heatmap.as_ref()?;
-    let ns = &v.collection.as_ref()?.ns;
-    view::heatmap::build(heat, cluster, ns, h, cluster.now_ms)
 }

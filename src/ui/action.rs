@@ -31,6 +31,10 @@ pub enum Action {
     ToggleHeat,
     /// The key visualizer (writes per key range over time) in place of the main layout, and back.
     ToggleKeyVisualizer,
+    /// The history view (per-shard series over time) in place of the main layout, and back.
+    ToggleHistory,
+    /// Halve (true) or double the seconds per column of a view over time.
+    TimeZoom(bool),
     /// Write the screen to files in the working folder (the runtime does it).
     Export,
     /// Next order of the shard list (name, data, chunks, writes, orphans).

@@ -5,6 +5,8 @@ use std::collections::VecDeque;
 
 use super::Settings;
 use super::action::Action;
+use super::app_heat::{HeatmapState, Screen};
+use super::app_history::HistoryState;
 use super::shard_order::ShardSort;
 use crate::source::runner::{MAX_SPEED, MIN_SPEED};
 use crate::source::{SourceControl, SourceEvent};
@@ -83,10 +85,12 @@ pub struct App {
     pub notice: Option<String>,
     /// `s` asked for the screen to be written to files (the runtime writes them and says so).
     pub export_requested: bool,
-    /// The key visualizer is shown; its cursor (column, row from MinKey) and seconds per column.
-    pub key_visualizer: bool,
-    pub heat_cursor: (usize, usize),
-    pub heat_zoom: u64,
+    /// The screen shown: the main layout, the key visualizer or the history.
+    pub screen: Screen,
+    /// The key visualizer's cursor, time zoom and key zoom.
+    pub heatmap: HeatmapState,
+    /// The history view's time zoom and scroll.
+    pub history: HistoryState,
     /// What the source was last told (the view's clock is the source's answer).
     pub paused: bool,
     pub speed: f64,
@@ -122,9 +126,9 @@ impl App {
             shard_scroll: 0,
             notice: None,
             export_requested: false,
-            key_visualizer: false,
-            heat_cursor: (usize::MAX, 0),
-            heat_zoom: 1,
+            screen: Screen::Main,
+            heatmap: HeatmapState::default(),
+            history: HistoryState::default(),
             paused,
             speed,
         }
@@ -144,7 +148,8 @@ impl App {
             cells: self.strip_cells(),
             selected: (self.focus == Focus::KeySpace).then_some(self.cursor),
             query: self.query.clone(),
-            heatmap: self.key_visualizer.then(|| self.heatmap_request()),
+            heatmap: (self.screen == Screen::KeyVisualizer).then(|| self.heatmap_request()),
+            history: (self.screen == Screen::History).then(|| self.history_request()),
         }
     }
 
@@ -229,7 +234,13 @@ impl App {
     }
 
     fn view_action(&mut self, action: Action) {
-        if self.key_visualizer && !self.searching && self.heat_action(action) {
+        let taken = !self.searching
+            && match self.screen {
+                Screen::Main => false,
+                Screen::KeyVisualizer => self.heat_action(action),
+                Screen::History => self.history_action(action),
+            };
+        if taken {
             return;
         }
         match action {
@@ -255,7 +266,8 @@ impl App {
             Action::ToggleZones => self.zones = !self.zones,
             Action::ToggleHeat => self.heat = !self.heat,
             Action::Export => self.export_requested = true,
-            Action::ToggleKeyVisualizer => self.key_visualizer = !self.key_visualizer,
+            Action::ToggleKeyVisualizer => self.toggle_screen(Screen::KeyVisualizer),
+            Action::ToggleHistory => self.toggle_screen(Screen::History),
             Action::CycleShardSort => {
                 self.shard_sort = self.shard_sort.next();
                 self.shard_scroll = 0;

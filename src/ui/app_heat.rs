@@ -1,57 +1,107 @@
-//! The key visualizer's part of the UI state: its grid's size from the terminal, its cursor and
-//! time zoom.
+//! The key visualizer's part of the UI state: which screen is shown, the grid's size from the
+//! terminal, its cursor, time zoom and key zoom.
 
 use super::action::Action;
 use super::app::App;
+use crate::model::ShardKey;
+
+/// The screen shown: the main layout, or one of the views over time in its place.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Screen {
+    #[default]
+    Main,
+    KeyVisualizer,
+    History,
+}
+
+/// The key visualizer's cursor (column, row from the lowest range), seconds per column, and
+/// the key ranges zoomed into (innermost last).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HeatmapState {
+    pub cursor: (usize, usize),
+    pub secs_per_col: u64,
+    pub keys: Vec<(ShardKey, ShardKey)>,
+}
+
+impl Default for HeatmapState {
+    fn default() -> Self {
+        Self {
+            cursor: (usize::MAX, 0),
+            secs_per_col: 1,
+            keys: Vec::new(),
+        }
+    }
+}
+
+/// The coarsest time zoom of the views over time, in seconds per column.
+pub const MAX_SECS_PER_COL: u64 = 64;
+
+/// Halves (in) or doubles (out) seconds per column, within 1 to [`MAX_SECS_PER_COL`].
+pub fn time_zoom(secs: u64, zoom_in: bool) -> u64 {
+    if zoom_in {
+        (secs / 2).max(1)
+    } else {
+        (secs * 2).min(MAX_SECS_PER_COL)
+    }
+}
 
 impl App {
-    /// The key visualizer's grid: the terminal less the header, footer, borders, owner band,
+    /// Shows `screen` in place of the main layout, or the main layout when it is shown.
+    pub(super) fn toggle_screen(&mut self, screen: Screen) {
+        self.screen = if self.screen == screen {
+            Screen::Main
+        } else {
+            screen
+        };
+    }
+
+    /// The key visualizer's grid: the terminal less the header, footer, borders, owner bands,
     /// axis, legend and cursor lines.
     pub fn heatmap_request(&self) -> crate::view::heatmap::HeatmapRequest {
         let cols = usize::from(self.size.0.saturating_sub(5)).max(1);
-        let rows = usize::from(self.size.1.saturating_sub(7)).clamp(1, 64);
+        let rows = usize::from(self.size.1.saturating_sub(8)).clamp(1, 64);
+        let h = &self.heatmap;
         crate::view::heatmap::HeatmapRequest {
             cols,
             rows,
-            secs_per_col: self.heat_zoom,
-            cursor: (
-                self.heat_cursor.0.min(cols - 1),
-                self.heat_cursor.1.min(rows - 1),
-            ),
+            secs_per_col: h.secs_per_col,
+            cursor: (h.cursor.0.min(cols - 1), h.cursor.1.min(rows - 1)),
+            keys: h.keys.last().cloned(),
         }
     }
 
-    /// Arrows move the key visualizer's cursor (up is towards MaxKey), `i`/`o` zoom its time,
-    /// Esc closes it; false for the actions it leaves to the main layout.
+    /// Arrows move the key visualizer's cursor (up is towards MaxKey), zoom in and out work on
+    /// the keys around the cursor's range, `<`/`>` on time, Esc closes it; false for the
+    /// actions it leaves to the main layout.
     pub(super) fn heat_action(&mut self, action: Action) -> bool {
-        if action == Action::Escape {
-            self.key_visualizer = false;
-            return true;
-        }
-        if !matches!(
-            action,
-            Action::Left
-                | Action::Right
-                | Action::Up
-                | Action::Down
-                | Action::ZoomIn
-                | Action::ZoomOut
-        ) {
-            return false;
-        }
         let req = self.heatmap_request();
         let (col, row) = req.cursor;
-        self.heat_cursor = match action {
-            Action::Left => (col.saturating_sub(1), row),
-            Action::Right => ((col + 1).min(req.cols - 1), row),
-            Action::Up => (col, (row + 1).min(req.rows - 1)),
-            Action::Down => (col, row.saturating_sub(1)),
-            _ => (col, row),
-        };
+        let h = &mut self.heatmap;
         match action {
-            Action::ZoomIn => self.heat_zoom = (self.heat_zoom / 2).max(1),
-            Action::ZoomOut => self.heat_zoom = (self.heat_zoom * 2).min(64),
-            _ => {}
+            Action::Escape => self.screen = Screen::Main,
+            Action::Left => h.cursor = (col.saturating_sub(1), row),
+            Action::Right => h.cursor = ((col + 1).min(req.cols - 1), row),
+            Action::Up => h.cursor = (col, (row + 1).min(req.rows - 1)),
+            Action::Down => h.cursor = (col, row.saturating_sub(1)),
+            Action::TimeZoom(zoom_in) => h.secs_per_col = time_zoom(h.secs_per_col, zoom_in),
+            Action::ZoomIn => {
+                let bounds = self
+                    .view
+                    .as_ref()
+                    .and_then(|v| v.heatmap.as_ref())
+                    .map(|v| &v.bounds);
+                if let Some((low, high)) = bounds.and_then(|b| b.get(row).zip(b.get(row + 1))) {
+                    if low < high {
+                        h.keys.push((low.clone(), high.clone()));
+                        h.cursor.1 = req.rows / 2;
+                    }
+                }
+            }
+            Action::ZoomOut => {
+                h.keys.pop();
+            }
+            Action::ZoomReset => *h = HeatmapState::default(),
+            _ => return false,
         }
         true
     }

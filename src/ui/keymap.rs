@@ -69,6 +69,9 @@ pub const COMMANDS: &[Command] = &[
     cmd("sort-shards", Action::CycleShardSort, &["S"], true),
     cmd("export", Action::Export, &["s"], true),
     cmd("key-visualizer", Action::ToggleKeyVisualizer, &["v"], true),
+    cmd("history", Action::ToggleHistory, &["H"], true),
+    cmd("time-zoom-in", Action::TimeZoom(true), &[">"], true),
+    cmd("time-zoom-out", Action::TimeZoom(false), &["<"], true),
     cmd("filter-events", Action::CycleLogFilter, &["f"], true),
     cmd("search", Action::StartSearch, &["/"], true),
     cmd("clear", Action::Escape, &["Esc"], true),
@@ -141,6 +144,26 @@ pub const HELP: &[(&str, &[HelpRow])] = &[
                 &["key-visualizer"],
                 "key visualizer: writes by key range over time",
             ),
+            (
+                &["history"],
+                "history: data, chunks, writes per shard; drains",
+            ),
+        ],
+    ),
+    (
+        "key visualizer and history (open)",
+        &[
+            (&["left", "right", "up", "down"], "move the cursor / scroll"),
+            (
+                &["zoom-in", "zoom-out"],
+                "key visualizer: into the cursor's range / back",
+            ),
+            (
+                &["time-zoom-in", "time-zoom-out"],
+                "fewer / more seconds per column (1 to 64)",
+            ),
+            (&["zoom-reset"], "whole key space, 1 s per column"),
+            (&["clear"], "back to the main layout"),
         ],
     ),
     (

@@ -17,7 +17,9 @@ pub mod events;
 pub mod footer;
 pub mod header;
 pub mod heatmap;
+pub mod heatmap_shards;
 pub mod help;
+pub mod history;
 pub mod keyspace;
 pub mod shards;
 
@@ -111,13 +113,17 @@ pub fn render(frame: &mut Frame, app: &App) {
         return;
     };
     header::render(frame, areas.header, app, theme);
-    if app.key_visualizer {
+    if app.screen != crate::ui::app_heat::Screen::Main {
         let body = Rect {
             y: area.y + 1,
             height: area.height.saturating_sub(2),
             ..area
         };
-        heatmap::render(frame, body, app, theme);
+        if app.screen == crate::ui::app_heat::Screen::History {
+            history::render(frame, body, app, theme);
+        } else {
+            heatmap::render(frame, body, app, theme);
+        }
         footer::render(frame, areas.footer, app, theme);
         if app.help {
             help::render(frame, area, app, theme);

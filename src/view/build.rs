@@ -33,6 +33,7 @@ pub fn build(cluster: &Cluster, req: &ViewRequest, source: &str, clock: ClockVie
         heat: None,
         refused: Vec::new(),
         heatmap: None,
+        history: None,
     }
 }
 

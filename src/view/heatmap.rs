@@ -1,36 +1,44 @@
 //! The key visualizer's frame: a collection's writes per key range (rows, MinKey at the bottom)
 //! per interval (columns, newest at the right), pre-aggregated from the source's heat log, with
-//! each range's owning shard now and what lies under the cursor.
+//! each range's owning shard at each interval and what lies under the cursor.
 
 use crate::cluster::Cluster;
 use crate::cluster::heat_history::HeatLog;
+use crate::model::{ShardIdx, ShardKey};
 
 /// What the key visualizer asks for.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct HeatmapRequest {
     pub cols: usize,
     pub rows: usize,
     /// Virtual seconds per column (the time zoom).
     pub secs_per_col: u64,
-    /// The cursor: column (0 = oldest shown) and row (0 = MinKey's range).
+    /// The cursor: column (0 = oldest shown) and row (0 = the lowest range).
     pub cursor: (usize, usize),
+    /// The key range shown, `[low, high)` (the key zoom; `None`: the whole key space).
+    pub keys: Option<(ShardKey, ShardKey)>,
 }
 
 /// One frame of the key visualizer.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct HeatmapView {
-    /// Writes per column (oldest first), per row (MinKey first).
+    /// Writes per column (oldest first), per row (lowest range first).
     pub writes: Vec<Vec<u64>>,
     pub max: u64,
+    /// The rows' bounds (one more than the rows, lowest first), to zoom into.
+    pub bounds: Vec<ShardKey>,
     /// Each row's range, as mongosh prints bounds.
     pub ranges: Vec<String>,
-    /// The shard owning each row's lower bound now (its index, as strip cells name shards).
-    pub owners: Vec<usize>,
+    /// Per column, the shard owning each row's lower bound at the column's end (its index, as
+    /// strip cells name shards).
+    pub owners: Vec<Vec<usize>>,
     /// The window's start and end, and the source's time (at or before the end).
     pub from_ms: u64,
     pub to_ms: u64,
     pub now_ms: u64,
     pub secs_per_col: u64,
+    /// The key range shown, when zoomed, as mongosh prints bounds.
+    pub zoomed: Option<String>,
     /// What lies under the cursor, in words.
     pub cursor_text: String,
 }
@@ -43,38 +51,18 @@ pub fn build(
     req: &HeatmapRequest,
     now_ms: u64,
 ) -> Option<HeatmapView> {
-    let c = cluster.collection(ns)?;
     // Each column is exactly `secs_per_col`; before the window fills, the newest columns are
     // the future (empty) and the window starts at 0.
     let span_ms = req.secs_per_col.max(1) * 1000 * req.cols.max(1) as u64;
     let to_ms = (now_ms + 1).max(span_ms);
     let from_ms = to_ms - span_ms;
-    let grid = heat.grid(cluster, ns, (req.cols, req.rows), (from_ms, to_ms))?;
-    let first = c.table.chunk(0).min.clone();
-    let last = c.table.chunk(c.table.len() - 1).max.clone();
-    let lows: Vec<_> = std::iter::once(first.clone())
-        .chain(grid.cuts.iter().cloned())
-        .collect();
-    let highs: Vec<_> = grid
-        .cuts
-        .iter()
-        .cloned()
-        .chain(std::iter::once(last))
-        .collect();
-    let ranges: Vec<String> = lows
-        .iter()
-        .zip(&highs)
-        .map(|(a, b)| {
-            format!(
-                "[{}, {})",
-                cluster.bound_text(ns, a),
-                cluster.bound_text(ns, b)
-            )
-        })
-        .collect();
-    let owners: Vec<usize> = lows
-        .iter()
-        .map(|k| c.table.chunk(c.table.route(k)).info.shard.index())
+    let keys = req.keys.as_ref().map(|(a, b)| (a, b));
+    let grid = heat.grid(cluster, ns, (req.cols, req.rows), (from_ms, to_ms), keys)?;
+    let text = |k: &ShardKey| cluster.bound_text(ns, k);
+    let ranges: Vec<String> = grid
+        .bounds
+        .windows(2)
+        .map(|b| format!("[{}, {})", text(&b[0]), text(&b[1])))
         .collect();
     let max = grid.writes.iter().flatten().copied().max().unwrap_or(0);
     let (col, row) = (
@@ -82,8 +70,16 @@ pub fn build(
         req.cursor.1.min(ranges.len().saturating_sub(1)),
     );
     let col_from = from_ms + col as u64 * req.secs_per_col * 1000;
+    let shard = |s: Option<&usize>| s.map_or("?", |&s| cluster.shard_id(ShardIdx(s as u32)));
+    let then = shard(grid.owners.get(col).and_then(|o| o.get(row)));
+    let now = shard(grid.owners.last().and_then(|o| o.get(row)));
+    let owner = if then == now {
+        format!("on {then}")
+    } else {
+        format!("on {then} then, {now} now")
+    };
     let cursor_text = format!(
-        "{:.0}–{:.0}s · {} · {} writes · now on {}",
+        "{:.0}–{:.0}s · {} · {} writes · {owner}",
         col_from as f64 / 1000.0,
         (col_from + req.secs_per_col * 1000) as f64 / 1000.0,
         ranges.get(row).map_or("", String::as_str),
@@ -92,15 +88,17 @@ pub fn build(
             .and_then(|c| c.get(row))
             .copied()
             .unwrap_or(0),
-        owners
-            .get(row)
-            .map_or("?", |&s| cluster.shard_id(crate::model::ShardIdx(s as u32))),
     );
     Some(HeatmapView {
         writes: grid.writes,
         max,
+        zoomed: req
+            .keys
+            .as_ref()
+            .map(|(a, b)| format!("[{}, {})", text(a), text(b))),
+        bounds: grid.bounds,
         ranges,
-        owners,
+        owners: grid.owners,
         from_ms,
         to_ms,
         now_ms,

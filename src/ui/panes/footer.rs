@@ -7,6 +7,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
 use crate::ui::app::App;
+use crate::ui::app_heat::Screen;
 use crate::ui::keymap;
 use crate::ui::theme::Theme;
 
@@ -23,10 +24,36 @@ const KEYS: &[(&[&str], &str)] = &[
     (&["query"], "query"),
 ];
 
-/// The footer's keys for this source: `(keys, word)`.
+/// The keys of the key visualizer and the history view, in place of the main layout's last
+/// ones.
+const TIME_VIEW_KEYS: &[(&[&str], &str)] = &[
+    (&["help"], "help"),
+    (&["quit"], "quit"),
+    (&["pause"], "pause"),
+    (&["faster", "slower"], "speed"),
+    (&["step-forward", "step-back"], "step"),
+    (&["time-zoom-in", "time-zoom-out"], "time zoom"),
+    (&["zoom-in", "zoom-out"], "key zoom"),
+    (&["zoom-reset"], "reset"),
+    (&["clear"], "back"),
+];
+
+/// The footer's keys for this source and screen: `(keys, word)`.
 fn keys(app: &App) -> Vec<(String, &'static str)> {
     let live = app.view.as_ref().is_some_and(|v| !v.clock.virtual_time);
-    KEYS.iter()
+    let table = match app.screen {
+        Screen::Main => KEYS,
+        Screen::KeyVisualizer => TIME_VIEW_KEYS,
+        Screen::History => &TIME_VIEW_KEYS[..6],
+    };
+    let back: &[(&[&str], &str)] = if app.screen == Screen::History {
+        &[(&["history"], "back")]
+    } else {
+        &[]
+    };
+    table
+        .iter()
+        .chain(back)
         .filter(|(commands, _)| !live || commands.iter().all(|c| keymap::applies_live(c)))
         .filter_map(|(commands, word)| {
             let keys: Option<Vec<String>> = commands

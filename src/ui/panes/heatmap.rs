@@ -1,13 +1,15 @@
 //! The key visualizer: the collection's key space (rows, MinKey at the bottom) against time
 //! (columns, newest at the right), each cell the writes to that key range in that interval as a
 //! shade (` ░▒▓█`, glyphs with or without colour, a colour-blind-safe viridis scale), a band of
-//! each range's owning shard on the left, a time axis, a legend and the cell under the cursor.
+//! each range's owning shard at the cursor's time on the left, a band of the cursor range's
+//! owner through time below (a migration is a change of colour and glyph), a time axis, a
+//! legend and the cell under the cursor.
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Paragraph, Wrap};
+use ratatui::widgets::Paragraph;
 
 use super::{clock_text, pane_block};
 use crate::ui::app::App;
@@ -45,21 +47,21 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: Theme) {
         .and_then(|v| v.collection.as_ref())
         .map_or("", |c| c.ns.as_str());
     let Some(h) = v.and_then(|v| v.heatmap.as_ref()) else {
-        let block = pane_block(Line::from(" Key visualizer "), true, theme);
-        let text = "The key visualizer needs each chunk's writes over time: the simulator or a replay. A live cluster gives per-shard heat only (see the shards pane); v goes back.";
-        frame.render_widget(
-            Paragraph::new(text).wrap(Wrap { trim: true }).block(block),
-            area,
-        );
+        super::heatmap_shards::render(frame, area, app, theme);
         return;
     };
+    let keys = h.zoomed.as_ref().map_or_else(
+        || "MinKey at the bottom".to_string(),
+        |z| format!("zoomed into {z}"),
+    );
     let title = format!(
-        " Key visualizer · {ns} · {} s per column · rows: key ranges, MinKey at the bottom ",
+        " Key visualizer · {ns} · {} s per column · rows: key ranges, {keys} ",
         h.secs_per_col
     );
     let block = pane_block(Line::from(Span::styled(title, theme.title())), true, theme);
     let inner = block.inner(area);
     let mut lines = grid_lines(h, app, theme);
+    lines.push(owner_band(h, app, theme));
     lines.push(axis(h, usize::from(inner.width)));
     lines.push(Line::from(vec![
         Span::styled(
@@ -67,7 +69,7 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: Theme) {
             theme.dim(),
         ),
         Span::raw(format!(
-            "up to ¼ ½ ¾ all of the busiest cell ({} writes) · left band: the range's shard now",
+            "¼ ½ ¾ all of the busiest cell ({} writes) · bands: owners at the cursor (left), the cursor's range over time (below)",
             h.max
         )),
     ]));
@@ -82,10 +84,11 @@ fn grid_lines(h: &HeatmapView, app: &App, theme: Theme) -> Vec<Line<'static>> {
     let req = app.heatmap_request();
     let rows = h.ranges.len();
     let (ccol, crow) = (req.cursor.0, req.cursor.1.min(rows.saturating_sub(1)));
+    let at_cursor = h.owners.get(ccol).or(h.owners.last());
     (0..rows)
         .rev()
         .map(|row| {
-            let owner = h.owners.get(row).copied().unwrap_or(0);
+            let owner = at_cursor.and_then(|o| o.get(row)).copied().unwrap_or(0);
             let mut spans = vec![
                 Span::styled(
                     Theme::shard_glyph(owner).to_string(),
@@ -115,6 +118,34 @@ fn grid_lines(h: &HeatmapView, app: &App, theme: Theme) -> Vec<Line<'static>> {
             Line::from(spans)
         })
         .collect()
+}
+
+/// The cursor range's owner in each column, as runs of one shard.
+fn owner_band(h: &HeatmapView, app: &App, theme: Theme) -> Line<'static> {
+    let row = app.heatmap_request().cursor.1;
+    let mut spans = vec![Span::raw("  ")];
+    let mut run: Option<(usize, usize)> = None;
+    let flush = |spans: &mut Vec<Span<'static>>, (shard, n): (usize, usize)| {
+        spans.push(Span::styled(
+            Theme::shard_glyph(shard).to_string().repeat(n),
+            theme.shard_cell(shard),
+        ));
+    };
+    for col in &h.owners {
+        let shard = col.get(row).copied().unwrap_or(0);
+        match run {
+            Some((s, n)) if s == shard => run = Some((s, n + 1)),
+            Some(r) => {
+                flush(&mut spans, r);
+                run = Some((shard, 1));
+            }
+            None => run = Some((shard, 1)),
+        }
+    }
+    if let Some(r) = run {
+        flush(&mut spans, r);
+    }
+    Line::from(spans)
 }
 
 fn axis(h: &HeatmapView, width: usize) -> Line<'static> {

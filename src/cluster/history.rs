@@ -1,0 +1,206 @@
+//! Each collection's data, chunks and writes per shard over time, kept in a ring of at most
+//! `keep` samples, so a long run costs a bounded amount.
+
+use std::collections::{BTreeMap, VecDeque};
+
+use serde_json::{Value, json};
+
+use super::Cluster;
+use crate::model::ShardIdx;
+
+/// Each collection's data, chunks and writes per shard over time.
+#[derive(Clone, Debug)]
+pub struct History {
+    keep: usize,
+    times: VecDeque<u64>,
+    /// Per (namespace, shard id): KiB of data, chunks, writes since the previous sample — as
+    /// `u32` (saturating), so an hour at one a second on 1,000 shards stays near 43 MB.
+    series: BTreeMap<(String, String), [VecDeque<u32>; 3]>,
+    /// Writes per (namespace, shard id) at the previous sample.
+    last_writes: BTreeMap<(String, String), u64>,
+    /// Draining shards (by id): when the drain was first seen, and what the shard held then.
+    drains: BTreeMap<String, Drain>,
+    /// Collections being resharded: `(at_ms, the estimated share of the clone done)`.
+    resharding: BTreeMap<String, VecDeque<(u64, f32)>>,
+}
+
+/// A drain as first seen: when, and the shard's chunks and bytes (every collection) then.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Drain {
+    pub since_ms: u64,
+    pub chunks: u64,
+    pub bytes: u64,
+}
+
+/// Samples kept when no bound is given: an hour at one a second.
+pub const HISTORY_KEEP: usize = 3600;
+
+impl History {
+    pub fn new(keep: usize) -> Self {
+        Self {
+            keep: keep.max(1),
+            times: VecDeque::new(),
+            series: BTreeMap::new(),
+            last_writes: BTreeMap::new(),
+            drains: BTreeMap::new(),
+            resharding: BTreeMap::new(),
+        }
+    }
+
+    /// The most samples kept.
+    pub fn keep(&self) -> usize {
+        self.keep
+    }
+
+    /// The sample times, oldest first.
+    pub fn times(&self) -> &VecDeque<u64> {
+        &self.times
+    }
+
+    /// Each shard's series of `ns` (KiB of data, chunks, writes since the sample before), by
+    /// shard id.
+    pub fn shards<'a>(
+        &'a self,
+        ns: &'a str,
+    ) -> impl Iterator<Item = (&'a str, &'a [VecDeque<u32>; 3])> + 'a {
+        self.series
+            .iter()
+            .filter(move |((n, _), _)| n == ns)
+            .map(|((_, id), s)| (id.as_str(), s))
+    }
+
+    /// Forgets the samples after `t_ms` (the clock went back).
+    pub fn truncate_after(&mut self, t_ms: u64) {
+        let keep = self.times.partition_point(|&t| t <= t_ms);
+        self.times.truncate(keep);
+        for s in self.series.values_mut().flat_map(|s| s.iter_mut()) {
+            s.truncate(keep);
+        }
+        for s in self.resharding.values_mut() {
+            let keep = s.partition_point(|(t, _)| *t <= t_ms);
+            s.truncate(keep);
+        }
+        self.drains.retain(|_, d| d.since_ms <= t_ms);
+        // The writes since the last sample are counted from the next one on.
+        self.last_writes.clear();
+    }
+
+    /// The drain of shard `id`, while it drains.
+    pub fn drain(&self, id: &str) -> Option<Drain> {
+        self.drains.get(id).copied()
+    }
+
+    /// The clone's progress of `ns`'s resharding over time, while one runs.
+    pub fn resharding(&self, ns: &str) -> Option<&VecDeque<(u64, f32)>> {
+        self.resharding.get(ns)
+    }
+
+    /// Samples the cluster as it is now.
+    pub fn sample(&mut self, cluster: &Cluster) {
+        if self.times.len() == self.keep {
+            self.times.pop_front();
+            for s in self.series.values_mut().flat_map(|s| s.iter_mut()) {
+                s.pop_front();
+            }
+        }
+        let (past, keep) = (self.times.len(), self.keep);
+        self.times.push_back(cluster.now_ms);
+        for c in &cluster.collections {
+            for (i, shard) in cluster
+                .shards
+                .iter()
+                .enumerate()
+                .filter(|(_, s)| !s.removed)
+            {
+                let idx = ShardIdx(i as u32);
+                let t = c.table.shard_totals(idx);
+                let key = (c.ns.clone(), shard.shard.id.clone());
+                let writes = c.writes_to(idx);
+                let before = self.last_writes.insert(key.clone(), writes).unwrap_or(0);
+                let series = self.series.entry(key).or_insert_with(|| {
+                    let zeros = || {
+                        let mut z = VecDeque::with_capacity(keep);
+                        z.extend(std::iter::repeat_n(0, past));
+                        z
+                    };
+                    [zeros(), zeros(), zeros()]
+                });
+                let narrow = |n: u64| u32::try_from(n).unwrap_or(u32::MAX);
+                series[0].push_back(narrow(t.stats.bytes.div_ceil(1024)));
+                series[1].push_back(narrow(t.chunks));
+                series[2].push_back(narrow(writes.saturating_sub(before)));
+            }
+        }
+        for s in self.series.values_mut().flat_map(|s| s.iter_mut()) {
+            while s.len() < self.times.len() {
+                s.push_back(0);
+            }
+        }
+        self.sample_drains(cluster);
+        self.sample_resharding(cluster);
+    }
+
+    fn sample_drains(&mut self, cluster: &Cluster) {
+        for (i, s) in cluster.shards.iter().enumerate() {
+            if !s.shard.draining || s.removed {
+                self.drains.remove(&s.shard.id);
+                continue;
+            }
+            let (chunks, bytes) = shard_holds(cluster, ShardIdx(i as u32));
+            self.drains.entry(s.shard.id.clone()).or_insert(Drain {
+                since_ms: cluster.now_ms,
+                chunks,
+                bytes,
+            });
+        }
+    }
+
+    fn sample_resharding(&mut self, cluster: &Cluster) {
+        self.resharding.retain(|ns, _| {
+            cluster
+                .collection(ns)
+                .is_some_and(|c| c.resharding.is_some())
+        });
+        for c in &cluster.collections {
+            if let Some(r) = &c.resharding {
+                let done = clone_done(r, cluster.now_ms);
+                let series = self.resharding.entry(c.ns.clone()).or_default();
+                if series.len() == self.keep {
+                    series.pop_front();
+                }
+                series.push_back((cluster.now_ms, done as f32));
+            }
+        }
+    }
+
+    /// `{times: [t…], shards: [{shard, bytes: […], chunks: […], writes: […]}]}` of `ns`; bytes
+    /// to the KiB above.
+    pub fn json(&self, ns: &str) -> Value {
+        let shards: Vec<Value> = self
+            .series
+            .iter()
+            .filter(|((n, _), _)| n == ns)
+            .map(|((_, id), [k, c, w])| {
+                let bytes: Vec<u64> = k.iter().map(|k| u64::from(*k) * 1024).collect();
+                json!({"shard": id, "bytes": bytes, "chunks": c, "writes": w})
+            })
+            .collect();
+        let times: Vec<f64> = self.times.iter().map(|t| *t as f64 / 1000.0).collect();
+        json!({"times": times, "shards": shards})
+    }
+}
+
+/// The chunks and bytes shard `shard` holds over every collection.
+pub fn shard_holds(cluster: &Cluster, shard: ShardIdx) -> (u64, u64) {
+    cluster.collections.iter().fold((0, 0), |(c, b), coll| {
+        let t = coll.table.shard_totals(shard);
+        (c + t.chunks, b + t.stats.bytes)
+    })
+}
+
+/// The share of a resharding's clone done at `now_ms`, as the simulator models it: the clone
+/// takes from the start to `ready_ms` at an even pace.
+pub fn clone_done(r: &super::resharding::Resharding, now_ms: u64) -> f64 {
+    let span = r.ready_ms.saturating_sub(r.started_ms).max(1);
+    (now_ms.saturating_sub(r.started_ms) as f64 / span as f64).min(1.0)
+}

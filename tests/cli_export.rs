@@ -171,3 +171,101 @@ fn s_in_the_tui_saves_the_screen_here_and_says_so() {
     t.keys("q");
     t.wait_for("EXIT=0", Duration::from_secs(10));
 }
+
+#[test]
+fn the_key_visualizer_and_the_history_export_as_screens() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = |name: &str| dir.path().join(name).display().to_string();
+    let (code, _, err) = export(&[
+        "sim",
+        "ascending",
+        "--until",
+        "90",
+        "--export",
+        &path("k.txt"),
+        "--view",
+        "heatmap",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let text = std::fs::read_to_string(path("k.txt")).unwrap();
+    assert!(
+        text.contains("Key visualizer · app.events") && text.contains("█"),
+        "{text}"
+    );
+    let (code, _, err) = export(&[
+        "sim",
+        "drain",
+        "--until",
+        "40",
+        "--export",
+        &path("h.svg"),
+        "--view",
+        "history",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let svg = std::fs::read_to_string(path("h.svg")).unwrap();
+    assert!(
+        svg.contains("History") && svg.contains("draining shard0003"),
+        "{svg}"
+    );
+    let (code, _, err) = export(&[
+        "sim",
+        "ascending",
+        "--export",
+        &path("x.txt"),
+        "--view",
+        "chart",
+    ]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("possible values: main, heatmap, history"),
+        "{err}"
+    );
+    let (code, _, _) = export(&["sim", "ascending", "--view", "history"]);
+    assert_eq!(code, 2, "--view needs --export");
+}
+
+#[test]
+fn the_history_length_comes_from_the_configuration_and_a_bad_one_is_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let conf = dir.path().join("c.toml");
+    let out = dir.path().join("h.txt").display().to_string();
+    std::fs::write(&conf, "\nhistory = \"10s\"\n").unwrap();
+    let c = conf.display().to_string();
+    let (code, _, err) = export(&[
+        "--config",
+        &c,
+        "sim",
+        "ascending",
+        "--export",
+        &out,
+        "--view",
+        "history",
+    ]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("line 2, key `history`: \"10s\" is outside 1m to 24h"),
+        "{err}"
+    );
+    std::fs::write(&conf, "history = \"2m\"\n").unwrap();
+    let (code, _, err) = export(&[
+        "--config",
+        &c,
+        "sim",
+        "ascending",
+        "--until",
+        "200",
+        "--export",
+        &out,
+        "--view",
+        "history",
+        "--size",
+        "300x30",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        std::fs::read_to_string(&out)
+            .unwrap()
+            .contains("History · app.events")
+    );
+}

@@ -105,7 +105,7 @@ fn the_live_footer_offers_the_live_keys_and_a_refused_read_is_named_in_its_pane(
 }
 
 #[test]
-fn v_opens_the_key_visualizer_and_goes_back() {
+fn v_opens_the_key_visualizer_h_the_history_and_both_go_back() {
     let t = Tmux::start("demo ascending --speed 32", 100, 30);
     t.wait_for("shard0000", START);
     t.keys("v");
@@ -113,6 +113,15 @@ fn v_opens_the_key_visualizer_and_goes_back() {
     let screen = t.wait_for("█", Duration::from_secs(15));
     assert!(screen.contains("MinKey at the bottom"), "{screen}");
     t.keys("v");
+    t.wait_for("Key space", Duration::from_secs(5));
+    t.keys("H");
+    let screen = t.wait_for("History · app.events", Duration::from_secs(5));
+    assert!(screen.contains("data per shard"), "{screen}");
+    t.keys(">");
+    t.wait_for("1 s per column", Duration::from_secs(5));
+    t.keys("<");
+    t.wait_for("2 s per column", Duration::from_secs(5));
+    t.keys("Escape");
     t.wait_for("Key space", Duration::from_secs(5));
     t.keys("q");
     t.wait_for("EXIT=0", Duration::from_secs(10));

@@ -144,26 +144,11 @@ pub const HELP: &[(&str, &[HelpRow])] = &[
                 &["key-visualizer"],
                 "key visualizer: writes by key range over time",
             ),
-            (
-                &["history"],
-                "history: data, chunks, writes per shard; drains",
-            ),
-        ],
-    ),
-    (
-        "key visualizer and history (open)",
-        &[
-            (&["left", "right", "up", "down"], "move the cursor / scroll"),
-            (
-                &["zoom-in", "zoom-out"],
-                "key visualizer: into the cursor's range / back",
-            ),
+            (&["history"], "history: per shard over time; drains"),
             (
                 &["time-zoom-in", "time-zoom-out"],
-                "fewer / more seconds per column (1 to 64)",
+                "in those: fewer / more seconds a column",
             ),
-            (&["zoom-reset"], "whole key space, 1 s per column"),
-            (&["clear"], "back to the main layout"),
         ],
     ),
     (

@@ -74,7 +74,8 @@ fn frame(c: &mut Criterion) {
     group.finish();
 }
 
-/// An hour of writes, one `writes` event a second, each to ten chunks spread over the key space.
+/// An hour of writes, one `writes` event a second, each to ten chunks spread over the key space,
+/// and a committed migration every 4 s (900 in the hour) for the owners through time.
 fn an_hour_of_writes(sim: &shardtop::sim::Simulator) -> shardtop::cluster::heat_history::HeatLog {
     use shardtop::cluster::{ChunkWrites, Event, EventKind};
     let c = &sim.cluster.collections[0];
@@ -96,6 +97,26 @@ fn an_hour_of_writes(sim: &shardtop::sim::Simulator) -> shardtop::cluster::heat_
             at_ms: t * 1000,
             kind: EventKind::Writes { ns, chunks },
         }]);
+        if t % 4 == 0 {
+            let i = ((t * 104_729) % c.table.len() as u64) as usize;
+            let chunk = c.table.chunk(i);
+            let range = shardtop::cluster::event::MigrationRange {
+                id: t,
+                ns: c.ns.clone(),
+                min: chunk.min.clone(),
+                max: chunk.max.clone(),
+                from: chunk.info.shard,
+                to: shardtop::model::ShardIdx(0),
+            };
+            heat.observe(&[Event {
+                at_ms: t * 1000,
+                kind: EventKind::MigrationCommitted {
+                    range,
+                    moved: shardtop::model::ChunkStats::ZERO,
+                    millis: 10,
+                },
+            }]);
+        }
     }
     heat
 }
@@ -104,11 +125,11 @@ fn key_visualizer(c: &mut Criterion) {
     let sim = common::scale_cluster();
     let heat = an_hour_of_writes(&sim);
     let mut app = App::new((200, 60), true, 4.0, false);
-    app.key_visualizer = true;
+    app.screen = shardtop::ui::app_heat::Screen::KeyVisualizer;
     let req = app.heatmap_request();
     let ns = sim.cluster.collections[0].ns.clone();
     let mut group = c.benchmark_group("key visualizer 1M chunks × an hour of writes");
-    group.bench_function("build the 195×53 grid", |b| {
+    group.bench_function("build the 195×52 grid", |b| {
         b.iter(|| {
             black_box(view::heatmap::build(
                 &heat,
@@ -138,7 +159,7 @@ fn key_visualizer(c: &mut Criterion) {
     group.bench_function("build the grid at 64 s per column (the whole hour)", |b| {
         let wide = view::heatmap::HeatmapRequest {
             secs_per_col: 64,
-            ..req
+            ..req.clone()
         };
         b.iter(|| {
             black_box(view::heatmap::build(

@@ -57,11 +57,8 @@ async fn watch(heat: HeatMode, done: impl Fn(&ClusterView) -> bool) -> ClusterVi
             .await
             .unwrap(),
     );
-    match heat {
-        HeatMode::ChangeStream => {
-            poller.change_heat = Some(shardtop::live::change_heat::ChangeHeat::default());
-        }
-        _ => {}
+    if heat == HeatMode::ChangeStream {
+        poller.change_heat = Some(shardtop::live::change_heat::ChangeHeat::default());
     }
     poller.poll(now_ms()).await.unwrap();
     let (to_ui, mut views) = tokio::sync::mpsc::channel(64);

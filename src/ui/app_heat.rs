@@ -66,7 +66,7 @@ impl App {
             rows,
             secs_per_col: h.secs_per_col,
             cursor: (h.cursor.0.min(cols - 1), h.cursor.1.min(rows - 1)),
-            keys: h.keys.last().cloned(),
+            keys: h.keys.last().cloned().map(Box::new),
         }
     }
 
@@ -90,11 +90,11 @@ impl App {
                     .as_ref()
                     .and_then(|v| v.heatmap.as_ref())
                     .map(|v| &v.bounds);
-                if let Some((low, high)) = bounds.and_then(|b| b.get(row).zip(b.get(row + 1))) {
-                    if low < high {
-                        h.keys.push((low.clone(), high.clone()));
-                        h.cursor.1 = req.rows / 2;
-                    }
+                if let Some((low, high)) = bounds.and_then(|b| b.get(row).zip(b.get(row + 1)))
+                    && low < high
+                {
+                    h.keys.push((low.clone(), high.clone()));
+                    h.cursor.1 = req.rows / 2;
                 }
             }
             Action::ZoomOut => {

@@ -16,7 +16,7 @@ pub struct HeatmapRequest {
     /// The cursor: column (0 = oldest shown) and row (0 = the lowest range).
     pub cursor: (usize, usize),
     /// The key range shown, `[low, high)` (the key zoom; `None`: the whole key space).
-    pub keys: Option<(ShardKey, ShardKey)>,
+    pub keys: Option<Box<(ShardKey, ShardKey)>>,
 }
 
 /// One frame of the key visualizer.
@@ -56,7 +56,7 @@ pub fn build(
     let span_ms = req.secs_per_col.max(1) * 1000 * req.cols.max(1) as u64;
     let to_ms = (now_ms + 1).max(span_ms);
     let from_ms = to_ms - span_ms;
-    let keys = req.keys.as_ref().map(|(a, b)| (a, b));
+    let keys = req.keys.as_deref().map(|(a, b)| (a, b));
     let grid = heat.grid(cluster, ns, (req.cols, req.rows), (from_ms, to_ms), keys)?;
     let text = |k: &ShardKey| cluster.bound_text(ns, k);
     let ranges: Vec<String> = grid
@@ -94,7 +94,7 @@ pub fn build(
         max,
         zoomed: req
             .keys
-            .as_ref()
+            .as_deref()
             .map(|(a, b)| format!("[{}, {})", text(a), text(b))),
         bounds: grid.bounds,
         ranges,

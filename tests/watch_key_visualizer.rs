@@ -48,9 +48,10 @@ fn request() -> ViewRequest {
     }
 }
 
-/// Runs the live source with `heat`, inserts 30 users after its first view, and returns the
-/// first view that `done` accepts (or the last one after 20 s).
-async fn watch(heat: HeatMode, done: impl Fn(&ClusterView) -> bool) -> ClusterView {
+/// Runs the live source with `heat`, inserts 30 users after its first view (and when `migrate`,
+/// moves the chunk holding MinKey to another shard), and returns the first view that `done`
+/// accepts (or the last one after 20 s).
+async fn watch(heat: HeatMode, migrate: bool, done: impl Fn(&ClusterView) -> bool) -> ClusterView {
     let (server, uri) = serve().await;
     let mut poller = Poller::new(
         LiveClient::connect(&uri, Duration::from_secs(5))
@@ -78,6 +79,31 @@ async fn watch(heat: HeatMode, done: impl Fn(&ClusterView) -> bool) -> ClusterVi
         .map(|i| bson::doc! {"username": format!("user{i:03}")})
         .collect();
     users.insert_many(docs).await.unwrap();
+    if migrate {
+        tokio::time::sleep(Duration::from_millis(1500)).await;
+        let chunks = client
+            .database("config")
+            .collection::<bson::Document>("chunks");
+        let first = chunks
+            .find_one(bson::doc! {"min.username": bson::Bson::MinKey})
+            .await
+            .unwrap()
+            .unwrap();
+        let to = if first.get_str("shard").unwrap() == "shard0000" {
+            "shard0001"
+        } else {
+            "shard0000"
+        };
+        client
+            .database("admin")
+            .run_command(bson::doc! {
+                "moveRange": "app.users",
+                "min": {"username": bson::Bson::MinKey},
+                "toShard": to,
+            })
+            .await
+            .unwrap();
+    }
     let deadline = tokio::time::Instant::now() + Duration::from_secs(20);
     let mut last = None;
     while let Ok(Some(e)) = tokio::time::timeout_at(deadline, views.recv()).await {
@@ -111,7 +137,7 @@ fn written(v: &ClusterView) -> u64 {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn change_streams_light_the_key_ranges_written() {
-    let v = watch(HeatMode::ChangeStream, |v| {
+    let v = watch(HeatMode::ChangeStream, false, |v| {
         written(v) >= 30 && samples(v) >= 2
     })
     .await;
@@ -135,7 +161,7 @@ async fn change_streams_light_the_key_ranges_written() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn size_heat_has_no_per_chunk_signal_and_the_view_says_so() {
-    let v = watch(HeatMode::Size, |v| samples(v) >= 2).await;
+    let v = watch(HeatMode::Size, false, |v| samples(v) >= 2).await;
     assert!(v.heatmap.is_none());
     assert_eq!(v.heat, Some("size"));
     let mut app = shardtop::ui::App::new((100, 30), false, 1.0, false);
@@ -146,4 +172,16 @@ async fn size_heat_has_no_per_chunk_signal_and_the_view_says_so() {
     let text = format!("{}", terminal.backend());
     assert!(text.contains("no per-chunk signal"), "{text}");
     assert!(text.contains("Per-shard heat only"), "{text}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_migration_in_the_changelog_changes_the_owner_through_time() {
+    let moved = |v: &ClusterView| {
+        v.heatmap.as_ref().is_some_and(|h| {
+            let (first, last) = (h.owners.first().unwrap()[0], h.owners.last().unwrap()[0]);
+            first != last
+        })
+    };
+    let v = watch(HeatMode::ChangeStream, true, moved).await;
+    assert!(moved(&v), "{:?}", v.heatmap.as_ref().map(|h| &h.owners));
 }

@@ -15,7 +15,7 @@ use std::collections::BTreeMap;
 use serde_json::{Value, json};
 
 use super::{Cluster, Event, EventKind};
-use crate::model::{RoutingTable, ShardKey};
+use crate::model::{RoutingTable, ShardIdx, ShardKey};
 
 pub use super::history::{HISTORY_KEEP, History};
 
@@ -71,18 +71,12 @@ impl HeatLog {
                         .filter(|w| w.stats.writes > 0)
                         .map(|w| (e.at_ms, w.sample.clone(), w.stats.writes)),
                 ),
-                EventKind::MigrationCommitted { range, .. } => {
-                    let moves = self.moves.entry(range.ns.clone()).or_default();
-                    moves.push(Move {
-                        at_ms: e.at_ms,
-                        min: range.min.clone(),
-                        max: range.max.clone(),
-                        from: range.from.index(),
-                    });
-                    if let Some(keep) = self.keep_ms {
-                        trim(moves, |m| m.at_ms + keep < e.at_ms);
-                    }
-                }
+                EventKind::MigrationCommitted { range, .. } => self.moved(
+                    &range.ns,
+                    e.at_ms,
+                    (range.min.clone(), range.max.clone()),
+                    range.from,
+                ),
                 EventKind::CollectionSharded { ns, .. }
                 | EventKind::ReshardingCommitted { ns, .. }
                 | EventKind::KeyRefined { ns, .. } => {
@@ -101,6 +95,27 @@ impl HeatLog {
         list.extend(seen);
         if let (Some(keep), Some(newest)) = (self.keep_ms, list.last().map(|l| l.0)) {
             trim(list, |l| l.0 + keep < newest);
+        }
+    }
+
+    /// Takes a migration read elsewhere (a live cluster's changelog): `[min, max)` of `ns` left
+    /// shard `from` at `at_ms`.
+    pub fn moved(
+        &mut self,
+        ns: &str,
+        at_ms: u64,
+        (min, max): (ShardKey, ShardKey),
+        from: ShardIdx,
+    ) {
+        let moves = self.moves.entry(ns.to_string()).or_default();
+        moves.push(Move {
+            at_ms,
+            min,
+            max,
+            from: from.index(),
+        });
+        if let Some(keep) = self.keep_ms {
+            trim(moves, |m| m.at_ms + keep < at_ms);
         }
     }
 

@@ -20,7 +20,13 @@ pub struct LogTails {
     pub failed: u64,
     /// The newest balancer round's error (`errmsg`), if it failed.
     pub round_error: Option<String>,
+    /// Migrations committed since the last take (`moveChunk.commit` entries): when, and the
+    /// entry (its `ns` and `details` name the range and the donor).
+    pub committed: Vec<(u64, Document)>,
 }
+
+/// Committed migrations kept between two takes, at most.
+const MAX_COMMITTED: usize = 10_000;
 
 impl LogTails {
     /// New changelog and actionlog entries, oldest first.
@@ -35,7 +41,12 @@ impl LogTails {
             let what = d.get_str("what").unwrap_or("?").to_string();
             track(&mut self.last_change, &d);
             match what.as_str() {
-                "moveChunk.commit" if !first => self.completed += 1,
+                "moveChunk.commit" if !first => {
+                    self.completed += 1;
+                    if self.committed.len() < MAX_COMMITTED {
+                        self.committed.push((at_ms(&d), d.clone()));
+                    }
+                }
                 "moveChunk.error" if !first => self.failed += 1,
                 _ => {}
             }

@@ -18,7 +18,7 @@ use super::routing_cache::{self, CachedRouting, FullLoad};
 use super::snapshot::{self, ConfigSnapshot, ShardList};
 use crate::cluster::Cluster;
 use crate::cluster::ServerVersion;
-use crate::model::{RangePatch, RoutingTable, ShardKey};
+use crate::model::{RangePatch, RoutingTable, ShardIdx, ShardKey};
 use crate::view::LogLine;
 
 fn bad(e: impl std::fmt::Display) -> LiveError {
@@ -110,6 +110,34 @@ impl Poller {
             out.extend(h.take_counted());
         }
         out
+    }
+
+    /// The migrations committed since the last take: `(at_ms, ns, min, max, donor shard)`, the
+    /// bounds in the collection's shard key (entries of collections not known are left out).
+    pub fn take_committed(&mut self) -> Vec<(u64, String, ShardKey, ShardKey, ShardIdx)> {
+        let state = &self.state;
+        std::mem::take(&mut self.logs.committed)
+            .into_iter()
+            .filter_map(|(at, d)| {
+                let ns = d.get_str("ns").ok()?;
+                let c = state.collection(ns)?;
+                let details = d.get_document("details").ok()?;
+                let bound = |k: &str| {
+                    c.pattern
+                        .bound_from_document(details.get_document(k).ok()?)
+                        .ok()
+                };
+                let from = details.get_str("from").ok()?;
+                let from = state.shards.iter().position(|s| s.shard.id == from)?;
+                Some((
+                    at,
+                    ns.to_string(),
+                    bound("min")?,
+                    bound("max")?,
+                    ShardIdx(from as u32),
+                ))
+            })
+            .collect()
     }
 
     pub fn state(&self) -> &Cluster {

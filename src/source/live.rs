@@ -123,6 +123,9 @@ pub async fn run_live(
                         for (ns, counted) in poller.take_counted() {
                             past.heat.writes(&ns, counted.into_iter().map(|(k, n)| (at, k, n)));
                         }
+                        for (t, ns, min, max, from) in poller.take_committed() {
+                            past.heat.moved(&ns, t, (min, max), from);
+                        }
                         past.sample(poller.state());
                         wait = interval;
                         if down_since.take().is_some() {

@@ -72,36 +72,44 @@ pub fn build(
     let to_ms = (now_ms + 1).max(span_ms);
     let from_ms = to_ms - span_ms;
     let times = history.times();
-    let first = times.partition_point(|&t| t < from_ms);
-    let col_of = |t: u64| ((u128::from(t - from_ms) * cols as u128) / u128::from(span_ms)) as usize;
+    // Each column's samples, as a range of sample indexes: a frame costs columns × shards, not
+    // samples × shards.
+    let spans: Vec<std::ops::Range<usize>> = (0..cols as u64)
+        .map(|c| {
+            let at = |c: u64| from_ms + (u128::from(c) * u128::from(span_ms) / cols as u128) as u64;
+            times.partition_point(|&t| t < at(c))..times.partition_point(|&t| t < at(c + 1))
+        })
+        .collect();
+    let last: Vec<Option<usize>> = spans.iter().map(|r| r.clone().last()).collect();
+    let index_of: std::collections::HashMap<&str, usize> = cluster
+        .shards
+        .iter()
+        .enumerate()
+        .map(|(i, s)| (s.shard.id.as_str(), i))
+        .collect();
     let mut shards: Vec<ShardHistory> = Vec::new();
     for (id, [kib, chunks, writes]) in history.shards(ns) {
-        let Some(index) = cluster.shards.iter().position(|s| s.shard.id == id) else {
+        let Some(&index) = index_of.get(id) else {
             continue;
         };
-        let mut row = ShardHistory {
+        let at = |series: &std::collections::VecDeque<u32>, scale: u64| -> Vec<Option<u64>> {
+            last.iter()
+                .map(|i| i.and_then(|i| series.get(i)).map(|&v| u64::from(v) * scale))
+                .collect()
+        };
+        shards.push(ShardHistory {
             id: id.to_string(),
             index,
             draining: cluster.shards[index].shard.draining,
-            bytes: vec![None; cols],
-            chunks: vec![None; cols],
-            shares: vec![None; cols],
-        };
-        let mut w = vec![0u64; cols];
-        for (i, &t) in times.iter().enumerate().skip(first) {
-            let col = col_of(t).min(cols - 1);
-            row.bytes[col] = Some(u64::from(kib[i]) * 1024);
-            row.chunks[col] = Some(u64::from(chunks[i]));
-            w[col] += u64::from(writes[i]);
-        }
-        row.shares = w.iter().map(|&n| Some(n as f64)).collect();
-        shards.push(row);
+            bytes: at(kib, 1024),
+            chunks: at(chunks, 1),
+            shares: spans
+                .iter()
+                .map(|r| Some(writes.range(r.clone()).map(|&n| f64::from(n)).sum()))
+                .collect(),
+        });
     }
     to_shares(&mut shards, cols);
-    let mut last = vec![None; cols];
-    for (i, &t) in times.iter().enumerate().skip(first) {
-        last[col_of(t).min(cols - 1)] = Some(i);
-    }
     let mut progress = drains(history, cluster, &last);
     progress.extend(resharding(history, cluster, ns, &last));
     Some(HistoryView {
@@ -109,7 +117,8 @@ pub fn build(
         to_ms,
         now_ms,
         secs_per_col: req.secs_per_col,
-        now_col: col_of(now_ms).min(cols - 1),
+        now_col: ((u128::from(now_ms - from_ms) * cols as u128 / u128::from(span_ms)) as usize)
+            .min(cols - 1),
         shards,
         progress,
     })

@@ -13,11 +13,14 @@ use crate::model::ShardIdx;
 pub struct History {
     keep: usize,
     times: VecDeque<u64>,
-    /// Per (namespace, shard id): KiB of data, chunks, writes since the previous sample — as
-    /// `u32` (saturating), so an hour at one a second on 1,000 shards stays near 43 MB.
-    series: BTreeMap<(String, String), [VecDeque<u32>; 3]>,
-    /// Writes per (namespace, shard id) at the previous sample.
-    last_writes: BTreeMap<(String, String), u64>,
+    /// Each series' slot in a sample, by (namespace, shard id).
+    slots: BTreeMap<(String, String), usize>,
+    /// Per sample (oldest first), per slot: KiB of data, chunks, writes since the sample before
+    /// — as `u32` (saturating), so an hour at one a second on 1,000 shards stays near 43 MB. A
+    /// sample holds every slot's values side by side, so a frame reads them in order.
+    samples: VecDeque<Vec<[u32; 3]>>,
+    /// Writes per slot at the previous sample (`None`: not known, after the clock went back).
+    last_writes: Vec<Option<u64>>,
     /// Draining shards (by id): when the drain was first seen, and what the shard held then.
     drains: BTreeMap<String, Drain>,
     /// Collections being resharded: `(at_ms, the estimated share of the clone done)`.
@@ -40,8 +43,9 @@ impl History {
         Self {
             keep: keep.max(1),
             times: VecDeque::new(),
-            series: BTreeMap::new(),
-            last_writes: BTreeMap::new(),
+            slots: BTreeMap::new(),
+            samples: VecDeque::new(),
+            last_writes: Vec::new(),
             drains: BTreeMap::new(),
             resharding: BTreeMap::new(),
         }
@@ -57,32 +61,40 @@ impl History {
         &self.times
     }
 
-    /// Each shard's series of `ns` (KiB of data, chunks, writes since the sample before), by
-    /// shard id.
-    pub fn shards<'a>(
-        &'a self,
-        ns: &'a str,
-    ) -> impl Iterator<Item = (&'a str, &'a [VecDeque<u32>; 3])> + 'a {
-        self.series
-            .iter()
-            .filter(move |((n, _), _)| n == ns)
-            .map(|((_, id), s)| (id.as_str(), s))
+    /// The shards with series in `ns`, by id, and their slots.
+    pub fn shards<'a>(&'a self, ns: &'a str) -> impl Iterator<Item = (&'a str, usize)> + 'a {
+        self.slots
+            .range((ns.to_string(), String::new())..)
+            .take_while(move |((n, _), _)| n == ns)
+            .map(|((_, id), &slot)| (id.as_str(), slot))
+    }
+
+    /// Sample `i`'s values of `slot`: KiB of data, chunks, writes since the sample before.
+    pub fn value(&self, i: usize, slot: usize) -> [u32; 3] {
+        self.samples
+            .get(i)
+            .and_then(|s| s.get(slot))
+            .copied()
+            .unwrap_or_default()
+    }
+
+    /// Sample `i`'s values, by slot.
+    pub fn sample_values(&self, i: usize) -> &[[u32; 3]] {
+        self.samples.get(i).map_or(&[], Vec::as_slice)
     }
 
     /// Forgets the samples after `t_ms` (the clock went back).
     pub fn truncate_after(&mut self, t_ms: u64) {
         let keep = self.times.partition_point(|&t| t <= t_ms);
         self.times.truncate(keep);
-        for s in self.series.values_mut().flat_map(|s| s.iter_mut()) {
-            s.truncate(keep);
-        }
+        self.samples.truncate(keep);
         for s in self.resharding.values_mut() {
             let keep = s.partition_point(|(t, _)| *t <= t_ms);
             s.truncate(keep);
         }
         self.drains.retain(|_, d| d.since_ms <= t_ms);
         // The writes since the last sample are counted from the next one on.
-        self.last_writes.clear();
+        self.last_writes.fill(None);
     }
 
     /// The drain of shard `id`, while it drains.
@@ -99,12 +111,11 @@ impl History {
     pub fn sample(&mut self, cluster: &Cluster) {
         if self.times.len() == self.keep {
             self.times.pop_front();
-            for s in self.series.values_mut().flat_map(|s| s.iter_mut()) {
-                s.pop_front();
-            }
+            self.samples.pop_front();
         }
-        let (past, keep) = (self.times.len(), self.keep);
         self.times.push_back(cluster.now_ms);
+        let mut row = vec![[0u32; 3]; self.slots.len()];
+        let narrow = |n: u64| u32::try_from(n).unwrap_or(u32::MAX);
         for c in &cluster.collections {
             for (i, shard) in cluster
                 .shards
@@ -114,28 +125,25 @@ impl History {
             {
                 let idx = ShardIdx(i as u32);
                 let t = c.table.shard_totals(idx);
-                let key = (c.ns.clone(), shard.shard.id.clone());
+                let next = self.slots.len();
+                let slot = *self
+                    .slots
+                    .entry((c.ns.clone(), shard.shard.id.clone()))
+                    .or_insert(next);
+                if slot >= row.len() {
+                    row.resize(slot + 1, [0; 3]);
+                    self.last_writes.resize(slot + 1, Some(0));
+                }
                 let writes = c.writes_to(idx);
-                let before = self.last_writes.insert(key.clone(), writes).unwrap_or(0);
-                let series = self.series.entry(key).or_insert_with(|| {
-                    let zeros = || {
-                        let mut z = VecDeque::with_capacity(keep);
-                        z.extend(std::iter::repeat_n(0, past));
-                        z
-                    };
-                    [zeros(), zeros(), zeros()]
-                });
-                let narrow = |n: u64| u32::try_from(n).unwrap_or(u32::MAX);
-                series[0].push_back(narrow(t.stats.bytes.div_ceil(1024)));
-                series[1].push_back(narrow(t.chunks));
-                series[2].push_back(narrow(writes.saturating_sub(before)));
+                let before = self.last_writes[slot].replace(writes);
+                row[slot] = [
+                    narrow(t.stats.bytes.div_ceil(1024)),
+                    narrow(t.chunks),
+                    narrow(before.map_or(0, |b| writes.saturating_sub(b))),
+                ];
             }
         }
-        for s in self.series.values_mut().flat_map(|s| s.iter_mut()) {
-            while s.len() < self.times.len() {
-                s.push_back(0);
-            }
-        }
+        self.samples.push_back(row);
         self.sample_drains(cluster);
         self.sample_resharding(cluster);
     }
@@ -177,12 +185,14 @@ impl History {
     /// to the KiB above.
     pub fn json(&self, ns: &str) -> Value {
         let shards: Vec<Value> = self
-            .series
-            .iter()
-            .filter(|((n, _), _)| n == ns)
-            .map(|((_, id), [k, c, w])| {
-                let bytes: Vec<u64> = k.iter().map(|k| u64::from(*k) * 1024).collect();
-                json!({"shard": id, "bytes": bytes, "chunks": c, "writes": w})
+            .shards(ns)
+            .map(|(id, slot)| {
+                let series = |k: usize, scale: u64| -> Vec<u64> {
+                    (0..self.samples.len())
+                        .map(|i| u64::from(self.value(i, slot)[k]) * scale)
+                        .collect()
+                };
+                json!({"shard": id, "bytes": series(0, 1024), "chunks": series(1, 1), "writes": series(2, 1)})
             })
             .collect();
         let times: Vec<f64> = self.times.iter().map(|t| *t as f64 / 1000.0).collect();

@@ -87,27 +87,36 @@ pub fn build(
         .enumerate()
         .map(|(i, s)| (s.shard.id.as_str(), i))
         .collect();
-    let mut shards: Vec<ShardHistory> = Vec::new();
-    for (id, [kib, chunks, writes]) in history.shards(ns) {
-        let Some(&index) = index_of.get(id) else {
-            continue;
-        };
-        let at = |series: &std::collections::VecDeque<u32>, scale: u64| -> Vec<Option<u64>> {
-            last.iter()
-                .map(|i| i.and_then(|i| series.get(i)).map(|&v| u64::from(v) * scale))
-                .collect()
-        };
-        shards.push(ShardHistory {
+    let slots: Vec<(&str, usize, usize)> = history
+        .shards(ns)
+        .filter_map(|(id, slot)| index_of.get(id).map(|&index| (id, slot, index)))
+        .collect();
+    let mut shards: Vec<ShardHistory> = slots
+        .iter()
+        .map(|&(id, _, index)| ShardHistory {
             id: id.to_string(),
             index,
             draining: cluster.shards[index].shard.draining,
-            bytes: at(kib, 1024),
-            chunks: at(chunks, 1),
-            shares: spans
-                .iter()
-                .map(|r| Some(writes.range(r.clone()).map(|&n| f64::from(n)).sum()))
-                .collect(),
-        });
+            bytes: vec![None; cols],
+            chunks: vec![None; cols],
+            shares: vec![Some(0.0); cols],
+        })
+        .collect();
+    // Sample by sample, every shard's values side by side.
+    for (col, span) in spans.iter().enumerate() {
+        for i in span.clone() {
+            let values = history.sample_values(i);
+            for (row, &(_, slot, _)) in shards.iter_mut().zip(&slots) {
+                let [kib, chunks, writes] = values.get(slot).copied().unwrap_or_default();
+                if let Some(w) = row.shares[col].as_mut() {
+                    *w += f64::from(writes);
+                }
+                if i + 1 == span.end {
+                    row.bytes[col] = Some(u64::from(kib) * 1024);
+                    row.chunks[col] = Some(u64::from(chunks));
+                }
+            }
+        }
     }
     to_shares(&mut shards, cols);
     let mut progress = drains(history, cluster, &last);
@@ -186,7 +195,7 @@ fn chunks_at(history: &History, cluster: &Cluster, id: &str, i: usize) -> u64 {
         .iter()
         .flat_map(|c| history.shards(&c.ns))
         .filter(|(s, _)| *s == id)
-        .map(|(_, [_, chunks, _])| chunks.get(i).map_or(0, |&n| u64::from(n)))
+        .map(|(_, slot)| u64::from(history.value(i, slot)[1]))
         .sum()
 }
 

@@ -177,6 +177,46 @@ fn history_keeps_at_most_its_bound() {
 }
 
 #[test]
+fn history_writes_per_sample_add_up_to_the_writes_routed_whatever_the_ring_dropped() {
+    let sc = shardtop::sim::scenario::built_in("hashed")
+        .unwrap()
+        .unwrap();
+    let mut sim = shardtop::sim::Simulator::from_scenario(&sc, sc.seed, None).unwrap();
+    let mut kept = shardtop::cluster::heat_history::History::new(7);
+    let mut all = shardtop::cluster::heat_history::History::new(100);
+    let ns = sim.cluster.collections[0].ns.clone();
+    for t in 1..=30 {
+        sim.run_until(t * 1000);
+        kept.sample(&sim.cluster);
+        all.sample(&sim.cluster);
+    }
+    let c = sim.cluster.collection(&ns).unwrap();
+    for (id, slot) in all.shards(&ns) {
+        let i = sim
+            .cluster
+            .shards
+            .iter()
+            .position(|s| s.shard.id == id)
+            .unwrap();
+        let routed = c.writes_to(shardtop::model::ShardIdx(i as u32));
+        let per_sample: u64 = (0..30).map(|k| u64::from(all.value(k, slot)[2])).sum();
+        assert_eq!(per_sample, routed, "{id}");
+        assert_eq!(u64::from(all.writes_between(0..30, slot)), routed, "{id}");
+        // The bounded ring's newest seven samples hold the same writes as the whole one's.
+        let k = kept.shards(&ns).find(|(s, _)| *s == id).unwrap().1;
+        let last7: Vec<u32> = (23..30).map(|j| all.value(j, slot)[2]).collect();
+        let ring: Vec<u32> = (0..7).map(|j| kept.value(j, k)[2]).collect();
+        assert_eq!(ring, last7, "{id}");
+    }
+    assert!(routed_some(&all, &ns));
+}
+
+fn routed_some(h: &shardtop::cluster::heat_history::History, ns: &str) -> bool {
+    h.shards(ns)
+        .any(|(_, slot)| h.writes_between(0..h.times().len(), slot) > 0)
+}
+
+#[test]
 fn a_replay_of_the_recording_gives_the_same_heatmap_and_history() {
     let dir = tempfile::tempdir().unwrap();
     let trace = dir.path().join("asc.ndjson").display().to_string();

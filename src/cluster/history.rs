@@ -15,10 +15,15 @@ pub struct History {
     times: VecDeque<u64>,
     /// Each series' slot in a sample, by (namespace, shard id).
     slots: BTreeMap<(String, String), usize>,
-    /// Per sample (oldest first), per slot: KiB of data, chunks, writes since the sample before
-    /// — as `u32` (saturating), so an hour at one a second on 1,000 shards stays near 43 MB. A
-    /// sample holds every slot's values side by side, so a frame reads them in order.
+    /// Per sample (oldest first), per slot: KiB of data and chunks (`u32`, saturating), and the
+    /// writes counted since sampling began (`u32`, wrapping: the writes between two samples are
+    /// the difference), so an hour at one a second on 1,000 shards stays near 43 MB and a
+    /// column's writes are read from two samples, not summed over all of them.
     samples: VecDeque<Vec<[u32; 3]>>,
+    /// The writes counted per slot at the newest sample, and at the newest sample dropped from
+    /// the ring (the baseline of the oldest one kept).
+    counted: Vec<u32>,
+    dropped: Vec<u32>,
     /// Writes per slot at the previous sample (`None`: not known, after the clock went back).
     last_writes: Vec<Option<u64>>,
     /// Draining shards (by id): when the drain was first seen, and what the shard held then.
@@ -45,6 +50,8 @@ impl History {
             times: VecDeque::new(),
             slots: BTreeMap::new(),
             samples: VecDeque::new(),
+            counted: Vec::new(),
+            dropped: Vec::new(),
             last_writes: Vec::new(),
             drains: BTreeMap::new(),
             resharding: BTreeMap::new(),
@@ -71,6 +78,11 @@ impl History {
 
     /// Sample `i`'s values of `slot`: KiB of data, chunks, writes since the sample before.
     pub fn value(&self, i: usize, slot: usize) -> [u32; 3] {
+        let [kib, chunks, _] = self.raw(i, slot);
+        [kib, chunks, self.writes_between(i..i + 1, slot)]
+    }
+
+    fn raw(&self, i: usize, slot: usize) -> [u32; 3] {
         self.samples
             .get(i)
             .and_then(|s| s.get(slot))
@@ -78,9 +90,16 @@ impl History {
             .unwrap_or_default()
     }
 
-    /// Sample `i`'s values, by slot.
-    pub fn sample_values(&self, i: usize) -> &[[u32; 3]] {
-        self.samples.get(i).map_or(&[], Vec::as_slice)
+    /// The writes of `slot` in samples `range` (each sample's: since the one before).
+    pub fn writes_between(&self, range: std::ops::Range<usize>, slot: usize) -> u32 {
+        if range.is_empty() {
+            return 0;
+        }
+        let before = match range.start.checked_sub(1) {
+            Some(i) => self.raw(i, slot)[2],
+            None => self.dropped.get(slot).copied().unwrap_or(0),
+        };
+        self.raw(range.end - 1, slot)[2].wrapping_sub(before)
     }
 
     /// Forgets the samples after `t_ms` (the clock went back).
@@ -88,6 +107,12 @@ impl History {
         let keep = self.times.partition_point(|&t| t <= t_ms);
         self.times.truncate(keep);
         self.samples.truncate(keep);
+        for (slot, c) in self.counted.iter_mut().enumerate() {
+            *c = match self.samples.back() {
+                Some(newest) => newest.get(slot).map_or(0, |v| v[2]),
+                None => self.dropped.get(slot).copied().unwrap_or(0),
+            };
+        }
         for s in self.resharding.values_mut() {
             let keep = s.partition_point(|(t, _)| *t <= t_ms);
             s.truncate(keep);
@@ -111,10 +136,13 @@ impl History {
     pub fn sample(&mut self, cluster: &Cluster) {
         if self.times.len() == self.keep {
             self.times.pop_front();
-            self.samples.pop_front();
+            if let Some(oldest) = self.samples.pop_front() {
+                self.dropped = oldest.iter().map(|v| v[2]).collect();
+            }
         }
         self.times.push_back(cluster.now_ms);
-        let mut row = vec![[0u32; 3]; self.slots.len()];
+        // A shard not sampled (removed) keeps its count: no writes in between.
+        let mut row: Vec<[u32; 3]> = self.counted.iter().map(|&c| [0, 0, c]).collect();
         let narrow = |n: u64| u32::try_from(n).unwrap_or(u32::MAX);
         for c in &cluster.collections {
             for (i, shard) in cluster
@@ -133,14 +161,21 @@ impl History {
                 if slot >= row.len() {
                     row.resize(slot + 1, [0; 3]);
                     self.last_writes.resize(slot + 1, Some(0));
+                    self.counted.resize(slot + 1, 0);
                 }
                 let writes = c.writes_to(idx);
                 let before = self.last_writes[slot].replace(writes);
                 row[slot] = [
                     narrow(t.stats.bytes.div_ceil(1024)),
                     narrow(t.chunks),
-                    narrow(before.map_or(0, |b| writes.saturating_sub(b))),
+                    self.counted[slot]
+                        .wrapping_add(narrow(before.map_or(0, |b| writes.saturating_sub(b)))),
                 ];
+            }
+        }
+        for (slot, v) in row.iter().enumerate() {
+            if let Some(c) = self.counted.get_mut(slot) {
+                *c = v[2];
             }
         }
         self.samples.push_back(row);

@@ -99,26 +99,27 @@ pub fn build(
             draining: cluster.shards[index].shard.draining,
             bytes: vec![None; cols],
             chunks: vec![None; cols],
-            shares: vec![Some(0.0); cols],
+            shares: vec![None; cols],
         })
         .collect();
-    // Sample by sample, every shard's values side by side.
+    // Per column, the last sample's values, and the writes between the last samples of this
+    // column and the one before: a frame reads two samples a column.
     for (col, span) in spans.iter().enumerate() {
-        for i in span.clone() {
-            let values = history.sample_values(i);
-            for (row, &(_, slot, _)) in shards.iter_mut().zip(&slots) {
-                let [kib, chunks, writes] = values.get(slot).copied().unwrap_or_default();
-                if let Some(w) = row.shares[col].as_mut() {
-                    *w += f64::from(writes);
-                }
-                if i + 1 == span.end {
-                    row.bytes[col] = Some(u64::from(kib) * 1024);
-                    row.chunks[col] = Some(u64::from(chunks));
-                }
-            }
+        let Some(last) = span.clone().last() else {
+            continue;
+        };
+        let writes: Vec<u32> = slots
+            .iter()
+            .map(|&(_, slot, _)| history.writes_between(span.clone(), slot))
+            .collect();
+        let total: u64 = writes.iter().map(|&w| u64::from(w)).sum();
+        for ((row, &(_, slot, _)), &w) in shards.iter_mut().zip(&slots).zip(&writes) {
+            let [kib, chunks, _] = history.value(last, slot);
+            row.bytes[col] = Some(u64::from(kib) * 1024);
+            row.chunks[col] = Some(u64::from(chunks));
+            row.shares[col] = (total > 0).then(|| f64::from(w) / total as f64);
         }
     }
-    to_shares(&mut shards, cols);
     let mut progress = drains(history, cluster, &last);
     progress.extend(resharding(history, cluster, ns, &last));
     Some(HistoryView {
@@ -131,16 +132,6 @@ pub fn build(
         shards,
         progress,
     })
-}
-
-/// Turns each column's writes (held in `shares`) into shares of the column's total.
-fn to_shares(shards: &mut [ShardHistory], cols: usize) {
-    for col in 0..cols {
-        let total: f64 = shards.iter().filter_map(|s| s.shares[col]).sum();
-        for s in shards.iter_mut() {
-            s.shares[col] = s.shares[col].filter(|_| total > 0.0).map(|n| n / total);
-        }
-    }
 }
 
 /// Every draining shard: its share drained since the drain was first seen, what is left, and

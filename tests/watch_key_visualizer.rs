@@ -3,12 +3,13 @@
 //! `--heat changestream` the key visualizer lights the ranges written; with `--heat size` it
 //! has no per-chunk signal and says so; the history view samples every poll.
 
-use std::net::SocketAddr;
+mod common;
+
 use std::time::Duration;
 
 use shardtop::live::client::LiveClient;
 use shardtop::live::poller::{Poller, now_ms};
-use shardtop::serve::{ServeOptions, start};
+use shardtop::serve::ServeOptions;
 use shardtop::sim::{Simulator, scenario};
 use shardtop::source::live::{HeatMode, run_live};
 use shardtop::source::past::Past;
@@ -20,14 +21,9 @@ use shardtop::view::{ClusterView, ViewRequest};
 async fn serve() -> (shardtop::serve::Server, String) {
     let sc = scenario::built_in("hashed").unwrap().unwrap();
     let sim = Simulator::from_scenario(&sc, sc.seed, Some("8.0".parse().unwrap())).unwrap();
-    let listen: SocketAddr = "127.0.0.1:0".parse().unwrap();
-    let mut opts = ServeOptions::new(listen, sim);
+    let mut opts = ServeOptions::new("127.0.0.1:0".parse().unwrap(), sim);
     opts.paused = true;
-    let server = start(opts).await.unwrap();
-    let uri = format!(
-        "mongodb://127.0.0.1:{}/?directConnection=true",
-        server.local_addr().port()
-    );
+    let (server, _, uri) = common::serve_opts(opts).await;
     (server, uri)
 }
 

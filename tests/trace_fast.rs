@@ -161,3 +161,52 @@ fn the_committed_fixtures_read_the_same_through_the_fast_paths() {
     }
     assert!(keyframes > 10, "{keyframes}");
 }
+
+#[test]
+fn unusual_forms_of_a_writes_line_read_as_the_full_path_reads_them() {
+    let (keyframe, _) = last_lines();
+    let state = state_codec::decode(&serde_json::from_str(&keyframe).unwrap()).unwrap();
+    let line = |key: &str, docs: &str, t: &str| {
+        format!(
+            r#"{{"chunks":[{{"min":{{"u":{{"$minKey":1}}}},"docs":{docs},"bytes":2,"writes":1,"key":{key}}}],"ns":"db.c","t":{t},"what":"writes"}}"#
+        )
+    };
+    let keys = [
+        r#"{"u":{"$numberLong":"-12"}}"#,
+        r#"{"u":{"$numberLong":"+12"}}"#,
+        r#"{"u":{"$numberLong":"99999999999999999999"}}"#,
+        r#"{"u":{"$numberInt":"7"}}"#,
+        r#"{"u":0}"#,
+        r#"{"u":-0}"#,
+        r#"{"u":012}"#,
+        r#"{"u":2147483648}"#,
+        r#"{"u":-9223372036854775809}"#,
+        r#"{"u":18446744073709551615}"#,
+        r#"{"u":1.5}"#,
+        r#"{"u":1e3}"#,
+        r#"{"u":"a\"b"}"#,
+        r#"{"u":"é"}"#,
+        r#"{"u":true,"v":null}"#,
+        r#"{"u":1,"u":2}"#,
+        r#"{"u\u0031":1,"u1":2}"#,
+        r#"{"u":{"$minKey":2}}"#,
+        r#"{"u":{"$maxKey":1}}"#,
+        r#"{"u":{"$oid":"0123456789abcdef01234567"}}"#,
+        "{}",
+        r#"{ "u": 1 }"#,
+    ];
+    for key in keys {
+        for (docs, t) in [
+            ("3", "0.2"),
+            ("03", "1"),
+            ("-1", "1e2"),
+            ("18446744073709551616", "-1"),
+        ] {
+            let text = line(key, docs, t);
+            // A line the fast path refuses is read by the full path.
+            if let Ok(e) = fast::writes(text.as_bytes()) {
+                assert_eq!(Ok(format!("{e:?}")), full_writes(&text, &state), "{text}");
+            }
+        }
+    }
+}

@@ -14,6 +14,7 @@ use crate::cluster::ChunkWrites;
 use crate::cluster::{Event, EventKind};
 use crate::model::{ChunkStats, KeyValue, ShardKey, extjson};
 
+mod canonical;
 pub mod keyframe;
 
 /// A shard-key document read as its values in order (a repeated field name is refused: the full
@@ -160,6 +161,12 @@ pub fn is_writes(text: &[u8]) -> bool {
 
 /// Parses a `writes` line; the error is the parser's (with its column).
 pub fn writes(text: &[u8]) -> Result<Event, String> {
+    if let Some(e) = std::str::from_utf8(text)
+        .ok()
+        .and_then(canonical::writes_line)
+    {
+        return Ok(e);
+    }
     let line: WritesLine = serde_json::from_slice(text).map_err(|e| e.to_string())?;
     let chunks = line
         .chunks

@@ -8,9 +8,11 @@ use std::fmt;
 
 use serde::Deserialize;
 use serde::de::{self, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 use super::KeyDoc;
+use super::canonical::Cursor;
 use crate::cluster::window::{WINDOW_TICKS, WriteWindow};
 use crate::cluster::{Cluster, Collection};
 use crate::model::{ChunkStats, ShardKey};
@@ -83,6 +85,77 @@ struct Tick {
     shards: Vec<u64>,
 }
 
+/// The chunks, as written (`Cursor`) or else through serde.
+fn chunks_of<E: de::Error>(raw: &RawValue) -> Result<Vec<Chunk<'_>>, E> {
+    let mut c = Cursor::new(raw.get());
+    if let Some(chunks) = c.list(chunk).filter(|_| c.at_end()) {
+        return Ok(chunks);
+    }
+    serde_json::from_str(raw.get()).map_err(de::Error::custom)
+}
+
+/// `{"min":…,"shard":…,"v":[…],"docs":…,"bytes":…,"writes":…,"jumbo":…,"since":…,"written":…}`.
+fn chunk<'a>(c: &mut Cursor<'a>) -> Option<Chunk<'a>> {
+    c.expect(b"{\"min\":")?;
+    let min = KeyDoc(c.key_doc()?);
+    c.expect(b",\"shard\":\"")?;
+    let shard = Cow::Borrowed(c.plain_str()?);
+    c.expect(b",\"v\":[")?;
+    let major = c.u64()?;
+    c.expect(b",")?;
+    let minor = c.u64()?;
+    c.expect(b"],\"docs\":")?;
+    let docs = c.u64()?;
+    c.expect(b",\"bytes\":")?;
+    let bytes = c.u64()?;
+    c.expect(b",\"writes\":")?;
+    let writes = c.u64()?;
+    c.expect(b",\"jumbo\":")?;
+    let jumbo = c.bool()?;
+    c.expect(b",\"since\":")?;
+    let since = c.u64()?;
+    c.expect(b",\"written\":")?;
+    let written = if c.eat(b"null") { None } else { Some(c.u64()?) };
+    c.expect(b"}")?;
+    Some(Chunk {
+        min,
+        shard,
+        v: Version(major, minor),
+        docs,
+        bytes,
+        writes,
+        jumbo,
+        since,
+        written,
+    })
+}
+
+/// The recent-writes window, as written (`Cursor`) or else through serde.
+fn window_of<E: de::Error>(raw: &RawValue) -> Result<Vec<Tick>, E> {
+    let mut c = Cursor::new(raw.get());
+    if let Some(ticks) = c.list(tick).filter(|_| c.at_end()) {
+        return Ok(ticks);
+    }
+    serde_json::from_str(raw.get()).map_err(de::Error::custom)
+}
+
+/// `{"keys":[[key,count],…],"shards":[…]}`.
+fn tick(c: &mut Cursor<'_>) -> Option<Tick> {
+    c.expect(b"{\"keys\":")?;
+    let keys = c.list(|c| {
+        c.expect(b"[")?;
+        let key = c.key_doc()?;
+        c.expect(b",")?;
+        let n = c.u64()?;
+        c.expect(b"]")?;
+        Some(Pair(key, n))
+    })?;
+    c.expect(b",\"shards\":")?;
+    let shards = c.list(Cursor::u64)?;
+    c.expect(b"}")?;
+    Some(Tick { keys, shards })
+}
+
 /// A keyframe collection: chunks and window typed, every other field as a JSON value.
 struct CollectionLine<'a> {
     rest: Map<String, Value>,
@@ -102,8 +175,12 @@ impl<'de: 'a, 'a> Deserialize<'de> for CollectionLine<'a> {
                 let (mut rest, mut chunks, mut window) = (Map::new(), None, None);
                 while let Some(key) = map.next_key::<Cow<'de, str>>()? {
                     match key.as_ref() {
-                        "chunks" if chunks.is_none() => chunks = Some(map.next_value()?),
-                        "window" if window.is_none() => window = Some(map.next_value()?),
+                        "chunks" if chunks.is_none() => {
+                            chunks = Some(chunks_of(map.next_value::<&'de RawValue>()?)?);
+                        }
+                        "window" if window.is_none() => {
+                            window = Some(window_of(map.next_value::<&'de RawValue>()?)?);
+                        }
                         "chunks" | "window" => return Err(de::Error::custom("duplicate field")),
                         _ => {
                             rest.insert(key.into_owned(), map.next_value()?);

@@ -140,14 +140,12 @@ impl<'a> Cursor<'a> {
     }
 
     fn typed_value(&mut self) -> Option<KeyValue> {
-        if self.eat(b"{\"$minKey\":1}") {
-            return Some(KeyValue::MinKey);
-        }
-        if self.eat(b"{\"$maxKey\":1}") {
-            return Some(KeyValue::MaxKey);
-        }
         let value = if self.eat(b"{\"$numberLong\":\"") {
             KeyValue::Int64(self.plain_str()?.parse().ok()?)
+        } else if self.eat(b"{\"$minKey\":1") {
+            KeyValue::MinKey
+        } else if self.eat(b"{\"$maxKey\":1") {
+            KeyValue::MaxKey
         } else if self.eat(b"{\"$numberInt\":\"") {
             KeyValue::Int32(self.plain_str()?.parse().ok()?)
         } else {

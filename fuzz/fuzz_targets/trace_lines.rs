@@ -1,7 +1,7 @@
 //! Bytes as a trace file (uncompressed): written to a per-process scratch directory, opened with
 //! `Replay::open` (the validating scan), then replayed event by event, seeked to every keyframe
 //! (which decodes the later keyframes the scan skips) and to the end, and stepped back. Also the
-//! `writes` fast path on every line. Nothing may panic.
+//! `writes` and keyframe fast paths on every line. Nothing may panic.
 #![no_main]
 
 use std::path::PathBuf;
@@ -29,6 +29,7 @@ fn scratch() -> &'static PathBuf {
 fuzz_target!(|data: &[u8]| {
     for line in data.split(|b| *b == b'\n') {
         let _ = trace::fast::writes(line);
+        let _ = trace::fast::keyframe::keyframe(line);
     }
     let path = scratch();
     std::fs::write(path, data).expect("scratch file written");

@@ -53,8 +53,7 @@ impl Cluster {
     /// Closes the open tick of every collection (writes recorded but not yet in the window).
     pub fn close_open_ticks(&mut self) {
         for coll in &mut self.collections {
-            let (samples, by_shard) = coll.pending.end_tick();
-            coll.window.push(samples, by_shard);
+            coll.close_tick();
         }
     }
 

@@ -225,6 +225,13 @@ impl Collection {
         Ok(())
     }
 
+    /// Ends the tick: its writes join the recent-writes window.
+    pub fn close_tick(&mut self) {
+        let (samples, by_shard) = self.pending.end_tick();
+        let spare = self.window.push(samples, by_shard);
+        self.pending.reuse(spare);
+    }
+
     /// Counts `n` writes routed to `shard`.
     pub fn count_routed_writes(&mut self, shard: ShardIdx, n: u64) {
         if self.routed_writes.len() <= shard.index() {

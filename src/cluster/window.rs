@@ -17,6 +17,9 @@ struct Tick {
     by_shard: Vec<u64>,
 }
 
+/// Empty buffers for a tick's writes per chunk and per shard.
+pub type TickBuffers = (Vec<(ShardKey, u64)>, Vec<u64>);
+
 /// The last `keep` ticks that had writes (so the window still shows the final burst after a
 /// workload stops).
 #[derive(Clone, Debug)]
@@ -40,15 +43,20 @@ impl WriteWindow {
         }
     }
 
-    /// Adds one tick's writes; ticks without writes are not kept.
-    pub fn push(&mut self, by_chunk: Vec<(ShardKey, u64)>, by_shard: Vec<u64>) {
-        if by_shard.iter().all(|&n| n == 0) {
-            return;
+    /// Adds one tick's writes; ticks without writes are not kept. Gives back the buffers of the
+    /// tick not kept or pushed out of the window, emptied, for the next tick.
+    pub fn push(&mut self, by_chunk: Vec<(ShardKey, u64)>, by_shard: Vec<u64>) -> TickBuffers {
+        let mut spare = Tick { by_chunk, by_shard };
+        if spare.by_shard.iter().any(|&n| n != 0) {
+            self.ticks.push_back(spare);
+            spare = Tick::default();
+            while self.ticks.len() > self.keep {
+                spare = self.ticks.pop_front().unwrap_or_default();
+            }
         }
-        self.ticks.push_back(Tick { by_chunk, by_shard });
-        while self.ticks.len() > self.keep {
-            self.ticks.pop_front();
-        }
+        spare.by_chunk.clear();
+        spare.by_shard.clear();
+        (spare.by_chunk, spare.by_shard)
     }
 
     /// Extends every kept key with `fill` for `added` new fields (after the key is refined).

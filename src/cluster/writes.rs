@@ -60,6 +60,13 @@ impl PendingWrites {
         )
     }
 
+    /// Takes empty buffers (with room) for the next tick's writes.
+    pub fn reuse(&mut self, (samples, by_shard): super::window::TickBuffers) {
+        if self.tick_samples.is_empty() && self.tick_by_shard.is_empty() {
+            (self.tick_samples, self.tick_by_shard) = (samples, by_shard);
+        }
+    }
+
     pub fn is_empty(&self) -> bool {
         self.by_index.is_empty() && self.tick_samples.is_empty()
     }

@@ -254,9 +254,7 @@ impl Simulator {
                 continue;
             }
             self.flush_writes(c);
-            let coll = &mut self.cluster.collections[c];
-            let (samples, by_shard) = coll.pending.end_tick();
-            coll.window.push(samples, by_shard);
+            self.cluster.collections[c].close_tick();
         }
     }
 

@@ -1,7 +1,9 @@
-//! A typed fast path for the most frequent trace line, `writes`: parsed straight into shard keys
-//! without building generic JSON maps. Values in the canonical Extended JSON forms the writer
-//! uses are read directly; anything else goes through the full Extended JSON parser.
+//! Typed fast paths for the most frequent trace line, `writes`, parsed straight into shard keys
+//! without building generic JSON maps, and for keyframes (`keyframe`). Values in the canonical
+//! Extended JSON forms the writer uses are read directly; anything else goes through the full
+//! Extended JSON parser. A line a fast path refuses is read by the full path, which names the error.
 
+use std::borrow::Cow;
 use std::fmt;
 
 use serde::Deserialize;
@@ -12,7 +14,11 @@ use crate::cluster::ChunkWrites;
 use crate::cluster::{Event, EventKind};
 use crate::model::{ChunkStats, KeyValue, ShardKey, extjson};
 
-/// A shard-key document read as its values in order.
+mod canonical;
+pub mod keyframe;
+
+/// A shard-key document read as its values in order (a repeated field name is refused: the full
+/// path keeps only its last value).
 struct KeyDoc(ShardKey);
 
 impl<'de> Deserialize<'de> for KeyDoc {
@@ -24,13 +30,24 @@ impl<'de> Deserialize<'de> for KeyDoc {
                 f.write_str("a shard-key document")
             }
             fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<KeyDoc, A::Error> {
-                let mut values = Vec::new();
-                while let Some((_, v)) = map.next_entry::<de::IgnoredAny, ExtValue>()? {
+                let empty = || de::Error::custom("empty shard-key document");
+                let (first_name, first) = map
+                    .next_entry::<Cow<'de, str>, ExtValue>()?
+                    .ok_or_else(empty)?;
+                let Some(second) = map.next_entry::<Cow<'de, str>, ExtValue>()? else {
+                    return Ok(KeyDoc(ShardKey::single(first.0)));
+                };
+                let (mut names, mut values) = (vec![first_name], vec![first.0]);
+                let mut next = Some(second);
+                while let Some((name, v)) = next {
+                    if names.contains(&name) {
+                        return Err(de::Error::custom("repeated field in a shard-key document"));
+                    }
+                    names.push(name);
                     values.push(v.0);
+                    next = map.next_entry::<Cow<'de, str>, ExtValue>()?;
                 }
-                ShardKey::from_values(values)
-                    .map(KeyDoc)
-                    .ok_or_else(|| de::Error::custom("empty shard-key document"))
+                ShardKey::from_values(values).map(KeyDoc).ok_or_else(empty)
             }
         }
         d.deserialize_map(V)
@@ -72,17 +89,17 @@ impl<'de> Deserialize<'de> for ExtValue {
                 Ok(ExtValue(KeyValue::Double(x)))
             }
             fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<ExtValue, A::Error> {
-                let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? else {
+                let Some(key) = map.next_key::<Cow<'de, str>>()? else {
                     return Ok(ExtValue(KeyValue::Document(Box::default())));
                 };
                 let direct = match key.as_ref() {
                     "$numberLong" => map
-                        .next_value::<std::borrow::Cow<'de, str>>()?
+                        .next_value::<Cow<'de, str>>()?
                         .parse()
                         .ok()
                         .map(KeyValue::Int64),
                     "$numberInt" => map
-                        .next_value::<std::borrow::Cow<'de, str>>()?
+                        .next_value::<Cow<'de, str>>()?
                         .parse()
                         .ok()
                         .map(KeyValue::Int32),
@@ -144,6 +161,12 @@ pub fn is_writes(text: &[u8]) -> bool {
 
 /// Parses a `writes` line; the error is the parser's (with its column).
 pub fn writes(text: &[u8]) -> Result<Event, String> {
+    if let Some(e) = std::str::from_utf8(text)
+        .ok()
+        .and_then(canonical::writes_line)
+    {
+        return Ok(e);
+    }
     let line: WritesLine = serde_json::from_slice(text).map_err(|e| e.to_string())?;
     let chunks = line
         .chunks

@@ -222,7 +222,6 @@ impl TraceFile {
     }
 
     /// Replays everything once: validates each line and builds the index.
-    #[allow(clippy::too_many_lines)] // one arm per kind of line
     fn scan(&mut self, lines: &mut LineReader) -> Result<(), TraceError> {
         let path = self.path.clone();
         let mut state: Option<Cluster> = None;
@@ -231,19 +230,7 @@ impl TraceFile {
             let (parsed, complete) = match lines.next_raw().map_err(|e| io_err(&path, &e))? {
                 None => break,
                 Some(Err(e)) => return Err(bad(&path, lines.line, e)),
-                Some(Ok((text, complete))) if super::fast::is_writes(text) => {
-                    match super::fast::writes(text) {
-                        Ok(e) => (Ok(Probed::Event(e)), complete),
-                        Err(_) => (
-                            serde_json::from_slice::<Value>(text).map(Probed::Line),
-                            complete,
-                        ),
-                    }
-                }
-                Some(Ok((text, complete))) => (
-                    serde_json::from_slice::<Value>(text).map(Probed::Line),
-                    complete,
-                ),
+                Some(Ok((text, complete))) => (probe(text, true), complete),
             };
             let line_no = lines.line;
             let value = match parsed {
@@ -251,6 +238,10 @@ impl TraceFile {
                 Ok(Probed::Event(e)) => {
                     self.take_event(state.as_mut(), Some(e))
                         .map_err(|e| bad(&path, line_no, e))?;
+                    continue;
+                }
+                Ok(Probed::Keyframe(s)) => {
+                    self.take_keyframe(&mut state, *s, start, line_no)?;
                     continue;
                 }
                 Err(_) if !complete => {
@@ -262,31 +253,7 @@ impl TraceFile {
             match classify(value).map_err(|e| bad(&path, line_no, e))? {
                 Line::Keyframe(v) => {
                     let s = state_codec::decode(&v).map_err(|e| bad(&path, line_no, e))?;
-                    // Every keyframe is decoded now, so a damaged one is refused at open, not met
-                    // by a seek in the middle of a session; in a simulator's recording (where
-                    // every change is an event) a later one must also be where its events led.
-                    // A live recording is keyframes only, each poll's state.
-                    if let Some(replayed) = &state
-                        && self.header.scenario.is_some()
-                        && let Some(at) = super::keyframe_check::difference(replayed, &s)
-                    {
-                        return Err(bad(
-                            &path,
-                            line_no,
-                            format!(
-                                "this keyframe is not the state the events before it lead to \
-                                 (they differ at `{at}`): the file is damaged"
-                            ),
-                        ));
-                    }
-                    self.keyframes.push(KeyframeAt {
-                        t_ms: s.now_ms,
-                        offset: start,
-                        line: line_no,
-                        events_before: self.events,
-                    });
-                    self.end_ms = self.end_ms.max(s.now_ms);
-                    state = Some(s);
+                    self.take_keyframe(&mut state, s, start, line_no)?;
                 }
                 Line::End(t) => {
                     self.end_ms = t;
@@ -317,6 +284,43 @@ impl TraceFile {
                 path.display()
             ));
         }
+        Ok(())
+    }
+
+    /// Indexes a decoded keyframe (line `line_no`, at byte `offset`), which becomes the scan's
+    /// state.
+    fn take_keyframe(
+        &mut self,
+        state: &mut Option<Cluster>,
+        s: Cluster,
+        offset: u64,
+        line_no: u64,
+    ) -> Result<(), TraceError> {
+        // Every keyframe is decoded now, so a damaged one is refused at open, not met by a seek
+        // in the middle of a session; in a simulator's recording (where every change is an
+        // event) a later one must also be where its events led. A live recording is keyframes
+        // only, each poll's state.
+        if let Some(replayed) = state.as_ref()
+            && self.header.scenario.is_some()
+            && let Some(at) = super::keyframe_check::difference(replayed, &s)
+        {
+            return Err(bad(
+                &self.path,
+                line_no,
+                format!(
+                    "this keyframe is not the state the events before it lead to \
+                     (they differ at `{at}`): the file is damaged"
+                ),
+            ));
+        }
+        self.keyframes.push(KeyframeAt {
+            t_ms: s.now_ms,
+            offset,
+            line: line_no,
+            events_before: self.events,
+        });
+        self.end_ms = self.end_ms.max(s.now_ms);
+        *state = Some(s);
         Ok(())
     }
 
@@ -372,17 +376,13 @@ impl TraceFile {
         let (parsed, complete) = match lines.next_raw().map_err(|e| io_err(&self.path, &e))? {
             None => return Ok(None),
             Some(Err(e)) => return Err(bad(&self.path, lines.line, e)),
-            Some(Ok((text, complete))) if state.is_some() && super::fast::is_writes(text) => {
-                if let Ok(e) = super::fast::writes(text) {
-                    return Ok(Some(Read1::Event(e)));
-                }
-                (serde_json::from_slice::<Value>(text), complete)
-            }
-            Some(Ok((text, complete))) => (serde_json::from_slice::<Value>(text), complete),
+            Some(Ok((text, complete))) => (probe(text, state.is_some()), complete),
         };
         let line_no = lines.line;
         let value = match parsed {
-            Ok(v) => v,
+            Ok(Probed::Line(v)) => v,
+            Ok(Probed::Event(e)) => return Ok(Some(Read1::Event(e))),
+            Ok(Probed::Keyframe(s)) => return Ok(Some(Read1::Keyframe(s))),
             Err(_) if !complete => return Ok(None),
             Err(e) => return Err(bad(&self.path, line_no, format!("not JSON: {e}"))),
         };
@@ -408,6 +408,21 @@ impl TraceFile {
 enum Probed {
     Line(Value),
     Event(Event),
+    Keyframe(Box<Cluster>),
+}
+
+/// A line through the typed fast paths (a `writes` event only when `events`), or else as JSON.
+fn probe(text: &[u8], events: bool) -> serde_json::Result<Probed> {
+    if super::fast::is_writes(text) {
+        if events && let Ok(e) = super::fast::writes(text) {
+            return Ok(Probed::Event(e));
+        }
+    } else if super::fast::keyframe::is_keyframe(text)
+        && let Some(s) = super::fast::keyframe::keyframe(text)
+    {
+        return Ok(Probed::Keyframe(Box::new(s)));
+    }
+    serde_json::from_slice::<Value>(text).map(Probed::Line)
 }
 
 /// One decoded line.

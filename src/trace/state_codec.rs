@@ -4,18 +4,19 @@
 use serde_json::{Value, json};
 
 use super::json::{
-    Res, array_at, bool_at, f64_at, field, key_at, key_json, key_of, ms_of_seconds, pattern_at,
-    pattern_json, seconds, str_at, strings_at, u64_at,
+    Res, array_at, bool_at, f64_at, field, key_at, key_json, key_of, ms_of_seconds, pattern_json,
+    seconds, str_at, strings_at, u64_at,
 };
 use crate::cluster::ServerVersion;
 use crate::cluster::balancer::{BalancerState, Migration, RoundInProgress};
 use crate::cluster::defragmentation::DefragmentationPhase;
-use crate::cluster::orphans::RangeDeletion;
-use crate::cluster::resharding::{Resharding, ReshardingParams};
-use crate::cluster::window::WINDOW_TICKS;
-use crate::cluster::window::WriteWindow;
-use crate::cluster::{Cluster, Collection, Index, Settings, ShardState};
-use crate::model::{ChunkInfo, ChunkStats, ChunkVersion, RoutingTable, Shard, ShardIdx, ShardKey};
+use crate::cluster::resharding::ReshardingParams;
+use crate::cluster::{Cluster, Collection, Settings, ShardState};
+use crate::model::{Shard, ShardIdx, ShardKey};
+
+mod collection;
+
+pub(super) use collection::{ChunkFields, Heavy, collection_of};
 
 /// The keyframe line of a state.
 pub fn encode(c: &Cluster) -> Value {
@@ -108,6 +109,23 @@ fn collection_json(c: &Cluster, coll: &Collection) -> Value {
 pub fn decode(v: &Value) -> Res<Cluster> {
     let now_ms = ms_of_seconds(f64_at(v, "t", "")?);
     let frame = field(v, "keyframe", "")?;
+    decode_frame(now_ms, frame, |cluster| {
+        let p = "keyframe.";
+        array_at(frame, "collections", p)?
+            .iter()
+            .enumerate()
+            .map(|(i, coll)| collection_of(cluster, coll, &format!("{p}collections[{i}]."), None))
+            .collect()
+    })
+}
+
+/// A state from a keyframe's `keyframe` object at `now_ms`; its collections are read by
+/// `collections` (given the state's shards), between the databases and the pending zones.
+pub(super) fn decode_frame(
+    now_ms: u64,
+    frame: &Value,
+    collections: impl FnOnce(&Cluster) -> Res<Vec<Collection>>,
+) -> Res<Cluster> {
     let p = "keyframe.";
     let version: ServerVersion = str_at(frame, "serverVersion", p)?
         .parse()
@@ -167,10 +185,7 @@ pub fn decode(v: &Value) -> Res<Cluster> {
             .databases
             .insert(str_at(db, "name", &dp)?.to_string(), primary);
     }
-    for (i, coll) in array_at(frame, "collections", p)?.iter().enumerate() {
-        let c = collection_of(&cluster, coll, &format!("{p}collections[{i}]."))?;
-        cluster.collections.push(c);
-    }
+    cluster.collections = collections(&cluster)?;
     cluster.collections.sort_by(|a, b| a.ns.cmp(&b.ns));
     if let Some(pending) = frame.get("pendingZones") {
         let list = pending
@@ -233,101 +248,10 @@ fn resharding_params(set: &Value) -> ReshardingParams {
     p
 }
 
-fn shard_of(cluster: &Cluster, id: &str, path: &str) -> Res<ShardIdx> {
+pub(super) fn shard_of(cluster: &Cluster, id: &str, path: &str) -> Res<ShardIdx> {
     cluster
         .shard_index(id)
         .ok_or_else(|| format!("field `{path}`: unknown shard {id:?}"))
-}
-
-fn collection_of(cluster: &Cluster, v: &Value, p: &str) -> Res<Collection> {
-    let ns = str_at(v, "ns", p)?;
-    let pattern = pattern_at(v, "key", p)?;
-    let mut chunks = Vec::new();
-    for (i, ch) in array_at(v, "chunks", p)?.iter().enumerate() {
-        let cp = format!("{p}chunks[{i}].");
-        let shard = shard_of(cluster, str_at(ch, "shard", &cp)?, &format!("{cp}shard"))?;
-        let ver = array_at(ch, "v", &cp)?;
-        let part = |j: usize| {
-            ver.get(j)
-                .and_then(Value::as_u64)
-                .map(|x| x as u32)
-                .ok_or_else(|| format!("field `{cp}v`: expected [major, minor]"))
-        };
-        let mut info = ChunkInfo::new(shard, ChunkVersion::new(part(0)?, part(1)?));
-        info.stats = ChunkStats::new(
-            u64_at(ch, "docs", &cp)?,
-            u64_at(ch, "bytes", &cp)?,
-            u64_at(ch, "writes", &cp)?,
-        );
-        info.jumbo = bool_at(ch, "jumbo", &cp)?;
-        info.since = u64_at(ch, "since", &cp)?;
-        info.bytes_written = ch.get("written").and_then(Value::as_u64).unwrap_or(0);
-        chunks.push((key_at(ch, "min", &cp)?, info));
-    }
-    let table = RoutingTable::from_chunks(chunks, pattern.global_max())
-        .map_err(|e| format!("field `{p}chunks`: {e}"))?;
-    let mut coll = Collection::new(ns, pattern, table);
-    coll.incarnation = u64_at(v, "incarnation", p)? as u32;
-    coll.routed_writes = array_at(v, "routedWrites", p)?
-        .iter()
-        .map(|n| n.as_u64().unwrap_or(0))
-        .collect();
-    coll.indexes = array_at(v, "indexes", p)?
-        .iter()
-        .enumerate()
-        .map(|(i, ix)| {
-            let ip = format!("{p}indexes[{i}].");
-            Ok(Index {
-                key: pattern_at(ix, "key", &ip)?,
-                unique: bool_at(ix, "unique", &ip)?,
-            })
-        })
-        .collect::<Res<_>>()?;
-    for (i, z) in array_at(v, "zones", p)?.iter().enumerate() {
-        let zp = format!("{p}zones[{i}].");
-        coll.zones
-            .add(
-                key_at(z, "min", &zp)?,
-                key_at(z, "max", &zp)?,
-                str_at(z, "zone", &zp)?,
-            )
-            .map_err(|e| format!("field `{zp}`: {e}"))?;
-    }
-    coll.range_deletions = range_deletions_of(cluster, v, p)?;
-    coll.defragmentation = defragmentation_of(v, p)?;
-    coll.placement = placement_of(v, p)?;
-    if let Some(b) = v.get("balancing") {
-        coll.balancing.max_chunk_size_bytes = b.get("maxChunkSizeBytes").and_then(Value::as_u64);
-        coll.balancing.auto_merge = b.get("enableAutoMerge").and_then(Value::as_bool);
-        coll.balancing.no_balance = b.get("noBalance").and_then(Value::as_bool).unwrap_or(false);
-    }
-    let mut window = WriteWindow::new(WINDOW_TICKS);
-    for (i, t) in array_at(v, "window", p)?.iter().enumerate() {
-        let tp = format!("{p}window[{i}].");
-        let keys = array_at(t, "keys", &tp)?
-            .iter()
-            .enumerate()
-            .map(|(j, pair)| {
-                let kp = format!("{tp}keys[{j}]");
-                let key = pair
-                    .get(0)
-                    .ok_or_else(|| format!("field `{kp}`: expected [key, count]"))?;
-                let n = pair
-                    .get(1)
-                    .and_then(Value::as_u64)
-                    .ok_or_else(|| format!("field `{kp}`: expected [key, count]"))?;
-                Ok((key_of(key, &kp)?, n))
-            })
-            .collect::<Res<Vec<_>>>()?;
-        let shards = array_at(t, "shards", &tp)?
-            .iter()
-            .map(|n| n.as_u64().unwrap_or(0))
-            .collect();
-        window.push(keys, shards);
-    }
-    coll.window = window;
-    coll.resharding = resharding_of(v, p)?;
-    Ok(coll)
 }
 
 fn balancer_of(cluster: &Cluster, b: &Value, p: &str) -> Res<(BalancerState, u64)> {
@@ -379,70 +303,4 @@ fn balancer_of(cluster: &Cluster, b: &Value, p: &str) -> Res<(BalancerState, u64
         why_not: strings_at(b, "whyNot", p)?,
     };
     Ok((state, u64_at(b, "nextMigrationId", p)?))
-}
-
-/// The orphaned ranges of a keyframe's collection (none in traces older than the field).
-fn range_deletions_of(cluster: &Cluster, v: &Value, p: &str) -> Res<Vec<RangeDeletion>> {
-    let Some(list) = v.get("rangeDeletions") else {
-        return Ok(Vec::new());
-    };
-    let list = list
-        .as_array()
-        .ok_or_else(|| format!("field `{p}rangeDeletions`: expected an array"))?;
-    list.iter()
-        .enumerate()
-        .map(|(i, r)| {
-            let rp = format!("{p}rangeDeletions[{i}].");
-            Ok(RangeDeletion {
-                shard: shard_of(cluster, str_at(r, "shard", &rp)?, &format!("{rp}shard"))?,
-                min: key_at(r, "min", &rp)?,
-                max: key_at(r, "max", &rp)?,
-                docs: u64_at(r, "docs", &rp)?,
-                bytes: u64_at(r, "bytes", &rp)?,
-                due_ms: u64_at(r, "dueMs", &rp)?,
-            })
-        })
-        .collect()
-}
-
-/// A keyframe collection's `defragmentationPhase` (absent or null: none).
-fn defragmentation_of(v: &Value, p: &str) -> Res<Option<DefragmentationPhase>> {
-    let Some(name) = v.get("defragmentationPhase").and_then(Value::as_str) else {
-        return Ok(None);
-    };
-    DefragmentationPhase::parse(name)
-        .map(Some)
-        .ok_or_else(|| format!("field `{p}defragmentationPhase`: unknown phase \"{name}\""))
-}
-
-/// A keyframe collection's `placement` (absent: sharded).
-fn placement_of(v: &Value, p: &str) -> Res<crate::cluster::Placement> {
-    let Some(name) = v.get("placement").and_then(Value::as_str) else {
-        return Ok(crate::cluster::Placement::Sharded);
-    };
-    crate::cluster::Placement::parse(name)
-        .ok_or_else(|| format!("field `{p}placement`: unknown placement \"{name}\""))
-}
-
-/// A keyframe collection's `resharding` (null: none).
-fn resharding_of(v: &Value, p: &str) -> Res<Option<Resharding>> {
-    Ok(match v.get("resharding") {
-        None | Some(Value::Null) => None,
-        Some(r) => {
-            let rp = format!("{p}resharding.");
-            let mut out = Resharding::new(
-                pattern_at(r, "key", &rp)?,
-                u64_at(r, "numInitialChunks", &rp)? as u32,
-                u64_at(r, "startedMs", &rp)?,
-                u64_at(r, "readyMs", &rp)?,
-            );
-            if let Some(name) = r.get("provenance").and_then(Value::as_str) {
-                out.provenance =
-                    crate::cluster::resharding::Provenance::parse(name).ok_or_else(|| {
-                        format!("field `{rp}provenance`: unknown provenance \"{name}\"")
-                    })?;
-            }
-            Some(out)
-        }
-    })
 }

@@ -94,6 +94,19 @@ fn benches(c: &mut Criterion) {
             )
         });
     });
+    group.bench_function(
+        "open and build the key visualizer's heat log: open, then play every event into it",
+        |b| {
+            b.iter(|| {
+                let mut replay = Replay::open(&path, ReadOptions::default()).unwrap();
+                let mut heat = shardtop::cluster::heat_history::HeatLog::keeping(3_600_000);
+                replay
+                    .play_to_with(end, |_, e| heat.observe(std::slice::from_ref(e)))
+                    .unwrap();
+                black_box(heat)
+            });
+        },
+    );
     group.throughput(Throughput::Elements(1));
     let mut replay = Replay::open(&path, ReadOptions::default()).unwrap();
     let mut t = 0u64;

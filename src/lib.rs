@@ -56,6 +56,7 @@ pub mod cli;
 pub mod cluster;
 pub mod commands;
 pub mod config;
+pub mod lab;
 pub mod live;
 pub mod model;
 pub mod runtime;

@@ -65,6 +65,7 @@ fn the_floors_import_only_what_is_below_them() {
             &["sim", "live", "trace", "view", "ui", "source", "serve"],
         ),
         ("sim", &["live", "trace", "view", "ui", "source", "serve"]),
+        ("lab", &["live", "trace", "view", "ui", "source", "serve"]),
         ("trace", &["sim", "live", "view", "ui", "source", "serve"]),
         ("live", &["sim", "ui", "source", "serve"]),
         ("view", &["sim", "live", "trace", "ui", "source", "serve"]),

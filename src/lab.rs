@@ -1,0 +1,10 @@
+//! `shardtop lab`: candidate shard keys tried on a user's documents and queries, side by side,
+//! before the collection is sharded. This module owns the numbers `analyzeShardKey` (7.0+)
+//! defines, computed on documents given in insertion order; it reads no cluster and draws
+//! nothing (the command and the UI build on it).
+//!
+//! Built so far: the key characteristics ([`characteristics`]). The command, the data and
+//! traffic readers, the read and write distribution, the TUI and `serve`'s `analyzeShardKey`
+//! are not built yet (the README says so).
+
+pub mod characteristics;

@@ -8,3 +8,4 @@
 //! are not built yet (the README says so).
 
 pub mod characteristics;
+pub mod example;

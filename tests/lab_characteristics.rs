@@ -140,3 +140,54 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn seed_003s_orders_give_its_candidates_characteristics() {
+    use shardtop::lab::example;
+    let pattern = |k: &str| KeyPattern::parse_json(k).unwrap();
+    let mut all: Vec<Characteristics> = example::CANDIDATES
+        .iter()
+        .map(|k| Characteristics::new(&pattern(k), *k == r#"{"_id": 1}"#))
+        .collect();
+    for d in example::orders(3) {
+        let size = bson::to_vec(&d).unwrap().len() as u64;
+        for c in &mut all {
+            c.observe(&d, size).unwrap();
+        }
+    }
+    let [id, city, hashed, compound]: [KeyCharacteristics; 4] = all
+        .into_iter()
+        .map(Characteristics::finish)
+        .collect::<Vec<_>>()
+        .try_into()
+        .unwrap();
+    assert_eq!(id.num_docs, 200_000);
+    // {_id: 1}: ObjectIds ascend with time — monotonic, every insert at the top.
+    assert_eq!(
+        (id.monotonicity, id.coefficient),
+        (Monotonicity::Monotonic, Some(1.0))
+    );
+    assert!(id.is_unique);
+    // {city: 1}: eight values, each a big share of the orders.
+    assert_eq!(city.num_distinct_values, 8);
+    assert!(
+        city.most_common_values.iter().all(|(_, n)| *n > 20_000),
+        "{:?}",
+        city.most_common_values
+    );
+    assert_eq!(city.monotonicity, Monotonicity::NotMonotonic);
+    // {customerId: "hashed"}: 20,000 values, not monotonic by definition.
+    assert_eq!(hashed.num_distinct_values, 20_000);
+    assert_eq!(
+        (hashed.monotonicity, hashed.coefficient),
+        (Monotonicity::NotMonotonic, Some(0.0))
+    );
+    // {customerId: 1, placedAt: 1}: nearly one value per order, not monotonic.
+    assert!(
+        compound.num_distinct_values > 199_000,
+        "{}",
+        compound.num_distinct_values
+    );
+    assert_eq!(compound.monotonicity, Monotonicity::NotMonotonic);
+    assert!(compound.avg_doc_size_bytes > 100 && compound.avg_doc_size_bytes < 160);
+}

@@ -3,9 +3,9 @@
 //! defines, computed on documents given in insertion order; it reads no cluster and draws
 //! nothing (the command and the UI build on it).
 //!
-//! Built so far: the key characteristics ([`characteristics`]). The command, the data and
-//! traffic readers, the read and write distribution, the TUI and `serve`'s `analyzeShardKey`
-//! are not built yet (the README says so).
+//! Built so far: the key characteristics ([`characteristics`]) and seed 003's orders example
+//! ([`example`]). The command, the data and traffic readers, the read and write distribution,
+//! the TUI and `serve`'s `analyzeShardKey` are not built yet (the README says so).
 
 pub mod characteristics;
 pub mod example;

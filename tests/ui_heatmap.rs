@@ -17,6 +17,11 @@ fn shown(name: &str, t_ms: u64, size: (u16, u16)) -> Fixture {
     f
 }
 
+/// The key visualizer's frame the app holds.
+fn heatmap(f: &Fixture) -> shardtop::view::heatmap::HeatmapView {
+    f.app.view.as_ref().unwrap().heatmap.clone().unwrap()
+}
+
 #[test]
 fn ascending_hashed_and_multi_hotspot_read_at_a_glance() {
     for (name, t) in [
@@ -41,7 +46,7 @@ fn ascending_hashed_and_multi_hotspot_read_at_a_glance() {
 #[test]
 fn ascending_is_one_line_climbing_and_hashed_an_even_texture() {
     let f = shown("ascending", 60_000, (100, 30));
-    let h = f.app.view.as_ref().unwrap().heatmap.clone().unwrap();
+    let h = heatmap(&f);
     let mut hot_before = 0;
     for col in h.writes.iter().filter(|c| c.iter().sum::<u64>() > 0) {
         let hot = (0..col.len()).max_by_key(|&i| col[i]).unwrap();
@@ -51,7 +56,7 @@ fn ascending_is_one_line_climbing_and_hashed_an_even_texture() {
     }
     assert!(hot_before > h.ranges.len() / 2, "the line climbed");
     let f = shown("hashed", 40_000, (100, 30));
-    let h = f.app.view.as_ref().unwrap().heatmap.clone().unwrap();
+    let h = heatmap(&f);
     let busy: Vec<&Vec<u64>> = h
         .writes
         .iter()
@@ -69,10 +74,10 @@ fn ascending_is_one_line_climbing_and_hashed_an_even_texture() {
 #[test]
 fn the_cursor_moves_zoom_changes_time_and_esc_goes_back() {
     let mut f = shown("ascending", 60_000, (100, 30));
-    let before = f.app.view.as_ref().unwrap().heatmap.clone().unwrap();
+    let before = heatmap(&f);
     assert_eq!(before.secs_per_col, 1);
     f.keys(&[Action::Up, Action::Up, Action::Left]);
-    let h = f.app.view.as_ref().unwrap().heatmap.clone().unwrap();
+    let h = heatmap(&f);
     assert!(
         h.cursor_text.contains("writes · on shard"),
         "{}",
@@ -80,17 +85,7 @@ fn the_cursor_moves_zoom_changes_time_and_esc_goes_back() {
     );
     assert_ne!(h.cursor_text, before.cursor_text);
     f.keys(&[Action::TimeZoom(false)]);
-    assert_eq!(
-        f.app
-            .view
-            .as_ref()
-            .unwrap()
-            .heatmap
-            .as_ref()
-            .unwrap()
-            .secs_per_col,
-        2
-    );
+    assert_eq!(heatmap(&f).secs_per_col, 2);
     f.keys(&[Action::Escape]);
     assert_eq!(f.app.screen, Screen::Main);
     assert!(f.app.view.as_ref().unwrap().heatmap.is_none());
@@ -100,7 +95,7 @@ fn the_cursor_moves_zoom_changes_time_and_esc_goes_back() {
 #[test]
 fn zooming_into_a_range_shows_only_its_keys_and_zooming_out_goes_back() {
     let mut f = shown("ascending", 60_000, (100, 30));
-    let whole = f.app.view.as_ref().unwrap().heatmap.clone().unwrap();
+    let whole = heatmap(&f);
     assert!(whole.zoomed.is_none());
     // The range written most: the line's top.
     let busy = (0..whole.ranges.len())
@@ -108,7 +103,7 @@ fn zooming_into_a_range_shows_only_its_keys_and_zooming_out_goes_back() {
         .unwrap();
     f.app.heatmap.cursor.1 = busy;
     f.keys(&[Action::ZoomIn]);
-    let zoomed = f.app.view.as_ref().unwrap().heatmap.clone().unwrap();
+    let zoomed = heatmap(&f);
     let (low, high) = (&whole.bounds[busy], &whole.bounds[busy + 1]);
     assert_eq!(zoomed.bounds.first(), Some(low));
     assert_eq!(zoomed.bounds.last(), Some(high));
@@ -134,27 +129,17 @@ fn zooming_into_a_range_shows_only_its_keys_and_zooming_out_goes_back() {
     );
     assert!(format!("{}", f.draw().backend()).contains("zoomed into"));
     f.keys(&[Action::ZoomOut]);
-    let back = f.app.view.as_ref().unwrap().heatmap.clone().unwrap();
+    let back = heatmap(&f);
     assert_eq!(back.bounds, whole.bounds);
     f.keys(&[Action::ZoomIn, Action::ZoomReset]);
-    assert!(
-        f.app
-            .view
-            .as_ref()
-            .unwrap()
-            .heatmap
-            .as_ref()
-            .unwrap()
-            .zoomed
-            .is_none()
-    );
+    assert!(heatmap(&f).zoomed.is_none());
 }
 
 #[test]
 fn owners_through_time_change_where_the_balancer_moved_a_range() {
     // Ascending: the balancer moves the cold low chunks off the shard taking the inserts.
     let f = shown("ascending", 120_000, (100, 30));
-    let h = f.app.view.as_ref().unwrap().heatmap.clone().unwrap();
+    let h = heatmap(&f);
     assert_eq!(
         h.owners.len(),
         h.writes.len(),

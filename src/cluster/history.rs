@@ -58,11 +58,6 @@ impl History {
         }
     }
 
-    /// The most samples kept.
-    pub fn keep(&self) -> usize {
-        self.keep
-    }
-
     /// The sample times, oldest first.
     pub fn times(&self) -> &VecDeque<u64> {
         &self.times

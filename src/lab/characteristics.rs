@@ -85,13 +85,12 @@ pub struct NotAKey(pub String);
 impl Characteristics {
     /// For `pattern`; `unique` when a unique index has exactly the key's fields.
     pub fn new(pattern: &KeyPattern, unique: bool) -> Self {
-        let raw = pattern
+        let raw: Document = pattern
             .fields()
             .iter()
-            .map(|f| format!("{:?}: 1", f.path.as_ref()))
-            .collect::<Vec<_>>()
-            .join(", ");
-        let raw = KeyPattern::parse_json(&format!("{{{raw}}}")).unwrap_or_else(|_| pattern.clone());
+            .map(|f| (f.path.to_string(), Bson::Int32(1)))
+            .collect();
+        let raw = KeyPattern::parse(&raw).unwrap_or_else(|_| pattern.clone());
         Self {
             pattern: pattern.clone(),
             raw,

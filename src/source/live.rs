@@ -84,11 +84,9 @@ pub async fn run_live(
                     row.write_share = h.share(&ns, &row.id);
                 }
             }
-            past.fill(state, &mut v, &request);
-            if !matches!(heat_mode, HeatMode::ChangeStream | HeatMode::Sampled) {
-                // No per-chunk signal: the key visualizer says so (a heatmap would be empty).
-                v.heatmap = None;
-            }
+            // Without a per-chunk signal the key visualizer says so (a heatmap would be empty).
+            let per_chunk = matches!(heat_mode, HeatMode::ChangeStream | HeatMode::Sampled);
+            past.fill_views(state, &mut v, &request, per_chunk);
             v
         };
         if out.send(SourceEvent::View(Box::new(v))).await.is_err() {

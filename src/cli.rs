@@ -4,6 +4,8 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
 
+pub mod lab;
+
 /// How a MongoDB sharded cluster places its data: chunks, key space, balancer, migrations.
 #[derive(Debug, Parser)]
 #[command(name = "shardtop", version, about, long_about = None)]
@@ -47,6 +49,13 @@ pub enum Command {
     /// The TUI over a live cluster, through a mongos (read-only); `--once --json` prints the
     /// summary of one poll.
     Watch(WatchArgs),
+    /// Try candidate shard keys side by side on your documents and queries, before sharding.
+    ///
+    /// Each candidate gets a simulated cluster of its own: the first documents are laid out as
+    /// reshardCollection would lay them out for that key, the rest arrive as new inserts with
+    /// the balancer on. Prints seed 003's table (one row per candidate) and each key's numbers as
+    /// analyzeShardKey defines them.
+    Lab(lab::LabArgs),
     /// Record a live cluster (read-only) into a trace that `replay` reads.
     Record(RecordArgs),
     /// Print MongoDB's hashed-index value of VALUE (what convertShardKeyToHashed returns).

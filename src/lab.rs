@@ -8,4 +8,12 @@
 //! the TUI and `serve`'s `analyzeShardKey` are not built yet (the README says so).
 
 pub mod characteristics;
+pub mod data;
+pub mod distribution;
 pub mod example;
+pub mod markdown;
+pub mod report;
+pub mod run;
+pub mod traffic;
+pub mod trial;
+pub mod verdict;

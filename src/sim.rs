@@ -24,6 +24,7 @@ pub mod drain;
 pub mod engine;
 pub mod indexes;
 pub mod keygen;
+pub mod lab_layout;
 pub mod limits;
 pub mod move_collection;
 pub mod move_range;

@@ -61,6 +61,9 @@ pub struct KeyCharacteristics {
     pub avg_doc_size_bytes: u64,
     /// Documents missing at least one key field (counted as null).
     pub missing: u64,
+    /// Distinct values first seen in the last tenth of the documents: a key whose values keep
+    /// arriving new (ascending, or nearly unique) has no bound on its chunks in practice.
+    pub late_new_values: u64,
 }
 
 /// The running count of one candidate's characteristics.
@@ -106,6 +109,11 @@ impl Characteristics {
     /// Takes the next document inserted, `size` bytes of BSON.
     pub fn observe(&mut self, doc: &Document, size: u64) -> Result<(), NotAKey> {
         let key = self.pattern.extract(doc).map_err(|e| NotAKey(e.0))?;
+        self.observe_key(doc, size, key)
+    }
+
+    /// [`Self::observe`] of a document whose key (hashed fields hashed) is already extracted.
+    pub fn observe_key(&mut self, doc: &Document, size: u64, key: ShardKey) -> Result<(), NotAKey> {
         let raw = self.raw.extract(doc).map_err(|e| NotAKey(e.0))?;
         self.docs += 1;
         self.bytes += size;
@@ -147,7 +155,19 @@ impl Characteristics {
             coefficient,
             avg_doc_size_bytes: self.bytes.checked_div(self.docs).unwrap_or(0),
             missing: self.missing,
+            late_new_values: self.late_new_values(),
         }
+    }
+
+    fn late_new_values(&self) -> u64 {
+        let from = self.docs - self.docs / 10;
+        if self.unique {
+            return self.docs - from;
+        }
+        self.values
+            .values()
+            .filter(|(_, first)| *first > from)
+            .count() as u64
     }
 
     fn monotonicity(&mut self) -> (Monotonicity, Option<f64>) {

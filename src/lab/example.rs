@@ -6,6 +6,7 @@
 
 use bson::{Document, doc, oid::ObjectId};
 
+use super::traffic::{Command, Operation};
 use crate::sim::rng::Rng;
 
 /// Orders, customers, and the cities they live in.
@@ -45,6 +46,67 @@ pub const QUERIES: [(&str, u32); 4] = [
         10,
     ),
 ];
+
+/// The seed the example's orders are generated from.
+pub const SEED: u64 = 3;
+
+/// The writes of the traffic beside the queries: an update by `_id` alone (seed 003's
+/// `updateOne({_id: …})`, no shard key) and a change of an order's customer (a shard-key update
+/// under the customer keys), with weights.
+const WRITES: [(&str, u32); 2] = [
+    (
+        r#"{"update": {"_id": {"$oid": "695604c27368746f7000007b"}}, "u": {"$set": {"status": "shipped"}}}"#,
+        8,
+    ),
+    (
+        r#"{"update": {"customerId": 4242, "orderNo": 3}, "u": {"$set": {"customerId": 4247}}}"#,
+        2,
+    ),
+];
+
+/// The example's traffic: the four queries (as `find`s) and the two writes.
+pub fn traffic() -> Vec<Operation> {
+    let mut ops: Vec<Operation> = QUERIES
+        .iter()
+        .zip(1..)
+        .map(|((filter, weight), line)| Operation {
+            command: Command::Find,
+            filter: document(filter),
+            update: None,
+            pipeline_update: false,
+            multi: false,
+            upsert: false,
+            weight: u64::from(*weight),
+            line,
+        })
+        .collect();
+    for ((text, weight), line) in WRITES.iter().zip(5..) {
+        let op = document(text);
+        ops.push(Operation {
+            command: Command::Update,
+            filter: op.get_document("update").cloned().unwrap_or_default(),
+            update: op.get_document("u").ok().cloned(),
+            pipeline_update: false,
+            multi: false,
+            upsert: false,
+            weight: u64::from(*weight),
+            line,
+        });
+    }
+    ops
+}
+
+/// One of the example's constant Extended JSON documents.
+fn document(text: &str) -> Document {
+    serde_json::from_str::<serde_json::Value>(text)
+        .ok()
+        .and_then(|v| bson::Bson::try_from(v).ok())
+        .and_then(|b| match b {
+            bson::Bson::Document(d) => Some(d),
+            _ => None,
+        })
+        .unwrap_or_default()
+}
 
 /// 2026-01-01T00:00:00Z and the year the orders span, in milliseconds.
 const START_MS: i64 = 1_767_225_600_000;

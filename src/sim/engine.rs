@@ -199,10 +199,22 @@ impl Simulator {
         doc: Option<Vec<KeyValue>>,
         bytes: u64,
     ) {
-        let coll = &mut self.cluster.collections[c];
-        let Ok(key) = coll.pattern.key_of(key_values) else {
+        let Ok(key) = self.cluster.collections[c].pattern.key_of(key_values) else {
             return;
         };
+        self.insert_key(c, key, doc, bytes);
+    }
+
+    /// Routes and counts one inserted document by its shard key (hashed fields hashed); returns
+    /// the chunk (its index before any split this insert causes) and the shard it went to.
+    pub fn insert_key(
+        &mut self,
+        c: usize,
+        key: crate::model::ShardKey,
+        doc: Option<Vec<KeyValue>>,
+        bytes: u64,
+    ) -> (usize, crate::model::ShardIdx) {
+        let coll = &mut self.cluster.collections[c];
         let i = coll.table.route(&key);
         let shard = coll.table.chunk(i).info.shard;
         let delta = ChunkStats::new(1, bytes, 1);
@@ -223,6 +235,7 @@ impl Simulator {
         {
             self.auto_split(c, i);
         }
+        (i, shard)
     }
 
     /// The range deleter: orphans whose cleanup delay has passed are deleted from their donor.

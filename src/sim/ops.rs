@@ -413,7 +413,7 @@ impl Simulator {
 
 /// Whether `prefix`'s field names start `key`'s, whatever their kinds: how a unique index is
 /// checked against a shard key (`{customerId: "hashed"}` allows unique `{customerId: 1, orderNo: 1}`).
-pub(super) fn is_field_name_prefix(prefix: &KeyPattern, key: &KeyPattern) -> bool {
+pub fn is_field_name_prefix(prefix: &KeyPattern, key: &KeyPattern) -> bool {
     prefix.len() <= key.len()
         && prefix
             .fields()

@@ -193,7 +193,7 @@ impl Simulator {
     }
 
     /// Shards that receive chunks of a new layout: not removed, not draining.
-    fn recipients(&self) -> Vec<ShardIdx> {
+    pub(super) fn recipients(&self) -> Vec<ShardIdx> {
         (0..self.cluster.shards.len())
             .filter(|&s| !self.cluster.shards[s].removed && !self.cluster.shards[s].shard.draining)
             .map(|s| ShardIdx(s as u32))

@@ -1,0 +1,77 @@
+//! The options of `shardtop lab`.
+
+use std::path::PathBuf;
+
+use clap::Args;
+
+/// A built-in data set with its traffic.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum LabExample {
+    /// Seed 003's `shop.orders`: 200,000 orders from 20,000 customers in eight cities, its
+    /// unique index `{customerId: 1, orderNo: 1}`, its four candidate keys and its queries.
+    Orders,
+}
+
+/// Options of `shardtop lab`.
+#[derive(Debug, Args)]
+pub struct LabArgs {
+    /// A built-in example instead of a data file.
+    #[arg(long, value_enum, conflicts_with = "data")]
+    pub example: Option<LabExample>,
+    /// The documents: JSON lines or a JSON array in Extended JSON (what mongoexport writes), or
+    /// BSON (`.bson`, `.bson.gz`, what mongodump writes); at most 1,000,000.
+    #[arg(long, value_name = "FILE", required_unless_present = "example")]
+    pub data: Option<PathBuf>,
+    /// The traffic: JSON lines, one operation each, e.g. `{"find": {"customerId": 7}, "weight":
+    /// 3}`; also count, distinct, aggregate (its leading $match), update, delete, findAndModify.
+    #[arg(long, value_name = "FILE")]
+    pub workload: Option<PathBuf>,
+    /// The traffic from a MongoDB log file (structured JSON, 4.4+): its slow-query lines on
+    /// `--ns`.
+    #[arg(long, value_name = "FILE", requires = "ns")]
+    pub log: Option<PathBuf>,
+    /// The namespace (db.coll) whose queries the log holds.
+    #[arg(long, value_name = "DB.COLL")]
+    pub ns: Option<String>,
+    /// A candidate shard key, 2 to 6 of them: `--key '{"customerId": 1, "placedAt": 1}'`
+    /// (with `--example`, default: the example's candidates).
+    #[arg(long = "key", value_name = "PATTERN")]
+    pub keys: Vec<String>,
+    /// A unique index of the collection (repeatable): which candidates allow it.
+    #[arg(long = "unique", value_name = "PATTERN")]
+    pub unique: Vec<String>,
+    /// Shards of the simulated cluster.
+    #[arg(long, default_value_t = 3)]
+    pub shards: u32,
+    /// Chunk size in MB (1 to 1024). The default, 1 MB as in seed 003's lab, lets a sample of
+    /// documents divide into chunks as a whole collection would at the server's default.
+    #[arg(long, value_name = "MB", default_value_t = 1)]
+    pub chunk_size: u64,
+    /// Simulate this MongoDB release line (default 8.0).
+    #[arg(long)]
+    pub server_version: Option<String>,
+    /// Insert the documents in the order of this field (dotted path) instead of the file's.
+    #[arg(long, value_name = "FIELD")]
+    pub order_by: Option<String>,
+    /// Start each candidate from the chunks of an empty collection (one chunk, or a hashed
+    /// key's pre-split chunks): every document is a new insert.
+    #[arg(long, conflicts_with = "initial")]
+    pub from_empty: bool,
+    /// The percentage of the documents laid out as reshardCollection would before the new
+    /// inserts start.
+    #[arg(long, value_name = "PERCENT", default_value_t = 50)]
+    pub initial: u8,
+    /// New inserts per second of simulated time (how fast they come next to the balancer).
+    #[arg(long, value_name = "DOCS", default_value_t = 1000.0)]
+    pub rate: f64,
+    /// reshardCollection's numInitialChunks for the layout (default: the release line's, 90
+    /// from 6.0).
+    #[arg(long, value_name = "N")]
+    pub num_initial_chunks: Option<u32>,
+    /// Print the report as JSON (format `shardtop-lab`, version 1).
+    #[arg(long, conflicts_with = "markdown")]
+    pub json: bool,
+    /// Print only the comparison table, in markdown.
+    #[arg(long)]
+    pub markdown: bool,
+}

@@ -1,0 +1,188 @@
+//! `shardtop lab`: reads the documents and the traffic, tries every candidate key in lockstep
+//! ([`crate::lab::trial`]) and prints the report (text, `--markdown` or `--json`).
+
+use std::io::Write;
+use std::path::Path;
+
+use bson::Document;
+
+use super::{Failure, write_failed};
+use crate::cli::lab::{LabArgs, LabExample};
+use crate::lab::run::ClusterSpec;
+use crate::lab::traffic::Operation;
+use crate::lab::trial::{Arrival, Trial};
+use crate::lab::{data, example, markdown, traffic};
+use crate::model::KeyPattern;
+
+/// The fewest and most candidates compared at once.
+const CANDIDATES: std::ops::RangeInclusive<usize> = 2..=6;
+
+type Docs = Box<dyn Iterator<Item = Result<(Document, u64), Failure>>>;
+
+pub fn run(
+    args: &LabArgs,
+    config: &crate::config::Config,
+    out: &mut impl Write,
+) -> Result<(), Failure> {
+    let version = super::server_version(args.server_version.as_deref(), config)?
+        .unwrap_or(crate::cluster::ServerVersion::DEFAULT);
+    let keys = candidates(args)?;
+    let unique = unique_indexes(args)?;
+    let traffic = traffic(args)?;
+    let spec = cluster_spec(args, version)?;
+    let (total, docs) = documents(args)?;
+    let arrival = Arrival {
+        from_empty: args.from_empty,
+        initial_docs: total * u64::from(args.initial.min(100)) / 100,
+        rate_per_sec: args.rate,
+    };
+    let mut trial = Trial::new(spec, arrival, &keys, &unique).map_err(Failure::input)?;
+    let mut docs = docs;
+    trial.run_to_end(&mut docs)?;
+    let report = trial.finish(&traffic, &unique);
+    let text = if args.json {
+        let mut s = serde_json::to_string_pretty(&report.to_json())
+            .map_err(|e| Failure::runtime(e.to_string()))?;
+        s.push('\n');
+        s
+    } else if args.markdown {
+        markdown::table(&report)
+    } else {
+        markdown::text(&report)
+    };
+    out.write_all(text.as_bytes()).map_err(|e| write_failed(&e))
+}
+
+fn pattern(text: &str, what: &str) -> Result<KeyPattern, Failure> {
+    KeyPattern::parse_json(text)
+        .map_err(|e| Failure::input(format!("{what} {text}: not a valid key pattern: {}", e.0)))
+}
+
+fn candidates(args: &LabArgs) -> Result<Vec<KeyPattern>, Failure> {
+    let texts: Vec<&str> = if args.keys.is_empty() && args.example.is_some() {
+        example::CANDIDATES.to_vec()
+    } else {
+        args.keys.iter().map(String::as_str).collect()
+    };
+    if !CANDIDATES.contains(&texts.len()) {
+        return Err(Failure::input(format!(
+            "give 2 to 6 candidate keys with --key (got {})",
+            texts.len()
+        )));
+    }
+    let keys = texts
+        .iter()
+        .map(|t| pattern(t, "--key"))
+        .collect::<Result<Vec<_>, _>>()?;
+    for (i, k) in keys.iter().enumerate() {
+        if keys[..i].contains(k) {
+            return Err(Failure::input(format!("--key {}: given twice", texts[i])));
+        }
+    }
+    Ok(keys)
+}
+
+fn unique_indexes(args: &LabArgs) -> Result<Vec<KeyPattern>, Failure> {
+    let mut texts: Vec<&str> = args.unique.iter().map(String::as_str).collect();
+    if args.example.is_some() && texts.is_empty() {
+        texts.push(example::UNIQUE_INDEX);
+    }
+    texts.iter().map(|t| pattern(t, "--unique")).collect()
+}
+
+fn traffic(args: &LabArgs) -> Result<Vec<Operation>, Failure> {
+    let mut ops = Vec::new();
+    if let Some(path) = &args.workload {
+        ops.extend(traffic::read_workload(path).map_err(|e| Failure::input(e.to_string()))?);
+    }
+    if let (Some(path), Some(ns)) = (&args.log, &args.ns) {
+        ops.extend(traffic::read_log(path, ns).map_err(|e| Failure::input(e.to_string()))?);
+    }
+    if ops.is_empty() && args.workload.is_none() && args.log.is_none() && args.example.is_some() {
+        ops = example::traffic();
+    }
+    Ok(ops)
+}
+
+fn cluster_spec(
+    args: &LabArgs,
+    server_version: crate::cluster::ServerVersion,
+) -> Result<ClusterSpec, Failure> {
+    if !(1..=1000).contains(&args.shards) {
+        return Err(Failure::input("--shards: 1 to 1000"));
+    }
+    if !(1..=1024).contains(&args.chunk_size) {
+        return Err(Failure::input("--chunk-size: 1 to 1024 MB"));
+    }
+    if args.initial > 100 {
+        return Err(Failure::input("--initial: a percentage, 0 to 100"));
+    }
+    if !(args.rate.is_finite() && args.rate >= 1.0) {
+        return Err(Failure::input("--rate: at least 1 insert a second"));
+    }
+    if args.num_initial_chunks == Some(0) {
+        return Err(Failure::input("--num-initial-chunks: at least 1"));
+    }
+    Ok(ClusterSpec {
+        shards: args.shards,
+        chunk_size_mb: args.chunk_size,
+        server_version,
+        num_initial_chunks: args.num_initial_chunks,
+    })
+}
+
+/// How many documents there are, and the documents in insertion order.
+fn documents(args: &LabArgs) -> Result<(u64, Docs), Failure> {
+    let (total, docs): (u64, Docs) = match (args.example, &args.data) {
+        (Some(LabExample::Orders), _) => (
+            example::ORDERS,
+            Box::new(example::orders(example::SEED).map(|d| {
+                let size = bson::to_vec(&d).map_or(0, |v| v.len() as u64);
+                Ok((d, size))
+            })),
+        ),
+        (None, Some(path)) => (count(path)?, open(path)?),
+        (None, None) => return Err(Failure::input("give --data FILE or --example orders")),
+    };
+    match &args.order_by {
+        None => Ok((total, docs)),
+        Some(field) => Ok((total, ordered(docs, field)?)),
+    }
+}
+
+fn open(path: &Path) -> Result<Docs, Failure> {
+    let docs = data::open(path).map_err(|e| Failure::input(e.to_string()))?;
+    Ok(Box::new(
+        docs.map(|d| d.map_err(|e| Failure::input(e.to_string()))),
+    ))
+}
+
+/// A first pass over the file: every document read (so a bad one fails before any work).
+fn count(path: &Path) -> Result<u64, Failure> {
+    let mut n = 0u64;
+    for d in data::open(path).map_err(|e| Failure::input(e.to_string()))? {
+        d.map_err(|e| Failure::input(e.to_string()))?;
+        n += 1;
+    }
+    Ok(n)
+}
+
+/// The documents sorted by `field` (stable; a missing field sorts as null). They are all held
+/// in memory for it.
+fn ordered(docs: Docs, field: &str) -> Result<Docs, Failure> {
+    let by = KeyPattern::parse(&bson::doc! { field: 1 })
+        .map_err(|e| Failure::input(format!("--order-by {field}: {}", e.0)))?;
+    let mut all = Vec::new();
+    for d in docs {
+        let (doc, size) = d?;
+        let key = by.extract(&doc).map_err(|e| {
+            Failure::input(format!(
+                "--order-by {field}: a document cannot be ordered: {}",
+                e.0
+            ))
+        })?;
+        all.push((key, doc, size));
+    }
+    all.sort_by(|a, b| a.0.cmp(&b.0));
+    Ok(Box::new(all.into_iter().map(|(_, d, s)| Ok((d, s)))))
+}

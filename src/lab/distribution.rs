@@ -1,0 +1,209 @@
+//! The read and write distribution of a traffic under a candidate key, as `analyzeShardKey`
+//! classifies each sampled query (`src/mongo/db/s/analyze_shard_key_read_write_distribution.cpp`,
+//! `DistributionMetricsCalculator::_incrementMetricsForQuery`), from the filter's shape alone:
+//!
+//! - a filter with an equality on every key field (`extractShardKeyFromQuery`) is a
+//!   single-shard query — a non-upsert replacement update also by the key its replacement holds;
+//! - a filter over the whole key space, MinKey to MaxKey, is a scatter-gather;
+//! - any other is "variable": how many shards it asks depends on where the chunks are
+//!   (`percentageOf…MultiShard…`).
+//!
+//! Writes (update, delete, findAndModify; inserts are not sampled) without the shard key are
+//! counted as single or multi writes without it. An update changes the shard key when a modifier
+//! touches a key field (a field of the key, a parent or a child of one), or when a replacement
+//! gives a key other than the one its filter names. MongoDB counts shard-key updates from the
+//! sampled diffs of the updated documents; this reads them from the update itself (a pipeline
+//! update is not counted). Percentages are rounded to 10 places as `calculatePercentage` does.
+
+use bson::{Bson, Document};
+
+use super::traffic::{Command, Operation};
+use crate::model::targeting::key_ranges;
+use crate::model::{KeyPattern, ShardKey};
+
+/// How `analyzeShardKey` counts one query.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Dispatch {
+    /// An equality on every key field.
+    SingleShard,
+    /// A subset of the key space.
+    Variable,
+    /// MinKey to MaxKey.
+    ScatterGather,
+}
+
+/// Weighted counts of one side (reads or writes).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Counts {
+    pub total: u64,
+    pub single: u64,
+    pub variable: u64,
+    pub scatter: u64,
+    pub shard_key_updates: u64,
+    pub single_without_key: u64,
+    pub multi_without_key: u64,
+}
+
+impl Counts {
+    pub fn percent(&self, n: u64) -> f64 {
+        if self.total == 0 {
+            return 0.0;
+        }
+        let p = n as f64 * 100.0 / self.total as f64;
+        (p * 1e10).round() / 1e10
+    }
+}
+
+/// The reads and the writes of a traffic under one key.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct ReadWrite {
+    pub reads: Counts,
+    pub writes: Counts,
+}
+
+/// Classifies every operation of `traffic` under `pattern`.
+pub fn distribution(pattern: &KeyPattern, traffic: &[Operation]) -> ReadWrite {
+    let mut out = ReadWrite::default();
+    for op in traffic {
+        let (dispatch, key) = classify(pattern, op);
+        let side = if op.command.is_read() {
+            &mut out.reads
+        } else {
+            &mut out.writes
+        };
+        let w = op.weight;
+        side.total += w;
+        match dispatch {
+            Dispatch::SingleShard => side.single += w,
+            Dispatch::Variable => side.variable += w,
+            Dispatch::ScatterGather => side.scatter += w,
+        }
+        if op.command.is_read() {
+            continue;
+        }
+        if key.is_none() {
+            if op.multi {
+                side.multi_without_key += w;
+            } else {
+                side.single_without_key += w;
+            }
+        }
+        if changes_shard_key(pattern, op, key.as_ref()) {
+            side.shard_key_updates += w;
+        }
+    }
+    out
+}
+
+/// How one operation is counted, and the shard key it names (when it names one).
+pub fn classify(pattern: &KeyPattern, op: &Operation) -> (Dispatch, Option<ShardKey>) {
+    if let Some(key) = equality_key(pattern, &op.filter) {
+        return (Dispatch::SingleShard, Some(key));
+    }
+    let replacement = op
+        .update
+        .as_ref()
+        .filter(|u| op.command == Command::Update && !op.upsert && !is_modifier(u));
+    if let Some(key) = replacement.and_then(|u| key_in_document(pattern, u)) {
+        return (Dispatch::SingleShard, Some(key));
+    }
+    let ranges = key_ranges(pattern, &op.filter);
+    let whole = ranges
+        .iter()
+        .any(|r| r.min == pattern.global_min() && r.max == pattern.global_max());
+    if whole {
+        (Dispatch::ScatterGather, None)
+    } else {
+        (Dispatch::Variable, None)
+    }
+}
+
+/// The one key a filter's equalities pin down (`extractShardKeyFromQuery`).
+fn equality_key(pattern: &KeyPattern, filter: &Document) -> Option<ShardKey> {
+    let ranges = key_ranges(pattern, filter);
+    match ranges.as_slice() {
+        [r] if r.min == r.max && r.min_inclusive && r.max_inclusive => Some(r.min.clone()),
+        _ => None,
+    }
+}
+
+/// The key of a document holding every key field (`extractShardKeyFromDoc`).
+fn key_in_document(pattern: &KeyPattern, doc: &Document) -> Option<ShardKey> {
+    if pattern
+        .fields()
+        .iter()
+        .all(|f| lookup(doc, &f.path).is_some())
+    {
+        pattern.extract(doc).ok()
+    } else {
+        None
+    }
+}
+
+fn is_modifier(update: &Document) -> bool {
+    update.keys().next().is_some_and(|k| k.starts_with('$'))
+}
+
+fn changes_shard_key(pattern: &KeyPattern, op: &Operation, key: Option<&ShardKey>) -> bool {
+    let Some(update) = op.update.as_ref() else {
+        return false;
+    };
+    if !matches!(op.command, Command::Update | Command::FindAndModify) {
+        return false;
+    }
+    if !is_modifier(update) {
+        return match (key, key_in_document(pattern, update)) {
+            (Some(before), Some(after)) => *before != after,
+            _ => false,
+        };
+    }
+    let touches = |path: &str| {
+        pattern.fields().iter().any(|f| {
+            let k: &str = &f.path;
+            path == k
+                || path.strip_prefix(k).is_some_and(|r| r.starts_with('.'))
+                || k.strip_prefix(path).is_some_and(|r| r.starts_with('.'))
+        })
+    };
+    update.iter().any(|(op, fields)| match fields {
+        Bson::Document(d) => d.iter().any(|(path, value)| {
+            touches(path) || (op == "$rename" && value.as_str().is_some_and(touches))
+        }),
+        _ => false,
+    })
+}
+
+/// The value at a dotted path.
+fn lookup<'a>(doc: &'a Document, path: &str) -> Option<&'a Bson> {
+    let mut parts = path.split('.');
+    let mut current = doc.get(parts.next()?)?;
+    for p in parts {
+        current = match current {
+            Bson::Document(inner) => inner.get(p)?,
+            _ => return None,
+        };
+    }
+    Some(current)
+}
+
+/// Whether some operation asks for a range of the hashed field (no range targeting on it).
+pub fn ranges_on_hashed_field(pattern: &KeyPattern, traffic: &[Operation]) -> bool {
+    let Some(h) = pattern.hashed_field() else {
+        return false;
+    };
+    let path: &str = &pattern.fields()[h].path;
+    traffic.iter().any(|op| has_range(&op.filter, path))
+}
+
+fn has_range(filter: &Document, path: &str) -> bool {
+    filter.iter().any(|(k, v)| match (k.as_str(), v) {
+        ("$and" | "$or", Bson::Array(list)) => list.iter().any(|b| match b {
+            Bson::Document(d) => has_range(d, path),
+            _ => false,
+        }),
+        (k, Bson::Document(d)) if k == path => d
+            .keys()
+            .any(|o| matches!(o.as_str(), "$gt" | "$gte" | "$lt" | "$lte")),
+        _ => false,
+    })
+}

@@ -1,0 +1,169 @@
+//! The lab's report as text: seed 003's "Comparing candidate keys for orders" table (one row
+//! per candidate: key, write distribution, each query's targeting, divisibility) as markdown,
+//! then each candidate's numbers.
+
+use bson::{Bson, Document};
+
+use super::report::{CandidateReport, Report};
+use super::verdict;
+
+/// The most queries given a column of their own (the rest are summed up in the verdicts).
+const QUERY_COLUMNS: usize = 6;
+
+/// The table alone (`--markdown`).
+pub fn table(report: &Report) -> String {
+    let shards = report.shards as usize;
+    let mut header = vec!["Key".to_string(), "Write distribution".to_string()];
+    let first = report.candidates.first();
+    let queries = first.map_or(&[][..], |c| &c.queries[..]);
+    for q in queries.iter().take(QUERY_COLUMNS) {
+        header.push(format!("`{}`", query_text(q.command, &q.filter)));
+    }
+    header.push("Divisibility".into());
+    let mut out = row(&header);
+    out.push_str(&row(&vec!["---".to_string(); header.len()]));
+    for c in &report.candidates {
+        let mut cells = vec![
+            format!("`{}`", shell(&c.key.to_document())),
+            verdict::writes(c, shards),
+        ];
+        for q in c.queries.iter().take(QUERY_COLUMNS) {
+            cells.push(verdict::targeting(q.kind, q.shards, shards));
+        }
+        cells.push(verdict::divisibility(c));
+        out.push_str(&row(&cells));
+    }
+    out
+}
+
+fn row(cells: &[String]) -> String {
+    let escaped: Vec<String> = cells.iter().map(|c| c.replace('|', "\\|")).collect();
+    format!("| {} |\n", escaped.join(" | "))
+}
+
+/// The table, then each candidate's numbers (the default text report).
+pub fn text(report: &Report) -> String {
+    let mut out = format!(
+        "{} documents, {} operations of traffic, {} shards, {} MB chunks, MongoDB {}\n\n",
+        report.documents,
+        report.operations,
+        report.shards,
+        report.chunk_size_mb,
+        report.server_version
+    );
+    out.push_str(&table(report));
+    for c in &report.candidates {
+        out.push('\n');
+        out.push_str(&details(c));
+    }
+    out
+}
+
+fn details(c: &CandidateReport) -> String {
+    let ch = &c.characteristics;
+    let mut out = format!("{}\n", shell(&c.key.to_document()));
+    out.push_str(&format!("  {}\n", c.verdict));
+    let coefficient = ch
+        .coefficient
+        .map_or_else(|| "unknown".to_string(), |v| format!("{v:.4}"));
+    out.push_str(&format!(
+        "  {} documents, {} distinct values{}, {} ({}), {} bytes a document\n",
+        ch.num_docs,
+        ch.num_distinct_values,
+        if ch.is_unique { " (unique)" } else { "" },
+        ch.monotonicity.as_str(),
+        coefficient,
+        ch.avg_doc_size_bytes
+    ));
+    let common: Vec<String> = ch
+        .most_common_values
+        .iter()
+        .map(|(v, n)| format!("{} ×{n}", shell(v)))
+        .collect();
+    out.push_str(&format!("  most common: {}\n", common.join(", ")));
+    if ch.missing > 0 {
+        out.push_str(&format!(
+            "  {} documents miss a key field (routed as null)\n",
+            ch.missing
+        ));
+    }
+    let shares: Vec<String> = c
+        .shares
+        .iter()
+        .map(|(s, v)| format!("{s} {:.1}%", v * 100.0))
+        .collect();
+    out.push_str(&format!(
+        "  {} new inserts: {}; hottest chunk {:.1}%; {} migrations; {} chunks\n",
+        c.new_inserts,
+        shares.join(", "),
+        c.hottest_chunk_share * 100.0,
+        c.migrations,
+        c.chunks
+    ));
+    let r = &c.distribution.reads;
+    let w = &c.distribution.writes;
+    out.push_str(&format!(
+        "  reads: {}% single-shard, {}% multi-shard, {}% scatter-gather; writes: {}% single-shard, {}% shard-key updates, {}% single writes without the shard key\n",
+        r.percent(r.single),
+        r.percent(r.variable),
+        r.percent(r.scatter),
+        w.percent(w.single),
+        w.percent(w.shard_key_updates),
+        w.percent(w.single_without_key)
+    ));
+    let max = c
+        .max_chunks
+        .map_or_else(|| "unbounded".to_string(), |m| m.to_string());
+    out.push_str(&format!("  max chunks: {max}; jumbo: {}\n", c.jumbo));
+    for (k, allowed) in &c.unique_indexes {
+        let word = if *allowed { "allowed" } else { "not allowed" };
+        out.push_str(&format!(
+            "  unique index {}: {word}\n",
+            shell(&k.to_document())
+        ));
+    }
+    if c.refused > 0 {
+        out.push_str(&format!(
+            "  {} documents refused: {}\n",
+            c.refused,
+            c.first_refusal.as_deref().unwrap_or("")
+        ));
+    }
+    out
+}
+
+/// `find({customerId: 4242})`, `update({_id: …})`.
+fn query_text(command: &str, filter: &Document) -> String {
+    format!("{command}({})", shell(filter))
+}
+
+/// A document as mongosh shows it: `{customerId: 4242, placedAt: {$gte: ISODate("2026-06-01")}}`.
+pub fn shell(doc: &Document) -> String {
+    let fields: Vec<String> = doc
+        .iter()
+        .map(|(k, v)| format!("{k}: {}", value(v)))
+        .collect();
+    format!("{{{}}}", fields.join(", "))
+}
+
+fn value(v: &Bson) -> String {
+    match v {
+        Bson::Document(d) => shell(d),
+        Bson::Array(a) => format!("[{}]", a.iter().map(value).collect::<Vec<_>>().join(", ")),
+        Bson::String(s) => serde_json::Value::String(s.clone()).to_string(),
+        Bson::Int32(n) => n.to_string(),
+        Bson::Int64(n) => n.to_string(),
+        Bson::Double(x) => x.to_string(),
+        Bson::Boolean(b) => b.to_string(),
+        Bson::Null => "null".into(),
+        Bson::ObjectId(o) => format!("ObjectId(\"{o}\")"),
+        Bson::DateTime(d) => {
+            let iso = d.try_to_rfc3339_string().unwrap_or_else(|_| d.to_string());
+            let short = iso
+                .strip_suffix("T00:00:00Z")
+                .or_else(|| iso.strip_suffix("T00:00:00.000Z"));
+            format!("ISODate(\"{}\")", short.unwrap_or(&iso))
+        }
+        other => other.clone().into_relaxed_extjson().to_string(),
+    }
+}

@@ -1,0 +1,241 @@
+//! What the lab reports for each candidate, measured on the same data and traffic, and the
+//! `shardtop-lab` JSON of it (values and filters in relaxed Extended JSON, as `mongoexport`
+//! writes them).
+
+use bson::Document;
+use serde_json::{Value, json};
+
+use super::characteristics::KeyCharacteristics;
+use super::distribution::{self, Counts, ReadWrite};
+use super::run::CandidateRun;
+use super::traffic::Operation;
+use crate::model::KeyPattern;
+use crate::model::targeting::{TargetKind, target};
+
+/// One operation of the traffic under a candidate: where the final chunks send it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct QueryTargeting {
+    pub command: &'static str,
+    pub filter: Document,
+    pub weight: u64,
+    pub kind: TargetKind,
+    pub shards: usize,
+}
+
+/// One candidate's measurements.
+#[derive(Clone, Debug)]
+pub struct CandidateReport {
+    pub key: KeyPattern,
+    pub characteristics: KeyCharacteristics,
+    pub distribution: ReadWrite,
+    /// Each shard's id and its share of the new inserts.
+    pub shares: Vec<(String, f64)>,
+    pub max_shard_share: f64,
+    pub hottest_chunk_share: f64,
+    pub new_inserts: u64,
+    pub migrations: u64,
+    pub chunks: usize,
+    pub queries: Vec<QueryTargeting>,
+    /// The most chunks the key can have (`None`: its values keep arriving new).
+    pub max_chunks: Option<u64>,
+    /// Chunks over the chunk size holding one key value: they can never be split.
+    pub jumbo: u64,
+    /// The chunks the data needs at the chunk size.
+    pub needed_chunks: u64,
+    /// The unique indexes and whether the key allows each (a field-name prefix of it).
+    pub unique_indexes: Vec<(KeyPattern, bool)>,
+    pub ranges_on_hashed_field: bool,
+    pub refused: u64,
+    pub first_refusal: Option<String>,
+    pub verdict: String,
+}
+
+/// Measures a finished run.
+pub fn measure(run: CandidateRun, traffic: &[Operation], unique: &[KeyPattern]) -> CandidateReport {
+    let (characteristics, run) = run.finish();
+    let coll = run.collection();
+    let chunk_size = run.sim.cluster.chunk_size_of(0);
+    let queries = traffic
+        .iter()
+        .map(|op| {
+            let t = target(&run.key, &coll.table, &op.filter);
+            QueryTargeting {
+                command: op.command.as_str(),
+                filter: op.filter.clone(),
+                weight: op.weight,
+                kind: t.kind,
+                shards: t.shards.len(),
+            }
+        })
+        .collect();
+    let ins = &run.inserts;
+    let share = |n: u64| round4(n as f64 / ins.total.max(1) as f64);
+    let shares: Vec<(String, f64)> = ins
+        .per_shard
+        .iter()
+        .enumerate()
+        .map(|(i, &n)| (run.sim.cluster.shards[i].shard.id.clone(), share(n)))
+        .collect();
+    let max_shard_share = shares.iter().map(|s| s.1).fold(0.0, f64::max);
+    let growing = characteristics.late_new_values * 20 >= characteristics.num_docs / 10;
+    let bytes = characteristics.avg_doc_size_bytes * characteristics.num_docs;
+    let mut report = CandidateReport {
+        max_chunks: (!growing).then_some(characteristics.num_distinct_values + 1),
+        jumbo: jumbo_chunks(coll, chunk_size),
+        needed_chunks: bytes.div_ceil(chunk_size.max(1)),
+        distribution: distribution::distribution(&run.key, traffic),
+        shares,
+        max_shard_share,
+        hottest_chunk_share: share(ins.hottest),
+        new_inserts: ins.total,
+        migrations: ins.migrations,
+        chunks: coll.table.len(),
+        queries,
+        unique_indexes: unique
+            .iter()
+            .map(|u| {
+                (
+                    u.clone(),
+                    crate::sim::ops::is_field_name_prefix(&run.key, u),
+                )
+            })
+            .collect(),
+        ranges_on_hashed_field: distribution::ranges_on_hashed_field(&run.key, traffic),
+        refused: run.refused,
+        first_refusal: run.first_refusal.clone(),
+        key: run.key.clone(),
+        characteristics,
+        verdict: String::new(),
+    };
+    report.verdict = super::verdict::verdict(&report, run.sim.cluster.shards.len());
+    report
+}
+
+/// Chunks larger than the chunk size whose documents all have one key value (or flagged jumbo).
+fn jumbo_chunks(coll: &crate::cluster::Collection, chunk_size: u64) -> u64 {
+    let n = coll.table.len();
+    (0..n)
+        .filter(|&i| {
+            let chunk = coll.table.chunk(i);
+            if chunk.info.jumbo {
+                return true;
+            }
+            if chunk.info.stats.bytes <= chunk_size {
+                return false;
+            }
+            let max = if i + 1 < n {
+                coll.table.chunk(i + 1).min.clone()
+            } else {
+                coll.table.global_max().clone()
+            };
+            let first = coll.keys.first_in(chunk.min, &max);
+            first.is_some() && first == coll.keys.last_in(chunk.min, &max)
+        })
+        .count() as u64
+}
+
+fn round4(x: f64) -> f64 {
+    (x * 1e4).round() / 1e4
+}
+
+fn relaxed(doc: &Document) -> Value {
+    bson::Bson::Document(doc.clone()).into_relaxed_extjson()
+}
+
+fn side(c: &Counts, what: &str) -> serde_json::Map<String, Value> {
+    let mut m = serde_json::Map::new();
+    m.insert(
+        format!("percentageOfSingleShard{what}"),
+        json!(c.percent(c.single)),
+    );
+    m.insert(
+        format!("percentageOfMultiShard{what}"),
+        json!(c.percent(c.variable)),
+    );
+    m.insert(
+        format!("percentageOfScatterGather{what}"),
+        json!(c.percent(c.scatter)),
+    );
+    m.insert("sampleSize".into(), json!(c.total));
+    m
+}
+
+impl CandidateReport {
+    pub fn to_json(&self) -> Value {
+        let ch = &self.characteristics;
+        let mut writes = side(&self.distribution.writes, "Writes");
+        let w = &self.distribution.writes;
+        let extra = json!({
+            "shards": self.shares.iter().map(|(s, v)| json!({"shard": s, "share": v})).collect::<Vec<_>>(),
+            "maxShardShare": self.max_shard_share,
+            "hottestChunkShare": self.hottest_chunk_share,
+            "newInserts": self.new_inserts,
+            "migrations": self.migrations,
+            "percentageOfShardKeyUpdates": w.percent(w.shard_key_updates),
+            "percentageOfSingleWritesWithoutShardKey": w.percent(w.single_without_key),
+            "percentageOfMultiWritesWithoutShardKey": w.percent(w.multi_without_key),
+        });
+        if let Value::Object(m) = extra {
+            writes.extend(m);
+        }
+        json!({
+            "key": relaxed(&self.key.to_document()),
+            "keyCharacteristics": {
+                "numDocs": ch.num_docs,
+                "numDistinctValues": ch.num_distinct_values,
+                "isUnique": ch.is_unique,
+                "mostCommonValues": ch.most_common_values.iter()
+                    .map(|(v, n)| json!({"value": relaxed(v), "frequency": n}))
+                    .collect::<Vec<_>>(),
+                "monotonicity": {
+                    "type": ch.monotonicity.as_str(),
+                    "recordIdCorrelationCoefficient": ch.coefficient,
+                },
+                "avgDocSizeBytes": ch.avg_doc_size_bytes,
+                "numDocsMissingShardKeyFields": ch.missing,
+            },
+            "reads": side(&self.distribution.reads, "Reads"),
+            "writes": writes,
+            "queries": self.queries.iter().map(|q| json!({
+                "command": q.command,
+                "filter": relaxed(&q.filter),
+                "weight": q.weight,
+                "targeting": q.kind.stage(),
+                "shards": q.shards,
+            })).collect::<Vec<_>>(),
+            "chunks": self.chunks,
+            "maxChunks": self.max_chunks,
+            "jumbo": self.jumbo,
+            "uniqueIndexes": self.unique_indexes.iter()
+                .map(|(k, a)| json!({"key": relaxed(&k.to_document()), "allowed": a}))
+                .collect::<Vec<_>>(),
+            "refused": self.refused,
+            "verdict": self.verdict,
+        })
+    }
+}
+
+/// The whole report.
+pub struct Report {
+    pub documents: u64,
+    pub operations: usize,
+    pub shards: u32,
+    pub chunk_size_mb: u64,
+    pub server_version: String,
+    pub candidates: Vec<CandidateReport>,
+}
+
+impl Report {
+    pub fn to_json(&self) -> Value {
+        json!({
+            "format": "shardtop-lab",
+            "version": 1,
+            "documents": self.documents,
+            "queries": self.operations,
+            "shards": self.shards,
+            "chunkSizeMB": self.chunk_size_mb,
+            "serverVersion": self.server_version,
+            "candidates": self.candidates.iter().map(CandidateReport::to_json).collect::<Vec<_>>(),
+        })
+    }
+}

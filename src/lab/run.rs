@@ -1,0 +1,192 @@
+//! One candidate key tried on the data: a simulated cluster of its own (the lab's shards, chunk
+//! size and release line) holding the collection sharded on that key. The first documents are
+//! inserted with the balancer off and laid out as `reshardCollection` would lay them out for the
+//! key ([`Simulator::lay_out_as_resharding`]); the rest arrive as new inserts, tick by tick,
+//! with the balancer on — or, from empty, every document is a new insert into the chunks
+//! `shardCollection` makes on an empty collection.
+//!
+//! Counted over the new inserts: each shard's inserts (the shard that owned the chunk when the
+//! document arrived), the hottest chunk of each balancer round (the round's inserts to its
+//! busiest chunk; a round also ends when the chunks change), and the migrations committed.
+
+use bson::Document;
+
+use super::characteristics::{Characteristics, KeyCharacteristics};
+use crate::cluster::event::EventKind;
+use crate::model::{KeyPattern, ShardIdx};
+use crate::sim::engine::{ROUND_INTERVAL_MS, Simulator};
+use crate::sim::ops::ShardCollectionOptions;
+
+/// The namespace every candidate's collection has.
+pub const LAB_NS: &str = "lab.candidate";
+
+/// The cluster every candidate runs on.
+#[derive(Clone, Debug)]
+pub struct ClusterSpec {
+    pub shards: u32,
+    pub chunk_size_mb: u64,
+    pub server_version: crate::cluster::ServerVersion,
+    /// `reshardCollection`'s `numInitialChunks` for the layout (`None`: the release's default).
+    pub num_initial_chunks: Option<u32>,
+}
+
+/// Inserts counted since the layout.
+#[derive(Clone, Debug, Default)]
+pub struct InsertCounts {
+    pub total: u64,
+    pub per_shard: Vec<u64>,
+    /// The sum over rounds of the round's inserts to its busiest chunk.
+    pub hottest: u64,
+    pub migrations: u64,
+    /// The current round's inserts per chunk, and the chunks' version they count against.
+    round: Vec<u64>,
+    round_version: Option<crate::model::ChunkVersion>,
+    round_ends_ms: u64,
+}
+
+impl InsertCounts {
+    fn close_round(&mut self) {
+        self.hottest += self.round.iter().copied().max().unwrap_or(0);
+        self.round.clear();
+    }
+}
+
+/// One candidate's run.
+pub struct CandidateRun {
+    pub key: KeyPattern,
+    pub sim: Simulator,
+    coll: usize,
+    characteristics: Characteristics,
+    pub inserts: InsertCounts,
+    laid_out: bool,
+    /// Documents the key cannot take (an array in a key field), and the first reason.
+    pub refused: u64,
+    pub first_refusal: Option<String>,
+}
+
+impl CandidateRun {
+    /// A cluster of `spec` with the collection sharded on `key`; `unique` as the characteristics
+    /// take it (a unique index with exactly the key's fields).
+    pub fn new(spec: &ClusterSpec, key: KeyPattern, unique: bool) -> Result<Self, String> {
+        let mut sim = cluster(spec)?;
+        sim.shard_collection(LAB_NS, key.clone(), &ShardCollectionOptions::default())
+            .map_err(|e| e.to_string())?;
+        let coll = sim.coll(LAB_NS).map_err(|e| e.to_string())?;
+        sim.set_balancer(false);
+        Ok(Self {
+            characteristics: Characteristics::new(&key, unique),
+            key,
+            sim,
+            coll,
+            inserts: InsertCounts {
+                per_shard: vec![0; spec.shards as usize],
+                ..InsertCounts::default()
+            },
+            laid_out: false,
+            refused: 0,
+            first_refusal: None,
+        })
+    }
+
+    /// Inserts one document (`size` bytes of BSON): part of the initial data before
+    /// [`Self::start_inserts`], a new insert after it.
+    pub fn insert(&mut self, doc: &Document, size: u64) {
+        let key = match self.key.extract(doc) {
+            Ok(k) => k,
+            Err(e) => {
+                self.refuse(e.0);
+                return;
+            }
+        };
+        if let Err(e) = self.characteristics.observe_key(doc, size, key.clone()) {
+            self.refuse(e.0);
+            return;
+        }
+        let (chunk, shard) = self.sim.insert_key(self.coll, key, None, size);
+        if self.laid_out {
+            self.count(chunk, shard);
+        }
+    }
+
+    fn refuse(&mut self, reason: String) {
+        self.refused += 1;
+        self.first_refusal.get_or_insert(reason);
+    }
+
+    fn count(&mut self, chunk: usize, shard: ShardIdx) {
+        let c = &mut self.inserts;
+        c.total += 1;
+        if let Some(n) = c.per_shard.get_mut(shard.index()) {
+            *n += 1;
+        }
+        if c.round.len() <= chunk {
+            c.round.resize(chunk + 1, 0);
+        }
+        c.round[chunk] += 1;
+    }
+
+    /// Ends the initial data: lays it out as resharding would (unless `from_empty`), turns the
+    /// balancer on; what follows are new inserts.
+    pub fn start_inserts(&mut self, from_empty: bool, num_initial_chunks: Option<u32>) {
+        if !from_empty && let Err(e) = self.sim.lay_out_as_resharding(LAB_NS, num_initial_chunks) {
+            self.first_refusal.get_or_insert(e.to_string());
+        }
+        self.sim.take_events();
+        self.sim.set_balancer(true);
+        self.laid_out = true;
+        self.begin_round();
+    }
+
+    fn begin_round(&mut self) {
+        let now = self.sim.now_ms();
+        let version = self.sim.cluster.collections[self.coll].table.version();
+        let c = &mut self.inserts;
+        c.round_version = Some(version);
+        c.round_ends_ms = now + ROUND_INTERVAL_MS;
+    }
+
+    /// One tick of the simulated cluster (balancer, migrations); counts what it committed.
+    pub fn step(&mut self) {
+        self.sim.step();
+        for e in self.sim.take_events() {
+            if matches!(e.kind, EventKind::MigrationCommitted { .. }) {
+                self.inserts.migrations += 1;
+            }
+        }
+        if !self.laid_out {
+            return;
+        }
+        let version = self.sim.cluster.collections[self.coll].table.version();
+        if self.sim.now_ms() >= self.inserts.round_ends_ms
+            || self.inserts.round_version != Some(version)
+        {
+            self.inserts.close_round();
+            self.begin_round();
+        }
+    }
+
+    /// The collection as it stands.
+    pub fn collection(&self) -> &crate::cluster::Collection {
+        &self.sim.cluster.collections[self.coll]
+    }
+
+    /// The characteristics of every document inserted, and the counts of the new inserts.
+    pub fn finish(mut self) -> (KeyCharacteristics, Self) {
+        self.inserts.close_round();
+        let ch = std::mem::replace(
+            &mut self.characteristics,
+            Characteristics::new(&self.key, false),
+        );
+        (ch.finish(), self)
+    }
+}
+
+/// A cluster of `spec`'s shards, no collections, balancer on.
+fn cluster(spec: &ClusterSpec) -> Result<Simulator, String> {
+    let text = format!(
+        r#"{{"name": "lab", "description": "", "seedPassage": "", "shards": {}, "chunkSizeMb": {}, "collections": [], "until": 0}}"#,
+        spec.shards, spec.chunk_size_mb
+    );
+    let sc = crate::sim::scenario::parse(&text)?;
+    Simulator::from_scenario(&sc, sc.seed, Some(spec.server_version))
+}

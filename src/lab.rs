@@ -14,6 +14,7 @@ pub mod example;
 pub mod markdown;
 pub mod report;
 pub mod run;
+pub mod suggest;
 pub mod traffic;
 pub mod trial;
 pub mod verdict;

@@ -184,7 +184,10 @@ fn the_json_and_the_table_have_every_field() {
         c["keyCharacteristics"]["monotonicity"]["type"],
         "not monotonic"
     );
-    assert_eq!(c["queries"][0]["filter"], serde_json::json!({"customerId": 4242}));
+    assert_eq!(
+        c["queries"][0]["filter"],
+        serde_json::json!({"customerId": 4242})
+    );
     assert_eq!(c["queries"][0]["targeting"], "SINGLE_SHARD");
     assert_eq!(c["reads"]["percentageOfSingleShardReads"], 80.0);
     assert_eq!(c["writes"]["shards"].as_array().unwrap().len(), 3);

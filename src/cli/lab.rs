@@ -37,6 +37,10 @@ pub struct LabArgs {
     /// (with `--example`, default: the example's candidates).
     #[arg(long = "key", value_name = "PATTERN")]
     pub keys: Vec<String>,
+    /// Propose candidates from the traffic and a sample of the documents (with the reason for
+    /// each) and try them beside the `--key`s.
+    #[arg(long)]
+    pub suggest: bool,
     /// A unique index of the collection (repeatable): which candidates allow it.
     #[arg(long = "unique", value_name = "PATTERN")]
     pub unique: Vec<String>,

@@ -9,6 +9,7 @@ use bson::Document;
 use super::{Failure, write_failed};
 use crate::cli::lab::{LabArgs, LabExample};
 use crate::lab::run::ClusterSpec;
+use crate::lab::suggest::{self, FieldStats, Suggestion};
 use crate::lab::traffic::Operation;
 use crate::lab::trial::{Arrival, Trial};
 use crate::lab::{data, example, markdown, traffic};
@@ -26,11 +27,22 @@ pub fn run(
 ) -> Result<(), Failure> {
     let version = super::server_version(args.server_version.as_deref(), config)?
         .unwrap_or(crate::cluster::ServerVersion::DEFAULT);
-    let keys = candidates(args)?;
     let unique = unique_indexes(args)?;
     let traffic = traffic(args)?;
     let spec = cluster_spec(args, version)?;
-    let (total, docs) = documents(args)?;
+    let (total, stats, docs) = documents(args)?;
+    let suggested = if args.suggest {
+        let s = suggest::suggest(&traffic, &stats);
+        if s.is_empty() {
+            return Err(Failure::input(
+                "--suggest: the traffic names no field by equality (give --workload or --log)",
+            ));
+        }
+        s
+    } else {
+        Vec::new()
+    };
+    let keys = candidates(args, &suggested)?;
     let arrival = Arrival {
         from_empty: args.from_empty,
         initial_docs: total * u64::from(args.initial.min(100)) / 100,
@@ -41,14 +53,28 @@ pub fn run(
     trial.run_to_end(&mut docs)?;
     let report = trial.finish(&traffic, &unique);
     let text = if args.json {
-        let mut s = serde_json::to_string_pretty(&report.to_json())
-            .map_err(|e| Failure::runtime(e.to_string()))?;
+        let mut json = report.to_json();
+        if args.suggest {
+            json["suggested"] = suggested
+                .iter()
+                .map(|s| serde_json::json!({"key": key_json(&s.key), "reason": s.reason}))
+                .collect();
+        }
+        let mut s =
+            serde_json::to_string_pretty(&json).map_err(|e| Failure::runtime(e.to_string()))?;
         s.push('\n');
         s
     } else if args.markdown {
         markdown::table(&report)
     } else {
-        markdown::text(&report)
+        let mut s = String::new();
+        for g in &suggested {
+            s.push_str(&format!("suggested {}: {}\n", g.key, g.reason));
+        }
+        if !s.is_empty() {
+            s.push('\n');
+        }
+        s + &markdown::text(&report)
     };
     out.write_all(text.as_bytes()).map_err(|e| write_failed(&e))
 }
@@ -58,12 +84,26 @@ fn pattern(text: &str, what: &str) -> Result<KeyPattern, Failure> {
         .map_err(|e| Failure::input(format!("{what} {text}: not a valid key pattern: {}", e.0)))
 }
 
-fn candidates(args: &LabArgs) -> Result<Vec<KeyPattern>, Failure> {
-    let texts: Vec<&str> = if args.keys.is_empty() && args.example.is_some() {
-        example::CANDIDATES.to_vec()
-    } else {
-        args.keys.iter().map(String::as_str).collect()
-    };
+fn key_json(text: &str) -> serde_json::Value {
+    serde_json::from_str(text).unwrap_or(serde_json::Value::Null)
+}
+
+fn candidates(args: &LabArgs, suggested: &[Suggestion]) -> Result<Vec<KeyPattern>, Failure> {
+    let mut texts: Vec<&str> =
+        if args.keys.is_empty() && args.example.is_some() && suggested.is_empty() {
+            example::CANDIDATES.to_vec()
+        } else {
+            args.keys.iter().map(String::as_str).collect()
+        };
+    for s in suggested {
+        let key = pattern(&s.key, "--suggest")?;
+        let given = texts
+            .iter()
+            .any(|t| KeyPattern::parse_json(t).is_ok_and(|k| k == key));
+        if !given && texts.len() < *CANDIDATES.end() {
+            texts.push(&s.key);
+        }
+    }
     if !CANDIDATES.contains(&texts.len()) {
         return Err(Failure::input(format!(
             "give 2 to 6 candidate keys with --key (got {})",
@@ -131,22 +171,27 @@ fn cluster_spec(
     })
 }
 
-/// How many documents there are, and the documents in insertion order.
-fn documents(args: &LabArgs) -> Result<(u64, Docs), Failure> {
+/// How many documents there are, the fields of the first ones (for `--suggest`), and the
+/// documents in insertion order.
+fn documents(args: &LabArgs) -> Result<(u64, FieldStats, Docs), Failure> {
+    let mut stats = FieldStats::default();
     let (total, docs): (u64, Docs) = match (args.example, &args.data) {
-        (Some(LabExample::Orders), _) => (
-            example::ORDERS,
-            Box::new(example::orders(example::SEED).map(|d| {
+        (Some(LabExample::Orders), _) => {
+            for d in example::orders(example::SEED).take(suggest::SAMPLE) {
+                stats.observe(&d);
+            }
+            let docs = example::orders(example::SEED).map(|d| {
                 let size = bson::to_vec(&d).map_or(0, |v| v.len() as u64);
                 Ok((d, size))
-            })),
-        ),
-        (None, Some(path)) => (count(path)?, open(path)?),
+            });
+            (example::ORDERS, Box::new(docs))
+        }
+        (None, Some(path)) => (count(path, &mut stats)?, open(path)?),
         (None, None) => return Err(Failure::input("give --data FILE or --example orders")),
     };
     match &args.order_by {
-        None => Ok((total, docs)),
-        Some(field) => Ok((total, ordered(docs, field)?)),
+        None => Ok((total, stats, docs)),
+        Some(field) => Ok((total, stats, ordered(docs, field)?)),
     }
 }
 
@@ -158,10 +203,13 @@ fn open(path: &Path) -> Result<Docs, Failure> {
 }
 
 /// A first pass over the file: every document read (so a bad one fails before any work).
-fn count(path: &Path) -> Result<u64, Failure> {
+fn count(path: &Path, stats: &mut FieldStats) -> Result<u64, Failure> {
     let mut n = 0u64;
     for d in data::open(path).map_err(|e| Failure::input(e.to_string()))? {
-        d.map_err(|e| Failure::input(e.to_string()))?;
+        let (doc, _) = d.map_err(|e| Failure::input(e.to_string()))?;
+        if n < suggest::SAMPLE as u64 {
+            stats.observe(&doc);
+        }
         n += 1;
     }
     Ok(n)

@@ -114,13 +114,18 @@ const YEAR_MS: i64 = 365 * 86_400_000;
 
 /// The orders, in insertion order.
 pub fn orders(seed: u64) -> impl Iterator<Item = Document> {
+    orders_n(seed, ORDERS)
+}
+
+/// `n` orders of the same shape (for measurements at other sizes), over the same year.
+pub fn orders_n(seed: u64, n: u64) -> impl Iterator<Item = Document> {
     let mut rng = Rng::new(seed);
     let mut placed = vec![0i32; CUSTOMERS as usize + 1];
-    (0..ORDERS).map(move |i| {
+    (0..n).map(move |i| {
         let customer = rng.range_i64(1, CUSTOMERS);
         let slot = &mut placed[customer as usize];
         *slot += 1;
-        let at = START_MS + (i as i64 * YEAR_MS) / ORDERS as i64;
+        let at = START_MS + (i as i64 * YEAR_MS) / n.max(1) as i64;
         let mut id = [0u8; 12];
         id[..4].copy_from_slice(&((at / 1000) as u32).to_be_bytes());
         id[4..9].copy_from_slice(b"shtop");

@@ -1,0 +1,207 @@
+#![allow(clippy::unwrap_used)]
+//! `shardtop lab` run as a real process: the example's markdown table and JSON, a data file and
+//! a workload of one's own (laid out, or from empty, or in another order), and every bad input
+//! with its message and exit code 2.
+
+use std::io::Write;
+use std::path::Path;
+use std::process::{Command, Output};
+
+fn run(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_shardtop"))
+        .arg("lab")
+        .args(args)
+        .env("NO_COLOR", "1")
+        .env("XDG_CONFIG_HOME", "/nonexistent")
+        .env_remove("SHARDTOP_CONFIG")
+        .output()
+        .unwrap()
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8(o.stdout.clone()).unwrap()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8(o.stderr.clone()).unwrap()
+}
+
+fn refused(args: &[&str], words: &str) {
+    let o = run(args);
+    assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
+    assert!(stderr(&o).contains(words), "{args:?}: {}", stderr(&o));
+    assert!(stdout(&o).is_empty());
+}
+
+/// `n` events of a device: `seq` ascending, `device` one of 40, `kind` one of 3.
+fn write_events(path: &Path, n: u32) {
+    let mut f = std::fs::File::create(path).unwrap();
+    for i in 0..n {
+        writeln!(
+            f,
+            r#"{{"_id": {{"$oid": "{:024x}"}}, "seq": {i}, "device": "d{}", "kind": "k{}", "pad": "{}"}}"#,
+            u64::from(i) + 1,
+            i * 7 % 40,
+            i % 3,
+            "x".repeat(200)
+        )
+        .unwrap();
+    }
+}
+
+#[test]
+fn the_example_prints_seed_003s_table_and_its_json() {
+    let o = run(&["--example", "orders", "--markdown"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let table = stdout(&o);
+    let rows: Vec<&str> = table.lines().collect();
+    assert_eq!(rows.len(), 6, "{table}");
+    assert!(rows[0].starts_with("| Key | Write distribution | `find({customerId: 4242})` |"));
+    assert!(
+        rows[2].starts_with("| `{_id: 1}` | all inserts to one shard (monotonic) | broadcast |")
+    );
+    assert!(rows[5].starts_with(
+        "| `{customerId: 1, placedAt: 1}` | spread across customerId values | one shard | one shard | one shard | broadcast |"
+    ));
+    let o = run(&["--example", "orders", "--json", "--shards", "4"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let json: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(json["format"], "shardtop-lab");
+    assert_eq!(json["shards"], 4);
+    assert_eq!(json["candidates"].as_array().unwrap().len(), 4);
+    assert_eq!(
+        json["candidates"][2]["writes"]["shards"]
+            .as_array()
+            .unwrap()
+            .len(),
+        4
+    );
+}
+
+#[test]
+fn a_data_file_of_ones_own_is_laid_out_or_started_from_empty() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("events.json");
+    write_events(&data, 6000);
+    let work = dir.path().join("work.jsonl");
+    std::fs::write(
+        &work,
+        "{\"find\": {\"device\": \"d7\"}, \"weight\": 3}\n{\"find\": {\"seq\": {\"$gte\": 10, \"$lt\": 20}}}\n",
+    )
+    .unwrap();
+    let d = data.to_str().unwrap();
+    let w = work.to_str().unwrap();
+    let keys = [
+        "--key",
+        r#"{"seq": 1}"#,
+        "--key",
+        r#"{"device": 1, "seq": 1}"#,
+    ];
+    for extra in [
+        &[][..],
+        &["--from-empty"][..],
+        &["--order-by", "device"][..],
+    ] {
+        let mut args = vec!["--data", d, "--workload", w, "--json"];
+        args.extend(keys);
+        args.extend(extra);
+        let o = run(&args);
+        assert_eq!(o.status.code(), Some(0), "{extra:?}: {}", stderr(&o));
+        let json: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        assert_eq!(json["documents"], 6000);
+        assert_eq!(json["queries"], 2);
+        let seq = &json["candidates"][0];
+        let device = &json["candidates"][1];
+        assert_eq!(
+            device["queries"][0]["targeting"], "SINGLE_SHARD",
+            "{extra:?}"
+        );
+        assert_eq!(seq["queries"][1]["targeting"], "SINGLE_SHARD", "{extra:?}");
+        assert_eq!(seq["keyCharacteristics"]["numDistinctValues"], 6000);
+        if extra.is_empty() || extra[0] == "--from-empty" {
+            // The file's order is seq's: every new insert lands on one shard.
+            assert_eq!(
+                seq["keyCharacteristics"]["monotonicity"]["type"],
+                "monotonic"
+            );
+            assert_eq!(seq["writes"]["maxShardShare"], 1.0, "{extra:?}");
+        } else {
+            // Ordered by device, seq no longer rises with the record ids.
+            assert_eq!(
+                seq["keyCharacteristics"]["monotonicity"]["type"],
+                "not monotonic"
+            );
+        }
+    }
+}
+
+#[test]
+fn bad_candidates_and_options_are_refused_with_exit_2() {
+    refused(
+        &[
+            "--example",
+            "orders",
+            "--key",
+            "{a: 1}",
+            "--key",
+            r#"{"b": 1}"#,
+        ],
+        "--key {a: 1}: not a valid key pattern",
+    );
+    refused(
+        &[
+            "--example",
+            "orders",
+            "--key",
+            r#"{"a": 2}"#,
+            "--key",
+            r#"{"b": 1}"#,
+        ],
+        r#"--key {"a": 2}: not a valid key pattern"#,
+    );
+    refused(
+        &["--example", "orders", "--key", r#"{"a": 1}"#],
+        "give 2 to 6 candidate keys with --key (got 1)",
+    );
+    refused(
+        &[
+            "--example",
+            "orders",
+            "--key",
+            r#"{"a": 1}"#,
+            "--key",
+            r#"{"a": 1}"#,
+        ],
+        r#"--key {"a": 1}: given twice"#,
+    );
+    refused(
+        &["--example", "orders", "--shards", "0"],
+        "--shards: 1 to 1000",
+    );
+    refused(
+        &["--example", "orders", "--chunk-size", "0"],
+        "--chunk-size",
+    );
+    refused(&["--example", "orders", "--initial", "101"], "--initial");
+    refused(&["--example", "orders", "--rate", "0"], "--rate");
+    refused(
+        &["--example", "orders", "--unique", "[1]"],
+        "--unique [1]: not a valid key pattern",
+    );
+    refused(
+        &["--example", "orders", "--server-version", "2.6"],
+        "--server-version",
+    );
+    refused(
+        &[
+            "--data",
+            "/nonexistent/orders.json",
+            "--key",
+            r#"{"a": 1}"#,
+            "--key",
+            r#"{"b": 1}"#,
+        ],
+        "/nonexistent/orders.json",
+    );
+    refused(&[], "--data");
+}

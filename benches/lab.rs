@@ -68,9 +68,7 @@ fn lab(c: &mut Criterion) {
             black_box(run(&four, example::ORDERS, &mut docs))
         });
     });
-    let docs: Vec<(Document, u64)> = example::orders(example::SEED)
-        .map(sized)
-        .collect();
+    let docs: Vec<(Document, u64)> = example::orders(example::SEED).map(sized).collect();
     group.throughput(Throughput::Elements(example::ORDERS));
     for key in example::CANDIDATES {
         let one = keys(&[key]);

@@ -5,6 +5,7 @@ mod export;
 mod hash;
 mod help;
 mod lab;
+mod lab_tui;
 mod replay;
 mod serve;
 mod settings;
@@ -90,7 +91,7 @@ fn run_command(cli: Cli) -> Result<(), Failure> {
         Some(Command::Sim(args)) if args.export.is_some() => export::sim(&args, &ctx, &mut out),
         Some(Command::Sim(args)) => sim::run(&args, &ctx.config, &mut out),
         Some(Command::Serve(args)) => serve::run(&args, &ctx.config),
-        Some(Command::Lab(args)) => lab::run(&args, &ctx.config, &mut out),
+        Some(Command::Lab(args)) => lab::run(&args, &ctx, &mut out),
         Some(Command::Record(args)) => watch::record(&args, &ctx.config, &mut out),
         Some(Command::Watch(args)) => watch::run(&args, &ctx, &mut out),
         Some(Command::Replay(args)) if args.export.is_some() => {

@@ -10,6 +10,7 @@ pub mod action;
 pub mod app;
 pub mod app_heat;
 pub mod app_history;
+pub mod app_lab;
 pub mod export;
 pub mod export_png;
 pub mod keymap;

@@ -9,6 +9,7 @@
 mod build;
 pub mod heatmap;
 pub mod history;
+pub mod lab;
 mod log;
 mod query;
 mod strip;
@@ -221,6 +222,8 @@ pub struct ClusterView {
     pub heatmap: Option<heatmap::HeatmapView>,
     /// The history view's frame, when asked for and the source keeps history.
     pub history: Option<history::HistoryView>,
+    /// The lab's candidates side by side, when the source is `shardtop lab`.
+    pub lab: Option<lab::LabView>,
 }
 
 /// The part of the view a live read feeds.

@@ -73,9 +73,18 @@ pub struct LabArgs {
     #[arg(long, value_name = "N")]
     pub num_initial_chunks: Option<u32>,
     /// Print the report as JSON (format `shardtop-lab`, version 1).
-    #[arg(long, conflicts_with = "markdown")]
+    #[arg(long, conflicts_with_all = ["markdown", "text"])]
     pub json: bool,
     /// Print only the comparison table, in markdown.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "text")]
     pub markdown: bool,
+    /// Print the report as text even in a terminal (without a terminal it always is).
+    #[arg(long)]
+    pub text: bool,
+    /// The TUI's speed: virtual seconds per real second (default 4).
+    #[arg(long)]
+    pub speed: Option<f64>,
+    /// Start the TUI paused.
+    #[arg(long)]
+    pub paused: bool,
 }

@@ -1,7 +1,7 @@
 //! `shardtop lab`: reads the documents and the traffic, tries every candidate key in lockstep
 //! ([`crate::lab::trial`]) and prints the report (text, `--markdown` or `--json`).
 
-use std::io::Write;
+use std::io::{IsTerminal, Write};
 use std::path::Path;
 
 use bson::Document;
@@ -18,14 +18,14 @@ use crate::model::KeyPattern;
 /// The fewest and most candidates compared at once.
 const CANDIDATES: std::ops::RangeInclusive<usize> = 2..=6;
 
-type Docs = Box<dyn Iterator<Item = Result<(Document, u64), Failure>>>;
+pub(super) type Docs = Box<dyn Iterator<Item = Result<(Document, u64), Failure>>>;
 
 pub fn run(
     args: &LabArgs,
-    config: &crate::config::Config,
+    ctx: &super::settings::Context,
     out: &mut impl Write,
 ) -> Result<(), Failure> {
-    let version = super::server_version(args.server_version.as_deref(), config)?
+    let version = super::server_version(args.server_version.as_deref(), &ctx.config)?
         .unwrap_or(crate::cluster::ServerVersion::DEFAULT);
     let unique = unique_indexes(args)?;
     let traffic = traffic(args)?;
@@ -43,6 +43,21 @@ pub fn run(
         Vec::new()
     };
     let keys = candidates(args, &suggested)?;
+    let interactive = !(args.json || args.markdown || args.text) && std::io::stdout().is_terminal();
+    if interactive {
+        let arrival = Arrival {
+            from_empty: args.from_empty,
+            initial_docs: total * u64::from(args.initial.min(100)) / 100,
+            rate_per_sec: args.rate,
+        };
+        let trial = super::lab_tui::TrialSpec {
+            spec,
+            arrival,
+            keys,
+            unique,
+        };
+        return super::lab_tui::run(args, ctx, trial, docs, traffic);
+    }
     let arrival = Arrival {
         from_empty: args.from_empty,
         initial_docs: total * u64::from(args.initial.min(100)) / 100,

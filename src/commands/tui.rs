@@ -109,7 +109,14 @@ fn run_tui<T: Timeline>(
 ) -> Result<(), Failure> {
     let rt = runtime()?;
     let start = move |to_ui, controls| run_timeline(timeline, playback, log, to_ui, controls);
-    run_source_in(&rt, start, playback.speed, playback.paused, settings, 0)
+    run_source_in(
+        &rt,
+        start,
+        playback.speed,
+        playback.paused,
+        settings,
+        |_| {},
+    )
 }
 
 /// The runtime the TUI commands run on.
@@ -128,7 +135,7 @@ pub fn run_source_in<F, Fut>(
     speed: f64,
     paused: bool,
     settings: &Settings,
-    collection: usize,
+    configure: impl FnOnce(&mut App) + Send,
 ) -> Result<(), Failure>
 where
     F: FnOnce(
@@ -148,7 +155,7 @@ where
         let size = terminal.size().unwrap_or_default();
         let mut app = App::new((size.width, size.height), true, speed, paused);
         app.settings = settings.clone();
-        app.collection = collection;
+        configure(&mut app);
         let input = ratatui::crossterm::event::EventStream::new();
         let signals = Signals::new();
         let ended = tokio::select! {

@@ -227,7 +227,9 @@ fn interactive(
         let past = crate::source::past::Past::keeping(keep_secs);
         crate::source::live::run_live(poller, label, (interval, heat, past), to_ui, controls).await
     };
-    super::tui::run_source_in(&rt, start, 1.0, false, settings, collection)
+    super::tui::run_source_in(&rt, start, 1.0, false, settings, move |app| {
+        app.collection = collection;
+    })
 }
 
 /// `shardtop record URI -o FILE [--duration D] [--interval D]`.

@@ -133,7 +133,7 @@ fn details(c: &CandidateReport) -> String {
 }
 
 /// `find({customerId: 4242})`, `update({_id: …})`.
-fn query_text(command: &str, filter: &Document) -> String {
+pub fn query_text(command: &str, filter: &Document) -> String {
     format!("{command}({})", shell(filter))
 }
 

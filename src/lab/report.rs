@@ -112,7 +112,7 @@ pub fn measure(run: CandidateRun, traffic: &[Operation], unique: &[KeyPattern]) 
 }
 
 /// Chunks larger than the chunk size whose documents all have one key value (or flagged jumbo).
-fn jumbo_chunks(coll: &crate::cluster::Collection, chunk_size: u64) -> u64 {
+pub fn jumbo_chunks(coll: &crate::cluster::Collection, chunk_size: u64) -> u64 {
     let n = coll.table.len();
     (0..n)
         .filter(|&i| {

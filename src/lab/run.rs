@@ -12,7 +12,7 @@
 use bson::Document;
 
 use super::characteristics::{Characteristics, KeyCharacteristics};
-use crate::cluster::event::EventKind;
+use crate::cluster::event::{Event, EventKind};
 use crate::model::{KeyPattern, ShardIdx};
 use crate::sim::engine::{ROUND_INTERVAL_MS, Simulator};
 use crate::sim::ops::ShardCollectionOptions;
@@ -42,13 +42,26 @@ pub struct InsertCounts {
     round: Vec<u64>,
     round_version: Option<crate::model::ChunkVersion>,
     round_ends_ms: u64,
+    /// The busiest chunk of the last round that took inserts.
+    last_hot: Option<usize>,
 }
 
 impl InsertCounts {
     fn close_round(&mut self) {
         self.hottest += self.round.iter().copied().max().unwrap_or(0);
+        if let Some(hot) = busiest(&self.round) {
+            self.last_hot = Some(hot);
+        }
         self.round.clear();
     }
+}
+
+fn busiest(round: &[u64]) -> Option<usize> {
+    let (i, n) = round
+        .iter()
+        .enumerate()
+        .max_by_key(|(i, n)| (**n, std::cmp::Reverse(*i)))?;
+    (*n > 0).then_some(i)
 }
 
 /// One candidate's run.
@@ -145,17 +158,28 @@ impl CandidateRun {
         c.round_ends_ms = now + ROUND_INTERVAL_MS;
     }
 
-    /// One tick of the simulated cluster (balancer, migrations); counts what it committed.
-    pub fn step(&mut self) {
+    /// One tick of the simulated cluster (balancer, migrations); counts what it committed and
+    /// returns its events.
+    pub fn step(&mut self) -> Vec<Event> {
         self.sim.step();
-        for e in self.sim.take_events() {
+        let events = self.sim.take_events();
+        for e in &events {
             if matches!(e.kind, EventKind::MigrationCommitted { .. }) {
                 self.inserts.migrations += 1;
             }
         }
-        if !self.laid_out {
-            return;
+        if self.laid_out {
+            self.end_round_if_due();
         }
+        events
+    }
+
+    /// The chunk that took the most inserts in this balancer round so far (or the last one's).
+    pub fn hot_chunk(&self) -> Option<usize> {
+        busiest(&self.inserts.round).or(self.inserts.last_hot)
+    }
+
+    fn end_round_if_due(&mut self) {
         let version = self.sim.cluster.collections[self.coll].table.version();
         if self.sim.now_ms() >= self.inserts.round_ends_ms
             || self.inserts.round_version != Some(version)

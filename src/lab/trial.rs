@@ -100,15 +100,14 @@ impl Trial {
         n as u64
     }
 
-    /// One tick: `docs` arrive as new inserts, then every cluster steps.
-    pub fn tick(&mut self, docs: &[(Document, u64)]) {
+    /// One tick: `docs` arrive as new inserts, then every cluster steps; each candidate's
+    /// events of the tick.
+    pub fn tick(&mut self, docs: &[(Document, u64)]) -> Vec<Vec<crate::cluster::Event>> {
         self.start_inserts();
         for (d, size) in docs {
             self.insert(d, *size);
         }
-        for c in &mut self.candidates {
-            c.step();
-        }
+        self.candidates.iter_mut().map(CandidateRun::step).collect()
     }
 
     /// Runs every remaining document through, a tick's worth at a time.

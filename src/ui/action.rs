@@ -33,6 +33,8 @@ pub enum Action {
     ToggleKeyVisualizer,
     /// The history view (per-shard series over time) in place of the main layout, and back.
     ToggleHistory,
+    /// The lab's candidates side by side in place of the main layout, and back.
+    ToggleLab,
     /// Halve (true) or double the seconds per column of a view over time.
     TimeZoom(bool),
     /// Write the screen to files in the working folder (the runtime does it).

@@ -239,6 +239,7 @@ impl App {
                 Screen::Main => false,
                 Screen::KeyVisualizer => self.heat_action(action),
                 Screen::History => self.history_action(action),
+                Screen::Lab => self.lab_action(action),
             };
         if taken {
             return;
@@ -257,17 +258,13 @@ impl App {
                 self.span = 1.0;
                 self.cursor = 0;
             }
-            Action::ToggleMetric => {
-                self.metric = match self.metric {
-                    Metric::Chunks => Metric::Data,
-                    Metric::Data => Metric::Chunks,
-                };
-            }
+            Action::ToggleMetric => self.toggle_metric(),
             Action::ToggleZones => self.zones = !self.zones,
             Action::ToggleHeat => self.heat = !self.heat,
             Action::Export => self.export_requested = true,
             Action::ToggleKeyVisualizer => self.toggle_screen(Screen::KeyVisualizer),
             Action::ToggleHistory => self.toggle_screen(Screen::History),
+            Action::ToggleLab => self.toggle_lab(),
             Action::CycleShardSort => {
                 self.shard_sort = self.shard_sort.next();
                 self.shard_scroll = 0;
@@ -408,6 +405,13 @@ impl App {
                 .and_then(|i| all.get(i + 1).copied()),
         };
         self.log_scroll = 0;
+    }
+
+    fn toggle_metric(&mut self) {
+        self.metric = match self.metric {
+            Metric::Chunks => Metric::Data,
+            Metric::Data => Metric::Chunks,
+        };
     }
 
     fn switch_collection(&mut self, forward: bool) {

@@ -12,6 +12,8 @@ pub enum Screen {
     Main,
     KeyVisualizer,
     History,
+    /// `shardtop lab`'s candidates side by side.
+    Lab,
 }
 
 /// The key visualizer's cursor (column, row from the lowest range), seconds per column, and

@@ -70,6 +70,7 @@ pub const COMMANDS: &[Command] = &[
     cmd("export", Action::Export, &["s"], true),
     cmd("key-visualizer", Action::ToggleKeyVisualizer, &["v"], true),
     cmd("history", Action::ToggleHistory, &["H"], true),
+    cmd("lab", Action::ToggleLab, &["L"], false),
     cmd("time-zoom-in", Action::TimeZoom(true), &[">"], true),
     cmd("time-zoom-out", Action::TimeZoom(false), &["<"], true),
     cmd("filter-events", Action::CycleLogFilter, &["f"], true),
@@ -145,6 +146,10 @@ pub const HELP: &[(&str, &[HelpRow])] = &[
                 "key visualizer: writes by key range over time",
             ),
             (&["history"], "history: per shard over time; drains"),
+            (
+                &["lab"],
+                "lab: the candidate keys side by side (Enter opens one, L back)",
+            ),
             (
                 &["time-zoom-in", "time-zoom-out"],
                 "in those: fewer / more seconds a column",

@@ -21,6 +21,7 @@ pub mod heatmap_shards;
 pub mod help;
 pub mod history;
 pub mod keyspace;
+pub mod lab;
 pub mod shards;
 
 use ratatui::Frame;
@@ -121,6 +122,8 @@ pub fn render(frame: &mut Frame, app: &App) {
         };
         if app.screen == crate::ui::app_heat::Screen::History {
             history::render(frame, body, app, theme);
+        } else if app.screen == crate::ui::app_heat::Screen::Lab {
+            lab::render(frame, body, app, theme);
         } else {
             heatmap::render(frame, body, app, theme);
         }

@@ -34,6 +34,7 @@ pub fn build(cluster: &Cluster, req: &ViewRequest, source: &str, clock: ClockVie
         refused: Vec::new(),
         heatmap: None,
         history: None,
+        lab: None,
     }
 }
 

@@ -24,6 +24,17 @@ const KEYS: &[(&[&str], &str)] = &[
     (&["query"], "query"),
 ];
 
+/// The keys of the lab's side-by-side screen.
+const LAB_KEYS: &[(&[&str], &str)] = &[
+    (&["help"], "help"),
+    (&["quit"], "quit"),
+    (&["pause"], "pause"),
+    (&["faster", "slower"], "speed"),
+    (&["step-forward", "step-back"], "step"),
+    (&["left", "right"], "candidate"),
+    (&["zoom-in"], "open"),
+];
+
 /// The keys of the key visualizer and the history view, in place of the main layout's last
 /// ones.
 const TIME_VIEW_KEYS: &[(&[&str], &str)] = &[
@@ -45,11 +56,13 @@ fn keys(app: &App) -> Vec<(String, &'static str)> {
         Screen::Main => KEYS,
         Screen::KeyVisualizer => TIME_VIEW_KEYS,
         Screen::History => &TIME_VIEW_KEYS[..6],
+        Screen::Lab => LAB_KEYS,
     };
-    let back: &[(&[&str], &str)] = if app.screen == Screen::History {
-        &[(&["history"], "back")]
-    } else {
-        &[]
+    let lab = app.view.as_ref().is_some_and(|v| v.lab.is_some());
+    let back: &[(&[&str], &str)] = match app.screen {
+        Screen::History => &[(&["history"], "back")],
+        Screen::Main if lab => &[(&["lab"], "side by side")],
+        _ => &[],
     };
     table
         .iter()

@@ -1,0 +1,193 @@
+//! `shardtop lab` as a source: every candidate in lockstep in virtual time. At time 0 the
+//! initial documents are laid out; each tick then takes its share of the new inserts (the lab's
+//! rate) and steps every candidate's cluster. A view is the chosen candidate's cluster in the
+//! full layout (its collections list names the candidates, so the collection keys choose one)
+//! with every candidate side by side beside it. Going back starts again from the layout (the
+//! documents are kept, and the run is deterministic).
+
+use bson::Document;
+
+use super::Timeline;
+use crate::lab::markdown::{query_text, shell};
+use crate::lab::report::jumbo_chunks;
+use crate::lab::traffic::Operation;
+use crate::lab::trial::Trial;
+use crate::lab::verdict::targeting;
+use crate::model::targeting::target;
+use crate::sim::engine::TICK_MS;
+use crate::view::lab::{ColumnCounts, LabView, column};
+use crate::view::{self, ClockView, ClusterView, LogLine, ViewRequest};
+
+/// Builds a fresh trial (the same every time).
+pub type NewTrial = Box<dyn Fn() -> Result<Trial, String> + Send>;
+
+/// The candidates over the documents.
+pub struct LabTimeline {
+    new_trial: NewTrial,
+    trial: Trial,
+    docs: Vec<(Document, u64)>,
+    /// The next document to insert.
+    next: usize,
+    traffic: Vec<Operation>,
+    labels: Vec<String>,
+    batch: Vec<(Document, u64)>,
+}
+
+impl LabTimeline {
+    /// `docs` in insertion order; `new_trial` makes the candidates' clusters.
+    pub fn new(
+        new_trial: NewTrial,
+        docs: Vec<(Document, u64)>,
+        traffic: Vec<Operation>,
+    ) -> Result<Self, String> {
+        let trial = new_trial()?;
+        let labels = trial
+            .candidates
+            .iter()
+            .map(|c| shell(&c.key.to_document()))
+            .collect();
+        let mut tl = Self {
+            new_trial,
+            trial,
+            docs,
+            next: 0,
+            traffic,
+            labels,
+            batch: Vec::new(),
+        };
+        tl.lay_out();
+        Ok(tl)
+    }
+
+    fn lay_out(&mut self) {
+        while !self.trial.inserting() && self.next < self.docs.len() {
+            let (d, size) = &self.docs[self.next];
+            self.trial.take_initial(d, *size);
+            self.next += 1;
+        }
+        self.trial.start_inserts();
+    }
+
+    fn tick(&mut self, log: Option<&mut Vec<LogLine>>) {
+        let n = self.trial.due() as usize;
+        let end = (self.next + n).min(self.docs.len());
+        self.batch.clear();
+        self.batch.extend_from_slice(&self.docs[self.next..end]);
+        self.next = end;
+        let events = self.trial.tick(&self.batch);
+        let Some(log) = log else { return };
+        for (i, evs) in events.iter().enumerate() {
+            let cluster = &self.trial.candidates[i].sim.cluster;
+            log.extend(
+                evs.iter()
+                    .filter_map(|e| view::log_line(cluster, e))
+                    .map(|mut l| {
+                        l.text = format!("{} · {}", self.labels[i], l.text);
+                        l
+                    }),
+            );
+        }
+    }
+
+    fn lab_view(&self) -> LabView {
+        let columns = self
+            .trial
+            .candidates
+            .iter()
+            .zip(&self.labels)
+            .map(|(c, label)| {
+                let table = &c.collection().table;
+                let shards = c.sim.cluster.shards.len();
+                let targets: Vec<(String, String)> = self
+                    .traffic
+                    .iter()
+                    .map(|op| {
+                        let t = target(&c.key, table, &op.filter);
+                        (
+                            query_text(op.command.as_str(), &op.filter),
+                            targeting(t.kind, t.shards.len(), shards),
+                        )
+                    })
+                    .collect();
+                let single = targets.iter().filter(|t| t.1 == "one shard").count();
+                let chunk_size = c.sim.cluster.chunk_size_of(0);
+                let counts = ColumnCounts {
+                    inserts_per_shard: c.inserts.per_shard.clone(),
+                    new_inserts: c.inserts.total,
+                    migrations: c.inserts.migrations,
+                    hot_chunk: c.hot_chunk(),
+                    single_shard: single,
+                    operations: self.traffic.len(),
+                    jumbo: jumbo_chunks(c.collection(), chunk_size),
+                    targets,
+                };
+                column(label.clone(), &c.sim.cluster, &counts)
+            })
+            .collect();
+        LabView {
+            documents: self.next as u64,
+            total: self.docs.len() as u64,
+            columns,
+        }
+    }
+}
+
+impl Timeline for LabTimeline {
+    fn label(&self) -> String {
+        "lab".into()
+    }
+
+    fn now_ms(&self) -> u64 {
+        self.trial.candidates.first().map_or(0, |c| c.sim.now_ms())
+    }
+
+    fn stop_at_ms(&self) -> Option<u64> {
+        self.end_ms()
+    }
+
+    fn end_ms(&self) -> Option<u64> {
+        let rate = self.trial.arrival.rate_per_sec.max(1.0);
+        let left = (self.docs.len() - self.next) as f64;
+        let ticks = (left * 1000.0 / rate / TICK_MS as f64).ceil() as u64;
+        Some(self.now_ms() + ticks * TICK_MS)
+    }
+
+    fn advance_to(&mut self, t_ms: u64, log: &mut Vec<LogLine>) -> color_eyre::Result<()> {
+        while self.now_ms() + TICK_MS <= t_ms && self.next < self.docs.len() {
+            self.tick(Some(log));
+        }
+        Ok(())
+    }
+
+    fn seek(&mut self, t_ms: u64) -> color_eyre::Result<()> {
+        if t_ms < self.now_ms() {
+            self.trial = (self.new_trial)().map_err(|e| color_eyre::eyre::eyre!(e))?;
+            self.next = 0;
+            self.lay_out();
+        }
+        while self.now_ms() + TICK_MS <= t_ms && self.next < self.docs.len() {
+            self.tick(None);
+        }
+        Ok(())
+    }
+
+    fn migration(&mut self, _forward: bool, _log: &mut Vec<LogLine>) -> color_eyre::Result<bool> {
+        Ok(false)
+    }
+
+    fn view(&self, req: &ViewRequest, clock: ClockView) -> ClusterView {
+        let i = req
+            .collection
+            .min(self.trial.candidates.len().saturating_sub(1));
+        let mut one = req.clone();
+        one.collection = 0;
+        one.heatmap = None;
+        one.history = None;
+        let cluster = &self.trial.candidates[i].sim.cluster;
+        let mut v = view::build(cluster, &one, &self.label(), clock);
+        v.collections.clone_from(&self.labels);
+        v.request = req.clone();
+        v.lab = Some(self.lab_view());
+        v
+    }
+}

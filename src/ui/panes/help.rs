@@ -18,12 +18,16 @@ fn group_lines(
     group: &str,
     rows: &[keymap::HelpRow],
     keys: &KeyMap,
-    live: bool,
+    (live, lab): (bool, bool),
     theme: Theme,
 ) -> Vec<Line<'static>> {
     let mut lines = vec![Line::from(Span::styled(group.to_string(), theme.title()))];
     for (commands, what) in rows {
         if live && !commands.iter().all(|c| keymap::applies_live(c)) {
+            continue;
+        }
+        // The lab's screen is only there for `shardtop lab`.
+        if !lab && commands.contains(&"lab") {
             continue;
         }
         let shown: Vec<String> = commands
@@ -48,9 +52,10 @@ fn group_lines(
 
 pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: Theme) {
     let live = app.view.as_ref().is_some_and(|v| !v.clock.virtual_time);
+    let lab = app.view.as_ref().is_some_and(|v| v.lab.is_some());
     let groups: Vec<Vec<Line>> = HELP
         .iter()
-        .map(|(g, rows)| group_lines(g, rows, &app.settings.keys, live, theme))
+        .map(|(g, rows)| group_lines(g, rows, &app.settings.keys, (live, lab), theme))
         .filter(|g| !g.is_empty())
         .collect();
     let total: usize = groups.iter().map(Vec::len).sum();

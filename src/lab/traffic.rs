@@ -268,9 +268,12 @@ fn document(value: &Bson, what: &str) -> Result<Document, String> {
     }
 }
 
-/// A document, empty when absent.
+/// A document, empty when absent or null.
 fn optional_document(value: Option<&Bson>, what: &str) -> Result<Document, String> {
-    value.map_or_else(|| Ok(Document::new()), |v| document(v, what))
+    match value {
+        None | Some(Bson::Null) => Ok(Document::new()),
+        Some(v) => document(v, what),
+    }
 }
 
 /// `true` or `false`, `false` when absent.

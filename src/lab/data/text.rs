@@ -179,3 +179,47 @@ pub fn grouped(n: u64) -> String {
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn thousands_are_grouped() {
+        let got: Vec<String> = [0, 7, 999, 1000, 16_777_216, 1_000_000_000]
+            .into_iter()
+            .map(grouped)
+            .collect();
+        assert_eq!(
+            got,
+            ["0", "7", "999", "1,000", "16,777,216", "1,000,000,000"]
+        );
+    }
+
+    #[test]
+    fn lines_end_at_lf_or_crlf_and_are_numbered() {
+        let mut lines = Lines::new(&b"a\r\n\nb\nc"[..], 4);
+        let mut got = Vec::new();
+        while let Some((bytes, n)) = lines.next_line().expect("a line") {
+            got.push((String::from_utf8_lossy(bytes).into_owned(), n));
+        }
+        let want = [("a", 5), ("", 6), ("b", 7), ("c", 8)].map(|(s, n)| (s.to_string(), n));
+        assert_eq!(got, want);
+    }
+
+    #[test]
+    fn a_json_error_is_placed_in_the_line_or_the_element() {
+        let line = json(b"{\"a\": x}", Position::Line).expect_err("not JSON");
+        assert_eq!(line, "not valid JSON: expected value at column 7");
+        let element = json(b"{\"a\":\n  x}", Position::Element).expect_err("not JSON");
+        assert_eq!(
+            element,
+            "not valid JSON: expected value at line 2, column 3 of the element"
+        );
+        assert!(
+            document(b"[1]", Position::Line)
+                .expect_err("not a document")
+                .ends_with("found an array")
+        );
+    }
+}

@@ -24,11 +24,16 @@
 //! connection (`ctx`), which always follows (it lasted longer). A statement's line is held until
 //! its connection's next slow command: a write command carrying its statements stands for them,
 //! one carrying only their count lets the held lines stand, any other command (the write's own
-//! line was not logged: `slowOpSampleRate`) lets them stand too. A line whose command the log
-//! cut is skipped, as its filter may be missing conditions: an attribute over `maxLogSizeKB`
-//! loses values and the line gets `"truncated":{"command":…}` (src/mongo/logv2/json_formatter.cpp). `getMore` (its `originatingCommand` was counted),
-//! `explain`, inserts and other commands are skipped. Read one router's log (or one mongod's for
-//! a collection not sharded): each shard logs its part of a query again.
+//! line was not logged: `slowOpSampleRate`) lets them stand too. Writes by the legacy opcodes
+//! (gone in 6.0) may count twice.
+//!
+//! Skipped: a line whose command the log cut, as its filter may be missing conditions (an
+//! attribute over `maxLogSizeKB` loses values and the line gets `"truncated":{"command":…}`,
+//! src/mongo/logv2/json_formatter.cpp); a failed operation (`errCode`, as `OpDebug::report`
+//! adds it: it read and wrote nothing); `getMore` (its `originatingCommand` was counted),
+//! `explain`, inserts and other commands. A slow query on the namespace whose command does not
+//! read as above is an error. Read one router's log (or one mongod's for a collection not
+//! sharded): each shard logs its part of a query again.
 
 use std::collections::HashMap;
 use std::fs::File;
@@ -113,6 +118,9 @@ impl Log<'_> {
         let Some(attr) = entry.get("attr").and_then(Value::as_object) else {
             return Ok(());
         };
+        if attr.contains_key("errCode") {
+            return Ok(());
+        }
         let ns = attr.get("ns").and_then(Value::as_str).unwrap_or("");
         let Some(command) = attr.get("command").and_then(Value::as_object) else {
             return Ok(());

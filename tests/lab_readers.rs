@@ -2,9 +2,13 @@
 //! The lab's readers of the user's documents: JSON lines and a JSON array give the same documents
 //! in order, Extended JSON relaxed and canonical gives the right BSON types, sizes are MongoDB's,
 //! BSON and gzipped BSON read the same; every bad input is an error naming the file and the line
-//! or document; the bounds hold; random bytes never panic. The traffic readers are in
-//! `lab_readers/traffic.rs`.
+//! or document; the bounds hold. Random bytes never panic (`lab_readers/properties.rs`); the traffic
+//! readers are in `lab_readers/traffic.rs` and `lab_readers/log.rs`.
 
+#[path = "lab_readers/log.rs"]
+mod log;
+#[path = "lab_readers/properties.rs"]
+mod properties;
 #[path = "lab_readers/traffic.rs"]
 mod traffic;
 
@@ -14,7 +18,6 @@ use std::path::{Path, PathBuf};
 use bson::{Bson, Document, doc, oid::ObjectId};
 use flate2::Compression;
 use flate2::write::GzEncoder;
-use proptest::prelude::*;
 use shardtop::lab::data::{self, Documents, Kind, MAX_DOCUMENTS, MAX_TEXT_BYTES};
 
 fn write(dir: &Path, name: &str, bytes: &[u8]) -> PathBuf {
@@ -29,17 +32,17 @@ fn read(path: &Path) -> Result<Vec<(Document, u64)>, String> {
     collect(documents)
 }
 
-fn collect(documents: Documents) -> Result<Vec<(Document, u64)>, String> {
+pub(crate) fn collect(documents: Documents) -> Result<Vec<(Document, u64)>, String> {
     documents
         .collect::<Result<Vec<_>, _>>()
         .map_err(|e| e.to_string())
 }
 
-fn from_bytes(bytes: &[u8], kind: Kind) -> Documents {
+pub(crate) fn from_bytes(bytes: &[u8], kind: Kind) -> Documents {
     data::documents_from_reader(Box::new(Cursor::new(bytes.to_vec())), "mem", kind)
 }
 
-fn docs(read: &[(Document, u64)]) -> Vec<Document> {
+pub(crate) fn docs(read: &[(Document, u64)]) -> Vec<Document> {
     read.iter().map(|(d, _)| d.clone()).collect()
 }
 
@@ -58,7 +61,7 @@ fn orders() -> Vec<Document> {
         .collect()
 }
 
-fn relaxed(doc: &Document) -> String {
+pub(crate) fn relaxed(doc: &Document) -> String {
     Bson::Document(doc.clone())
         .into_relaxed_extjson()
         .to_string()
@@ -371,87 +374,4 @@ fn more_than_a_million_documents_is_an_error_at_the_next_one() {
         "mem: more than 1,000,000 documents (the lab reads at most 1,000,000)"
     );
     assert!(documents.next().is_none());
-}
-
-fn jsonish() -> impl Strategy<Value = Vec<u8>> {
-    let bytes = b"[]{}\",:\\ \n1a-.e0tfnul".to_vec();
-    prop::collection::vec(prop::sample::select(bytes), 0..120)
-}
-
-proptest! {
-    #[test]
-    fn random_bytes_never_panic_a_reader(
-        bytes in prop::collection::vec(any::<u8>(), 0..400),
-        text in jsonish(),
-    ) {
-        for input in [&bytes, &text] {
-            for kind in [Kind::JsonText, Kind::Bson] {
-                for item in from_bytes(input, kind) {
-                    if let Err(e) = item {
-                        prop_assert!(e.to_string().starts_with("mem"));
-                    }
-                }
-            }
-            let _ = shardtop::lab::traffic::parse_workload(&input[..], "w");
-            let _ = shardtop::lab::traffic::parse_log(&input[..], "l", "db.c");
-        }
-    }
-
-    /// Documents whose strings are full of brackets, braces, quotes and backslashes come back
-    /// the same from an array, compact or pretty, and from JSON lines.
-    #[test]
-    fn tricky_documents_come_back_the_same(
-        fields in prop::collection::vec(
-            prop::collection::vec(("[a-c\\]\"{]{1,3}", "[\\[\\]{}\",:\\\\ \na-c]{0,8}", any::<i32>()), 0..4),
-            0..6,
-        ),
-        pretty in any::<bool>(),
-    ) {
-        let want: Vec<Document> = fields
-            .into_iter()
-            .map(|fs| {
-                fs.into_iter()
-                    .map(|(k, s, n)| (k, Bson::Array(vec![Bson::String(s), Bson::Int32(n), Bson::Array(vec![])])))
-                    .collect()
-            })
-            .collect();
-        let json = serde_json::Value::Array(
-            want.iter().map(|d| Bson::Document(d.clone()).into_relaxed_extjson()).collect(),
-        );
-        let array = if pretty {
-            serde_json::to_string_pretty(&json).unwrap()
-        } else {
-            json.to_string()
-        };
-        let lines: String = want.iter().map(|d| relaxed(d) + "\n").collect();
-        for text in [array, lines] {
-            let read = collect(from_bytes(text.as_bytes(), Kind::JsonText)).unwrap();
-            prop_assert_eq!(docs(&read), want.clone());
-        }
-    }
-
-    /// The scanner splits an array where serde would: whenever serde reads the whole text as an
-    /// array of objects, the reader gives those objects, and the other way round.
-    #[test]
-    fn the_array_scanner_agrees_with_serde(text in jsonish()) {
-        let mut text = text;
-        text.insert(0, b'[');
-        let whole: Result<Vec<serde_json::Map<String, serde_json::Value>>, _> =
-            serde_json::from_slice(&text);
-        let ours = collect(from_bytes(&text, Kind::JsonText));
-        match (whole, ours) {
-            (Ok(objects), Ok(read)) => {
-                let want: Vec<Document> = objects
-                    .into_iter()
-                    .map(|o| match Bson::try_from(serde_json::Value::Object(o)).unwrap() {
-                        Bson::Document(d) => d,
-                        other => panic!("{other:?}"),
-                    })
-                    .collect();
-                prop_assert_eq!(docs(&read), want);
-            }
-            (Err(_), Err(_)) => {}
-            (whole, ours) => prop_assert!(false, "serde {:?}, ours {:?}", whole.is_ok(), ours),
-        }
-    }
 }

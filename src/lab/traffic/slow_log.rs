@@ -56,7 +56,8 @@ pub fn read_log(path: &Path, ns: &str) -> Result<Vec<Operation>, InputError> {
     parse_log(BufReader::new(opened), &file, ns)
 }
 
-/// Reads a log's text, named `file` in errors.
+/// Reads a log's text, named `file` in errors: the operations in line order; an error when no
+/// line is a log entry (a JSON object with a `msg`).
 pub fn parse_log(reader: impl BufRead, file: &str, ns: &str) -> Result<Vec<Operation>, InputError> {
     let mut lines = Lines::new(reader, 0);
     let mut log = Log {

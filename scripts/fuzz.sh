@@ -31,6 +31,7 @@ max_len() {
         extjson) echo 4096 ;;
         scenario) echo 8192 ;;
         trace_lines) echo 65536 ;;
+        lab_inputs) echo 16384 ;;
         *) echo 4096 ;;
     esac
 }

@@ -1,11 +1,10 @@
 //! `shardtop lab`: candidate shard keys tried on a user's documents and queries, side by side,
-//! before the collection is sharded. This module owns the numbers `analyzeShardKey` (7.0+)
-//! defines, computed on documents given in insertion order; it reads no cluster and draws
-//! nothing (the command and the UI build on it).
-//!
-//! Built so far: the key characteristics ([`characteristics`]) and seed 003's orders example
-//! ([`example`]). The command, the data and traffic readers, the read and write distribution,
-//! the TUI and `serve`'s `analyzeShardKey` are not built yet (the README says so).
+//! before the collection is sharded. This module owns reading the documents and the traffic
+//! ([`data`], [`traffic`]), the numbers `analyzeShardKey` (7.0+) defines ([`characteristics`],
+//! [`distribution`]), each candidate's simulated cluster ([`run`]) and all of them in lockstep
+//! ([`trial`]), the report ([`report`], [`verdict`], [`markdown`]), the proposed candidates
+//! ([`suggest`]) and seed 003's example ([`example`]). It reads no cluster and draws nothing
+//! (the command, the lab source and the UI build on it).
 
 pub mod characteristics;
 pub mod data;

@@ -9,6 +9,7 @@ target/release/shardtop, else target/debug/shardtop) from a few built-in scenari
 are cut from tests/fixtures/traces/. Output is deterministic for a given binary.
 """
 
+import datetime
 import gzip
 import json
 import os
@@ -251,6 +252,59 @@ def extjson_seeds():
         out("extjson", name + ".json", text)
 
 
+# --------------------------------------------------------------------------- lab inputs
+
+LAB_DOCS = [
+    SON([("_id", ObjectId("65f0a1b2c3d4e5f601234567")), ("customerId", 4242), ("city", "Pune"),
+         ("items", [SON([("sku", "a]b"), ("n", Int64(2))])]), ("note", 'say "hi" {then}\\')]),
+    SON([("_id", 2), ("placedAt", datetime.datetime(2026, 6, 1, tzinfo=datetime.timezone.utc)),
+         ("total", 10.5)]),
+]
+
+LAB_JSON_LINES = "\n".join([
+    '{"_id": {"$oid": "65f0a1b2c3d4e5f601234567"}, "customerId": 4242, "city": "Pune"}',
+    "",
+    '{"_id": 2, "placedAt": {"$date": "2026-06-01T00:00:00Z"}, "n": {"$numberLong": "5"}, "d": {"$numberDecimal": "1.50"}}',
+]) + "\n"
+
+LAB_JSON_ARRAY = """[
+  {"_id": 1, "s": "a]b}c\\"d\\\\", "n": [[1, 2], [3, [4]]]},
+  {"_id": {"$numberLong": "2"}, "at": {"$date": {"$numberLong": "1780272000000"}}}
+]
+"""
+
+LAB_WORKLOAD = """// a workload
+{"find": {"customerId": 4242}, "weight": 40}
+{"count": {"city": "Pune"}}
+{"distinct": "city", "query": {"customerId": {"$gte": 100}}}
+{"aggregate": [{"$match": {"placedAt": {"$gte": {"$date": "2026-09-01T00:00:00Z"}}}}, {"$group": {"_id": "$city"}}]}
+{"update": {"_id": 1}, "u": {"$set": {"a": 1}}, "multi": false, "upsert": true}
+{"update": {"city": "Pune"}, "u": [{"$set": {"seen": true}}], "multi": true}
+{"delete": {"customerId": 7}, "multi": true}
+{"findAndModify": {"customerId": 1}, "update": {"$inc": {"orderNo": 1}}}
+{"findAndModify": {"customerId": 2}, "remove": true}
+"""
+
+LAB_LOG = "\n".join([
+    '{"t":{"$date":"2026-05-01T09:59:00.000+00:00"},"s":"I",  "c":"NETWORK",  "id":22943,   "ctx":"listener","msg":"Connection accepted","attr":{"remote":"127.0.0.1:50000"}}',
+    '{"t":{"$date":"2026-05-01T10:00:00.000+00:00"},"s":"I",  "c":"COMMAND",  "id":51803,   "ctx":"conn12","msg":"Slow query","attr":{"type":"command","ns":"db.c","command":{"find":"c","filter":{"a":1},"lsid":{"id":{"$uuid":"b0c6e2a4-8f1e-4d0e-9f5e-2b9c3a1d7e60"}},"$db":"db"},"durationMillis":120}}',
+    '{"t":{"$date":"2026-05-01T10:00:01.000+00:00"},"s":"I",  "c":"COMMAND",  "id":51803,   "ctx":"conn13","msg":"Slow query","attr":{"type":"command","ns":"db.c","command":{"aggregate":"c","pipeline":[{"$match":{"b":{"$gte":2}}}],"cursor":{},"$db":"db"},"durationMillis":300}}',
+    '{"t":{"$date":"2026-05-01T10:00:02.000+00:00"},"s":"I",  "c":"WRITE",    "id":51803,   "ctx":"conn20","msg":"Slow query","attr":{"type":"update","ns":"db.c","command":{"q":{"_id":1},"u":{"$set":{"a":1}},"multi":false,"upsert":true},"durationMillis":200}}',
+    '{"t":{"$date":"2026-05-01T10:00:02.001+00:00"},"s":"I",  "c":"COMMAND",  "id":51803,   "ctx":"conn20","msg":"Slow query","attr":{"type":"command","ns":"db.$cmd","command":{"update":"c","ordered":true,"$db":"db","updates":[{"q":{"_id":1},"u":{"$set":{"a":1}},"upsert":true}]},"durationMillis":201}}',
+    '{"t":{"$date":"2026-05-01T10:00:03.000+00:00"},"s":"I",  "c":"WRITE",    "id":51803,   "ctx":"conn21","msg":"Slow query","attr":{"type":"remove","ns":"db.c","command":{"q":{"c":"x"},"limit":0},"durationMillis":150}}',
+    '{"t":{"$date":"2026-05-01T10:00:03.001+00:00"},"s":"I",  "c":"COMMAND",  "id":51803,   "ctx":"conn21","msg":"Slow query","attr":{"type":"command","ns":"db.$cmd","command":{"delete":"c","ordered":true,"$db":"db","deletes":2},"durationMillis":400}}',
+    'not json',
+]) + "\n"
+
+
+def lab_seeds():
+    out("lab_inputs", "lines.json", LAB_JSON_LINES)
+    out("lab_inputs", "array.json", LAB_JSON_ARRAY)
+    out("lab_inputs", "orders.bson", b"".join(enc(d) for d in LAB_DOCS))
+    out("lab_inputs", "workload.jsonl", LAB_WORKLOAD)
+    out("lab_inputs", "mongod.log", LAB_LOG)
+
+
 # --------------------------------------------------------------------------- scenarios
 
 
@@ -330,6 +384,7 @@ def main():
     filter_seeds()
     wire_seeds()
     extjson_seeds()
+    lab_seeds()
     scenario_seeds()
     trace_seeds(binary)
 

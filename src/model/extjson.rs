@@ -30,10 +30,13 @@ pub fn parse(text: &str) -> Result<KeyValue, ExtJsonError> {
 
 /// Reads an already parsed JSON value as Extended JSON.
 pub fn from_json(json: serde_json::Value) -> Result<KeyValue, ExtJsonError> {
+    Ok(from_bson(&bson_from_json(json)?))
+}
+
+/// Reads an already parsed JSON value as Extended JSON into BSON (a document, or any value).
+pub fn bson_from_json(json: serde_json::Value) -> Result<Bson, ExtJsonError> {
     check_decimals(&json)?;
-    let bson =
-        Bson::try_from(json).map_err(|e| ExtJsonError(format!("not valid Extended JSON: {e}")))?;
-    Ok(from_bson(&bson))
+    Bson::try_from(json).map_err(|e| ExtJsonError(format!("not valid Extended JSON: {e}")))
 }
 
 /// Every `{"$numberDecimal": "…"}` of `json` holds a number as Decimal128's grammar has it (the

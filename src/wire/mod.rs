@@ -12,7 +12,7 @@ mod query;
 
 use tokio::io::{AsyncRead, AsyncReadExt};
 
-pub use depth::MAX_BSON_DEPTH;
+pub use depth::{MAX_BSON_DEPTH, too_deep};
 pub use msg::{
     CHECKSUM_PRESENT, EXHAUST_ALLOWED, MORE_TO_COME, encode_msg, encode_msg_with, parse_msg,
 };

@@ -102,7 +102,15 @@ fn a_data_file_of_ones_own_is_laid_out_or_started_from_empty() {
         &["--from-empty"][..],
         &["--order-by", "device"][..],
     ] {
-        let mut args = vec!["--data", d, "--workload", w, "--json"];
+        let mut args = vec![
+            "--data",
+            d,
+            "--workload",
+            w,
+            "--json",
+            "--num-initial-chunks",
+            "6",
+        ];
         args.extend(keys);
         args.extend(extra);
         let o = run(&args);
@@ -204,4 +212,25 @@ fn bad_candidates_and_options_are_refused_with_exit_2() {
         "/nonexistent/orders.json",
     );
     refused(&[], "--data");
+}
+
+#[test]
+fn a_malformed_data_or_workload_line_names_its_file_and_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("orders.json");
+    std::fs::write(&data, "{\"a\": 1}\n{\"a\": 2}\n{\"a\": \n").unwrap();
+    let d = data.to_str().unwrap();
+    let keys = ["--key", r#"{"a": 1}"#, "--key", r#"{"a": "hashed"}"#];
+    let mut args = vec!["--data", d, "--text"];
+    args.extend(keys);
+    refused(&args, &format!("{d}, line 3: "));
+    let good = dir.path().join("good.json");
+    write_events(&good, 10);
+    let work = dir.path().join("work.jsonl");
+    std::fs::write(&work, "{\"find\": {}}\n\n{\"fnd\": {}}\n").unwrap();
+    let w = work.to_str().unwrap();
+    let g = good.to_str().unwrap();
+    let mut args = vec!["--data", g, "--workload", w, "--text"];
+    args.extend(keys);
+    refused(&args, &format!("{w}, line 3: unknown operation \"fnd\""));
 }

@@ -20,8 +20,19 @@ pub struct LabArgs {
     pub example: Option<LabExample>,
     /// The documents: JSON lines or a JSON array in Extended JSON (what mongoexport writes), or
     /// BSON (`.bson`, `.bson.gz`, what mongodump writes); at most 1,000,000.
-    #[arg(long, value_name = "FILE", required_unless_present = "example")]
+    #[arg(long, value_name = "FILE", required_unless_present_any = ["example", "from"])]
     pub data: Option<PathBuf>,
+    /// Read the documents from a live collection instead (`--ns`), a `$sample` of them through
+    /// a mongos or a mongod, read-only, with its unique indexes.
+    #[arg(long, value_name = "URI", conflicts_with_all = ["data", "example"], requires = "ns")]
+    pub from: Option<String>,
+    /// How many documents `--from` samples (at most 1,000,000).
+    #[arg(long, value_name = "N", default_value_t = 100_000, requires = "from")]
+    pub sample: u64,
+    /// The traffic from the cluster's sampled queries of `--ns` (`$listSampledQueries`, 7.0+;
+    /// turn sampling on with `configureQueryAnalyzer`).
+    #[arg(long, requires = "from")]
+    pub sampled_queries: bool,
     /// The traffic: JSON lines, one operation each, e.g. `{"find": {"customerId": 7}, "weight":
     /// 3}`; also count, distinct, aggregate (its leading $match), update, delete, findAndModify.
     #[arg(long, value_name = "FILE")]
@@ -30,7 +41,7 @@ pub struct LabArgs {
     /// `--ns`.
     #[arg(long, value_name = "FILE", requires = "ns")]
     pub log: Option<PathBuf>,
-    /// The namespace (db.coll) whose queries the log holds.
+    /// The namespace (db.coll) of `--from`, and whose queries `--log` or `--sampled-queries` read.
     #[arg(long, value_name = "DB.COLL")]
     pub ns: Option<String>,
     /// A candidate shard key, 2 to 6 of them: `--key '{"customerId": 1, "placedAt": 1}'`

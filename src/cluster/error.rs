@@ -20,6 +20,10 @@ impl MongoError {
         }
     }
 
+    /// An error raised with a `uassert` location code (`Location28746`…).
+    pub fn location(code: i32, code_name: &'static str, m: impl Into<String>) -> Self {
+        Self::new(code, code_name, m)
+    }
     pub fn bad_value(m: impl Into<String>) -> Self {
         Self::new(2, "BadValue", m)
     }

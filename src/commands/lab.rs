@@ -27,10 +27,27 @@ pub fn run(
 ) -> Result<(), Failure> {
     let version = super::server_version(args.server_version.as_deref(), &ctx.config)?
         .unwrap_or(crate::cluster::ServerVersion::DEFAULT);
-    let unique = unique_indexes(args)?;
-    let traffic = traffic(args)?;
     let spec = cluster_spec(args, version)?;
-    let (total, stats, docs) = documents(args)?;
+    let mut from = match (&args.from, &args.ns) {
+        (Some(uri), Some(ns)) => Some(super::lab_from::read(
+            uri,
+            ns,
+            args.sample,
+            args.sampled_queries,
+        )?),
+        _ => None,
+    };
+    let mut unique = unique_indexes(args)?;
+    let mut traffic = traffic(args)?;
+    if let Some(f) = from.as_mut() {
+        for u in f.unique.drain(..) {
+            if !unique.contains(&u) {
+                unique.push(u);
+            }
+        }
+        traffic.append(&mut f.traffic);
+    }
+    let (total, stats, docs) = documents(args, from.map(|f| f.docs))?;
     let suggested = if args.suggest {
         let s = suggest::suggest(&traffic, &stats);
         if s.is_empty() {
@@ -188,8 +205,22 @@ fn cluster_spec(
 
 /// How many documents there are, the fields of the first ones (for `--suggest`), and the
 /// documents in insertion order.
-fn documents(args: &LabArgs) -> Result<(u64, FieldStats, Docs), Failure> {
+fn documents(
+    args: &LabArgs,
+    from: Option<Vec<(Document, u64)>>,
+) -> Result<(u64, FieldStats, Docs), Failure> {
     let mut stats = FieldStats::default();
+    if let Some(docs) = from {
+        for (d, _) in docs.iter().take(suggest::SAMPLE) {
+            stats.observe(d);
+        }
+        let total = docs.len() as u64;
+        let docs: Docs = Box::new(docs.into_iter().map(Ok));
+        return match &args.order_by {
+            None => Ok((total, stats, docs)),
+            Some(field) => Ok((total, stats, ordered(docs, field)?)),
+        };
+    }
     let (total, docs): (u64, Docs) = match (args.example, &args.data) {
         (Some(LabExample::Orders), _) => {
             for d in example::orders(example::SEED).take(suggest::SAMPLE) {
@@ -202,7 +233,11 @@ fn documents(args: &LabArgs) -> Result<(u64, FieldStats, Docs), Failure> {
             (example::ORDERS, Box::new(docs))
         }
         (None, Some(path)) => (count(path, &mut stats)?, open(path)?),
-        (None, None) => return Err(Failure::input("give --data FILE or --example orders")),
+        (None, None) => {
+            return Err(Failure::input(
+                "give --data FILE, --from URI or --example orders",
+            ));
+        }
     };
     match &args.order_by {
         None => Ok((total, stats, docs)),

@@ -14,10 +14,8 @@
 //! - `avgDocSizeBytes`, the integer mean (as `$collStats` `size / count`).
 //!
 //! A document missing a key field counts as null there, as a mongos routes it; how many did is
-//! counted. Values are grouped by their raw values (MongoDB groups a hashed field by its hash:
-//! the same but for hash collisions).
-
-use std::collections::BTreeMap;
+//! counted. Values are counted by sorting the keys into index order, as MongoDB counts them over
+//! the supporting index (a hashed field by its hash); the values shown are the raw ones.
 
 use bson::{Bson, Document};
 
@@ -72,10 +70,11 @@ pub struct Characteristics {
     /// The key's fields as plain values (a hashed field's raw value, not its hash).
     raw: KeyPattern,
     unique: bool,
-    /// Per distinct raw value: its frequency and its first document's order.
-    values: BTreeMap<ShardKey, (u64, u64)>,
-    /// Per document, its key in index order (hashed fields hashed) and its record id.
+    /// Per document, its key in index order (hashed fields hashed) and its record id; values
+    /// are counted by sorting it (as MongoDB counts them over the supporting index).
     order: Vec<(ShardKey, u64)>,
+    /// With a hashed field, each document's raw key (by record id), to show the values.
+    raws: Vec<ShardKey>,
     bytes: u64,
     missing: u64,
     docs: u64,
@@ -98,8 +97,8 @@ impl Characteristics {
             pattern: pattern.clone(),
             raw,
             unique,
-            values: BTreeMap::new(),
             order: Vec::new(),
+            raws: Vec::new(),
             bytes: 0,
             missing: 0,
             docs: 0,
@@ -114,7 +113,10 @@ impl Characteristics {
 
     /// [`Self::observe`] of a document whose key (hashed fields hashed) is already extracted.
     pub fn observe_key(&mut self, doc: &Document, size: u64, key: ShardKey) -> Result<(), NotAKey> {
-        let raw = self.raw.extract(doc).map_err(|e| NotAKey(e.0))?;
+        if self.pattern.hashed_field().is_some() {
+            let raw = self.raw.extract(doc).map_err(|e| NotAKey(e.0))?;
+            self.raws.push(raw);
+        }
         self.docs += 1;
         self.bytes += size;
         if self
@@ -125,29 +127,35 @@ impl Characteristics {
         {
             self.missing += 1;
         }
-        let id = self.docs;
-        self.values.entry(raw).or_insert((0, id)).0 += 1;
-        self.order.push((key, id));
+        self.order.push((key, self.docs));
         Ok(())
     }
 
     /// The characteristics of the documents taken.
     pub fn finish(mut self) -> KeyCharacteristics {
-        let (monotonicity, coefficient) = self.monotonicity();
-        let mut common: Vec<(&ShardKey, &(u64, u64))> = self.values.iter().collect();
-        // Most frequent first; ties in insertion order (a unique key: the first documents).
-        common.sort_by_key(|(_, (n, first))| (std::cmp::Reverse(*n), *first));
-        let most_common_values = common
+        // The index's order: by key, then by record id.
+        self.order.sort_unstable();
+        let groups = self.groups();
+        let (monotonicity, coefficient) = self.monotonicity(groups.len());
+        let most_common_values = most_common(&groups)
             .into_iter()
-            .take(MOST_COMMON_VALUES)
-            .map(|(k, (n, _))| (self.value_document(k), if self.unique { 1 } else { *n }))
+            .map(|g| {
+                let frequency = if self.unique { 1 } else { g.count };
+                (self.value_document(g.start), frequency)
+            })
             .collect();
+        let from = self.docs - self.docs / 10;
+        let late_new_values = if self.unique {
+            self.docs - from
+        } else {
+            groups.iter().filter(|g| g.first_id > from).count() as u64
+        };
         KeyCharacteristics {
             num_docs: self.docs,
             num_distinct_values: if self.unique {
                 self.docs
             } else {
-                self.values.len() as u64
+                groups.len() as u64
             },
             is_unique: self.unique,
             most_common_values,
@@ -155,22 +163,30 @@ impl Characteristics {
             coefficient,
             avg_doc_size_bytes: self.bytes.checked_div(self.docs).unwrap_or(0),
             missing: self.missing,
-            late_new_values: self.late_new_values(),
+            late_new_values,
         }
     }
 
-    fn late_new_values(&self) -> u64 {
-        let from = self.docs - self.docs / 10;
-        if self.unique {
-            return self.docs - from;
+    /// Runs of equal keys in the sorted order: where each starts, its size, its first record id.
+    fn groups(&self) -> Vec<Group> {
+        let mut out: Vec<Group> = Vec::new();
+        for (i, (key, id)) in self.order.iter().enumerate() {
+            match out.last_mut() {
+                Some(g) if self.order[g.start].0 == *key => {
+                    g.count += 1;
+                    g.first_id = g.first_id.min(*id);
+                }
+                _ => out.push(Group {
+                    start: i,
+                    count: 1,
+                    first_id: *id,
+                }),
+            }
         }
-        self.values
-            .values()
-            .filter(|(_, first)| *first > from)
-            .count() as u64
+        out
     }
 
-    fn monotonicity(&mut self) -> (Monotonicity, Option<f64>) {
+    fn monotonicity(&self, distinct: usize) -> (Monotonicity, Option<f64>) {
         let fields = self.pattern.fields();
         if fields.len() == 1 && fields[0].hashed {
             return (Monotonicity::NotMonotonic, Some(0.0));
@@ -178,11 +194,9 @@ impl Characteristics {
         if self.docs == 0 {
             return (Monotonicity::Unknown, None);
         }
-        if self.values.len() == 1 {
+        if distinct == 1 {
             return (Monotonicity::NotMonotonic, Some(0.0));
         }
-        // The index's order: by key, then by record id.
-        self.order.sort_unstable();
         let ids: Vec<f64> = self.order.iter().map(|(_, id)| *id as f64).collect();
         let c = round10(correlation(&ids));
         let kind = if c.abs() >= MONOTONIC_THRESHOLD {
@@ -193,7 +207,14 @@ impl Characteristics {
         (kind, Some(c))
     }
 
-    fn value_document(&self, raw: &ShardKey) -> Document {
+    /// The values of the group starting at `start` (raw values, not hashes).
+    fn value_document(&self, start: usize) -> Document {
+        let (key, id) = &self.order[start];
+        let raw = if self.raws.is_empty() {
+            key
+        } else {
+            &self.raws[(*id - 1) as usize]
+        };
         self.raw
             .fields()
             .iter()
@@ -201,6 +222,24 @@ impl Characteristics {
             .map(|(f, v)| (f.path.to_string(), extjson::to_bson(v)))
             .collect()
     }
+}
+
+/// A run of equal keys.
+struct Group {
+    start: usize,
+    count: u64,
+    first_id: u64,
+}
+
+/// The most frequent groups, most frequent first; ties by the first record id.
+fn most_common(groups: &[Group]) -> Vec<&Group> {
+    let mut top: Vec<&Group> = Vec::with_capacity(MOST_COMMON_VALUES + 1);
+    for g in groups {
+        top.push(g);
+        top.sort_by_key(|g| (std::cmp::Reverse(g.count), g.first_id));
+        top.truncate(MOST_COMMON_VALUES);
+    }
+    top
 }
 
 /// Pearson's correlation between positions 1..=n and `y`.

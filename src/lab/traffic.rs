@@ -33,6 +33,8 @@ use super::data::text::{self, Lines, Position, grouped, kind};
 
 pub use self::slow_log::{parse_log, read_log};
 
+pub mod sampled;
+
 /// The most operations read from one file.
 pub const MAX_OPERATIONS: u64 = 1_000_000;
 /// The largest weight of one operation.

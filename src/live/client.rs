@@ -23,6 +23,7 @@ pub const ALLOWED: &[&str] = &[
     "balancerStatus",
     "balancerCollectionStatus",
     "connectionStatus",
+    "listIndexes",
 ];
 
 /// A failure to read the cluster, in words.

@@ -228,6 +228,7 @@ pub(super) fn apply(
         }),
         ("$project", Bson::Document(p)) => project(p, &docs),
         ("$group", Bson::Document(g)) => group(g, &docs),
+        ("$sample", spec) => super::sample::sample(spec, docs),
         (other, _) if other.starts_with('$') => Err(unknown_stage(other)),
         (other, _) => Err(unknown_stage(other)),
     }

@@ -53,6 +53,7 @@ mod query_ops;
 mod raw_chunks;
 mod raw_reply;
 mod reply;
+mod sample;
 mod sharding;
 mod shared;
 mod state;

@@ -4,8 +4,9 @@
 //! nothing (the command and the UI build on it).
 //!
 //! Built so far: the key characteristics ([`characteristics`]) and seed 003's orders example
-//! ([`example`]). The command, the data and traffic readers, the read and write distribution,
-//! the TUI and `serve`'s `analyzeShardKey` are not built yet (the README says so).
+//! ([`example`]). The command, the data and traffic readers, the read and write distribution
+//! and the TUI are not built yet (the README says so); `serve`'s `analyzeShardKey` uses the
+//! characteristics and [`distribution`].
 
 pub mod characteristics;
 pub mod data;

@@ -30,6 +30,8 @@ const SCRIPTS: &[(&str, &str, u64)] = &[
     ("transactions.py", "8.0", 120),
     ("indexes_queries.js", "8.0", 120),
     ("reshard_currentop.py", "9.0", 180),
+    ("analyze_shard_key.js", "8.0", 120),
+    ("analyze_shard_key.py", "8.0", 120),
 ];
 
 /// The helpers the scripts load; not scripts themselves.
@@ -177,8 +179,8 @@ fn wait_until(child: &mut Child, deadline: Instant) -> Option<ExitStatus> {
     }
 }
 
-/// Runs `script` of `SCRIPTS` with its client against a fresh `shardtop serve`.
-fn run(script: &str) {
+/// Runs `script` of `SCRIPTS` with its client against a fresh `shardtop serve`; its stdout.
+fn run(script: &str) -> String {
     let &(_, version, secs) = SCRIPTS
         .iter()
         .find(|(s, _, _)| *s == script)
@@ -238,6 +240,7 @@ fn run(script: &str) {
         stdout.lines().any(|l| l.trim() == ok),
         "{script} exited 0 without its `{ok}` line\n{report}"
     );
+    stdout
 }
 
 #[test]
@@ -324,4 +327,23 @@ fn mongosh_indexes_queries() {
 #[test]
 fn pymongo_reshard_currentop() {
     run("reshard_currentop.py");
+}
+
+#[test]
+fn mongosh_analyze_shard_key() {
+    let out = run("analyze_shard_key.js");
+    // The keyCharacteristics as mongosh prints them.
+    for text in [
+        "numDocsTotal: Long('2000')",
+        "numDistinctValues: Long('1000')",
+        "{ value: { customerId: 0 }, frequency: Long('2') }",
+        "type: 'not monotonic'",
+    ] {
+        assert!(out.contains(text), "no `{text}` in:\n{out}");
+    }
+}
+
+#[test]
+fn pymongo_analyze_shard_key() {
+    run("analyze_shard_key.py");
 }

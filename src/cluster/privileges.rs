@@ -127,6 +127,7 @@ pub const KNOWN_ACTIONS: &[&str] = &[
     "listCollections",
     "listIndexes",
     "enableSharding",
+    "analyzeShardKey",
     "inprog",
     "shardedDataDistribution",
     "listSampledQueries",
@@ -153,7 +154,9 @@ const READ_WRITE: &[&str] = &[
     "update",
     "remove",
 ];
-const SHARDING: &[&str] = &["enableSharding"];
+/// What `enableSharding` and `clusterManager` grant on every normal namespace (`builtin_roles.yml`,
+/// abridged to known actions).
+const SHARDING: &[&str] = &["analyzeShardKey", "enableSharding"];
 
 fn on_db(db: &str, actions: &[&str]) -> Privilege {
     Privilege::new(

@@ -207,3 +207,73 @@ fn has_range(filter: &Document, path: &str) -> bool {
         _ => false,
     })
 }
+
+/// `calculatePercentage` (8.0 `src/mongo/s/analyze_shard_key_util.cpp`): `part / whole * 100`,
+/// rounded *up* at the 10th decimal place (its `round` is `std::ceil`); 0 for an empty whole.
+pub fn percentage(part: u64, whole: u64) -> f64 {
+    if whole == 0 {
+        return 0.0;
+    }
+    let multiplier = 10f64.powi(10);
+    (part as f64 / whole as f64 * 100.0 * multiplier).ceil() / multiplier
+}
+
+/// The ranges of `analyzeShardKey`'s synthetic routing table that a query targets and how it
+/// counts it (8.0 `src/mongo/s/shard_key_pattern_query_util.cpp`, `getShardIdsForCanonicalQuery`
+/// with a `QueryTargetingInfo`): range `i` runs from split point `i - 1` (MinKey for the first)
+/// to split point `i` (MaxKey for the last).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Targeted {
+    pub dispatch: Dispatch,
+    /// Indexes of the ranges targeted, ascending, without repeats.
+    pub ranges: Vec<usize>,
+}
+
+/// [`Targeted`] for `filter` under `pattern` over the ranges `split_points` (sorted) cut.
+pub fn target_split_ranges(
+    pattern: &KeyPattern,
+    filter: &Document,
+    split_points: &[ShardKey],
+) -> Targeted {
+    let ranges = key_ranges(pattern, filter);
+    let mut touched = std::collections::BTreeSet::new();
+    for r in ranges.iter().filter(|r| !r.is_empty()) {
+        // `forEachOverlappingChunk(min, max, isMaxInclusive = true)`.
+        touched.extend(range_of(&r.min, split_points)..=range_of(&r.max, split_points));
+    }
+    if touched.is_empty() {
+        // SERVER-4914: a query that matches nothing is still sent to the first chunk.
+        touched.insert(0);
+    }
+    let dispatch = match ranges.as_slice() {
+        [r] if r.min == r.max => Dispatch::SingleShard,
+        [r] if r.min == pattern.global_min() && r.max == pattern.global_max() => {
+            Dispatch::ScatterGather
+        }
+        _ => Dispatch::Variable,
+    };
+    Targeted {
+        dispatch,
+        ranges: touched.into_iter().collect(),
+    }
+}
+
+/// [`Targeted`] for a query by the shard key `key` (a point).
+pub fn target_split_key(key: &ShardKey, split_points: &[ShardKey]) -> Targeted {
+    Targeted {
+        dispatch: Dispatch::SingleShard,
+        ranges: vec![range_of(key, split_points)],
+    }
+}
+
+/// The range holding `key`: the number of split points at or below it.
+fn range_of(key: &ShardKey, split_points: &[ShardKey]) -> usize {
+    split_points.partition_point(|s| s <= key)
+}
+
+/// Whether an update or findAndModify changes the shard key under `pattern`, as [`distribution`]
+/// counts it.
+pub fn updates_shard_key(pattern: &KeyPattern, op: &Operation) -> bool {
+    let (_, key) = classify(pattern, op);
+    changes_shard_key(pattern, op, key.as_ref())
+}

@@ -115,6 +115,8 @@ fn required(name: &str, db: &str, cmd: &Document) -> Vec<(&'static str, Resource
         "delete" => vec![("remove", ns(db, cmd, name))],
         "balancerStatus" => vec![("find", Resource::Namespace("config.settings".into()))],
         "balancerCollectionStatus" => vec![("enableSharding", ns("", cmd, name).trimmed())],
+        // 8.0 s/commands/cluster_analyze_shard_key_cmd.cpp (`doCheckAuthorization`).
+        "analyzeShardKey" => vec![("analyzeShardKey", ns("", cmd, name).trimmed())],
         "aggregate" => aggregate(db, cmd),
         _ => Vec::new(),
     }

@@ -15,6 +15,9 @@
 
 pub mod access;
 mod aggregate;
+mod analyze_distribution;
+mod analyze_request;
+mod analyze_shard_key;
 mod change_stream;
 mod changelog;
 mod chunk_counts;

@@ -207,6 +207,21 @@ fn collection_uuid(state: &State, ns: &str) -> Bson {
     super::ids::collection_uuid(ns, incarnation)
 }
 
+/// The unexpired samples of `ns`'s current incarnation, oldest first (what `analyzeShardKey`
+/// reads: 8.0 `db/s/document_source_analyze_shard_key_read_write_distribution.cpp` finds
+/// `config.sampledQueries` by `collectionUuid`).
+pub(super) fn samples_of<'a>(state: &'a State, ns: &str) -> Vec<&'a Document> {
+    let uuid = collection_uuid(state, ns);
+    let now = bson::DateTime::from_millis(state.now_millis());
+    state
+        .analyzers
+        .samples
+        .iter()
+        .filter(|d| d.get_str("ns") == Ok(ns) && d.get("collectionUuid") == Some(&uuid))
+        .filter(|d| d.get_datetime("expireAt").is_ok_and(|t| *t > now))
+        .collect()
+}
+
 /// `$listSampledQueries: {namespace?}` (7.0+).
 pub fn list(state: &State, spec: &Bson) -> Result<Vec<Document>, MongoError> {
     if state.sim.cluster.version < ServerVersion::V7_0 {

@@ -8,8 +8,8 @@
 //!   `calculateCardinalityAndFrequencyUnique` reports it;
 //! - `monotonicity`, as `calculateMonotonicity`: a single-field hashed key is not monotonic
 //!   (coefficient 0), a key with one distinct value too; otherwise the keys in index order and
-//!   the correlation coefficient between their positions and their record ids, rounded to 10
-//!   places (`kMaxNumDecimalPlaces`), monotonic when its magnitude is at least 0.7
+//!   the correlation coefficient between their positions and their record ids, rounded up at
+//!   10 places (`kMaxNumDecimalPlaces`), monotonic when its magnitude is at least 0.7
 //!   (`analyzeShardKeyMonotonicityCorrelationCoefficientThreshold`);
 //! - `avgDocSizeBytes`, the integer mean (as `$collStats` `size / count`).
 //!
@@ -262,8 +262,9 @@ fn correlation(y: &[f64]) -> f64 {
     }
 }
 
+/// MongoDB's `round` in `analyze_shard_key_cmd_util.cpp`: up, at 10 places.
 fn round10(x: f64) -> f64 {
-    (x * 1e10).round() / 1e10
+    (x * 1e10).ceil() / 1e10
 }
 
 /// Whether the dotted `path` names a field of `doc` (null included).

@@ -13,7 +13,7 @@
 //! touches a key field (a field of the key, a parent or a child of one), or when a replacement
 //! gives a key other than the one its filter names. MongoDB counts shard-key updates from the
 //! sampled diffs of the updated documents; this reads them from the update itself (a pipeline
-//! update is not counted). Percentages are rounded to 10 places as `calculatePercentage` does.
+//! update is not counted). Percentages are rounded up at 10 places as `calculatePercentage` does.
 
 use bson::{Bson, Document};
 
@@ -46,11 +46,7 @@ pub struct Counts {
 
 impl Counts {
     pub fn percent(&self, n: u64) -> f64 {
-        if self.total == 0 {
-            return 0.0;
-        }
-        let p = n as f64 * 100.0 / self.total as f64;
-        (p * 1e10).round() / 1e10
+        percentage(n, self.total)
     }
 }
 

@@ -9,10 +9,10 @@ use std::hint::black_box;
 
 use bson::Document;
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use shardtop::lab::example;
 use shardtop::lab::report::Report;
 use shardtop::lab::run::ClusterSpec;
 use shardtop::lab::trial::{Arrival, Trial};
-use shardtop::lab::example;
 use shardtop::model::KeyPattern;
 
 // The binary's allocator (src/main.rs), so the times are the command's.

@@ -62,4 +62,3 @@ fn main() {
         peak as f64 / 1e6
     );
 }
-

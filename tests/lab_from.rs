@@ -5,7 +5,7 @@
 //! the collection is told the privilege.
 
 mod common;
-use common::{admin, code_of, serve_empty};
+use common::{admin, code_of, serve_empty, serve_opts};
 
 use bson::{Document, doc};
 use futures::TryStreamExt;
@@ -157,6 +157,39 @@ async fn serves_sample_stage_takes_at_most_size_documents_and_checks_its_argumen
     let e = coll.aggregate(vec![doc! {"$sample": 3}]).await.unwrap_err();
     assert_eq!(code_of(&e), 28745);
     server.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_lab_sends_only_allowlisted_reads() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("commands.ndjson");
+    let sim = shardtop::serve::empty_cluster(Some("8.0".parse().unwrap())).unwrap();
+    let mut opts = shardtop::serve::ServeOptions::new("127.0.0.1:0".parse().unwrap(), sim);
+    opts.paused = true;
+    opts.command_log = Some(log.clone());
+    let (server, client, uri) = serve_opts(opts).await;
+    orders(&client, 500).await;
+    let before = std::fs::read_to_string(&log).unwrap().lines().count();
+    let (code, _, err) = lab(args(&uri, &["--sample", "100", "--sampled-queries"])).await;
+    assert_eq!(code, Some(0), "{err}");
+    server.shutdown().await;
+    let text = std::fs::read_to_string(&log).unwrap();
+    let driver_own = ["isMaster", "ismaster", "hello", "endSessions", "ping"];
+    let mut seen = Vec::new();
+    for line in text.lines().skip(before) {
+        let v: serde_json::Value = serde_json::from_str(line).unwrap();
+        let Some(cmd) = v["command"].as_str() else {
+            continue;
+        };
+        assert!(
+            ["aggregate", "listIndexes", "getMore", "killCursors"].contains(&cmd)
+                || driver_own.contains(&cmd),
+            "the lab sent {cmd}: {line}"
+        );
+        assert!(shardtop::live::client::ALLOWED.contains(&cmd) || driver_own.contains(&cmd));
+        seen.push(cmd.to_string());
+    }
+    assert!(seen.iter().any(|c| c == "aggregate") && seen.iter().any(|c| c == "listIndexes"));
 }
 
 #[test]

@@ -83,6 +83,7 @@ const COMMANDS: &[(&str, Arg)] = &[
     ("commitShardRemoval", Arg::Shard),
     ("shardDrainingStatus", Arg::Shard),
     ("configureQueryAnalyzer", Arg::Ns),
+    ("analyzeShardKey", Arg::Ns),
     ("getLog", Arg::Global),
     ("listShards", Arg::One),
 ];

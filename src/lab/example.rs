@@ -70,27 +70,18 @@ pub fn traffic() -> Vec<Operation> {
         .iter()
         .zip(1..)
         .map(|((filter, weight), line)| Operation {
-            command: Command::Find,
             filter: document(filter),
-            update: None,
-            pipeline_update: false,
-            multi: false,
-            upsert: false,
             weight: u64::from(*weight),
-            line,
+            ..Operation::new(Command::Find, line)
         })
         .collect();
     for ((text, weight), line) in WRITES.iter().zip(5..) {
         let op = document(text);
         ops.push(Operation {
-            command: Command::Update,
             filter: op.get_document("update").cloned().unwrap_or_default(),
             update: op.get_document("u").ok().cloned(),
-            pipeline_update: false,
-            multi: false,
-            upsert: false,
             weight: u64::from(*weight),
-            line,
+            ..Operation::new(Command::Update, line)
         });
     }
     ops

@@ -109,7 +109,8 @@ pub struct Operation {
 }
 
 impl Operation {
-    fn new(command: Command, line: u64) -> Self {
+    /// `command` with an empty filter, weight 1, read at `line`.
+    pub fn new(command: Command, line: u64) -> Self {
         Self {
             command,
             filter: Document::new(),

@@ -23,16 +23,7 @@ pub fn operation(sample: &Document, index: u64) -> Option<Operation> {
         "findAndModify" => Command::FindAndModify,
         _ => return None,
     };
-    let mut op = Operation {
-        command,
-        filter: Document::new(),
-        update: None,
-        pipeline_update: false,
-        multi: false,
-        upsert: false,
-        weight: 1,
-        line: index,
-    };
+    let mut op = Operation::new(command, index);
     match command {
         Command::Update => {
             let s = first(cmd, "updates")?;

@@ -25,6 +25,8 @@ fn spec() -> ClusterSpec {
         chunk_size_mb: 1,
         server_version: shardtop::cluster::ServerVersion::DEFAULT,
         num_initial_chunks: None,
+        zones: Vec::new(),
+        zone_ranges: Vec::new(),
     }
 }
 

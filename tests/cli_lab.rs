@@ -234,3 +234,71 @@ fn a_malformed_data_or_workload_line_names_its_file_and_line() {
     args.extend(keys);
     refused(&args, &format!("{w}, line 3: unknown operation \"fnd\""));
 }
+
+/// `n` orders of two regions, `EU` and `US`, `seq` ascending.
+fn write_regions(path: &Path, n: u32) {
+    let mut f = std::fs::File::create(path).unwrap();
+    for i in 0..n {
+        let region = if i % 2 == 0 { "EU" } else { "US" };
+        writeln!(
+            f,
+            r#"{{"seq": {i}, "region": "{region}", "pad": "{}"}}"#,
+            "x".repeat(300)
+        )
+        .unwrap();
+    }
+}
+
+#[test]
+fn zones_apply_to_the_keys_that_start_with_their_fields() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("regions.json");
+    write_regions(&data, 4000);
+    let o = run(&[
+        "--data",
+        data.to_str().unwrap(),
+        "--key",
+        r#"{"region": 1, "seq": 1}"#,
+        "--key",
+        r#"{"seq": 1}"#,
+        "--zone",
+        "EU=shard0000",
+        "--zone",
+        "US=shard0001,shard0002",
+        "--zone-range",
+        r#"{"zone": "EU", "min": {"region": "EU"}, "max": {"region": "EU~"}}"#,
+        "--zone-range",
+        r#"{"zone": "US", "min": {"region": "US"}, "max": {"region": "US~"}}"#,
+        "--num-initial-chunks",
+        "12",
+        "--json",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let json: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let zoned = &json["candidates"][0];
+    assert_eq!(
+        zoned["zones"],
+        serde_json::json!([{"zone": "EU", "applied": true}, {"zone": "US", "applied": true}])
+    );
+    // Half the inserts are EU's, and EU's chunks are all on shard0000.
+    assert_eq!(zoned["writes"]["shards"][0]["share"], 0.5, "{zoned}");
+    let plain = &json["candidates"][1];
+    assert_eq!(plain["zones"][0]["applied"], false);
+    refused(
+        &["--example", "orders", "--zone", "EU"],
+        "--zone EU: give ZONE=SHARD[,SHARD…]",
+    );
+    refused(
+        &["--example", "orders", "--zone", "EU=shard0009"],
+        "--zone EU=shard0009:",
+    );
+    refused(
+        &[
+            "--example",
+            "orders",
+            "--zone-range",
+            r#"{"zone": "EU", "min": {"a": 1}, "max": {"b": 2}}"#,
+        ],
+        "`min` and `max` must name the same fields",
+    );
+}

@@ -28,6 +28,8 @@ fn report() -> &'static Report {
             chunk_size_mb: 1,
             server_version: shardtop::cluster::ServerVersion::DEFAULT,
             num_initial_chunks: None,
+            zones: Vec::new(),
+            zone_ranges: Vec::new(),
         };
         let arrival = Arrival {
             from_empty: false,

@@ -37,6 +37,8 @@ fn timeline() -> LabTimeline {
             chunk_size_mb: 1,
             server_version: shardtop::cluster::ServerVersion::DEFAULT,
             num_initial_chunks: Some(12),
+            zones: Vec::new(),
+            zone_ranges: Vec::new(),
         };
         let arrival = Arrival {
             from_empty: false,

@@ -58,6 +58,15 @@ pub struct LabArgs {
     /// Shards of the simulated cluster.
     #[arg(long, default_value_t = 3)]
     pub shards: u32,
+    /// A zone and its shards: `--zone EU=shard0000` (repeatable).
+    #[arg(long = "zone", value_name = "ZONE=SHARD,…")]
+    pub zones: Vec<String>,
+    /// A zone range on leading key fields, as Extended JSON: `--zone-range '{"zone": "EU",
+    /// "min": {"region": "EU"}, "max": {"region": "EU~"}}'`; it applies to the candidates whose
+    /// keys start with those fields (the rest of the key is MinKey), as updateZoneKeyRange takes
+    /// it.
+    #[arg(long = "zone-range", value_name = "JSON")]
+    pub zone_ranges: Vec<String>,
     /// Chunk size in MB (1 to 1024). The default, 1 MB as in seed 003's lab, lets a sample of
     /// documents divide into chunks as a whole collection would at the server's default.
     #[arg(long, value_name = "MB", default_value_t = 1)]

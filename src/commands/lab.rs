@@ -8,7 +8,7 @@ use bson::Document;
 
 use super::{Failure, write_failed};
 use crate::cli::lab::{LabArgs, LabExample};
-use crate::lab::run::ClusterSpec;
+use crate::lab::run::{ClusterSpec, ZoneRangeSpec};
 use crate::lab::suggest::{self, FieldStats, Suggestion};
 use crate::lab::traffic::Operation;
 use crate::lab::trial::{Arrival, Trial};
@@ -200,6 +200,61 @@ fn cluster_spec(
         chunk_size_mb: args.chunk_size,
         server_version,
         num_initial_chunks: args.num_initial_chunks,
+        zones: args
+            .zones
+            .iter()
+            .map(|z| zone(z))
+            .collect::<Result<_, _>>()?,
+        zone_ranges: args
+            .zone_ranges
+            .iter()
+            .map(|r| zone_range(r))
+            .collect::<Result<_, _>>()?,
+    })
+}
+
+/// `ZONE=SHARD,SHARD`.
+fn zone(text: &str) -> Result<(String, Vec<String>), Failure> {
+    let bad = || Failure::input(format!("--zone {text}: give ZONE=SHARD[,SHARD…]"));
+    let (zone, shards) = text.split_once('=').ok_or_else(bad)?;
+    let shards: Vec<String> = shards.split(',').map(|s| s.trim().to_string()).collect();
+    if zone.trim().is_empty() || shards.iter().any(String::is_empty) {
+        return Err(bad());
+    }
+    Ok((zone.trim().to_string(), shards))
+}
+
+/// `{"zone": …, "min": {…}, "max": {…}}`.
+fn zone_range(text: &str) -> Result<ZoneRangeSpec, Failure> {
+    let bad = |why: &str| Failure::input(format!("--zone-range {text}: {why}"));
+    let value: serde_json::Value =
+        serde_json::from_str(text).map_err(|e| bad(&format!("not JSON: {e}")))?;
+    let Ok(bson::Bson::Document(d)) = bson::Bson::try_from(value) else {
+        return Err(bad("not an Extended JSON document"));
+    };
+    if let Some(k) = d
+        .keys()
+        .find(|k| !["zone", "min", "max"].contains(&k.as_str()))
+    {
+        return Err(bad(&format!("unknown field `{k}`")));
+    }
+    let zone = d
+        .get_str("zone")
+        .map_err(|_| bad("`zone` must be a string"))?;
+    let min = d
+        .get_document("min")
+        .map_err(|_| bad("`min` must be a document"))?;
+    let max = d
+        .get_document("max")
+        .map_err(|_| bad("`max` must be a document"))?;
+    let same: bool = min.keys().eq(max.keys());
+    if min.is_empty() || !same {
+        return Err(bad("`min` and `max` must name the same fields, in order"));
+    }
+    Ok(ZoneRangeSpec {
+        zone: zone.to_string(),
+        min: min.clone(),
+        max: max.clone(),
     })
 }
 

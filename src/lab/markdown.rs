@@ -122,6 +122,20 @@ fn details(c: &CandidateReport) -> String {
             shell(&k.to_document())
         ));
     }
+    if !c.zones.is_empty() {
+        let zones: Vec<String> = c
+            .zones
+            .iter()
+            .map(|(z, applied)| {
+                if *applied {
+                    format!("{z} applied")
+                } else {
+                    format!("{z} not applied (the key does not start with its fields)")
+                }
+            })
+            .collect();
+        out.push_str(&format!("  zones: {}\n", zones.join(", ")));
+    }
     if c.refused > 0 {
         out.push_str(&format!(
             "  {} documents refused: {}\n",

@@ -47,6 +47,8 @@ pub struct CandidateReport {
     pub ranges_on_hashed_field: bool,
     pub refused: u64,
     pub first_refusal: Option<String>,
+    /// Each zone range given, and whether it applies to this key (its fields start the key).
+    pub zones: Vec<(String, bool)>,
     pub verdict: String,
 }
 
@@ -103,6 +105,7 @@ pub fn measure(run: CandidateRun, traffic: &[Operation], unique: &[KeyPattern]) 
         ranges_on_hashed_field: distribution::ranges_on_hashed_field(&run.key, traffic),
         refused: run.refused,
         first_refusal: run.first_refusal.clone(),
+        zones: run.zones.clone(),
         key: run.key.clone(),
         characteristics,
         verdict: String::new(),
@@ -210,6 +213,9 @@ impl CandidateReport {
                 .map(|(k, a)| json!({"key": relaxed(&k.to_document()), "allowed": a}))
                 .collect::<Vec<_>>(),
             "refused": self.refused,
+            "zones": self.zones.iter()
+                .map(|(z, a)| json!({"zone": z, "applied": a}))
+                .collect::<Vec<_>>(),
             "verdict": self.verdict,
         })
     }

@@ -28,6 +28,30 @@ pub struct ClusterSpec {
     pub server_version: crate::cluster::ServerVersion,
     /// `reshardCollection`'s `numInitialChunks` for the layout (`None`: the release's default).
     pub num_initial_chunks: Option<u32>,
+    /// Zones and their shards.
+    pub zones: Vec<(String, Vec<String>)>,
+    /// Zone ranges: zone, min, max (on leading key fields).
+    pub zone_ranges: Vec<ZoneRangeSpec>,
+}
+
+/// A zone range as given, on a prefix of the key's fields.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ZoneRangeSpec {
+    pub zone: String,
+    pub min: Document,
+    pub max: Document,
+}
+
+impl ZoneRangeSpec {
+    /// Whether the range's fields start `key` (then it applies to that candidate).
+    pub fn applies_to(&self, key: &KeyPattern) -> bool {
+        let fields: Vec<&str> = self.min.keys().map(String::as_str).collect();
+        let max: Vec<&str> = self.max.keys().map(String::as_str).collect();
+        !fields.is_empty()
+            && fields == max
+            && fields.len() <= key.len()
+            && fields.iter().zip(key.fields()).all(|(f, k)| *f == &*k.path)
+    }
 }
 
 /// Inserts counted since the layout.
@@ -75,6 +99,8 @@ pub struct CandidateRun {
     /// Documents the key cannot take (an array in a key field), and the first reason.
     pub refused: u64,
     pub first_refusal: Option<String>,
+    /// Each zone range given, and whether it applies to this key.
+    pub zones: Vec<(String, bool)>,
 }
 
 impl CandidateRun {
@@ -85,7 +111,22 @@ impl CandidateRun {
         sim.shard_collection(LAB_NS, key.clone(), &ShardCollectionOptions::default())
             .map_err(|e| e.to_string())?;
         let coll = sim.coll(LAB_NS).map_err(|e| e.to_string())?;
+        for (zone, shards) in &spec.zones {
+            for s in shards {
+                sim.add_shard_to_zone(s, zone)
+                    .map_err(|e| format!("--zone {zone}={s}: {e}"))?;
+            }
+        }
+        for r in spec.zone_ranges.iter().filter(|r| r.applies_to(&key)) {
+            sim.update_zone_key_range(LAB_NS, &r.min, &r.max, Some(&r.zone))
+                .map_err(|e| format!("--zone-range for {}: {e}", r.zone))?;
+        }
         sim.set_balancer(false);
+        let zones = spec
+            .zone_ranges
+            .iter()
+            .map(|r| (r.zone.clone(), r.applies_to(&key)))
+            .collect();
         Ok(Self {
             characteristics: Characteristics::new(&key, unique),
             key,
@@ -98,6 +139,7 @@ impl CandidateRun {
             laid_out: false,
             refused: 0,
             first_refusal: None,
+            zones,
         })
     }
 

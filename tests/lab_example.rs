@@ -93,6 +93,9 @@ fn a_city_key_has_eight_values_and_at_most_nine_chunks() {
     assert!(c.chunks <= 9, "{} chunks", c.chunks);
     assert_eq!(c.max_chunks, Some(9));
     assert!(c.jumbo > 0);
+    // Each city's orders are about 2.7 MB, over the 1 MB chunk size (seed 003: "about 2 MB").
+    assert_eq!(c.indivisible_values, 8);
+    assert_eq!(candidate(2).indivisible_values, 0);
     for q in [CUSTOMER, CUSTOMER_RANGE, CUSTOMER_DATES, DATES] {
         assert!(broadcast(c, q));
     }

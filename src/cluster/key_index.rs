@@ -116,6 +116,14 @@ impl KeyIndex {
         inner.sorted.len()
     }
 
+    /// Distinct values whose documents together hold more than `bytes`: each alone is a chunk
+    /// too large that can never be split.
+    pub fn values_over(&self, bytes: u64) -> u64 {
+        let mut inner = self.inner.borrow_mut();
+        inner.settle();
+        inner.sorted.iter().filter(|(_, c)| c.bytes > bytes).count() as u64
+    }
+
     pub fn insert(&mut self, key: ShardKey, bytes: u64) {
         self.inner.get_mut().pending.push((key, bytes));
     }

@@ -114,7 +114,10 @@ fn details(c: &CandidateReport) -> String {
     let max = c
         .max_chunks
         .map_or_else(|| "unbounded".to_string(), |m| m.to_string());
-    out.push_str(&format!("  max chunks: {max}; jumbo: {}\n", c.jumbo));
+    out.push_str(&format!(
+        "  max chunks: {max}; jumbo: {}; values over the chunk size: {}\n",
+        c.jumbo, c.indivisible_values
+    ));
     for (k, allowed) in &c.unique_indexes {
         let word = if *allowed { "allowed" } else { "not allowed" };
         out.push_str(&format!(

@@ -40,6 +40,8 @@ pub struct CandidateReport {
     pub max_chunks: Option<u64>,
     /// Chunks over the chunk size holding one key value: they can never be split.
     pub jumbo: u64,
+    /// Key values whose documents alone exceed the chunk size (indivisible wherever they are).
+    pub indivisible_values: u64,
     /// The chunks the data needs at the chunk size.
     pub needed_chunks: u64,
     /// The unique indexes and whether the key allows each (a field-name prefix of it).
@@ -84,6 +86,7 @@ pub fn measure(run: CandidateRun, traffic: &[Operation], unique: &[KeyPattern]) 
     let mut report = CandidateReport {
         max_chunks: (!growing).then_some(characteristics.num_distinct_values + 1),
         jumbo: jumbo_chunks(coll, chunk_size),
+        indivisible_values: coll.keys.values_over(chunk_size),
         needed_chunks: bytes.div_ceil(chunk_size.max(1)),
         distribution: distribution::distribution(&run.key, traffic),
         shares,
@@ -209,6 +212,7 @@ impl CandidateReport {
             "chunks": self.chunks,
             "maxChunks": self.max_chunks,
             "jumbo": self.jumbo,
+            "indivisibleValues": self.indivisible_values,
             "uniqueIndexes": self.unique_indexes.iter()
                 .map(|(k, a)| json!({"key": relaxed(&k.to_document()), "allowed": a}))
                 .collect::<Vec<_>>(),

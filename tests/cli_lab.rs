@@ -302,3 +302,57 @@ fn zones_apply_to_the_keys_that_start_with_their_fields() {
         "`min` and `max` must name the same fields",
     );
 }
+
+#[test]
+fn a_mongodump_source_brings_its_unique_indexes_from_its_metadata() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("orders.bson");
+    let mut bytes = Vec::new();
+    for i in 0..300 {
+        let d = bson::doc! {"_id": i, "customerId": i % 30, "orderNo": i / 30};
+        bytes.extend(bson::to_vec(&d).unwrap());
+    }
+    std::fs::write(&data, bytes).unwrap();
+    std::fs::write(
+        dir.path().join("orders.metadata.json"),
+        r#"{"indexes":[{"v":{"$numberInt":"2"},"key":{"_id":{"$numberInt":"1"}},"name":"_id_"},{"v":{"$numberInt":"2"},"unique":true,"key":{"customerId":{"$numberInt":"1"},"orderNo":{"$numberInt":"-1"}},"name":"c_o"}],"uuid":"0123","collectionName":"orders","type":"collection"}"#,
+    )
+    .unwrap();
+    let d = data.to_str().unwrap();
+    let o = run(&[
+        "--data",
+        d,
+        "--key",
+        r#"{"customerId": 1}"#,
+        "--key",
+        r#"{"orderNo": 1}"#,
+        "--json",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let json: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(json["documents"], 300);
+    let allowed: Vec<&serde_json::Value> = json["candidates"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| &c["uniqueIndexes"][0]["allowed"])
+        .collect();
+    assert_eq!(allowed, [true, false]);
+    std::fs::write(
+        dir.path().join("orders.metadata.json"),
+        "{\"indexes\": [3]}",
+    )
+    .unwrap();
+    refused(
+        &[
+            "--data",
+            d,
+            "--key",
+            r#"{"customerId": 1}"#,
+            "--key",
+            r#"{"orderNo": 1}"#,
+            "--text",
+        ],
+        "orders.metadata.json: indexes[0] is not a document",
+    );
+}

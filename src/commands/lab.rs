@@ -38,6 +38,13 @@ pub fn run(
         _ => None,
     };
     let mut unique = unique_indexes(args)?;
+    if let Some(path) = &args.data {
+        for u in super::lab_dump::unique_indexes(path)? {
+            if !unique.contains(&u) {
+                unique.push(u);
+            }
+        }
+    }
     let mut traffic = traffic(args)?;
     if let Some(f) = from.as_mut() {
         for u in f.unique.drain(..) {

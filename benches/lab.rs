@@ -20,14 +20,7 @@ use shardtop::model::KeyPattern;
 static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn spec() -> ClusterSpec {
-    ClusterSpec {
-        shards: 3,
-        chunk_size_mb: 1,
-        server_version: shardtop::cluster::ServerVersion::DEFAULT,
-        num_initial_chunks: None,
-        zones: Vec::new(),
-        zone_ranges: Vec::new(),
-    }
+    ClusterSpec::new(3, 1, shardtop::cluster::ServerVersion::DEFAULT)
 }
 
 fn keys(texts: &[&str]) -> Vec<KeyPattern> {

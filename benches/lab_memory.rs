@@ -39,14 +39,7 @@ fn main() {
     let total = data::open(&path).unwrap().count() as u64;
     let mut docs = data::open(&path).unwrap();
     let unique = keys(&[example::UNIQUE_INDEX]);
-    let spec = ClusterSpec {
-        shards: 3,
-        chunk_size_mb: 1,
-        server_version: shardtop::cluster::ServerVersion::DEFAULT,
-        num_initial_chunks: None,
-        zones: Vec::new(),
-        zone_ranges: Vec::new(),
-    };
+    let spec = ClusterSpec::new(3, 1, shardtop::cluster::ServerVersion::DEFAULT);
     let arrival = Arrival {
         from_empty: false,
         initial_docs: total / 2,

@@ -23,14 +23,7 @@ fn report() -> &'static Report {
             .map(|k| KeyPattern::parse_json(k).unwrap())
             .collect();
         let unique = vec![KeyPattern::parse_json(example::UNIQUE_INDEX).unwrap()];
-        let spec = ClusterSpec {
-            shards: 3,
-            chunk_size_mb: 1,
-            server_version: shardtop::cluster::ServerVersion::DEFAULT,
-            num_initial_chunks: None,
-            zones: Vec::new(),
-            zone_ranges: Vec::new(),
-        };
+        let spec = ClusterSpec::new(3, 1, shardtop::cluster::ServerVersion::DEFAULT);
         let arrival = Arrival {
             from_empty: false,
             initial_docs: example::ORDERS / 2,

@@ -33,7 +33,9 @@ pub fn unique_indexes(data: &Path) -> Result<Vec<KeyPattern>, Failure> {
     let bad = |why: String| Failure::input(format!("{shown}: {why}"));
     let file = std::fs::File::open(&meta).map_err(|e| bad(e.to_string()))?;
     let mut text = String::new();
-    let gzip = meta.extension().is_some_and(|e| e.eq_ignore_ascii_case("gz"));
+    let gzip = meta
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("gz"));
     let reader: Box<dyn Read> = if gzip {
         Box::new(flate2::read::MultiGzDecoder::new(file))
     } else {

@@ -34,6 +34,24 @@ pub struct ClusterSpec {
     pub zone_ranges: Vec<ZoneRangeSpec>,
 }
 
+impl ClusterSpec {
+    /// `shards` shards, `chunk_size_mb` chunks, the release's layout, no zones.
+    pub fn new(
+        shards: u32,
+        chunk_size_mb: u64,
+        server_version: crate::cluster::ServerVersion,
+    ) -> Self {
+        Self {
+            shards,
+            chunk_size_mb,
+            server_version,
+            num_initial_chunks: None,
+            zones: Vec::new(),
+            zone_ranges: Vec::new(),
+        }
+    }
+}
+
 /// A zone range as given, on a prefix of the key's fields.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ZoneRangeSpec {

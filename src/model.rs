@@ -27,7 +27,7 @@ pub mod zones;
 pub use chunk::{Chunk, ChunkInfo, ChunkStats, ChunkVersion, ShardTotals};
 pub use hash::hash64;
 pub use key::ShardKey;
-pub use pattern::{KeyError, KeyField, KeyPattern};
+pub use pattern::{KeyError, KeyField, KeyPattern, value_at};
 pub use presplit::hashed_split_points;
 pub use routing::{RangePatch, RoutingError, RoutingTable};
 pub use shard::{Shard, ShardIdx};

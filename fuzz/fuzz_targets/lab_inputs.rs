@@ -28,14 +28,15 @@ fuzz_target!(|data: &[u8]| {
             }
         }
     }
-    // A sampled query as `$listSampledQueries` gives it (any document): an operation or none.
+    // A sampled query as `$listSampledQueries` gives it (any document): its operations.
     let shallow = bson::RawDocument::from_bytes(data)
         .is_ok_and(|raw| shardtop::wire::too_deep(raw).is_none());
     if shallow
         && let Ok(doc) = bson::Document::from_reader(Cursor::new(data))
-        && let Some(op) = traffic::sampled::operation(&doc, 1)
     {
-        assert_eq!(op.weight, 1);
+        for op in traffic::sampled::operations(&doc, 1) {
+            assert_eq!(op.weight, 1);
+        }
     }
     match traffic::parse_workload(data, "fuzz.jsonl") {
         Ok(ops) => assert!(ops.iter().all(|op| op.weight >= 1)),

@@ -122,6 +122,6 @@ async fn sampled_queries(client: &LiveClient, ns: &str) -> Result<Vec<Operation>
     Ok(samples
         .iter()
         .zip(1..)
-        .filter_map(|(s, i)| sampled::operation(s, i))
+        .flat_map(|(s, i)| sampled::operations(s, i))
         .collect())
 }

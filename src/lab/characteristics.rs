@@ -19,7 +19,7 @@
 
 use bson::{Bson, Document};
 
-use crate::model::{KeyPattern, ShardKey, extjson};
+use crate::model::{KeyPattern, ShardKey, extjson, value_at};
 
 /// Most common values reported (`analyzeShardKeyNumMostCommonValues`).
 pub const MOST_COMMON_VALUES: usize = 5;
@@ -123,7 +123,7 @@ impl Characteristics {
             .pattern
             .fields()
             .iter()
-            .any(|f| !has_path(doc, &f.path))
+            .any(|f| value_at(doc, &f.path).is_none())
         {
             self.missing += 1;
         }
@@ -265,18 +265,4 @@ fn correlation(y: &[f64]) -> f64 {
 /// MongoDB's `round` in `analyze_shard_key_cmd_util.cpp`: up, at 10 places.
 fn round10(x: f64) -> f64 {
     (x * 1e10).ceil() / 1e10
-}
-
-/// Whether the dotted `path` names a field of `doc` (null included).
-fn has_path(doc: &Document, path: &str) -> bool {
-    let mut current = doc;
-    let mut segments = path.split('.').peekable();
-    while let Some(segment) = segments.next() {
-        match (current.get(segment), segments.peek()) {
-            (Some(_), None) => return true,
-            (Some(Bson::Document(inner)), Some(_)) => current = inner,
-            _ => return false,
-        }
-    }
-    false
 }

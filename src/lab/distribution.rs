@@ -19,7 +19,7 @@ use bson::{Bson, Document};
 
 use super::traffic::{Command, Operation};
 use crate::model::targeting::key_ranges;
-use crate::model::{KeyPattern, ShardKey};
+use crate::model::{KeyPattern, ShardKey, value_at};
 
 /// How `analyzeShardKey` counts one query.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -128,7 +128,7 @@ fn key_in_document(pattern: &KeyPattern, doc: &Document) -> Option<ShardKey> {
     if pattern
         .fields()
         .iter()
-        .all(|f| lookup(doc, &f.path).is_some())
+        .all(|f| value_at(doc, &f.path).is_some())
     {
         pattern.extract(doc).ok()
     } else {
@@ -167,19 +167,6 @@ fn changes_shard_key(pattern: &KeyPattern, op: &Operation, key: Option<&ShardKey
         }),
         _ => false,
     })
-}
-
-/// The value at a dotted path.
-fn lookup<'a>(doc: &'a Document, path: &str) -> Option<&'a Bson> {
-    let mut parts = path.split('.');
-    let mut current = doc.get(parts.next()?)?;
-    for p in parts {
-        current = match current {
-            Bson::Document(inner) => inner.get(p)?,
-            _ => return None,
-        };
-    }
-    Some(current)
 }
 
 /// Whether some operation asks for a range of the hashed field (no range targeting on it).

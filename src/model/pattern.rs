@@ -258,6 +258,20 @@ fn check_path(path: &str) -> Result<(), KeyError> {
 }
 
 /// Follows a dotted path; a missing field is null, an array anywhere on the path is an error.
+/// The value at a dotted path of `doc`, through embedded documents (`None` when a part is
+/// missing or not a document).
+pub fn value_at<'a>(doc: &'a Document, path: &str) -> Option<&'a Bson> {
+    let mut parts = path.split('.');
+    let mut current = doc.get(parts.next()?)?;
+    for p in parts {
+        current = match current {
+            Bson::Document(inner) => inner.get(p)?,
+            _ => return None,
+        };
+    }
+    Some(current)
+}
+
 fn lookup(doc: &Document, path: &str) -> Result<KeyValue, KeyError> {
     let mut current = doc;
     let mut segments = path.split('.').peekable();

@@ -28,7 +28,7 @@ use crate::cluster::MongoError;
 use crate::lab::distribution::{
     Dispatch, Targeted, percentage, target_split_key, target_split_ranges, updates_shard_key,
 };
-use crate::lab::traffic::{Command, Operation};
+use crate::lab::traffic::{Command, Operation, sampled};
 use crate::model::{KeyPattern, ShardKey};
 
 /// `analyzeShardKeyNumRanges`.
@@ -46,30 +46,24 @@ pub fn read_write(
     let mut reads = Tally::new();
     let mut writes = Tally::new();
     for sample in super::query_analyzer::samples_of(state, ns) {
-        let name = sample.get_str("cmdName").unwrap_or_default();
-        let cmd = sample.get_document("cmd").cloned().unwrap_or_default();
-        match name {
-            "find" | "aggregate" | "count" | "distinct" => {
-                let filter = cmd.get_document("filter").cloned().unwrap_or_default();
-                reads.per_command[read_slot(name)] += 1;
-                reads.count(&target_split_ranges(key, &filter, &splits));
-            }
-            _ => {
-                for w in statements(name, &cmd) {
-                    writes.per_command[write_slot(w.command)] += 1;
-                    writes.count_write(key, &splits, &w);
-                }
+        for op in sampled::operations(sample, 0) {
+            if op.command.is_read() {
+                reads.per_command[read_slot(op.command)] += 1;
+                reads.count(&target_split_ranges(key, &op.filter, &splits));
+            } else {
+                writes.per_command[write_slot(op.command)] += 1;
+                writes.count_write(key, &splits, &op);
             }
         }
     }
     Ok((reads.read_doc(), writes.write_doc()))
 }
 
-fn read_slot(name: &str) -> usize {
-    match name {
-        "find" => 0,
-        "aggregate" => 1,
-        "count" => 2,
+fn read_slot(command: Command) -> usize {
+    match command {
+        Command::Find => 0,
+        Command::Aggregate => 1,
+        Command::Count => 2,
         _ => 3,
     }
 }
@@ -90,7 +84,9 @@ fn split_points(state: &State, ns: &str, key: &KeyPattern) -> Result<Vec<ShardKe
     for d in super::analyze_shard_key::sample(&docs, NUM_RANGES * SAMPLES_PER_RANGE) {
         match (raw.extract(d), key.extract(d)) {
             (Ok(r), Ok(k)) => sampled.push((r, k)),
-            (Err(e), _) | (_, Err(e)) => return Err(array_in_split_point(key, &e.0)),
+            (Err(e), _) | (_, Err(e)) => {
+                return Err(super::analyze_shard_key::array_field(key, &e.0));
+            }
         }
     }
     sampled.sort_by(|a, b| a.0.cmp(&b.0));
@@ -126,65 +122,6 @@ fn raw_pattern(key: &KeyPattern) -> KeyPattern {
         .map(|f| (f.path.to_string(), Bson::Int32(1)))
         .collect();
     KeyPattern::parse(&d).unwrap_or_else(|_| key.clone())
-}
-
-fn array_in_split_point(key: &KeyPattern, why: &str) -> MongoError {
-    let field = key
-        .fields()
-        .iter()
-        .find(|f| why.contains(&format!("'{}'", f.path)))
-        .map_or_else(String::new, |f| f.path.to_string());
-    MongoError::bad_value(format!("The shard key contains an array field '{field}'"))
-}
-
-/// One sampled write statement, with the command it came from.
-struct Write {
-    command: Command,
-    filter: Document,
-    update: Option<Bson>,
-    upsert: bool,
-    multi: bool,
-}
-
-/// The statements of a sampled write: `{update, updates: […]}`, `{delete, deletes: […]}`, or a
-/// findAndModify command.
-fn statements(name: &str, cmd: &Document) -> Vec<Write> {
-    let list = |field: &str| -> Vec<Document> {
-        cmd.get_array(field)
-            .map(|a| a.iter().filter_map(Bson::as_document).cloned().collect())
-            .unwrap_or_default()
-    };
-    let filter = |d: &Document, field: &str| d.get_document(field).cloned().unwrap_or_default();
-    match name {
-        "update" => list("updates")
-            .iter()
-            .map(|s| Write {
-                command: Command::Update,
-                filter: filter(s, "q"),
-                update: s.get("u").cloned(),
-                upsert: super::reply::flag(s, "upsert"),
-                multi: super::reply::flag(s, "multi"),
-            })
-            .collect(),
-        "delete" => list("deletes")
-            .iter()
-            .map(|s| Write {
-                command: Command::Delete,
-                filter: filter(s, "q"),
-                update: None,
-                upsert: false,
-                multi: !super::reply::flag(s, "limit"),
-            })
-            .collect(),
-        "findAndModify" => vec![Write {
-            command: Command::FindAndModify,
-            filter: filter(cmd, "query"),
-            update: cmd.get("update").cloned(),
-            upsert: super::reply::flag(cmd, "upsert"),
-            multi: false,
-        }],
-        _ => Vec::new(),
-    }
 }
 
 /// `isExactIdQuery`: the filter is an equality on `_id` alone.
@@ -250,12 +187,12 @@ impl Tally {
     }
 
     /// `WriteDistributionMetricsCalculator::_addUpdateQuery` and its siblings.
-    fn count_write(&mut self, key: &KeyPattern, splits: &[ShardKey], w: &Write) {
+    fn count_write(&mut self, key: &KeyPattern, splits: &[ShardKey], w: &Operation) {
         let mut t = target_split_ranges(key, &w.filter, splits);
-        let replacement = match &w.update {
-            Some(Bson::Document(u)) if !u.keys().any(|k| k.starts_with('$')) => Some(u),
-            _ => None,
-        };
+        let replacement = w
+            .update
+            .as_ref()
+            .filter(|u| !u.keys().any(|k| k.starts_with('$')));
         if let Some(u) = replacement.filter(|_| {
             w.command == Command::Update
                 && t.dispatch != Dispatch::SingleShard
@@ -275,7 +212,7 @@ impl Tally {
                 self.single_without_key += 1;
             }
         }
-        if updates_shard_key(key, &operation(w)) {
+        if updates_shard_key(key, w) {
             self.shard_key_updates += 1;
         }
     }
@@ -338,18 +275,4 @@ impl Tally {
 
 fn long(n: u64) -> Bson {
     Bson::Int64(i64::try_from(n).unwrap_or(i64::MAX))
-}
-
-/// The statement as the lab's traffic holds it (for the shard-key-update rule).
-fn operation(w: &Write) -> Operation {
-    Operation {
-        command: w.command,
-        filter: w.filter.clone(),
-        update: w.update.as_ref().and_then(Bson::as_document).cloned(),
-        pipeline_update: matches!(w.update, Some(Bson::Array(_))),
-        multi: w.multi,
-        upsert: w.upsert,
-        weight: 1,
-        line: 0,
-    }
 }

@@ -177,7 +177,7 @@ fn empty_collection(state: &State, ns: &str) -> MongoError {
 }
 
 /// `uassertShardKeyValueNotContainArrays` (8.0 `db/s/analyze_shard_key_util.cpp`).
-fn array_field(key: &KeyPattern, why: &str) -> MongoError {
+pub(super) fn array_field(key: &KeyPattern, why: &str) -> MongoError {
     let field = key
         .fields()
         .iter()

@@ -17,17 +17,7 @@ fn bad_value(m: impl Into<String>) -> MongoError {
 }
 
 /// The value at a dotted path (through embedded documents).
-pub fn get_path<'a>(doc: &'a Document, path: &str) -> Option<&'a Bson> {
-    let mut parts = path.split('.');
-    let mut current = doc.get(parts.next()?)?;
-    for p in parts {
-        current = match current {
-            Bson::Document(d) => d.get(p)?,
-            _ => return None,
-        };
-    }
-    Some(current)
-}
+pub use crate::model::value_at as get_path;
 
 /// MongoDB's order between two BSON values.
 pub fn compare(a: &Bson, b: &Bson) -> Ordering {

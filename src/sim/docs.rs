@@ -20,20 +20,7 @@ use super::engine::Simulator;
 use crate::cluster::error::MongoError;
 use crate::cluster::event::EventKind;
 use crate::model::extjson::from_bson;
-use crate::model::{ChunkStats, KeyValue, ShardKey};
-
-/// The value at a dotted path of `d` (through embedded documents).
-fn path_value<'a>(d: &'a Document, path: &str) -> Option<&'a Bson> {
-    let mut parts = path.split('.');
-    let mut current = d.get(parts.next()?)?;
-    for p in parts {
-        current = match current {
-            Bson::Document(inner) => inner.get(p)?,
-            _ => return None,
-        };
-    }
-    Some(current)
-}
+use crate::model::{ChunkStats, KeyValue, ShardKey, value_at};
 
 impl Simulator {
     /// The shard key of document `d` in collection `c` (a missing field is null; an array is
@@ -42,7 +29,7 @@ impl Simulator {
         let pattern = &self.cluster.collections[c].pattern;
         let mut values = Vec::new();
         for f in pattern.fields() {
-            values.push(match path_value(d, &f.path) {
+            values.push(match value_at(d, &f.path) {
                 None => KeyValue::Null,
                 Some(Bson::Array(_)) => {
                     return Err(MongoError::bad_value(format!(
@@ -65,7 +52,7 @@ impl Simulator {
             store
                 .fields
                 .iter()
-                .map(|f| path_value(d, f).map_or(KeyValue::Null, from_bson))
+                .map(|f| value_at(d, f).map_or(KeyValue::Null, from_bson))
                 .collect(),
         )
     }

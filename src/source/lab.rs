@@ -21,6 +21,9 @@ use crate::view::{self, ClockView, ClusterView, LogLine, ViewRequest};
 /// Builds a fresh trial (the same every time).
 pub type NewTrial = Box<dyn Fn() -> Result<Trial, String> + Send>;
 
+/// The operations a column lists (the first of the traffic; all are counted).
+const LISTED: usize = 12;
+
 /// The candidates over the documents.
 pub struct LabTimeline {
     new_trial: NewTrial,
@@ -30,7 +33,20 @@ pub struct LabTimeline {
     next: usize,
     traffic: Vec<Operation>,
     labels: Vec<String>,
-    batch: Vec<(Document, u64)>,
+    /// The listed operations as mongosh shows them.
+    listed: Vec<String>,
+    /// Per candidate, what its column shows of the traffic and its jumbo chunks, brought up to
+    /// date after each tick (the targeting only when the chunks changed), not at each frame.
+    columns: Vec<Targets>,
+}
+
+/// One candidate's targeting of the traffic under the chunks of `version`.
+#[derive(Default)]
+struct Targets {
+    version: Option<crate::model::ChunkVersion>,
+    single_shard: usize,
+    listed: Vec<(String, String)>,
+    jumbo: u64,
 }
 
 impl LabTimeline {
@@ -46,6 +62,11 @@ impl LabTimeline {
             .iter()
             .map(|c| shell(&c.key.to_document()))
             .collect();
+        let listed = traffic
+            .iter()
+            .take(LISTED)
+            .map(|op| query_text(op.command.as_str(), &op.filter))
+            .collect();
         let mut tl = Self {
             new_trial,
             trial,
@@ -53,10 +74,39 @@ impl LabTimeline {
             next: 0,
             traffic,
             labels,
-            batch: Vec::new(),
+            listed,
+            columns: Vec::new(),
         };
         tl.lay_out();
         Ok(tl)
+    }
+
+    /// Brings the columns' targeting (when the chunks changed) and jumbo chunks up to date.
+    fn refresh(&mut self) {
+        self.columns
+            .resize_with(self.trial.candidates.len(), Targets::default);
+        for (c, t) in self.trial.candidates.iter().zip(&mut self.columns) {
+            let coll = c.collection();
+            t.jumbo = jumbo_chunks(coll, c.sim.cluster.chunk_size_of(0));
+            let version = coll.table.version();
+            if t.version == Some(version) {
+                continue;
+            }
+            t.version = Some(version);
+            let shards = c.sim.cluster.shards.len();
+            let targeted: Vec<_> = self
+                .traffic
+                .iter()
+                .map(|op| target(&c.key, &coll.table, &op.filter))
+                .collect();
+            t.single_shard = targeted.iter().filter(|x| x.is_single_shard()).count();
+            t.listed = self
+                .listed
+                .iter()
+                .zip(&targeted)
+                .map(|(q, x)| (q.clone(), targeting(x.kind, x.shards.len(), shards)))
+                .collect();
+        }
     }
 
     fn lay_out(&mut self) {
@@ -66,15 +116,16 @@ impl LabTimeline {
             self.next += 1;
         }
         self.trial.start_inserts();
+        self.columns.clear();
+        self.refresh();
     }
 
     fn tick(&mut self, log: Option<&mut Vec<LogLine>>) {
         let n = self.trial.due() as usize;
         let end = (self.next + n).min(self.docs.len());
-        self.batch.clear();
-        self.batch.extend_from_slice(&self.docs[self.next..end]);
+        let events = self.trial.tick(&self.docs[self.next..end]);
         self.next = end;
-        let events = self.trial.tick(&self.batch);
+        self.refresh();
         let Some(log) = log else { return };
         for (i, evs) in events.iter().enumerate() {
             let cluster = &self.trial.candidates[i].sim.cluster;
@@ -95,31 +146,17 @@ impl LabTimeline {
             .candidates
             .iter()
             .zip(&self.labels)
-            .map(|(c, label)| {
-                let table = &c.collection().table;
-                let shards = c.sim.cluster.shards.len();
-                let targets: Vec<(String, String)> = self
-                    .traffic
-                    .iter()
-                    .map(|op| {
-                        let t = target(&c.key, table, &op.filter);
-                        (
-                            query_text(op.command.as_str(), &op.filter),
-                            targeting(t.kind, t.shards.len(), shards),
-                        )
-                    })
-                    .collect();
-                let single = targets.iter().filter(|t| t.1 == "one shard").count();
-                let chunk_size = c.sim.cluster.chunk_size_of(0);
+            .zip(&self.columns)
+            .map(|((c, label), t)| {
                 let counts = ColumnCounts {
                     inserts_per_shard: c.inserts.per_shard.clone(),
                     new_inserts: c.inserts.total,
                     migrations: c.inserts.migrations,
                     hot_chunk: c.hot_chunk(),
-                    single_shard: single,
+                    single_shard: t.single_shard,
                     operations: self.traffic.len(),
-                    jumbo: jumbo_chunks(c.collection(), chunk_size),
-                    targets,
+                    jumbo: t.jumbo,
+                    targets: t.listed.clone(),
                 };
                 column(label.clone(), &c.sim.cluster, &counts)
             })

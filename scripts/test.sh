@@ -13,7 +13,7 @@ if ! command -v tmux >/dev/null 2>&1; then
   fi
 fi
 tmux -V
-# tests/cli_help.rs renders the manual page with `man -l`.
+# tests/cli/help.rs renders the manual page with `man -l`.
 if ! command -v man >/dev/null 2>&1; then
   if command -v apt-get >/dev/null 2>&1; then
     SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
@@ -21,7 +21,7 @@ if ! command -v man >/dev/null 2>&1; then
   fi
 fi
 command -v man
-# tests/real_clients.rs runs real clients (mongosh 2.x, PyMongo 4.x) against `shardtop serve`:
+# tests/clients/main.rs runs real clients (mongosh 2.x, PyMongo 4.x) against `shardtop serve`:
 # install them when missing (a missing client is a failure, never a skip).
 if ! command -v mongosh >/dev/null 2>&1; then
   npm install -g mongosh@2

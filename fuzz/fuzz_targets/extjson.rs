@@ -1,6 +1,6 @@
 //! Text as one Extended JSON value. When it parses, its canonical form must parse back to an
 //! equal value whose canonical form is the same text (the `extjson_round_trip` property of
-//! tests/order.rs, there checked for generated values; here for parsed ones).
+//! tests/model/order.rs, there checked for generated values; here for parsed ones).
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;

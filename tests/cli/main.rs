@@ -1,0 +1,15 @@
+//! The real binary run as a command: help and manual page, `sim`, `hash`, `lab`, `serve`, exports,
+//! `demo.tape`, and the fuzz targets' saved regressions. What belongs here: a test that runs the
+//! binary without a terminal (tmux only for `s`, saving the screen).
+
+#[path = "../common/mod.rs"]
+mod common;
+mod demo_tape;
+mod export;
+mod fuzz_regressions;
+mod hash;
+mod help;
+mod lab;
+mod serve;
+mod sim;
+mod tui;

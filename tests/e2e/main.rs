@@ -1,0 +1,8 @@
+//! End to end: the real binary in a terminal (tmux), keys typed as a user types them, the terminal
+//! restored after a quit, a crash or a signal. What belongs here: a test of the TUI through tmux.
+
+#[path = "../common/mod.rs"]
+mod common;
+mod lab;
+mod settings;
+mod tmux;

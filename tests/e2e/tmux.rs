@@ -1,0 +1,141 @@
+#![allow(clippy::unwrap_used)]
+//! The real binary in tmux: the demo shows the hot shard, `?` opens the help, `q` exits 0 and
+//! leaves the terminal as it found it, a too-small terminal says so, a trace replays. tmux is
+//! required (CI installs it): a missing tmux fails these tests.
+
+use crate::common;
+
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use common::tmux::{START, Served, Tmux};
+
+#[test]
+fn demo_shows_the_hot_shard_opens_help_and_quits_cleanly() {
+    let t = Tmux::start("demo ascending", 100, 30);
+    t.wait_for("sim:ascending", START);
+    let first_frame = Instant::now();
+    let screen = t.wait_for("◀ HOT", Duration::from_secs(10));
+    assert!(
+        first_frame.elapsed() <= Duration::from_secs(2),
+        "the hot shard took {:?} after the first frame",
+        first_frame.elapsed()
+    );
+    assert!(
+        screen.contains("shard0000") && screen.contains("100%"),
+        "{screen}"
+    );
+    t.keys("?");
+    t.wait_for("any key closes", Duration::from_secs(5));
+    t.keys("Escape");
+    t.wait_for("Events", Duration::from_secs(5));
+    t.keys("q");
+    t.wait_for("EXIT=0", Duration::from_secs(10));
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while t.stty("after").is_empty() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert_eq!(
+        t.stty("before"),
+        t.stty("after"),
+        "the terminal settings were not restored"
+    );
+    assert!(!t.stty("before").is_empty());
+}
+
+#[test]
+fn a_too_small_terminal_shows_its_message() {
+    let t = Tmux::start("demo", 50, 12);
+    t.wait_for("terminal too small", START);
+    t.keys("q");
+    t.wait_for("EXIT=0", Duration::from_secs(10));
+}
+
+#[test]
+fn a_fixture_trace_replays_and_pauses_at_its_end() {
+    let trace = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/traces/ascending.ndjson.zst"
+    );
+    let t = Tmux::start(&format!("replay {trace} --speed 512"), 100, 30);
+    t.wait_for("replay:ascending.ndjson.zst", START);
+    let screen = t.wait_for("end of the trace", Duration::from_secs(15));
+    assert!(screen.contains("paused"), "{screen}");
+    assert!(screen.contains("moved 5"), "{screen}");
+    t.keys("[");
+    t.keys("q");
+    t.wait_for("EXIT=0", Duration::from_secs(10));
+}
+
+#[test]
+fn an_unknown_scenario_exits_2_with_the_terminal_untouched() {
+    let t = Tmux::start("demo no-such-scenario", 100, 30);
+    t.wait_for("EXIT=2", START);
+    let screen = t.screen();
+    assert!(screen.contains("unknown scenario"), "{screen}");
+}
+
+#[test]
+fn watch_shows_a_live_cluster_and_survives_losing_it() {
+    let mut served = Served::start();
+    let uri = format!("'mongodb://127.0.0.1:{}/?directConnection=true'", served.1);
+    let t = Tmux::start(&format!("watch {uri} --interval 500ms"), 100, 30);
+    let screen = t.wait_for("● live", START);
+    assert!(
+        screen.contains("app.events") && screen.contains("heat size"),
+        "{screen}"
+    );
+    let _ = served.0.kill();
+    let _ = served.0.wait();
+    let screen = t.wait_for("disconnected since", Duration::from_secs(15));
+    assert!(
+        screen.contains("app.events"),
+        "the last state stays on screen:\n{screen}"
+    );
+    t.keys("q");
+    t.wait_for("EXIT=0", Duration::from_secs(10));
+}
+
+#[test]
+fn a_signal_gives_the_terminal_back() {
+    for (signal, number) in [("TERM", 15), ("HUP", 1), ("QUIT", 3), ("INT", 2)] {
+        let t = Tmux::start("demo ascending", 100, 30);
+        t.wait_for("sim:ascending", START);
+        assert_eq!(
+            t.format("#{alternate_on}"),
+            "1",
+            "the TUI is on the alternate screen"
+        );
+        let pid = t.shardtop_pid();
+        let status = Command::new("kill")
+            .args(["-s", signal, &pid])
+            .status()
+            .unwrap();
+        assert!(status.success());
+        t.wait_for(&format!("EXIT={}", 128 + number), Duration::from_secs(10));
+        let deadline = Instant::now() + Duration::from_secs(5);
+        while t.stty("after").is_empty() && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        assert_eq!(
+            t.stty("before"),
+            t.stty("after"),
+            "SIG{signal}: raw mode left on"
+        );
+        assert_eq!(
+            t.format("#{alternate_on}"),
+            "0",
+            "SIG{signal}: still on the alternate screen"
+        );
+        assert_eq!(
+            t.format("#{cursor_flag}"),
+            "1",
+            "SIG{signal}: the cursor is hidden"
+        );
+        assert_eq!(
+            t.format("#{mouse_any_flag}"),
+            "0",
+            "SIG{signal}: mouse reporting is on"
+        );
+    }
+}

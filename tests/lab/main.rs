@@ -1,0 +1,10 @@
+//! The lab: analyzeShardKey's key characteristics, the orders example of seed 003, `--from` against
+//! `serve`, and the data, traffic and log readers.
+//! What belongs here: a test of `lab` or `analyze` in process.
+
+#[path = "../common/mod.rs"]
+mod common;
+mod characteristics;
+mod example;
+mod from;
+mod readers;

@@ -1,0 +1,14 @@
+//! The live floor: typed config documents of real clusters, the routing cache's refresh, and
+//! `watch`'s reads (action log, key visualizer, privileges, resharding, sampled queries) against
+//! `serve`. What belongs here: a test of `live` or of `watch` against a server in process.
+
+#[path = "../common/mod.rs"]
+mod common;
+mod config;
+mod refresh;
+mod watch_actionlog;
+mod watch_key_visualizer;
+mod watch_privileges;
+mod watch_reshard;
+mod watch_sampled;
+mod watch_serve;

@@ -1,0 +1,32 @@
+//! `shardtop serve` in process, spoken to by the Rust driver: each command family's answers, error
+//! codes and number types, hostile clients, the config database's shapes against real documents.
+//! What belongs here: a test of `serve` through the wire protocol (the soak has a program of its own).
+
+#[path = "../common/mod.rs"]
+mod common;
+mod analyze_shard_key;
+mod analyze_shard_key_errors;
+mod balancer_status;
+mod balancing;
+mod change_stream;
+mod chunk_counts;
+mod chunks;
+mod config_writes;
+mod current_op;
+mod data;
+mod data_events;
+mod driver;
+mod drop_indexes;
+mod explain;
+mod hostile;
+mod indexes;
+mod move_collection;
+mod number_types;
+mod parameters;
+mod rekey;
+mod remove_shard;
+mod shapes;
+mod system_sessions;
+mod transactions;
+mod updates;
+mod zones;

@@ -1,0 +1,61 @@
+//! `config.system.sessions` as every real cluster has it (`sh.status-7.0.24.txt`): sharded on
+//! `{_id: 1}`, one chunk, `maxChunkSizeBytes: 200000` from 6.0, in `$shardedDataDistribution`;
+//! not in the simulator's own collections.
+#![allow(clippy::unwrap_used)]
+
+use crate::common;
+
+use bson::{Document, doc};
+use common::{admin, config_collection, serve_empty};
+use futures::TryStreamExt;
+
+#[tokio::test]
+async fn the_sessions_collection_is_in_the_catalog() {
+    for version in ["4.4", "6.0", "8.0"] {
+        let (_server, client, _) = serve_empty(version, true).await;
+        let c = config_collection(&client, "config.system.sessions")
+            .await
+            .unwrap_or_else(|| panic!("{version}: no config.system.sessions"));
+        assert_eq!(
+            c.get_document("key").unwrap(),
+            &doc! {"_id": 1},
+            "{version}"
+        );
+        if version == "4.4" {
+            assert!(!c.contains_key("maxChunkSizeBytes"), "{c}");
+        } else {
+            assert_eq!(c.get_i64("maxChunkSizeBytes"), Ok(200_000), "{c}");
+        }
+        let sessions = common::sessions_chunk_test(&client).await;
+        let chunks: Vec<Document> = client
+            .database("config")
+            .collection::<Document>("chunks")
+            .find(doc! {})
+            .await
+            .unwrap()
+            .try_collect()
+            .await
+            .unwrap();
+        let mine: Vec<&Document> = chunks.iter().filter(|d| sessions(d)).collect();
+        assert_eq!(mine.len(), 1, "{version}: {chunks:?}");
+        assert_eq!(mine[0].get_str("shard"), Ok("shard0000"));
+        if version != "4.4" {
+            let dist = admin(
+                &client,
+                doc! {"aggregate": 1, "pipeline": [{"$shardedDataDistribution": {}}], "cursor": {}},
+            )
+            .await
+            .unwrap();
+            let rows = dist
+                .get_document("cursor")
+                .unwrap()
+                .get_array("firstBatch")
+                .unwrap();
+            assert!(
+                rows.iter()
+                    .any(|r| r.as_document().unwrap().get_str("ns") == Ok("config.system.sessions")),
+                "{dist}"
+            );
+        }
+    }
+}

@@ -1,0 +1,23 @@
+//! The simulator and traces: MongoDB's sharding rules over virtual time (scenarios, balancer
+//! rounds, drains, zones, defragmentation, resharding, moveCollection, limits, property tests) and
+//! the trace format (writing, reading, damaged files, the fast reader, the schema).
+//! What belongs here: a test of `sim` or `trace` driven in process, without a server or terminal.
+
+mod collection_balancing;
+mod defragmentation;
+mod docs;
+mod drain;
+mod heatmap;
+mod limits;
+mod move_collection;
+mod props;
+mod reshard;
+mod reshard_distribution;
+mod rules;
+mod scenarios;
+mod trace;
+mod trace_damage;
+mod trace_fast;
+mod trace_schema;
+mod zones;
+mod zones_initial;

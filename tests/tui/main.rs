@@ -1,0 +1,12 @@
+//! The TUI as a pure function of its state: screens as insta snapshots (`snapshots/`), the key
+//! visualizer, the history, the lab's side-by-side screen, settings, and the event loop driven
+//! through a test backend. What belongs here: a test of `ui`, `view` or `runtime` with no terminal.
+
+#[path = "../common/mod.rs"]
+mod common;
+mod heatmap;
+mod history;
+mod lab;
+mod panes;
+mod runtime;
+mod settings;

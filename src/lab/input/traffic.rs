@@ -19,6 +19,9 @@
 //!
 //! `weight` is how many times the operation counts: a positive integer, 1 when absent, at most
 //! [`MAX_WEIGHT`]. At most [`MAX_OPERATIONS`] operations are read.
+//!
+//! [`Command`] and [`Operation`] are [`crate::analyze::operation`]'s, and [`sampled`] (the
+//! sampled queries as operations) is `analyze`'s too: re-exported here at their old paths.
 
 mod slow_log;
 

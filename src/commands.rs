@@ -5,7 +5,6 @@ mod export;
 mod hash;
 mod help;
 mod lab;
-mod lab_dump;
 mod lab_from;
 mod lab_tui;
 mod replay;

@@ -1,19 +1,26 @@
 //! `shardtop lab`: candidate shard keys tried on a user's documents and queries, side by side,
-//! before the collection is sharded. This module owns reading the documents and the traffic
-//! ([`data`], [`traffic`]), the numbers `analyzeShardKey` (7.0+) defines ([`characteristics`],
-//! [`distribution`]), each candidate's simulated cluster ([`run`]) and all of them in lockstep
-//! ([`trial`]), the report ([`report`], [`verdict`], [`markdown`]), the proposed candidates
-//! ([`suggest`]) and seed 003's example ([`example`]). It reads no cluster and draws nothing
-//! (the command, the lab source and the UI build on it).
+//! before the collection is sharded. In three parts, each importing only the ones before it:
+//!
+//! - [`input`]: reading the documents, the traffic, a dump's unique indexes, and seed 003's
+//!   example;
+//! - [`report`]: what is reported per candidate and its JSON, the verdicts, the markdown table,
+//!   the proposed candidates;
+//! - [`trial`]: each candidate's simulated cluster ([`trial::run`]), all of them in lockstep, and
+//!   each finished run measured into its report.
+//!
+//! The numbers `analyzeShardKey` (7.0+) defines and the operations they are counted over are
+//! [`crate::analyze`]'s. The lab reads no cluster and draws and prints nothing (the command, the
+//! lab source and the UI build on it); it never imports `live`, `serve`, `source`, `view` or
+//! `ui`.
+//!
+//! The old paths of what moved stay as re-exports: `lab::characteristics`, `lab::data`,
+//! `lab::traffic`, `lab::example`, `lab::run`, `lab::markdown`.
 
-pub mod characteristics;
-pub mod data;
-pub mod distribution;
-pub mod example;
-pub mod markdown;
+pub mod input;
 pub mod report;
-pub mod run;
-pub mod suggest;
-pub mod traffic;
 pub mod trial;
-pub mod verdict;
+
+pub use self::input::{data, example, traffic};
+pub use self::report::markdown;
+pub use self::trial::run;
+pub use crate::analyze::characteristics;

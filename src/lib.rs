@@ -8,10 +8,13 @@
 //!   main.rs ──► cli ──► commands ──┬──► runtime ──► ui ──► view ─────────┐
 //!                                  ├──► source ──┬──► sim ───────┐       │
 //!                                  │             ├──► trace ─────┤       │
-//!                                  │             └──► live ──────┤       │
+//!                                  │             ├──► live ──────┤       │
+//!                                  │             └──► lab ───────┤       │
 //!                                  ├──► serve ──► sim, wire      │       │
 //!                                  │                             ▼       ▼
 //!                                  └───────────────────────────► cluster ──► model
+//!
+//!   lab ──► analyze, sim, wire         serve ──► analyze          analyze ──► model
 //! ```
 //!
 //! * [`model`] is pure: shard-key values and their order, key patterns, the hashed-index hash,
@@ -30,6 +33,15 @@
 //!   documents of 4.4–8.0, the allowlisted read-only client (the only `mongodb::` user outside
 //!   tests), the mongos-like incremental routing cache, polling and recording. It never imports
 //!   `sim`.
+//! * [`analyze`] is `analyzeShardKey`'s rules (7.0+): a candidate key's characteristics, the
+//!   read and write distribution of a traffic under it, the operations it is counted over and
+//!   the sampled queries read as operations. It builds on `model` only; both `lab` and `serve`
+//!   use it.
+//! * [`lab`] tries candidate shard keys on a user's documents and traffic before sharding: its
+//!   input (documents, traffic, a dump's unique indexes, the example), its trial (each
+//!   candidate's simulated cluster, all in lockstep) and its report (numbers, verdicts, the
+//!   markdown table, suggested candidates). It builds on `analyze`, `sim`, `cluster`, `model`
+//!   and `wire` (BSON depth); it reads no cluster, draws and prints nothing.
 //! * [`trace`] stores cluster states and events over time (files, compression, keyframes,
 //!   validation, replay control); a replay applies events to a state, with no simulator.
 //! * [`view`] pre-aggregates what one frame shows from a cluster state (no ratatui, no I/O), so a
@@ -45,13 +57,15 @@
 //!   the legacy OP_QUERY handshake); bytes ⇄ BSON documents, nothing else.
 //! * [`serve`] drives the simulator as a MongoDB endpoint that behaves like a mongos: a tokio TCP
 //!   server, connections answering under one lock of the shared state, the commands and the
-//!   generated config database; it answers with MongoDB's errors.
+//!   generated config database; it answers with MongoDB's errors. Its `analyzeShardKey` uses
+//!   `analyze`, never `lab`.
 //! * [`config`] reads the configuration file's text (theme, key bindings, defaults) into checked
 //!   settings, naming the file, line and key of any mistake.
 //! * [`cli`] declares the command line (clap); [`commands`] carries out each subcommand, owns the
 //!   terminal and the runtimes, and maps failures to the contract's exit codes. Only `commands`
 //!   prints.
 
+pub mod analyze;
 pub mod cli;
 pub mod cluster;
 pub mod commands;

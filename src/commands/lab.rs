@@ -7,12 +7,13 @@ use std::path::Path;
 use bson::Document;
 
 use super::{Failure, write_failed};
+use crate::analyze::operation::Operation;
 use crate::cli::lab::{LabArgs, LabExample};
-use crate::lab::run::{ClusterSpec, ZoneRangeSpec};
-use crate::lab::suggest::{self, FieldStats, Suggestion};
-use crate::lab::traffic::Operation;
+use crate::lab::input::{data, dump, example, traffic};
+use crate::lab::report::markdown;
+use crate::lab::report::suggest::{self, FieldStats, Suggestion};
+use crate::lab::trial::run::{ClusterSpec, ZoneRangeSpec};
 use crate::lab::trial::{Arrival, Trial};
-use crate::lab::{data, example, markdown, traffic};
 use crate::model::KeyPattern;
 
 /// The fewest and most candidates compared at once.
@@ -39,7 +40,7 @@ pub fn run(
     };
     let mut unique = unique_indexes(args)?;
     if let Some(path) = &args.data {
-        for u in super::lab_dump::unique_indexes(path)? {
+        for u in dump::unique_indexes(path).map_err(|e| Failure::input(e.to_string()))? {
             if !unique.contains(&u) {
                 unique.push(u);
             }

@@ -8,12 +8,13 @@ use std::time::Duration;
 use bson::{Bson, Document, doc};
 
 use super::Failure;
-use crate::lab::traffic::{Operation, sampled};
+use crate::analyze::operation::Operation;
+use crate::analyze::sampled;
 use crate::live::client::{LiveClient, LiveError};
 use crate::model::KeyPattern;
 
 /// The most documents `--sample` takes.
-pub const MAX_SAMPLE: u64 = crate::lab::data::MAX_DOCUMENTS;
+pub const MAX_SAMPLE: u64 = crate::lab::input::data::MAX_DOCUMENTS;
 const TIMEOUT: Duration = Duration::from_secs(15);
 
 /// What the collection gave.

@@ -4,9 +4,9 @@
 use super::Failure;
 use super::lab::Docs;
 use super::settings::Context;
+use crate::analyze::operation::Operation;
 use crate::cli::lab::LabArgs;
-use crate::lab::run::ClusterSpec;
-use crate::lab::traffic::Operation;
+use crate::lab::trial::run::ClusterSpec;
 use crate::lab::trial::{Arrival, Trial};
 use crate::model::KeyPattern;
 use crate::source::lab::LabTimeline;

@@ -1,12 +1,21 @@
 //! Every candidate on the same documents, in lockstep: the initial documents go to each
 //! candidate's cluster and are laid out; then, tick by tick of simulated time, each tick's new
-//! inserts (at the lab's insert rate) go to every candidate and every cluster steps once.
+//! inserts (at the lab's insert rate) go to every candidate and every cluster steps once. Each
+//! candidate's simulated cluster is [`run`]'s; a finished run is measured into its report by
+//! [`measure`].
+//!
+//! The trial imports the simulator, [`crate::analyze`] and the report's types
+//! ([`crate::lab::report`]); never the lab's input (documents and traffic are handed to it).
+
+mod measure;
+pub mod run;
 
 use bson::Document;
 
-use super::report::{self, CandidateReport, Report};
-use super::run::{CandidateRun, ClusterSpec};
-use super::traffic::Operation;
+pub use self::measure::{jumbo_chunks, measure};
+use self::run::{CandidateRun, ClusterSpec};
+use crate::analyze::operation::Operation;
+use crate::lab::report::{CandidateReport, Report};
 use crate::model::KeyPattern;
 use crate::sim::engine::TICK_MS;
 
@@ -143,7 +152,7 @@ impl Trial {
         let candidates: Vec<CandidateReport> = self
             .candidates
             .into_iter()
-            .map(|c| report::measure(c, traffic, unique))
+            .map(|c| measure(c, traffic, unique))
             .collect();
         Report {
             documents: self.documents,

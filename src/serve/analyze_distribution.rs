@@ -15,7 +15,7 @@
 //!   `_id` is targeted by its replacement's key. Each range a query targets counts it in
 //!   `numReadsByRange` / `numWritesByRange`. A write that is not single-shard is a single or multi
 //!   write without the shard key.
-//! - Shard-key updates are read from the update itself (`lab::distribution`), where MongoDB reads
+//! - Shard-key updates are read from the update itself (`analyze::distribution`), where MongoDB reads
 //!   the sampled diffs of the updated documents.
 //! - Without samples a side reports its `sampleSize` of zeros only, as the server does.
 
@@ -24,11 +24,12 @@ use std::collections::BTreeSet;
 use bson::{Bson, Document, doc};
 
 use super::state::State;
-use crate::cluster::MongoError;
-use crate::lab::distribution::{
+use crate::analyze::distribution::{
     Dispatch, Targeted, percentage, target_split_key, target_split_ranges, updates_shard_key,
 };
-use crate::lab::traffic::{Command, Operation, sampled};
+use crate::analyze::operation::{Command, Operation};
+use crate::analyze::sampled;
+use crate::cluster::MongoError;
 use crate::model::{KeyPattern, ShardKey};
 
 /// `analyzeShardKeyNumRanges`.

@@ -4,7 +4,7 @@
 //! for the collection (in insertion order, standing for the record ids); `readDistribution` and
 //! `writeDistribution` come from the sampled queries (`analyze_distribution`).
 //!
-//! The characteristics are `lab::characteristics`'. Where MongoDB samples at random
+//! The characteristics are `analyze::characteristics`'. Where MongoDB samples at random
 //! (`$sampleRate` for the cardinality, a coin per index entry for the monotonicity), `serve`
 //! takes as many documents by a pseudo-random choice of a fixed seed, so that an answer
 //! repeats. Counts are NumberLong, as the reply's IDL types them (8.0
@@ -19,8 +19,8 @@ use super::analyze_request::Request;
 use super::reply::{self, Answer, ok};
 use super::state::State;
 use super::store::Stored;
+use crate::analyze::characteristics::{Characteristics, KeyCharacteristics, Monotonicity};
 use crate::cluster::{MongoError, Placement, ServerVersion};
-use crate::lab::characteristics::{Characteristics, KeyCharacteristics, Monotonicity};
 use crate::model::{KeyPattern, ShardIdx};
 
 /// `analyzeShardKeyCharacteristicsDefaultSampleSize`.

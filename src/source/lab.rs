@@ -8,11 +8,10 @@
 use bson::Document;
 
 use super::Timeline;
-use crate::lab::markdown::{query_text, shell};
-use crate::lab::report::jumbo_chunks;
-use crate::lab::traffic::Operation;
-use crate::lab::trial::Trial;
-use crate::lab::verdict::targeting;
+use crate::analyze::operation::Operation;
+use crate::lab::report::markdown::{query_text, shell};
+use crate::lab::report::verdict::targeting;
+use crate::lab::trial::{Trial, jumbo_chunks};
 use crate::model::targeting::target;
 use crate::sim::engine::TICK_MS;
 use crate::view::lab::{ColumnCounts, LabView, column};

@@ -4,12 +4,12 @@
 //! [{q, limit}]}`, `limit` 0 for a multi delete) or the findAndModify command (`query`,
 //! `update`, `upsert`) — 8.0 `src/mongo/s/analyze_shard_key_documents.idl`
 //! (`SampledQueryDocument`) and `src/mongo/db/s/query_analysis_writer.cpp`. Flags are read as
-//! the server reads them (a number is true when not 0). Each operation weighs 1. `serve`'s
-//! `analyzeShardKey` reads its own samples through this too.
+//! the server reads them (a number is true when not 0). Each operation weighs 1. The lab reads a
+//! live cluster's samples through this, and `serve`'s `analyzeShardKey` its own.
 
 use bson::{Bson, Document};
 
-use super::{Command, Operation};
+use super::operation::{Command, Operation};
 
 /// The operations a sample stands for: one for a read or a findAndModify, one per statement of
 /// an update or delete; none for a command the lab does not read.

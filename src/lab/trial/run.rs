@@ -11,7 +11,7 @@
 
 use bson::Document;
 
-use super::characteristics::{Characteristics, KeyCharacteristics};
+use crate::analyze::characteristics::{Characteristics, KeyCharacteristics};
 use crate::cluster::event::{Event, EventKind};
 use crate::model::{KeyPattern, ShardIdx};
 use crate::sim::engine::{ROUND_INTERVAL_MS, Simulator};

@@ -4,8 +4,8 @@
 
 use bson::{Bson, Document};
 
-use super::report::{CandidateReport, Report};
 use super::verdict;
+use super::{CandidateReport, Report};
 
 /// The most queries given a column of their own (the rest are summed up in the verdicts).
 const QUERY_COLUMNS: usize = 6;

@@ -6,7 +6,7 @@
 
 use bson::{Document, doc, oid::ObjectId};
 
-use super::traffic::{Command, Operation};
+use crate::analyze::operation::{Command, Operation};
 use crate::sim::rng::Rng;
 
 /// Orders, customers, and the cities they live in.

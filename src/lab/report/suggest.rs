@@ -8,7 +8,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use bson::{Bson, Document};
 
-use super::traffic::Operation;
+use crate::analyze::operation::Operation;
 
 /// The most candidates proposed.
 pub const MAX: usize = 4;

@@ -17,7 +17,7 @@
 
 use bson::{Bson, Document};
 
-use super::traffic::{Command, Operation};
+use super::operation::{Command, Operation};
 use crate::model::targeting::key_ranges;
 use crate::model::{KeyPattern, ShardKey, value_at};
 

@@ -47,7 +47,7 @@ use super::{
     Command, InputError, MAX_OPERATIONS, Operation, document, find_and_modify, flag,
     optional_document, pipeline_filter, set_update, too_many,
 };
-use crate::lab::data::text::{self, Lines};
+use crate::lab::input::data::text::{self, Lines};
 
 /// Reads the slow queries of a log file on namespace `ns` (`db.collection`).
 pub fn read_log(path: &Path, ns: &str) -> Result<Vec<Operation>, InputError> {

@@ -1,8 +1,8 @@
 //! One line per candidate in the words of seed 003's table ("Comparing candidate keys for
 //! orders"): where the inserts go, which queries stay on one shard, how far the key divides.
 
-use super::report::CandidateReport;
-use crate::lab::characteristics::Monotonicity;
+use super::CandidateReport;
+use crate::analyze::characteristics::Monotonicity;
 use crate::model::targeting::TargetKind;
 
 /// The share of inserts from which a shard takes "all inserts".

@@ -2,12 +2,12 @@
 //! mongodump writes `coll.metadata.json` (`coll.metadata.json.gz` with `--gzip`), canonical
 //! Extended JSON with the collection's `indexes` (`{v, key, name, unique?}`). Absent metadata
 //! is no index; malformed metadata is an error naming the file. A descending field is shown as
-//! 1 (the prefix rule reads field names only).
+//! 1 (the prefix rule reads field names only). Imports the lab's input errors and `model`.
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
-use super::Failure;
+use super::data::InputError;
 use crate::model::KeyPattern;
 
 /// A metadata file is a few kilobytes; past this it is not one.
@@ -25,12 +25,12 @@ fn metadata_of(data: &Path) -> Option<PathBuf> {
 }
 
 /// The unique indexes (other than `_id`'s) the dump's metadata lists.
-pub fn unique_indexes(data: &Path) -> Result<Vec<KeyPattern>, Failure> {
+pub fn unique_indexes(data: &Path) -> Result<Vec<KeyPattern>, InputError> {
     let Some(meta) = metadata_of(data).filter(|m| m.exists()) else {
         return Ok(Vec::new());
     };
     let shown = meta.display().to_string();
-    let bad = |why: String| Failure::input(format!("{shown}: {why}"));
+    let bad = |why: String| InputError::in_file(&shown, why);
     let file = std::fs::File::open(&meta).map_err(|e| bad(e.to_string()))?;
     let mut text = String::new();
     let gzip = meta

@@ -1,0 +1,13 @@
+//! The config database generated from the simulator's state (`config.shards`, `chunks`,
+//! `collections`…), its stable identifiers, and the fast paths over `config.chunks` (counts,
+//! pipelines and lazy reads that never build a million documents).
+//!
+//! May import `state`, `query` and `reply`; not the command handlers or the write path.
+pub mod changelog;
+pub mod chunk_counts;
+pub mod chunk_cursor;
+pub mod chunk_pipeline;
+pub mod config_db;
+pub mod ids;
+pub mod raw_chunks;
+pub mod system_sessions;

@@ -1,0 +1,185 @@
+//! `serve --user-roles`: every connection answers as if logged in as `shardtop@admin` with
+//! those built-in roles. `connectionStatus` reports the user, the roles and their privileges;
+//! the reads `watch` makes and the CRUD commands are checked against them and refused as a
+//! server refuses them (Unauthorized 13, "not authorized on DB to execute command { … }",
+//! `CommandInvocation::checkAuthorization` in src/mongo/db/commands.cpp).
+//!
+//! Simplified (docs/fidelity.md): there is no authentication handshake; the role privileges are
+//! the subset of `cluster::privileges`; commands other than those checked here are allowed.
+
+use bson::{Bson, Document, doc};
+
+use crate::cluster::MongoError;
+use crate::cluster::privileges::{Privilege, Resource, allows, built_in_role};
+use crate::model::shell_text;
+use crate::serve::reply::Answer;
+
+/// The simulated user.
+#[derive(Clone, Debug)]
+pub struct Access {
+    roles: Vec<(String, String)>,
+    privileges: Vec<Privilege>,
+}
+
+/// The user's name in `connectionStatus`.
+const USER: &str = "shardtop";
+
+impl Access {
+    /// `ROLE@DB,…` (`@admin` when no database is given); an unknown role is an error.
+    pub fn parse(text: &str) -> Result<Self, String> {
+        let mut roles = Vec::new();
+        let mut privileges = Vec::new();
+        for item in text.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+            let (role, db) = item.split_once('@').unwrap_or((item, "admin"));
+            let granted = built_in_role(role, db).ok_or_else(|| {
+                format!(
+                    "{item:?}: not a built-in role this simulator knows (read@DB, readWrite@DB, enableSharding, readAnyDatabase, readWriteAnyDatabase, clusterMonitor, clusterManager, clusterAdmin, root)"
+                )
+            })?;
+            roles.push((role.to_string(), db.to_string()));
+            privileges.extend(granted);
+        }
+        Ok(Self { roles, privileges })
+    }
+
+    /// Refuses `cmd` when the user lacks a privilege it needs.
+    pub fn check(&self, name: &str, db: &str, cmd: &Document) -> Result<(), MongoError> {
+        let needed = required(name, db, cmd);
+        if needed
+            .iter()
+            .all(|(action, r)| allows(&self.privileges, action, r))
+        {
+            return Ok(());
+        }
+        Err(MongoError {
+            code: 13,
+            code_name: "Unauthorized",
+            message: format!(
+                "not authorized on {db} to execute command {}",
+                shell_text::document(cmd)
+            ),
+        })
+    }
+
+    fn auth_info(&self, show_privileges: bool) -> Document {
+        let roles: Vec<Bson> = self
+            .roles
+            .iter()
+            .map(|(r, d)| Bson::Document(doc! {"role": r, "db": d}))
+            .collect();
+        let mut info = doc! {
+            "authenticatedUsers": [{"user": USER, "db": "admin"}],
+            "authenticatedUserRoles": roles,
+        };
+        if show_privileges {
+            let p: Vec<Bson> = self
+                .privileges
+                .iter()
+                .map(|p| Bson::Document(p.to_document()))
+                .collect();
+            info.insert("authenticatedUserPrivileges", p);
+        }
+        info
+    }
+}
+
+/// `connectionStatus`: no user without `--user-roles`; `authenticatedUserPrivileges` only with
+/// `showPrivileges` (`[]` when no user), as `src/mongo/db/commands/connection_status.cpp`.
+pub fn connection_status(access: Option<&Access>, cmd: &Document) -> Answer {
+    let show = matches!(cmd.get("showPrivileges"), Some(Bson::Boolean(true)))
+        || matches!(cmd.get("showPrivileges"), Some(Bson::Int32(n)) if *n != 0);
+    let info = if let Some(a) = access {
+        a.auth_info(show)
+    } else {
+        let mut info = doc! {"authenticatedUsers": [], "authenticatedUserRoles": []};
+        if show {
+            info.insert("authenticatedUserPrivileges", Bson::Array(Vec::new()));
+        }
+        info
+    };
+    Ok(crate::serve::reply::ok(doc! {"authInfo": info}))
+}
+
+fn ns(db: &str, cmd: &Document, name: &str) -> Resource {
+    let coll = cmd.get_str(name).unwrap_or_default();
+    Resource::Namespace(format!("{db}.{coll}"))
+}
+
+/// What a command needs: `(action, resource)` pairs (`authorization_checks.cpp` for find and
+/// aggregate, each stage's `requiredPrivileges`, the balancer commands' `checkAuthForOperation`).
+fn required(name: &str, db: &str, cmd: &Document) -> Vec<(&'static str, Resource)> {
+    match name {
+        "find" | "count" | "distinct" => vec![("find", ns(db, cmd, name))],
+        "insert" => vec![("insert", ns(db, cmd, name))],
+        "update" | "findAndModify" | "findandmodify" => vec![("update", ns(db, cmd, name))],
+        "delete" => vec![("remove", ns(db, cmd, name))],
+        "balancerStatus" => vec![("find", Resource::Namespace("config.settings".into()))],
+        "balancerCollectionStatus" => vec![("enableSharding", ns("", cmd, name).trimmed())],
+        // 8.0 s/commands/cluster_analyze_shard_key_cmd.cpp (`doCheckAuthorization`).
+        "analyzeShardKey" => vec![("analyzeShardKey", ns("", cmd, name).trimmed())],
+        "aggregate" => aggregate(db, cmd),
+        _ => Vec::new(),
+    }
+}
+
+fn aggregate(db: &str, cmd: &Document) -> Vec<(&'static str, Resource)> {
+    let first = cmd
+        .get_array("pipeline")
+        .ok()
+        .and_then(|p| p.first())
+        .and_then(Bson::as_document)
+        .and_then(|s| s.keys().next().cloned())
+        .unwrap_or_default();
+    let here = ns(db, cmd, "aggregate");
+    match first.as_str() {
+        "$currentOp" => vec![("inprog", Resource::Cluster)],
+        "$shardedDataDistribution" => vec![("shardedDataDistribution", Resource::Cluster)],
+        "$listSampledQueries" => vec![("listSampledQueries", Resource::Cluster)],
+        "$collStats" => vec![("collStats", here)],
+        "$changeStream" => vec![("changeStream", here.clone()), ("find", here)],
+        _ => vec![("find", here)],
+    }
+}
+
+impl Resource {
+    /// `.db.coll` (from an empty database prefix) → `db.coll`.
+    fn trimmed(self) -> Self {
+        match self {
+            Self::Namespace(n) => Self::Namespace(n.trim_start_matches('.').to_string()),
+            Self::Cluster => Self::Cluster,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_monitor_may_not_ask_for_collection_balance_status() {
+        let monitor = Access::parse("clusterMonitor").expect("a role");
+        let ok = monitor.check("find", "config", &doc! {"find": "chunks", "$db": "config"});
+        assert!(ok.is_ok());
+        let cmd = doc! {"balancerCollectionStatus": "shop.orders", "$db": "admin"};
+        let e = monitor
+            .check("balancerCollectionStatus", "admin", &cmd)
+            .expect_err("refused");
+        assert_eq!(e.code, 13);
+        assert_eq!(
+            e.message,
+            "not authorized on admin to execute command { balancerCollectionStatus: \"shop.orders\", $db: \"admin\" }"
+        );
+        let both = Access::parse("clusterMonitor@admin, enableSharding@admin").expect("roles");
+        assert!(
+            both.check("balancerCollectionStatus", "admin", &cmd)
+                .is_ok()
+        );
+        assert!(Access::parse("superuser").is_err());
+        let reader = Access::parse("readAnyDatabase").expect("a role");
+        let config = doc! {"find": "chunks"};
+        assert!(
+            reader.check("find", "config", &config).is_err(),
+            "not config"
+        );
+    }
+}

@@ -1,0 +1,7 @@
+//! The write path: routing a write by shard key into the simulator, applying it to the kept
+//! documents, observing it for change streams, and waiting for migrations and reshardings.
+//!
+//! May import `catalog`, `state`, `query` and `reply`; not the command handlers.
+pub mod completion;
+pub mod data;
+pub mod txn;

@@ -7,38 +7,10 @@
 //! batches and round starts are not logged, as on a real cluster; the newest `KEEP` entries of
 //! each are kept (the real collections are capped too).
 
-use std::collections::VecDeque;
-
 use bson::{Document, doc};
 
 use crate::cluster::{Event, EventKind, ServerVersion};
 use crate::serve::state::State;
-
-const KEEP: usize = 10_000;
-
-/// A capped log collection: the entries kept so far.
-#[derive(Debug, Default)]
-pub struct CappedLog {
-    entries: VecDeque<Document>,
-    next: u64,
-}
-
-impl CappedLog {
-    pub fn documents(&self) -> Vec<Document> {
-        self.entries.iter().cloned().collect()
-    }
-
-    fn push(&mut self, started_secs: u64, mut entry: Document) {
-        let n = self.next;
-        self.next += 1;
-        let mut with_id = doc! {"_id": format!("shardtop-{started_secs}-{n}")};
-        with_id.extend(std::mem::take(&mut entry));
-        self.entries.push_back(with_id);
-        while self.entries.len() > KEEP {
-            self.entries.pop_front();
-        }
-    }
-}
 
 fn ns_of(kind: &EventKind) -> String {
     match kind {

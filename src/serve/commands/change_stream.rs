@@ -17,18 +17,15 @@
 //! event arrives or `maxTimeMS` (default 1000 ms) passes, as a server's awaitData does; the
 //! drivers loop on empty batches, so answering at once would make them spin.
 
-use std::collections::{BTreeMap, VecDeque};
 use std::time::{Duration, Instant};
 
-use bson::{Bson, DateTime, Document, Timestamp, doc};
+use bson::{Bson, Document, doc};
 
 use crate::cluster::MongoError;
-use crate::serve::query::get_path;
 use crate::serve::reply::{self, Answer, ok};
 use crate::serve::state::State;
+use crate::serve::state::change_events::{ChangeStreams, Scope, Stream, token};
 
-/// Events kept for resuming; older ones are dropped.
-pub const HISTORY: usize = 100_000;
 /// How long an empty `getMore` is held without `maxTimeMS`.
 const DEFAULT_AWAIT_MS: u64 = 1000;
 /// The longest an empty `getMore` is held.
@@ -37,56 +34,6 @@ const MAX_AWAIT_MS: u64 = 60_000;
 const DEFAULT_BATCH: usize = 101;
 /// A batch stops growing past this many bytes.
 const BATCH_BYTES: usize = 8 << 20;
-
-struct Event {
-    seq: u64,
-    ns: String,
-    at: Timestamp,
-    doc: Document,
-}
-
-#[derive(Clone)]
-enum Scope {
-    Coll(String),
-    Db(String),
-    Cluster,
-}
-
-impl Scope {
-    fn covers(&self, ns: &str) -> bool {
-        match self {
-            Scope::Coll(c) => c == ns,
-            Scope::Db(db) => ns.split_once('.').is_some_and(|(d, _)| d == db),
-            Scope::Cluster => true,
-        }
-    }
-}
-
-struct Stream {
-    ns: String,
-    scope: Scope,
-    /// The sequence number of the last event looked at (events after it are still to come).
-    position: u64,
-    stages: Vec<Document>,
-    /// `fullDocument: "updateLookup"`: update events carry the document as kept now.
-    lookup: bool,
-    /// The connection that opened it (the stream dies with it).
-    owner: i64,
-}
-
-/// The event ring and the open change-stream cursors.
-#[derive(Default)]
-pub struct ChangeStreams {
-    events: VecDeque<Event>,
-    /// The sequence number of the newest event (0: none yet).
-    last_seq: u64,
-    cursors: BTreeMap<i64, Stream>,
-    next_id: i64,
-}
-
-fn token(seq: u64) -> Document {
-    doc! { "_data": format!("{seq:016X}") }
-}
 
 fn history_lost() -> MongoError {
     MongoError {
@@ -112,138 +59,6 @@ fn parse_token(v: &Bson) -> Result<u64, MongoError> {
             "a resume token must hold a string _data",
         )),
     }
-}
-
-impl ChangeStreams {
-    /// Index in the ring of the first event after `position`.
-    fn start_of(&self, position: u64) -> usize {
-        let oldest = self.events.front().map_or(self.last_seq + 1, |e| e.seq);
-        position.saturating_add(1).saturating_sub(oldest) as usize
-    }
-
-    fn has_events(&self, id: i64) -> bool {
-        let Some(s) = self.cursors.get(&id) else {
-            return true;
-        };
-        self.events
-            .range(self.start_of(s.position).min(self.events.len())..)
-            .any(|e| s.scope.covers(&e.ns))
-    }
-
-    /// Removes cursor `id`; whether it was a change stream.
-    pub fn kill(&mut self, id: i64) -> bool {
-        self.cursors.remove(&id).is_some()
-    }
-
-    /// How many change streams are open.
-    pub fn open(&self) -> usize {
-        self.cursors.len()
-    }
-
-    /// Removes the streams of connection `owner`; how many.
-    pub fn kill_owned_by(&mut self, owner: i64) -> usize {
-        let before = self.cursors.len();
-        self.cursors.retain(|_, s| s.owner != owner);
-        before - self.cursors.len()
-    }
-}
-
-/// What happened to a document.
-#[derive(Clone, Debug)]
-pub enum Change {
-    Insert,
-    /// An update by operators: the paths set (with their new values) and removed.
-    Update {
-        updated: Document,
-        removed: Vec<String>,
-    },
-    Replace,
-    Delete,
-}
-
-/// Records the insert of `d` into `ns`, whose shard key has `key_paths` (none when unsharded).
-pub fn record_insert(state: &mut State, ns: &str, key_paths: &[String], d: &Document) {
-    let full = crate::serve::commands::insert::with_id(d.clone());
-    record(state, ns, key_paths, &full, Change::Insert);
-}
-
-/// Records `change` of document `d` (its new version; for a delete, the one deleted) in `ns`.
-/// `documentKey` is the shard-key fields and `_id`; an insert and a replace carry the document
-/// as `fullDocument`, an update its `updateDescription`.
-pub fn record(state: &mut State, ns: &str, key_paths: &[String], d: &Document, change: Change) {
-    if state.sessions.restoring {
-        return;
-    }
-    if let Some(held) = state.sessions.holding() {
-        held.push(crate::serve::write_path::txn::HeldEvent {
-            ns: ns.to_string(),
-            key_paths: key_paths.to_vec(),
-            doc: d.clone(),
-            change,
-        });
-        return;
-    }
-    let mut key = Document::new();
-    for p in key_paths {
-        key.insert(p.clone(), get_path(d, p).cloned().unwrap_or(Bson::Null));
-    }
-    if !key.contains_key("_id") {
-        key.insert("_id", d.get("_id").cloned().unwrap_or(Bson::Null));
-    }
-    let now = state.now_millis();
-    let streams = &mut state.streams;
-    streams.last_seq += 1;
-    let seq = streams.last_seq;
-    let at = Timestamp {
-        time: (now / 1000) as u32,
-        increment: seq as u32,
-    };
-    let (db, coll) = ns.split_once('.').unwrap_or((ns, ""));
-    let op = match change {
-        Change::Insert => "insert",
-        Change::Update { .. } => "update",
-        Change::Replace => "replace",
-        Change::Delete => "delete",
-    };
-    let mut event = doc! {
-        "_id": token(seq),
-        "operationType": op,
-        "clusterTime": at,
-        "wallTime": DateTime::from_millis(now),
-        "ns": { "db": db, "coll": coll },
-        "documentKey": key,
-    };
-    match change {
-        Change::Insert | Change::Replace => {
-            event.insert("fullDocument", d.clone());
-        }
-        Change::Update { updated, removed } => {
-            event.insert(
-                "updateDescription",
-                doc! { "updatedFields": updated, "removedFields": removed, "truncatedArrays": [] },
-            );
-        }
-        Change::Delete => {}
-    }
-    streams.events.push_back(Event {
-        seq,
-        ns: ns.to_string(),
-        at,
-        doc: event,
-    });
-    if streams.events.len() > HISTORY {
-        streams.events.pop_front();
-    }
-}
-
-/// The shard-key paths of sharded collection `c`.
-pub fn key_paths(state: &State, c: usize) -> Vec<String> {
-    state.sim.cluster.collections[c]
-        .pattern
-        .fields()
-        .iter()
-        .map(|f| f.path.to_string())
-        .collect()
 }
 
 /// `aggregate` whose first stage is `$changeStream` (`spec`), followed by `rest`.

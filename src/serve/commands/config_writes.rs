@@ -8,22 +8,12 @@
 // mongosh `packages/shell-api/src/shard.ts` and `helpers.ts` (the writes);
 // 8.0 `s/balancer_configuration.cpp` (the settings read back).
 
-use std::collections::BTreeMap;
-
 use bson::{Bson, Document, doc};
 
 use crate::cluster::MongoError;
 use crate::serve::query::update_ops;
 use crate::serve::reply::{self, Answer, ok};
 use crate::serve::state::State;
-
-/// `config.settings` documents the simulator does not read, by `_id`.
-#[derive(Debug, Default)]
-pub struct OtherSettings {
-    pub docs: BTreeMap<String, Document>,
-    /// The `_id`s of the modelled settings documents written (they exist from then on).
-    pub written: std::collections::BTreeSet<String>,
-}
 
 /// Whether `config.coll` takes writes here.
 pub fn writable(db: &str, coll: &str) -> bool {

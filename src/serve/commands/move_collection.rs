@@ -10,9 +10,9 @@ use bson::{Bson, Document};
 
 use crate::cluster::{MongoError, Placement};
 use crate::model::{KeyPattern, KeyValue};
-use crate::serve::commands::insert::field_value;
 use crate::serve::reply::{self, Answer, ok};
 use crate::serve::state::State;
+use crate::serve::write_path::route::field_value;
 
 /// `moveCollection: ns, toShard`.
 pub fn move_collection(state: &mut State, cmd: &Document) -> Answer {

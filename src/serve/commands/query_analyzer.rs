@@ -9,31 +9,12 @@
 //! Samples expire after `queryAnalysisSampleExpirationSecs` (default 7 days); the newest
 //! `KEEP` are kept.
 
-use std::collections::{HashMap, VecDeque};
-
 use bson::{Bson, Document, doc};
 
 use crate::cluster::{MongoError, ServerVersion};
 use crate::serve::reply::{self, Answer, ok};
 use crate::serve::state::State;
-
-const KEEP: usize = 100_000;
-const EXPIRE_SECS: i64 = 7 * 24 * 3600;
-
-#[derive(Debug)]
-struct Analyzer {
-    samples_per_second: f64,
-    tokens: f64,
-    last_ms: i64,
-}
-
-/// Query analyzers and the samples they took.
-#[derive(Debug, Default)]
-pub struct QueryAnalyzers {
-    on: HashMap<String, Analyzer>,
-    samples: VecDeque<Document>,
-    next: u64,
-}
+use crate::serve::state::analyzers::{Analyzer, EXPIRE_SECS, KEEP};
 
 /// `configureQueryAnalyzer: ns, mode: "full"|"off", samplesPerSecond`.
 pub fn configure(state: &mut State, cmd: &Document) -> Answer {

@@ -115,7 +115,7 @@ pub fn shard_collection(state: &mut State, cmd: &Document) -> Answer {
             .map(|(_, s)| (s.doc.clone(), s.bytes))
             .collect();
         for (d, bytes) in kept {
-            let _ = crate::serve::commands::insert::route(state, c, &d, bytes);
+            let _ = crate::serve::write_path::route::route(state, c, &d, bytes);
         }
     }
     let uuid = crate::serve::catalog::ids::collection_uuid(&ns, 1);

@@ -17,12 +17,13 @@
 use bson::{Bson, Document, doc};
 
 use crate::cluster::{MongoError, ServerVersion};
-use crate::serve::commands::insert::{each_statement, insert_one, refuse_generated, write_reply};
+use crate::serve::commands::insert::{each_statement, refuse_generated, write_reply};
 use crate::serve::query::Projection;
 use crate::serve::query::update_ops::{self, Update};
 use crate::serve::reply::{self, Answer, ok};
 use crate::serve::state::State;
 use crate::serve::write_path::data::{self, has_full_key, matching, matching_sorted, targets_one};
+use crate::serve::write_path::route::insert_one;
 
 /// What one update statement did.
 #[derive(Default)]
@@ -129,7 +130,7 @@ fn apply(
         .sim
         .cluster
         .collection_index(ns)
-        .map(|c| crate::serve::commands::change_stream::key_paths(state, c))
+        .map(|c| crate::serve::write_path::observe::key_paths(state, c))
         .unwrap_or_default();
     for seq in seqs {
         let Some(old) = state.store.get(ns, seq).map(|s| s.doc.clone()) else {

@@ -68,7 +68,7 @@ pub fn answer(state: &mut State, cmd: &Document, ctx: Context) -> Reply {
         _ => "admin".to_string(),
     };
     state.connection = ctx.connection_id;
-    state.session = crate::serve::write_path::txn::session_id(cmd);
+    state.session = crate::serve::state::sessions::session_id(cmd);
     let _limit = crate::serve::query::deadline::Limit::of(cmd);
     let result = if ADMIN_ONLY.contains(&name.as_str()) && db != "admin" {
         Err(MongoError {
@@ -85,7 +85,7 @@ pub fn answer(state: &mut State, cmd: &Document, ctx: Context) -> Reply {
             crate::serve::dispatch::transactions::end(state, &name, reply)
         })
     };
-    state.sessions.current = crate::serve::write_path::txn::Current::None;
+    state.sessions.current = crate::serve::state::sessions::Current::None;
     state.commands_answered += 1;
     let outcome = match &result {
         Ok(reply) => Ok(reply.returned()),
@@ -112,7 +112,7 @@ fn end_sessions(state: &mut State, name: &str, cmd: &Document) -> Document {
             .iter()
             .filter_map(|l| match l {
                 Bson::Document(d) => {
-                    crate::serve::write_path::txn::session_id(&bson::doc! { "lsid": d.clone() })
+                    crate::serve::state::sessions::session_id(&bson::doc! { "lsid": d.clone() })
                 }
                 _ => None,
             })

@@ -11,7 +11,7 @@ use crate::serve::query::update_ops::Applied;
 use crate::serve::reply::raw_reply::Reply;
 use crate::serve::reply::{Answer, ok};
 use crate::serve::state::State;
-use crate::serve::write_path::txn::{Current, TxnState, write_conflict};
+use crate::serve::state::sessions::{Current, TxnState, write_conflict};
 
 fn current_lsid(state: &State) -> Result<Vec<u8>, MongoError> {
     match &state.sessions.current {
@@ -28,7 +28,7 @@ pub fn commit(state: &mut State) -> Answer {
     let done = state.sessions.finish(&lsid, true);
     state.sessions.current = Current::None;
     for e in done.events {
-        crate::serve::commands::change_stream::record(state, &e.ns, &e.key_paths, &e.doc, e.change);
+        crate::serve::write_path::observe::record(state, &e.ns, &e.key_paths, &e.doc, e.change);
     }
     Ok(ok(Document::new()))
 }
@@ -72,7 +72,7 @@ fn restore(
                 crate::serve::write_path::data::modify(state, &ns, seq, &applied, true)?;
             }
             (None, Some(doc)) => {
-                crate::serve::commands::insert::insert_one(state, &ns, doc)?;
+                crate::serve::write_path::route::insert_one(state, &ns, doc)?;
             }
             (None, None) => {}
         }

@@ -97,7 +97,7 @@ impl Shared {
     /// tick (the lock is free meanwhile).
     async fn answer_when_done(
         &self,
-        wait: &completion::Wait,
+        wait: &crate::serve::state::waits::Wait,
         shutdown: &mut watch::Receiver<bool>,
     ) -> Option<Reply> {
         self.hold(None, shutdown, |state| {

@@ -1,11 +1,17 @@
 //! The server's state: the simulator and everything the command handlers read and change
 //! (shared by the connections and the ticker through [`crate::serve::net::shared::Shared`]).
 
+pub mod analyzers;
+pub mod capped_log;
+pub mod change_events;
 pub mod cursor_docs;
 pub mod cursor_table;
 pub mod log;
+pub mod sessions;
+pub mod settings;
 pub mod store;
 pub mod unique;
+pub mod waits;
 
 use std::collections::BTreeMap;
 use std::net::SocketAddr;
@@ -51,18 +57,18 @@ pub struct State {
     /// Collections written to but not sharded, by namespace.
     pub unsharded: BTreeMap<String, UnshardedColl>,
     /// What the command being answered waits for before its reply (`completion`).
-    pub wait: Option<crate::serve::write_path::completion::Wait>,
+    pub wait: Option<crate::serve::state::waits::Wait>,
     /// How the latest migrations and reshardings ended.
-    pub outcomes: crate::serve::write_path::completion::Outcomes,
+    pub outcomes: crate::serve::state::waits::Outcomes,
     /// Commands answered since the start (`serverStatus`).
     pub commands_answered: u64,
     /// `config.changelog` and `config.actionlog`, from the simulator's events.
-    pub changelog: crate::serve::catalog::changelog::CappedLog,
-    pub actionlog: crate::serve::catalog::changelog::CappedLog,
+    pub changelog: crate::serve::state::capped_log::CappedLog,
+    pub actionlog: crate::serve::state::capped_log::CappedLog,
     /// `configureQueryAnalyzer` settings and the queries sampled.
-    pub analyzers: crate::serve::commands::query_analyzer::QueryAnalyzers,
+    pub analyzers: crate::serve::state::analyzers::QueryAnalyzers,
     /// Change events and change-stream cursors.
-    pub streams: crate::serve::commands::change_stream::ChangeStreams,
+    pub streams: crate::serve::state::change_events::ChangeStreams,
     /// The documents written through `serve` (up to `--max-docs`).
     pub store: crate::serve::state::store::Store,
     /// Index specs of sharded collections as clients gave them (`indexes`).
@@ -70,9 +76,9 @@ pub struct State {
     /// Unique secondary indexes over the kept documents.
     pub uniques: crate::serve::state::unique::UniqueIndexes,
     /// `config.settings` documents the simulator does not read (`config_writes`).
-    pub other_settings: crate::serve::commands::config_writes::OtherSettings,
+    pub other_settings: crate::serve::state::settings::OtherSettings,
     /// Sessions, their transactions and what the command being answered belongs to.
-    pub sessions: crate::serve::write_path::txn::Sessions,
+    pub sessions: crate::serve::state::sessions::Sessions,
     /// The simulated user's roles (`--user-roles`), when access control is on.
     pub access: Option<crate::serve::dispatch::access::Access>,
 }
@@ -102,18 +108,18 @@ impl State {
             started: Instant::now(),
             unsharded: BTreeMap::new(),
             wait: None,
-            outcomes: crate::serve::write_path::completion::Outcomes::default(),
+            outcomes: crate::serve::state::waits::Outcomes::default(),
             commands_answered: 0,
-            changelog: crate::serve::catalog::changelog::CappedLog::default(),
-            actionlog: crate::serve::catalog::changelog::CappedLog::default(),
-            analyzers: crate::serve::commands::query_analyzer::QueryAnalyzers::default(),
-            streams: crate::serve::commands::change_stream::ChangeStreams::default(),
+            changelog: crate::serve::state::capped_log::CappedLog::default(),
+            actionlog: crate::serve::state::capped_log::CappedLog::default(),
+            analyzers: crate::serve::state::analyzers::QueryAnalyzers::default(),
+            streams: crate::serve::state::change_events::ChangeStreams::default(),
             store: crate::serve::state::store::Store::new(max_docs),
             extra_indexes: BTreeMap::new(),
             uniques: crate::serve::state::unique::UniqueIndexes::default(),
-            sessions: crate::serve::write_path::txn::Sessions::default(),
+            sessions: crate::serve::state::sessions::Sessions::default(),
             access: None,
-            other_settings: crate::serve::commands::config_writes::OtherSettings::default(),
+            other_settings: crate::serve::state::settings::OtherSettings::default(),
         }
     }
 

@@ -13,59 +13,12 @@ use std::collections::VecDeque;
 use bson::{Document, doc};
 
 use crate::cluster::MongoError;
-use crate::cluster::event::{Event, EventKind};
 use crate::serve::reply::ok;
 use crate::serve::state::State;
+use crate::serve::state::waits::Wait;
 
 /// Ticks a paused server runs for one command at most (about 28 virtual hours).
 const MAX_PAUSED_TICKS: u64 = 1_000_000;
-/// Outcomes remembered for waiting commands.
-const REMEMBERED: usize = 256;
-
-/// What a command waits for before it answers.
-#[derive(Clone, Debug)]
-pub enum Wait {
-    /// A migration (`moveChunk` answers `millis`, `moveRange` nothing).
-    Migration { id: u64, millis: bool },
-    /// The resharding of `ns` (from its incarnation `incarnation`).
-    Resharding { ns: String },
-}
-
-/// How the latest migrations and reshardings ended.
-#[derive(Debug, Default)]
-pub struct Outcomes {
-    migrations: VecDeque<(u64, Result<u64, MongoError>)>,
-    reshardings: VecDeque<(String, Result<(), MongoError>)>,
-}
-
-impl Outcomes {
-    /// Notes the ends among `events`.
-    pub fn note(&mut self, events: &[Event]) {
-        for e in events {
-            match &e.kind {
-                EventKind::MigrationCommitted { range, millis, .. } => {
-                    self.migrations.push_back((range.id, Ok(*millis)));
-                }
-                EventKind::MigrationFailed { range, error } => {
-                    self.migrations.push_back((range.id, Err(error.clone())));
-                }
-                EventKind::ReshardingCommitted { ns, .. } => {
-                    self.reshardings.push_back((ns.clone(), Ok(())));
-                }
-                EventKind::ReshardingAborted { ns, error, .. } => {
-                    self.reshardings.push_back((ns.clone(), Err(error.clone())));
-                }
-                _ => {}
-            }
-        }
-        while self.migrations.len() > REMEMBERED {
-            self.migrations.pop_front();
-        }
-        while self.reshardings.len() > REMEMBERED {
-            self.reshardings.pop_front();
-        }
-    }
-}
 
 /// The answer to a waiting command once its work is done; `None` while it runs.
 pub fn outcome(state: &State, wait: &Wait) -> Option<Result<Document, MongoError>> {

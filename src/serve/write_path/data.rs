@@ -8,10 +8,11 @@ use bson::{Bson, Document};
 
 use crate::cluster::{MongoError, ServerVersion};
 use crate::model::target;
-use crate::serve::commands::change_stream::{self, Change};
 use crate::serve::query;
 use crate::serve::query::update_ops::Applied;
 use crate::serve::state::State;
+use crate::serve::state::change_events::Change;
+use crate::serve::write_path::observe as change_stream;
 
 /// The insertion numbers of the kept documents of `ns` that match `q`, in natural order.
 pub fn matching(state: &State, ns: &str, q: &Document) -> Result<Vec<u64>, MongoError> {

@@ -4,4 +4,5 @@
 //! May import `catalog`, `state`, `query` and `reply`; not the command handlers.
 pub mod completion;
 pub mod data;
-pub mod txn;
+pub mod observe;
+pub mod route;

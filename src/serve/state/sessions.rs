@@ -24,7 +24,7 @@ use bson::{Bson, Document};
 use crate::cluster::MongoError;
 use crate::model::KeyValue;
 use crate::model::extjson::from_bson;
-use crate::serve::commands::change_stream::Change;
+use crate::serve::state::change_events::Change;
 
 /// A document of one namespace, by `_id` (in BSON order).
 type DocKey = (String, KeyValue);

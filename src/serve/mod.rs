@@ -22,7 +22,7 @@ mod reply;
 mod state;
 mod write_path;
 
-pub use dispatch::access;
+pub use state::access;
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -246,7 +246,7 @@ pub mod fuzzing {
             };
             let reply = super::dispatch::answer(&mut self.0, cmd, ctx);
             self.0.wait = None;
-            super::catalog::changelog::record(&mut self.0);
+            super::write_path::changelog::record(&mut self.0);
             let mut out = Vec::new();
             reply.write(&mut out);
             out

@@ -19,12 +19,7 @@ use crate::serve::query::chunk_filter::ChunkPrefilter;
 use crate::serve::query::{self, Projection};
 use crate::serve::reply::raw_reply::EncodedBatch;
 use crate::serve::state::State;
-
-/// A batch of a cursor: documents, or documents already encoded.
-pub enum Batch {
-    Docs(Vec<Bson>),
-    Encoded(EncodedBatch),
-}
+use crate::serve::state::cursor_table::{Batch, LazyRead};
 
 /// Where a lazy `config.chunks` read is.
 pub struct ChunkCursor {
@@ -203,5 +198,24 @@ impl ChunkCursor {
             }
         });
         EncodedBatch { bytes: out, len }
+    }
+}
+
+impl LazyRead<State> for ChunkCursor {
+    fn next_batch(
+        &mut self,
+        state: &State,
+        n: usize,
+        max_bytes: usize,
+    ) -> Result<Batch, crate::cluster::MongoError> {
+        Ok(ChunkCursor::next_batch(self, state, n, max_bytes))
+    }
+
+    fn done(&self, state: &State) -> bool {
+        ChunkCursor::done(self, state)
+    }
+
+    fn held(&self) -> usize {
+        std::mem::size_of::<Self>()
     }
 }

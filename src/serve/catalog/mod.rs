@@ -3,11 +3,12 @@
 //! pipelines and lazy reads that never build a million documents).
 //!
 //! May import `state`, `query` and `reply`; not the command handlers or the write path.
-pub mod changelog;
 pub mod chunk_counts;
 pub mod chunk_cursor;
 pub mod chunk_pipeline;
 pub mod config_db;
 pub mod ids;
+pub mod indexes;
 pub mod raw_chunks;
+pub mod sampled_queries;
 pub mod system_sessions;

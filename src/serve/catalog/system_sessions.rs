@@ -9,6 +9,7 @@
 
 use crate::cluster::{Cluster, Collection, Index, ServerVersion};
 use crate::model::{KeyPattern, RoutingTable, ShardIdx};
+use crate::serve::state::State;
 
 pub const NS: &str = "config.system.sessions";
 const MAX_CHUNK_SIZE_BYTES: u64 = 200_000;
@@ -29,4 +30,30 @@ pub fn collection(cluster: &Cluster) -> Option<Collection> {
         coll.balancing.max_chunk_size_bytes = Some(MAX_CHUNK_SIZE_BYTES);
     }
     Some(coll)
+}
+
+impl State {
+    /// The sharded collections the config database lists: the simulator's and
+    /// `config.system.sessions`, in namespace order.
+    pub fn catalog(&self) -> Vec<std::borrow::Cow<'_, crate::cluster::Collection>> {
+        let mut out: Vec<std::borrow::Cow<'_, crate::cluster::Collection>> = self
+            .sim
+            .cluster
+            .collections
+            .iter()
+            .map(std::borrow::Cow::Borrowed)
+            .collect();
+        if self
+            .sim
+            .cluster
+            .collection(crate::serve::catalog::system_sessions::NS)
+            .is_none()
+            && let Some(s) = crate::serve::catalog::system_sessions::collection(&self.sim.cluster)
+        {
+            let at =
+                out.partition_point(|c| c.ns.as_str() < crate::serve::catalog::system_sessions::NS);
+            out.insert(at, std::borrow::Cow::Owned(s));
+        }
+        out
+    }
 }

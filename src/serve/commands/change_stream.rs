@@ -206,7 +206,7 @@ fn next_batch(
         }
         let mut docs = vec![event];
         for stage in &s.stages {
-            docs = crate::serve::commands::aggregate::apply(stage, docs)?;
+            docs = crate::serve::query::pipeline::apply(stage, docs)?;
         }
         for d in docs {
             bytes += crate::wire::document_len(&d);

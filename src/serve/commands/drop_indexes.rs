@@ -9,7 +9,7 @@ use bson::{Bson, Document, doc};
 
 use crate::cluster::MongoError;
 use crate::model::KeyPattern;
-use crate::serve::commands::indexes::{forget_spec, listing, modelled_key};
+use crate::serve::catalog::indexes::{forget_spec, listing, modelled_key};
 use crate::serve::reply::{self, Answer, ok};
 use crate::serve::state::State;
 
@@ -31,7 +31,7 @@ fn wrong_type() -> MongoError {
 pub fn drop_indexes(state: &mut State, db: &str, cmd: &Document) -> Answer {
     let coll = reply::first_string(cmd, "dropIndexes")?;
     let ns = format!("{db}.{coll}");
-    let was = crate::serve::commands::sharding::index_count(state, &ns) as u64;
+    let was = crate::serve::catalog::indexes::index_count(state, &ns) as u64;
     let index = cmd.get("index").ok_or_else(|| MongoError {
         code: 40414,
         code_name: "Location40414",

@@ -148,7 +148,7 @@ fn targets(
     let input = if on_key {
         doc! {
             "stage": "FETCH",
-            "inputStage": { "stage": "IXSCAN", "keyPattern": key.clone(), "indexName": crate::serve::commands::handshake::index_name(&key) },
+            "inputStage": { "stage": "IXSCAN", "keyPattern": key.clone(), "indexName": crate::serve::catalog::indexes::index_name(&key) },
         }
     } else {
         doc! { "stage": "COLLSCAN", "filter": filter.clone(), "direction": "forward" }

@@ -66,33 +66,6 @@ pub fn build_info_of(v: ServerVersion) -> Answer {
     }))
 }
 
-/// `getParameter`: `featureCompatibilityVersion` (the simulated release line); others are not
-/// simulated.
-pub fn get_parameter(state: &State, cmd: &Document) -> Answer {
-    let v = state.sim.cluster.version;
-    let all = matches!(cmd.get("getParameter"), Some(Bson::String(s)) if s == "*");
-    if all || cmd.contains_key("featureCompatibilityVersion") {
-        let mut reply = doc! {
-            "featureCompatibilityVersion": { "version": format!("{}.{}", v.major, v.minor) },
-        };
-        if all {
-            crate::serve::commands::parameters::all(state, &mut reply);
-        }
-        return Ok(ok(reply));
-    }
-    let asked: Vec<&String> = cmd
-        .keys()
-        .filter(|k| *k != "getParameter" && !k.starts_with('$') && *k != "lsid")
-        .collect();
-    if let Some(reply) = crate::serve::commands::parameters::get(state, &asked) {
-        return Ok(reply);
-    }
-    Err(MongoError::invalid_options(format!(
-        "no option found to get: {}",
-        asked.first().map_or("", |s| s.as_str())
-    )))
-}
-
 /// `getCmdLineOpts`.
 pub fn get_cmd_line_opts(state: &State) -> Answer {
     let argv: Vec<Bson> = state.argv.iter().map(|a| Bson::String(a.clone())).collect();
@@ -272,7 +245,7 @@ pub fn list_collections(state: &mut State, db: &str, cmd: &Document) -> Answer {
 pub fn list_indexes(state: &State, db: &str, cmd: &Document) -> Answer {
     let coll = crate::serve::reply::first_string(cmd, "listIndexes")?;
     let ns = format!("{db}.{coll}");
-    let docs: Vec<Bson> = match crate::serve::commands::indexes::listing(state, &ns) {
+    let docs: Vec<Bson> = match crate::serve::catalog::indexes::listing(state, &ns) {
         Some(list) => list.into_iter().map(Bson::Document).collect(),
         None if collection_names(state, db).contains(&coll) => vec![Bson::Document(
             doc! { "v": 2, "key": { "_id": 1 }, "name": "_id_" },
@@ -286,20 +259,6 @@ pub fn list_indexes(state: &State, db: &str, cmd: &Document) -> Answer {
     Ok(ok(
         doc! { "cursor": { "id": 0i64, "ns": ns, "firstBatch": docs } },
     ))
-}
-
-/// MongoDB's default index name: `field_1_other_-1`, `field_hashed`.
-pub fn index_name(key: &Document) -> String {
-    key.iter()
-        .map(|(k, v)| match v {
-            Bson::String(s) => format!("{k}_{s}"),
-            Bson::Int32(n) => format!("{k}_{n}"),
-            Bson::Int64(n) => format!("{k}_{n}"),
-            Bson::Double(d) => format!("{k}_{d}"),
-            other => format!("{k}_{other}"),
-        })
-        .collect::<Vec<_>>()
-        .join("_")
 }
 
 /// `listShards`.

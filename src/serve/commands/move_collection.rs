@@ -122,7 +122,7 @@ fn adopt_unsharded(state: &mut State, ns: &str) -> Result<(), MongoError> {
     let fields = vec!["_id".to_string()];
     let docs = kept_values(state, ns, &fields)?;
     state.sim.adopt_unsharded(ns, fields, docs)?;
-    crate::serve::commands::indexes::adopt_specs(state, ns, entry.indexes)?;
+    crate::serve::catalog::indexes::adopt_specs(state, ns, entry.indexes)?;
     state.unsharded.remove(ns);
     Ok(())
 }

@@ -9,7 +9,7 @@
 use bson::{Bson, Document, doc};
 
 use crate::cluster::MongoError;
-use crate::serve::reply::ok;
+use crate::serve::reply::{Answer, ok};
 use crate::serve::state::State;
 
 type Get = fn(&State) -> u64;
@@ -151,4 +151,31 @@ pub fn set(state: &mut State, cmd: &Document) -> Result<Document, MongoError> {
     let was = get(state);
     set(state, v);
     Ok(ok(doc! { "was": int(was) }))
+}
+
+/// `getParameter`: `featureCompatibilityVersion` (the simulated release line); others are not
+/// simulated.
+pub fn get_parameter(state: &State, cmd: &Document) -> Answer {
+    let v = state.sim.cluster.version;
+    let all = matches!(cmd.get("getParameter"), Some(Bson::String(s)) if s == "*");
+    if all || cmd.contains_key("featureCompatibilityVersion") {
+        let mut reply = doc! {
+            "featureCompatibilityVersion": { "version": format!("{}.{}", v.major, v.minor) },
+        };
+        if all {
+            self::all(state, &mut reply);
+        }
+        return Ok(ok(reply));
+    }
+    let asked: Vec<&String> = cmd
+        .keys()
+        .filter(|k| *k != "getParameter" && !k.starts_with('$') && *k != "lsid")
+        .collect();
+    if let Some(reply) = get(state, &asked) {
+        return Ok(reply);
+    }
+    Err(MongoError::invalid_options(format!(
+        "no option found to get: {}",
+        asked.first().map_or("", |s| s.as_str())
+    )))
 }

@@ -92,7 +92,7 @@ pub fn shard_collection(state: &mut State, cmd: &Document) -> Answer {
         .map_or((0, Vec::new()), |u| (u.count, u.indexes.clone()));
     // 8.0 `db/s/shard_key_util.cpp` (`validateShardKeyIndexExistsOrCreateIfPossible`): a
     // collection with documents needs an index that supports the key.
-    if count > 0 && !crate::serve::commands::indexes::supports_shard_key(&specs, &key) {
+    if count > 0 && !crate::serve::catalog::indexes::supports_shard_key(&specs, &key) {
         return Err(MongoError::invalid_options(
             "Please create an index that starts with the proposed shard key before sharding the collection. ",
         ));
@@ -101,12 +101,12 @@ pub fn shard_collection(state: &mut State, cmd: &Document) -> Answer {
     state.unsharded.remove(&ns);
     if opts.unique {
         // The shard key's unique index holds on the kept documents too.
-        let name = crate::serve::commands::handshake::index_name(&key.to_document());
+        let name = crate::serve::catalog::indexes::index_name(&key.to_document());
         let fields = key.fields().iter().map(|f| f.path.to_string()).collect();
         let docs = state.store.iter(&ns).map(|(seq, s)| (seq, &s.doc));
         state.uniques.create(&ns, &name, fields, false, docs)?;
     }
-    crate::serve::commands::indexes::adopt_specs(state, &ns, specs)?;
+    crate::serve::catalog::indexes::adopt_specs(state, &ns, specs)?;
     // Documents kept before sharding now count in the collection's chunks.
     if let Some(c) = state.sim.cluster.collection_index(&ns) {
         let kept: Vec<(Document, u64)> = state
@@ -399,9 +399,4 @@ fn json_array(cmd: &Document, field: &str) -> Result<Option<Vec<serde_json::Valu
             "BSON field 'reshardCollection.{field}' is the wrong type, expected type 'array'"
         ))),
     }
-}
-
-/// Indexes of `ns`, `_id_` included (1 for a collection without any).
-pub fn index_count(state: &State, ns: &str) -> usize {
-    crate::serve::commands::indexes::listing(state, ns).map_or(1, |l| l.len())
 }

@@ -17,13 +17,13 @@
 use bson::{Bson, Document, doc};
 
 use crate::cluster::{MongoError, ServerVersion};
-use crate::serve::commands::insert::{each_statement, refuse_generated, write_reply};
 use crate::serve::query::Projection;
 use crate::serve::query::update_ops::{self, Update};
 use crate::serve::reply::{self, Answer, ok};
 use crate::serve::state::State;
 use crate::serve::write_path::data::{self, has_full_key, matching, matching_sorted, targets_one};
 use crate::serve::write_path::route::insert_one;
+use crate::serve::write_path::statements::{each_statement, refuse_generated, write_reply};
 
 /// What one update statement did.
 #[derive(Default)]

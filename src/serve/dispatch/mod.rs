@@ -225,7 +225,7 @@ fn dispatch_doc(state: &mut State, name: &str, db: &str, cmd: &Document, ctx: Co
         "hello" => handshake::hello(state, cmd, ctx, false),
         "isMaster" | "ismaster" => handshake::hello(state, cmd, ctx, true),
         "buildInfo" | "buildinfo" => handshake::build_info(state),
-        "getParameter" => handshake::get_parameter(state, cmd),
+        "getParameter" => crate::serve::commands::parameters::get_parameter(state, cmd),
         "setParameter" => crate::serve::commands::parameters::set(state, cmd),
         "getCmdLineOpts" => handshake::get_cmd_line_opts(state),
         "getLog" => handshake::get_log(cmd),
@@ -304,7 +304,8 @@ fn dispatch_doc(state: &mut State, name: &str, db: &str, cmd: &Document, ctx: Co
 fn config_write(state: &mut State, name: &str, cmd: &Document) -> Answer {
     let coll = reply::first_string(cmd, name)?;
     if !crate::serve::commands::config_writes::writable("config", &coll) {
-        return insert::refuse_generated("config", &coll).map(|()| Document::new());
+        return crate::serve::write_path::statements::refuse_generated("config", &coll)
+            .map(|()| Document::new());
     }
     match name {
         "insert" => crate::serve::commands::config_writes::insert(state, &coll, cmd),

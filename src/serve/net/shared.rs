@@ -139,11 +139,11 @@ impl Shared {
 
     fn answer_locked(&self, state: &mut State, cmd: &Document, ctx: Context) -> Reply {
         // Events of the simulator's run before the server started are in the logs first.
-        crate::serve::catalog::changelog::record(state);
+        crate::serve::write_path::changelog::record(state);
         let reply = crate::serve::dispatch::answer(state, cmd, ctx);
         self.answered
             .store(state.commands_answered, Ordering::Release);
-        crate::serve::catalog::changelog::record(state);
+        crate::serve::write_path::changelog::record(state);
         self.changed.notify_waiters();
         reply
     }
@@ -191,7 +191,7 @@ impl Shared {
                     }
                     if !state.paused {
                         state.sim.step();
-                        crate::serve::catalog::changelog::record(&mut state);
+                        crate::serve::write_path::changelog::record(&mut state);
                     }
                     drop(state);
                     self.changed.notify_waiters();

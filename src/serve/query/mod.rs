@@ -9,6 +9,7 @@ pub mod deadline;
 pub mod in_sets;
 pub mod limits;
 pub mod paths;
+pub mod pipeline;
 pub mod query_ops;
 pub mod sample;
 pub mod update_ops;

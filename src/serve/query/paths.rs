@@ -1,7 +1,8 @@
 //! Writing at dotted paths (through embedded documents and array indexes), as the update
 //! operators do, and the document an upsert starts from.
 
-use bson::{Bson, Document};
+use bson::oid::ObjectId;
+use bson::{Bson, Document, doc};
 
 use crate::cluster::MongoError;
 
@@ -120,6 +121,20 @@ pub fn upsert_base(q: &Document) -> Result<Document, MongoError> {
         }
     }
     Ok(out)
+}
+
+/// `d` with its `_id` first (a new ObjectId when it has none).
+pub fn with_id(mut d: Document) -> Document {
+    if d.keys().next().map(String::as_str) == Some("_id") {
+        return d;
+    }
+    // As the server does, `_id` goes first (drivers that add it append it).
+    let id = d
+        .remove("_id")
+        .unwrap_or_else(|| Bson::ObjectId(ObjectId::new()));
+    let mut out = doc! { "_id": id };
+    out.extend(d);
+    out
 }
 
 #[cfg(test)]

@@ -1,5 +1,5 @@
 //! A capped log collection (`config.changelog`, `config.actionlog`): the newest entries kept.
-//! Data only; `catalog::changelog` writes the entries from the simulator's events.
+//! Data only; `write_path::changelog` writes the entries from the simulator's events.
 //!
 //! May import nothing of `serve` above `state`.
 

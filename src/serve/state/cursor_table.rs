@@ -7,10 +7,10 @@
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
+use bson::Bson;
+
 use crate::cluster::MongoError;
-use crate::serve::catalog::chunk_cursor::{Batch, ChunkCursor};
-use crate::serve::commands::find::store_cursor::StoreCursor;
-use crate::serve::state::State;
+use crate::serve::reply::raw_reply::EncodedBatch;
 use crate::serve::state::cursor_docs::EncodedDocs;
 
 /// An unread cursor is killed after this long, unless `cursorTimeoutMillis` says otherwise.
@@ -19,14 +19,14 @@ pub const CURSOR_TIMEOUT: Duration = Duration::from_secs(600);
 pub const CURSOR_BUDGET: usize = 256 << 20;
 
 /// Open cursors by id.
-pub struct Cursors {
-    open: BTreeMap<i64, Cursor>,
+pub struct Cursors<S> {
+    open: BTreeMap<i64, Cursor<S>>,
     next_id: i64,
     held: usize,
     timeout: Duration,
 }
 
-impl Default for Cursors {
+impl<S> Default for Cursors<S> {
     fn default() -> Self {
         Self {
             open: BTreeMap::new(),
@@ -37,61 +37,75 @@ impl Default for Cursors {
     }
 }
 
-pub struct Cursor {
+pub struct Cursor<S> {
     pub ns: String,
-    pub rest: Rest,
+    pub rest: Rest<S>,
     owner: i64,
     session: Option<Vec<u8>>,
     used: Instant,
     held: usize,
 }
 
-/// What a cursor has left: encoded documents, or a lazy read of `config.chunks` or of kept
-/// documents.
-pub enum Rest {
-    Docs(EncodedDocs),
-    Chunks(Box<ChunkCursor>),
-    Store(Box<StoreCursor>),
+/// A batch of a cursor: documents, or documents already encoded.
+pub enum Batch {
+    Docs(Vec<Bson>),
+    Encoded(EncodedBatch),
 }
 
-impl Rest {
+/// A lazy read (of `config.chunks`, or of kept documents): where it is; each batch reads on
+/// from the server's state `S` as it is then. The reads themselves live with their data (`catalog`,
+/// `commands::find`).
+pub trait LazyRead<S>: Send {
+    /// The next matching documents: at most `n`, stopping once past `max_bytes`.
+    fn next_batch(&mut self, state: &S, n: usize, max_bytes: usize) -> Result<Batch, MongoError>;
+    /// Whether everything was read (or the limit reached).
+    fn done(&self, state: &S) -> bool;
+    /// The bytes it holds.
+    fn held(&self) -> usize;
+}
+
+/// What a cursor has left: encoded documents, or a lazy read of `config.chunks` or of kept
+/// documents.
+pub enum Rest<S> {
+    Docs(EncodedDocs),
+    Lazy(Box<dyn LazyRead<S>>),
+}
+
+impl<S> Rest<S> {
     pub fn next_batch(
         &mut self,
-        state: &State,
+        state: &S,
         n: usize,
         max_bytes: usize,
     ) -> Result<Batch, MongoError> {
         Ok(match self {
             Self::Docs(docs) => Batch::Encoded(docs.next_batch(n, max_bytes)),
-            Self::Chunks(c) => c.next_batch(state, n, max_bytes),
-            Self::Store(c) => Batch::Encoded(c.next_batch(state, n, max_bytes)?),
+            Self::Lazy(c) => c.next_batch(state, n, max_bytes)?,
         })
     }
 
-    pub fn done(&self, state: &State) -> bool {
+    pub fn done(&self, state: &S) -> bool {
         match self {
             Self::Docs(docs) => docs.is_empty(),
-            Self::Chunks(c) => c.done(state),
-            Self::Store(c) => c.done(state),
+            Self::Lazy(c) => c.done(state),
         }
     }
 
     fn held(&self) -> usize {
         match self {
             Self::Docs(docs) => docs.held(),
-            Self::Chunks(_) => std::mem::size_of::<ChunkCursor>(),
-            Self::Store(_) => std::mem::size_of::<StoreCursor>(),
+            Self::Lazy(c) => c.held(),
         }
     }
 }
 
-impl Cursors {
+impl<S> Cursors<S> {
     /// Opens a cursor of connection `owner`; its id, and how many least recently read cursors
     /// were killed to keep within [`CURSOR_BUDGET`].
     pub fn open(
         &mut self,
         ns: &str,
-        rest: Rest,
+        rest: Rest<S>,
         owner: i64,
         session: Option<Vec<u8>>,
     ) -> (i64, usize) {
@@ -125,14 +139,14 @@ impl Cursors {
     }
 
     /// Takes cursor `id` out to read it ([`Cursors::put_back`] when it has more).
-    pub fn take(&mut self, id: i64) -> Option<Cursor> {
+    pub fn take(&mut self, id: i64) -> Option<Cursor<S>> {
         let c = self.open.remove(&id)?;
         self.held -= c.held;
         Some(c)
     }
 
     /// Puts a cursor taken out back, read now.
-    pub fn put_back(&mut self, id: i64, mut c: Cursor) {
+    pub fn put_back(&mut self, id: i64, mut c: Cursor<S>) {
         c.used = Instant::now();
         c.held = c.rest.held();
         self.held += c.held;
@@ -168,7 +182,7 @@ impl Cursors {
         self.timeout = Duration::from_millis(ms);
     }
 
-    fn kill_where(&mut self, dead: impl Fn(&Cursor) -> bool) -> usize {
+    fn kill_where(&mut self, dead: impl Fn(&Cursor<S>) -> bool) -> usize {
         let ids: Vec<i64> = self
             .open
             .iter()

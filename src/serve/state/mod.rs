@@ -1,6 +1,7 @@
 //! The server's state: the simulator and everything the command handlers read and change
 //! (shared by the connections and the ticker through [`crate::serve::net::shared::Shared`]).
 
+pub mod access;
 pub mod analyzers;
 pub mod capped_log;
 pub mod change_events;
@@ -21,6 +22,9 @@ use std::time::{Instant, SystemTime, UNIX_EPOCH};
 use bson::Document;
 
 use crate::serve::state::cursor_table::Cursors;
+
+/// What an open cursor of this server has left.
+pub type Rest = crate::serve::state::cursor_table::Rest<State>;
 use crate::serve::state::log::CommandLog;
 use crate::sim::Simulator;
 
@@ -45,7 +49,7 @@ pub struct State {
     pub argv: Vec<String>,
     pub paused: bool,
     pub log: Option<Arc<CommandLog>>,
-    pub cursors: Cursors,
+    pub cursors: Cursors<State>,
     /// The connection whose command is being answered, and its session (`lsid`): cursors
     /// belong to both.
     pub connection: i64,
@@ -80,7 +84,7 @@ pub struct State {
     /// Sessions, their transactions and what the command being answered belongs to.
     pub sessions: crate::serve::state::sessions::Sessions,
     /// The simulated user's roles (`--user-roles`), when access control is on.
-    pub access: Option<crate::serve::dispatch::access::Access>,
+    pub access: Option<crate::serve::state::access::Access>,
 }
 
 impl State {
@@ -147,30 +151,6 @@ impl State {
                 self.store.len(ns)
             )
         })
-    }
-
-    /// The sharded collections the config database lists: the simulator's and
-    /// `config.system.sessions`, in namespace order.
-    pub fn catalog(&self) -> Vec<std::borrow::Cow<'_, crate::cluster::Collection>> {
-        let mut out: Vec<std::borrow::Cow<'_, crate::cluster::Collection>> = self
-            .sim
-            .cluster
-            .collections
-            .iter()
-            .map(std::borrow::Cow::Borrowed)
-            .collect();
-        if self
-            .sim
-            .cluster
-            .collection(crate::serve::catalog::system_sessions::NS)
-            .is_none()
-            && let Some(s) = crate::serve::catalog::system_sessions::collection(&self.sim.cluster)
-        {
-            let at =
-                out.partition_point(|c| c.ns.as_str() < crate::serve::catalog::system_sessions::NS);
-            out.insert(at, std::borrow::Cow::Owned(s));
-        }
-        out
     }
 
     /// Seconds since the Unix epoch at virtual time `secs`.

@@ -69,7 +69,7 @@ pub fn run_to_end(state: &mut State, wait: &Wait) -> Result<Document, MongoError
             return answer;
         }
         state.sim.step();
-        crate::serve::catalog::changelog::record(state);
+        crate::serve::write_path::changelog::record(state);
     }
     Err(MongoError::exceeded_time_limit(
         "operation exceeded time limit: the work did not finish within 100,000 virtual seconds",

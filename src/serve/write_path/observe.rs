@@ -12,7 +12,7 @@ use crate::serve::state::change_events::{Change, Event, HISTORY, token};
 
 /// Records the insert of `d` into `ns`, whose shard key has `key_paths` (none when unsharded).
 pub fn record_insert(state: &mut State, ns: &str, key_paths: &[String], d: &Document) {
-    let full = crate::serve::write_path::route::with_id(d.clone());
+    let full = crate::serve::query::paths::with_id(d.clone());
     record(state, ns, key_paths, &full, Change::Insert);
 }
 

@@ -1,16 +1,16 @@
 //! Routing a write by shard key: a document's shard-key value ([`field_value`]), its `_id`
-//! ([`with_id`]), counting it into the simulator's chunk ([`route`]) and inserting one document
+//! (`query::paths::with_id`), counting it into the simulator's chunk ([`route`]) and inserting one document
 //! into the kept documents with its change event ([`insert_one`]).
 //!
 //! May import `state`, `query` and `reply`, and the write path's `observe`.
 
-use bson::oid::ObjectId;
-use bson::{Bson, Document, doc};
+use bson::{Bson, Document};
 
 use crate::cluster::MongoError;
 use crate::model::KeyValue;
 use crate::model::extjson::from_bson;
 use crate::serve::query::get_path;
+use crate::serve::query::paths::with_id;
 use crate::serve::state::State;
 use crate::serve::state::store::duplicate_key;
 use crate::serve::write_path::observe as change_stream;
@@ -23,20 +23,6 @@ pub fn field_value(d: &Document, path: &str) -> Result<KeyValue, String> {
         )),
         Some(v) => Ok(from_bson(v)),
     }
-}
-
-/// `d` with its `_id` first (a new ObjectId when it has none).
-pub fn with_id(mut d: Document) -> Document {
-    if d.keys().next().map(String::as_str) == Some("_id") {
-        return d;
-    }
-    // As the server does, `_id` goes first (drivers that add it append it).
-    let id = d
-        .remove("_id")
-        .unwrap_or_else(|| Bson::ObjectId(ObjectId::new()));
-    let mut out = doc! { "_id": id };
-    out.extend(d);
-    out
 }
 
 /// Inserts one document into `ns` (insert, or an upsert's insert): `_id`, duplicate check,

@@ -28,7 +28,7 @@ pub fn coll_stats(state: &State, ns: &str) -> Result<Vec<Document>, MongoError> 
             "Collection [{ns}] not found (shardtop serve keeps statistics of sharded collections only)"
         )));
     };
-    let index_names: Vec<String> = crate::serve::commands::indexes::listing(state, ns)
+    let index_names: Vec<String> = crate::serve::catalog::indexes::listing(state, ns)
         .unwrap_or_default()
         .iter()
         .map(|d| d.get_str("name").unwrap_or_default().to_string())

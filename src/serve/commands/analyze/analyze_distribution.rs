@@ -45,7 +45,7 @@ pub fn read_write(
     let splits = split_points(state, ns, key)?;
     let mut reads = Tally::new();
     let mut writes = Tally::new();
-    for sample in crate::serve::commands::query_analyzer::samples_of(state, ns) {
+    for sample in crate::serve::catalog::sampled_queries::samples_of(state, ns) {
         for op in sampled::operations(sample, 0) {
             if op.command.is_read() {
                 reads.per_command[read_slot(op.command)] += 1;

@@ -95,7 +95,7 @@ fn key_characteristics(state: &State, req: &Request) -> Result<Option<Document>,
     if let Err(e) = req.key.extract(&first.doc) {
         return Err(array_field(&req.key, &e.0));
     }
-    let specs = crate::serve::commands::indexes::listing(state, &req.ns).unwrap_or_default();
+    let specs = crate::serve::catalog::indexes::listing(state, &req.ns).unwrap_or_default();
     let usable: Vec<&Document> = specs.iter().filter(|s| usable_index(s, &docs)).collect();
     let Some((index_fields, unique)) = compatible_index(&usable, &req.key) else {
         return Ok(None);
@@ -265,7 +265,7 @@ fn monotonicity_rules(key: &KeyPattern, usable: &[&Document], found: &mut KeyCha
         return;
     }
     let specs: Vec<Document> = usable.iter().map(|d| (*d).clone()).collect();
-    if !crate::serve::commands::indexes::supports_shard_key(&specs, key) {
+    if !crate::serve::catalog::indexes::supports_shard_key(&specs, key) {
         (found.monotonicity, found.coefficient) = (Monotonicity::Unknown, None);
     }
 }

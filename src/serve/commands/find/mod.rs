@@ -10,15 +10,16 @@ use std::collections::VecDeque;
 use bson::{Bson, Document, doc};
 
 use crate::cluster::MongoError;
-use crate::serve::catalog::chunk_cursor::{Batch, ChunkCursor};
+use crate::serve::catalog::chunk_cursor::ChunkCursor;
 use crate::serve::catalog::config_db;
 use crate::serve::commands::find::store_cursor::StoreCursor;
 use crate::serve::query::{self, Projection};
 use crate::serve::reply::raw_reply::Reply;
 use crate::serve::reply::{self, Answer, ok, opt_count, opt_doc};
+use crate::serve::state::Rest;
 use crate::serve::state::State;
 use crate::serve::state::cursor_docs::EncodedDocs;
-use crate::serve::state::cursor_table::Rest;
+use crate::serve::state::cursor_table::Batch;
 
 /// The first batch's default size, as servers use.
 const DEFAULT_BATCH: usize = 101;
@@ -298,7 +299,7 @@ fn find_kept(
 ) -> Result<Reply, MongoError> {
     let how = LazyFind::of(cmd, filter, limit)?;
     let cursor = StoreCursor::new(ns, filter, projection, how.skip, how.left);
-    let mut reply = how.answer(state, ns, Rest::Store(Box::new(cursor)))?;
+    let mut reply = how.answer(state, ns, Rest::Lazy(Box::new(cursor)))?;
     if let (Reply::Cursor { tail, .. }, Some(note)) = (&mut reply, state.read_note(ns)) {
         crate::wire::encode::element(tail, "shardtop", &Bson::String(note));
     }
@@ -315,7 +316,7 @@ fn find_chunks(
 ) -> Result<Reply, MongoError> {
     let how = LazyFind::of(cmd, filter, limit)?;
     let cursor = ChunkCursor::new(filter, projection, how.skip, how.left);
-    how.answer(state, "config.chunks", Rest::Chunks(Box::new(cursor)))
+    how.answer(state, "config.chunks", Rest::Lazy(Box::new(cursor)))
 }
 
 /// `getMore`.

@@ -13,6 +13,7 @@ use crate::cluster::MongoError;
 use crate::serve::query::{self, Projection};
 use crate::serve::reply::raw_reply::EncodedBatch;
 use crate::serve::state::State;
+use crate::serve::state::cursor_table::{Batch, LazyRead};
 use crate::wire::encode;
 
 /// Where a lazy read of kept documents is.
@@ -109,5 +110,26 @@ impl StoreCursor {
     pub fn done(&self, state: &State) -> bool {
         let start = self.after.map_or(Bound::Unbounded, Bound::Excluded);
         self.left == Some(0) || state.store.range(&self.ns, start).next().is_none()
+    }
+}
+
+impl LazyRead<State> for StoreCursor {
+    fn next_batch(
+        &mut self,
+        state: &State,
+        n: usize,
+        max_bytes: usize,
+    ) -> Result<Batch, MongoError> {
+        Ok(Batch::Encoded(StoreCursor::next_batch(
+            self, state, n, max_bytes,
+        )?))
+    }
+
+    fn done(&self, state: &State) -> bool {
+        StoreCursor::done(self, state)
+    }
+
+    fn held(&self) -> usize {
+        std::mem::size_of::<Self>()
     }
 }

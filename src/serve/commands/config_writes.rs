@@ -243,3 +243,18 @@ fn collection_fields(
     }
     Ok(())
 }
+
+/// A write to the config database (`insert`, `update` or `delete`, named `name`): the settings
+/// and collection fields servers accept.
+pub fn write(state: &mut State, name: &str, cmd: &Document) -> Answer {
+    let coll = reply::first_string(cmd, name)?;
+    if !writable("config", &coll) {
+        return crate::serve::write_path::statements::refuse_generated("config", &coll)
+            .map(|()| Document::new());
+    }
+    match name {
+        "insert" => insert(state, &coll, cmd),
+        "update" => update(state, &coll, cmd),
+        _ => delete(state, &coll, cmd),
+    }
+}

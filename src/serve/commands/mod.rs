@@ -17,5 +17,6 @@ pub mod metadata;
 pub mod move_collection;
 pub mod parameters;
 pub mod query_analyzer;
+pub mod sessions;
 pub mod sharding;
 pub mod updates;

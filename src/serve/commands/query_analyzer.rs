@@ -15,6 +15,7 @@ use crate::cluster::{MongoError, ServerVersion};
 use crate::serve::catalog::sampled_queries::collection_uuid;
 use crate::serve::reply::{self, Answer, ok};
 use crate::serve::state::State;
+use crate::serve::state::analyzers::Sampled;
 use crate::serve::state::analyzers::{Analyzer, EXPIRE_SECS, KEEP};
 
 /// `configureQueryAnalyzer: ns, mode: "full"|"off", samplesPerSecond`.
@@ -88,7 +89,7 @@ fn config_doc(a: Option<&Analyzer>) -> Document {
 }
 
 /// Samples a command of a collection with an analyzer, while the rate allows.
-pub fn observe(state: &mut State, name: &str, db: &str, cmd: &Document) {
+pub fn observe(state: &mut State, sampled: Sampled, name: &str, db: &str, cmd: &Document) {
     if state.analyzers.on.is_empty() {
         return;
     }
@@ -99,9 +100,9 @@ pub fn observe(state: &mut State, name: &str, db: &str, cmd: &Document) {
     if !state.analyzers.on.contains_key(&ns) {
         return;
     }
-    let (cmd_name, sampled): (&str, Vec<Document>) = match name {
-        "find" | "count" | "distinct" | "aggregate" => (name, vec![read_cmd(cmd, name)]),
-        "update" | "delete" => {
+    let (cmd_name, sampled): (&str, Vec<Document>) = match sampled {
+        Sampled::Read => (name, vec![read_cmd(cmd, name)]),
+        Sampled::Statements => {
             let key = if name == "update" {
                 "updates"
             } else {
@@ -115,8 +116,8 @@ pub fn observe(state: &mut State, name: &str, db: &str, cmd: &Document) {
                 .collect();
             (name, docs)
         }
-        "findAndModify" | "findandmodify" => ("findAndModify", vec![cmd.clone()]),
-        _ => return,
+        Sampled::Whole => ("findAndModify", vec![cmd.clone()]),
+        Sampled::No => return,
     };
     let now = state.now_millis();
     let uuid = collection_uuid(state, &ns);

@@ -7,18 +7,20 @@
 //! Simplified (docs/fidelity.md): there is no authentication handshake; the role privileges are
 //! the subset of `cluster::privileges`; commands other than those checked here are allowed.
 
-use bson::{Bson, Document, doc};
+use bson::{Bson, Document};
 
 use crate::cluster::MongoError;
 use crate::cluster::privileges::{Resource, allows};
 use crate::model::shell_text;
-use crate::serve::reply::Answer;
+use crate::serve::dispatch::registry::Privileges;
 use crate::serve::state::access::Access;
 
 impl Access {
     /// Refuses `cmd` when the user lacks a privilege it needs.
     pub fn check(&self, name: &str, db: &str, cmd: &Document) -> Result<(), MongoError> {
-        let needed = required(name, db, cmd);
+        let privileges =
+            crate::serve::dispatch::table::lookup(name).map_or(Privileges::None, |c| c.privileges);
+        let needed = required(privileges, name, db, cmd);
         if needed
             .iter()
             .all(|(action, r)| allows(&self.privileges, action, r))
@@ -36,23 +38,6 @@ impl Access {
     }
 }
 
-/// `connectionStatus`: no user without `--user-roles`; `authenticatedUserPrivileges` only with
-/// `showPrivileges` (`[]` when no user), as `src/mongo/db/commands/connection_status.cpp`.
-pub fn connection_status(access: Option<&Access>, cmd: &Document) -> Answer {
-    let show = matches!(cmd.get("showPrivileges"), Some(Bson::Boolean(true)))
-        || matches!(cmd.get("showPrivileges"), Some(Bson::Int32(n)) if *n != 0);
-    let info = if let Some(a) = access {
-        a.auth_info(show)
-    } else {
-        let mut info = doc! {"authenticatedUsers": [], "authenticatedUserRoles": []};
-        if show {
-            info.insert("authenticatedUserPrivileges", Bson::Array(Vec::new()));
-        }
-        info
-    };
-    Ok(crate::serve::reply::ok(doc! {"authInfo": info}))
-}
-
 fn ns(db: &str, cmd: &Document, name: &str) -> Resource {
     let coll = cmd.get_str(name).unwrap_or_default();
     Resource::Namespace(format!("{db}.{coll}"))
@@ -60,18 +45,20 @@ fn ns(db: &str, cmd: &Document, name: &str) -> Resource {
 
 /// What a command needs: `(action, resource)` pairs (`authorization_checks.cpp` for find and
 /// aggregate, each stage's `requiredPrivileges`, the balancer commands' `checkAuthForOperation`).
-fn required(name: &str, db: &str, cmd: &Document) -> Vec<(&'static str, Resource)> {
-    match name {
-        "find" | "count" | "distinct" => vec![("find", ns(db, cmd, name))],
-        "insert" => vec![("insert", ns(db, cmd, name))],
-        "update" | "findAndModify" | "findandmodify" => vec![("update", ns(db, cmd, name))],
-        "delete" => vec![("remove", ns(db, cmd, name))],
-        "balancerStatus" => vec![("find", Resource::Namespace("config.settings".into()))],
-        "balancerCollectionStatus" => vec![("enableSharding", ns("", cmd, name).trimmed())],
-        // 8.0 s/commands/cluster_analyze_shard_key_cmd.cpp (`doCheckAuthorization`).
-        "analyzeShardKey" => vec![("analyzeShardKey", ns("", cmd, name).trimmed())],
-        "aggregate" => aggregate(db, cmd),
-        _ => Vec::new(),
+fn required(
+    privileges: Privileges,
+    name: &str,
+    db: &str,
+    cmd: &Document,
+) -> Vec<(&'static str, Resource)> {
+    match privileges {
+        Privileges::OnCollection(action) => vec![(action, ns(db, cmd, name))],
+        Privileges::FindSettings => vec![("find", Resource::Namespace("config.settings".into()))],
+        // 8.0 s/commands/cluster_analyze_shard_key_cmd.cpp (`doCheckAuthorization`) for
+        // analyzeShardKey.
+        Privileges::OnNamespace(action) => vec![(action, ns("", cmd, name).trimmed())],
+        Privileges::Aggregate => aggregate(db, cmd),
+        Privileges::None => Vec::new(),
     }
 }
 
@@ -106,6 +93,8 @@ impl Resource {
 
 #[cfg(test)]
 mod tests {
+    use bson::doc;
+
     use super::*;
 
     #[test]

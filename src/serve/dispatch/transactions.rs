@@ -82,8 +82,13 @@ fn restore(
 
 /// Begins the command's session work: the server's errors for bad session fields; a
 /// transaction a newer one replaces is aborted first.
-pub fn begin(state: &mut State, name: &str, cmd: &Document) -> Result<(), MongoError> {
-    if let Some(old) = state.sessions.begin_command(name, cmd)? {
+pub fn begin(
+    state: &mut State,
+    name: &str,
+    cmd: &Document,
+    in_transaction: bool,
+) -> Result<(), MongoError> {
+    if let Some(old) = state.sessions.begin_command(name, cmd, in_transaction)? {
         let number = cmd.get_i64("txnNumber").unwrap_or_default();
         state.sessions.current = Current::None;
         abort(state, &old)?;

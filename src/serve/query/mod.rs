@@ -3,6 +3,11 @@
 //! `$all`, `$mod` (`query_ops`), `$and`/`$or`/`$nor`, dotted paths, array fields matching
 //! any element), sorts and projections (inclusion or exclusion, top-level or dotted fields).
 //! Values compare in MongoDB's BSON order (the model's `KeyValue` order).
+//!
+//! The `query` layer: pure functions over documents — filters and their operators
+//! (`query_ops`, `in_sets`), projections, the update language (`update_ops`, `paths`), pipeline
+//! stages (`pipeline`, `sample`), document limits and the `maxTimeMS` deadline. May import
+//! `reply` only.
 
 pub mod chunk_filter;
 pub mod deadline;

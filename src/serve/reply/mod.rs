@@ -1,5 +1,7 @@
 //! Reply documents: success (`ok: 1.0`, as servers send) and errors with MongoDB's code, code
 //! name and message; reading a command's arguments with the errors a server gives.
+//!
+//! The bottom layer: imports nothing of `serve`.
 
 pub mod raw_reply;
 

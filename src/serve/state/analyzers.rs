@@ -24,3 +24,27 @@ pub struct QueryAnalyzers {
     pub samples: VecDeque<Document>,
     pub next: u64,
 }
+
+/// Which statements of a command a query analyzer samples.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Sampled {
+    No,
+    /// A read: its filter (`find`, `count`, `distinct`, `aggregate`'s leading `$match`).
+    Read,
+    /// Each statement of an `update` or `delete`.
+    Statements,
+    /// The whole `findAndModify`.
+    Whole,
+}
+
+#[cfg_attr(not(test), allow(dead_code))] // the docs table, checked by a test
+impl Sampled {
+    pub fn describe(self) -> &'static str {
+        match self {
+            Self::No => "",
+            Self::Read => "the filter",
+            Self::Statements => "each statement",
+            Self::Whole => "the command",
+        }
+    }
+}

@@ -1,5 +1,11 @@
 //! The server's state: the simulator and everything the command handlers read and change
 //! (shared by the connections and the ticker through [`crate::serve::net::shared::Shared`]).
+//!
+//! The `state` layer owns the data only: the kept documents (`store`) and their unique indexes
+//! (`unique`), sessions and transactions (`sessions`), open cursors (`cursor_table`,
+//! `cursor_docs`), change events (`change_events`), query analyzers (`analyzers`), capped logs,
+//! settings, the simulated user (`access`) and what a command waits for (`waits`). No handler
+//! logic. May import `query` and `reply`; nothing above.
 
 pub mod access;
 pub mod analyzers;

@@ -124,32 +124,16 @@ fn txn_number(cmd: &Document) -> Option<i64> {
     }
 }
 
-/// Commands a transaction may run (`db/transaction/transaction_participant.cpp`'s allow list,
-/// for the commands `serve` answers).
-const IN_TRANSACTION: &[&str] = &[
-    "find",
-    "getMore",
-    "killCursors",
-    "insert",
-    "update",
-    "delete",
-    "findAndModify",
-    "findandmodify",
-    "aggregate",
-    "distinct",
-    "commitTransaction",
-    "abortTransaction",
-    "createIndexes",
-];
-
 impl Sessions {
-    /// Reads the session fields of `cmd` (named `name`): what it belongs to, a transaction begun
+    /// Reads the session fields of `cmd` (named `name`; `in_transaction`: a transaction may run it,
+    /// `db/transaction/transaction_participant.cpp`'s allow list): what it belongs to, a transaction begun
     /// or continued; the server's errors for fields that do not fit. Returns the transactions to
     /// abort first (an older one the new one replaces).
     pub fn begin_command(
         &mut self,
         name: &str,
         cmd: &Document,
+        in_transaction: bool,
     ) -> Result<Option<Vec<u8>>, MongoError> {
         self.current = Current::None;
         name.clone_into(&mut self.command);
@@ -188,7 +172,7 @@ impl Sessions {
             self.current = Current::Retryable;
             return Ok(None);
         }
-        if !IN_TRANSACTION.contains(&name) {
+        if !in_transaction {
             return Err(MongoError {
                 code: 263,
                 code_name: "OperationNotSupportedInTransaction",

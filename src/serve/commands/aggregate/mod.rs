@@ -5,6 +5,9 @@
 //! [`crate::serve::commands::aggregate::current_op`]) and `$changeStream` (see [`crate::serve::commands::change_stream`]), over the generated
 //! config database or a user collection's kept documents (a `shardtop` field says when some are
 //! not kept). Other stages are refused as a server refuses an unknown stage.
+//!
+//! May import `write_path`, `catalog`, `state`, `query` and `reply`, and the cursor helpers of
+//! `find` and the `$changeStream` of `change_stream`.
 
 pub mod coll_stats;
 pub mod current_op;

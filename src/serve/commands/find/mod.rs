@@ -2,6 +2,8 @@
 //! `killCursors`, `count` and `distinct` over the generated config database and the kept
 //! documents of user collections ([`crate::serve::state::store`]). A read on a collection some of whose
 //! documents are not kept carries a `shardtop` field saying how many and why.
+//!
+//! May import `write_path`, `catalog`, `state`, `query` and `reply`.
 
 pub mod store_cursor;
 

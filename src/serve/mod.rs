@@ -260,8 +260,8 @@ pub mod fuzzing {
 
     /// `doc` after the update `u` (a modifier document or a replacement), or `None` when refused.
     pub fn apply_update(doc: &Document, u: &Bson) -> Option<Document> {
-        let u = super::query::update_ops::parse(Some(u)).ok()?;
-        super::query::update_ops::apply(doc, &u, false)
+        let u = super::query::update::parse(Some(u)).ok()?;
+        super::query::update::apply(doc, &u, false)
             .ok()
             .map(|a| a.doc)
     }

@@ -4,8 +4,8 @@
 //!
 //! May import `state`, `query` and `reply`; not the command handlers or the write path.
 pub mod chunk_counts;
-pub mod chunk_cursor;
 pub mod chunk_pipeline;
+pub mod chunks_cursor;
 pub mod config_db;
 pub mod ids;
 pub mod indexes;

@@ -11,7 +11,7 @@
 use bson::{Bson, Document, doc};
 
 use crate::cluster::MongoError;
-use crate::serve::query::update_ops;
+use crate::serve::query::update;
 use crate::serve::reply::{self, Answer, ok};
 use crate::serve::state::State;
 
@@ -37,7 +37,7 @@ pub fn update(state: &mut State, coll: &str, cmd: &Document) -> Answer {
         };
         let empty = Document::new();
         let q = reply::opt_doc(stmt, "q")?.unwrap_or(&empty);
-        let u = update_ops::parse(stmt.get("u"))?;
+        let u = update::parse(stmt.get("u"))?;
         let current = crate::serve::catalog::config_db::documents(state, coll).unwrap_or_default();
         let found = current
             .into_iter()
@@ -50,7 +50,7 @@ pub fn update(state: &mut State, coll: &str, cmd: &Document) -> Answer {
             }
             None => continue,
         };
-        let applied = update_ops::apply(&before, &u, inserting)?;
+        let applied = update::apply(&before, &u, inserting)?;
         take_effect(state, coll, &before, &applied.doc)?;
         n += 1;
         if inserting {

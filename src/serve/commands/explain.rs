@@ -234,7 +234,7 @@ fn index_bounds(pattern: &crate::model::KeyPattern, filter: &Document) -> Docume
         let Some(v) = filter.get(&*f.path) else {
             break;
         };
-        let point = crate::serve::write_path::data::equality(filter, &f.path).is_some();
+        let point = crate::serve::write_path::apply::equality(filter, &f.path).is_some();
         if f.hashed && !point {
             // A hashed field's index holds hashes: a range on the value bounds nothing.
             break;

@@ -5,7 +5,7 @@
 
 use bson::{Bson, Document, doc};
 
-use crate::serve::reply::{self, Answer};
+use crate::serve::reply;
 use crate::serve::state::State;
 use crate::serve::state::access::Access;
 
@@ -36,7 +36,7 @@ pub fn end_sessions(state: &mut State, name: &str, cmd: &Document) -> Document {
 
 /// `connectionStatus`: no user without `--user-roles`; `authenticatedUserPrivileges` only with
 /// `showPrivileges` (`[]` when no user), as `src/mongo/db/commands/connection_status.cpp`.
-pub fn connection_status(access: Option<&Access>, cmd: &Document) -> Answer {
+pub fn connection_status(access: Option<&Access>, cmd: &Document) -> Document {
     let show = matches!(cmd.get("showPrivileges"), Some(Bson::Boolean(true)))
         || matches!(cmd.get("showPrivileges"), Some(Bson::Int32(n)) if *n != 0);
     let info = if let Some(a) = access {
@@ -48,5 +48,5 @@ pub fn connection_status(access: Option<&Access>, cmd: &Document) -> Answer {
         }
         info
     };
-    Ok(crate::serve::reply::ok(doc! {"authInfo": info}))
+    reply::ok(doc! {"authInfo": info})
 }

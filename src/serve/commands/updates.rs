@@ -1,4 +1,4 @@
-//! `update`, `delete` and `findAndModify` over the kept documents (see [`crate::serve::write_path::data`] for how a
+//! `update`, `delete` and `findAndModify` over the kept documents (see [`crate::serve::write_path::apply`] for how a
 //! change reaches the simulator and the change events), with a mongos' rules for sharded
 //! collections:
 //!
@@ -18,10 +18,10 @@ use bson::{Bson, Document, doc};
 
 use crate::cluster::{MongoError, ServerVersion};
 use crate::serve::query::Projection;
-use crate::serve::query::update_ops::{self, Update};
+use crate::serve::query::update::{self, Update};
 use crate::serve::reply::{self, Answer, ok};
 use crate::serve::state::State;
-use crate::serve::write_path::data::{self, has_full_key, matching, matching_sorted, targets_one};
+use crate::serve::write_path::apply::{self, has_full_key, matching, matching_sorted, targets_one};
 use crate::serve::write_path::route::insert_one;
 use crate::serve::write_path::statements::{each_statement, refuse_generated, write_reply};
 
@@ -47,7 +47,7 @@ pub fn update(state: &mut State, db: &str, cmd: &Document) -> Answer {
         ("update", "updates"),
         |state, ns, i, stmt| {
             let o = reply::doc_arg(stmt, "q").and_then(|q| {
-            let u = update_ops::parse(stmt.get("u"))?;
+            let u = update::parse(stmt.get("u"))?;
             let (multi, upsert) = (reply::flag(stmt, "multi"), reply::flag(stmt, "upsert"));
             if upsert {
                 // mongos targets an upsert by its exact shard key first.
@@ -55,7 +55,7 @@ pub fn update(state: &mut State, db: &str, cmd: &Document) -> Answer {
                     Update::Replace(r) => Some(r),
                     Update::Ops(_) => None,
                 };
-                data::check_upsert_key(state, ns, q, replacement)?;
+                apply::check_upsert_key(state, ns, q, replacement)?;
             }
             if !multi && !targets_one(state, ns, q) {
                 return Err(MongoError::invalid_options(format!(
@@ -63,7 +63,7 @@ pub fn update(state: &mut State, db: &str, cmd: &Document) -> Answer {
                      on _id (and have the collection default collation) or contain the shard key \
                      (and have the simple collation). Update request: {}, shard key pattern: {}",
                     crate::model::shell_text::document(stmt),
-                    data::key_pattern_text(state, ns)
+                    apply::key_pattern_text(state, ns)
                 )));
             }
             apply(state, ns, q, &u, multi, upsert, None)
@@ -107,7 +107,7 @@ fn apply(
         Update::Ops(_) => None,
     };
     if upsert {
-        data::check_upsert_key(state, ns, q, replacement)?;
+        apply::check_upsert_key(state, ns, q, replacement)?;
     }
     let mut seqs = matching_sorted(state, ns, q, sort)?;
     if !multi {
@@ -119,7 +119,7 @@ fn apply(
             return Ok(out);
         }
         let base = crate::serve::query::paths::upsert_base(q)?;
-        let applied = update_ops::apply(&base, u, true)?;
+        let applied = update::apply(&base, u, true)?;
         let d = insert_one(state, ns, applied.doc)?;
         out.n = 1;
         out.after = Some(d.clone());
@@ -136,7 +136,7 @@ fn apply(
         let Some(old) = state.store.get(ns, seq).map(|s| s.doc.clone()) else {
             continue;
         };
-        let applied = update_ops::apply(&old, u, false)?;
+        let applied = update::apply(&old, u, false)?;
         let key_changed = key_paths.iter().any(|p| {
             crate::serve::query::get_path(&old, p) != crate::serve::query::get_path(&applied.doc, p)
         });
@@ -156,7 +156,7 @@ fn apply(
                 });
             }
         }
-        data::modify(state, ns, seq, &applied, replacement.is_some())?;
+        apply::modify(state, ns, seq, &applied, replacement.is_some())?;
         out.n += 1;
         out.modified += i32::from(applied.changed());
         out.before = Some(old);
@@ -193,7 +193,7 @@ fn delete_one_stmt(state: &mut State, ns: &str, stmt: &Document) -> Result<i32, 
                  have the collection default collation) or contain the shard key (and have the \
                  simple collation). Delete request: {}, shard key pattern: {}",
                 crate::model::shell_text::document(stmt),
-                data::key_pattern_text(state, ns)
+                apply::key_pattern_text(state, ns)
             ),
         });
     }
@@ -203,7 +203,7 @@ fn delete_one_stmt(state: &mut State, ns: &str, stmt: &Document) -> Result<i32, 
     }
     let mut n = 0;
     for seq in seqs {
-        if data::remove(state, ns, seq)?.is_some() {
+        if apply::remove(state, ns, seq)?.is_some() {
             n += 1;
         }
     }
@@ -244,7 +244,7 @@ pub fn find_and_modify(state: &mut State, db: &str, cmd: &Document) -> Answer {
     if remove {
         let seq = matching_sorted(state, &ns, q, sort)?.first().copied();
         let removed = match seq {
-            Some(seq) => data::remove(state, &ns, seq)?,
+            Some(seq) => apply::remove(state, &ns, seq)?,
             None => None,
         };
         let n = i32::from(removed.is_some());
@@ -253,7 +253,7 @@ pub fn find_and_modify(state: &mut State, db: &str, cmd: &Document) -> Answer {
             "value": project(removed),
         }));
     }
-    let u = update_ops::parse(cmd.get("update"))?;
+    let u = update::parse(cmd.get("update"))?;
     let o = apply(state, &ns, q, &u, false, reply::flag(cmd, "upsert"), sort)?;
     let mut last = doc! { "n": o.n, "updatedExisting": o.before.is_some() };
     if let Some(d) = &o.upserted {

@@ -67,7 +67,10 @@ pub const COMMANDS: &[Command] = &[
     .admin_only(),
     command("getLog", HANDSHAKE, |_, c| doc(handshake::get_log(c.cmd))).admin_only(),
     command("connectionStatus", HANDSHAKE, |s, c| {
-        doc(sessions::connection_status(s.access.as_ref(), c.cmd))
+        Ok(Reply::Doc(sessions::connection_status(
+            s.access.as_ref(),
+            c.cmd,
+        )))
     }),
     command("hostInfo", HANDSHAKE, |s, _| doc(handshake::host_info(s))).admin_only(),
     command("whatsmyuri", HANDSHAKE, |_, c| {

@@ -7,7 +7,7 @@ use bson::{Bson, Document};
 
 use crate::cluster::MongoError;
 use crate::model::extjson::to_bson;
-use crate::serve::query::update_ops::Applied;
+use crate::serve::query::update::Applied;
 use crate::serve::reply::raw_reply::Reply;
 use crate::serve::reply::{Answer, ok};
 use crate::serve::state::State;
@@ -61,7 +61,7 @@ fn restore(
         let now = state.store.by_id(&ns, &to_bson(&id)).map(|(seq, _)| seq);
         match (now, before) {
             (Some(seq), None) => {
-                crate::serve::write_path::data::remove(state, &ns, seq)?;
+                crate::serve::write_path::apply::remove(state, &ns, seq)?;
             }
             (Some(seq), Some(doc)) => {
                 let applied = Applied {
@@ -69,7 +69,7 @@ fn restore(
                     doc,
                     removed: Vec::new(),
                 };
-                crate::serve::write_path::data::modify(state, &ns, seq, &applied, true)?;
+                crate::serve::write_path::apply::modify(state, &ns, seq, &applied, true)?;
             }
             (None, Some(doc)) => {
                 crate::serve::write_path::route::insert_one(state, &ns, doc)?;

@@ -1,11 +1,11 @@
 //! The query language over generated documents: filters (equality, `$eq`, `$ne`, `$in`, `$nin`,
 //! `$gt`/`$gte`/`$lt`/`$lte`, `$exists`, `$not`, `$regex`, `$elemMatch`, `$size`, `$type`,
-//! `$all`, `$mod` (`query_ops`), `$and`/`$or`/`$nor`, dotted paths, array fields matching
+//! `$all`, `$mod` (`operators`), `$and`/`$or`/`$nor`, dotted paths, array fields matching
 //! any element), sorts and projections (inclusion or exclusion, top-level or dotted fields).
 //! Values compare in MongoDB's BSON order (the model's `KeyValue` order).
 //!
 //! The `query` layer: pure functions over documents — filters and their operators
-//! (`query_ops`, `in_sets`), projections, the update language (`update_ops`, `paths`), pipeline
+//! (`operators`, `in_sets`), projections, the update language (`update`, `paths`), pipeline
 //! stages (`pipeline`, `sample`), document limits and the `maxTimeMS` deadline. May import
 //! `reply` only.
 
@@ -13,11 +13,11 @@ pub mod chunk_filter;
 pub mod deadline;
 pub mod in_sets;
 pub mod limits;
+pub mod operators;
 pub mod paths;
 pub mod pipeline;
-pub mod query_ops;
 pub mod sample;
-pub mod update_ops;
+pub mod update;
 
 use std::cmp::Ordering;
 
@@ -25,7 +25,7 @@ use bson::{Bson, Document};
 
 use crate::cluster::MongoError;
 use crate::model::extjson::from_bson;
-use crate::serve::query::query_ops as ops;
+use crate::serve::query::operators as ops;
 
 fn bad_value(m: impl Into<String>) -> MongoError {
     MongoError::bad_value(m)

@@ -2,8 +2,8 @@
 //! (shared by the connections and the ticker through [`crate::serve::net::shared::Shared`]).
 //!
 //! The `state` layer owns the data only: the kept documents (`store`) and their unique indexes
-//! (`unique`), sessions and transactions (`sessions`), open cursors (`cursor_table`,
-//! `cursor_docs`), change events (`change_events`), query analyzers (`analyzers`), capped logs,
+//! (`unique`), sessions and transactions (`sessions`), open cursors (`cursors`,
+//! `encoded_docs`), change events (`change_events`), query analyzers (`analyzers`), capped logs,
 //! settings, the simulated user (`access`) and what a command waits for (`waits`). No handler
 //! logic. May import `query` and `reply`; nothing above.
 
@@ -11,8 +11,8 @@ pub mod access;
 pub mod analyzers;
 pub mod capped_log;
 pub mod change_events;
-pub mod cursor_docs;
-pub mod cursor_table;
+pub mod cursors;
+pub mod encoded_docs;
 pub mod log;
 pub mod sessions;
 pub mod settings;
@@ -27,10 +27,10 @@ use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
 use bson::Document;
 
-use crate::serve::state::cursor_table::Cursors;
+use crate::serve::state::cursors::Cursors;
 
 /// What an open cursor of this server has left.
-pub type Rest = crate::serve::state::cursor_table::Rest<State>;
+pub type Rest = crate::serve::state::cursors::Rest<State>;
 use crate::serve::state::log::CommandLog;
 use crate::sim::Simulator;
 

@@ -2,9 +2,9 @@
 //! documents, observing it for change streams, and waiting for migrations and reshardings.
 //!
 //! May import `catalog`, `state`, `query` and `reply`; not the command handlers.
+pub mod apply;
 pub mod changelog;
 pub mod completion;
-pub mod data;
 pub mod observe;
 pub mod route;
 pub mod statements;

@@ -2,7 +2,7 @@
 //! `$match`, `$sort`, `$skip`, `$limit`, `$project` (inclusion, exclusion, field references,
 //! `$ifNull`, `$literal`), `$group` (`$sum`, `$min`, `$max`, `$first`, `$last`, `$push`), `$count`,
 //! `$shardedDataDistribution` (6.0+, on admin), `$currentOp` (on admin, see
-//! [`crate::serve::commands::aggregate::current_op`]) and `$changeStream` (see [`crate::serve::commands::change_stream`]), over the generated
+//! [`current_op`]) and `$changeStream` (see [`change_stream`]), over the generated
 //! config database or a user collection's kept documents (a `shardtop` field says when some are
 //! not kept). Other stages are refused as a server refuses an unknown stage.
 //!
@@ -19,6 +19,8 @@ use std::collections::VecDeque;
 use bson::{Bson, Document, doc};
 
 use crate::cluster::{MongoError, ServerVersion};
+use crate::serve::catalog::{chunk_counts, chunk_pipeline, sampled_queries};
+use crate::serve::commands::change_stream;
 use crate::serve::commands::find::{self, open_cursor};
 use crate::serve::query::pipeline::{apply, bad, unknown_stage};
 use crate::serve::reply::{self, Answer, ok};
@@ -61,7 +63,7 @@ pub fn aggregate(state: &mut State, db: &str, cmd: &Document) -> Answer {
     }
     if first_is_coll_stats && let Some(c) = &coll {
         let ns = format!("{db}.{c}");
-        let stats = crate::serve::commands::aggregate::coll_stats::coll_stats(state, &ns)?;
+        let stats = coll_stats::coll_stats(state, &ns)?;
         let mut rest = Vec::new();
         for s in stages.skip(1) {
             rest.push(s?);
@@ -79,14 +81,7 @@ pub fn aggregate(state: &mut State, db: &str, cmd: &Document) -> Answer {
         for s in stages.skip(1) {
             rest.push(s?.clone());
         }
-        return crate::serve::commands::change_stream::open(
-            state,
-            db,
-            coll.as_deref(),
-            spec,
-            rest,
-            cmd,
-        );
+        return change_stream::open(state, db, coll.as_deref(), spec, rest, cmd);
     }
     if db == "config"
         && coll.as_deref() == Some("chunks")
@@ -103,16 +98,10 @@ pub fn aggregate(state: &mut State, db: &str, cmd: &Document) -> Answer {
         let first = first?;
         match first.keys().next().map(String::as_str) {
             Some("$currentOp") if coll.is_none() && db == "admin" => {
-                docs = crate::serve::commands::aggregate::current_op::current_op(
-                    state,
-                    &first["$currentOp"],
-                )?;
+                docs = current_op::current_op(state, &first["$currentOp"])?;
             }
             Some("$listSampledQueries") if coll.is_none() && db == "admin" => {
-                docs = crate::serve::catalog::sampled_queries::list(
-                    state,
-                    &first["$listSampledQueries"],
-                )?;
+                docs = sampled_queries::list(state, &first["$listSampledQueries"])?;
             }
             // `db/pipeline/document_source_documents.cpp`: literal documents, `aggregate: 1`.
             Some("$documents") if coll.is_none() => docs = literal_documents(&first["$documents"])?,
@@ -162,9 +151,9 @@ fn literal_documents(arg: &Bson) -> Result<Vec<Document>, MongoError> {
 /// A `config.chunks` pipeline the routing table answers (`chunk_counts`), or whose leading
 /// `$match` builds only the fields it reads (`chunk_pipeline`), then its other stages.
 fn chunk_counts(state: &mut State, cmd: &Document, pipeline: &[Bson]) -> Option<Answer> {
-    let (mut docs, consumed) = match crate::serve::catalog::chunk_counts::answer(state, pipeline) {
+    let (mut docs, consumed) = match chunk_counts::answer(state, pipeline) {
         Some(docs) => (docs, 2),
-        None => match crate::serve::catalog::chunk_pipeline::matched(state, pipeline)? {
+        None => match chunk_pipeline::matched(state, pipeline)? {
             Ok(docs) => (docs, 1),
             Err(e) => return Some(Err(e)),
         },

@@ -5,23 +5,23 @@
 //!
 //! May import `write_path`, `catalog`, `state`, `query` and `reply`.
 
-pub mod store_cursor;
+pub mod kept_cursor;
 
 use std::collections::VecDeque;
 
 use bson::{Bson, Document, doc};
 
 use crate::cluster::MongoError;
-use crate::serve::catalog::chunk_cursor::ChunkCursor;
+use crate::serve::catalog::chunks_cursor::ChunkCursor;
 use crate::serve::catalog::config_db;
-use crate::serve::commands::find::store_cursor::StoreCursor;
+use crate::serve::commands::find::kept_cursor::StoreCursor;
 use crate::serve::query::{self, Projection};
 use crate::serve::reply::raw_reply::Reply;
 use crate::serve::reply::{self, Answer, ok, opt_count, opt_doc};
 use crate::serve::state::Rest;
 use crate::serve::state::State;
-use crate::serve::state::cursor_docs::EncodedDocs;
-use crate::serve::state::cursor_table::Batch;
+use crate::serve::state::cursors::Batch;
+use crate::serve::state::encoded_docs::EncodedDocs;
 
 /// The first batch's default size, as servers use.
 const DEFAULT_BATCH: usize = 101;
@@ -73,7 +73,7 @@ fn insert(state: &mut State, ns: &str, rest: Rest) -> i64 {
             &format!(
                 "killed the {evicted} least recently read cursors: open cursors would hold over \
                  {} bytes ({n} open, {held} bytes)",
-                crate::serve::state::cursor_table::CURSOR_BUDGET
+                crate::serve::state::cursors::CURSOR_BUDGET
             ),
         );
     }

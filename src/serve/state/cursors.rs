@@ -11,7 +11,7 @@ use bson::Bson;
 
 use crate::cluster::MongoError;
 use crate::serve::reply::raw_reply::EncodedBatch;
-use crate::serve::state::cursor_docs::EncodedDocs;
+use crate::serve::state::encoded_docs::EncodedDocs;
 
 /// An unread cursor is killed after this long, unless `cursorTimeoutMillis` says otherwise.
 pub const CURSOR_TIMEOUT: Duration = Duration::from_secs(600);

@@ -9,7 +9,7 @@ use bson::{Bson, Document};
 use crate::cluster::{MongoError, ServerVersion};
 use crate::model::target;
 use crate::serve::query;
-use crate::serve::query::update_ops::Applied;
+use crate::serve::query::update::Applied;
 use crate::serve::state::State;
 use crate::serve::state::change_events::Change;
 use crate::serve::write_path::observe as change_stream;

@@ -19,7 +19,7 @@ use crate::serve::query::chunk_filter::ChunkPrefilter;
 use crate::serve::query::{self, Projection};
 use crate::serve::reply::raw_reply::EncodedBatch;
 use crate::serve::state::State;
-use crate::serve::state::cursor_table::{Batch, LazyRead};
+use crate::serve::state::cursors::{Batch, LazyRead};
 
 /// Where a lazy `config.chunks` read is.
 pub struct ChunkCursor {

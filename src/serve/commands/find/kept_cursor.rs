@@ -13,7 +13,7 @@ use crate::cluster::MongoError;
 use crate::serve::query::{self, Projection};
 use crate::serve::reply::raw_reply::EncodedBatch;
 use crate::serve::state::State;
-use crate::serve::state::cursor_table::{Batch, LazyRead};
+use crate::serve::state::cursors::{Batch, LazyRead};
 use crate::wire::encode;
 
 /// Where a lazy read of kept documents is.

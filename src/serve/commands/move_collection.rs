@@ -9,10 +9,10 @@
 use bson::{Bson, Document};
 
 use crate::cluster::{MongoError, Placement};
-use crate::model::{KeyPattern, KeyValue};
+use crate::model::KeyPattern;
 use crate::serve::reply::{self, Answer, ok};
 use crate::serve::state::State;
-use crate::serve::write_path::route::field_value;
+use crate::serve::write_path::hand_over::{hand_documents, kept_values};
 
 /// `moveCollection: ns, toShard`.
 pub fn move_collection(state: &mut State, cmd: &Document) -> Answer {
@@ -63,55 +63,6 @@ fn required_string(cmd: &Document, command: &str, field: &str) -> Result<String,
             message: format!("BSON field '{command}.{field}' is missing but a required field"),
         }),
     }
-}
-
-/// Every kept document of `ns` as the values of `fields` and its bytes, refused when some were
-/// not kept.
-pub fn kept_values(
-    state: &State,
-    ns: &str,
-    fields: &[String],
-) -> Result<Vec<(Vec<KeyValue>, u64)>, MongoError> {
-    if state.store.dropped(ns) > 0 {
-        return Err(MongoError::illegal_operation(format!(
-            "serve did not keep every document of {ns} (--max-docs), so it cannot re-place them"
-        )));
-    }
-    Ok(state
-        .store
-        .iter(ns)
-        .map(|(_, s)| {
-            let values = fields
-                .iter()
-                .map(|f| field_value(&s.doc, f).unwrap_or(KeyValue::Null))
-                .collect();
-            (values, s.bytes)
-        })
-        .collect())
-}
-
-/// Hands sharded collection `c` the documents `serve` kept, with the fields of `key`, when the
-/// simulator's copy lacks them: what a refine or a resharding re-keys. Refused when `serve` did
-/// not keep as many documents as the chunks hold.
-pub fn hand_documents(state: &mut State, c: usize, key: &KeyPattern) -> Result<(), MongoError> {
-    let coll = &state.sim.cluster.collections[c];
-    let mut fields: Vec<String> = coll
-        .docs
-        .as_ref()
-        .map_or_else(Vec::new, |d| d.fields.clone());
-    let missing: Vec<String> = key
-        .fields()
-        .iter()
-        .map(|f| f.path.to_string())
-        .filter(|f| !fields.contains(f))
-        .collect();
-    if coll.docs.is_some() && missing.is_empty() {
-        return Ok(());
-    }
-    fields.extend(missing);
-    let ns = coll.ns.clone();
-    let docs = kept_values(state, &ns, &fields)?;
-    state.sim.keep_existing_documents(c, fields, docs)
 }
 
 /// A collection `serve` keeps unsharded enters the simulator, with its documents and indexes.

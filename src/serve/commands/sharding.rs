@@ -352,7 +352,7 @@ pub fn refine(state: &mut State, cmd: &Document) -> Answer {
     let ns = ns_arg(cmd, "refineCollectionShardKey")?;
     let key = pattern(doc_arg(cmd, "key")?)?;
     if let Some(c) = state.sim.cluster.collection_index(&ns) {
-        crate::serve::commands::move_collection::hand_documents(state, c, &key)?;
+        crate::serve::write_path::hand_over::hand_documents(state, c, &key)?;
     }
     state.sim.refine_shard_key(&ns, key)?;
     Ok(ok(Document::new()))
@@ -379,7 +379,7 @@ pub fn reshard(state: &mut State, cmd: &Document) -> Answer {
         req.zones = Some(crate::sim::reshard_layout::zones_of(&req.key, &list)?);
     }
     if let Some(c) = state.sim.cluster.collection_index(&ns) {
-        crate::serve::commands::move_collection::hand_documents(state, c, &req.key)?;
+        crate::serve::write_path::hand_over::hand_documents(state, c, &req.key)?;
     }
     state.sim.start_resharding(&ns, req)?;
     crate::serve::write_path::completion::wait_for_resharding(state, &ns);

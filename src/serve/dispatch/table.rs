@@ -9,8 +9,9 @@ use bson::{Bson, Document};
 
 use crate::serve::commands::sessions;
 use crate::serve::commands::{
-    aggregate, analyze, config_writes, drain, drop_indexes, explain, find, handshake, indexes,
-    insert, metadata, move_collection, parameters, query_analyzer, sharding, updates,
+    aggregate, analyze, change_stream, config_writes, drain, drop_indexes, explain, find,
+    handshake, indexes, insert, metadata, move_collection, parameters, query_analyzer, sharding,
+    updates,
 };
 use crate::serve::dispatch::registry::Namespace;
 use crate::serve::dispatch::registry::{
@@ -117,7 +118,14 @@ pub const COMMANDS: &[Command] = &[
         .privileges(OnCollection("find"))
         .sampled(Sampled::Read)
         .on_collection(),
-    command("getMore", READS, |s, c| find::get_more(s, c.cmd)).in_transaction(),
+    command("getMore", READS, |s, c| {
+        let (id, n) = find::get_more_args(c.cmd)?;
+        match change_stream::get_more(s, id, n) {
+            Some(answer) => doc(answer),
+            None => find::get_more(s, id, n),
+        }
+    })
+    .in_transaction(),
     command("killCursors", READS, |s, c| {
         doc(find::kill_cursors(s, c.cmd))
     })

@@ -321,8 +321,8 @@ fn find_chunks(
     how.answer(state, "config.chunks", Rest::Lazy(Box::new(cursor)))
 }
 
-/// `getMore`.
-pub fn get_more(state: &mut State, cmd: &Document) -> Result<Reply, MongoError> {
+/// `getMore`'s arguments: the cursor id and the batch size (`usize::MAX` when not given).
+pub fn get_more_args(cmd: &Document) -> Result<(i64, usize), MongoError> {
     let id = match cmd.get("getMore") {
         Some(Bson::Int64(id)) => *id,
         _ => {
@@ -332,9 +332,12 @@ pub fn get_more(state: &mut State, cmd: &Document) -> Result<Reply, MongoError> 
         }
     };
     let n = opt_count(cmd, "batchSize")?.map_or(usize::MAX, |n| n.max(1) as usize);
-    if let Some(answer) = crate::serve::commands::change_stream::get_more(state, id, n) {
-        return answer.map(Reply::Doc);
-    }
+    Ok((id, n))
+}
+
+/// `getMore` on cursor `id` of `find` or `aggregate` (change streams answer their own, see
+/// `commands::change_stream::get_more`): at most `n` documents.
+pub fn get_more(state: &mut State, id: i64, n: usize) -> Result<Reply, MongoError> {
     let mut cursor = state
         .cursors
         .take(id)

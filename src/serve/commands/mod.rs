@@ -4,7 +4,6 @@
 //! May import `write_path`, `catalog`, `state`, `query` and `reply`; not `dispatch` or `net`.
 pub mod aggregate;
 pub mod analyze;
-pub mod change_stream;
 pub mod config_writes;
 pub mod drain;
 pub mod drop_indexes;

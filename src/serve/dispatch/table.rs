@@ -9,9 +9,9 @@ use bson::{Bson, Document};
 
 use crate::serve::commands::sessions;
 use crate::serve::commands::{
-    aggregate, analyze, change_stream, config_writes, drain, drop_indexes, explain, find,
-    handshake, indexes, insert, metadata, move_collection, parameters, query_analyzer, sharding,
-    updates,
+    aggregate, aggregate::change_stream, analyze, config_writes, drain, drop_indexes, explain,
+    find, handshake, indexes, insert, metadata, move_collection, parameters, query_analyzer,
+    sharding, updates,
 };
 use crate::serve::dispatch::registry::Namespace;
 use crate::serve::dispatch::registry::{

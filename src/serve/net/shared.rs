@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 use bson::Document;
 use tokio::sync::{Mutex, MutexGuard, Notify, watch};
 
-use crate::serve::commands::change_stream;
+use crate::serve::commands::aggregate::change_stream;
 use crate::serve::reply::raw_reply::Reply;
 use crate::serve::state::{Context, State};
 use crate::serve::write_path::completion;

@@ -1,6 +1,6 @@
 //! The change events of acknowledged writes (a ring of the newest [`HISTORY`]) and the open
 //! change-stream cursors: data only. Writes record events through `write_path::observe`; the
-//! `$changeStream` stage and its `getMore` read them (`commands::change_stream`).
+//! `$changeStream` stage and its `getMore` read them (`commands::aggregate::change_stream`).
 //!
 //! May import `query` and `reply`; nothing above `state`.
 

@@ -9,6 +9,7 @@
 //! May import `write_path`, `catalog`, `state`, `query` and `reply`, and the cursor helpers of
 //! `find` and the `$changeStream` of `change_stream`.
 
+pub mod change_stream;
 pub mod coll_stats;
 pub mod current_op;
 pub mod current_op_resharding;
@@ -20,7 +21,6 @@ use bson::{Bson, Document, doc};
 
 use crate::cluster::{MongoError, ServerVersion};
 use crate::serve::catalog::{chunk_counts, chunk_pipeline, sampled_queries};
-use crate::serve::commands::change_stream;
 use crate::serve::commands::find::{self, open_cursor};
 use crate::serve::query::pipeline::{apply, bad, unknown_stage};
 use crate::serve::reply::{self, Answer, ok};

@@ -336,7 +336,7 @@ pub fn get_more_args(cmd: &Document) -> Result<(i64, usize), MongoError> {
 }
 
 /// `getMore` on cursor `id` of `find` or `aggregate` (change streams answer their own, see
-/// `commands::change_stream::get_more`): at most `n` documents.
+/// `commands::aggregate::change_stream::get_more`): at most `n` documents.
 pub fn get_more(state: &mut State, id: i64, n: usize) -> Result<Reply, MongoError> {
     let mut cursor = state
         .cursors

@@ -44,7 +44,7 @@ pub fn listing(state: &State, ns: &str) -> Option<Vec<Document>> {
             {
                 continue;
             }
-            let mut d = doc! { "v": 2, "key": key.clone(), "name": crate::serve::catalog::indexes::index_name(&key) };
+            let mut d = doc! { "v": 2, "key": key.clone(), "name": index_name(&key) };
             if i.unique {
                 d.insert("unique", true);
             }
@@ -118,5 +118,5 @@ pub fn index_name(key: &Document) -> String {
 
 /// Indexes of `ns`, `_id_` included (1 for a collection without any).
 pub fn index_count(state: &State, ns: &str) -> usize {
-    crate::serve::catalog::indexes::listing(state, ns).map_or(1, |l| l.len())
+    listing(state, ns).map_or(1, |l| l.len())
 }

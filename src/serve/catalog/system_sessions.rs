@@ -43,15 +43,10 @@ impl State {
             .iter()
             .map(std::borrow::Cow::Borrowed)
             .collect();
-        if self
-            .sim
-            .cluster
-            .collection(crate::serve::catalog::system_sessions::NS)
-            .is_none()
-            && let Some(s) = crate::serve::catalog::system_sessions::collection(&self.sim.cluster)
+        if self.sim.cluster.collection(NS).is_none()
+            && let Some(s) = collection(&self.sim.cluster)
         {
-            let at =
-                out.partition_point(|c| c.ns.as_str() < crate::serve::catalog::system_sessions::NS);
+            let at = out.partition_point(|c| c.ns.as_str() < NS);
             out.insert(at, std::borrow::Cow::Owned(s));
         }
         out

@@ -44,25 +44,23 @@ pub fn answer(state: &mut State, cmd: &Document, ctx: Context) -> Reply {
         Err(e)
     } else {
         let in_transaction = command.is_some_and(|c| c.in_transaction);
-        crate::serve::dispatch::transactions::begin(state, &name, cmd, in_transaction).and_then(
-            |()| {
-                let sampled = command.map_or(registry::Sampled::No, |c| c.sampled);
-                crate::serve::commands::query_analyzer::observe(state, sampled, &name, &db, cmd);
-                let call = registry::Call {
-                    name: &name,
-                    db: &db,
-                    cmd,
-                    ctx,
-                };
-                let reply = match command {
-                    Some(c) => (c.handler)(state, &call),
-                    None => Err(MongoError::command_not_found(format!(
-                        "no such command: '{name}'"
-                    ))),
-                };
-                crate::serve::dispatch::transactions::end(state, &name, reply)
-            },
-        )
+        transactions::begin(state, &name, cmd, in_transaction).and_then(|()| {
+            let sampled = command.map_or(registry::Sampled::No, |c| c.sampled);
+            crate::serve::commands::query_analyzer::observe(state, sampled, &name, &db, cmd);
+            let call = registry::Call {
+                name: &name,
+                db: &db,
+                cmd,
+                ctx,
+            };
+            let reply = match command {
+                Some(c) => (c.handler)(state, &call),
+                None => Err(MongoError::command_not_found(format!(
+                    "no such command: '{name}'"
+                ))),
+            };
+            transactions::end(state, &name, reply)
+        })
     };
     state.sessions.current = crate::serve::state::sessions::Current::None;
     state.commands_answered += 1;
@@ -81,12 +79,8 @@ pub fn answer(state: &mut State, cmd: &Document, ctx: Context) -> Reply {
     );
     result
         .unwrap_or_else(|e| {
-            let in_txn = crate::serve::dispatch::transactions::in_txn(cmd);
-            Reply::Doc(crate::serve::dispatch::transactions::labelled(
-                reply::error(&e),
-                &e,
-                in_txn,
-            ))
+            let in_txn = transactions::in_txn(cmd);
+            Reply::Doc(transactions::labelled(reply::error(&e), &e, in_txn))
         })
         .with_cluster_time(state.cluster_time())
 }

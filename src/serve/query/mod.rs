@@ -247,7 +247,7 @@ fn in_list(value: Option<&Bson>, list: &Bson) -> Result<bool, MongoError> {
     let Bson::Array(items) = list else {
         return Err(bad_value("$in needs an array"));
     };
-    if let Some(set) = crate::serve::query::in_sets::set_of(items) {
+    if let Some(set) = in_sets::set_of(items) {
         // Equal in MongoDB's order means the same canonical type too.
         return Ok(candidates(value)
             .iter()

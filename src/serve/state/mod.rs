@@ -30,7 +30,7 @@ use bson::Document;
 use crate::serve::state::cursors::Cursors;
 
 /// What an open cursor of this server has left.
-pub type Rest = crate::serve::state::cursors::Rest<State>;
+pub type Rest = cursors::Rest<State>;
 use crate::serve::state::log::CommandLog;
 use crate::sim::Simulator;
 
@@ -67,30 +67,30 @@ pub struct State {
     /// Collections written to but not sharded, by namespace.
     pub unsharded: BTreeMap<String, UnshardedColl>,
     /// What the command being answered waits for before its reply (`completion`).
-    pub wait: Option<crate::serve::state::waits::Wait>,
+    pub wait: Option<waits::Wait>,
     /// How the latest migrations and reshardings ended.
-    pub outcomes: crate::serve::state::waits::Outcomes,
+    pub outcomes: waits::Outcomes,
     /// Commands answered since the start (`serverStatus`).
     pub commands_answered: u64,
     /// `config.changelog` and `config.actionlog`, from the simulator's events.
-    pub changelog: crate::serve::state::capped_log::CappedLog,
-    pub actionlog: crate::serve::state::capped_log::CappedLog,
+    pub changelog: capped_log::CappedLog,
+    pub actionlog: capped_log::CappedLog,
     /// `configureQueryAnalyzer` settings and the queries sampled.
-    pub analyzers: crate::serve::state::analyzers::QueryAnalyzers,
+    pub analyzers: analyzers::QueryAnalyzers,
     /// Change events and change-stream cursors.
-    pub streams: crate::serve::state::change_events::ChangeStreams,
+    pub streams: change_events::ChangeStreams,
     /// The documents written through `serve` (up to `--max-docs`).
-    pub store: crate::serve::state::store::Store,
+    pub store: store::Store,
     /// Index specs of sharded collections as clients gave them (`indexes`).
     pub extra_indexes: BTreeMap<String, Vec<Document>>,
     /// Unique secondary indexes over the kept documents.
-    pub uniques: crate::serve::state::unique::UniqueIndexes,
+    pub uniques: unique::UniqueIndexes,
     /// `config.settings` documents the simulator does not read (`config_writes`).
-    pub other_settings: crate::serve::state::settings::OtherSettings,
+    pub other_settings: settings::OtherSettings,
     /// Sessions, their transactions and what the command being answered belongs to.
-    pub sessions: crate::serve::state::sessions::Sessions,
+    pub sessions: sessions::Sessions,
     /// The simulated user's roles (`--user-roles`), when access control is on.
-    pub access: Option<crate::serve::state::access::Access>,
+    pub access: Option<access::Access>,
 }
 
 impl State {
@@ -118,18 +118,18 @@ impl State {
             started: Instant::now(),
             unsharded: BTreeMap::new(),
             wait: None,
-            outcomes: crate::serve::state::waits::Outcomes::default(),
+            outcomes: waits::Outcomes::default(),
             commands_answered: 0,
-            changelog: crate::serve::state::capped_log::CappedLog::default(),
-            actionlog: crate::serve::state::capped_log::CappedLog::default(),
-            analyzers: crate::serve::state::analyzers::QueryAnalyzers::default(),
-            streams: crate::serve::state::change_events::ChangeStreams::default(),
-            store: crate::serve::state::store::Store::new(max_docs),
+            changelog: capped_log::CappedLog::default(),
+            actionlog: capped_log::CappedLog::default(),
+            analyzers: analyzers::QueryAnalyzers::default(),
+            streams: change_events::ChangeStreams::default(),
+            store: store::Store::new(max_docs),
             extra_indexes: BTreeMap::new(),
-            uniques: crate::serve::state::unique::UniqueIndexes::default(),
-            sessions: crate::serve::state::sessions::Sessions::default(),
+            uniques: unique::UniqueIndexes::default(),
+            sessions: sessions::Sessions::default(),
             access: None,
-            other_settings: crate::serve::state::settings::OtherSettings::default(),
+            other_settings: settings::OtherSettings::default(),
         }
     }
 

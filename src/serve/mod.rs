@@ -13,62 +13,16 @@
 //! client sees is a [`crate::cluster::MongoError`] (code, codeName, errmsg), raised by the
 //! simulator or by a command here.
 
-pub mod access;
-mod aggregate;
-mod analyze_distribution;
-mod analyze_request;
-mod analyze_shard_key;
-mod change_stream;
-mod changelog;
-mod chunk_counts;
-mod chunk_cursor;
-mod chunk_filter;
-mod chunk_pipeline;
-mod coll_stats;
+mod catalog;
 mod commands;
-mod completion;
-mod config_db;
-mod config_writes;
-mod conn;
-mod current_op;
-mod current_op_resharding;
-mod cursor_docs;
-mod cursor_table;
-mod cursors;
-mod data;
-mod deadline;
-mod drain;
-mod drop_indexes;
-mod explain;
-mod handshake;
-mod ids;
-mod in_sets;
-mod indexes;
-mod limits;
-mod log;
-mod metadata;
-mod move_collection;
-mod parameters;
-mod paths;
+mod dispatch;
+mod net;
 mod query;
-mod query_analyzer;
-mod query_ops;
-mod raw_chunks;
-mod raw_reply;
 mod reply;
-mod sample;
-mod sharding;
-mod shared;
 mod state;
-mod store;
-mod store_cursor;
-mod system_sessions;
-mod transactions;
-mod txn;
-mod unique;
-mod update_ops;
-mod updates;
-mod writes;
+mod write_path;
+
+pub use state::access;
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -81,9 +35,9 @@ use tokio::task::JoinHandle;
 
 use crate::sim::Simulator;
 
-pub use conn::MESSAGE_DEADLINE;
-pub use log::CommandLog;
-pub use store::DEFAULT_MAX_DOCS;
+pub use net::conn::MESSAGE_DEADLINE;
+pub use state::log::CommandLog;
+pub use state::store::DEFAULT_MAX_DOCS;
 
 /// Connections served at once; past it a new connection is refused (closed with a log line).
 pub const MAX_CONNECTIONS: usize = 256;
@@ -133,7 +87,7 @@ impl ServeOptions {
             command_log: None,
             argv: vec!["shardtop".into(), "serve".into()],
             max_docs: DEFAULT_MAX_DOCS,
-            message_deadline: conn::MESSAGE_DEADLINE,
+            message_deadline: net::conn::MESSAGE_DEADLINE,
             access: None,
         }
     }
@@ -188,7 +142,7 @@ pub async fn start(opts: ServeOptions) -> std::io::Result<Server> {
     );
     let mut state = state;
     state.access = opts.access;
-    let shared = shared::Shared::new(state);
+    let shared = net::shared::Shared::new(state);
     let ticker = tokio::spawn(Arc::clone(&shared).tick(shutdown_rx.clone()));
     let limits = Limits {
         message_deadline: opts.message_deadline,
@@ -210,7 +164,7 @@ struct Limits {
 
 async fn accept_loop(
     listener: TcpListener,
-    shared: Arc<shared::Shared>,
+    shared: Arc<net::shared::Shared>,
     mut shutdown: watch::Receiver<bool>,
     log: Option<Arc<CommandLog>>,
     limits: Limits,
@@ -225,13 +179,13 @@ async fn accept_loop(
         let (stream, peer) = match accepted {
             Ok(x) => x,
             Err(e) => {
-                log::line(log.as_deref(), &format!("accept failed: {e}"));
+                state::log::line(log.as_deref(), &format!("accept failed: {e}"));
                 continue;
             }
         };
         let id = next_id.fetch_add(1, Ordering::Relaxed);
         let Ok(permit) = Arc::clone(&permits).try_acquire_owned() else {
-            log::line(
+            state::log::line(
                 log.as_deref(),
                 &format!(
                     "connection {id} from {peer} refused: {MAX_CONNECTIONS} connections already open"
@@ -240,7 +194,7 @@ async fn accept_loop(
             drop(stream);
             continue;
         };
-        let conn = conn::Connection {
+        let conn = net::conn::Connection {
             id,
             peer,
             shared: Arc::clone(&shared),
@@ -290,9 +244,9 @@ pub mod fuzzing {
                 connection_id: 1,
                 peer: std::net::SocketAddr::from(([127, 0, 0, 1], 50000)),
             };
-            let reply = super::commands::answer(&mut self.0, cmd, ctx);
+            let reply = super::dispatch::answer(&mut self.0, cmd, ctx);
             self.0.wait = None;
-            super::changelog::record(&mut self.0);
+            super::write_path::changelog::record(&mut self.0);
             let mut out = Vec::new();
             reply.write(&mut out);
             out
@@ -306,7 +260,9 @@ pub mod fuzzing {
 
     /// `doc` after the update `u` (a modifier document or a replacement), or `None` when refused.
     pub fn apply_update(doc: &Document, u: &Bson) -> Option<Document> {
-        let u = super::update_ops::parse(Some(u)).ok()?;
-        super::update_ops::apply(doc, &u, false).ok().map(|a| a.doc)
+        let u = super::query::update::parse(Some(u)).ok()?;
+        super::query::update::apply(doc, &u, false)
+            .ok()
+            .map(|a| a.doc)
     }
 }

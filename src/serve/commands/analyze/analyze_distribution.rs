@@ -1,0 +1,284 @@
+//! `analyzeShardKey`'s `readDistribution` and `writeDistribution`: every sampled query of the
+//! collection (`query_analyzer`) classified under the candidate key against a synthetic routing
+//! table of 100 ranges cut at split points drawn from the documents, as
+//! `calculateReadWriteDistributionMetrics` does (8.0 `db/s/analyze_shard_key_cmd_util.cpp`,
+//! `db/s/analyze_shard_key_read_write_distribution.cpp`,
+//! `db/s/document_source_analyze_shard_key_read_write_distribution.cpp`).
+//!
+//! - Split points (`SamplingBasedSplitPolicy`, 8.0 `db/s/config/initial_split_policy.cpp`):
+//!   1,000 documents (`analyzeShardKeyNumRanges` 100 × `analyzeShardKeyNumSamplesPerRange` 10)
+//!   sorted by the key's raw values, every 10th taken, until 99 distinct ones; fewer is the
+//!   server's error 4952606. MongoDB draws the 1,000 with `$sample`; `serve` by a pseudo-random
+//!   choice of a fixed seed (all of them in a collection of at most 1,000).
+//! - A query whose filter pins the whole key is single-shard; one over MinKey to MaxKey is
+//!   scatter-gather; any other is multi-shard. A non-upsert replacement whose filter is an exact
+//!   `_id` is targeted by its replacement's key. Each range a query targets counts it in
+//!   `numReadsByRange` / `numWritesByRange`. A write that is not single-shard is a single or multi
+//!   write without the shard key.
+//! - Shard-key updates are read from the update itself (`analyze::distribution`), where MongoDB reads
+//!   the sampled diffs of the updated documents.
+//! - Without samples a side reports its `sampleSize` of zeros only, as the server does.
+
+use std::collections::BTreeSet;
+
+use bson::{Bson, Document, doc};
+
+use crate::analyze::distribution::{
+    Dispatch, Targeted, percentage, target_split_key, target_split_ranges, updates_shard_key,
+};
+use crate::analyze::operation::{Command, Operation};
+use crate::analyze::sampled;
+use crate::cluster::MongoError;
+use crate::model::{KeyPattern, ShardKey};
+use crate::serve::state::State;
+
+/// `analyzeShardKeyNumRanges`.
+const NUM_RANGES: usize = 100;
+/// `analyzeShardKeyNumSamplesPerRange`.
+const SAMPLES_PER_RANGE: usize = 10;
+
+/// The read and the write distribution of `ns`'s sampled queries under `key`.
+pub fn read_write(
+    state: &State,
+    ns: &str,
+    key: &KeyPattern,
+) -> Result<(Document, Document), MongoError> {
+    let splits = split_points(state, ns, key)?;
+    let mut reads = Tally::new();
+    let mut writes = Tally::new();
+    for sample in crate::serve::catalog::sampled_queries::samples_of(state, ns) {
+        for op in sampled::operations(sample, 0) {
+            if op.command.is_read() {
+                reads.per_command[read_slot(op.command)] += 1;
+                reads.count(&target_split_ranges(key, &op.filter, &splits));
+            } else {
+                writes.per_command[write_slot(op.command)] += 1;
+                writes.count_write(key, &splits, &op);
+            }
+        }
+    }
+    Ok((reads.read_doc(), writes.write_doc()))
+}
+
+fn read_slot(command: Command) -> usize {
+    match command {
+        Command::Find => 0,
+        Command::Aggregate => 1,
+        Command::Count => 2,
+        _ => 3,
+    }
+}
+
+fn write_slot(command: Command) -> usize {
+    match command {
+        Command::Update => 0,
+        Command::Delete => 1,
+        _ => 2,
+    }
+}
+
+/// The split points: the ranges are `[MinKey, s0)`, `[s0, s1)`, …, `[s98, MaxKey)`.
+fn split_points(state: &State, ns: &str, key: &KeyPattern) -> Result<Vec<ShardKey>, MongoError> {
+    let docs: Vec<&Document> = state.store.iter(ns).map(|(_, s)| &s.doc).collect();
+    let raw = raw_pattern(key);
+    let mut sampled = Vec::new();
+    for d in crate::serve::commands::analyze::analyze_shard_key::sample(
+        &docs,
+        NUM_RANGES * SAMPLES_PER_RANGE,
+    ) {
+        match (raw.extract(d), key.extract(d)) {
+            (Ok(r), Ok(k)) => sampled.push((r, k)),
+            (Err(e), _) | (_, Err(e)) => {
+                return Err(
+                    crate::serve::commands::analyze::analyze_shard_key::array_field(key, &e.0),
+                );
+            }
+        }
+    }
+    sampled.sort_by(|a, b| a.0.cmp(&b.0));
+    let mut points = BTreeSet::new();
+    let mut at = 0;
+    while points.len() < NUM_RANGES - 1 && at < sampled.len() {
+        // Each split point is the last of the next 10 samples (or of those left).
+        let pick = (at + SAMPLES_PER_RANGE - 1).min(sampled.len() - 1);
+        points.insert(sampled[pick].1.clone());
+        at += SAMPLES_PER_RANGE;
+    }
+    if points.len() < NUM_RANGES - 1 {
+        return Err(MongoError {
+            code: 4_952_606,
+            code_name: "Location4952606",
+            message: format!(
+                "Failed to find split points that partition the data into {NUM_RANGES} chunks \
+                 with roughly equal number of documents using the shard key being analyzed :: \
+                 caused by :: The shard key provided does not have enough cardinality to make \
+                 the required number of chunks of {NUM_RANGES}, it can only make {} chunks",
+                points.len() + 1
+            ),
+        });
+    }
+    Ok(points.into_iter().collect())
+}
+
+/// The key's fields, none hashed: the `$sort` of the split-point sample orders raw values.
+fn raw_pattern(key: &KeyPattern) -> KeyPattern {
+    let d: Document = key
+        .fields()
+        .iter()
+        .map(|f| (f.path.to_string(), Bson::Int32(1)))
+        .collect();
+    KeyPattern::parse(&d).unwrap_or_else(|_| key.clone())
+}
+
+/// `isExactIdQuery`: the filter is an equality on `_id` alone.
+fn is_exact_id(filter: &Document) -> bool {
+    if filter.len() != 1 {
+        return false;
+    }
+    match filter.get("_id") {
+        Some(Bson::Document(d)) if d.keys().any(|k| k.starts_with('$')) => {
+            d.len() == 1 && d.get("$eq").is_some_and(|v| !is_operand_pattern(v))
+        }
+        Some(v) => !is_operand_pattern(v),
+        None => false,
+    }
+}
+
+fn is_operand_pattern(v: &Bson) -> bool {
+    matches!(v, Bson::Array(_) | Bson::RegularExpression(_))
+}
+
+/// The counts of one side.
+struct Tally {
+    /// Reads: find, aggregate, count, distinct; writes: update, delete, findAndModify.
+    per_command: [u64; 4],
+    single: u64,
+    multi: u64,
+    scatter: u64,
+    by_range: Vec<u64>,
+    shard_key_updates: u64,
+    single_without_key: u64,
+    multi_without_key: u64,
+}
+
+impl Tally {
+    fn new() -> Self {
+        Self {
+            per_command: [0; 4],
+            single: 0,
+            multi: 0,
+            scatter: 0,
+            by_range: vec![0; NUM_RANGES],
+            shard_key_updates: 0,
+            single_without_key: 0,
+            multi_without_key: 0,
+        }
+    }
+
+    fn total(&self) -> u64 {
+        self.per_command.iter().sum()
+    }
+
+    fn count(&mut self, t: &Targeted) {
+        for &r in &t.ranges {
+            if let Some(n) = self.by_range.get_mut(r) {
+                *n += 1;
+            }
+        }
+        match t.dispatch {
+            Dispatch::SingleShard => self.single += 1,
+            Dispatch::Variable => self.multi += 1,
+            Dispatch::ScatterGather => self.scatter += 1,
+        }
+    }
+
+    /// `WriteDistributionMetricsCalculator::_addUpdateQuery` and its siblings.
+    fn count_write(&mut self, key: &KeyPattern, splits: &[ShardKey], w: &Operation) {
+        let mut t = target_split_ranges(key, &w.filter, splits);
+        let replacement = w
+            .update
+            .as_ref()
+            .filter(|u| !u.keys().any(|k| k.starts_with('$')));
+        if let Some(u) = replacement.filter(|_| {
+            w.command == Command::Update
+                && t.dispatch != Dispatch::SingleShard
+                && !w.upsert
+                && is_exact_id(&w.filter)
+        }) {
+            t = match key.extract(u) {
+                Ok(k) => target_split_key(&k, splits),
+                Err(_) => target_split_ranges(key, &Document::new(), splits),
+            };
+        }
+        self.count(&t);
+        if t.dispatch != Dispatch::SingleShard {
+            if w.multi {
+                self.multi_without_key += 1;
+            } else {
+                self.single_without_key += 1;
+            }
+        }
+        if updates_shard_key(key, w) {
+            self.shard_key_updates += 1;
+        }
+    }
+
+    fn percentages(&self, d: &mut Document, side: &str) {
+        let total = self.total();
+        d.insert(
+            format!("percentageOfSingleShard{side}"),
+            percentage(self.single, total),
+        );
+        d.insert(
+            format!("percentageOfMultiShard{side}"),
+            percentage(self.multi, total),
+        );
+        d.insert(
+            format!("percentageOfScatterGather{side}"),
+            percentage(self.scatter, total),
+        );
+        let by_range: Vec<Bson> = self.by_range.iter().map(|n| long(*n)).collect();
+        d.insert(format!("num{side}ByRange"), by_range);
+    }
+
+    fn read_doc(&self) -> Document {
+        let [find, aggregate, count, distinct] = self.per_command.map(long);
+        let mut d = doc! { "sampleSize": {
+            "total": long(self.total()), "find": find, "aggregate": aggregate, "count": count,
+            "distinct": distinct,
+        } };
+        if self.total() > 0 {
+            self.percentages(&mut d, "Reads");
+        }
+        d
+    }
+
+    fn write_doc(&self) -> Document {
+        let [update, delete, find_and_modify, _] = self.per_command.map(long);
+        let total = self.total();
+        let mut d = doc! { "sampleSize": {
+            "total": long(total), "update": update, "delete": delete,
+            "findAndModify": find_and_modify,
+        } };
+        if total > 0 {
+            self.percentages(&mut d, "Writes");
+            d.insert(
+                "percentageOfShardKeyUpdates",
+                percentage(self.shard_key_updates, total),
+            );
+            d.insert(
+                "percentageOfSingleWritesWithoutShardKey",
+                percentage(self.single_without_key, total),
+            );
+            d.insert(
+                "percentageOfMultiWritesWithoutShardKey",
+                percentage(self.multi_without_key, total),
+            );
+        }
+        d
+    }
+}
+
+fn long(n: u64) -> Bson {
+    Bson::Int64(i64::try_from(n).unwrap_or(i64::MAX))
+}

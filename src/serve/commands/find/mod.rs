@@ -1,0 +1,451 @@
+//! Reads: `find` (filter, sort, projection, skip, limit, batchSize, singleBatch), `getMore`,
+//! `killCursors`, `count` and `distinct` over the generated config database and the kept
+//! documents of user collections ([`crate::serve::state::store`]). A read on a collection some of whose
+//! documents are not kept carries a `shardtop` field saying how many and why.
+//!
+//! May import `write_path`, `catalog`, `state`, `query` and `reply`.
+
+pub mod kept_cursor;
+
+use std::collections::VecDeque;
+
+use bson::{Bson, Document, doc};
+
+use crate::cluster::MongoError;
+use crate::serve::catalog::chunks_cursor::ChunkCursor;
+use crate::serve::catalog::config_db;
+use crate::serve::commands::find::kept_cursor::StoreCursor;
+use crate::serve::query::{self, Projection};
+use crate::serve::reply::raw_reply::Reply;
+use crate::serve::reply::{self, Answer, ok, opt_count, opt_doc};
+use crate::serve::state::Rest;
+use crate::serve::state::State;
+use crate::serve::state::cursors::Batch;
+use crate::serve::state::encoded_docs::EncodedDocs;
+
+/// The first batch's default size, as servers use.
+const DEFAULT_BATCH: usize = 101;
+/// A batch stops growing past this many bytes (replies stay well under 16 MB).
+const BATCH_BYTES: usize = 8 << 20;
+
+fn take_batch(docs: &mut VecDeque<Document>, n: usize) -> Vec<Bson> {
+    let mut out = Vec::new();
+    let mut bytes = 0;
+    while out.len() < n {
+        let Some(d) = docs.pop_front() else { break };
+        bytes += crate::wire::document_len(&d);
+        out.push(Bson::Document(d));
+        if bytes > BATCH_BYTES {
+            break;
+        }
+    }
+    out
+}
+
+/// Takes a first batch (`batchSize`, default 101) and opens a cursor over the rest.
+pub fn open_cursor(
+    state: &mut State,
+    ns: &str,
+    docs: &mut VecDeque<Document>,
+    batch_size: Option<i64>,
+) -> (Vec<Bson>, i64) {
+    let n = batch_size.map_or(DEFAULT_BATCH, |n| n.max(0) as usize);
+    let first = take_batch(docs, n);
+    let id = open(state, ns, std::mem::take(docs));
+    (first, id)
+}
+
+/// Opens a cursor of the connection being answered over `docs` (id 0 when there are none).
+fn open(state: &mut State, ns: &str, docs: VecDeque<Document>) -> i64 {
+    if docs.is_empty() {
+        return 0;
+    }
+    insert(state, ns, Rest::Docs(EncodedDocs::new(docs)))
+}
+
+fn insert(state: &mut State, ns: &str, rest: Rest) -> i64 {
+    let session = state.session.clone();
+    let (id, evicted) = state.cursors.open(ns, rest, state.connection, session);
+    if evicted > 0 {
+        let (n, held) = state.cursors.usage();
+        crate::serve::state::log::line(
+            state.log.as_deref(),
+            &format!(
+                "killed the {evicted} least recently read cursors: open cursors would hold over \
+                 {} bytes ({n} open, {held} bytes)",
+                crate::serve::state::cursors::CURSOR_BUDGET
+            ),
+        );
+    }
+    id
+}
+
+/// The documents of `db.coll`: the config database is generated, other collections are kept.
+pub fn documents(state: &State, db: &str, coll: &str) -> Vec<Document> {
+    if db == "config" {
+        config_db::documents(state, coll).unwrap_or_default()
+    } else {
+        let ns = format!("{db}.{coll}");
+        let Some(mut view) = state.sessions.view(&ns) else {
+            return state.store.iter(&ns).map(|(_, s)| s.doc.clone()).collect();
+        };
+        // A transaction's snapshot or another's locked documents: their versions instead.
+        let mut out: Vec<Document> = state
+            .store
+            .iter(&ns)
+            .filter_map(|(_, s)| {
+                let id = crate::model::extjson::from_bson(s.doc.get("_id").unwrap_or(&Bson::Null));
+                match view.remove(&id) {
+                    Some(v) => v,
+                    None => Some(s.doc.clone()),
+                }
+            })
+            .collect();
+        out.extend(view.into_values().flatten());
+        out
+    }
+}
+
+/// The filtered, sorted, skipped and limited documents of a read.
+pub fn select(
+    state: &State,
+    db: &str,
+    coll: &str,
+    filter: Option<&Document>,
+    sort: Option<&Document>,
+    skip: Option<i64>,
+    limit: Option<i64>,
+) -> Result<Vec<Document>, MongoError> {
+    if let Some(f) = filter {
+        // Surface a bad filter even when there is nothing to match against.
+        query::matches(&Document::new(), f)?;
+    }
+    let none = Document::new();
+    let mut docs = crate::serve::query::in_sets::prepared(filter.unwrap_or(&none), || {
+        selected(state, db, coll, filter)
+    })?;
+    if let Some(s) = sort {
+        crate::serve::query::deadline::check()?;
+        query::sort(&mut docs, s)?;
+    }
+    let skip = usize::try_from(skip.unwrap_or(0))
+        .map_err(|_| MongoError::bad_value("skip value must be non-negative"))?;
+    docs.drain(..skip.min(docs.len()));
+    if let Some(l) = limit.filter(|l| *l != 0) {
+        docs.truncate(l.unsigned_abs() as usize);
+    }
+    Ok(docs)
+}
+
+/// The documents of `db.coll` that `filter` matches, in natural order.
+fn selected(
+    state: &State,
+    db: &str,
+    coll: &str,
+    filter: Option<&Document>,
+) -> Result<Vec<Document>, MongoError> {
+    let ns = format!("{db}.{coll}");
+    let keep = |d: &Document| filter.is_none_or(|f| query::matches(d, f).unwrap_or(false));
+    let mut seen = 0usize;
+    let mut tick = || {
+        seen += 1;
+        crate::serve::query::deadline::check_every(seen)
+    };
+    Ok(if db == "config" {
+        // Only the chunk documents the filter's lastmod/jumbo terms can match are built, and
+        // they are moved, not copied.
+        config_db::matching(state, coll, filter)
+            .unwrap_or_default()
+            .into_iter()
+            .filter(|d| keep(d))
+            .collect()
+    } else if state.sessions.view(&ns).is_some() {
+        let mut out = Vec::new();
+        for d in documents(state, db, coll) {
+            tick()?;
+            if keep(&d) {
+                out.push(d);
+            }
+        }
+        out
+    } else {
+        let mut out = Vec::new();
+        for (_, s) in state.store.iter(&ns) {
+            tick()?;
+            if keep(&s.doc) {
+                out.push(s.doc.clone());
+            }
+        }
+        out
+    })
+}
+
+/// `reply` with the note of a read on `db.coll` whose documents are not all kept.
+pub fn with_note(state: &State, db: &str, coll: &str, mut reply: Document) -> Document {
+    if db != "config"
+        && let Some(note) = state.read_note(&format!("{db}.{coll}"))
+    {
+        reply.insert("shardtop", note);
+    }
+    reply
+}
+
+/// A cursor reply: `{cursor: {firstBatch|nextBatch, id, ns}, ok: 1}`.
+fn cursor_reply(first: bool, batch: Batch, id: i64, ns: String) -> Reply {
+    match batch {
+        Batch::Docs(docs) => {
+            let key = if first { "firstBatch" } else { "nextBatch" };
+            Reply::Doc(ok(doc! { "cursor": { key: docs, "id": id, "ns": ns } }))
+        }
+        Batch::Encoded(batch) => Reply::Cursor {
+            first,
+            batch,
+            id,
+            ns,
+            tail: Vec::new(),
+        },
+    }
+}
+
+/// `find`.
+pub fn find(state: &mut State, db: &str, cmd: &Document) -> Result<Reply, MongoError> {
+    let coll = reply::first_string(cmd, "find")?;
+    let filter = opt_doc(cmd, "filter")?;
+    let projection = opt_doc(cmd, "projection")?
+        .map(Projection::parse)
+        .transpose()?;
+    let limit = opt_count(cmd, "limit")?;
+    let unsorted = opt_doc(cmd, "sort")?.is_none_or(Document::is_empty);
+    if db == "config" && coll == "chunks" && unsorted {
+        return find_chunks(state, cmd, filter, projection, limit);
+    }
+    let ns = format!("{db}.{coll}");
+    if db != "config" && unsorted && state.sessions.view(&ns).is_none() {
+        return find_kept(state, &ns, cmd, filter, projection, limit);
+    }
+    let docs = select(
+        state,
+        db,
+        &coll,
+        filter,
+        opt_doc(cmd, "sort")?,
+        opt_count(cmd, "skip")?,
+        limit,
+    )?;
+    let mut docs: VecDeque<Document> = match projection {
+        Some(p) => docs.iter().map(|d| p.apply(d)).collect(),
+        None => docs.into(),
+    };
+    let batch = opt_count(cmd, "batchSize")?
+        .map_or(DEFAULT_BATCH, |n| n.max(0) as usize)
+        .max(usize::from(limit.is_some_and(|l| l < 0)));
+    let single = reply::flag(cmd, "singleBatch") || limit.is_some_and(|l| l < 0);
+    let first = take_batch(&mut docs, if batch == 0 { 0 } else { batch });
+    let id = if single { 0 } else { open(state, &ns, docs) };
+    let reply = doc! { "cursor": { "firstBatch": first, "id": id, "ns": ns } };
+    Ok(Reply::Doc(ok(with_note(state, db, &coll, reply))))
+}
+
+/// How a lazy `find` reads: its skip, the documents its limit leaves, its first batch's size,
+/// and whether it is one batch only.
+struct LazyFind {
+    skip: usize,
+    left: Option<usize>,
+    batch: usize,
+    single: bool,
+}
+
+impl LazyFind {
+    fn of(
+        cmd: &Document,
+        filter: Option<&Document>,
+        limit: Option<i64>,
+    ) -> Result<Self, MongoError> {
+        if let Some(f) = filter {
+            // Surface a bad filter even when there is nothing to match against.
+            query::matches(&Document::new(), f)?;
+        }
+        let skip = usize::try_from(opt_count(cmd, "skip")?.unwrap_or(0))
+            .map_err(|_| MongoError::bad_value("skip value must be non-negative"))?;
+        Ok(Self {
+            skip,
+            left: limit.filter(|l| *l != 0).map(|l| l.unsigned_abs() as usize),
+            batch: opt_count(cmd, "batchSize")?
+                .map_or(DEFAULT_BATCH, |n| n.max(0) as usize)
+                .max(usize::from(limit.is_some_and(|l| l < 0))),
+            single: reply::flag(cmd, "singleBatch") || limit.is_some_and(|l| l < 0),
+        })
+    }
+
+    /// The first batch of `rest`, and a cursor over what it has left.
+    fn answer(&self, state: &mut State, ns: &str, mut rest: Rest) -> Result<Reply, MongoError> {
+        let first = rest.next_batch(state, self.batch, BATCH_BYTES)?;
+        let id = if self.single || rest.done(state) {
+            0
+        } else {
+            insert(state, ns, rest)
+        };
+        Ok(cursor_reply(true, first, id, ns.to_string()))
+    }
+}
+
+/// `find` on kept documents without a sort (outside a transaction's view): batches read as
+/// they are asked for.
+fn find_kept(
+    state: &mut State,
+    ns: &str,
+    cmd: &Document,
+    filter: Option<&Document>,
+    projection: Option<Projection>,
+    limit: Option<i64>,
+) -> Result<Reply, MongoError> {
+    let how = LazyFind::of(cmd, filter, limit)?;
+    let cursor = StoreCursor::new(ns, filter, projection, how.skip, how.left);
+    let mut reply = how.answer(state, ns, Rest::Lazy(Box::new(cursor)))?;
+    if let (Reply::Cursor { tail, .. }, Some(note)) = (&mut reply, state.read_note(ns)) {
+        crate::wire::encode::element(tail, "shardtop", &Bson::String(note));
+    }
+    Ok(reply)
+}
+
+/// `find` on `config.chunks` without a sort: batches built as they are asked for.
+fn find_chunks(
+    state: &mut State,
+    cmd: &Document,
+    filter: Option<&Document>,
+    projection: Option<Projection>,
+    limit: Option<i64>,
+) -> Result<Reply, MongoError> {
+    let how = LazyFind::of(cmd, filter, limit)?;
+    let cursor = ChunkCursor::new(filter, projection, how.skip, how.left);
+    how.answer(state, "config.chunks", Rest::Lazy(Box::new(cursor)))
+}
+
+/// `getMore`'s arguments: the cursor id and the batch size (`usize::MAX` when not given).
+pub fn get_more_args(cmd: &Document) -> Result<(i64, usize), MongoError> {
+    let id = match cmd.get("getMore") {
+        Some(Bson::Int64(id)) => *id,
+        _ => {
+            return Err(reply::type_mismatch(
+                "BSON field 'getMore' is the wrong type, expected type 'long'",
+            ));
+        }
+    };
+    let n = opt_count(cmd, "batchSize")?.map_or(usize::MAX, |n| n.max(1) as usize);
+    Ok((id, n))
+}
+
+/// `getMore` on cursor `id` of `find` or `aggregate` (change streams answer their own, see
+/// `commands::aggregate::change_stream::get_more`): at most `n` documents.
+pub fn get_more(state: &mut State, id: i64, n: usize) -> Result<Reply, MongoError> {
+    let mut cursor = state
+        .cursors
+        .take(id)
+        .ok_or_else(|| reply::cursor_not_found(id))?;
+    let batch = match cursor.rest.next_batch(state, n, BATCH_BYTES) {
+        Ok(b) => b,
+        Err(e) => {
+            state.cursors.put_back(id, cursor);
+            return Err(e);
+        }
+    };
+    let ns = cursor.ns.clone();
+    let next = if cursor.rest.done(state) {
+        0
+    } else {
+        state.cursors.put_back(id, cursor);
+        id
+    };
+    Ok(cursor_reply(false, batch, next, ns))
+}
+
+/// `killCursors`.
+pub fn kill_cursors(state: &mut State, cmd: &Document) -> Answer {
+    let ids = match cmd.get("cursors") {
+        Some(Bson::Array(a)) => a.clone(),
+        _ => return Err(reply::failed_to_parse("killCursors needs a cursors array")),
+    };
+    let (mut killed, mut not_found) = (Vec::new(), Vec::new());
+    for id in ids {
+        let Bson::Int64(n) = id else {
+            return Err(reply::type_mismatch("cursor ids must be longs"));
+        };
+        if state.cursors.kill(n) || state.streams.kill(n) {
+            killed.push(Bson::Int64(n));
+        } else {
+            not_found.push(Bson::Int64(n));
+        }
+    }
+    Ok(ok(doc! {
+        "cursorsKilled": killed, "cursorsNotFound": not_found,
+        "cursorsAlive": [], "cursorsUnknown": [],
+    }))
+}
+
+/// `count`: without a query on a user collection, the collection's document count (the
+/// simulator's for a sharded one, whether kept or not); otherwise over the kept documents.
+pub fn count(state: &State, db: &str, cmd: &Document) -> Answer {
+    let coll = reply::first_string(cmd, "count")?;
+    let query = opt_doc(cmd, "query")?;
+    let (skip, limit) = (opt_count(cmd, "skip")?, opt_count(cmd, "limit")?);
+    if db != "config" && query.is_none_or(Document::is_empty) {
+        let ns = format!("{db}.{coll}");
+        let total = match state.sim.cluster.collection(&ns) {
+            Some(c) => c.table.iter().map(|ch| ch.info.stats.docs).sum::<u64>() as i64,
+            None => state.unsharded.get(&ns).map_or(0, |u| u.count as i64),
+        };
+        let mut n = (total - skip.unwrap_or(0).max(0)).max(0);
+        if let Some(l) = limit.filter(|l| *l != 0) {
+            n = n.min(l.abs());
+        }
+        return Ok(ok(doc! { "n": reply::number(n as u64) }));
+    }
+    if db == "config"
+        && coll == "chunks"
+        && skip.is_none()
+        && limit.is_none()
+        && let Some(q) = query
+    {
+        // One collection's chunks: counted from the routing table, as from an index.
+        let pipeline = [
+            Bson::Document(doc! { "$match": q.clone() }),
+            Bson::Document(doc! { "$group": { "_id": 1, "n": { "$sum": 1 } } }),
+        ];
+        if let Some(rows) = crate::serve::catalog::chunk_counts::answer(state, &pipeline) {
+            let n = rows
+                .first()
+                .and_then(|d| d.get("n").cloned())
+                .unwrap_or(Bson::Int32(0));
+            return Ok(ok(doc! { "n": n }));
+        }
+    }
+    let docs = select(state, db, &coll, query, None, skip, limit)?;
+    // 8.0 `s/commands/cluster_count_cmd.cpp`: `appendNumber("n", total)`.
+    let reply = doc! { "n": reply::number(docs.len() as u64) };
+    Ok(ok(with_note(state, db, &coll, reply)))
+}
+
+/// `distinct`.
+pub fn distinct(state: &State, db: &str, cmd: &Document) -> Answer {
+    let coll = reply::first_string(cmd, "distinct")?;
+    let key = reply::string_arg(cmd, "key")?;
+    let docs = select(state, db, &coll, opt_doc(cmd, "query")?, None, None, None)?;
+    let mut values: Vec<Bson> = Vec::new();
+    for d in &docs {
+        let found = match query::get_path(d, &key) {
+            Some(Bson::Array(items)) => items.clone(),
+            Some(v) => vec![v.clone()],
+            None => Vec::new(),
+        };
+        for v in found {
+            if !values
+                .iter()
+                .any(|x| query::compare(x, &v) == std::cmp::Ordering::Equal)
+            {
+                values.push(v);
+            }
+        }
+    }
+    values.sort_by(query::compare);
+    Ok(ok(with_note(state, db, &coll, doc! { "values": values })))
+}

@@ -1,5 +1,6 @@
-//! The terminal UI: state and reducer (`app`), key bindings (`keymap`, `keys`), colours
-//! (`theme`, `palette`), the settings a configuration file changes (`Settings`), and
+//! The terminal UI: state and reducer (`app`; what the keys do now in `input_mode`; `update`
+//! returns the [`Effects`] it wants), key bindings (`keymap`, `keys`), colours (`theme`,
+//! `palette`), the settings a configuration file changes (`Settings`), the layout (`layout`) and
 //! one file per pane under `panes`. Rendering is a pure function of [`App`]; nothing here does
 //! I/O or talks to a source except through the messages of [`crate::source`].
 //!
@@ -13,15 +14,18 @@ pub mod app_history;
 pub mod app_lab;
 pub mod export;
 pub mod export_png;
+pub mod input_mode;
 pub mod keymap;
 pub mod keys;
+pub mod layout;
 pub mod palette;
 pub mod panes;
 pub mod shard_order;
 pub mod theme;
 
 pub use action::Action;
-pub use app::App;
+pub use app::{App, Effects};
+pub use input_mode::InputMode;
 pub use panes::render;
 
 /// What a configuration file and the command line change in the TUI.

@@ -104,7 +104,9 @@ where
         ratatui::restore();
         tasks.shutdown().await;
         match ended {
-            Ok(result) => result.map_err(|e| Failure::runtime(format!("{e:#}"))),
+            Ok(result) => result
+                .map(|_ended| ())
+                .map_err(|e| Failure::runtime(format!("{e:#}"))),
             // Killed: the terminal is back; end as a process killed by that signal ends.
             Err(signal) => std::process::exit(128 + signal),
         }

@@ -9,8 +9,8 @@
 
 pub mod action;
 pub mod app;
-pub mod app_heat;
 pub mod app_history;
+pub mod app_key_visualizer;
 pub mod app_lab;
 pub mod export;
 pub mod export_png;
@@ -27,6 +27,10 @@ pub use action::Action;
 pub use app::{App, Effects};
 pub use input_mode::InputMode;
 pub use panes::render;
+
+/// The key visualizer's state under the module's former name.
+#[doc(hidden)]
+pub use app_key_visualizer as app_heat;
 
 /// What a configuration file and the command line change in the TUI.
 #[derive(Clone, Debug, PartialEq)]

@@ -5,8 +5,8 @@ use std::collections::VecDeque;
 
 use super::Settings;
 use super::action::Action;
-use super::app_heat::{HeatmapState, Screen};
 use super::app_history::HistoryState;
+use super::app_key_visualizer::{KeyVisualizerState, Screen};
 pub use super::input_mode::InputMode;
 use super::shard_order::ShardSort;
 use crate::source::runner::{MAX_SPEED, MIN_SPEED};
@@ -94,7 +94,7 @@ pub struct App {
     /// The screen shown: the main layout, the key visualizer or the history.
     pub screen: Screen,
     /// The key visualizer's cursor, time zoom and key zoom.
-    pub heatmap: HeatmapState,
+    pub heatmap: KeyVisualizerState,
     /// The history view's time zoom and scroll.
     pub history: HistoryState,
     /// What the source was last told (the view's clock is the source's answer).
@@ -129,7 +129,7 @@ impl App {
             shard_scroll: 0,
             notice: None,
             screen: Screen::Main,
-            heatmap: HeatmapState::default(),
+            heatmap: KeyVisualizerState::default(),
             history: HistoryState::default(),
             paused,
             speed,
@@ -150,7 +150,7 @@ impl App {
             cells: self.strip_cells(),
             selected: (self.focus == Focus::KeySpace).then_some(self.cursor),
             query: self.query.clone(),
-            heatmap: (self.screen == Screen::KeyVisualizer).then(|| self.heatmap_request()),
+            heatmap: (self.screen == Screen::KeyVisualizer).then(|| self.key_visualizer_request()),
             history: (self.screen == Screen::History).then(|| self.history_request()),
         }
     }
@@ -241,7 +241,7 @@ impl App {
         let taken = !self.input.typing()
             && match self.screen {
                 Screen::Main => false,
-                Screen::KeyVisualizer => self.heat_action(action),
+                Screen::KeyVisualizer => self.key_visualizer_action(action),
                 Screen::History => self.history_action(action),
                 Screen::Lab => self.lab_action(action),
             };

@@ -16,10 +16,10 @@ pub mod balancer;
 pub mod events;
 pub mod footer;
 pub mod header;
-pub mod heatmap;
-pub mod heatmap_shards;
 pub mod help;
 pub mod history;
+pub mod key_visualizer;
+pub mod key_visualizer_shards;
 pub mod keyspace;
 pub mod lab;
 pub mod shards;
@@ -61,18 +61,18 @@ pub fn render(frame: &mut Frame, app: &App) {
         return;
     };
     header::render(frame, areas.header, app, theme);
-    if app.screen != crate::ui::app_heat::Screen::Main {
+    if app.screen != crate::ui::app_key_visualizer::Screen::Main {
         let body = Rect {
             y: area.y + 1,
             height: area.height.saturating_sub(2),
             ..area
         };
-        if app.screen == crate::ui::app_heat::Screen::History {
+        if app.screen == crate::ui::app_key_visualizer::Screen::History {
             history::render(frame, body, app, theme);
-        } else if app.screen == crate::ui::app_heat::Screen::Lab {
+        } else if app.screen == crate::ui::app_key_visualizer::Screen::Lab {
             lab::render(frame, body, app, theme);
         } else {
-            heatmap::render(frame, body, app, theme);
+            key_visualizer::render(frame, body, app, theme);
         }
         footer::render(frame, areas.footer, app, theme);
         if app.help {

@@ -7,7 +7,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
 use crate::ui::app::App;
-use crate::ui::app_heat::Screen;
+use crate::ui::app_key_visualizer::Screen;
 use crate::ui::input_mode::InputMode;
 use crate::ui::keymap;
 use crate::ui::theme::Theme;

@@ -19,13 +19,13 @@ pub enum Screen {
 /// The key visualizer's cursor (column, row from the lowest range), seconds per column, and
 /// the key ranges zoomed into (innermost last).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct HeatmapState {
+pub struct KeyVisualizerState {
     pub cursor: (usize, usize),
     pub secs_per_col: u64,
     pub keys: Vec<(ShardKey, ShardKey)>,
 }
 
-impl Default for HeatmapState {
+impl Default for KeyVisualizerState {
     fn default() -> Self {
         Self {
             cursor: (usize::MAX, 0),
@@ -59,11 +59,11 @@ impl App {
 
     /// The key visualizer's grid: the terminal less the header, footer, borders, owner bands,
     /// axis, legend and cursor lines.
-    pub fn heatmap_request(&self) -> crate::view::heatmap::HeatmapRequest {
+    pub fn key_visualizer_request(&self) -> crate::view::key_visualizer::KeyVisualizerRequest {
         let cols = usize::from(self.size.0.saturating_sub(5)).max(1);
         let rows = usize::from(self.size.1.saturating_sub(8)).clamp(1, 64);
         let h = &self.heatmap;
-        crate::view::heatmap::HeatmapRequest {
+        crate::view::key_visualizer::KeyVisualizerRequest {
             cols,
             rows,
             secs_per_col: h.secs_per_col,
@@ -75,8 +75,8 @@ impl App {
     /// Arrows move the key visualizer's cursor (up is towards MaxKey), zoom in and out work on
     /// the keys around the cursor's range, `<`/`>` on time, Esc closes it; false for the
     /// actions it leaves to the main layout.
-    pub(super) fn heat_action(&mut self, action: Action) -> bool {
-        let req = self.heatmap_request();
+    pub(super) fn key_visualizer_action(&mut self, action: Action) -> bool {
+        let req = self.key_visualizer_request();
         let (col, row) = req.cursor;
         let h = &mut self.heatmap;
         match action {
@@ -102,7 +102,7 @@ impl App {
             Action::ZoomOut => {
                 h.keys.pop();
             }
-            Action::ZoomReset => *h = HeatmapState::default(),
+            Action::ZoomReset => *h = KeyVisualizerState::default(),
             _ => return false,
         }
         true

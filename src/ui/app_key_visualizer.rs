@@ -57,6 +57,12 @@ impl App {
         };
     }
 
+    /// [`App::key_visualizer_request`] under its former name.
+    #[doc(hidden)]
+    pub fn heatmap_request(&self) -> crate::view::key_visualizer::KeyVisualizerRequest {
+        self.key_visualizer_request()
+    }
+
     /// The key visualizer's grid: the terminal less the header, footer, borders, owner bands,
     /// axis, legend and cursor lines.
     pub fn key_visualizer_request(&self) -> crate::view::key_visualizer::KeyVisualizerRequest {

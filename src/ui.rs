@@ -1,8 +1,10 @@
-//! The terminal UI: state and reducer (`app`; what the keys do now in `input_mode`; `update`
-//! returns the [`Effects`] it wants), key bindings (`keymap`, `keys`), colours (`theme`,
-//! `palette`), the settings a configuration file changes (`Settings`), the layout (`layout`) and
-//! one file per pane under `panes`. Rendering is a pure function of [`App`]; nothing here does
-//! I/O or talks to a source except through the messages of [`crate::source`].
+//! The terminal UI: state and reducer (`app`; what the keys do now in `input_mode`; which screen
+//! is shown in `screen`; the key visualizer's, the history's and the lab's parts in their
+//! `app_*` files; `update` returns the [`Effects`] it wants), key bindings (`keymap`, `keys`),
+//! colours (`theme`, `palette`), the settings a configuration file changes (`Settings`), the
+//! layout (`layout`) and one file per pane under `panes`. Rendering is a pure function of
+//! [`App`]; nothing here does I/O or talks to a source except through the messages of
+//! [`crate::source`].
 //!
 //! Owns: what the user sees and how keys change it. Reads `view` (and `units` for sizes); may not
 //! touch `sim`, `live`, `trace`, tokio or the terminal itself (the runtime owns it).
@@ -20,6 +22,7 @@ pub mod keys;
 pub mod layout;
 pub mod palette;
 pub mod panes;
+pub mod screen;
 pub mod shard_order;
 pub mod theme;
 

@@ -1,20 +1,14 @@
-//! The key visualizer's part of the UI state: which screen is shown, the grid's size from the
-//! terminal, its cursor, time zoom and key zoom.
+//! The key visualizer's part of the UI state: the grid's size from the terminal, its cursor, time
+//! zoom and key zoom. (Which screen is shown is `screen`'s.)
 
 use super::action::Action;
 use super::app::App;
+use super::screen::time_zoom;
 use crate::model::ShardKey;
 
-/// The screen shown: the main layout, or one of the views over time in its place.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum Screen {
-    #[default]
-    Main,
-    KeyVisualizer,
-    History,
-    /// `shardtop lab`'s candidates side by side.
-    Lab,
-}
+/// The screen shown, where it was before it had its own module.
+#[doc(hidden)]
+pub use super::screen::Screen;
 
 /// The key visualizer's cursor (column, row from the lowest range), seconds per column, and
 /// the key ranges zoomed into (innermost last).
@@ -35,28 +29,7 @@ impl Default for KeyVisualizerState {
     }
 }
 
-/// The coarsest time zoom of the views over time, in seconds per column.
-pub const MAX_SECS_PER_COL: u64 = 64;
-
-/// Halves (in) or doubles (out) seconds per column, within 1 to [`MAX_SECS_PER_COL`].
-pub fn time_zoom(secs: u64, zoom_in: bool) -> u64 {
-    if zoom_in {
-        (secs / 2).max(1)
-    } else {
-        (secs * 2).min(MAX_SECS_PER_COL)
-    }
-}
-
 impl App {
-    /// Shows `screen` in place of the main layout, or the main layout when it is shown.
-    pub(super) fn toggle_screen(&mut self, screen: Screen) {
-        self.screen = if self.screen == screen {
-            Screen::Main
-        } else {
-            screen
-        };
-    }
-
     /// [`App::key_visualizer_request`] under its former name.
     #[doc(hidden)]
     pub fn heatmap_request(&self) -> crate::view::key_visualizer::KeyVisualizerRequest {

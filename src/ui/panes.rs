@@ -61,15 +61,15 @@ pub fn render(frame: &mut Frame, app: &App) {
         return;
     };
     header::render(frame, areas.header, app, theme);
-    if app.screen != crate::ui::app_key_visualizer::Screen::Main {
+    if app.screen != crate::ui::screen::Screen::Main {
         let body = Rect {
             y: area.y + 1,
             height: area.height.saturating_sub(2),
             ..area
         };
-        if app.screen == crate::ui::app_key_visualizer::Screen::History {
+        if app.screen == crate::ui::screen::Screen::History {
             history::render(frame, body, app, theme);
-        } else if app.screen == crate::ui::app_key_visualizer::Screen::Lab {
+        } else if app.screen == crate::ui::screen::Screen::Lab {
             lab::render(frame, body, app, theme);
         } else {
             key_visualizer::render(frame, body, app, theme);

@@ -7,9 +7,9 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
 use crate::ui::app::App;
-use crate::ui::app_key_visualizer::Screen;
 use crate::ui::input_mode::InputMode;
 use crate::ui::keymap;
+use crate::ui::screen::Screen;
 use crate::ui::theme::Theme;
 
 /// Commands (one or a pair shown as `a/b`) and their word, in the order they give way.

@@ -1,5 +1,10 @@
 //! Carries out each subcommand; the only module that prints. Failures map to the contract's exit
 //! codes: 1 for runtime failures the user can act on, 2 for bad usage or bad input.
+//!
+//! One module per command (or command family); no command imports another. What several share is
+//! the toolbox: `terminal` (the runtime, signals, `require_terminal`, running a source in the TUI),
+//! `settings` (the configuration and the shared flags), `scenario_file` (the scenario a command
+//! line names) and `time_views` (`--heatmap`/`--history` of the JSON summaries).
 
 mod export;
 mod hash;
@@ -8,9 +13,11 @@ mod lab;
 mod lab_from;
 mod lab_tui;
 mod replay;
+mod scenario_file;
 mod serve;
 mod settings;
 mod sim;
+mod terminal;
 mod time_views;
 mod tui;
 mod watch;
@@ -94,6 +101,9 @@ fn run_command(cli: Cli) -> Result<(), Failure> {
         Some(Command::Serve(args)) => serve::run(&args, &ctx.config),
         Some(Command::Lab(args)) => lab::run(&args, &ctx, &mut out),
         Some(Command::Record(args)) => watch::record(&args, &ctx.config, &mut out),
+        Some(Command::Watch(args)) if args.check => {
+            watch_check::check_flags_then_run(&args, &ctx, &mut out)
+        }
         Some(Command::Watch(args)) => watch::run(&args, &ctx, &mut out),
         Some(Command::Replay(args)) if args.export.is_some() => {
             export::replay(&args, &ctx, &mut out)

@@ -18,6 +18,15 @@ use tokio::time::MissedTickBehavior;
 use crate::source::{SourceControl, SourceEvent};
 use crate::ui::{Action, App, keymap};
 
+/// Why the event loop ended (a failure is the `Err` of [`run`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ended {
+    /// The user quit.
+    Quit,
+    /// The input stream ended.
+    InputEnded,
+}
+
 /// Runs until the user quits, the input ends, or a background task fails.
 pub async fn run<B, I>(
     terminal: &mut Terminal<B>,
@@ -26,7 +35,7 @@ pub async fn run<B, I>(
     mut from_source: mpsc::Receiver<SourceEvent>,
     to_source: mpsc::Sender<SourceControl>,
     tasks: &mut JoinSet<color_eyre::Result<()>>,
-) -> color_eyre::Result<()>
+) -> color_eyre::Result<Ended>
 where
     B: Backend,
     B::Error: Send + Sync + 'static,
@@ -37,31 +46,35 @@ where
     frame.set_missed_tick_behavior(MissedTickBehavior::Skip);
     let mut dirty = true;
     let _ = to_source.send(SourceControl::View(app.request())).await;
-    while !app.should_quit {
+    loop {
         tokio::select! {
             _ = frame.tick(), if dirty => {
                 terminal.draw(|f| crate::ui::render(f, app))?;
                 dirty = false;
             }
             event = input.next() => {
-                let Some(event) = event else { break };
+                let Some(event) = event else { return Ok(Ended::InputEnded) };
                 let action = match event? {
-                    Event::Key(key) => app.settings.keys.map(&key, app.searching),
+                    Event::Key(key) => app.settings.keys.map(&key, app.input.typing()),
                     Event::Resize(w, h) => Some(Action::Resize(w, h)),
                     Event::Mouse(m) => keymap::map_mouse(&m),
                     _ => None,
                 };
                 if let Some(action) = action {
-                    for cmd in app.update(action) {
+                    let effects = app.update(action);
+                    for cmd in effects.controls {
                         if to_source.send(cmd).await.is_err() {
                             break;
                         }
                     }
-                    if std::mem::take(&mut app.export_requested) {
+                    if effects.save_screen {
                         app.notice = Some(save_screen(app, std::path::Path::new(".")));
                     }
                     if let Action::Resize(..) = action {
                         terminal.autoresize()?;
+                    }
+                    if effects.quit {
+                        return Ok(Ended::Quit);
                     }
                     dirty = true;
                 }
@@ -82,7 +95,6 @@ where
             }
         }
     }
-    Ok(())
 }
 
 /// Writes the screen as `shardtop-YYYYMMDD-HHMMSS.txt` and `.svg` into `dir`; the notice to show.

@@ -1,28 +1,39 @@
-//! The terminal UI: state and reducer (`app`), key bindings (`keymap`, `keys`), colours
-//! (`theme`, `palette`), the settings a configuration file changes (`Settings`), and
-//! one file per pane under `panes`. Rendering is a pure function of [`App`]; nothing here does
-//! I/O or talks to a source except through the messages of [`crate::source`].
+//! The terminal UI: state and reducer (`app`; what the keys do now in `input_mode`; which screen
+//! is shown in `screen`; the key visualizer's, the history's and the lab's parts in their
+//! `app_*` files; `update` returns the [`Effects`] it wants), key bindings (`keymap`, `keys`),
+//! colours (`theme`, `palette`), the settings a configuration file changes (`Settings`), the
+//! layout (`layout`) and one file per pane under `panes`. Rendering is a pure function of
+//! [`App`]; nothing here does I/O or talks to a source except through the messages of
+//! [`crate::source`].
 //!
 //! Owns: what the user sees and how keys change it. Reads `view` (and `units` for sizes); may not
 //! touch `sim`, `live`, `trace`, tokio or the terminal itself (the runtime owns it).
 
 pub mod action;
 pub mod app;
-pub mod app_heat;
 pub mod app_history;
+pub mod app_key_visualizer;
 pub mod app_lab;
 pub mod export;
 pub mod export_png;
+pub mod input_mode;
 pub mod keymap;
 pub mod keys;
+pub mod layout;
 pub mod palette;
 pub mod panes;
+pub mod screen;
 pub mod shard_order;
 pub mod theme;
 
 pub use action::Action;
-pub use app::App;
+pub use app::{App, Effects};
+pub use input_mode::InputMode;
 pub use panes::render;
+
+/// The key visualizer's state under the module's former name.
+#[doc(hidden)]
+pub use app_key_visualizer as app_heat;
 
 /// What a configuration file and the command line change in the TUI.
 #[derive(Clone, Debug, PartialEq)]

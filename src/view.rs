@@ -7,8 +7,8 @@
 //! event-log lines. May not touch: terminals, ratatui, tokio or any I/O.
 
 mod build;
-pub mod heatmap;
 pub mod history;
+pub mod key_visualizer;
 pub mod lab;
 mod log;
 mod query;
@@ -16,6 +16,10 @@ mod strip;
 
 pub use build::build;
 pub use log::{LogKind, LogLine, log_line};
+
+/// The key visualizer's frame under the module's former name.
+#[doc(hidden)]
+pub use key_visualizer as heatmap;
 
 /// What the UI asks the source to aggregate.
 #[derive(Clone, Debug, PartialEq)]
@@ -33,7 +37,7 @@ pub struct ViewRequest {
     /// A query filter (relaxed Extended JSON) whose targeting to show.
     pub query: Option<String>,
     /// The key visualizer, when it is shown.
-    pub heatmap: Option<heatmap::HeatmapRequest>,
+    pub heatmap: Option<key_visualizer::KeyVisualizerRequest>,
     /// The history view, when it is shown.
     pub history: Option<history::HistoryRequest>,
 }
@@ -219,7 +223,7 @@ pub struct ClusterView {
     /// says so; everything else goes on).
     pub refused: Vec<RefusedRead>,
     /// The key visualizer's frame, when asked for and the source keeps per-chunk writes.
-    pub heatmap: Option<heatmap::HeatmapView>,
+    pub heatmap: Option<key_visualizer::KeyVisualizerView>,
     /// The history view's frame, when asked for and the source keeps history.
     pub history: Option<history::HistoryView>,
     /// The lab's candidates side by side, when the source is `shardtop lab`.

@@ -1,6 +1,6 @@
 //! A collection's defragmentation phase (`configureCollectionBalancing {defragmentCollection:
 //! true}`, 5.3+), as `config.collections` `defragmentationPhase` holds it. The rules that advance
-//! it are `sim::defragmenter`'s.
+//! it are `sim::merges`'s.
 // 8.0 `s/catalog/type_collection.idl` (`defragmentationPhase`), `db/s/balancer/
 // balancer_defragmentation_policy.cpp` (`DefragmentationPhaseEnum`).
 

@@ -1,6 +1,7 @@
 //! A `reshardCollection` in flight, as part of a collection's state: the new key, when it started
 //! and when its critical section may start, the donors' critical section with the writes it holds
-//! back, and the server parameters that govern it. The rules that advance it are `sim::reshard`'s.
+//! back, and the server parameters that govern it. The rules that advance it are
+//! `sim::resharding`'s.
 
 use crate::model::{ChunkStats, KeyPattern, KeyValue, ShardIdx, ShardKey};
 

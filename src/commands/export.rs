@@ -206,7 +206,7 @@ fn spec_of<'a>(
         path,
         at_ms,
         size: size_text.map_or(Ok((120, 40)), size)?,
-        speed: super::tui::speed_of(None, ctx)?,
+        speed: super::settings::speed_of(None, ctx)?,
         settings: &ctx.settings,
         view,
     })
@@ -222,7 +222,8 @@ pub fn sim(
     ctx: &super::settings::Context,
     out: &mut impl Write,
 ) -> Result<(), Failure> {
-    let (sc, label) = super::sim::load(args.scenario.as_deref(), args.scenario_file.as_deref())?;
+    let (sc, label) =
+        super::scenario_file::load(args.scenario.as_deref(), args.scenario_file.as_deref())?;
     let version = super::server_version(args.server_version.as_deref(), &ctx.config)?;
     let mut timeline =
         crate::source::sim::SimTimeline::new(&sc, args.seed.unwrap_or(sc.seed), version)

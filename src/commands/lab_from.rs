@@ -44,7 +44,7 @@ pub fn read(uri: &str, ns: &str, sample: u64, queries: bool) -> Result<FromClust
     if !(1..=MAX_SAMPLE).contains(&sample) {
         return Err(Failure::input("--sample: 1 to 1,000,000 documents"));
     }
-    let rt = super::tui::runtime()?;
+    let rt = super::terminal::runtime()?;
     rt.block_on(async {
         let client = LiveClient::connect(uri, TIMEOUT)
             .await

@@ -40,14 +40,14 @@ pub fn run(
     });
     let timeline = LabTimeline::new(new_trial, docs, traffic).map_err(Failure::input)?;
     let playback = Playback {
-        speed: super::tui::speed_of(args.speed, ctx)?,
+        speed: super::settings::speed_of(args.speed, ctx)?,
         paused: args.paused,
         start_ms: None,
     };
-    let rt = super::tui::runtime()?;
+    let rt = super::terminal::runtime()?;
     let start =
         move |to_ui, controls| run_timeline(timeline, playback, Vec::new(), to_ui, controls);
-    super::tui::run_source_in(
+    super::terminal::run_source_in(
         &rt,
         start,
         playback.speed,

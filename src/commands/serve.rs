@@ -17,7 +17,7 @@ pub fn simulator(
     version: Option<ServerVersion>,
 ) -> Result<Simulator, Failure> {
     let (sc, label) = if scenario_name.is_some() || scenario_file.is_some() {
-        super::sim::load(scenario_name, scenario_file)?
+        super::scenario_file::load(scenario_name, scenario_file)?
     } else {
         return crate::serve::empty_cluster(version)
             .map_err(|e| Failure::runtime(format!("built-in empty cluster is broken: {e}")));

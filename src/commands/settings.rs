@@ -1,11 +1,16 @@
 //! Finding and reading the configuration file, and what it and the global flags make of the
 //! TUI's settings and the commands' defaults. A flag wins over the file; the file over the
-//! built-in default; a non-empty `NO_COLOR` over both.
+//! built-in default; a non-empty `NO_COLOR` over both. Also the flags several commands share
+//! (`--speed`, durations, `--interval`, `--heat`), checked the same way wherever they are given.
+//!
+//! Part of the toolbox: may import `terminal` and the floors; never a command module.
 
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use super::Failure;
 use crate::config::{self, Config, Located};
+use crate::source::live::HeatMode;
 use crate::ui::Settings;
 use crate::ui::theme::Theme;
 
@@ -62,7 +67,7 @@ pub fn read_config(flag: Option<&Path>) -> Result<Config, Failure> {
 /// The configuration, and the TUI settings from it and the global flags.
 pub fn load(flag: Option<&Path>, theme: Option<&str>, no_color: bool) -> Result<Context, Failure> {
     let config = read_config(flag)?;
-    let colors = super::tui::colors_wanted(no_color) && config.colors;
+    let colors = super::terminal::colors_wanted(no_color) && config.colors;
     let palette = match (theme, &config.theme) {
         (Some(name), _) => config::theme_by_name(name, &config.themes)
             .map_err(|e| Failure::input(format!("--theme: {e}")))?,
@@ -82,7 +87,7 @@ pub fn load(flag: Option<&Path>, theme: Option<&str>, no_color: bool) -> Result<
 /// The configuration's `history`, in seconds (an hour when unset).
 pub fn history_secs(config: &Config) -> Result<u64, Failure> {
     let secs = flag_or_config(None, config.history.as_ref(), |t: String| {
-        let d = super::watch::duration(&t)?;
+        let d = duration(&t)?;
         let secs = d.as_secs();
         if (60..=86_400).contains(&secs) {
             Ok(secs)
@@ -111,4 +116,92 @@ pub fn flag_or_config<T: Clone, U>(
         }),
         (None, None) => Ok(None),
     }
+}
+
+fn speed(x: f64) -> Result<f64, Failure> {
+    if x.is_finite() && x > 0.0 {
+        Ok(x)
+    } else {
+        Err(Failure::input(
+            "--speed: give a positive number (1 = real time)",
+        ))
+    }
+}
+
+/// `--speed`, else the configuration's, else 4.
+pub fn speed_of(flag: Option<f64>, ctx: &Context) -> Result<f64, Failure> {
+    Ok(flag_or_config(flag, ctx.config.speed.as_ref(), speed)?.unwrap_or(4.0))
+}
+
+/// `2s`, `500ms`, `1m`, or a number of seconds.
+pub fn duration(text: &str) -> Result<Duration, Failure> {
+    let t = text.trim();
+    let (number, unit) = t
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .map_or((t, "s"), |i| (&t[..i], &t[i..]));
+    let n: f64 = number
+        .parse()
+        .map_err(|_| Failure::input(format!("bad duration {text:?}: give e.g. 2s, 500ms, 1m")))?;
+    let secs = match unit {
+        "ms" => n / 1000.0,
+        "s" => n,
+        "m" => n * 60.0,
+        "h" => n * 3600.0,
+        _ => {
+            return Err(Failure::input(format!(
+                "bad duration {text:?}: units are ms, s, m, h"
+            )));
+        }
+    };
+    if !(secs.is_finite() && secs > 0.0) {
+        return Err(Failure::input(format!(
+            "bad duration {text:?}: must be positive"
+        )));
+    }
+    if secs > MAX_DURATION_SECS {
+        return Err(Failure::input(format!(
+            "bad duration {text:?}: at most a year (8760h)"
+        )));
+    }
+    Ok(Duration::from_secs_f64(secs))
+}
+
+/// The longest duration taken (a year).
+const MAX_DURATION_SECS: f64 = 365.0 * 86_400.0;
+
+/// A polling interval (`--interval`): a [`duration`] from 100 ms to a day, as polling faster
+/// loads the cluster and slower shows nothing.
+pub fn interval(text: &str) -> Result<Duration, Failure> {
+    let d = duration(text)?;
+    if d < Duration::from_millis(100) || d > Duration::from_secs(86_400) {
+        return Err(Failure::input(format!(
+            "--interval {text:?}: give 100ms to 24h"
+        )));
+    }
+    Ok(d)
+}
+
+/// `--interval`, else the configuration's, else 2 s.
+pub fn interval_of(flag: Option<&String>, config: &Config) -> Result<Duration, Failure> {
+    let d = flag_or_config(flag.cloned(), config.interval.as_ref(), |t| interval(&t))?;
+    Ok(d.unwrap_or(Duration::from_secs(2)))
+}
+
+/// The heat mode asked for; `None` is `auto`.
+fn check_heat(heat: &str) -> Result<Option<HeatMode>, Failure> {
+    match heat {
+        "auto" => Ok(None),
+        "size" => Ok(Some(HeatMode::Size)),
+        "off" => Ok(Some(HeatMode::Off)),
+        "changestream" => Ok(Some(HeatMode::ChangeStream)),
+        "sampled" => Ok(Some(HeatMode::Sampled)),
+        other => Err(Failure::input(format!(
+            "--heat {other:?}: one of auto, size, changestream, sampled, off"
+        ))),
+    }
+}
+
+/// `--heat`, else the configuration's; `None` is `auto`.
+pub fn heat_of(flag: Option<String>, config: &Config) -> Result<Option<HeatMode>, Failure> {
+    Ok(flag_or_config(flag, config.heat.as_ref(), |h| check_heat(&h))?.flatten())
 }

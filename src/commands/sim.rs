@@ -41,40 +41,14 @@ pub fn scenarios(json: bool, out: &mut impl Write) -> Result<(), Failure> {
     out.write_all(text.as_bytes()).map_err(|e| write_failed(&e))
 }
 
-/// Loads the scenario named on the command line, or the scenario file.
-pub fn load(
-    name: Option<&str>,
-    file: Option<&std::path::Path>,
-) -> Result<(Scenario, String), Failure> {
-    if let Some(path) = file {
-        let text = std::fs::read_to_string(path).map_err(|e| {
-            Failure::input(format!("cannot read scenario file {}: {e}", path.display()))
-        })?;
-        let sc = scenario::parse(&text)
-            .map_err(|e| Failure::input(format!("scenario file {}: {e}", path.display())))?;
-        let label = format!("file:{}", path.display());
-        return Ok((sc, label));
-    }
-    let name = name.unwrap_or("ascending");
-    match scenario::built_in(name) {
-        Some(Ok(sc)) => Ok((sc, name.to_string())),
-        Some(Err(e)) => Err(Failure::runtime(format!(
-            "built-in scenario {name} is broken: {e}"
-        ))),
-        None => Err(Failure::input(format!(
-            "unknown scenario {name:?}; the built-in scenarios are: {}",
-            scenario::names().join(", ")
-        ))),
-    }
-}
-
 /// `shardtop sim SCENARIO …`.
 pub fn run(
     args: &SimArgs,
     config: &crate::config::Config,
     out: &mut impl Write,
 ) -> Result<(), Failure> {
-    let (sc, label) = load(args.scenario.as_deref(), args.scenario_file.as_deref())?;
+    let (sc, label) =
+        super::scenario_file::load(args.scenario.as_deref(), args.scenario_file.as_deref())?;
     let version = super::server_version(args.server_version.as_deref(), config)?;
     let seed = args.seed.unwrap_or(sc.seed);
     let mut sim = Simulator::from_scenario(&sc, seed, version)

@@ -1,56 +1,24 @@
-//! `shardtop`, `shardtop demo` and the interactive `shardtop replay`: start a source task, take
-//! over the terminal, run the event loop, and give the terminal back on every path (a panic
-//! included — ratatui's panic hook restores it first).
-
-use std::io::IsTerminal;
-
-use tokio::sync::mpsc;
-use tokio::task::JoinSet;
+//! `shardtop`, `shardtop demo` and the interactive `shardtop replay`: the timeline of a scenario
+//! or of a trace, played in the TUI through the terminal toolbox.
+//!
+//! May import the toolbox (`terminal`, `settings`, `scenario_file`) and the floors; never another
+//! command module.
 
 use super::Failure;
-use super::settings::{Context, flag_or_config};
+use super::scenario_file;
+use super::settings::{Context, history_secs, speed_of};
+use super::terminal::{require_terminal, run_tui};
 use crate::cli::{DemoArgs, ReplayArgs};
+use crate::source::Playback;
 use crate::source::replay::ReplayTimeline;
 use crate::source::sim::SimTimeline;
-use crate::source::{Playback, Timeline, run_timeline};
-use crate::ui::{App, Settings};
 use crate::view::LogLine;
-
-/// Whether colours are wanted: `--no-color` and a non-empty `NO_COLOR` turn them off.
-pub fn colors_wanted(no_color_flag: bool) -> bool {
-    !no_color_flag && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
-}
-
-pub fn require_terminal(headless: &str) -> Result<(), Failure> {
-    if std::io::stdout().is_terminal() {
-        Ok(())
-    } else {
-        Err(Failure::input(format!(
-            "standard output is not a terminal, so there is no interactive view; for a headless run use {headless}"
-        )))
-    }
-}
-
-fn speed(x: f64) -> Result<f64, Failure> {
-    if x.is_finite() && x > 0.0 {
-        Ok(x)
-    } else {
-        Err(Failure::input(
-            "--speed: give a positive number (1 = real time)",
-        ))
-    }
-}
-
-/// `--speed`, else the configuration's, else 4.
-pub(super) fn speed_of(flag: Option<f64>, ctx: &Context) -> Result<f64, Failure> {
-    Ok(flag_or_config(flag, ctx.config.speed.as_ref(), speed)?.unwrap_or(4.0))
-}
 
 /// `shardtop demo [SCENARIO]` (and `shardtop` alone, which is `demo ascending`).
 pub fn demo(args: &DemoArgs, ctx: &Context) -> Result<(), Failure> {
     let name = args.scenario.as_deref().unwrap_or("ascending");
     require_terminal(&format!("`shardtop sim {name} --json`"))?;
-    let (sc, label) = super::sim::load(args.scenario.as_deref(), args.scenario_file.as_deref())?;
+    let (sc, label) = scenario_file::load(args.scenario.as_deref(), args.scenario_file.as_deref())?;
     let version = super::server_version(args.server_version.as_deref(), &ctx.config)?;
     let playback = Playback {
         speed: speed_of(args.speed, ctx)?,
@@ -59,7 +27,7 @@ pub fn demo(args: &DemoArgs, ctx: &Context) -> Result<(), Failure> {
     };
     let mut timeline = SimTimeline::new(&sc, args.seed.unwrap_or(sc.seed), version)
         .map_err(|e| Failure::input(format!("scenario {label}: {e}")))?;
-    timeline.keep_past(super::settings::history_secs(&ctx.config)?);
+    timeline.keep_past(history_secs(&ctx.config)?);
     let log = timeline.take_initial_log();
     run_tui(timeline, playback, log, &ctx.settings)
 }
@@ -74,7 +42,7 @@ pub fn replay(args: &ReplayArgs, ctx: &Context) -> Result<(), Failure> {
             Failure::runtime(e.message)
         }
     })?;
-    timeline.keep_past(super::settings::history_secs(&ctx.config)?);
+    timeline.keep_past(history_secs(&ctx.config)?);
     let start_ms = match args.at {
         Some(t) if !t.is_finite() || t < 0.0 => {
             return Err(Failure::input(
@@ -99,140 +67,4 @@ pub fn replay(args: &ReplayArgs, ctx: &Context) -> Result<(), Failure> {
         })
         .collect();
     run_tui(timeline, playback, log, &ctx.settings)
-}
-
-fn run_tui<T: Timeline>(
-    timeline: T,
-    playback: Playback,
-    log: Vec<LogLine>,
-    settings: &Settings,
-) -> Result<(), Failure> {
-    let rt = runtime()?;
-    let start = move |to_ui, controls| run_timeline(timeline, playback, log, to_ui, controls);
-    run_source_in(
-        &rt,
-        start,
-        playback.speed,
-        playback.paused,
-        settings,
-        |_| {},
-    )
-}
-
-/// The runtime the TUI commands run on.
-pub fn runtime() -> Result<tokio::runtime::Runtime, Failure> {
-    tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .map_err(|e| Failure::runtime(format!("cannot start the runtime: {e}")))
-}
-
-/// Starts the source task, takes over the terminal, runs the event loop, gives the terminal back.
-pub fn run_source_in<F, Fut>(
-    rt: &tokio::runtime::Runtime,
-    start: F,
-    speed: f64,
-    paused: bool,
-    settings: &Settings,
-    configure: impl FnOnce(&mut App) + Send,
-) -> Result<(), Failure>
-where
-    F: FnOnce(
-        mpsc::Sender<crate::source::SourceEvent>,
-        mpsc::Receiver<crate::source::SourceControl>,
-    ) -> Fut,
-    Fut: std::future::Future<Output = color_eyre::Result<()>> + Send + 'static,
-{
-    rt.block_on(async move {
-        let (to_ui, from_source) = mpsc::channel(64);
-        let (to_source, controls) = mpsc::channel(16);
-        let mut tasks = JoinSet::new();
-        tasks.spawn(start(to_ui, controls));
-        let mut terminal = ratatui::try_init()
-            .map_err(|e| Failure::runtime(format!("cannot set up the terminal: {e}")))?;
-        mouse_capture(true);
-        let size = terminal.size().unwrap_or_default();
-        let mut app = App::new((size.width, size.height), true, speed, paused);
-        app.settings = settings.clone();
-        configure(&mut app);
-        let input = ratatui::crossterm::event::EventStream::new();
-        let signals = Signals::new();
-        let ended = tokio::select! {
-            r = crate::runtime::run(
-                &mut terminal,
-                &mut app,
-                input,
-                from_source,
-                to_source,
-                &mut tasks,
-            ) => Ok(r),
-            n = signals.next() => Err(n),
-        };
-        mouse_capture(false);
-        let _ = terminal.show_cursor();
-        ratatui::restore();
-        tasks.shutdown().await;
-        match ended {
-            Ok(result) => result.map_err(|e| Failure::runtime(format!("{e:#}"))),
-            // Killed: the terminal is back; end as a process killed by that signal ends.
-            Err(signal) => std::process::exit(128 + signal),
-        }
-    })
-}
-
-/// SIGTERM, SIGHUP, SIGQUIT and SIGINT while the TUI runs (in raw mode Ctrl-C is a key; these
-/// come from `kill`, a closed terminal, Ctrl-\ outside raw mode…).
-struct Signals(Vec<(i32, Option<tokio::signal::unix::Signal>)>);
-
-impl Signals {
-    fn new() -> Self {
-        use tokio::signal::unix::{SignalKind, signal};
-        let kinds = [
-            (15, SignalKind::terminate()),
-            (1, SignalKind::hangup()),
-            (3, SignalKind::quit()),
-            (2, SignalKind::interrupt()),
-        ];
-        Self(
-            kinds
-                .into_iter()
-                .map(|(n, k)| (n, signal(k).ok()))
-                .collect(),
-        )
-    }
-
-    /// The number of the first signal received.
-    async fn next(mut self) -> i32 {
-        let waits = self.0.iter_mut().filter_map(|(n, s)| {
-            let n = *n;
-            s.as_mut()
-                .map(|s| Box::pin(async move { s.recv().await.map(|()| n) }))
-        });
-        let waits: Vec<_> = waits.collect();
-        if waits.is_empty() {
-            return std::future::pending().await;
-        }
-        match futures::future::select_all(waits).await {
-            (Some(n), _, _) => n,
-            (None, _, _) => std::future::pending().await,
-        }
-    }
-}
-
-/// Turns mouse reporting on (and makes a panic turn it off again before ratatui's own hook
-/// restores the rest of the terminal) or off.
-fn mouse_capture(on: bool) {
-    use ratatui::crossterm::event::{DisableMouseCapture, EnableMouseCapture};
-    let mut out = std::io::stdout();
-    if on {
-        let _ = ratatui::crossterm::execute!(out, EnableMouseCapture);
-        let previous = std::panic::take_hook();
-        std::panic::set_hook(Box::new(move |info| {
-            let _ = ratatui::crossterm::execute!(std::io::stdout(), DisableMouseCapture);
-            previous(info);
-        }));
-    } else {
-        let _ = ratatui::crossterm::execute!(out, DisableMouseCapture);
-    }
 }

@@ -1,85 +1,27 @@
 //! `shardtop watch URI`: one poll printed (`--once [--json]`), or the TUI over a live source.
+//! (`--check` is `watch_check`'s.)
+//!
+//! May import the toolbox (`terminal`, `settings`) and the floors; never another command module.
 
-use super::settings::{Context, flag_or_config};
-use crate::config::Config;
-use crate::ui::Settings;
 use std::io::Write;
 use std::time::Duration;
 
+use super::settings::{Context, duration, heat_of, history_secs, interval_of};
+use super::terminal::{require_terminal, run_source_in, runtime};
 use super::{Failure, write_failed};
 use crate::cli::WatchArgs;
 use crate::cluster::SummaryOptions;
+use crate::config::Config;
 use crate::live::client::{LiveClient, LiveError, hosts};
 use crate::live::poller::{OnePoll, Poller, now_ms, poll_once};
 use crate::source::live::HeatMode;
-
-/// `2s`, `500ms`, `1m`, or a number of seconds.
-pub fn duration(text: &str) -> Result<Duration, Failure> {
-    let t = text.trim();
-    let (number, unit) = t
-        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
-        .map_or((t, "s"), |i| (&t[..i], &t[i..]));
-    let n: f64 = number
-        .parse()
-        .map_err(|_| Failure::input(format!("bad duration {text:?}: give e.g. 2s, 500ms, 1m")))?;
-    let secs = match unit {
-        "ms" => n / 1000.0,
-        "s" => n,
-        "m" => n * 60.0,
-        "h" => n * 3600.0,
-        _ => {
-            return Err(Failure::input(format!(
-                "bad duration {text:?}: units are ms, s, m, h"
-            )));
-        }
-    };
-    if !(secs.is_finite() && secs > 0.0) {
-        return Err(Failure::input(format!(
-            "bad duration {text:?}: must be positive"
-        )));
-    }
-    if secs > MAX_DURATION_SECS {
-        return Err(Failure::input(format!(
-            "bad duration {text:?}: at most a year (8760h)"
-        )));
-    }
-    Ok(Duration::from_secs_f64(secs))
-}
-
-/// The longest duration taken (a year).
-const MAX_DURATION_SECS: f64 = 365.0 * 86_400.0;
-
-/// A polling interval (`--interval`): a [`duration`] from 100 ms to a day, as polling faster
-/// loads the cluster and slower shows nothing.
-pub fn interval(text: &str) -> Result<Duration, Failure> {
-    let d = duration(text)?;
-    if d < Duration::from_millis(100) || d > Duration::from_secs(86_400) {
-        return Err(Failure::input(format!(
-            "--interval {text:?}: give 100ms to 24h"
-        )));
-    }
-    Ok(d)
-}
+use crate::ui::Settings;
 
 fn failure(e: LiveError) -> Failure {
     if e.input {
         Failure::input(e.message)
     } else {
         Failure::runtime(e.message)
-    }
-}
-
-/// The heat mode asked for; `None` is `auto`.
-fn check_heat(heat: &str) -> Result<Option<HeatMode>, Failure> {
-    match heat {
-        "auto" => Ok(None),
-        "size" => Ok(Some(HeatMode::Size)),
-        "off" => Ok(Some(HeatMode::Off)),
-        "changestream" => Ok(Some(HeatMode::ChangeStream)),
-        "sampled" => Ok(Some(HeatMode::Sampled)),
-        other => Err(Failure::input(format!(
-            "--heat {other:?}: one of auto, size, changestream, sampled, off"
-        ))),
     }
 }
 
@@ -108,26 +50,14 @@ fn poller(client: LiveClient, heat: HeatMode) -> Poller {
     p
 }
 
-/// `--interval`, else the configuration's, else 2 s.
-fn interval_of(flag: Option<&String>, config: &Config) -> Result<Duration, Failure> {
-    let d = flag_or_config(flag.cloned(), config.interval.as_ref(), |t| interval(&t))?;
-    Ok(d.unwrap_or(Duration::from_secs(2)))
-}
-
 pub fn run(args: &WatchArgs, ctx: &Context, out: &mut impl Write) -> Result<(), Failure> {
-    let asked = flag_or_config(args.heat.clone(), ctx.config.heat.as_ref(), |h| {
-        check_heat(&h)
-    })?
-    .flatten();
+    let asked = heat_of(args.heat.clone(), &ctx.config)?;
     let interval = interval_of(args.interval.as_ref(), &ctx.config)?;
-    if args.check {
-        return super::watch_check::run(&args.uri, asked, out);
-    }
     if !args.once {
-        let keep_secs = super::settings::history_secs(&ctx.config)?;
+        let keep_secs = history_secs(&ctx.config)?;
         return interactive(args, (&ctx.settings, keep_secs), interval, asked);
     }
-    let rt = super::tui::runtime()?;
+    let rt = runtime()?;
     let (polled, heat) = rt
         .block_on(async {
             if asked.is_none_or(|h| h == HeatMode::Size || h == HeatMode::Off) {
@@ -181,11 +111,11 @@ fn interactive(
     interval: Duration,
     asked: Option<HeatMode>,
 ) -> Result<(), Failure> {
-    super::tui::require_terminal(&format!(
+    require_terminal(&format!(
         "`shardtop watch {} --once --json`",
         hosts(&args.uri)
     ))?;
-    let rt = super::tui::runtime()?;
+    let rt = runtime()?;
     let (poller, log, heat) = rt
         .block_on(async {
             let client = LiveClient::connect(&args.uri, Duration::from_secs(10)).await?;
@@ -227,7 +157,7 @@ fn interactive(
         let past = crate::source::past::Past::keeping(keep_secs);
         crate::source::live::run_live(poller, label, (interval, heat, past), to_ui, controls).await
     };
-    super::tui::run_source_in(&rt, start, 1.0, false, settings, move |app| {
+    run_source_in(&rt, start, 1.0, false, settings, move |app| {
         app.collection = collection;
     })
 }
@@ -240,7 +170,7 @@ pub fn record(
 ) -> Result<(), Failure> {
     let interval = interval_of(args.interval.as_ref(), config)?;
     let limit = args.duration.as_deref().map(duration).transpose()?;
-    let rt = super::tui::runtime()?;
+    let rt = runtime()?;
     let recorded = rt
         .block_on(async {
             let client = LiveClient::connect(&args.uri, Duration::from_secs(10)).await?;

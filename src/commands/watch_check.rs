@@ -1,13 +1,18 @@
 //! `shardtop watch URI --check`: every read `watch` makes, whether this user may make it (from
 //! `connectionStatus` with `showPrivileges`), the built-in roles that grant it, and a custom role
 //! with exactly the missing actions. Exit 0 when the view can run, 1 otherwise.
+//!
+//! May import the toolbox (`terminal`, `settings`) and the floors; never another command module.
 
 use std::io::Write;
 use std::time::Duration;
 
 use bson::{Bson, Document, doc};
 
+use super::settings::{Context, heat_of, interval_of};
+use super::terminal::runtime;
 use super::{Failure, write_failed};
+use crate::cli::WatchArgs;
 use crate::cluster::ServerVersion;
 use crate::live::client::{LiveClient, LiveError, hosts};
 use crate::live::config::CollectionDoc;
@@ -122,10 +127,22 @@ async fn check(uri: &str, heat: Option<HeatMode>) -> Result<Checked, LiveError> 
     })
 }
 
+/// `watch URI --check`: the flags checked as `watch` checks them (`--heat`, then `--interval`),
+/// then [`run`].
+pub fn check_flags_then_run(
+    args: &WatchArgs,
+    ctx: &Context,
+    out: &mut impl Write,
+) -> Result<(), Failure> {
+    let asked = heat_of(args.heat.clone(), &ctx.config)?;
+    interval_of(args.interval.as_ref(), &ctx.config)?;
+    run(&args.uri, asked, out)
+}
+
 /// `watch URI --check [--heat H]`: the reads of that heat mode (`auto`: sampled queries from
 /// 7.0; change streams only with `changestream`).
 pub fn run(uri: &str, heat: Option<HeatMode>, out: &mut impl Write) -> Result<(), Failure> {
-    let rt = super::tui::runtime()?;
+    let rt = runtime()?;
     let checked = rt.block_on(check(uri, heat)).map_err(|e| {
         if e.input {
             Failure::input(e.message)

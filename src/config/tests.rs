@@ -72,10 +72,12 @@ fn a_rebound_key_drives_the_reducer_s_action() {
     assert_eq!(c.keys.map(&f1, false), Some(Action::ToggleHelp));
     let mut app = crate::ui::App::new((100, 30), false, 4.0, false);
     app.settings.keys = c.keys.clone();
-    if let Some(action) = app.settings.keys.map(&x, false) {
-        app.update(action);
-    }
-    assert!(app.should_quit);
+    let effects = app
+        .settings
+        .keys
+        .map(&x, false)
+        .map(|action| app.update(action));
+    assert!(effects.is_some_and(|e| e.quit));
 }
 
 #[test]

@@ -5,6 +5,14 @@
 //! the average) — with every shard in at most one migration at a time. Migrations take virtual
 //! time proportional to their bytes; one that is too big fails with ChunkTooBig and the chunk is
 //! split or marked jumbo. Jumbo chunks are never picked.
+//!
+//! The balancer group: the policy of each release line (`policy`), per-collection balancing
+//! settings (`collection_balancing`) and the auto-splitter and jumbo chunks (`splitter`). Builds on
+//! the engine, `cluster` and `model`; may not touch the terminal, I/O or the wall clock.
+
+pub mod collection_balancing;
+pub mod policy;
+pub mod splitter;
 
 use super::engine::{ROUND_INTERVAL_MS, Simulator};
 use crate::cluster::balancer::{Migration, RoundInProgress};

@@ -2,9 +2,9 @@
 //! finished migrations, runs the balancer when a round is due, and applies the workloads' writes
 //! (routing each document, counting it per chunk, auto-splitting before 6.0).
 
-use super::keygen::KeyGen;
 use super::rng::Rng;
 use super::scenario::Action;
+use super::scenario::keygen::KeyGen;
 use crate::cluster::balancer::BalancerState;
 use crate::cluster::event::{Event, EventKind};
 use crate::cluster::{Cluster, Collection, DocStore};
@@ -45,9 +45,9 @@ pub struct Simulator {
     /// later is that action's failure).
     pub(super) reshard_origins: std::collections::BTreeMap<String, String>,
     /// The AutoMerger's parameters and the state of its pass (7.0+).
-    pub auto_merger: super::auto_merger::AutoMerger,
+    pub auto_merger: super::merges::auto_merger::AutoMerger,
     /// The defragmentation policy's working state.
-    pub(super) defragmenter: super::defragmenter::Defragmenter,
+    pub(super) defragmenter: super::merges::defragmenter::Defragmenter,
 }
 
 impl Simulator {
@@ -71,8 +71,8 @@ impl Simulator {
             next_action: 0,
             events: Vec::new(),
             reshard_origins: std::collections::BTreeMap::new(),
-            auto_merger: super::auto_merger::AutoMerger::default(),
-            defragmenter: super::defragmenter::Defragmenter::default(),
+            auto_merger: super::merges::auto_merger::AutoMerger::default(),
+            defragmenter: super::merges::defragmenter::Defragmenter::default(),
         }
     }
 

@@ -93,7 +93,7 @@ impl Simulator {
         let primary = *self.cluster.databases.entry(db).or_insert(ShardIdx(0));
         let zones = crate::cluster::zones::zones_for(&self.cluster.pending_zones, ns, &key)?;
         let table = if opts.presplit_hashed_zones {
-            super::presplit_zones::presplit_hashed_zones(
+            super::zones::presplit_zones::presplit_hashed_zones(
                 &key,
                 &zones,
                 &self.cluster.shards,
@@ -103,7 +103,7 @@ impl Simulator {
         } else if zones.is_empty() {
             self.initial_table(&key, primary, opts.num_initial_chunks)
         } else {
-            super::zones_initial::single_chunk_per_tag(&key, &zones, &self.cluster.shards)?
+            super::zones::zones_initial::single_chunk_per_tag(&key, &zones, &self.cluster.shards)?
         };
         let chunks = table.len();
         let mut indexes = vec![Index {
@@ -400,7 +400,7 @@ impl Simulator {
         coll.keys.rebuild(entries);
         for w in &mut self.workloads {
             if w.coll_ns == ns {
-                w.key_sources = super::setup::key_sources(&key, &w.fields);
+                w.key_sources = super::scenario::setup::key_sources(&key, &w.fields);
             }
         }
         self.emit(EventKind::KeyRefined {

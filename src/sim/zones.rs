@@ -1,6 +1,13 @@
 //! Zone commands — `addShardToZone`, `removeShardFromZone`, `updateZoneKeyRange` (and
 //! `removeRangeFromZone`) — with MongoDB's refusals, and the balancer's split of chunks that
 //! straddle a zone boundary.
+//!
+//! The zones group: also the initial layout of a zoned collection (`zones_initial`) and
+//! `presplitHashedZones` (`presplit_zones`). Builds on the engine, `cluster` and `model`; may not
+//! touch the terminal, I/O or the wall clock.
+
+pub mod presplit_zones;
+pub mod zones_initial;
 
 use super::engine::Simulator;
 use crate::cluster::error::MongoError;
@@ -139,7 +146,7 @@ impl Simulator {
                 "{ns} has no range of zone {zone} ending at MaxKey"
             )));
         };
-        let secs = (super::keygen::EPOCH_SECONDS + self.cluster.now_ms / 1000) as u32;
+        let secs = (super::scenario::keygen::EPOCH_SECONDS + self.cluster.now_ms / 1000) as u32;
         let mut oid = [0u8; 12];
         oid[..4].copy_from_slice(&secs.to_be_bytes());
         let mut values = vec![KeyValue::ObjectId(oid)];

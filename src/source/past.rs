@@ -57,20 +57,20 @@ impl Past {
         self.fill_views(cluster, v, req, true);
     }
 
-    /// Fills in the views over time `req` asks for; the key visualizer only `with_heatmap` (a
+    /// Fills in the views over time `req` asks for; the key visualizer only `with_key_visualizer` (a
     /// source without per-chunk writes leaves it out, and the view says why).
     pub fn fill_views(
         &self,
         cluster: &Cluster,
         v: &mut ClusterView,
         req: &ViewRequest,
-        with_heatmap: bool,
+        with_key_visualizer: bool,
     ) {
         let Some(ns) = v.collection.as_ref().map(|c| c.ns.clone()) else {
             return;
         };
-        if let Some(h) = req.heatmap.as_ref().filter(|_| with_heatmap) {
-            v.heatmap = view::heatmap::build(&self.heat, cluster, &ns, h, cluster.now_ms);
+        if let Some(h) = req.heatmap.as_ref().filter(|_| with_key_visualizer) {
+            v.heatmap = view::key_visualizer::build(&self.heat, cluster, &ns, h, cluster.now_ms);
         }
         if let Some(h) = &req.history {
             v.history = view::history::build(&self.history, cluster, &ns, h);

@@ -5,8 +5,10 @@ use std::collections::VecDeque;
 
 use super::Settings;
 use super::action::Action;
-use super::app_heat::{HeatmapState, Screen};
 use super::app_history::HistoryState;
+use super::app_key_visualizer::KeyVisualizerState;
+pub use super::input_mode::InputMode;
+use super::screen::Screen;
 use super::shard_order::ShardSort;
 use crate::source::runner::{MAX_SPEED, MIN_SPEED};
 use crate::source::{SourceControl, SourceEvent};
@@ -38,6 +40,17 @@ impl Focus {
     }
 }
 
+/// What an action asks of the caller of [`App::update`].
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Effects {
+    /// Commands for the source, in order.
+    pub controls: Vec<SourceControl>,
+    /// `s`: write the screen to files (the runtime writes them and says so).
+    pub save_screen: bool,
+    /// End the TUI.
+    pub quit: bool,
+}
+
 /// Which shard bar comes first (and is the only one on narrow terminals).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Metric {
@@ -52,7 +65,6 @@ pub struct App {
     pub log: VecDeque<LogLine>,
     pub focus: Focus,
     pub help: bool,
-    pub should_quit: bool,
     /// Terminal size (columns, rows).
     pub size: (u16, u16),
     /// Theme, keys and frame rate.
@@ -68,11 +80,8 @@ pub struct App {
     pub heat: bool,
     pub log_filter: Option<LogKind>,
     pub search: String,
-    /// Typing in the footer (a search; a query when `typing_query`; the shard filter when
-    /// `typing_shard_filter`).
-    pub searching: bool,
-    pub typing_query: bool,
-    pub typing_shard_filter: bool,
+    /// What the keys do now: commands, or typing into the footer.
+    pub input: InputMode,
     /// The shard list's order, and its filter on shard names and zones.
     pub shard_sort: ShardSort,
     pub shard_filter: String,
@@ -83,12 +92,10 @@ pub struct App {
     pub log_scroll: usize,
     pub shard_scroll: usize,
     pub notice: Option<String>,
-    /// `s` asked for the screen to be written to files (the runtime writes them and says so).
-    pub export_requested: bool,
     /// The screen shown: the main layout, the key visualizer or the history.
     pub screen: Screen,
     /// The key visualizer's cursor, time zoom and key zoom.
-    pub heatmap: HeatmapState,
+    pub heatmap: KeyVisualizerState,
     /// The history view's time zoom and scroll.
     pub history: HistoryState,
     /// What the source was last told (the view's clock is the source's answer).
@@ -103,7 +110,6 @@ impl App {
             log: VecDeque::new(),
             focus: Focus::Shards,
             help: false,
-            should_quit: false,
             size,
             settings: Settings::new(colors),
             collection: 0,
@@ -115,9 +121,7 @@ impl App {
             heat: true,
             log_filter: None,
             search: String::new(),
-            searching: false,
-            typing_query: false,
-            typing_shard_filter: false,
+            input: InputMode::Commands,
             shard_sort: ShardSort::Name,
             shard_filter: String::new(),
             query_text: String::new(),
@@ -125,9 +129,8 @@ impl App {
             log_scroll: 0,
             shard_scroll: 0,
             notice: None,
-            export_requested: false,
             screen: Screen::Main,
-            heatmap: HeatmapState::default(),
+            heatmap: KeyVisualizerState::default(),
             history: HistoryState::default(),
             paused,
             speed,
@@ -148,7 +151,7 @@ impl App {
             cells: self.strip_cells(),
             selected: (self.focus == Focus::KeySpace).then_some(self.cursor),
             query: self.query.clone(),
-            heatmap: (self.screen == Screen::KeyVisualizer).then(|| self.heatmap_request()),
+            heatmap: (self.screen == Screen::KeyVisualizer).then(|| self.key_visualizer_request()),
             history: (self.screen == Screen::History).then(|| self.history_request()),
         }
     }
@@ -186,26 +189,28 @@ impl App {
         })
     }
 
-    /// Applies an action; returns the commands for the source.
-    pub fn update(&mut self, action: Action) -> Vec<SourceControl> {
+    /// Applies an action; returns what it asks of the caller (commands for the source, saving
+    /// the screen, quitting).
+    pub fn update(&mut self, action: Action) -> Effects {
         if self.help && !matches!(action, Action::Resize(..)) {
             self.help = false;
-            return if action == Action::Quit {
-                self.should_quit = true;
-                Vec::new()
-            } else {
-                Vec::new()
+            return Effects {
+                quit: action == Action::Quit,
+                ..Effects::default()
             };
         }
         self.notice = None;
         let before = self.request();
-        let mut out = self.time_action(action);
-        self.view_action(action);
+        let mut effects = Effects {
+            controls: self.time_action(action),
+            ..Effects::default()
+        };
+        self.view_action(action, &mut effects);
         let after = self.request();
         if after != before {
-            out.push(SourceControl::View(after));
+            effects.controls.push(SourceControl::View(after));
         }
-        out
+        effects
     }
 
     fn time_action(&mut self, action: Action) -> Vec<SourceControl> {
@@ -233,11 +238,11 @@ impl App {
         vec![control]
     }
 
-    fn view_action(&mut self, action: Action) {
-        let taken = !self.searching
+    fn view_action(&mut self, action: Action, effects: &mut Effects) {
+        let taken = !self.input.typing()
             && match self.screen {
                 Screen::Main => false,
-                Screen::KeyVisualizer => self.heat_action(action),
+                Screen::KeyVisualizer => self.key_visualizer_action(action),
                 Screen::History => self.history_action(action),
                 Screen::Lab => self.lab_action(action),
             };
@@ -245,7 +250,7 @@ impl App {
             return;
         }
         match action {
-            Action::Quit => self.should_quit = true,
+            Action::Quit => effects.quit = true,
             Action::ToggleHelp => self.help = true,
             Action::FocusNext => self.set_focus(self.focus.next(true)),
             Action::FocusPrev => self.set_focus(self.focus.next(false)),
@@ -261,7 +266,7 @@ impl App {
             Action::ToggleMetric => self.toggle_metric(),
             Action::ToggleZones => self.zones = !self.zones,
             Action::ToggleHeat => self.heat = !self.heat,
-            Action::Export => self.export_requested = true,
+            Action::Export => effects.save_screen = true,
             Action::ToggleKeyVisualizer => self.toggle_screen(Screen::KeyVisualizer),
             Action::ToggleHistory => self.toggle_screen(Screen::History),
             Action::ToggleLab => self.toggle_lab(),
@@ -270,61 +275,12 @@ impl App {
                 self.shard_scroll = 0;
             }
             Action::CycleLogFilter => self.cycle_filter(),
-            Action::StartSearch if self.focus == Focus::Shards => {
-                self.searching = true;
-                self.typing_shard_filter = true;
-            }
-            Action::StartSearch => {
-                self.focus = Focus::Events;
-                self.searching = true;
-            }
-            Action::StartQuery => {
-                self.searching = true;
-                self.typing_query = true;
-            }
-            Action::SearchChar(c) if self.typing_query => self.query_text.push(c),
-            Action::SearchChar(c) if self.typing_shard_filter => {
-                self.shard_filter.push(c);
-                self.shard_scroll = 0;
-            }
-            Action::SearchChar(c) => self.search.push(c),
-            Action::SearchBackspace if self.typing_query => {
-                self.query_text.pop();
-            }
-            Action::SearchBackspace if self.typing_shard_filter => {
-                self.shard_filter.pop();
-            }
-            Action::SearchBackspace => {
-                self.search.pop();
-            }
-            Action::SearchDone => {
-                if self.typing_query {
-                    let text = self.query_text.trim();
-                    self.query = (!text.is_empty()).then(|| text.to_string());
-                }
-                self.searching = false;
-                self.typing_query = false;
-                self.typing_shard_filter = false;
-            }
-            Action::Escape
-                if self.typing_shard_filter
-                    || (self.focus == Focus::Shards && !self.shard_filter.is_empty()) =>
-            {
-                self.searching = false;
-                self.typing_shard_filter = false;
-                self.shard_filter.clear();
-            }
-            Action::Escape if self.typing_query || self.query.is_some() => {
-                self.searching = false;
-                self.typing_query = false;
-                self.query_text.clear();
-                self.query = None;
-            }
-            Action::Escape => {
-                self.searching = false;
-                self.search.clear();
-                self.log_filter = None;
-            }
+            Action::StartSearch
+            | Action::StartQuery
+            | Action::SearchChar(_)
+            | Action::SearchBackspace
+            | Action::SearchDone
+            | Action::Escape => self.typing_action(action),
             Action::Resize(w, h) => self.size = (w, h),
             Action::Click(x, y) => self.click(x, y),
             Action::Wheel(up, x, y) => self.wheel(up, x, y),
@@ -333,10 +289,10 @@ impl App {
     }
 
     /// The pane under (x, y), and the layout it came from.
-    fn pane_at(&self, x: u16, y: u16) -> Option<(Focus, super::panes::Areas)> {
+    fn pane_at(&self, x: u16, y: u16) -> Option<(Focus, super::layout::Areas)> {
         let area = ratatui::layout::Rect::new(0, 0, self.size.0, self.size.1);
         let shards = self.view.as_ref().map_or(3, |v| v.shards.len());
-        let areas = super::panes::layout(area, shards)?;
+        let areas = super::layout::layout(area, shards)?;
         let at = ratatui::layout::Position::new(x, y);
         let focus = [
             (areas.keyspace, Focus::KeySpace),

@@ -2,7 +2,7 @@
 
 use super::action::Action;
 use super::app::App;
-use super::app_heat::{Screen, time_zoom};
+use super::screen::{Screen, time_zoom};
 
 /// The history view's seconds per column and shard rows scrolled past.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -4,7 +4,7 @@
 
 use super::action::Action;
 use super::app::App;
-use super::app_heat::Screen;
+use super::screen::Screen;
 
 impl App {
     /// The candidates' count, from the view.

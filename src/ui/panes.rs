@@ -16,76 +16,23 @@ pub mod balancer;
 pub mod events;
 pub mod footer;
 pub mod header;
-pub mod heatmap;
-pub mod heatmap_shards;
 pub mod help;
 pub mod history;
+pub mod key_visualizer;
+pub mod key_visualizer_shards;
 pub mod keyspace;
 pub mod lab;
 pub mod shards;
 
 use ratatui::Frame;
-use ratatui::layout::{Alignment, Constraint, Layout, Rect};
+use ratatui::layout::{Alignment, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Paragraph, Wrap};
 
 use super::app::{App, Focus};
 use super::theme::Theme;
 
-/// The smallest terminal the layout works in.
-pub const MIN_WIDTH: u16 = 60;
-pub const MIN_HEIGHT: u16 = 16;
-
-/// Where each pane goes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Areas {
-    pub header: Rect,
-    pub shards: Rect,
-    pub balancer: Rect,
-    pub keyspace: Rect,
-    /// Absent on short terminals.
-    pub events: Option<Rect>,
-    pub footer: Rect,
-}
-
-/// The layout of `area` for `shard_count` shards; `None` when the terminal is too small.
-pub fn layout(area: Rect, shard_count: usize) -> Option<Areas> {
-    if area.width < MIN_WIDTH || area.height < MIN_HEIGHT {
-        return None;
-    }
-    let keyspace_h = if area.height >= 40 { 9 } else { 8 };
-    let body = area.height - 2 - keyspace_h;
-    let wanted_top = (shard_count as u16).saturating_add(3).max(9);
-    let events_min = 5;
-    let (top_h, events_h) = if body >= wanted_top + events_min {
-        let top = wanted_top.min(body - events_min).min((body * 3 / 5).max(7));
-        (top, body - top)
-    } else {
-        (body, 0)
-    };
-    let [header, top, keyspace, events, footer] = Layout::vertical([
-        Constraint::Length(1),
-        Constraint::Length(top_h),
-        Constraint::Length(keyspace_h),
-        Constraint::Length(events_h),
-        Constraint::Length(1),
-    ])
-    .areas(area);
-    let left = if area.width >= 100 { 60 } else { 55 };
-    let [shards, balancer] = Layout::horizontal([
-        Constraint::Percentage(left),
-        Constraint::Percentage(100 - left),
-    ])
-    .areas(top);
-    Some(Areas {
-        header,
-        shards,
-        balancer,
-        keyspace,
-        events: (events_h > 0).then_some(events),
-        footer,
-    })
-}
+pub use super::layout::{Areas, MIN_HEIGHT, MIN_WIDTH, layout};
 
 /// A pane's frame: rounded border, title, focus highlight.
 pub fn pane_block(title: Line<'_>, focused: bool, theme: Theme) -> Block<'_> {
@@ -114,18 +61,18 @@ pub fn render(frame: &mut Frame, app: &App) {
         return;
     };
     header::render(frame, areas.header, app, theme);
-    if app.screen != crate::ui::app_heat::Screen::Main {
+    if app.screen != crate::ui::screen::Screen::Main {
         let body = Rect {
             y: area.y + 1,
             height: area.height.saturating_sub(2),
             ..area
         };
-        if app.screen == crate::ui::app_heat::Screen::History {
+        if app.screen == crate::ui::screen::Screen::History {
             history::render(frame, body, app, theme);
-        } else if app.screen == crate::ui::app_heat::Screen::Lab {
+        } else if app.screen == crate::ui::screen::Screen::Lab {
             lab::render(frame, body, app, theme);
         } else {
-            heatmap::render(frame, body, app, theme);
+            key_visualizer::render(frame, body, app, theme);
         }
         footer::render(frame, areas.footer, app, theme);
         if app.help {

@@ -47,7 +47,7 @@ impl Fixture {
     pub fn keys(&mut self, actions: &[Action]) -> Vec<SourceControl> {
         let mut out = Vec::new();
         for &a in actions {
-            out.extend(self.app.update(a));
+            out.extend(self.app.update(a).controls);
             self.refresh();
         }
         out

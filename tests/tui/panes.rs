@@ -225,7 +225,7 @@ fn focus_filter_search_and_toggles() {
         Action::SearchDone,
     ]);
     assert_eq!(f.app.search, "#2");
-    assert!(!f.app.searching);
+    assert!(!f.app.input.typing());
     assert!(f.app.visible_log().all(|l| l.text.contains("#2")));
     f.keys(&[Action::Up, Action::Up]);
     assert_eq!(f.app.log_scroll, 2);
@@ -236,8 +236,7 @@ fn focus_filter_search_and_toggles() {
     ]);
     assert_eq!(f.app.metric, Metric::Data);
     assert!(!f.app.zones && !f.app.heat);
-    f.keys(&[Action::Quit]);
-    assert!(f.app.should_quit);
+    assert!(f.app.update(Action::Quit).quit);
 }
 
 type DrawPane<'a> = dyn Fn(&mut ratatui::Frame, &App) + 'a;

@@ -53,7 +53,7 @@ async fn keys_reach_the_app_and_q_quits() {
     let mut terminal = Terminal::new(TestBackend::new(100, 30)).unwrap();
     let mut app = App::new((100, 30), false, 64.0, false);
     let input = scripted(&[' ', '?', 'q'], Duration::from_millis(500));
-    shardtop::runtime::run(
+    let ended = shardtop::runtime::run(
         &mut terminal,
         &mut app,
         input,
@@ -63,7 +63,7 @@ async fn keys_reach_the_app_and_q_quits() {
     )
     .await
     .unwrap();
-    assert!(app.should_quit);
+    assert_eq!(ended, shardtop::runtime::Ended::Quit);
     assert!(app.paused, "Space paused the source");
     let view = app.view.as_ref().unwrap();
     assert!(view.clock.paused, "the source confirmed the pause");

@@ -7,8 +7,9 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
 use crate::ui::app::App;
-use crate::ui::app_heat::Screen;
+use crate::ui::input_mode::InputMode;
 use crate::ui::keymap;
+use crate::ui::screen::Screen;
 use crate::ui::theme::Theme;
 
 /// Commands (one or a pair shown as `a/b`) and their word, in the order they give way.
@@ -86,17 +87,15 @@ fn keys(app: &App) -> Vec<(String, &'static str)> {
 
 pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: Theme) {
     let mut spans = Vec::new();
-    if app.searching {
-        if app.typing_query {
-            spans.push(Span::styled(" query filter: ", theme.key()));
-            spans.push(Span::raw(format!("{}▏", app.query_text)));
-        } else if app.typing_shard_filter {
-            spans.push(Span::styled(" shard or zone: ", theme.key()));
-            spans.push(Span::raw(format!("{}▏", app.shard_filter)));
-        } else {
-            spans.push(Span::styled(" search: ", theme.key()));
-            spans.push(Span::raw(format!("{}▏", app.search)));
-        }
+    let typed = match app.input {
+        InputMode::Commands => None,
+        InputMode::Query => Some((" query filter: ", &app.query_text)),
+        InputMode::ShardFilter => Some((" shard or zone: ", &app.shard_filter)),
+        InputMode::Search => Some((" search: ", &app.search)),
+    };
+    if let Some((label, text)) = typed {
+        spans.push(Span::styled(label, theme.key()));
+        spans.push(Span::raw(format!("{text}▏")));
         spans.push(Span::styled("  Enter keeps · Esc clears", theme.dim()));
     } else {
         // A notice takes the place of the less important keys.
@@ -115,7 +114,7 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: Theme) {
     }
     frame.render_widget(Paragraph::new(Line::from(spans)), area);
     if let Some(n) = &app.notice
-        && !app.searching
+        && !app.input.typing()
     {
         frame.render_widget(
             Paragraph::new(Span::styled(format!("{n} "), theme.warn())).alignment(Alignment::Right),

@@ -23,11 +23,11 @@ mod move_and_merge;
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::engine::Simulator;
 use crate::cluster::ServerVersion;
 use crate::cluster::defragmentation::DefragmentationPhase;
 use crate::cluster::event::{EventKind, SplitCause};
 use crate::model::{ShardIdx, ShardKey};
+use crate::sim::engine::Simulator;
 
 /// `chunkDefragmentationThrottlingMS`.
 pub const THROTTLING_MS: u64 = 1_000;
@@ -64,7 +64,7 @@ impl Defragmenter {
 
 impl Simulator {
     /// `defragmentCollection: true` (starts, unless running) or `false` (ends it).
-    pub(super) fn set_defragmentation(&mut self, c: usize, on: bool) {
+    pub(in crate::sim) fn set_defragmentation(&mut self, c: usize, on: bool) {
         let running = self.cluster.collections[c].defragmentation;
         let ns = self.cluster.collections[c].ns.clone();
         match (on, running) {
@@ -119,7 +119,7 @@ impl Simulator {
     }
 
     /// One tick of the action stream, for every collection being defragmented.
-    pub(super) fn defragmenter_tick(&mut self) {
+    pub(in crate::sim) fn defragmenter_tick(&mut self) {
         if !self.cluster.settings.balancer_enabled {
             return;
         }

@@ -1,15 +1,15 @@
 //! Carrying out a scenario's scheduled actions: each names a MongoDB command and its arguments.
 
-use super::engine::Simulator;
-use super::reshard_layout::{ReshardRequest, zones_of};
-use super::scenario::{Action, Op};
-use super::setup::{document_of, pattern_of};
 use crate::cluster::error::MongoError;
 use crate::model::ShardKey;
+use crate::sim::engine::Simulator;
+use crate::sim::resharding::reshard_layout::{ReshardRequest, zones_of};
+use crate::sim::scenario::setup::{document_of, pattern_of};
+use crate::sim::scenario::{Action, Op};
 
 impl Simulator {
     /// Carries out one scheduled action.
-    pub(super) fn apply_action(&mut self, action: &Action) -> Result<(), MongoError> {
+    pub(in crate::sim) fn apply_action(&mut self, action: &Action) -> Result<(), MongoError> {
         match &action.op {
             Op::AddShard { id, capacity } => self.add_shard(id, *capacity).map(|_| ()),
             Op::BalancerStart {}
@@ -60,7 +60,7 @@ impl Simulator {
                 defragment_collection,
             } => self.configure_collection_balancing(
                 ns,
-                super::collection_balancing::BalancingRequest {
+                crate::sim::balancer::collection_balancing::BalancingRequest {
                     chunk_size_mb: *chunk_size,
                     enable_auto_merger: *enable_auto_merger,
                     defragment: *defragment_collection,

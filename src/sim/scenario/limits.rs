@@ -6,8 +6,10 @@
 
 use serde_json::Value;
 
-use super::keygen::GenSpec;
-use super::scenario::{Action, CollectionSpec, DocSize, Op, Scenario, ShardsSpec, WorkloadSpec};
+use crate::sim::scenario::keygen::GenSpec;
+use crate::sim::scenario::{
+    Action, CollectionSpec, DocSize, Op, Scenario, ShardsSpec, WorkloadSpec,
+};
 
 /// Shards in a cluster.
 pub const MAX_SHARDS: u64 = 10_000;

@@ -4,9 +4,9 @@
 
 use serde::Deserialize;
 
-use super::rng::Rng;
 use crate::model::KeyValue;
 use crate::model::extjson;
+use crate::sim::rng::Rng;
 
 /// Virtual time 0 is 2026-01-01T00:00:00Z.
 pub const EPOCH_SECONDS: u64 = 1_767_225_600;

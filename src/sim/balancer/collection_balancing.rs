@@ -3,11 +3,11 @@
 //! collection, and the AutoMerger flag (7.0+), kept and shown in `config.collections`.
 //! `defragmentCollection` starts or ends defragmentation (`sim::defragmenter`).
 
-use super::engine::Simulator;
 use crate::cluster::CollectionBalancing;
 use crate::cluster::ServerVersion;
 use crate::cluster::error::MongoError;
 use crate::cluster::event::EventKind;
+use crate::sim::engine::Simulator;
 
 /// What a `configureCollectionBalancing` command asks for.
 #[derive(Clone, Copy, Debug, Default)]

@@ -101,7 +101,7 @@ pub fn presplit_hashed_zones(
     check_bounds(pattern, hashed, zones)?;
     let mut all = live(shards);
     if version >= ServerVersion::V8_0 {
-        super::std_shuffle::shuffle(&mut all);
+        crate::sim::std_shuffle::shuffle(&mut all);
     }
     let one_per_shard = version >= ServerVersion::V7_2;
     let used: BTreeSet<&str> = zones.iter().map(|r| r.zone.as_str()).collect();
@@ -152,5 +152,5 @@ pub fn presplit_hashed_zones(
     if at < pattern.global_max() {
         layout.push((at, all[next_hole % all.len().max(1)]));
     }
-    super::zones_initial::initial_table(pattern, layout)
+    crate::sim::zones::zones_initial::initial_table(pattern, layout)
 }

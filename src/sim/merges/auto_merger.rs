@@ -16,10 +16,10 @@
 
 use std::collections::{BTreeMap, VecDeque};
 
-use super::engine::Simulator;
 use crate::cluster::ServerVersion;
 use crate::cluster::event::EventKind;
 use crate::model::{ShardIdx, ShardKey};
+use crate::sim::engine::Simulator;
 
 /// max(`minSnapshotHistoryWindowInSeconds` 300, `transactionLifetimeLimitSeconds` 60, 10).
 pub const HISTORY_WINDOW_SECS: u64 = 300;
@@ -81,7 +81,7 @@ impl Simulator {
     }
 
     /// One tick of the AutoMerger.
-    pub(super) fn auto_merger_tick(&mut self) {
+    pub(in crate::sim) fn auto_merger_tick(&mut self) {
         if !self.auto_merger_on() {
             self.auto_merger.disable();
             return;

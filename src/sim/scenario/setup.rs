@@ -1,14 +1,16 @@
 //! Building a simulator from a scenario, and carrying out its scheduled actions.
 
-use super::engine::{Simulator, WorkloadRun};
-use super::keygen::KeyGen;
-use super::ops::ShardCollectionOptions;
-use super::rng::Rng;
-use super::scenario::{Action, CollectionSpec, DocSize, Op, Scenario, ShardsSpec, WorkloadSpec};
 use crate::cluster::event::SplitCause;
 use crate::cluster::version::ServerVersion;
 use crate::cluster::{Cluster, Settings};
 use crate::model::{KeyPattern, Shard};
+use crate::sim::engine::{Simulator, WorkloadRun};
+use crate::sim::ops::ShardCollectionOptions;
+use crate::sim::rng::Rng;
+use crate::sim::scenario::keygen::KeyGen;
+use crate::sim::scenario::{
+    Action, CollectionSpec, DocSize, Op, Scenario, ShardsSpec, WorkloadSpec,
+};
 
 /// Chooses the generated field for each shard-key field (`None`: the field is absent → null).
 pub fn key_sources(pattern: &KeyPattern, fields: &[(String, KeyGen)]) -> Vec<Option<usize>> {
@@ -19,11 +21,17 @@ pub fn key_sources(pattern: &KeyPattern, fields: &[(String, KeyGen)]) -> Vec<Opt
         .collect()
 }
 
-pub(super) fn pattern_of(value: &serde_json::Value, at: &str) -> Result<KeyPattern, String> {
+pub(in crate::sim) fn pattern_of(
+    value: &serde_json::Value,
+    at: &str,
+) -> Result<KeyPattern, String> {
     KeyPattern::parse_json(&value.to_string()).map_err(|e| format!("field `{at}`: {e}"))
 }
 
-pub(super) fn document_of(value: &serde_json::Value, at: &str) -> Result<bson::Document, String> {
+pub(in crate::sim) fn document_of(
+    value: &serde_json::Value,
+    at: &str,
+) -> Result<bson::Document, String> {
     match bson::Bson::try_from(value.clone()) {
         Ok(bson::Bson::Document(d)) => Ok(d),
         Ok(_) => Err(format!("field `{at}`: expected a document")),
@@ -255,7 +263,7 @@ impl Simulator {
         &mut self,
         ns: &str,
         key: &KeyPattern,
-        layout: &super::scenario::InitialLayout,
+        layout: &crate::sim::scenario::InitialLayout,
         at: &str,
     ) -> Result<(), String> {
         if layout.shards.len() != layout.split_points.len() + 1 {

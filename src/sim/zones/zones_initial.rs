@@ -10,13 +10,13 @@
 
 use bson::Document;
 
-use super::engine::Simulator;
 use crate::cluster::error::MongoError;
 use crate::cluster::event::EventKind;
 use crate::cluster::zones::{PendingZoneRange, values};
 use crate::model::{
     ChunkInfo, ChunkVersion, KeyPattern, RoutingTable, ShardIdx, ShardKey, ZoneRanges,
 };
+use crate::sim::engine::Simulator;
 
 /// SingleChunkPerTag: the initial chunks of an empty collection with zones.
 pub fn single_chunk_per_tag(
@@ -73,7 +73,7 @@ pub fn initial_table(
 impl Simulator {
     /// `updateZoneKeyRange` on a namespace that is not sharded: the range waits for
     /// `shardCollection` (`zone: None` removes the range with exactly these bounds).
-    pub(super) fn update_pending_zone_range(
+    pub(in crate::sim) fn update_pending_zone_range(
         &mut self,
         ns: &str,
         min: &Document,

@@ -10,13 +10,13 @@
 // resharding_coordinator_service.cpp` (`_isReshardingOpRedundant`: already on the shard),
 // `unshard_collection_coordinator` (`selectLeastLoadedNonDrainingShard`).
 
-use super::engine::Simulator;
-use super::reshard_layout::ReshardRequest;
 use crate::cluster::Collection;
 use crate::cluster::error::MongoError;
 use crate::cluster::resharding::{Provenance, ShardKeyRange};
 use crate::cluster::{Placement, ServerVersion};
 use crate::model::{KeyPattern, RoutingTable, ShardIdx};
+use crate::sim::engine::Simulator;
+use crate::sim::resharding::reshard_layout::ReshardRequest;
 
 fn id_key() -> Result<KeyPattern, MongoError> {
     KeyPattern::parse_json(r#"{"_id": 1}"#).map_err(|e| MongoError::bad_value(e.0))

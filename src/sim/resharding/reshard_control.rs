@@ -4,8 +4,8 @@
 // 8.0 `db/s/config/configsvr_abort_reshard_collection_command.cpp`,
 // `configsvr_commit_reshard_collection_command.cpp`, `resharding_coordinator_service.cpp`.
 
-use super::engine::Simulator;
 use crate::cluster::error::MongoError;
+use crate::sim::engine::Simulator;
 
 fn no_such(message: &str) -> MongoError {
     MongoError {

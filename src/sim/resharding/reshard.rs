@@ -22,14 +22,14 @@
 //! critical section wait and are applied when it ends (to the new layout, or the old one after an
 //! abort); none is lost.
 
-use super::engine::Simulator;
-use super::reshard_layout::ReshardRequest;
 use crate::cluster::Placement;
 use crate::cluster::error::MongoError;
 use crate::cluster::event::EventKind;
 use crate::cluster::resharding::{BlockedWrite, CriticalSection, Resharding};
 use crate::model::{KeyPattern, KeyValue};
 use crate::model::{ShardIdx, ShardKey};
+use crate::sim::engine::Simulator;
+use crate::sim::resharding::reshard_layout::ReshardRequest;
 
 /// Fixed cost of the critical section: block writes, apply the last batch, commit the metadata.
 const CRITICAL_SECTION_BASE_MS: u64 = 100;
@@ -170,10 +170,9 @@ impl Simulator {
     ) -> Result<(), MongoError> {
         let coll = &self.cluster.collections[c];
         let id = KeyPattern::parse_json(r#"{"_id": 1}"#).map_err(|e| MongoError::bad_value(e.0))?;
-        let conflict = coll
-            .indexes
-            .iter()
-            .find(|i| i.unique && i.key != id && !super::ops::is_field_name_prefix(key, &i.key));
+        let conflict = coll.indexes.iter().find(|i| {
+            i.unique && i.key != id && !crate::sim::ops::is_field_name_prefix(key, &i.key)
+        });
         if let Some(index) = conflict {
             let recipient = self.recipients().first().copied().unwrap_or(ShardIdx(0));
             let error = MongoError::invalid_options(format!(
@@ -193,7 +192,7 @@ impl Simulator {
     }
 
     /// Shards that receive chunks of a new layout: not removed, not draining.
-    pub(super) fn recipients(&self) -> Vec<ShardIdx> {
+    pub(in crate::sim) fn recipients(&self) -> Vec<ShardIdx> {
         (0..self.cluster.shards.len())
             .filter(|&s| !self.cluster.shards[s].removed && !self.cluster.shards[s].shard.draining)
             .map(|s| ShardIdx(s as u32))
@@ -202,7 +201,7 @@ impl Simulator {
 
     /// Moves every resharding forward: starts the critical section when cloning is done, commits
     /// or aborts when it ends.
-    pub(super) fn advance_reshardings(&mut self) {
+    pub(in crate::sim) fn advance_reshardings(&mut self) {
         let now = self.cluster.now_ms;
         let recipients = self.recipients().len().max(1) as u64;
         let timeout = self.cluster.settings.resharding.critical_section_timeout_ms;
@@ -245,7 +244,7 @@ impl Simulator {
     }
 
     /// Ends resharding collection `c` with an error: the old layout stays.
-    pub(super) fn abort_resharding(&mut self, c: usize, error: MongoError) {
+    pub(in crate::sim) fn abort_resharding(&mut self, c: usize, error: MongoError) {
         let coll = &mut self.cluster.collections[c];
         let Some(r) = coll.resharding.take() else {
             return;
@@ -285,7 +284,8 @@ impl Simulator {
         coll.keys.rebuild(entries);
         let members = self.zone_members(r.zones.as_deref().unwrap_or_default());
         let coll = &mut self.cluster.collections[c];
-        let layout = super::reshard_layout::new_layout(coll, &r, &recipients, &members);
+        let layout =
+            crate::sim::resharding::reshard_layout::new_layout(coll, &r, &recipients, &members);
         let zones = r.zones.clone().unwrap_or_default();
         let unsplittable = r.provenance.ends_unsplittable();
         if coll
@@ -305,7 +305,7 @@ impl Simulator {
         let ns = coll.ns.clone();
         for w in &mut self.workloads {
             if w.coll_ns == ns {
-                w.key_sources = super::setup::key_sources(&r.key, &w.fields);
+                w.key_sources = crate::sim::scenario::setup::key_sources(&r.key, &w.fields);
             }
         }
         let (critical_ms, blocked) = r
@@ -342,7 +342,7 @@ impl Simulator {
 
     /// Holds back a generated write when its collection is in a resharding critical section;
     /// gives it back otherwise.
-    pub(super) fn block_if_critical(
+    pub(in crate::sim) fn block_if_critical(
         &mut self,
         c: usize,
         write: BlockedWrite,

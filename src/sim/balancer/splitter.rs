@@ -2,10 +2,10 @@
 //! auto-splitter (before 6.0) with its top-chunk optimisation, `splitOrMarkJumbo` after a
 //! migration was refused as too big, and marking a chunk jumbo when it cannot be split.
 
-use super::engine::Simulator;
 use crate::cluster::event::{EventKind, MigrationReason, SplitCause};
 use crate::cluster::{Collection, MongoError};
 use crate::model::{ChunkStats, ShardIdx, ShardKey};
+use crate::sim::engine::Simulator;
 
 impl Simulator {
     /// `split` with `middle`: splits the chunk containing `point` at `point`.
@@ -42,7 +42,7 @@ impl Simulator {
     }
 
     /// Splits chunk `i` of collection `c` at `points`, dividing its statistics by the key index.
-    pub(super) fn split_chunk(
+    pub(in crate::sim) fn split_chunk(
         &mut self,
         c: usize,
         i: usize,
@@ -90,7 +90,7 @@ impl Simulator {
     /// is moved to the least loaded shard.
     // 4.4.6 `db/s/chunk_splitter.cpp` (`splitPoints.empty()` → `abandonPrepare`; `findExtremeKeyInChunk`
     // at both ends, `topChunkMinKey`, `moveChunk` of the top chunk via `balanceSingleChunk`).
-    pub(super) fn auto_split(&mut self, c: usize, i: usize) {
+    pub(in crate::sim) fn auto_split(&mut self, c: usize, i: usize) {
         let chunk_size = self.cluster.chunk_size_of(c);
         let coll = &mut self.cluster.collections[c];
         coll.table.reset_bytes_written(i);
@@ -160,7 +160,7 @@ impl Simulator {
     }
 
     /// Flags chunk `i` jumbo (once).
-    pub(super) fn mark_jumbo(&mut self, c: usize, i: usize) {
+    pub(in crate::sim) fn mark_jumbo(&mut self, c: usize, i: usize) {
         let coll = &mut self.cluster.collections[c];
         if coll.table.chunk(i).info.jumbo {
             return;
@@ -200,7 +200,7 @@ impl Simulator {
 
     /// `splitOrMarkJumbo`, after a migration was refused as too big: split the chunk at about
     /// half-chunk intervals, or flag it jumbo when it holds a single key value.
-    pub(super) fn split_or_mark_jumbo(&mut self, c: usize, i: usize) {
+    pub(in crate::sim) fn split_or_mark_jumbo(&mut self, c: usize, i: usize) {
         let chunk_size = self.cluster.chunk_size_of(c);
         let coll = &self.cluster.collections[c];
         let chunk = coll.table.chunk(i);

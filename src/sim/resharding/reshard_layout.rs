@@ -13,12 +13,12 @@
 
 use std::collections::BTreeMap;
 
-use super::engine::Simulator;
 use crate::cluster::error::MongoError;
 use crate::cluster::resharding::{NewChunk, Provenance, Resharding, ShardKeyRange};
 use crate::cluster::{Collection, ServerVersion};
 use crate::model::zones::ZoneRange;
 use crate::model::{KeyPattern, ShardIdx, ShardKey};
+use crate::sim::engine::Simulator;
 
 /// A resharding's request: `reshardCollection`'s fields, or what `moveCollection` and
 /// `unshardCollection` ask for.
@@ -52,7 +52,7 @@ fn invalid(m: &str) -> MongoError {
 
 impl Simulator {
     /// `validateShardDistribution`.
-    pub(super) fn check_distribution(
+    pub(in crate::sim) fn check_distribution(
         &self,
         c: usize,
         req: &ReshardRequest,
@@ -128,7 +128,7 @@ impl Simulator {
     /// The zone ranges the new layout keeps: the request's; for `forceRedistribution` to the
     /// same key without `zones`, the collection's own; none for `moveCollection` and
     /// `unshardCollection`. A collection with zones resharded to a new key must say `zones`.
-    pub(super) fn zones_after_resharding(
+    pub(in crate::sim) fn zones_after_resharding(
         &self,
         c: usize,
         req: &ReshardRequest,
@@ -157,7 +157,10 @@ impl Simulator {
     }
 
     /// The shards of each zone of `zones` (not removed, not draining).
-    pub(super) fn zone_members(&self, zones: &[ZoneRange]) -> BTreeMap<String, Vec<ShardIdx>> {
+    pub(in crate::sim) fn zone_members(
+        &self,
+        zones: &[ZoneRange],
+    ) -> BTreeMap<String, Vec<ShardIdx>> {
         let mut out: BTreeMap<String, Vec<ShardIdx>> = BTreeMap::new();
         for z in zones {
             out.entry(z.zone.clone()).or_insert_with(|| {
@@ -175,7 +178,7 @@ impl Simulator {
 }
 
 /// The new chunks of `coll` (its key index already rebuilt for the new key) for resharding `r`.
-pub(super) fn new_layout(
+pub(in crate::sim) fn new_layout(
     coll: &Collection,
     r: &Resharding,
     recipients: &[ShardIdx],
@@ -240,7 +243,7 @@ pub(super) fn new_layout(
 
 /// A bound in `key` (the new key of a resharding).
 fn bound_in(key: &KeyPattern, v: &serde_json::Value, what: &str) -> Result<ShardKey, MongoError> {
-    let doc = super::setup::document_of(v, what).map_err(MongoError::bad_value)?;
+    let doc = crate::sim::scenario::setup::document_of(v, what).map_err(MongoError::bad_value)?;
     key.bound_from_document(&doc).map_err(|e| {
         MongoError::invalid_options(format!(
             "ShardKeyRange {what} should follow shard key's keyPattern: {}",

@@ -6,9 +6,13 @@ use crate::cluster::Cluster;
 use crate::cluster::heat_history::HeatLog;
 use crate::model::{ShardIdx, ShardKey};
 
+/// The former names of the request and the frame.
+#[doc(hidden)]
+pub use self::{KeyVisualizerRequest as HeatmapRequest, KeyVisualizerView as HeatmapView};
+
 /// What the key visualizer asks for.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct HeatmapRequest {
+pub struct KeyVisualizerRequest {
     pub cols: usize,
     pub rows: usize,
     /// Virtual seconds per column (the time zoom).
@@ -21,7 +25,7 @@ pub struct HeatmapRequest {
 
 /// One frame of the key visualizer.
 #[derive(Clone, Debug, Default, PartialEq)]
-pub struct HeatmapView {
+pub struct KeyVisualizerView {
     /// Writes per column (oldest first), per row (lowest range first).
     pub writes: Vec<Vec<u64>>,
     pub max: u64,
@@ -48,9 +52,9 @@ pub fn build(
     heat: &HeatLog,
     cluster: &Cluster,
     ns: &str,
-    req: &HeatmapRequest,
+    req: &KeyVisualizerRequest,
     now_ms: u64,
-) -> Option<HeatmapView> {
+) -> Option<KeyVisualizerView> {
     // Each column is exactly `secs_per_col`; before the window fills, the newest columns are
     // the future (empty) and the window starts at 0.
     let span_ms = req.secs_per_col.max(1) * 1000 * req.cols.max(1) as u64;
@@ -89,7 +93,7 @@ pub fn build(
             .copied()
             .unwrap_or(0),
     );
-    Some(HeatmapView {
+    Some(KeyVisualizerView {
         writes: grid.writes,
         max,
         zoomed: req

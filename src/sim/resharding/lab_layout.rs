@@ -5,10 +5,10 @@
 // 8.0 `db/s/resharding/resharding_coordinator_service.cpp` (the sampled split points) through
 // [`super::reshard_layout::new_layout`], the same code a simulated resharding commits with.
 
-use super::engine::Simulator;
 use crate::cluster::error::MongoError;
 use crate::cluster::resharding::Resharding;
 use crate::model::zones::ZoneRange;
+use crate::sim::engine::Simulator;
 
 impl Simulator {
     /// Replaces the chunks of `ns` (its documents already inserted, under the key it has) with a
@@ -32,7 +32,8 @@ impl Simulator {
         let mut r = Resharding::new(coll.pattern.clone(), chunks, now, now);
         r.zones = Some(zones.clone());
         let members = self.zone_members(&zones);
-        let layout = super::reshard_layout::new_layout(coll, &r, &recipients, &members);
+        let layout =
+            crate::sim::resharding::reshard_layout::new_layout(coll, &r, &recipients, &members);
         let key = coll.pattern.clone();
         self.cluster.collections[c]
             .install_resharded(key, &layout, &zones, now / 1000)

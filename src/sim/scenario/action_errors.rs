@@ -2,21 +2,21 @@
 //! ([`crate::cluster::failed_actions`]), as a refused command is part of the story a scenario
 //! tells (the `reshard` scenario's first attempt).
 
-use super::engine::Simulator;
-use super::scenario::Action;
 use crate::cluster::failed_actions::FailedAction;
 use crate::cluster::{EventKind, MongoError};
+use crate::sim::engine::Simulator;
+use crate::sim::scenario::Action;
 
 impl Simulator {
     /// Carries out `action`; a refusal is kept and emitted.
-    pub(super) fn run_action(&mut self, action: &Action) {
+    pub(in crate::sim) fn run_action(&mut self, action: &Action) {
         if let Err(error) = self.apply_action(action) {
             self.action_failed(action.path(), action.name(), error);
         }
     }
 
     /// Keeps and emits the failure of the action at `path`.
-    pub(super) fn action_failed(&mut self, path: String, command: &str, error: MongoError) {
+    pub(in crate::sim) fn action_failed(&mut self, path: String, command: &str, error: MongoError) {
         self.emit(EventKind::ActionFailed {
             path: path.clone(),
             command: command.to_string(),
@@ -47,7 +47,7 @@ impl Simulator {
     }
 
     /// The next action due at the current time, if any, its repetition (`every`) scheduled.
-    pub(super) fn take_due_action(&mut self) -> Option<Action> {
+    pub(in crate::sim) fn take_due_action(&mut self) -> Option<Action> {
         let action = self.actions.get(self.next_action)?;
         if action.at_ms() > self.cluster.now_ms {
             return None;

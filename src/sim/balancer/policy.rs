@@ -3,16 +3,16 @@
 //! shards for the chunks of no zone. Imbalance is measured in chunk counts before 6.0 and in data
 //! size from 6.0; every shard takes part in at most one migration.
 
-use super::engine::Simulator;
 use crate::cluster::event::MigrationReason;
 use crate::cluster::version::BalancingMetric;
 use crate::model::{ShardIdx, ShardKey};
+use crate::sim::engine::Simulator;
 
 mod steps;
 
 /// A migration the policy chose.
 #[derive(Clone, Debug)]
-pub(super) struct Candidate {
+pub(in crate::sim) struct Candidate {
     pub coll: usize,
     pub chunk: usize,
     pub end: Option<ShardKey>,
@@ -21,7 +21,7 @@ pub(super) struct Candidate {
 }
 
 /// Per-shard statistics of a zone, or of "no zone" (the chunks of no zone).
-pub(super) struct Bucket {
+pub(in crate::sim) struct Bucket {
     label: String,
     /// Shards that may hold the bucket's chunks.
     pub members: Vec<bool>,
@@ -61,7 +61,7 @@ impl Simulator {
     }
 
     /// The candidates for collection `c`, updating `busy`; reasons for not doing more go to `why_not`.
-    pub(super) fn select(
+    pub(in crate::sim) fn select(
         &self,
         c: usize,
         busy: &mut [bool],

@@ -14,7 +14,7 @@ use ratatui::widgets::Paragraph;
 use super::{clock_text, pane_block};
 use crate::ui::app::App;
 use crate::ui::theme::Theme;
-use crate::view::heatmap::HeatmapView;
+use crate::view::key_visualizer::KeyVisualizerView;
 
 const SHADES: [char; 5] = [' ', '░', '▒', '▓', '█'];
 /// Viridis at four steps: readable for every common colour-vision deficiency.
@@ -47,7 +47,7 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: Theme) {
         .and_then(|v| v.collection.as_ref())
         .map_or("", |c| c.ns.as_str());
     let Some(h) = v.and_then(|v| v.heatmap.as_ref()) else {
-        super::heatmap_shards::render(frame, area, app, theme);
+        super::key_visualizer_shards::render(frame, area, app, theme);
         return;
     };
     let keys = h.zoomed.as_ref().map_or_else(
@@ -80,8 +80,8 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: Theme) {
     frame.render_widget(Paragraph::new(lines).block(block), area);
 }
 
-fn grid_lines(h: &HeatmapView, app: &App, theme: Theme) -> Vec<Line<'static>> {
-    let req = app.heatmap_request();
+fn grid_lines(h: &KeyVisualizerView, app: &App, theme: Theme) -> Vec<Line<'static>> {
+    let req = app.key_visualizer_request();
     let rows = h.ranges.len();
     let (ccol, crow) = (req.cursor.0, req.cursor.1.min(rows.saturating_sub(1)));
     let at_cursor = h.owners.get(ccol).or(h.owners.last());
@@ -121,8 +121,8 @@ fn grid_lines(h: &HeatmapView, app: &App, theme: Theme) -> Vec<Line<'static>> {
 }
 
 /// The cursor range's owner in each column, as runs of one shard.
-fn owner_band(h: &HeatmapView, app: &App, theme: Theme) -> Line<'static> {
-    let row = app.heatmap_request().cursor.1;
+fn owner_band(h: &KeyVisualizerView, app: &App, theme: Theme) -> Line<'static> {
+    let row = app.key_visualizer_request().cursor.1;
     let mut spans = vec![Span::raw("  ")];
     let mut run: Option<(usize, usize)> = None;
     let flush = |spans: &mut Vec<Span<'static>>, (shard, n): (usize, usize)| {
@@ -148,7 +148,7 @@ fn owner_band(h: &HeatmapView, app: &App, theme: Theme) -> Line<'static> {
     Line::from(spans)
 }
 
-fn axis(h: &HeatmapView, width: usize) -> Line<'static> {
+fn axis(h: &KeyVisualizerView, width: usize) -> Line<'static> {
     let left = clock_text(h.from_ms);
     let right = if h.to_ms > h.now_ms + 1 {
         format!("now {} · {}", clock_text(h.now_ms), clock_text(h.to_ms))

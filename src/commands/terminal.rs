@@ -1,0 +1,170 @@
+//! The terminal toolbox every command shares: the runtime the terminal commands run on, whether
+//! standard output is a terminal and colours are wanted, and running a source in the TUI — start
+//! the source task, take over the terminal, run the event loop, and give the terminal back on
+//! every path (a signal, or a panic — ratatui's panic hook restores it first).
+//!
+//! May import the floors below `commands` and `super::Failure`; never a command module.
+
+use std::io::IsTerminal;
+
+use tokio::sync::mpsc;
+use tokio::task::JoinSet;
+
+use super::Failure;
+use crate::source::{Playback, Timeline, run_timeline};
+use crate::ui::{App, Settings};
+use crate::view::LogLine;
+
+/// Whether colours are wanted: `--no-color` and a non-empty `NO_COLOR` turn them off.
+pub fn colors_wanted(no_color_flag: bool) -> bool {
+    !no_color_flag && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+}
+
+pub fn require_terminal(headless: &str) -> Result<(), Failure> {
+    if std::io::stdout().is_terminal() {
+        Ok(())
+    } else {
+        Err(Failure::input(format!(
+            "standard output is not a terminal, so there is no interactive view; for a headless run use {headless}"
+        )))
+    }
+}
+
+/// Plays a timeline in the TUI from `playback`, with `log` as the event log's first lines.
+pub fn run_tui<T: Timeline>(
+    timeline: T,
+    playback: Playback,
+    log: Vec<LogLine>,
+    settings: &Settings,
+) -> Result<(), Failure> {
+    let rt = runtime()?;
+    let start = move |to_ui, controls| run_timeline(timeline, playback, log, to_ui, controls);
+    run_source_in(
+        &rt,
+        start,
+        playback.speed,
+        playback.paused,
+        settings,
+        |_| {},
+    )
+}
+
+/// The runtime the TUI commands run on.
+pub fn runtime() -> Result<tokio::runtime::Runtime, Failure> {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .map_err(|e| Failure::runtime(format!("cannot start the runtime: {e}")))
+}
+
+/// Starts the source task, takes over the terminal, runs the event loop, gives the terminal back.
+pub fn run_source_in<F, Fut>(
+    rt: &tokio::runtime::Runtime,
+    start: F,
+    speed: f64,
+    paused: bool,
+    settings: &Settings,
+    configure: impl FnOnce(&mut App) + Send,
+) -> Result<(), Failure>
+where
+    F: FnOnce(
+        mpsc::Sender<crate::source::SourceEvent>,
+        mpsc::Receiver<crate::source::SourceControl>,
+    ) -> Fut,
+    Fut: std::future::Future<Output = color_eyre::Result<()>> + Send + 'static,
+{
+    rt.block_on(async move {
+        let (to_ui, from_source) = mpsc::channel(64);
+        let (to_source, controls) = mpsc::channel(16);
+        let mut tasks = JoinSet::new();
+        tasks.spawn(start(to_ui, controls));
+        let mut terminal = ratatui::try_init()
+            .map_err(|e| Failure::runtime(format!("cannot set up the terminal: {e}")))?;
+        mouse_capture(true);
+        let size = terminal.size().unwrap_or_default();
+        let mut app = App::new((size.width, size.height), true, speed, paused);
+        app.settings = settings.clone();
+        configure(&mut app);
+        let input = ratatui::crossterm::event::EventStream::new();
+        let signals = Signals::new();
+        let ended = tokio::select! {
+            r = crate::runtime::run(
+                &mut terminal,
+                &mut app,
+                input,
+                from_source,
+                to_source,
+                &mut tasks,
+            ) => Ok(r),
+            n = signals.next() => Err(n),
+        };
+        mouse_capture(false);
+        let _ = terminal.show_cursor();
+        ratatui::restore();
+        tasks.shutdown().await;
+        match ended {
+            Ok(result) => result
+                .map(|_ended| ())
+                .map_err(|e| Failure::runtime(format!("{e:#}"))),
+            // Killed: the terminal is back; end as a process killed by that signal ends.
+            Err(signal) => std::process::exit(128 + signal),
+        }
+    })
+}
+
+/// SIGTERM, SIGHUP, SIGQUIT and SIGINT while the TUI runs (in raw mode Ctrl-C is a key; these
+/// come from `kill`, a closed terminal, Ctrl-\ outside raw mode…).
+struct Signals(Vec<(i32, Option<tokio::signal::unix::Signal>)>);
+
+impl Signals {
+    fn new() -> Self {
+        use tokio::signal::unix::{SignalKind, signal};
+        let kinds = [
+            (15, SignalKind::terminate()),
+            (1, SignalKind::hangup()),
+            (3, SignalKind::quit()),
+            (2, SignalKind::interrupt()),
+        ];
+        Self(
+            kinds
+                .into_iter()
+                .map(|(n, k)| (n, signal(k).ok()))
+                .collect(),
+        )
+    }
+
+    /// The number of the first signal received.
+    async fn next(mut self) -> i32 {
+        let waits = self.0.iter_mut().filter_map(|(n, s)| {
+            let n = *n;
+            s.as_mut()
+                .map(|s| Box::pin(async move { s.recv().await.map(|()| n) }))
+        });
+        let waits: Vec<_> = waits.collect();
+        if waits.is_empty() {
+            return std::future::pending().await;
+        }
+        match futures::future::select_all(waits).await {
+            (Some(n), _, _) => n,
+            (None, _, _) => std::future::pending().await,
+        }
+    }
+}
+
+/// Turns mouse reporting on (and makes a panic turn it off again before ratatui's own hook
+/// restores the rest of the terminal) or off.
+fn mouse_capture(on: bool) {
+    use ratatui::crossterm::event::{DisableMouseCapture, EnableMouseCapture};
+    let mut out = std::io::stdout();
+    if on {
+        let _ = ratatui::crossterm::execute!(out, EnableMouseCapture);
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            let _ = ratatui::crossterm::execute!(std::io::stdout(), DisableMouseCapture);
+            previous(info);
+        }));
+    } else {
+        let _ = ratatui::crossterm::execute!(out, DisableMouseCapture);
+    }
+}

@@ -1,18 +1,95 @@
-//! The floors of the house, checked on the source tree: what each module may import, and the size
-//! of a source file. These are the rules the module docs state (see `src/lib.rs`).
+//! The house's rules, checked on the source tree (ARCHITECTURE.md states them): an allow-list of
+//! the arrows between the floors of `src/`, `serve`'s layers pointing down only with no import
+//! circle inside `serve`, files of at most 500 lines and folders of about 25 Rust files at most.
+//! What belongs here: a rule about the code's shape, read from the files, with no build of the crate.
 #![allow(clippy::unwrap_used)]
 
+use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 use std::path::{Path, PathBuf};
 
+/// Who may import whom: each floor and the floors it may name as `crate::FLOOR`.
+const FLOORS: &[(&str, &[&str])] = &[
+    ("model", &[]),
+    ("units", &[]),
+    ("wire", &[]),
+    ("cluster", &["model", "units"]),
+    ("sim", &["cluster", "model", "units"]),
+    ("trace", &["cluster", "model"]),
+    // `live` records traces and turns refused reads into the view's log lines.
+    ("live", &["cluster", "model", "trace", "units", "view"]),
+    ("view", &["cluster", "model", "units"]),
+    ("analyze", &["model"]),
+    ("lab", &["analyze", "cluster", "model", "sim", "wire"]),
+    ("serve", &["analyze", "cluster", "model", "sim", "wire"]),
+    (
+        "source",
+        &[
+            "analyze", "cluster", "lab", "live", "model", "sim", "trace", "view",
+        ],
+    ),
+    ("ui", &["model", "source", "units", "view"]),
+    ("runtime", &["source", "ui"]),
+    ("config", &["ui"]),
+    ("cli", &["serve"]),
+    (
+        "commands",
+        &[
+            "analyze", "cli", "cluster", "config", "lab", "live", "model", "runtime", "serve",
+            "sim", "source", "trace", "ui", "view", "units", "wire",
+        ],
+    ),
+];
+
+/// `serve`'s layers from the top down, and what each may import of the others.
+const SERVE_LAYERS: &[(&str, &[&str])] = &[
+    (
+        "net",
+        &[
+            "dispatch",
+            "commands",
+            "write_path",
+            "catalog",
+            "state",
+            "query",
+            "reply",
+        ],
+    ),
+    (
+        "dispatch",
+        &[
+            "commands",
+            "write_path",
+            "catalog",
+            "state",
+            "query",
+            "reply",
+        ],
+    ),
+    (
+        "commands",
+        &["write_path", "catalog", "state", "query", "reply"],
+    ),
+    ("write_path", &["catalog", "state", "query", "reply"]),
+    ("catalog", &["state", "query", "reply"]),
+    ("state", &["query", "reply"]),
+    ("query", &["reply"]),
+    ("reply", &[]),
+];
+
+fn src() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("src")
+}
+
+/// The Rust files of `src/<under>` (and `src/<under>.rs`), sorted.
 fn sources(under: &str) -> Vec<PathBuf> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let root = src();
     let mut out = Vec::new();
-    let mut stack = vec![root.join(under)];
     let file = root.join(format!("{under}.rs"));
-    if file.is_file() {
+    if !under.is_empty() && file.is_file() {
         out.push(file);
     }
+    let mut stack = vec![root.join(under)];
     while let Some(dir) = stack.pop() {
         let Ok(entries) = fs::read_dir(&dir) else {
             continue;
@@ -30,64 +107,270 @@ fn sources(under: &str) -> Vec<PathBuf> {
     out
 }
 
-/// The lines of the modules under `under` that name `crate::<floor>` (outside comments).
-fn imports_of(under: &str, floor: &str) -> Vec<String> {
-    let needle = format!("crate::{floor}");
-    let mut found = Vec::new();
-    for path in sources(under) {
-        let text = fs::read_to_string(&path).unwrap();
-        for (n, line) in text.lines().enumerate() {
-            let code = line.split("//").next().unwrap_or("");
-            let hit = code.match_indices(&needle).any(|(i, _)| {
-                let after = code[i + needle.len()..].chars().next();
-                !after.is_some_and(|c| c.is_alphanumeric() || c == '_')
-            });
-            if hit {
-                found.push(format!("{}:{}: {}", path.display(), n + 1, line.trim()));
+/// A file's lines without their `//` comments.
+fn code_lines(path: &Path) -> Vec<String> {
+    let text = fs::read_to_string(path).unwrap();
+    text.lines()
+        .map(|l| l.split("//").next().unwrap_or("").to_string())
+        .collect()
+}
+
+/// The identifiers following each `prefix` in `code` (`crate::` → `serve`, `model`…).
+fn names_after<'a>(code: &'a str, prefix: &str) -> Vec<&'a str> {
+    code.match_indices(prefix)
+        .filter(|(i, _)| {
+            let before = code[..*i].chars().next_back();
+            !before.is_some_and(|c| c.is_alphanumeric() || c == '_')
+        })
+        .map(|(i, _)| {
+            let rest = &code[i + prefix.len()..];
+            let end = rest
+                .find(|c: char| !(c.is_alphanumeric() || c == '_'))
+                .unwrap_or(rest.len());
+            &rest[..end]
+        })
+        .filter(|n| !n.is_empty())
+        .collect()
+}
+
+/// Every arrow `floor → other` found, with the line naming it.
+fn floor_arrows() -> BTreeMap<(String, String), String> {
+    let root = src();
+    let mut arrows = BTreeMap::new();
+    for path in sources("") {
+        let rel = path.strip_prefix(&root).unwrap();
+        let first = rel
+            .components()
+            .next()
+            .unwrap()
+            .as_os_str()
+            .to_string_lossy();
+        let floor = first.trim_end_matches(".rs").to_string();
+        for (n, code) in code_lines(&path).iter().enumerate() {
+            for other in names_after(code, "crate::") {
+                if other != floor {
+                    arrows
+                        .entry((floor.clone(), other.to_string()))
+                        .or_insert_with(|| format!("{}:{}", rel.display(), n + 1));
+                }
             }
         }
     }
-    found
+    arrows
 }
 
 #[test]
-fn the_floors_import_only_what_is_below_them() {
-    assert!(!sources("live").is_empty() && !sources("cluster").is_empty());
-    let rules: &[(&str, &[&str])] = &[
-        (
-            "model",
-            &[
-                "cluster", "sim", "live", "trace", "view", "ui", "source", "serve",
-            ],
-        ),
-        (
-            "cluster",
-            &["sim", "live", "trace", "view", "ui", "source", "serve"],
-        ),
-        ("sim", &["live", "trace", "view", "ui", "source", "serve"]),
-        ("lab", &["live", "trace", "view", "ui", "source", "serve"]),
-        ("trace", &["sim", "live", "view", "ui", "source", "serve"]),
-        ("live", &["sim", "ui", "source", "serve"]),
-        ("view", &["sim", "live", "trace", "ui", "source", "serve"]),
-        ("ui", &["sim", "live", "trace", "serve"]),
-    ];
+fn the_floors_import_only_what_the_allow_list_allows() {
+    let allowed: BTreeMap<&str, &[&str]> = FLOORS.iter().copied().collect();
     let mut broken = Vec::new();
-    for (module, forbidden) in rules {
-        for floor in *forbidden {
-            broken.extend(imports_of(module, floor));
+    for ((from, to), at) in floor_arrows() {
+        if from == "lib" || from == "main" {
+            continue;
+        }
+        match allowed.get(from.as_str()) {
+            None => broken.push(format!("{at}: `{from}` is not in the allow-list")),
+            Some(to_ok) if !to_ok.contains(&to.as_str()) => {
+                broken.push(format!("{at}: {from} → {to}"));
+            }
+            Some(_) => {}
         }
     }
     assert!(
         broken.is_empty(),
-        "imports across floors:\n{}",
+        "imports the allow-list does not have:\n{}",
         broken.join("\n")
     );
 }
 
 #[test]
-fn the_check_finds_an_import_where_there_is_one() {
-    // `serve` drives the simulator: the same check must see it.
-    assert!(!imports_of("serve", "sim").is_empty());
+fn the_check_finds_an_arrow_where_there_is_one() {
+    let arrows = floor_arrows();
+    assert!(arrows.contains_key(&("serve".into(), "sim".into())));
+    assert!(!arrows.contains_key(&("serve".into(), "lab".into())));
+    assert!(!arrows.contains_key(&("model".into(), "cluster".into())));
+}
+
+/// The modules of `src/serve` (path segments under `serve`), each with its file.
+fn serve_modules() -> BTreeMap<Vec<String>, PathBuf> {
+    let root = src().join("serve");
+    let mut modules = BTreeMap::new();
+    for path in sources("serve") {
+        let Ok(rel) = path.strip_prefix(&root) else {
+            continue;
+        };
+        let mut segs: Vec<String> = rel
+            .with_extension("")
+            .components()
+            .map(|c| c.as_os_str().to_string_lossy().into_owned())
+            .collect();
+        if segs.last().is_some_and(|s| s == "mod") {
+            segs.pop();
+        }
+        modules.insert(segs, path);
+    }
+    modules
+}
+
+/// The longest module of `modules` that `path` (segments under `serve`) names.
+fn resolve(modules: &BTreeMap<Vec<String>, PathBuf>, path: &[String]) -> Option<Vec<String>> {
+    (1..=path.len())
+        .rev()
+        .map(|n| path[..n].to_vec())
+        .find(|p| modules.contains_key(p))
+}
+
+/// The paths a line names: `crate::serve::…`, `super::…` and `self::…`, with `use` groups
+/// (`{a, b::c}`) expanded one level.
+fn named_paths(code: &str) -> Vec<Vec<String>> {
+    let mut out = Vec::new();
+    for start in ["crate::serve::", "super::", "self::"] {
+        for (i, _) in code.match_indices(start) {
+            let before = code[..i].chars().next_back();
+            if before.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == ':') {
+                continue;
+            }
+            let rest = &code[i..];
+            let end = rest
+                .find(|c: char| !(c.is_alphanumeric() || c == '_' || c == ':'))
+                .unwrap_or(rest.len());
+            let head: Vec<String> = rest[..end]
+                .split("::")
+                .filter(|s| !s.is_empty())
+                .map(String::from)
+                .collect();
+            if rest[end..].starts_with('{') {
+                let close = rest[end..].find('}').map_or(rest.len(), |c| end + c);
+                for item in rest[end + 1..close].split(',') {
+                    let mut p = head.clone();
+                    p.extend(item.trim().split("::").map(|s| s.trim().to_string()));
+                    out.push(p);
+                }
+            } else {
+                out.push(head);
+            }
+        }
+    }
+    out
+}
+
+/// The import graph of `serve`'s modules: who names whom (a module naming its own ancestor is
+/// not counted: a parent declares its children).
+fn serve_graph() -> BTreeMap<Vec<String>, BTreeSet<Vec<String>>> {
+    let modules = serve_modules();
+    let mut graph = BTreeMap::new();
+    for (module, path) in &modules {
+        let is_mod_rs = path.ends_with("mod.rs");
+        let text = fs::read_to_string(path).unwrap();
+        let body = text.split("#[cfg(test)]").next().unwrap_or("");
+        let mut targets = BTreeSet::new();
+        for line in body.lines() {
+            let code = line.split("//").next().unwrap_or("");
+            for named in named_paths(code) {
+                let mut base: Vec<String> = match named[0].as_str() {
+                    "crate" => Vec::new(),
+                    "self" => module.clone(),
+                    _ if is_mod_rs => module.clone(),
+                    _ => module[..module.len().saturating_sub(1)].to_vec(),
+                };
+                let mut segs = &named[if named[0] == "crate" { 2 } else { 0 }..];
+                if segs.first().is_some_and(|s| s == "self") {
+                    segs = &segs[1..];
+                }
+                while segs.first().is_some_and(|s| s == "super") {
+                    base.pop();
+                    segs = &segs[1..];
+                }
+                base.extend(segs.iter().cloned());
+                if let Some(target) = resolve(&modules, &base)
+                    && target != *module
+                    && !module.starts_with(&target)
+                {
+                    targets.insert(target);
+                }
+            }
+        }
+        graph.insert(module.clone(), targets);
+    }
+    graph
+}
+
+/// The modules of `graph` that lie on a circle.
+fn on_circles(graph: &BTreeMap<Vec<String>, BTreeSet<Vec<String>>>) -> BTreeSet<Vec<String>> {
+    let reaches = |from: &Vec<String>| {
+        let mut seen = BTreeSet::new();
+        let mut stack: Vec<&Vec<String>> = graph[from].iter().collect();
+        while let Some(m) = stack.pop() {
+            if seen.insert(m.clone()) {
+                stack.extend(graph.get(m).into_iter().flatten());
+            }
+        }
+        seen
+    };
+    graph
+        .keys()
+        .filter(|m| reaches(m).contains(*m))
+        .cloned()
+        .collect()
+}
+
+#[test]
+fn no_import_circle_inside_serve() {
+    let graph = serve_graph();
+    assert!(graph.len() > 40, "serve's modules were not found");
+    let circles = on_circles(&graph);
+    let named: Vec<String> = circles.iter().map(|m| m.join("::")).collect();
+    assert!(
+        circles.is_empty(),
+        "modules of serve on an import circle: {}",
+        named.join(", ")
+    );
+}
+
+#[test]
+fn the_circle_check_finds_a_circle_where_there_is_one() {
+    let a = vec!["a".to_string()];
+    let b = vec!["b".to_string()];
+    let c = vec!["c".to_string()];
+    let mut graph = BTreeMap::new();
+    graph.insert(a.clone(), BTreeSet::from([b.clone()]));
+    graph.insert(b.clone(), BTreeSet::from([a.clone()]));
+    graph.insert(c.clone(), BTreeSet::from([a.clone()]));
+    assert_eq!(on_circles(&graph), BTreeSet::from([a, b]));
+}
+
+#[test]
+fn serve_layers_point_down_only() {
+    let allowed: BTreeMap<&str, &[&str]> = SERVE_LAYERS.iter().copied().collect();
+    for (layer, _) in SERVE_LAYERS {
+        assert!(src().join("serve").join(layer).is_dir(), "serve/{layer}");
+    }
+    let mut broken = Vec::new();
+    for (module, targets) in serve_graph() {
+        let Some(from) = module.first().filter(|l| allowed.contains_key(l.as_str())) else {
+            continue;
+        };
+        for target in targets {
+            let Some(to) = target.first() else { continue };
+            if to != from && !allowed[from.as_str()].contains(&to.as_str()) {
+                broken.push(format!("{} → {}", module.join("::"), target.join("::")));
+            }
+        }
+    }
+    assert!(
+        broken.is_empty(),
+        "serve's layers point up or sideways:\n{}",
+        broken.join("\n")
+    );
+}
+
+#[test]
+fn serve_imports_no_lab() {
+    let found: Vec<String> = sources("serve")
+        .iter()
+        .filter(|p| code_lines(p).iter().any(|l| l.contains("crate::lab")))
+        .map(|p| p.display().to_string())
+        .collect();
+    assert!(found.is_empty(), "serve imports lab: {found:?}");
 }
 
 #[test]
@@ -103,5 +386,30 @@ fn no_source_file_is_over_500_lines() {
         long.is_empty(),
         "split by responsibility:\n{}",
         long.join("\n")
+    );
+}
+
+#[test]
+fn no_folder_holds_more_than_25_rust_files() {
+    let mut crowded = Vec::new();
+    let mut stack = vec![src()];
+    while let Some(dir) = stack.pop() {
+        let mut files = 0;
+        for entry in fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                files += 1;
+            }
+        }
+        if files > 25 {
+            crowded.push(format!("{}: {files} files", dir.display()));
+        }
+    }
+    assert!(
+        crowded.is_empty(),
+        "give them folders:\n{}",
+        crowded.join("\n")
     );
 }

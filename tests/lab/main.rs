@@ -2,9 +2,9 @@
 //! `serve`, and the data, traffic and log readers.
 //! What belongs here: a test of `lab` or `analyze` in process.
 
+mod characteristics;
 #[path = "../common/mod.rs"]
 mod common;
-mod characteristics;
 mod example;
 mod from;
 mod readers;

@@ -2,8 +2,6 @@
 //! codes and number types, hostile clients, the config database's shapes against real documents.
 //! What belongs here: a test of `serve` through the wire protocol (the soak has a program of its own).
 
-#[path = "../common/mod.rs"]
-mod common;
 mod analyze_shard_key;
 mod analyze_shard_key_errors;
 mod balancer_status;
@@ -11,6 +9,8 @@ mod balancing;
 mod change_stream;
 mod chunk_counts;
 mod chunks;
+#[path = "../common/mod.rs"]
+mod common;
 mod config_writes;
 mod current_op;
 mod data;

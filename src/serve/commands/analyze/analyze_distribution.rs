@@ -30,6 +30,7 @@ use crate::analyze::operation::{Command, Operation};
 use crate::analyze::sampled;
 use crate::cluster::MongoError;
 use crate::model::{KeyPattern, ShardKey};
+use crate::serve::commands::analyze::documents::{array_field, sample};
 use crate::serve::state::State;
 
 /// `analyzeShardKeyNumRanges`.
@@ -82,16 +83,11 @@ fn split_points(state: &State, ns: &str, key: &KeyPattern) -> Result<Vec<ShardKe
     let docs: Vec<&Document> = state.store.iter(ns).map(|(_, s)| &s.doc).collect();
     let raw = raw_pattern(key);
     let mut sampled = Vec::new();
-    for d in crate::serve::commands::analyze::analyze_shard_key::sample(
-        &docs,
-        NUM_RANGES * SAMPLES_PER_RANGE,
-    ) {
+    for d in sample(&docs, NUM_RANGES * SAMPLES_PER_RANGE) {
         match (raw.extract(d), key.extract(d)) {
             (Ok(r), Ok(k)) => sampled.push((r, k)),
             (Err(e), _) | (_, Err(e)) => {
-                return Err(
-                    crate::serve::commands::analyze::analyze_shard_key::array_field(key, &e.0),
-                );
+                return Err(array_field(key, &e.0));
             }
         }
     }

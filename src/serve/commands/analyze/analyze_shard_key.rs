@@ -19,6 +19,7 @@ use crate::cluster::{MongoError, Placement, ServerVersion};
 use crate::model::{KeyPattern, ShardIdx};
 use crate::serve::commands::analyze::analyze_distribution;
 use crate::serve::commands::analyze::analyze_request::Request;
+use crate::serve::commands::analyze::documents::{array_field, sample};
 use crate::serve::reply::{self, Answer, ok};
 use crate::serve::state::State;
 use crate::serve::state::store::Stored;
@@ -141,27 +142,6 @@ fn docs_to_sample(req: &Request, total: u64) -> Result<usize, MongoError> {
     Ok(usize::try_from(n).unwrap_or(usize::MAX))
 }
 
-/// `n` of `items` (all of them when `n` reaches their number), kept in their order: a
-/// pseudo-random choice of a fixed seed (Floyd's), where MongoDB draws at random.
-pub(crate) fn sample<T>(items: &[T], n: usize) -> Vec<&T> {
-    let len = items.len();
-    if n >= len {
-        return items.iter().collect();
-    }
-    let mut rng = crate::sim::rng::Rng::new(SAMPLE_SEED);
-    let mut chosen = std::collections::BTreeSet::new();
-    for j in (len - n)..len {
-        let t = usize::try_from(rng.range_u64(0, j as u64)).unwrap_or(j);
-        if !chosen.insert(t) {
-            chosen.insert(j);
-        }
-    }
-    chosen.into_iter().map(|i| &items[i]).collect()
-}
-
-/// The seed of [`sample`].
-const SAMPLE_SEED: u64 = 0x0a5c_5eed;
-
 /// The mongos's answer for a collection without documents (it asks every shard in turn, each
 /// answers CollectionIsEmptyLocally); when the simulator counts documents that are not kept, the
 /// reason is said.
@@ -174,16 +154,6 @@ fn empty_collection(state: &State, ns: &str) -> MongoError {
         message.push_str(&format!(" (shardtop: {note})"));
     }
     MongoError::illegal_operation(message)
-}
-
-/// `uassertShardKeyValueNotContainArrays` (8.0 `db/s/analyze_shard_key_util.cpp`).
-pub(crate) fn array_field(key: &KeyPattern, why: &str) -> MongoError {
-    let field = key
-        .fields()
-        .iter()
-        .find(|f| why.contains(&format!("'{}'", f.path)))
-        .map_or_else(String::new, |f| f.path.to_string());
-    MongoError::bad_value(format!("The shard key contains an array field '{field}'"))
 }
 
 /// Whether an index can stand for the key's values (`findCompatiblePrefixedIndex`): a B-tree or

@@ -4,3 +4,4 @@
 pub mod analyze_distribution;
 pub mod analyze_request;
 pub mod analyze_shard_key;
+pub mod documents;

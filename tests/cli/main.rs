@@ -1,6 +1,7 @@
 //! The real binary run as a command: help and manual page, `sim`, `hash`, `lab`, `serve`, exports,
 //! `demo.tape`, and the fuzz targets' saved regressions. What belongs here: a test that runs the
 //! binary without a terminal (tmux only for `s`, saving the screen).
+#![allow(clippy::unwrap_used)] // tests: a failed unwrap is a failed test
 
 #[path = "../common/mod.rs"]
 mod common;

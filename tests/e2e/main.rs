@@ -1,5 +1,6 @@
 //! End to end: the real binary in a terminal (tmux), keys typed as a user types them, the terminal
 //! restored after a quit, a crash or a signal. What belongs here: a test of the TUI through tmux.
+#![allow(clippy::unwrap_used)] // tests: a failed unwrap is a failed test
 
 #[path = "../common/mod.rs"]
 mod common;

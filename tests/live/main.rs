@@ -1,6 +1,7 @@
 //! The live floor: typed config documents of real clusters, the routing cache's refresh, and
 //! `watch`'s reads (action log, key visualizer, privileges, resharding, sampled queries) against
 //! `serve`. What belongs here: a test of `live` or of `watch` against a server in process.
+#![allow(clippy::unwrap_used)] // tests: a failed unwrap is a failed test
 
 #[path = "../common/mod.rs"]
 mod common;

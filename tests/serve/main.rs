@@ -1,6 +1,7 @@
 //! `shardtop serve` in process, spoken to by the Rust driver: each command family's answers, error
 //! codes and number types, hostile clients, the config database's shapes against real documents.
 //! What belongs here: a test of `serve` through the wire protocol (the soak has a program of its own).
+#![allow(clippy::unwrap_used)] // tests: a failed unwrap is a failed test
 
 mod analyze_shard_key;
 mod analyze_shard_key_errors;

@@ -2,6 +2,7 @@
 //! rounds, drains, zones, defragmentation, resharding, moveCollection, limits, property tests) and
 //! the trace format (writing, reading, damaged files, the fast reader, the schema).
 //! What belongs here: a test of `sim` or `trace` driven in process, without a server or terminal.
+#![allow(clippy::unwrap_used)] // tests: a failed unwrap is a failed test
 
 mod collection_balancing;
 mod defragmentation;

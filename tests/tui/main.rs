@@ -1,6 +1,7 @@
 //! The TUI as a pure function of its state: screens as insta snapshots (`snapshots/`), the key
 //! visualizer, the history, the lab's side-by-side screen, settings, and the event loop driven
 //! through a test backend. What belongs here: a test of `ui`, `view` or `runtime` with no terminal.
+#![allow(clippy::unwrap_used)] // tests: a failed unwrap is a failed test
 
 #[path = "../common/mod.rs"]
 mod common;

@@ -10,5 +10,6 @@ pub mod config_db;
 pub mod ids;
 pub mod indexes;
 pub mod raw_chunks;
+pub mod reads;
 pub mod sampled_queries;
 pub mod system_sessions;

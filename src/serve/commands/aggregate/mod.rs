@@ -20,8 +20,8 @@ use std::collections::VecDeque;
 use bson::{Bson, Document, doc};
 
 use crate::cluster::{MongoError, ServerVersion};
+use crate::serve::catalog::reads::{self, open_cursor};
 use crate::serve::catalog::{chunk_counts, chunk_pipeline, sampled_queries};
-use crate::serve::commands::find::{self, open_cursor};
 use crate::serve::query::pipeline::{apply, bad, unknown_stage};
 use crate::serve::reply::{self, Answer, ok};
 use crate::serve::state::State;
@@ -90,7 +90,7 @@ pub fn aggregate(state: &mut State, db: &str, cmd: &Document) -> Answer {
         return answer;
     }
     let mut docs: Vec<Document> = match &coll {
-        Some(c) => find::documents(state, db, c),
+        Some(c) => reads::documents(state, db, c),
         None => Vec::new(),
     };
     let mut rest = Vec::new();
@@ -125,7 +125,7 @@ pub fn aggregate(state: &mut State, db: &str, cmd: &Document) -> Answer {
         .map_or_else(|| format!("{db}.$cmd.aggregate"), |c| format!("{db}.{c}"));
     let reply = finish(state, cmd, &ns, docs)?;
     Ok(match &coll {
-        Some(c) => find::with_note(state, db, c, reply),
+        Some(c) => reads::with_note(state, db, c, reply),
         None => reply,
     })
 }

@@ -10,8 +10,6 @@ mod export;
 mod hash;
 mod help;
 mod lab;
-mod lab_from;
-mod lab_tui;
 mod replay;
 mod scenario_file;
 mod serve;

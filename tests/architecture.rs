@@ -351,7 +351,10 @@ fn serve_layers_point_down_only() {
         };
         for target in targets {
             let Some(to) = target.first() else { continue };
-            if to != from && !allowed[from.as_str()].contains(&to.as_str()) {
+            let sideways = to != from && !allowed[from.as_str()].contains(&to.as_str());
+            // The command families are siblings: none imports another.
+            let sibling = from == "commands" && to == "commands" && module.get(1) != target.get(1);
+            if sideways || sibling {
                 broken.push(format!("{} → {}", module.join("::"), target.join("::")));
             }
         }
@@ -359,6 +362,45 @@ fn serve_layers_point_down_only() {
     assert!(
         broken.is_empty(),
         "serve's layers point up or sideways:\n{}",
+        broken.join("\n")
+    );
+}
+
+/// The modules of `commands` every command may use: the terminal toolbox and shared settings.
+const TOOLBOX: &[&str] = &["terminal", "settings", "scenario_file", "time_views"];
+
+#[test]
+fn no_command_imports_another() {
+    let root = src().join("commands");
+    let mut broken = Vec::new();
+    for path in sources("commands") {
+        let Ok(rel) = path.strip_prefix(&root) else {
+            continue;
+        };
+        let own = rel
+            .components()
+            .next()
+            .unwrap()
+            .as_os_str()
+            .to_string_lossy();
+        let own = own.trim_end_matches(".rs");
+        let top_level = rel.components().count() == 1;
+        for (n, code) in code_lines(&path).iter().enumerate() {
+            let mut named = names_after(code, "crate::commands::");
+            if top_level {
+                named.extend(names_after(code, "super::"));
+            }
+            for other in named {
+                let is_module = root.join(format!("{other}.rs")).is_file();
+                if is_module && other != own && !TOOLBOX.contains(&other) {
+                    broken.push(format!("{}:{}: {own} → {other}", rel.display(), n + 1));
+                }
+            }
+        }
+    }
+    assert!(
+        broken.is_empty(),
+        "commands importing each other (share the toolbox instead):\n{}",
         broken.join("\n")
     );
 }

@@ -1,5 +1,9 @@
 //! `shardtop lab`: reads the documents and the traffic, tries every candidate key in lockstep
-//! ([`crate::lab::trial`]) and prints the report (text, `--markdown` or `--json`).
+//! ([`crate::lab::trial`]) and prints the report (text, `--markdown` or `--json`). Its parts:
+//! `from` reads a live collection (`--from`), `tui` shows the trial in a terminal.
+
+mod from;
+mod tui;
 
 use std::io::{IsTerminal, Write};
 use std::path::Path;
@@ -30,12 +34,7 @@ pub fn run(
         .unwrap_or(crate::cluster::ServerVersion::DEFAULT);
     let spec = cluster_spec(args, version)?;
     let mut from = match (&args.from, &args.ns) {
-        (Some(uri), Some(ns)) => Some(super::lab_from::read(
-            uri,
-            ns,
-            args.sample,
-            args.sampled_queries,
-        )?),
+        (Some(uri), Some(ns)) => Some(from::read(uri, ns, args.sample, args.sampled_queries)?),
         _ => None,
     };
     let mut unique = unique_indexes(args)?;
@@ -75,13 +74,13 @@ pub fn run(
             initial_docs: total * u64::from(args.initial.min(100)) / 100,
             rate_per_sec: args.rate,
         };
-        let trial = super::lab_tui::TrialSpec {
+        let trial = tui::TrialSpec {
             spec,
             arrival,
             keys,
             unique,
         };
-        return super::lab_tui::run(args, ctx, trial, docs, traffic);
+        return tui::run(args, ctx, trial, docs, traffic);
     }
     let arrival = Arrival {
         from_empty: args.from_empty,

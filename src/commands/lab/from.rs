@@ -7,9 +7,9 @@ use std::time::Duration;
 
 use bson::{Bson, Document, doc};
 
-use super::Failure;
 use crate::analyze::operation::Operation;
 use crate::analyze::sampled;
+use crate::commands::Failure;
 use crate::live::client::{LiveClient, LiveError};
 use crate::model::KeyPattern;
 
@@ -44,7 +44,7 @@ pub fn read(uri: &str, ns: &str, sample: u64, queries: bool) -> Result<FromClust
     if !(1..=MAX_SAMPLE).contains(&sample) {
         return Err(Failure::input("--sample: 1 to 1,000,000 documents"));
     }
-    let rt = super::terminal::runtime()?;
+    let rt = crate::commands::terminal::runtime()?;
     rt.block_on(async {
         let client = LiveClient::connect(uri, TIMEOUT)
             .await

@@ -1,11 +1,11 @@
 //! `shardtop lab` in a terminal: the candidates side by side, advancing in lockstep as the
 //! inserts arrive (pause, speed and step as in `demo`); Enter opens one in the full layout.
 
-use super::Failure;
-use super::lab::Docs;
-use super::settings::Context;
+use super::Docs;
 use crate::analyze::operation::Operation;
 use crate::cli::lab::LabArgs;
+use crate::commands::Failure;
+use crate::commands::settings::Context;
 use crate::lab::trial::run::ClusterSpec;
 use crate::lab::trial::{Arrival, Trial};
 use crate::model::KeyPattern;
@@ -40,14 +40,14 @@ pub fn run(
     });
     let timeline = LabTimeline::new(new_trial, docs, traffic).map_err(Failure::input)?;
     let playback = Playback {
-        speed: super::settings::speed_of(args.speed, ctx)?,
+        speed: crate::commands::settings::speed_of(args.speed, ctx)?,
         paused: args.paused,
         start_ms: None,
     };
-    let rt = super::terminal::runtime()?;
+    let rt = crate::commands::terminal::runtime()?;
     let start =
         move |to_ui, controls| run_timeline(timeline, playback, Vec::new(), to_ui, controls);
-    super::terminal::run_source_in(
+    crate::commands::terminal::run_source_in(
         &rt,
         start,
         playback.speed,

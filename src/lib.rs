@@ -56,9 +56,9 @@
 //! * [`wire`] is the MongoDB wire protocol as a server reads and writes it (framing, OP_MSG,
 //!   the legacy OP_QUERY handshake); bytes ⇄ BSON documents, nothing else.
 //! * [`serve`] drives the simulator as a MongoDB endpoint that behaves like a mongos: a tokio TCP
-//!   server, connections answering under one lock of the shared state, the commands and the
-//!   generated config database; it answers with MongoDB's errors. Its `analyzeShardKey` uses
-//!   `analyze`, never `lab`.
+//!   server in layers (`net` → `dispatch` → `commands` → `write_path`, `catalog` → `state` →
+//!   `query` → `reply`, arrows pointing down only); it answers with MongoDB's errors. Its
+//!   `analyzeShardKey` uses `analyze`, never `lab`.
 //! * [`config`] reads the configuration file's text (theme, key bindings, defaults) into checked
 //!   settings, naming the file, line and key of any mistake.
 //! * [`cli`] declares the command line (clap); [`commands`] carries out each subcommand, owns the

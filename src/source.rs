@@ -58,10 +58,20 @@ pub trait Timeline: Send + 'static {
     fn end_ms(&self) -> Option<u64>;
     /// Plays forward to `t_ms`, adding log lines for the events on the way.
     fn advance_to(&mut self, t_ms: u64, log: &mut Vec<LogLine>) -> color_eyre::Result<()>;
-    /// Jumps to `t_ms` (either direction); the log restarts.
-    fn seek(&mut self, t_ms: u64) -> color_eyre::Result<()>;
-    /// Jumps to just after the next or previous migration; false when there is none.
+    /// Jumps to `t_ms` (either direction); `log` becomes the event log up to that time (the
+    /// newest lines), which replaces the UI's.
+    fn seek(&mut self, t_ms: u64, log: &mut Vec<LogLine>) -> color_eyre::Result<()>;
+    /// Jumps to just after the next or previous migration; false when there is none, and then
+    /// the clock has not moved. When it jumps, `log` becomes the event log up to the new time.
     fn migration(&mut self, forward: bool, log: &mut Vec<LogLine>) -> color_eyre::Result<bool>;
+    /// What the footer says when [`Timeline::migration`] found none.
+    fn no_migration(&self, forward: bool) -> String {
+        if forward {
+            "no later migration".into()
+        } else {
+            "no earlier migration".into()
+        }
+    }
     /// The view for `req`.
     fn view(&self, req: &ViewRequest, clock: ClockView) -> ClusterView;
 }

@@ -14,11 +14,13 @@ pub mod fast;
 pub mod header;
 pub mod json;
 mod keyframe_check;
+pub mod logged;
 pub mod reader;
 pub mod replay;
 pub mod state_codec;
 pub mod writer;
 
 pub use header::Header;
+pub use logged::{LogCollection, Logged};
 pub use reader::{Notable, ReadOptions, TraceError, TraceFile};
 pub use replay::Replay;

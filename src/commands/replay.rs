@@ -5,6 +5,7 @@ use std::io::Write;
 use super::{Failure, write_failed};
 use crate::cli::ReplayArgs;
 use crate::cluster::SummaryOptions;
+use crate::trace::replay::Played;
 use crate::trace::{ReadOptions, Replay, TraceError};
 
 fn failure(e: TraceError) -> Failure {
@@ -41,7 +42,11 @@ pub fn run(args: &ReplayArgs, out: &mut impl Write) -> Result<(), Failure> {
             t = (t + 1000).min(until);
             let mut events = Vec::new();
             replay
-                .play_to_with(t, |_, e| events.push(e.clone()))
+                .play_to_with(t, |_, p| {
+                    if let Played::Event(e) = p {
+                        events.push(e.clone());
+                    }
+                })
                 .map_err(failure)?;
             views.observe(&events);
             views.sample(replay.state());

@@ -6,6 +6,7 @@
 use bson::{DateTime, Document, doc};
 
 use super::client::{LiveClient, LiveError};
+use crate::trace::LogCollection;
 use crate::view::{LogKind, LogLine};
 
 /// Entries read per poll and log; more wait for the next poll.
@@ -23,12 +24,31 @@ pub struct LogTails {
     /// Migrations committed since the last take (`moveChunk.commit` entries): when, and the
     /// entry (its `ns` and `details` name the range and the donor).
     pub committed: Vec<(u64, Document)>,
+    /// Every entry read since the last take, for a recording (`None`: not recording).
+    recorded: Option<Vec<(LogCollection, Document)>>,
 }
 
 /// Committed migrations kept between two takes, at most.
 const MAX_COMMITTED: usize = 10_000;
 
 impl LogTails {
+    /// Keeps every entry read from now on for [`LogTails::take_recorded`].
+    pub fn record(&mut self) {
+        self.recorded.get_or_insert_with(Vec::new);
+    }
+
+    /// The entries read since the last take (oldest first within each log); empty when not
+    /// recording.
+    pub fn take_recorded(&mut self) -> Vec<(LogCollection, Document)> {
+        self.recorded.as_mut().map(std::mem::take).unwrap_or_default()
+    }
+
+    fn keep(&mut self, log: LogCollection, d: &Document) {
+        if let Some(r) = self.recorded.as_mut() {
+            r.push((log, d.clone()));
+        }
+    }
+
     /// New changelog and actionlog entries, oldest first.
     pub async fn read(&mut self, client: &LiveClient) -> Result<Vec<LogLine>, LiveError> {
         if self.last_change.is_none() {
@@ -50,6 +70,7 @@ impl LogTails {
                 "moveChunk.error" if !first => self.failed += 1,
                 _ => {}
             }
+            self.keep(LogCollection::Changelog, &d);
             out.push(change_line(&what, &d));
         }
         let rounds = tail(
@@ -61,6 +82,7 @@ impl LogTails {
         .await?;
         for d in rounds {
             track(&mut self.last_action, &d);
+            self.keep(LogCollection::Actionlog, &d);
             let details = d.get_document("details").cloned().unwrap_or_default();
             self.round_error = round_error(&details);
             out.push(round_line(&d, &details, self.round_error.as_deref()));
@@ -123,6 +145,18 @@ fn track(last: &mut Option<DateTime>, d: &Document) {
 fn at_ms(d: &Document) -> u64 {
     d.get_datetime("time")
         .map_or(0, |t| t.timestamp_millis().max(0) as u64)
+}
+
+/// The log line of an entry of either log, as the live view shows it (a replay of a recording
+/// shows the recorded entries through this).
+pub fn line_of(log: LogCollection, d: &Document) -> LogLine {
+    match log {
+        LogCollection::Changelog => change_line(d.get_str("what").unwrap_or("?"), d),
+        LogCollection::Actionlog => {
+            let details = d.get_document("details").cloned().unwrap_or_default();
+            round_line(d, &details, round_error(&details).as_deref())
+        }
+    }
 }
 
 fn change_line(what: &str, d: &Document) -> LogLine {

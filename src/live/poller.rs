@@ -36,7 +36,8 @@ pub struct Poller {
     pub version: Option<ServerVersion>,
     caches: HashMap<String, CachedRouting>,
     state: Cluster,
-    logs: super::logs::LogTails,
+    /// The tails of the changelog and the actionlog (a recording takes their entries).
+    pub logs: super::logs::LogTails,
     /// Chunk documents fetched by the last poll (the polling cost).
     pub fetched_chunks: usize,
     /// Change streams for write heat (`--heat changestream`), when asked for.

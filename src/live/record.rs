@@ -1,7 +1,9 @@
-//! Recording a live cluster into a trace: the header, then one keyframe of the whole state per
-//! poll (times relative to the first poll), and the end marker when the recording stops (its
-//! duration, or Ctrl-C). A replay shows each poll's state; between keyframes it holds the
-//! earlier one. Failed polls are retried with backoff and recorded as nothing.
+//! Recording a live cluster into a trace: the header, then per poll the new entries of
+//! `config.changelog` and `config.actionlog` it read (what the live view's event log shows) and
+//! one keyframe of the whole state (times relative to the first poll), and the end marker when
+//! the recording stops (its duration, or Ctrl-C). A replay shows each poll's state from its
+//! keyframe on, and the entries in its event log. Failed polls are retried with backoff and
+//! recorded as nothing.
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -9,6 +11,7 @@ use std::time::Duration;
 use super::client::{LiveError, hosts};
 use super::poller::{Poller, now_ms};
 use crate::trace::header::Header;
+use crate::trace::{LogCollection, Logged};
 use crate::trace::state_codec;
 use crate::trace::writer::TraceWriter;
 
@@ -39,6 +42,7 @@ pub async fn record(
     stop: impl std::future::Future<Output = ()>,
 ) -> Result<Recorded, LiveError> {
     let start = now_ms();
+    poller.logs.record();
     let first = poller.poll(0).await?;
     let header = Header {
         recorder: format!("shardtop {}", env!("CARGO_PKG_VERSION")),
@@ -62,6 +66,12 @@ pub async fn record(
     };
     let mut w = TraceWriter::create(path, &header).map_err(|e| io(&e, path))?;
     w.keyframe(&state_codec::encode(first.state))
+        .map_err(|e| io(&e, path))?;
+    // The entries the first poll read (the newest of each log, older than the recording) come
+    // right after the first keyframe, at time 0.
+    let mut entries = Entries { start, last_ms: 0 };
+    entries
+        .write(&mut w, poller.logs.take_recorded(), 1)
         .map_err(|e| io(&e, path))?;
     let (mut polls, mut failed, mut last) = (1, 0, 0);
     let mut wait = interval;
@@ -87,13 +97,17 @@ pub async fn record(
                 (d.as_millis() as u64).saturating_sub(at),
             ));
         }
-        if let Ok(p) = poller.poll_within(at, limit).await {
-            w.keyframe(&state_codec::encode(p.state))
+        if poller.poll_within(at, limit).await.is_ok() {
+            entries
+                .write(&mut w, poller.logs.take_recorded(), at)
+                .map_err(|e| io(&e, path))?;
+            w.keyframe(&state_codec::encode(poller.state()))
                 .map_err(|e| io(&e, path))?;
             polls += 1;
             last = at;
             wait = interval;
         } else {
+            // Entries a failed poll did read stay taken, and go with the next poll's.
             failed += 1;
             wait = (wait * 2).min(Duration::from_secs(30));
         }
@@ -105,4 +119,45 @@ pub async fn record(
         failed_polls: failed,
         duration_ms: last,
     })
+}
+
+/// Writes the log entries a poll read, each at its own time relative to the recording's start,
+/// kept in order and before the poll's keyframe.
+struct Entries {
+    /// Wall-clock milliseconds of trace time 0.
+    start: u64,
+    /// The last line's time.
+    last_ms: u64,
+}
+
+impl Entries {
+    /// Writes `read` (oldest first within each log) before the keyframe at `poll_ms`: each entry
+    /// at its `time` after the start, but never before the previous line nor at or after the
+    /// keyframe (an entry older than the recording is at its start).
+    fn write(
+        &mut self,
+        w: &mut TraceWriter,
+        mut read: Vec<(LogCollection, bson::Document)>,
+        poll_ms: u64,
+    ) -> std::io::Result<()> {
+        let time = |d: &bson::Document| {
+            d.get_datetime("time")
+                .map_or(0, |t| t.timestamp_millis().max(0) as u64)
+        };
+        read.sort_by_key(|(_, d)| time(d));
+        let latest = poll_ms.saturating_sub(1).max(self.last_ms);
+        for (log, d) in read {
+            let at_ms = time(&d)
+                .saturating_sub(self.start)
+                .clamp(self.last_ms, latest);
+            self.last_ms = at_ms;
+            let line = Logged {
+                at_ms,
+                collection: log,
+                entry: crate::trace::logged::entry_of(&d),
+            };
+            w.line(&line.encode())?;
+        }
+        Ok(())
+    }
 }

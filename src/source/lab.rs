@@ -195,14 +195,17 @@ impl Timeline for LabTimeline {
         Ok(())
     }
 
-    fn seek(&mut self, t_ms: u64) -> color_eyre::Result<()> {
+    /// Going back starts the trial again and replays it, so the log is rebuilt up to `t_ms`;
+    /// going forward adds the lines on the way.
+    fn seek(&mut self, t_ms: u64, log: &mut Vec<LogLine>) -> color_eyre::Result<()> {
         if t_ms < self.now_ms() {
             self.trial = (self.new_trial)().map_err(|e| color_eyre::eyre::eyre!(e))?;
             self.next = 0;
             self.lay_out();
+            log.clear();
         }
         while self.now_ms() + TICK_MS <= t_ms && self.next < self.docs.len() {
-            self.tick(None);
+            self.tick(Some(log));
         }
         Ok(())
     }

@@ -1,13 +1,20 @@
 //! A recorded trace as a source: plays the trace's events in virtual time, seeks through its
-//! keyframes, and stops at its end.
+//! keyframes, and stops at its end. After any jump the event log is the trace's log up to the
+//! new position, from a second cursor over the trace that builds the log as far as it is asked.
 
 use std::path::Path;
+use std::sync::Arc;
 
 use color_eyre::eyre::eyre;
 
 use super::Timeline;
-use crate::trace::{Notable, ReadOptions, Replay, TraceError};
-use crate::view::{self, ClockView, ClusterView, LogLine, ViewRequest};
+use crate::cluster::Cluster;
+use crate::trace::replay::Played;
+use crate::trace::{Logged, Notable, ReadOptions, Replay, TraceError, TraceFile};
+use crate::view::{self, ClockView, ClusterView, LogKind, LogLine, ViewRequest};
+
+/// Log lines handed over after a jump, at most (the newest).
+const LOG_AFTER_JUMP: usize = 1000;
 
 /// A trace being replayed.
 pub struct ReplayTimeline {
@@ -15,6 +22,65 @@ pub struct ReplayTimeline {
     replay: Replay,
     /// The past the views over time show.
     past: super::past::Past,
+    /// The trace's event log, built as far as a jump needed it.
+    book: LogBook,
+}
+
+/// The log line of an event or of a recorded entry (at its trace time), as the live view and
+/// the simulator show them.
+pub fn line_of(state: &Cluster, played: Played<'_>) -> Option<LogLine> {
+    match played {
+        Played::Event(e) => view::log_line(state, e),
+        Played::Logged(l) => Some(logged_line(l)),
+    }
+}
+
+fn logged_line(l: &Logged) -> LogLine {
+    let doc = bson::Bson::try_from(l.entry.clone())
+        .ok()
+        .and_then(|b| b.as_document().cloned());
+    let mut line = doc.map_or_else(
+        || LogLine {
+            at_ms: 0,
+            kind: LogKind::Other,
+            text: format!("{:<20} (an entry this build cannot read)", l.what()),
+        },
+        |d| crate::live::logs::line_of(l.collection, &d),
+    );
+    line.at_ms = l.at_ms;
+    line
+}
+
+/// The whole trace's log lines by event ordinal, from a cursor of its own.
+struct LogBook {
+    cursor: Option<Replay>,
+    lines: Vec<(u64, LogLine)>,
+}
+
+impl LogBook {
+    /// The log before event `ordinal`: the newest `max` lines.
+    fn up_to(
+        &mut self,
+        trace: &Arc<TraceFile>,
+        ordinal: u64,
+        max: usize,
+    ) -> Result<&[(u64, LogLine)], TraceError> {
+        let cursor = match self.cursor.as_mut() {
+            Some(c) => c,
+            None => self.cursor.insert(Replay::start(Arc::clone(trace))?),
+        };
+        while cursor.position() < ordinal {
+            let mut line = None;
+            if !cursor.step_with(|state, p| line = line_of(state, p))? {
+                break;
+            }
+            if let Some(l) = line {
+                self.lines.push((cursor.position().saturating_sub(1), l));
+            }
+        }
+        let end = self.lines.partition_point(|(o, _)| *o < ordinal);
+        Ok(&self.lines[end.saturating_sub(max)..end])
+    }
 }
 
 fn failed(e: &TraceError) -> color_eyre::Report {
@@ -34,7 +100,35 @@ impl ReplayTimeline {
             ),
             replay,
             past: super::past::Past::keeping(super::past::KEEP_SECS),
+            book: LogBook {
+                cursor: None,
+                lines: Vec::new(),
+            },
         })
+    }
+
+    /// The trace's warnings as log lines (the first lines of every log).
+    pub fn warning_lines(&self) -> Vec<LogLine> {
+        self.warnings()
+            .iter()
+            .map(|w| LogLine {
+                at_ms: 0,
+                kind: LogKind::Error,
+                text: format!("trace warning: {w}"),
+            })
+            .collect()
+    }
+
+    /// `log` becomes the log up to the current position (the warnings, then the newest lines).
+    fn fill_log(&mut self, log: &mut Vec<LogLine>) -> color_eyre::Result<()> {
+        log.clear();
+        log.extend(self.warning_lines());
+        let lines = self
+            .book
+            .up_to(&self.replay.trace, self.replay.position(), LOG_AFTER_JUMP)
+            .map_err(|e| failed(&e))?;
+        log.extend(lines.iter().map(|(_, l)| l.clone()));
+        Ok(())
     }
 
     /// Keeps `secs` of the past for the views over time (from now on).
@@ -68,10 +162,12 @@ impl Timeline for ReplayTimeline {
     fn advance_to(&mut self, t_ms: u64, log: &mut Vec<LogLine>) -> color_eyre::Result<()> {
         let past = &mut self.past;
         self.replay
-            .play_to_with(t_ms, |state, e| {
-                past.observe(std::slice::from_ref(e));
+            .play_to_with(t_ms, |state, p| {
+                if let Played::Event(e) = p {
+                    past.observe(std::slice::from_ref(e));
+                }
                 past.sample(state);
-                log.extend(view::log_line(state, e));
+                log.extend(line_of(state, p));
             })
             .map_err(|e| failed(&e))?;
         self.past.sample(self.replay.state());
@@ -79,20 +175,26 @@ impl Timeline for ReplayTimeline {
     }
 
     /// A jump back forgets the past after it; a jump forward skips what lies between (the
-    /// views over time show it as quiet, with no samples).
-    fn seek(&mut self, t_ms: u64) -> color_eyre::Result<()> {
+    /// views over time show it as quiet, with no samples). The log is the trace's up to `t_ms`.
+    fn seek(&mut self, t_ms: u64, log: &mut Vec<LogLine>) -> color_eyre::Result<()> {
         self.past.truncate_after(t_ms);
-        self.replay.seek(t_ms).map_err(|e| failed(&e))
+        self.replay.seek(t_ms).map_err(|e| failed(&e))?;
+        self.fill_log(log)
     }
 
-    fn migration(&mut self, forward: bool, _log: &mut Vec<LogLine>) -> color_eyre::Result<bool> {
+    fn migration(&mut self, forward: bool, log: &mut Vec<LogLine>) -> color_eyre::Result<bool> {
         let kind = Some(Notable::Migration);
-        if forward {
+        let moved = if forward {
             self.replay.next_notable(kind)
         } else {
             self.replay.prev_notable(kind)
         }
-        .map_err(|e| failed(&e))
+        .map_err(|e| failed(&e))?;
+        if moved {
+            self.past.truncate_after(self.replay.time_ms());
+            self.fill_log(log)?;
+        }
+        Ok(moved)
     }
 
     fn view(&self, req: &ViewRequest, clock: ClockView) -> ClusterView {

@@ -63,7 +63,7 @@ pub async fn run_timeline<T: Timeline>(
         out,
     };
     if let Some(t) = playback.start_ms {
-        r.timeline.seek(t)?;
+        r.timeline.seek(t, &mut r.log)?;
     }
     let mut last = Instant::now();
     loop {
@@ -163,10 +163,10 @@ impl<T: Timeline> Runner<T> {
             }
             self.timeline.advance_to(target, &mut self.log)
         } else {
+            // The log becomes the log up to the new time.
             self.reset_log = true;
-            self.log.clear();
             self.timeline
-                .seek(now.saturating_sub(delta_ms.unsigned_abs()))
+                .seek(now.saturating_sub(delta_ms.unsigned_abs()), &mut self.log)
         }
     }
 
@@ -181,16 +181,13 @@ impl<T: Timeline> Runner<T> {
             SourceControl::SeekBy(d) => self.jump(d)?,
             SourceControl::Migration { forward } => {
                 self.paused = true;
-                if !forward {
+                let mut log = Vec::new();
+                if self.timeline.migration(forward, &mut log)? {
+                    // The log up to the migration replaces the UI's.
                     self.reset_log = true;
-                    self.log.clear();
-                }
-                if !self.timeline.migration(forward, &mut self.log)? {
-                    self.notice = Some(if forward {
-                        "no later migration".into()
-                    } else {
-                        "no earlier migration".into()
-                    });
+                    self.log = log;
+                } else {
+                    self.notice = Some(self.timeline.no_migration(forward));
                 }
             }
             SourceControl::View(req) => self.request = req,

@@ -1,6 +1,8 @@
 //! The simulator as a source. Going back in time restores the nearest earlier checkpoint (a copy
-//! of the simulator taken every `CHECKPOINT_MS` of virtual time) and runs forward again — the
-//! simulator is deterministic, so the result is the same state.
+//! of the simulator taken every `CHECKPOINT_MS` of virtual time, with how long the event log was
+//! then) and runs forward again — the simulator is deterministic, so the result is the same state
+//! and the same log. The next migration is searched for up to the scenario's end (an hour past
+//! the clock once past it); when there is none the clock stays where it was.
 
 use super::Timeline;
 use crate::cluster::{EventKind, ServerVersion};
@@ -11,18 +13,27 @@ use crate::view::{self, ClockView, ClusterView, LogLine, ViewRequest};
 const CHECKPOINT_MS: u64 = 30_000;
 /// Checkpoints kept (older ones are thinned out).
 const MAX_CHECKPOINTS: usize = 64;
-/// How far forward a search for the next migration looks.
+/// How far past the clock a search for the next migration looks once past the scenario's end.
 const SEARCH_MS: u64 = 3_600_000;
+/// Log lines handed over after a jump, at most (the newest).
+const LOG_AFTER_JUMP: usize = 1000;
+/// Log lines kept for going back; past it the oldest half is dropped.
+const BOOK_LINES: usize = 200_000;
 
 /// A scenario running in the simulator.
 pub struct SimTimeline {
     label: String,
     sim: Simulator,
     end_ms: u64,
-    checkpoints: Vec<Simulator>,
+    /// Copies of the simulator, with the number of log lines written before each.
+    checkpoints: Vec<(Simulator, u64)>,
     /// Start times of the migrations seen so far.
     migrations: Vec<u64>,
     initial: Vec<LogLine>,
+    /// The event log since the start (its newest `BOOK_LINES` at most)…
+    book: Vec<LogLine>,
+    /// …and how many lines came before its first.
+    book_start: u64,
     /// The past the views over time show.
     past: super::past::Past,
 }
@@ -34,10 +45,12 @@ impl SimTimeline {
         let mut tl = Self {
             label: format!("sim:{}", sc.name),
             end_ms: (sc.until * 1000.0) as u64,
-            checkpoints: vec![sim.clone()],
+            checkpoints: Vec::new(),
             sim,
             migrations: Vec::new(),
             initial: Vec::new(),
+            book: Vec::new(),
+            book_start: 0,
             past: super::past::Past::keeping(super::past::KEEP_SECS),
         };
         let first = tl.sim.take_events();
@@ -46,7 +59,30 @@ impl SimTimeline {
             .iter()
             .filter_map(|e| view::log_line(&tl.sim.cluster, e))
             .collect();
+        tl.book.clone_from(&tl.initial);
+        tl.checkpoints.push((tl.sim.clone(), tl.logged()));
         Ok(tl)
+    }
+
+    /// Log lines written since the start.
+    fn logged(&self) -> u64 {
+        self.book_start + self.book.len() as u64
+    }
+
+    /// Keeps `lines` in the book (dropping its oldest half when full).
+    fn write_book(&mut self, lines: &[LogLine]) {
+        self.book.extend_from_slice(lines);
+        if self.book.len() > BOOK_LINES {
+            let drop = self.book.len() - BOOK_LINES / 2;
+            self.book.drain(..drop);
+            self.book_start += drop as u64;
+        }
+    }
+
+    /// `log` becomes the newest lines of the book.
+    fn fill_log(&self, log: &mut Vec<LogLine>) {
+        log.clear();
+        log.extend_from_slice(&self.book[self.book.len().saturating_sub(LOG_AFTER_JUMP)..]);
     }
 
     /// Keeps `secs` of the past for the views over time (from now on).
@@ -70,9 +106,9 @@ impl SimTimeline {
     }
 
     fn checkpoint(&mut self) {
-        let last = self.checkpoints.last().map_or(0, Simulator::now_ms);
+        let last = self.checkpoints.last().map_or(0, |(c, _)| c.now_ms());
         if self.sim.now_ms() >= last + CHECKPOINT_MS {
-            self.checkpoints.push(self.sim.clone());
+            self.checkpoints.push((self.sim.clone(), self.logged()));
             if self.checkpoints.len() > MAX_CHECKPOINTS {
                 // Keep the first, drop every second one after it.
                 let mut i = 0;
@@ -91,12 +127,13 @@ impl SimTimeline {
             if !events.is_empty() {
                 self.note_migrations(&events);
                 self.past.observe(&events);
+                let lines: Vec<LogLine> = events
+                    .iter()
+                    .filter_map(|e| view::log_line(&self.sim.cluster, e))
+                    .collect();
+                self.write_book(&lines);
                 if let Some(log) = log.as_deref_mut() {
-                    log.extend(
-                        events
-                            .iter()
-                            .filter_map(|e| view::log_line(&self.sim.cluster, e)),
-                    );
+                    log.extend(lines);
                 }
             }
             self.past.sample(&self.sim.cluster);
@@ -127,37 +164,76 @@ impl Timeline for SimTimeline {
         Ok(())
     }
 
-    fn seek(&mut self, t_ms: u64) -> color_eyre::Result<()> {
+    fn seek(&mut self, t_ms: u64, log: &mut Vec<LogLine>) -> color_eyre::Result<()> {
         if t_ms < self.sim.now_ms() {
             let at = self
                 .checkpoints
                 .iter()
-                .rposition(|c| c.now_ms() <= t_ms)
+                .rposition(|(c, _)| c.now_ms() <= t_ms)
                 .unwrap_or(0);
-            self.sim = self.checkpoints[at].clone();
+            let (sim, logged) = &self.checkpoints[at];
+            self.sim = sim.clone();
+            let keep = logged.saturating_sub(self.book_start);
+            self.book.truncate(usize::try_from(keep).unwrap_or(usize::MAX));
             self.checkpoints.truncate(at + 1);
             self.past.truncate_after(self.sim.now_ms());
         }
         self.run_to(t_ms, None);
+        self.fill_log(log);
         Ok(())
     }
 
+    /// A migration starts at `t` in the step from `t` to `t + TICK_MS`: a jump to it lands just
+    /// after that step, and the one before is the latest that lands before the clock.
     fn migration(&mut self, forward: bool, log: &mut Vec<LogLine>) -> color_eyre::Result<bool> {
         let now = self.sim.now_ms();
+        let landing = |t: u64| t + crate::sim::engine::TICK_MS;
         if !forward {
-            let Some(&t) = self.migrations.iter().rev().find(|&&t| t + 1 < now) else {
+            let Some(&t) = self.migrations.iter().rev().find(|&&t| landing(t) < now) else {
                 return Ok(false);
             };
-            self.seek(t + crate::sim::engine::TICK_MS)?;
+            self.seek(landing(t), log)?;
+            return Ok(true);
+        }
+        if let Some(&t) = self.migrations.iter().find(|&&t| landing(t) > now) {
+            self.seek(landing(t), log)?;
             return Ok(true);
         }
         let known = self.migrations.len();
-        let limit = now + SEARCH_MS;
+        let limit = if now < self.end_ms {
+            self.end_ms
+        } else {
+            now + SEARCH_MS
+        };
         while self.migrations.len() == known && self.sim.now_ms() < limit {
             let next = self.sim.now_ms() + crate::sim::engine::TICK_MS;
-            self.run_to(next, Some(log));
+            self.run_to(next, None);
         }
-        Ok(self.migrations.len() > known)
+        if self.migrations.len() == known {
+            // None: back to where the clock was.
+            self.seek(now, log)?;
+            return Ok(false);
+        }
+        self.fill_log(log);
+        Ok(true)
+    }
+
+    fn no_migration(&self, forward: bool) -> String {
+        if !forward {
+            return "no earlier migration".into();
+        }
+        let now = self.sim.now_ms();
+        let until = if now < self.end_ms {
+            self.end_ms
+        } else {
+            now + SEARCH_MS
+        };
+        let s = until / 1000;
+        format!(
+            "no later migration up to {}m{:02}s (the scenario's end, or an hour past it)",
+            s / 60,
+            s % 60
+        )
     }
 
     fn view(&self, req: &ViewRequest, clock: ClockView) -> ClusterView {

@@ -8,7 +8,9 @@ use super::json::{Res, array_at, field, str_at, u64_at};
 pub const FORMAT: &str = "shardtop-trace";
 /// The format version this build writes; readers refuse another major version and ignore
 /// unknown fields and event kinds of a newer minor version.
-pub const VERSION: (u64, u64) = (1, 0);
+/// 1.1 adds the `config.changelog` / `config.actionlog` entries of live recordings and the
+/// balancer's `activeWindow` in keyframes.
+pub const VERSION: (u64, u64) = (1, 1);
 
 /// A trace header.
 #[derive(Clone, Debug, PartialEq)]

@@ -260,6 +260,10 @@ impl TraceFile {
                     self.finished = true;
                 }
                 Line::Event(v) => {
+                    if let Some(l) = super::logged::decode(&v).map_err(|e| bad(&path, line_no, e))? {
+                        self.take_logged(state.is_some(), &l);
+                        continue;
+                    }
                     let event = match state.as_ref() {
                         Some(st) => {
                             event_codec::decode(&v, st).map_err(|e| bad(&path, line_no, e))?
@@ -342,6 +346,17 @@ impl TraceFile {
         Ok(())
     }
 
+    /// Counts a recorded log entry (it changes no state) and lists its migration or error.
+    fn take_logged(&mut self, after_keyframe: bool, l: &super::logged::Logged) {
+        if after_keyframe {
+            if let Some(kind) = l.notable() {
+                self.notable.push((l.at_ms, self.events, kind));
+            }
+            self.end_ms = self.end_ms.max(l.at_ms);
+        }
+        self.events += 1;
+    }
+
     /// Reads lines from a keyframe on.
     pub(super) fn lines_from(&self, kf: &KeyframeAt) -> Result<LineReader, TraceError> {
         LineReader::open(
@@ -393,6 +408,11 @@ impl TraceFile {
                 )),
                 Line::End(_) => Read1::End,
                 Line::Event(v) => {
+                    if let Some(l) =
+                        super::logged::decode(&v).map_err(|e| bad(&self.path, line_no, e))?
+                    {
+                        return Ok(Some(Read1::Logged(l)));
+                    }
                     let st = state
                         .ok_or_else(|| bad(&self.path, line_no, "an event before any keyframe"))?;
                     match event_codec::decode(&v, st).map_err(|e| bad(&self.path, line_no, e))? {
@@ -429,6 +449,8 @@ fn probe(text: &[u8], events: bool) -> serde_json::Result<Probed> {
 pub(super) enum Read1 {
     Keyframe(Box<Cluster>),
     Event(Event),
+    /// A recorded `config.changelog` / `config.actionlog` entry (no change of state).
+    Logged(super::logged::Logged),
     /// An event kind of a newer minor version: skipped.
     Unknown,
     End,

@@ -1,29 +1,71 @@
 //! Replay control over an indexed trace — what the TUI drives: seek to a time (from the nearest
 //! keyframe), step one event forward or back, jump to the next or previous migration, error or
-//! jumbo mark, and play forward by an amount of trace time.
+//! jumbo mark, and play forward by an amount of trace time — taking each keyframe it meets as
+//! the state from then on (a live recording is a keyframe per poll).
 
 use std::path::Path;
+use std::sync::Arc;
 
+use super::logged::Logged;
 use super::reader::{LineReader, Notable, Read1, ReadOptions, TraceError, TraceFile};
 use crate::cluster::Cluster;
 use crate::cluster::Event;
 
+/// What a replay hands on as it plays: an event it applied, or a recorded log entry.
+#[derive(Clone, Copy, Debug)]
+pub enum Played<'a> {
+    Event(&'a Event),
+    Logged(&'a Logged),
+}
+
+impl Played<'_> {
+    pub fn at_ms(&self) -> u64 {
+        match self {
+            Self::Event(e) => e.at_ms,
+            Self::Logged(l) => l.at_ms,
+        }
+    }
+}
+
+/// A line read ahead.
+enum Item {
+    Event(Event),
+    Logged(Logged),
+    /// A keyframe after the first: the state from its time on.
+    Keyframe(Box<Cluster>),
+}
+
+impl Item {
+    fn at_ms(&self) -> u64 {
+        match self {
+            Self::Event(e) => e.at_ms,
+            Self::Logged(l) => l.at_ms,
+            Self::Keyframe(s) => s.now_ms,
+        }
+    }
+}
+
 /// A trace being replayed: its current state and position.
 pub struct Replay {
-    pub trace: TraceFile,
+    /// The indexed trace (shared with other cursors over the same file).
+    pub trace: Arc<TraceFile>,
     state: Cluster,
     lines: LineReader,
     /// Ordinal of the next event to apply.
     next_ordinal: u64,
-    /// The next event, read but not yet applied.
-    peeked: Option<Event>,
+    /// The next line, read but not yet applied.
+    peeked: Option<Item>,
     time_ms: u64,
 }
 
 impl Replay {
     /// Opens and validates a trace; the replay starts at its first keyframe.
     pub fn open(path: &Path, opts: ReadOptions) -> Result<Self, TraceError> {
-        let trace = TraceFile::open(path, opts)?;
+        Self::start(Arc::new(TraceFile::open(path, opts)?))
+    }
+
+    /// A new replay of an opened trace, at its first keyframe.
+    pub fn start(trace: Arc<TraceFile>) -> Result<Self, TraceError> {
         let first = trace.keyframes[0];
         let lines = trace.lines_from(&first)?;
         let mut replay = Self {
@@ -78,31 +120,72 @@ impl Replay {
         Ok(())
     }
 
-    /// The next event, without applying it (keyframes after the first are skipped: the state
-    /// already equals them).
-    fn peek(&mut self) -> Result<Option<&Event>, TraceError> {
+    /// The next line to apply, without applying it.
+    fn peek(&mut self) -> Result<Option<&Item>, TraceError> {
         while self.peeked.is_none() {
             match self.trace.read(&mut self.lines, Some(&self.state))? {
                 None | Some(Read1::End) => return Ok(None),
-                Some(Read1::Keyframe(_)) => {}
+                Some(Read1::Keyframe(s)) => self.peeked = Some(Item::Keyframe(s)),
                 Some(Read1::Unknown) => self.next_ordinal += 1,
-                Some(Read1::Event(e)) => self.peeked = Some(e),
+                Some(Read1::Event(e)) => self.peeked = Some(Item::Event(e)),
+                Some(Read1::Logged(l)) => self.peeked = Some(Item::Logged(l)),
             }
         }
         Ok(self.peeked.as_ref())
     }
 
-    /// Applies the next event; `None` at the end of the trace.
-    pub fn step_forward(&mut self) -> Result<Option<Event>, TraceError> {
-        if self.peek()?.is_none() {
-            return Ok(None);
-        }
-        let Some(e) = self.peeked.take() else {
-            return Ok(None);
+    /// Applies the line read ahead: a keyframe becomes the state (in a simulator's trace it
+    /// equals the state already; in a live recording it is the next poll), an event changes the
+    /// state, a recorded log entry only moves the position. `on` sees events and entries.
+    fn take(&mut self, on: &mut impl FnMut(&Cluster, Played<'_>)) -> Result<bool, TraceError> {
+        let Some(item) = self.peeked.take() else {
+            return Ok(false);
         };
-        self.apply(&e)?;
-        self.time_ms = self.time_ms.max(e.at_ms);
-        Ok(Some(e))
+        self.time_ms = self.time_ms.max(item.at_ms());
+        match item {
+            Item::Keyframe(s) => self.state = *s,
+            Item::Event(e) => {
+                self.apply(&e)?;
+                on(&self.state, Played::Event(&e));
+            }
+            Item::Logged(l) => {
+                self.next_ordinal += 1;
+                on(&self.state, Played::Logged(&l));
+            }
+        }
+        Ok(true)
+    }
+
+    /// Applies the next event or recorded entry (and any keyframe before it), handing it to
+    /// `on`; false at the end of the trace.
+    pub fn step_with(
+        &mut self,
+        mut on: impl FnMut(&Cluster, Played<'_>),
+    ) -> Result<bool, TraceError> {
+        while let Some(item) = self.peek()? {
+            let keyframe = matches!(item, Item::Keyframe(_));
+            self.take(&mut on)?;
+            if !keyframe {
+                return Ok(true);
+            }
+        }
+        Ok(false)
+    }
+
+    /// Applies the next event; `None` at the end of the trace (recorded entries are passed).
+    pub fn step_forward(&mut self) -> Result<Option<Event>, TraceError> {
+        let mut applied = None;
+        while applied.is_none() {
+            let more = self.step_with(|_, p| {
+                if let Played::Event(e) = p {
+                    applied = Some(e.clone());
+                }
+            })?;
+            if !more {
+                break;
+            }
+        }
+        Ok(applied)
     }
 
     fn apply(&mut self, e: &Event) -> Result<(), TraceError> {
@@ -131,7 +214,7 @@ impl Replay {
         let kf = *self.trace.keyframe_before_event(ordinal);
         self.load_keyframe(kf)?;
         while self.next_ordinal < ordinal {
-            if self.step_forward()?.is_none() {
+            if !self.step_with(|_, _| {})? {
                 break;
             }
         }
@@ -158,19 +241,23 @@ impl Replay {
         self.play_to_with(t_ms, |_, _| {})
     }
 
-    /// Plays forward to `t_ms`, handing each applied event and the state after it to `on_event`.
+    /// Plays forward to `t_ms`: every event and recorded entry before that time and every
+    /// keyframe at or before it, handing each event and entry, with the state after it, to
+    /// `on`.
     pub fn play_to_with(
         &mut self,
         t_ms: u64,
-        mut on_event: impl FnMut(&Cluster, &Event),
+        mut on: impl FnMut(&Cluster, Played<'_>),
     ) -> Result<(), TraceError> {
-        while let Some(e) = self.peek()? {
-            if e.at_ms >= t_ms {
+        while let Some(item) = self.peek()? {
+            let due = match item {
+                Item::Keyframe(s) => s.now_ms <= t_ms,
+                other => other.at_ms() < t_ms,
+            };
+            if !due {
                 break;
             }
-            if let Some(e) = self.step_forward()? {
-                on_event(&self.state, &e);
-            }
+            self.take(&mut on)?;
         }
         self.time_ms = self.time_ms.max(t_ms.min(self.trace.end_ms));
         self.state.advance_clock(self.time_ms);
@@ -178,7 +265,8 @@ impl Replay {
         Ok(())
     }
 
-    /// Jumps to just before the next notable event of `kind` (any kind when `None`).
+    /// Jumps to just after the next notable event of `kind` (any kind when `None`); false when
+    /// there is none.
     pub fn next_notable(&mut self, kind: Option<Notable>) -> Result<bool, TraceError> {
         let target = self
             .trace
@@ -192,7 +280,7 @@ impl Replay {
         }
     }
 
-    /// Jumps to the previous notable event of `kind`.
+    /// Jumps to just after the previous notable event of `kind`; false when there is none.
     pub fn prev_notable(&mut self, kind: Option<Notable>) -> Result<bool, TraceError> {
         let target = self
             .trace

@@ -31,6 +31,9 @@ pub fn encode(c: &Cluster) -> Value {
                 "migrationBytesPerSec": s.migration_bytes_per_sec, "migrationOverheadMs": s.migration_overhead_ms,
                 "reshardingMinimumOperationDurationMillis": s.resharding.minimum_operation_duration_ms,
                 "reshardingCriticalSectionTimeoutMillis": s.resharding.critical_section_timeout_ms,
+                "activeWindow": s.active_window.map(|w| json!({
+                    "start": hh_mm(w.start_minute), "stop": hh_mm(w.stop_minute),
+                })),
             },
             "shards": c.shards.iter().map(|s| json!({
                 "id": s.shard.id, "capacity": s.capacity, "zones": s.shard.zones, "draining": s.shard.draining,
@@ -135,7 +138,7 @@ pub(super) fn decode_frame(
     let settings = Settings {
         chunk_size_bytes: u64_at(set, "chunkSizeBytes", sp)?,
         balancer_enabled: bool_at(set, "balancer", sp)?,
-        active_window: None,
+        active_window: active_window_of(set)?,
         attempt_to_balance_jumbo_chunks: set
             .get("attemptToBalanceJumboChunks")
             .and_then(Value::as_bool)
@@ -233,6 +236,32 @@ fn failed_actions_of(frame: &Value) -> Res<Vec<crate::cluster::failed_actions::F
         });
     }
     Ok(out)
+}
+
+/// `"HH:MM"`, as `config.settings`' balancer document writes `activeWindow`'s bounds.
+fn hh_mm(minute: u32) -> String {
+    format!("{:02}:{:02}", minute / 60, minute % 60)
+}
+
+/// The balancing window of a keyframe's settings (1.1; absent or null: none).
+fn active_window_of(set: &Value) -> Res<Option<crate::cluster::ActiveWindow>> {
+    let w = match set.get("activeWindow") {
+        None | Some(Value::Null) => return Ok(None),
+        Some(w) => w,
+    };
+    let p = "keyframe.settings.activeWindow.";
+    let minute = |name: &str| -> Res<u32> {
+        let text = str_at(w, name, p)?;
+        text.split_once(':')
+            .and_then(|(h, m)| Some((h.parse::<u32>().ok()?, m.parse::<u32>().ok()?)))
+            .filter(|&(h, m)| h < 24 && m < 60)
+            .map(|(h, m)| h * 60 + m)
+            .ok_or_else(|| format!("field `{p}{name}`: {text:?} is not \"HH:MM\""))
+    };
+    Ok(Some(crate::cluster::ActiveWindow {
+        start_minute: minute("start")?,
+        stop_minute: minute("stop")?,
+    }))
 }
 
 /// The resharding parameters of a keyframe's settings (MongoDB's defaults in older traces).

@@ -112,8 +112,8 @@ fn the_candidates_advance_side_by_side_and_one_opens_in_the_full_layout() {
 
     // Back in time: the same state again from the layout.
     let before = tl.view(&app.request(), ClockView::default()).lab;
-    tl.seek(2_000).unwrap();
-    tl.seek(10_000).unwrap();
+    tl.seek(2_000, &mut Vec::new()).unwrap();
+    tl.seek(10_000, &mut Vec::new()).unwrap();
     assert_eq!(tl.view(&app.request(), ClockView::default()).lab, before);
 }
 

@@ -95,7 +95,7 @@ impl Timeline for Panicking {
     fn advance_to(&mut self, _: u64, _: &mut Vec<LogLine>) -> color_eyre::Result<()> {
         panic!("the source broke");
     }
-    fn seek(&mut self, _: u64) -> color_eyre::Result<()> {
+    fn seek(&mut self, _: u64, _: &mut Vec<LogLine>) -> color_eyre::Result<()> {
         Ok(())
     }
     fn migration(&mut self, _: bool, _: &mut Vec<LogLine>) -> color_eyre::Result<bool> {

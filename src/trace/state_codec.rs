@@ -21,7 +21,7 @@ pub(super) use collection::{ChunkFields, Heavy, collection_of};
 /// The keyframe line of a state.
 pub fn encode(c: &Cluster) -> Value {
     let s = &c.settings;
-    json!({
+    let mut line = json!({
         "t": seconds(c.now_ms),
         "keyframe": {
             "serverVersion": c.version.to_string(),
@@ -31,9 +31,6 @@ pub fn encode(c: &Cluster) -> Value {
                 "migrationBytesPerSec": s.migration_bytes_per_sec, "migrationOverheadMs": s.migration_overhead_ms,
                 "reshardingMinimumOperationDurationMillis": s.resharding.minimum_operation_duration_ms,
                 "reshardingCriticalSectionTimeoutMillis": s.resharding.critical_section_timeout_ms,
-                "activeWindow": s.active_window.map(|w| json!({
-                    "start": hh_mm(w.start_minute), "stop": hh_mm(w.stop_minute),
-                })),
             },
             "shards": c.shards.iter().map(|s| json!({
                 "id": s.shard.id, "capacity": s.capacity, "zones": s.shard.zones, "draining": s.shard.draining,
@@ -52,7 +49,12 @@ pub fn encode(c: &Cluster) -> Value {
                 "error": super::event_codec::error_json(&f.error),
             })).collect::<Vec<_>>(),
         }
-    })
+    });
+    if let Some(w) = s.active_window {
+        line["keyframe"]["settings"]["activeWindow"] =
+            json!({"start": hh_mm(w.start_minute), "stop": hh_mm(w.stop_minute)});
+    }
+    line
 }
 
 fn balancer_json(c: &Cluster) -> Value {

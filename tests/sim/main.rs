@@ -19,6 +19,7 @@ mod scenarios;
 mod trace;
 mod trace_damage;
 mod trace_fast;
+mod trace_keyframes;
 mod trace_schema;
 mod zones;
 mod zones_initial;

@@ -195,14 +195,14 @@ fn damaged_traces_give_clear_errors_never_panics() {
     let v2 = dir.path("v2.ndjson");
     write(
         &v2,
-        &text.replacen("\"version\":\"1.0\"", "\"version\":\"2.0\"", 1),
+        &text.replacen("\"version\":\"1.1\"", "\"version\":\"2.0\"", 1),
     );
     assert!(open_err(&v2, ReadOptions::default()).contains("version 2.0 is not supported"));
     let v11 = dir.path("v11.ndjson");
     let mut newer: Vec<String> = lines.iter().map(|l| (*l).to_string()).collect();
     newer[0] = newer[0].replacen(
-        "\"version\":\"1.0\"",
-        "\"version\":\"1.1\",\"future\":true",
+        "\"version\":\"1.1\"",
+        "\"version\":\"1.2\",\"future\":true",
         1,
     );
     newer.insert(3, r#"{"t":0.0,"what":"somethingNew","x":1}"#.into());

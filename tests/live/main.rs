@@ -6,6 +6,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 mod config;
+mod record_replay;
 mod refresh;
 mod watch_actionlog;
 mod watch_key_visualizer;

@@ -9,6 +9,7 @@ use std::time::Duration;
 use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_main};
 use shardtop::sim::{Simulator, scenario};
 use shardtop::source::record::{record_sim, sim_header};
+use shardtop::trace::replay::Played;
 use shardtop::trace::{ReadOptions, Replay, TraceFile};
 
 fn record(text: &str, name: &str, until_ms: u64, path: &Path) {
@@ -101,7 +102,11 @@ fn benches(c: &mut Criterion) {
                 let mut replay = Replay::open(&path, ReadOptions::default()).unwrap();
                 let mut heat = shardtop::cluster::heat_history::HeatLog::keeping(3_600_000);
                 replay
-                    .play_to_with(end, |_, e| heat.observe(std::slice::from_ref(e)))
+                    .play_to_with(end, |_, p| {
+                        if let Played::Event(e) = p {
+                            heat.observe(std::slice::from_ref(e));
+                        }
+                    })
                     .unwrap();
                 black_box(heat)
             });

@@ -40,7 +40,10 @@ impl LogTails {
     /// The entries read since the last take (oldest first within each log); empty when not
     /// recording.
     pub fn take_recorded(&mut self) -> Vec<(LogCollection, Document)> {
-        self.recorded.as_mut().map(std::mem::take).unwrap_or_default()
+        self.recorded
+            .as_mut()
+            .map(std::mem::take)
+            .unwrap_or_default()
     }
 
     fn keep(&mut self, log: LogCollection, d: &Document) {

@@ -11,9 +11,9 @@ use std::time::Duration;
 use super::client::{LiveError, hosts};
 use super::poller::{Poller, now_ms};
 use crate::trace::header::Header;
-use crate::trace::{LogCollection, Logged};
 use crate::trace::state_codec;
 use crate::trace::writer::TraceWriter;
+use crate::trace::{LogCollection, Logged};
 
 /// How the recording went.
 pub struct Recorded {

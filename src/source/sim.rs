@@ -174,7 +174,8 @@ impl Timeline for SimTimeline {
             let (sim, logged) = &self.checkpoints[at];
             self.sim = sim.clone();
             let keep = logged.saturating_sub(self.book_start);
-            self.book.truncate(usize::try_from(keep).unwrap_or(usize::MAX));
+            self.book
+                .truncate(usize::try_from(keep).unwrap_or(usize::MAX));
             self.checkpoints.truncate(at + 1);
             self.past.truncate_after(self.sim.now_ms());
         }

@@ -260,7 +260,9 @@ impl TraceFile {
                     self.finished = true;
                 }
                 Line::Event(v) => {
-                    if let Some(l) = super::logged::decode(&v).map_err(|e| bad(&path, line_no, e))? {
+                    if let Some(l) =
+                        super::logged::decode(&v).map_err(|e| bad(&path, line_no, e))?
+                    {
                         self.take_logged(state.is_some(), &l);
                         continue;
                     }

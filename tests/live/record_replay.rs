@@ -91,7 +91,8 @@ async fn a_recording_replays_the_live_views_events_migrations_and_states() {
     let mut tl = ReplayTimeline::open(&path).unwrap();
     assert!(tl.warnings().is_empty(), "{:?}", tl.warnings());
     let at_start = {
-        let mut r = shardtop::trace::Replay::open(&path, Default::default()).unwrap();
+        let mut r =
+            shardtop::trace::Replay::open(&path, shardtop::trace::ReadOptions::default()).unwrap();
         r.seek(0).unwrap();
         docs(r.state())
     };
@@ -101,9 +102,14 @@ async fn a_recording_replays_the_live_views_events_migrations_and_states() {
     // The same lines as the live view (times are the trace's).
     assert_eq!(texts(&log), texts(&live.log));
     // Played forward, the replay reached the last poll's state, with the writes.
-    let mut r = shardtop::trace::Replay::open(&path, Default::default()).unwrap();
+    let mut r =
+        shardtop::trace::Replay::open(&path, shardtop::trace::ReadOptions::default()).unwrap();
     r.play_to(end).unwrap();
-    assert_eq!(docs(r.state()), at_start + 40, "played forward to the last poll");
+    assert_eq!(
+        docs(r.state()),
+        at_start + 40,
+        "played forward to the last poll"
+    );
 
     // n/p: migration by migration, then "no later migration"; back to the first.
     let migrations = live.log.iter().filter(|l| is_migration(l)).count();

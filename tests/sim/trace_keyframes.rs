@@ -66,10 +66,14 @@ fn playing_forward_takes_each_keyframe() {
     let path = dir.path().join("polls.ndjson.zst");
     write_trace(&path);
     let mut replay = Replay::open(&path, ReadOptions::default()).unwrap();
-    assert!(replay.trace.warnings.is_empty(), "{:?}", replay.trace.warnings);
+    assert!(
+        replay.trace.warnings.is_empty(),
+        "{:?}",
+        replay.trace.warnings
+    );
     assert!(replay.state().settings.balancer_enabled);
     let mut seen = Vec::new();
-    let mut play = |replay: &mut Replay, t: u64, seen: &mut Vec<String>| {
+    let play = |replay: &mut Replay, t: u64, seen: &mut Vec<String>| {
         replay
             .play_to_with(t, |_, p| {
                 if let Played::Logged(l) = p {
@@ -79,10 +83,16 @@ fn playing_forward_takes_each_keyframe() {
             .unwrap();
     };
     play(&mut replay, 999, &mut seen);
-    assert!(replay.state().settings.balancer_enabled, "before the second poll");
+    assert!(
+        replay.state().settings.balancer_enabled,
+        "before the second poll"
+    );
     assert_eq!(seen, ["split@0", "moveChunk.start@400"]);
     play(&mut replay, 1_000, &mut seen);
-    assert!(!replay.state().settings.balancer_enabled, "the second poll's state");
+    assert!(
+        !replay.state().settings.balancer_enabled,
+        "the second poll's state"
+    );
     assert_eq!(replay.state().settings.active_window, None);
     play(&mut replay, 2_000, &mut seen);
     assert_eq!(
@@ -127,7 +137,11 @@ fn jumps_between_recorded_migrations_stop_at_the_ends() {
     assert_eq!(replay.position(), 3);
     let at = replay.time_ms();
     assert!(!replay.next_notable(m).unwrap(), "none after the last");
-    assert_eq!((replay.position(), replay.time_ms()), (3, at), "it stays at the last");
+    assert_eq!(
+        (replay.position(), replay.time_ms()),
+        (3, at),
+        "it stays at the last"
+    );
     assert!(replay.prev_notable(m).unwrap());
     assert_eq!(replay.position(), 2);
     assert!(!replay.prev_notable(m).unwrap(), "p stops at the first");

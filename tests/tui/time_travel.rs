@@ -42,7 +42,10 @@ fn the_simulator_keeps_the_log_up_to_the_time_it_goes_back_to() {
 fn n_and_p_step_through_the_simulators_migrations_and_stop_at_the_first() {
     let mut tl = ascending();
     let mut log = Vec::new();
-    assert!(!tl.migration(false, &mut log).unwrap(), "none before the start");
+    assert!(
+        !tl.migration(false, &mut log).unwrap(),
+        "none before the start"
+    );
     assert_eq!(tl.now_ms(), 0);
     assert_eq!(tl.no_migration(false), "no earlier migration");
     assert!(tl.migration(true, &mut log).unwrap());
@@ -159,8 +162,7 @@ async fn the_footer_says_when_there_is_no_earlier_migration() {
         .await
         .unwrap();
     let mut notice = None;
-    while let Ok(Some(e)) = tokio::time::timeout(Duration::from_secs(5), from_source.recv()).await
-    {
+    while let Ok(Some(e)) = tokio::time::timeout(Duration::from_secs(5), from_source.recv()).await {
         match e {
             SourceEvent::Notice(n) => notice = Some(n),
             SourceEvent::Log { reset: true, .. } if notice.is_some() => {

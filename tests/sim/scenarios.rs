@@ -72,13 +72,14 @@ fn ascending_sends_every_write_to_the_max_chunk_on_one_shard() {
             );
         }
     }
-    let hottest = c.window.hottest(&c.table).unwrap();
+    let hottest = c.window.hottest(&c.table, sim.cluster.now_ms).unwrap();
     assert_eq!(
         hottest.chunk,
         c.table.len() - 1,
         "the hottest chunk is the MaxKey chunk"
     );
     assert!(hottest.share > 0.99);
+    assert!(hottest.hot, "an ascending key's MaxKey chunk is a hotspot");
 }
 
 #[test]

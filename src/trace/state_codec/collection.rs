@@ -7,7 +7,7 @@ use super::shard_of;
 use crate::cluster::defragmentation::DefragmentationPhase;
 use crate::cluster::orphans::RangeDeletion;
 use crate::cluster::resharding::Resharding;
-use crate::cluster::window::{WINDOW_TICKS, WriteWindow};
+use crate::cluster::window::WriteWindow;
 use crate::cluster::{Cluster, Collection, Index};
 use crate::model::{ChunkInfo, ChunkStats, ChunkVersion, RoutingTable, ShardIdx, ShardKey};
 use crate::trace::json::{Res, array_at, bool_at, key_at, key_of, pattern_at, str_at, u64_at};
@@ -124,14 +124,16 @@ pub(in crate::trace) fn collection_of(
     }
     coll.window = match window {
         Some(w) => w,
-        None => window_of(v, p)?,
+        None => window_of(v, p, cluster.now_ms)?,
     };
     coll.resharding = resharding_of(v, p)?;
     Ok(coll)
 }
 
-fn window_of(v: &Value, p: &str) -> Res<WriteWindow> {
-    let mut window = WriteWindow::new(WINDOW_TICKS);
+/// The recent-writes window; a tick without `atMs` (older traces) counts as written at the
+/// keyframe's time `now_ms`.
+fn window_of(v: &Value, p: &str, now_ms: u64) -> Res<WriteWindow> {
+    let mut window = WriteWindow::new();
     for (i, t) in array_at(v, "window", p)?.iter().enumerate() {
         let tp = format!("{p}window[{i}].");
         let keys = array_at(t, "keys", &tp)?
@@ -153,7 +155,8 @@ fn window_of(v: &Value, p: &str) -> Res<WriteWindow> {
             .iter()
             .map(|n| n.as_u64().unwrap_or(0))
             .collect();
-        window.push(keys, shards);
+        let at = t.get("atMs").and_then(Value::as_u64).unwrap_or(now_ms);
+        window.restore(at, keys, shards);
     }
     Ok(window)
 }

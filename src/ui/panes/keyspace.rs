@@ -311,7 +311,7 @@ fn detail(
                 ]
             }),
             Line::from(Span::raw(format!(
-                "on {} · {:.0}% of the writes in the last {secs} s · {} docs, {} in the collection",
+                "on {} · {:.0}% of writes in {secs} s · {} docs, {} in the collection",
                 h.shard,
                 h.share * 100.0,
                 c.docs,

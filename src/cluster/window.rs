@@ -76,6 +76,13 @@ impl WriteWindow {
                 });
             }
             if let Some(t) = self.ticks.back_mut() {
+                if t.open.is_empty() {
+                    // A tick put back from a trace, or keys just refined: index it again.
+                    for (i, (key, _)) in t.by_chunk.iter().enumerate() {
+                        let min = table.chunk(table.route(key)).min.clone();
+                        t.open.entry(min).or_insert(i);
+                    }
+                }
                 for (k, n) in by_shard.iter().enumerate() {
                     if t.by_shard.len() <= k {
                         t.by_shard.resize(k + 1, 0);

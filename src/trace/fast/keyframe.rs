@@ -83,7 +83,7 @@ impl<'de> Deserialize<'de> for Pair {
 struct Tick {
     keys: Vec<Pair>,
     shards: Vec<u64>,
-    /// Absent in traces older than the field: the keyframe's time.
+    /// Absent in traces older than the field (the tick is then left out).
     #[serde(default, rename = "atMs")]
     at_ms: Option<u64>,
 }
@@ -299,13 +299,15 @@ fn collection(cluster: &Cluster, c: CollectionLine<'_>, p: &str) -> Res<Collecti
         })
         .collect::<Res<Vec<_>>>()?;
     let mut window = WriteWindow::new();
+    // A tick without `atMs` (older traces) is left out: when its writes happened is unknown.
     for t in c.window {
-        let at = t.at_ms.unwrap_or(cluster.now_ms);
-        window.restore(
-            at,
-            t.keys.into_iter().map(|p| (p.0, p.1)).collect(),
-            t.shards,
-        );
+        if let Some(at) = t.at_ms {
+            window.restore(
+                at,
+                t.keys.into_iter().map(|p| (p.0, p.1)).collect(),
+                t.shards,
+            );
+        }
     }
     let heavy = Heavy { chunks, window };
     state_codec::collection_of(cluster, &Value::Object(c.rest), p, Some(heavy))

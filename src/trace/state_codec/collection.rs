@@ -124,15 +124,15 @@ pub(in crate::trace) fn collection_of(
     }
     coll.window = match window {
         Some(w) => w,
-        None => window_of(v, p, cluster.now_ms)?,
+        None => window_of(v, p)?,
     };
     coll.resharding = resharding_of(v, p)?;
     Ok(coll)
 }
 
-/// The recent-writes window; a tick without `atMs` (older traces) counts as written at the
-/// keyframe's time `now_ms`.
-fn window_of(v: &Value, p: &str, now_ms: u64) -> Res<WriteWindow> {
+/// The recent-writes window. A tick without `atMs` (traces older than the field kept the last
+/// 100 ticks that had writes, however old) is left out: when its writes happened is unknown.
+fn window_of(v: &Value, p: &str) -> Res<WriteWindow> {
     let mut window = WriteWindow::new();
     for (i, t) in array_at(v, "window", p)?.iter().enumerate() {
         let tp = format!("{p}window[{i}].");
@@ -155,8 +155,9 @@ fn window_of(v: &Value, p: &str, now_ms: u64) -> Res<WriteWindow> {
             .iter()
             .map(|n| n.as_u64().unwrap_or(0))
             .collect();
-        let at = t.get("atMs").and_then(Value::as_u64).unwrap_or(now_ms);
-        window.restore(at, keys, shards);
+        if let Some(at) = t.get("atMs").and_then(Value::as_u64) {
+            window.restore(at, keys, shards);
+        }
     }
     Ok(window)
 }

@@ -93,3 +93,21 @@ fn a_replay_gives_the_same_verdict_as_the_run() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn unknown_writes_print_as_unknown_in_the_text_summary() {
+    let mut sim = start("hashed");
+    sim.run_until(10_000);
+    let unknown = sim.cluster.summary_text_at("t", "now", true);
+    assert!(unknown.contains("writes unknown"), "{unknown}");
+    assert!(!unknown.contains("% recent"), "{unknown}");
+    assert!(
+        unknown.contains("writes unknown\n"),
+        "the totals too: {unknown}"
+    );
+    let known = sim.cluster.summary_text_at("t", "now", false);
+    assert!(
+        known.contains("% recent)") && !known.contains("unknown"),
+        "{known}"
+    );
+}

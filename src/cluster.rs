@@ -17,6 +17,7 @@ pub mod event;
 pub mod failed_actions;
 pub mod heat_history;
 pub mod history;
+pub mod hotspot;
 pub mod key_index;
 pub mod orphans;
 pub mod privileges;

@@ -101,6 +101,9 @@ pub struct BalancerView {
     pub auto_merger: Option<bool>,
 }
 
+/// How far back "recent writes" go, in seconds of the source's clock (`cluster::hotspot`).
+pub const RECENT_SECS: u64 = crate::cluster::hotspot::WINDOW_MS / 1000;
+
 /// One shard's row for the selected collection.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct ShardRow {
@@ -111,8 +114,11 @@ pub struct ShardRow {
     pub jumbo: u64,
     pub docs: u64,
     pub bytes: u64,
-    /// Share of the collection's recent writes (0.0..=1.0).
+    /// Share of the collection's recent writes (0.0..=1.0): the writes of the last 60 s of the
+    /// source's clock; with a live `--heat size`, the share of the growth between two polls.
     pub write_share: f64,
+    /// A hotspot by `cluster::hotspot`'s rule (never from growth alone).
+    pub hot: bool,
     /// Writes routed to the shard since the start.
     pub writes: u64,
     /// Documents and bytes migrations left here for the range deleter (not owned).
@@ -131,7 +137,7 @@ pub struct Cell {
     /// Whether the chunks of the cell live on more than one shard.
     pub mixed: bool,
     pub jumbo: bool,
-    /// The cell holds the hottest chunk.
+    /// The cell holds the hottest chunk and it is a hotspot by `cluster::hotspot`'s rule.
     pub hot: bool,
     /// Recent writes to the cell's chunks.
     pub writes: u64,
@@ -174,13 +180,15 @@ pub enum QueryView {
     Invalid { filter: String, error: String },
 }
 
-/// The hottest chunk of the recent-writes window.
+/// The hottest chunk of the recent-writes window (the most written in the last 60 s).
 #[derive(Clone, Debug, PartialEq)]
 pub struct HotChunk {
     pub ordinal: usize,
     pub shard: String,
     pub share: f64,
     pub range: String,
+    /// A hotspot by `cluster::hotspot`'s rule, not only the most written.
+    pub hot: bool,
 }
 
 /// The selected collection.
@@ -198,6 +206,8 @@ pub struct CollectionView {
     pub cells: Vec<Cell>,
     pub zone_names: Vec<String>,
     pub hot: Option<HotChunk>,
+    /// Writes in the recent-writes window (the last 60 s of the source's clock).
+    pub recent_writes: u64,
     pub selection: Option<Selection>,
     pub query: Option<QueryView>,
     /// What reshapes the collection now: a resharding, a defragmentation phase.
@@ -261,13 +271,8 @@ pub struct RefusedRead {
 }
 
 impl ClusterView {
-    /// The shard taking the largest share of recent writes, if any writes happened.
+    /// The hotspot shard (`cluster::hotspot`'s rule over the last 60 s of writes), if any.
     pub fn hot_shard(&self) -> Option<usize> {
-        self.shards
-            .iter()
-            .enumerate()
-            .filter(|(_, s)| s.write_share > 0.0)
-            .max_by(|a, b| a.1.write_share.total_cmp(&b.1.write_share))
-            .map(|(i, _)| i)
+        self.shards.iter().position(|s| s.hot)
     }
 }

@@ -53,7 +53,7 @@ impl Cluster {
     /// Closes the open tick of every collection (writes recorded but not yet in the window).
     pub fn close_open_ticks(&mut self) {
         for coll in &mut self.collections {
-            coll.close_tick();
+            coll.close_tick(self.now_ms);
         }
     }
 

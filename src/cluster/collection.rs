@@ -4,7 +4,7 @@
 //! installing a resharded table).
 
 use super::key_index::KeyIndex;
-use super::window::{WINDOW_TICKS, WriteWindow};
+use super::window::WriteWindow;
 use super::writes::PendingWrites;
 use crate::model::{
     ChunkStats, KeyPattern, KeyValue, RoutingTable, ShardIdx, ShardKey, ZoneRanges,
@@ -129,7 +129,7 @@ impl Collection {
             zones: ZoneRanges::new(),
             keys: KeyIndex::new(),
             docs: None,
-            window: WriteWindow::new(WINDOW_TICKS),
+            window: WriteWindow::new(),
             pending: PendingWrites::default(),
             routed_writes: Vec::new(),
             incarnation: 1,
@@ -218,17 +218,17 @@ impl Collection {
                 .add(z.min.clone(), z.max.clone(), z.zone.as_str())
                 .map_err(|e| e.to_string())?;
         }
-        self.window = WriteWindow::new(WINDOW_TICKS);
+        self.window = WriteWindow::new();
         self.pending = PendingWrites::default();
         self.resharding = None;
         self.incarnation += 1;
         Ok(())
     }
 
-    /// Ends the tick: its writes join the recent-writes window.
-    pub fn close_tick(&mut self) {
+    /// Ends the tick that started at `at_ms`: its writes join the recent-writes window.
+    pub fn close_tick(&mut self, at_ms: u64) {
         let (samples, by_shard) = self.pending.end_tick();
-        let spare = self.window.push(samples, by_shard);
+        let spare = self.window.push(at_ms, samples, by_shard, &self.table);
         self.pending.reuse(spare);
     }
 

@@ -87,7 +87,7 @@ impl Cluster {
         let jumbo: u64 = (0..self.shards.len())
             .map(|s| table.shard_totals(ShardIdx(s as u32)).jumbo)
             .sum();
-        let hottest = c.window.hottest(table).map(|h| {
+        let hottest = c.window.hottest(table, self.now_ms).map(|h| {
             let chunk = table.chunk(h.chunk);
             json!({
                 "min": c.pattern.bound_to_json(chunk.min),
@@ -141,11 +141,13 @@ impl Cluster {
         self.summary_text_at(
             title,
             &format!("virtual time {:.1} s", self.now_ms as f64 / 1000.0),
+            false,
         )
     }
 
-    /// The text summary, with `clock` saying when.
-    pub fn summary_text_at(&self, title: &str, clock: &str) -> String {
+    /// The text summary, with `clock` saying when; `writes_unknown` (a live cluster without write
+    /// counts, as the JSON's `null`) prints the writes as unknown.
+    pub fn summary_text_at(&self, title: &str, clock: &str, writes_unknown: bool) -> String {
         let mut s = String::new();
         let cluster = self;
         let _ = writeln!(
@@ -155,13 +157,13 @@ impl Cluster {
             human_bytes(cluster.settings.chunk_size_bytes)
         );
         for c in &cluster.collections {
-            self.collection_text(&mut s, c);
+            self.collection_text(&mut s, c, writes_unknown);
         }
         self.balancer_text(&mut s);
         s
     }
 
-    fn collection_text(&self, s: &mut String, c: &Collection) {
+    fn collection_text(&self, s: &mut String, c: &Collection, writes_unknown: bool) {
         let what = match c.placement {
             super::Placement::Sharded => format!("shard key {}", c.pattern),
             super::Placement::Unsplittable => "unsharded (tracked, unsplittable)".to_string(),
@@ -188,7 +190,7 @@ impl Cluster {
             .map(|i| table.shard_totals(ShardIdx(i as u32)).stats.bytes)
             .sum();
         let total_writes: u64 = c.routed_writes.iter().sum();
-        let recent = c.window.shard_shares(n);
+        let recent = c.window.shard_shares(n, self.now_ms);
         let pct = |part: u64, whole: u64| {
             if whole == 0 {
                 0.0
@@ -200,9 +202,19 @@ impl Cluster {
             let idx = ShardIdx(i as u32);
             let t = table.shard_totals(idx);
             let per_chunk = t.stats.bytes.checked_div(t.chunks).unwrap_or(0);
+            let writes = if writes_unknown {
+                "writes unknown".to_string()
+            } else {
+                format!(
+                    "writes {:>9} ({:5.1}% of all, {:5.1}% recent)",
+                    c.writes_to(idx),
+                    pct(c.writes_to(idx), total_writes),
+                    recent.get(i).copied().unwrap_or(0.0) * 100.0,
+                )
+            };
             let _ = writeln!(
                 s,
-                "  Shard {:<10} data {:>10}  docs {:>9}  chunks {:>6}{}  est. data/chunk {:>10}  writes {:>9} ({:5.1}% of all, {:5.1}% recent)",
+                "  Shard {:<10} data {:>10}  docs {:>9}  chunks {:>6}{}  est. data/chunk {:>10}  {writes}",
                 self.shard_id(idx),
                 human_bytes(t.stats.bytes),
                 t.stats.docs,
@@ -213,9 +225,6 @@ impl Cluster {
                     String::new()
                 },
                 human_bytes(per_chunk),
-                c.writes_to(idx),
-                pct(c.writes_to(idx), total_writes),
-                recent.get(i).copied().unwrap_or(0.0) * 100.0,
             );
             let (orphan_docs, orphan_bytes) = c.orphans_on(idx);
             if orphan_docs > 0 {
@@ -234,7 +243,11 @@ impl Cluster {
             human_bytes(total_bytes),
             total_docs,
             table.len(),
-            total_writes
+            if writes_unknown {
+                "unknown".to_string()
+            } else {
+                total_writes.to_string()
+            }
         );
         for i in (0..n).filter(|&i| !self.shards[i].removed) {
             let t = table.shard_totals(ShardIdx(i as u32));
@@ -246,7 +259,7 @@ impl Cluster {
                 pct(t.stats.docs, total_docs)
             );
         }
-        if let Some(h) = c.window.hottest(table) {
+        if let Some(h) = c.window.hottest(table, self.now_ms) {
             let chunk = table.chunk(h.chunk);
             let _ = writeln!(
                 s,

@@ -98,6 +98,7 @@ pub fn run(args: &WatchArgs, ctx: &Context, out: &mut impl Write) -> Result<(), 
         polled.state.summary_text_at(
             &format!("shardtop watch {source}"),
             &crate::source::live::clock_text(polled.state.now_ms),
+            heat != HeatMode::ChangeStream,
         )
     };
     out.write_all(text.as_bytes()).map_err(|e| write_failed(&e))

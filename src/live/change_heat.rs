@@ -92,6 +92,7 @@ impl ChangeHeat {
 
     fn apply(&mut self, state: &mut Cluster, events: &HashMap<String, Vec<Document>>) {
         let shard_ids = shard_ids(state);
+        let at_ms = state.now_ms;
         for c in &mut state.collections {
             let Some(stream) = self.streams.get_mut(&c.ns) else {
                 continue;
@@ -112,7 +113,9 @@ impl ChangeHeat {
                     *n += 1;
                 }
             }
-            stream.counts.record(c, &shard_ids, by_chunk, by_shard);
+            stream
+                .counts
+                .record((c, at_ms), &shard_ids, by_chunk, by_shard);
         }
     }
 }

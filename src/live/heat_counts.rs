@@ -20,7 +20,7 @@ pub struct HeatCounts {
 impl Default for HeatCounts {
     fn default() -> Self {
         Self {
-            window: WriteWindow::new(crate::cluster::window::WINDOW_TICKS),
+            window: WriteWindow::new(),
             per_shard: HashMap::new(),
             untaken: Vec::new(),
         }
@@ -41,11 +41,11 @@ impl HeatCounts {
         std::mem::take(&mut self.untaken)
     }
 
-    /// Adds one poll's counts (by chunk index, with a key of that chunk; by shard index) and
-    /// gives the collection its window and per-shard totals.
+    /// Adds one poll's counts (by chunk index, with a key of that chunk; by shard index), taken
+    /// at `at_ms`, and gives the collection its window and per-shard totals.
     pub fn record(
         &mut self,
-        c: &mut Collection,
+        (c, at_ms): (&mut Collection, u64),
         shard_ids: &[String],
         by_chunk: HashMap<usize, (ShardKey, u64)>,
         by_shard: Vec<u64>,
@@ -59,7 +59,7 @@ impl HeatCounts {
         if self.untaken.len() < MAX_UNTAKEN {
             self.untaken.extend(by_chunk.iter().cloned());
         }
-        self.window.push(by_chunk, by_shard);
+        self.window.push(at_ms, by_chunk, by_shard, &c.table);
         c.window = self.window.clone();
         c.routed_writes = shard_ids
             .iter()

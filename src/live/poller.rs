@@ -409,13 +409,14 @@ impl Poller {
             .enumerate()
             .filter_map(|(k, op)| balancer_status::in_flight(state, op, now_ms, k as u64 + 1))
             .collect();
+        // The poll's time first: the write heat of this poll is stamped with it.
+        self.state.advance_clock(now_ms);
         if let Some(heat) = self.change_heat.as_mut() {
             heat.observe(&self.client, &mut self.state).await;
         }
         if let Some(heat) = self.sampled_heat.as_mut() {
             heat.observe(&self.client, &mut self.state).await;
         }
-        self.state.advance_clock(now_ms);
         Ok(Polled {
             state: &self.state,
             log,

@@ -83,6 +83,7 @@ impl SampledHeat {
     /// Reads the new samples of every collection and gives `state` its windows and counts.
     pub async fn observe(&mut self, client: &LiveClient, state: &mut Cluster) {
         let shard_ids = shard_ids(state);
+        let at_ms = state.now_ms;
         for c in &mut state.collections {
             let tail = self.tails.entry(c.ns.clone()).or_default();
             let baseline = tail.last.is_none();
@@ -101,7 +102,8 @@ impl SampledHeat {
                 // Nothing sampled yet: every sample from now on is new.
                 tail.last = Some(DateTime::from_millis(0));
             }
-            tail.counts.record(c, &shard_ids, by_chunk, by_shard);
+            tail.counts
+                .record((c, at_ms), &shard_ids, by_chunk, by_shard);
         }
     }
 }

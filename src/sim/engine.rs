@@ -267,7 +267,8 @@ impl Simulator {
                 continue;
             }
             self.flush_writes(c);
-            self.cluster.collections[c].close_tick();
+            let now = self.cluster.now_ms;
+            self.cluster.collections[c].close_tick(now);
         }
     }
 

@@ -80,8 +80,11 @@ pub async fn run_live(
             v.heat = Some(heat_mode.label());
             v.refused = poller.refused().to_vec();
             if let (Some(h), Some(ns)) = (&heat, v.collection.as_ref().map(|c| c.ns.clone())) {
+                // Growth is not writes: a migration's recipient grows with no insert, so growth
+                // alone never makes a shard HOT.
                 for row in &mut v.shards {
                     row.write_share = h.share(&ns, &row.id);
+                    row.hot = false;
                 }
             }
             // Without a per-chunk signal the key visualizer says so (a heatmap would be empty).

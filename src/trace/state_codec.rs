@@ -103,9 +103,10 @@ fn collection_json(c: &Cluster, coll: &Collection) -> Value {
             "shard": c.shard_id(r.shard), "min": key_json(p, &r.min), "max": key_json(p, &r.max),
             "docs": r.docs, "bytes": r.bytes, "dueMs": r.due_ms,
         })).collect::<Vec<_>>(),
-        "window": coll.window.ticks().map(|(keys, shards)| json!({
+        "window": coll.window.ticks(c.now_ms).map(|(at, keys, shards)| json!({
             "keys": keys.iter().map(|(k, n)| json!([key_json(p, k), n])).collect::<Vec<_>>(),
             "shards": shards,
+            "atMs": at,
         })).collect::<Vec<_>>(),
     })
 }

@@ -336,14 +336,20 @@ impl App {
         self.focus = saved;
     }
 
-    /// Moves the focus; the key space starts its selection at the hottest chunk.
+    /// Moves the focus; the key space starts its selection at the hottest chunk (the most written
+    /// of the last 60 s, hotspot or not).
     fn set_focus(&mut self, focus: Focus) {
         if focus == Focus::KeySpace && self.focus != Focus::KeySpace {
             let hot = self
                 .view
                 .as_ref()
                 .and_then(|v| v.collection.as_ref())
-                .and_then(|c| c.cells.iter().position(|cell| cell.hot));
+                .and_then(|c| {
+                    let h = c.hot.as_ref()?.ordinal;
+                    c.cells
+                        .iter()
+                        .position(|cell| (cell.first..cell.first + cell.count).contains(&h))
+                });
             if let Some(i) = hot {
                 self.cursor = i;
             }

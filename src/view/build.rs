@@ -40,7 +40,16 @@ pub fn build(cluster: &Cluster, req: &ViewRequest, source: &str, clock: ClockVie
 
 /// Live shards (removed ones are left out), with the collection's per-shard numbers.
 fn shard_rows(cluster: &Cluster, coll: Option<&Collection>) -> Vec<ShardRow> {
-    let shares = coll.map(|c| c.window.shard_shares(cluster.shards.len()));
+    let (n, now) = (cluster.shards.len(), cluster.now_ms);
+    let shares = coll.map(|c| c.window.shard_shares(n, now));
+    // The shards that can take the collection's writes: those owning a chunk of it.
+    let hot = coll.and_then(|c| {
+        let eligible = (0..n)
+            .filter(|&s| !cluster.shards[s].removed)
+            .filter(|&s| c.table.shard_totals(ShardIdx(s as u32)).chunks > 0)
+            .count();
+        c.window.hot_shard(n, eligible, now).map(|h| h.key)
+    });
     cluster
         .shards
         .iter()
@@ -66,6 +75,7 @@ fn shard_rows(cluster: &Cluster, coll: Option<&Collection>) -> Vec<ShardRow> {
                     .as_ref()
                     .and_then(|v| v.get(i).copied())
                     .unwrap_or(0.0);
+                row.hot = hot == Some(idx);
             }
             row
         })
@@ -155,8 +165,8 @@ fn collection_view(cluster: &Cluster, c: &Collection, req: &ViewRequest) -> Coll
                 .collect()
         })
         .collect();
-    let writes = c.window.by_chunk(table);
-    let hottest = c.window.hottest(table);
+    let writes = c.window.by_chunk(table, cluster.now_ms);
+    let hottest = c.window.hottest(table, cluster.now_ms);
     let (first, len) = strip::window(table.len(), req.start, req.span);
     let input = StripInput {
         table,
@@ -164,7 +174,7 @@ fn collection_view(cluster: &Cluster, c: &Collection, req: &ViewRequest) -> Coll
         zone_names: &zone_names,
         zone_shards: &zone_shards,
         writes: &writes,
-        hottest: hottest.as_ref().map(|h| h.chunk),
+        hottest: hottest.as_ref().filter(|h| h.hot).map(|h| h.chunk),
     };
     let positions = view_positions(cluster);
     let mut cells = strip::cells(&input, first, len, req.cells);
@@ -218,8 +228,10 @@ fn collection_view(cluster: &Cluster, c: &Collection, req: &ViewRequest) -> Coll
                     cluster.bound_text(&c.ns, chunk.min),
                     cluster.bound_text(&c.ns, chunk.max)
                 ),
+                hot: h.hot,
             }
         }),
+        recent_writes: c.window.total(cluster.now_ms),
         zone_names,
         selection,
         query,

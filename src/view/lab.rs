@@ -24,6 +24,8 @@ pub struct LabShard {
     pub bytes: u64,
     /// Its share of the new inserts so far.
     pub share: f64,
+    /// A hotspot of the new inserts by `cluster::hotspot`'s rule.
+    pub hot: bool,
 }
 
 /// One candidate.
@@ -69,6 +71,14 @@ pub fn column(key: String, cluster: &Cluster, counts: &ColumnCounts) -> LabColum
         };
     };
     let total = counts.new_inserts.max(1) as f64;
+    let owning = (0..cluster.shards.len())
+        .filter(|&i| coll.table.shard_totals(ShardIdx(i as u32)).chunks > 0)
+        .count();
+    let hot = crate::cluster::hotspot::hotspot(
+        counts.inserts_per_shard.iter().copied().enumerate(),
+        owning,
+    )
+    .map(|h| h.key);
     let shards: Vec<LabShard> = cluster
         .shards
         .iter()
@@ -80,6 +90,7 @@ pub fn column(key: String, cluster: &Cluster, counts: &ColumnCounts) -> LabColum
                 chunks: t.chunks,
                 bytes: t.stats.bytes,
                 share: counts.inserts_per_shard.get(i).copied().unwrap_or(0) as f64 / total,
+                hot: hot == Some(i),
             }
         })
         .collect();

@@ -38,6 +38,7 @@ pub struct StripInput<'a> {
     /// For each zone name (same order), whether each shard carries it.
     pub zone_shards: &'a [Vec<bool>],
     pub writes: &'a BTreeMap<usize, u64>,
+    /// The hottest chunk, when it is a hotspot (`cluster::hotspot`).
     pub hottest: Option<usize>,
 }
 

@@ -164,7 +164,7 @@ async fn sampled_heat_targets_each_new_sample_to_its_chunk() {
     let mut poller = Poller::new(live);
     poller.sampled_heat = Some(SampledHeat::default());
     let first = poller.poll(0).await.unwrap();
-    assert_eq!(first.state.collections[0].window.total(), 0);
+    assert_eq!(first.state.collections[0].window.total(0), 0);
     assert!(available(&poller.client).await);
     find(&client, 250, 20).await;
     find(&client, 50, 5).await;
@@ -179,16 +179,16 @@ async fn sampled_heat_targets_each_new_sample_to_its_chunk() {
         .unwrap();
     let polled = poller.poll(1_000).await.unwrap();
     let c = &polled.state.collections[0];
-    let by_chunk = c.window.by_chunk(&c.table);
+    let by_chunk = c.window.by_chunk(&c.table, 1_000);
     assert_eq!(by_chunk.get(&2), Some(&21), "[200, MaxKey): {by_chunk:?}");
     assert_eq!(by_chunk.get(&0), Some(&5), "[MinKey, 100): {by_chunk:?}");
     assert_eq!(by_chunk.get(&1), Some(&1), "[100, 200): {by_chunk:?}");
-    let hottest = c.window.hottest(&c.table).unwrap();
+    let hottest = c.window.hottest(&c.table, 1_000).unwrap();
     assert_eq!(hottest.chunk, 2);
     let early = early.poll(1_000).await.unwrap();
     let c = &early.state.collections[0];
     assert_eq!(
-        c.window.by_chunk(&c.table).get(&1),
+        c.window.by_chunk(&c.table, 1_000).get(&1),
         Some(&6),
         "5 before + 1 range"
     );

@@ -523,7 +523,7 @@ async fn change_stream_heat_maps_each_write_to_its_chunk() {
     server.shutdown().await;
     let c = &polled.state.collections[0];
     assert_eq!(c.routed_writes.iter().sum::<u64>(), 30);
-    assert_eq!(c.window.total(), 30);
+    assert_eq!(c.window.total(polled.state.now_ms), 30);
     assert!(
         c.routed_writes.iter().filter(|&&n| n > 0).count() > 1,
         "a hashed key scatters: {:?}",

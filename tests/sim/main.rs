@@ -9,6 +9,7 @@ mod defragmentation;
 mod docs;
 mod drain;
 mod heatmap;
+mod hotspot;
 mod limits;
 mod move_collection;
 mod props;

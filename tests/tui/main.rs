@@ -7,6 +7,7 @@
 mod common;
 mod heatmap;
 mod history;
+mod hot;
 mod lab;
 mod panes;
 mod runtime;

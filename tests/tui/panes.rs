@@ -128,7 +128,7 @@ fn no_color_screens_carry_the_same_marks() {
 
 #[test]
 fn selecting_and_zooming_shows_one_chunk() {
-    let mut f = Fixture::new("ascending", 200_000, (100, 30));
+    let mut f = Fixture::new("ascending", 120_000, (100, 30));
     let chunks = f
         .app
         .view
@@ -146,7 +146,11 @@ fn selecting_and_zooming_shows_one_chunk() {
     assert_eq!(f.app.focus, Focus::KeySpace);
     let hot = f.app.cursor;
     let c = f.app.view.as_ref().unwrap().collection.clone().unwrap();
-    assert!(c.cells[hot].hot, "the selection starts at the hot chunk");
+    assert!(
+        c.cells[hot].hot,
+        "the selection starts at the hot chunk: {:?}",
+        c.hot
+    );
     let sel = c.selection.unwrap();
     assert_eq!(sel.count, 1);
     assert!(
@@ -279,7 +283,7 @@ fn each_pane_at_80x24_and_160x48() {
 
 #[test]
 fn clicks_focus_panes_and_select_strip_cells() {
-    let mut f = Fixture::new("ascending", 200_000, (100, 30));
+    let mut f = Fixture::new("ascending", 120_000, (100, 30));
     let areas = shardtop::ui::panes::layout(ratatui::layout::Rect::new(0, 0, 100, 30), 3).unwrap();
     let events = areas.events.unwrap();
     f.keys(&[Action::Click(events.x + 3, events.y + 2)]);

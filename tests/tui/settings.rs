@@ -129,6 +129,7 @@ fn on_a_thousand_shards_the_hot_and_the_draining_shard_stay_in_sight() {
             chunks: 10,
             bytes: 1 << 20,
             write_share: if i == 777 { 0.9 } else { 0.0001 },
+            hot: i == 777,
             draining: i == 500,
             ..ShardRow::default()
         })

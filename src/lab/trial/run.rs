@@ -84,18 +84,23 @@ pub struct InsertCounts {
     round: Vec<u64>,
     round_version: Option<crate::model::ChunkVersion>,
     round_ends_ms: u64,
-    /// The busiest chunk of the last round that took inserts.
+    /// The hotspot chunk of the last round that took inserts (`cluster::hotspot`'s rule).
     last_hot: Option<usize>,
 }
 
 impl InsertCounts {
-    fn close_round(&mut self) {
+    fn close_round(&mut self, chunks: usize) {
         self.hottest += self.round.iter().copied().max().unwrap_or(0);
-        if let Some(hot) = busiest(&self.round) {
-            self.last_hot = Some(hot);
+        if busiest(&self.round).is_some() {
+            self.last_hot = hotspot_of(&self.round, chunks);
         }
         self.round.clear();
     }
+}
+
+/// The round's hotspot chunk by `cluster::hotspot`'s rule (every chunk can take inserts).
+fn hotspot_of(round: &[u64], chunks: usize) -> Option<usize> {
+    crate::cluster::hotspot::hotspot(round.iter().copied().enumerate(), chunks).map(|h| h.key)
 }
 
 fn busiest(round: &[u64]) -> Option<usize> {
@@ -234,9 +239,14 @@ impl CandidateRun {
         events
     }
 
-    /// The chunk that took the most inserts in this balancer round so far (or the last one's).
+    /// The chunk that is a hotspot of this balancer round's inserts so far (of the last round's
+    /// while this one has too few to tell), by `cluster::hotspot`'s rule: none on an even load.
     pub fn hot_chunk(&self) -> Option<usize> {
-        busiest(&self.inserts.round).or(self.inserts.last_hot)
+        let round = &self.inserts.round;
+        if round.iter().sum::<u64>() >= crate::cluster::hotspot::MIN_WRITES {
+            return hotspot_of(round, self.collection().table.len());
+        }
+        self.inserts.last_hot
     }
 
     fn end_round_if_due(&mut self) {
@@ -244,7 +254,8 @@ impl CandidateRun {
         if self.sim.now_ms() >= self.inserts.round_ends_ms
             || self.inserts.round_version != Some(version)
         {
-            self.inserts.close_round();
+            let chunks = self.collection().table.len();
+            self.inserts.close_round(chunks);
             self.begin_round();
         }
     }
@@ -256,7 +267,8 @@ impl CandidateRun {
 
     /// The characteristics of every document inserted, and the counts of the new inserts.
     pub fn finish(mut self) -> (KeyCharacteristics, Self) {
-        self.inserts.close_round();
+        let chunks = self.collection().table.len();
+        self.inserts.close_round(chunks);
         let ch = std::mem::replace(
             &mut self.characteristics,
             Characteristics::new(&self.key, false),

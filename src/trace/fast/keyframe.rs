@@ -13,7 +13,7 @@ use serde_json::{Map, Value};
 
 use super::KeyDoc;
 use super::canonical::Cursor;
-use crate::cluster::window::{WINDOW_TICKS, WriteWindow};
+use crate::cluster::window::WriteWindow;
 use crate::cluster::{Cluster, Collection};
 use crate::model::{ChunkStats, ShardKey};
 use crate::trace::json::{Res, ms_of_seconds};
@@ -83,6 +83,9 @@ impl<'de> Deserialize<'de> for Pair {
 struct Tick {
     keys: Vec<Pair>,
     shards: Vec<u64>,
+    /// Absent in traces older than the field (the tick is then left out).
+    #[serde(default, rename = "atMs")]
+    at_ms: Option<u64>,
 }
 
 /// The chunks, as written (`Cursor`) or else through serde.
@@ -139,7 +142,7 @@ fn window_of<E: de::Error>(raw: &RawValue) -> Result<Vec<Tick>, E> {
     serde_json::from_str(raw.get()).map_err(de::Error::custom)
 }
 
-/// `{"keys":[[key,count],…],"shards":[…]}`.
+/// `{"keys":[[key,count],…],"shards":[…],"atMs":…}` (`atMs` optional).
 fn tick(c: &mut Cursor<'_>) -> Option<Tick> {
     c.expect(b"{\"keys\":")?;
     let keys = c.list(|c| {
@@ -152,8 +155,17 @@ fn tick(c: &mut Cursor<'_>) -> Option<Tick> {
     })?;
     c.expect(b",\"shards\":")?;
     let shards = c.list(Cursor::u64)?;
+    let at_ms = if c.eat(b",\"atMs\":") {
+        Some(c.u64()?)
+    } else {
+        None
+    };
     c.expect(b"}")?;
-    Some(Tick { keys, shards })
+    Some(Tick {
+        keys,
+        shards,
+        at_ms,
+    })
 }
 
 /// A keyframe collection: chunks and window typed, every other field as a JSON value.
@@ -286,9 +298,16 @@ fn collection(cluster: &Cluster, c: CollectionLine<'_>, p: &str) -> Res<Collecti
             Ok((ch.min.0, fields.info()))
         })
         .collect::<Res<Vec<_>>>()?;
-    let mut window = WriteWindow::new(WINDOW_TICKS);
+    let mut window = WriteWindow::new();
+    // A tick without `atMs` (older traces) is left out: when its writes happened is unknown.
     for t in c.window {
-        window.push(t.keys.into_iter().map(|p| (p.0, p.1)).collect(), t.shards);
+        if let Some(at) = t.at_ms {
+            window.restore(
+                at,
+                t.keys.into_iter().map(|p| (p.0, p.1)).collect(),
+                t.shards,
+            );
+        }
     }
     let heavy = Heavy { chunks, window };
     state_codec::collection_of(cluster, &Value::Object(c.rest), p, Some(heavy))

@@ -7,7 +7,7 @@ use super::shard_of;
 use crate::cluster::defragmentation::DefragmentationPhase;
 use crate::cluster::orphans::RangeDeletion;
 use crate::cluster::resharding::Resharding;
-use crate::cluster::window::{WINDOW_TICKS, WriteWindow};
+use crate::cluster::window::WriteWindow;
 use crate::cluster::{Cluster, Collection, Index};
 use crate::model::{ChunkInfo, ChunkStats, ChunkVersion, RoutingTable, ShardIdx, ShardKey};
 use crate::trace::json::{Res, array_at, bool_at, key_at, key_of, pattern_at, str_at, u64_at};
@@ -130,8 +130,10 @@ pub(in crate::trace) fn collection_of(
     Ok(coll)
 }
 
+/// The recent-writes window. A tick without `atMs` (traces older than the field kept the last
+/// 100 ticks that had writes, however old) is left out: when its writes happened is unknown.
 fn window_of(v: &Value, p: &str) -> Res<WriteWindow> {
-    let mut window = WriteWindow::new(WINDOW_TICKS);
+    let mut window = WriteWindow::new();
     for (i, t) in array_at(v, "window", p)?.iter().enumerate() {
         let tp = format!("{p}window[{i}].");
         let keys = array_at(t, "keys", &tp)?
@@ -153,7 +155,9 @@ fn window_of(v: &Value, p: &str) -> Res<WriteWindow> {
             .iter()
             .map(|n| n.as_u64().unwrap_or(0))
             .collect();
-        window.push(keys, shards);
+        if let Some(at) = t.get("atMs").and_then(Value::as_u64) {
+            window.restore(at, keys, shards);
+        }
     }
     Ok(window)
 }

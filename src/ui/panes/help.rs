@@ -12,7 +12,7 @@ use crate::ui::app::App;
 use crate::ui::keymap::{self, HELP, KeyMap};
 use crate::ui::theme::Theme;
 
-const LEGEND: &str = "Shards: chunk and data bars, share of recent writes (◀ HOT = most). Key space: each cell a run of chunks named by its shard's glyph; ▲ hottest chunk, J jumbo, ! outside its zone, ▁…█ recent writes; zone bands below.";
+const LEGEND: &str = "Shards: chunk and data bars, share of the writes in the last 60 s (of the growth with --heat size, never HOT). ◀ HOT = a hotspot: of at least 100 writes, at least 1.5× its fair share (1 / shards owning chunks) and 10 points above it and above the runner-up. Key space: each cell a run of chunks named by its shard's glyph; ▲ hottest chunk when a hotspot by the same rule, J jumbo, ! outside its zone, ▁…█ recent writes; zone bands below.";
 
 fn group_lines(
     group: &str,

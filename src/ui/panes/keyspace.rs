@@ -1,7 +1,8 @@
 //! The key space of the selected collection, from MinKey to MaxKey: a strip of cells (each a run
 //! of consecutive chunks, coloured and named by the owning shard), a marks row (▲ the hottest
-//! chunk, J jumbo, ! a chunk outside its zone, ▁…█ recent writes), the zone bands, and a detail
-//! line for the selected cell (or the hottest chunk when the pane has no focus).
+//! chunk when it is a hotspot by `cluster::hotspot`'s rule, J jumbo, ! a chunk outside its zone,
+//! ▁…█ recent writes), the zone bands, and a detail line for the selected cell (or the hottest
+//! chunk of the last 60 s when the pane has no focus).
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -64,7 +65,8 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: Theme, focused: b
             theme.dim(),
         )));
     }
-    lines.extend(detail(c, focused, width, theme));
+    let heat = app.view.as_ref().and_then(|v| v.heat);
+    lines.extend(detail(c, (focused, heat), width, theme));
     frame.render_widget(Paragraph::new(lines).block(block), area);
 }
 
@@ -244,7 +246,12 @@ fn zones(c: &CollectionView, width: usize, theme: Theme) -> Line<'static> {
     Line::from(spans)
 }
 
-fn detail(c: &CollectionView, focused: bool, width: usize, theme: Theme) -> Vec<Line<'static>> {
+fn detail(
+    c: &CollectionView,
+    (focused, heat): (bool, Option<&str>),
+    width: usize,
+    theme: Theme,
+) -> Vec<Line<'static>> {
     if focused && let Some(s) = &c.selection {
         let what = if s.count == 1 {
             format!("chunk {} of {}", s.first + 1, c.chunks)
@@ -289,14 +296,22 @@ fn detail(c: &CollectionView, focused: bool, width: usize, theme: Theme) -> Vec<
     if let Some(q) = &c.query {
         return query_lines(q, width, theme);
     }
+    let secs = crate::view::RECENT_SECS;
     match &c.hot {
         Some(h) => vec![
-            Line::from(vec![
-                Span::styled("▲ hottest chunk ", theme.hot()),
-                Span::raw(fit(&h.range, width.saturating_sub(16))),
-            ]),
+            Line::from(if h.hot {
+                vec![
+                    Span::styled("▲ hottest chunk ", theme.hot()),
+                    Span::raw(fit(&h.range, width.saturating_sub(16))),
+                ]
+            } else {
+                vec![
+                    Span::styled("most-written chunk ", theme.title()),
+                    Span::raw(fit(&h.range, width.saturating_sub(19))),
+                ]
+            }),
             Line::from(Span::raw(format!(
-                "on {} · {:.0}% of recent writes · {} docs, {} in the collection",
+                "on {} · {:.0}% of writes in {secs} s · {} docs, {} in the collection",
                 h.shard,
                 h.share * 100.0,
                 c.docs,
@@ -304,7 +319,16 @@ fn detail(c: &CollectionView, focused: bool, width: usize, theme: Theme) -> Vec<
             ))),
         ],
         None => vec![
-            Line::from(Span::styled("no recent writes", theme.dim())),
+            Line::from(Span::styled(
+                match heat {
+                    Some(mode @ ("size" | "off")) => {
+                        format!("writes per chunk unknown (--heat {mode})")
+                    }
+                    Some("sampled") => format!("no sampled queries in the last {secs} s"),
+                    _ => format!("no writes in the last {secs} s"),
+                },
+                theme.dim(),
+            )),
             Line::from(Span::raw(format!(
                 "{} docs, {} in the collection · Tab here, then ← → to select a chunk",
                 c.docs,

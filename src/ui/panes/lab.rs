@@ -69,11 +69,7 @@ fn render_column(frame: &mut Frame, area: Rect, c: &LabColumn, chosen: bool, the
                 human_bytes(s.bytes),
                 s.share * 100.0
             );
-            let style = if s.share >= 0.5 {
-                theme.hot()
-            } else {
-                theme.shard(i)
-            };
+            let style = if s.hot { theme.hot() } else { theme.shard(i) };
             Line::from(vec![
                 Span::styled(Theme::shard_glyph(i).to_string(), theme.shard_cell(i)),
                 Span::styled(format!(" {}", fit(&text, width.saturating_sub(2))), style),

@@ -1,8 +1,10 @@
 //! The shard list for the selected collection: one row per shard — glyph, name, zones, draining
 //! badge, a chunk-count bar and a data-size bar (the balancer evens chunks before 6.0 and data
-//! from 6.0, so both matter), and the shard's share of recent writes. The shard taking the most
-//! writes is bold and marked `◀ HOT`. The title says the order and the filter; on a long list the
-//! hot shard and the draining ones stay in sight (`shard_order`).
+//! from 6.0, so both matter), and the shard's share of recent writes (the last 60 s; a live
+//! `--heat size` shows each shard's share of the growth instead, headed `growth`). A shard is bold
+//! and marked `◀ HOT` only when `cluster::hotspot`'s rule says so — never from growth alone. The
+//! title says the order and the filter; on a long list the hot shard and the draining ones stay in
+//! sight (`shard_order`).
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -89,7 +91,7 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: Theme, focused: b
     let max_chunks = v.shards.iter().map(|s| s.chunks).max().unwrap_or(0).max(1);
     let max_bytes = v.shards.iter().map(|s| s.bytes).max().unwrap_or(0).max(1);
     let hot = v.hot_shard();
-    let mut lines = vec![heading(&cols, app.metric, theme)];
+    let mut lines = vec![heading(&cols, app.metric, signal(v), theme)];
     let rows = usize::from(inner.height).saturating_sub(1);
     let order = shard_order::order(&v.shards, app.shard_sort, &app.shard_filter);
     let keep: Vec<usize> = hot
@@ -116,6 +118,12 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: Theme, focused: b
             lines.pop();
         }
         lines.push(line);
+    }
+    if let Some(note) = quiet_note(v, app) {
+        if lines.len() > rows {
+            lines.pop();
+        }
+        lines.push(Line::from(Span::styled(note, theme.dim())));
     }
     if let Some(note) = orphans_note(v) {
         if lines.len() > rows {
@@ -144,7 +152,28 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: Theme, focused: b
     frame.render_widget(Paragraph::new(lines).block(block), area);
 }
 
-fn heading(cols: &Columns, metric: Metric, theme: Theme) -> Line<'static> {
+/// What the share column counts: `growth` for a live `--heat size` (each shard's share of the
+/// growth between polls: a migration's recipient grows with no insert), else `writes`.
+fn signal(v: &ClusterView) -> &'static str {
+    if v.heat == Some("size") {
+        "growth"
+    } else {
+        "writes"
+    }
+}
+
+/// `no writes in the last 60 s` when the source counts writes and none arrived in the window.
+fn quiet_note(v: &ClusterView, app: &App) -> Option<String> {
+    let c = v.collection.as_ref()?;
+    let counts = matches!(v.heat, None | Some("changestream" | "sampled"));
+    let secs = crate::view::RECENT_SECS;
+    (app.heat && counts && c.recent_writes == 0).then(|| match v.heat {
+        Some("sampled") => format!("no sampled queries in the last {secs} s"),
+        _ => format!("no writes in the last {secs} s"),
+    })
+}
+
+fn heading(cols: &Columns, metric: Metric, signal: &str, theme: Theme) -> Line<'static> {
     let mut text = format!("  {:<w$} ", "shard", w = cols.id);
     if cols.zones > 0 {
         text.push_str(&format!("{:<w$} ", "zones", w = cols.zones));
@@ -160,7 +189,7 @@ fn heading(cols: &Columns, metric: Metric, theme: Theme) -> Line<'static> {
         (false, Metric::Chunks) => text.push_str(&format!("{chunks} ")),
         (false, Metric::Data) => text.push_str(&data),
     }
-    text.push_str("writes");
+    text.push_str(signal);
     Line::from(Span::styled(text, theme.dim()))
 }
 

@@ -112,6 +112,7 @@ impl SizeHeat {
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::unwrap_used, clippy::float_cmp)]
     use super::*;
     use crate::model::ChunkStats;
     use crate::sim::{Simulator, scenario};

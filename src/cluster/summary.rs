@@ -21,6 +21,27 @@ pub struct SummaryOptions {
     pub writes_unknown: bool,
 }
 
+/// `part` in percent of `whole` (0 when `whole` is 0).
+fn pct(part: u64, whole: u64) -> f64 {
+    if whole == 0 {
+        0.0
+    } else {
+        part as f64 * 100.0 / whole as f64
+    }
+}
+
+/// A shard's writes in the text summary: `writes N (x% of all, y% recent)`, or `writes unknown`
+/// (a live cluster without write counts, as the JSON's `null`).
+fn writes_text(known: Option<(u64, f64, f64)>) -> String {
+    match known {
+        Some((n, of_all, recent)) => format!(
+            "writes {n:>9} ({of_all:5.1}% of all, {:5.1}% recent)",
+            recent * 100.0
+        ),
+        None => "writes unknown".to_string(),
+    }
+}
+
 impl Cluster {
     /// The JSON summary of the contract.
     pub fn summary_json(&self, opts: &SummaryOptions) -> Value {
@@ -191,27 +212,18 @@ impl Cluster {
             .sum();
         let total_writes: u64 = c.routed_writes.iter().sum();
         let recent = c.window.shard_shares(n, self.now_ms);
-        let pct = |part: u64, whole: u64| {
-            if whole == 0 {
-                0.0
-            } else {
-                part as f64 * 100.0 / whole as f64
-            }
-        };
         for i in (0..n).filter(|&i| !self.shards[i].removed) {
             let idx = ShardIdx(i as u32);
             let t = table.shard_totals(idx);
             let per_chunk = t.stats.bytes.checked_div(t.chunks).unwrap_or(0);
-            let writes = if writes_unknown {
-                "writes unknown".to_string()
-            } else {
-                format!(
-                    "writes {:>9} ({:5.1}% of all, {:5.1}% recent)",
+            let recent = recent.get(i).copied().unwrap_or(0.0);
+            let writes = writes_text((!writes_unknown).then(|| {
+                (
                     c.writes_to(idx),
                     pct(c.writes_to(idx), total_writes),
-                    recent.get(i).copied().unwrap_or(0.0) * 100.0,
+                    recent,
                 )
-            };
+            }));
             let _ = writeln!(
                 s,
                 "  Shard {:<10} data {:>10}  docs {:>9}  chunks {:>6}{}  est. data/chunk {:>10}  {writes}",

@@ -91,12 +91,11 @@ impl WriteWindow {
                 }
                 for (key, n) in by_chunk.drain(..) {
                     let min = table.chunk(table.route(&key)).min.clone();
-                    match t.open.get(&min) {
-                        Some(&i) => t.by_chunk[i].1 += n,
-                        None => {
-                            t.open.insert(min, t.by_chunk.len());
-                            t.by_chunk.push((key, n));
-                        }
+                    if let Some(&i) = t.open.get(&min) {
+                        t.by_chunk[i].1 += n;
+                    } else {
+                        t.open.insert(min, t.by_chunk.len());
+                        t.by_chunk.push((key, n));
                     }
                 }
             }
@@ -236,6 +235,7 @@ impl WriteWindow {
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::unwrap_used)]
     use super::*;
     use crate::model::{ChunkInfo, ChunkVersion, KeyValue};
 

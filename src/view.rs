@@ -85,7 +85,10 @@ pub struct MigrationView {
 /// The balancer.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct BalancerView {
+    /// The balancer migrates (mode `full`).
     pub enabled: bool,
+    /// MongoDB's name of the mode: `full`, `autoSplitOnly` (never migrates) or `off`.
+    pub mode: &'static str,
     /// `"02:00–06:00"` when an active window is set.
     pub window: Option<String>,
     pub in_round: bool,

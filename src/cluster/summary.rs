@@ -44,7 +44,7 @@ impl Cluster {
             "serverVersion": cluster.version.to_string(),
             "chunkSizeBytes": cluster.settings.chunk_size_bytes,
             "balancer": {
-                "mode": if cluster.settings.balancer_enabled { "full" } else { "off" },
+                "mode": cluster.balancer_mode().as_str(),
                 "inRound": self.balancer.round.is_some(),
                 "rounds": self.balancer.rounds,
                 "migrations": {
@@ -265,10 +265,11 @@ impl Cluster {
         let _ = writeln!(
             s,
             "Balancer: {} · {} rounds · migrations {} completed, {} failed, {} in flight{}{}",
-            if self.settings.balancer_enabled {
-                "on (full)"
-            } else {
-                "off"
+            match self.balancer_mode() {
+                super::balancer::BalancerMode::Full => "on (full)",
+                super::balancer::BalancerMode::AutoSplitOnly =>
+                    "autoSplitOnly (never migrates)",
+                super::balancer::BalancerMode::Off => "off",
             },
             b.rounds,
             b.completed,

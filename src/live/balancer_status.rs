@@ -33,6 +33,16 @@ pub(super) fn state(status: &Document, completed: u64, failed: u64, now_ms: u64)
     }
 }
 
+/// The mode `balancerStatus` reports (`full`, `autoSplitOnly`, `off`): the config server's own
+/// reading of its settings, which wins over the documents. `None` when it says none.
+// 8.0 `db/s/config/configsvr_balancer_control_command.cpp` (`mode` of the reply).
+pub(super) fn mode(status: &Document) -> Option<crate::cluster::balancer::BalancerMode> {
+    status
+        .get_str("mode")
+        .ok()
+        .and_then(crate::cluster::balancer::BalancerMode::parse)
+}
+
 /// Migrations in flight, as `$currentOp` shows the donors' `moveChunk` /
 /// `_shardsvrMoveRange` commands; a cluster without the stage shows none (a refusal is the
 /// caller's to note).

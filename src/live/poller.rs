@@ -398,7 +398,9 @@ impl Poller {
         let state = &mut self.state;
         state.balancer =
             balancer_status::state(&status, self.logs.completed, self.logs.failed, now_ms);
-        state.settings.balancer_enabled &= status.get_str("mode") != Ok("off");
+        if let Some(mode) = balancer_status::mode(&status) {
+            state.set_balancer_mode(mode);
+        }
         if let Some(e) = &self.logs.round_error {
             why_not.push(format!("the last balancer round failed: {e}"));
         }

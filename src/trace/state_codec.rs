@@ -21,7 +21,7 @@ pub(super) use collection::{ChunkFields, Heavy, collection_of};
 /// The keyframe line of a state.
 pub fn encode(c: &Cluster) -> Value {
     let s = &c.settings;
-    json!({
+    let mut out = json!({
         "t": seconds(c.now_ms),
         "keyframe": {
             "serverVersion": c.version.to_string(),
@@ -49,7 +49,11 @@ pub fn encode(c: &Cluster) -> Value {
                 "error": super::event_codec::error_json(&f.error),
             })).collect::<Vec<_>>(),
         }
-    })
+    });
+    if s.auto_split_only {
+        out["keyframe"]["settings"]["balancerMode"] = json!("autoSplitOnly");
+    }
+    out
 }
 
 fn balancer_json(c: &Cluster) -> Value {
@@ -135,6 +139,7 @@ pub(super) fn decode_frame(
     let settings = Settings {
         chunk_size_bytes: u64_at(set, "chunkSizeBytes", sp)?,
         balancer_enabled: bool_at(set, "balancer", sp)?,
+        auto_split_only: set.get("balancerMode").and_then(Value::as_str) == Some("autoSplitOnly"),
         active_window: None,
         attempt_to_balance_jumbo_chunks: set
             .get("attemptToBalanceJumboChunks")

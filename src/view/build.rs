@@ -78,6 +78,7 @@ fn balancer(cluster: &Cluster) -> BalancerView {
     let settings = &cluster.settings;
     BalancerView {
         enabled: settings.balancer_enabled,
+        mode: cluster.balancer_mode().as_str(),
         window: settings.active_window.map(|w| {
             format!(
                 "{:02}:{:02}–{:02}:{:02}",

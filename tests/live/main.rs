@@ -7,6 +7,7 @@
 mod common;
 mod config;
 mod refresh;
+mod truth;
 mod watch_actionlog;
 mod watch_key_visualizer;
 mod watch_privileges;

@@ -27,9 +27,11 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: Theme, focused: b
     let b = &v.balancer;
     let mut lines = Vec::new();
     let mode = if b.enabled {
-        Span::styled("on", theme.ok())
+        Span::styled("on (full)", theme.ok())
+    } else if b.mode == "autoSplitOnly" {
+        Span::styled("autoSplitOnly: never migrates", theme.warn())
     } else {
-        Span::styled("STOPPED", theme.warn())
+        Span::styled("STOPPED (off)", theme.warn())
     };
     lines.push(Line::from(vec![
         Span::raw("mode "),

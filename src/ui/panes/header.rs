@@ -47,6 +47,8 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: Theme) {
         if b.in_round {
             spans.push(Span::styled(" · in round", theme.warn()));
         }
+    } else if b.mode == "autoSplitOnly" {
+        spans.push(Span::styled("balancer autoSplitOnly (no migrations)", theme.warn()));
     } else {
         spans.push(Span::styled("balancer off", theme.warn()));
     }

@@ -79,7 +79,12 @@ pub struct MigrationView {
     pub to: String,
     /// 0.0..=1.0; `None` when the end is unknown (a live cluster).
     pub progress: Option<f64>,
+    /// MongoDB's word for why it runs, or `unknown`.
     pub reason: String,
+    /// The range's size; `None` when unknown.
+    pub bytes: Option<u64>,
+    /// `bytes` is an estimate (a live cluster's), not a measured size.
+    pub bytes_estimated: bool,
 }
 
 /// The balancer.
@@ -190,6 +195,9 @@ pub struct HotChunk {
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct CollectionView {
     pub ns: String,
+    /// What keeps the balancer, migrations or the AutoMerger from it (`noBalance`,
+    /// `permitMigrations: false`, `enableAutoMerge: false`, a defragmentation).
+    pub balancing: Vec<String>,
     pub key: String,
     pub chunks: usize,
     pub jumbo: u64,

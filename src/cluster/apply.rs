@@ -383,7 +383,8 @@ impl Cluster {
                     to: r.to,
                     started_ms: e.at_ms,
                     finish_ms: u64::MAX,
-                    bytes: *bytes,
+                    bytes: Some(*bytes),
+                    bytes_estimated: false,
                     reason: *reason,
                 });
                 if let Some(round) = self

@@ -51,7 +51,11 @@ pub struct Migration {
     pub to: crate::model::ShardIdx,
     pub started_ms: u64,
     pub finish_ms: u64,
-    pub bytes: u64,
+    /// The range's size: the simulator's exact figure, a live cluster's estimate (the donor's
+    /// owned bytes over its chunks), or `None` when nothing tells it.
+    pub bytes: Option<u64>,
+    /// `bytes` is an estimate (a live cluster's), not a measured size.
+    pub bytes_estimated: bool,
     pub reason: super::event::MigrationReason,
 }
 

@@ -261,6 +261,29 @@ impl Collection {
         self.count_routed_writes(self.table.chunk(i).info.shard, 1);
     }
 
+    /// What keeps the balancer, migrations or the AutoMerger from this collection, one phrase
+    /// each in MongoDB's words: `noBalance` (`sh.disableBalancing`), `permitMigrations: false`
+    /// (`setAllowMigrations`), `enableAutoMerge: false`, a defragmentation running.
+    // 8.0 `s/catalog/type_collection.idl` (`noBalance`, `permitMigrations`, `enableAutoMerge`,
+    // `defragmentCollection`, `defragmentationPhase`).
+    pub fn balancing_notes(&self) -> Vec<String> {
+        let b = &self.balancing;
+        let mut out = Vec::new();
+        if b.no_balance {
+            out.push("noBalance: the balancer skips it".to_string());
+        }
+        if b.migrations_blocked {
+            out.push("permitMigrations: false".to_string());
+        }
+        if b.auto_merge == Some(false) {
+            out.push("enableAutoMerge: false".to_string());
+        }
+        if let Some(p) = self.defragmentation {
+            out.push(format!("defragmenting ({})", p.as_str()));
+        }
+        out
+    }
+
     /// Writes routed to `shard` since the start.
     pub fn writes_to(&self, shard: ShardIdx) -> u64 {
         self.routed_writes.get(shard.index()).copied().unwrap_or(0)

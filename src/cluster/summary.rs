@@ -52,6 +52,16 @@ impl Cluster {
                     "failed": self.balancer.failed,
                     "inFlight": self.balancer.in_flight.len(),
                 },
+                "inFlight": self.balancer.in_flight.iter().map(|m| {
+                    let p = self.collection(&m.ns).map(|c| &c.pattern);
+                    let bound = |k| p.map_or(Value::Null, |p| p.bound_to_json(k));
+                    json!({
+                        "ns": m.ns, "from": self.shard_id(m.from), "to": self.shard_id(m.to),
+                        "min": bound(&m.min), "max": bound(m.end.as_ref().unwrap_or(&m.max)),
+                        "reason": m.reason.as_str(), "bytes": m.bytes,
+                        "bytesEstimated": m.bytes_estimated,
+                    })
+                }).collect::<Vec<_>>(),
                 "whyNot": self.balancer.why_not,
                 "autoMerger": self.auto_merger_enabled().map(|on| json!({"enabled": on})),
             },
@@ -116,6 +126,12 @@ impl Cluster {
         if c.placement != super::Placement::Sharded {
             out["placement"] = json!(c.placement.as_str());
         }
+        out["balancing"] = json!({
+            "noBalance": c.balancing.no_balance,
+            "permitMigrations": !c.balancing.migrations_blocked,
+            "enableAutoMerge": c.balancing.auto_merge,
+            "defragmenting": c.defragmentation.is_some(),
+        });
         if with_chunks {
             let list: Vec<Value> = table
                 .iter()
@@ -178,6 +194,14 @@ impl Cluster {
         }
         if let Some(p) = c.defragmentation {
             let _ = writeln!(s, "  defragmenting: phase {}", p.as_str());
+        }
+        let notes: Vec<String> = c
+            .balancing_notes()
+            .into_iter()
+            .filter(|n| !n.starts_with("defragmenting"))
+            .collect();
+        if !notes.is_empty() {
+            let _ = writeln!(s, "  balancing: {}", notes.join(" · "));
         }
         let table = &c.table;
         let n = self.shards.len();
@@ -293,7 +317,11 @@ impl Cluster {
                 m.ns,
                 self.shard_id(m.from),
                 self.shard_id(m.to),
-                human_bytes(m.bytes),
+                match (m.bytes, m.bytes_estimated) {
+                    (None, _) => "size unknown".to_string(),
+                    (Some(b), true) => format!("≈{} est.", human_bytes(b)),
+                    (Some(b), false) => human_bytes(b),
+                },
                 m.reason.as_str()
             );
         }

@@ -83,6 +83,14 @@ pub(super) fn number(d: &Document, key: &str) -> u64 {
     }
 }
 
+/// The `(ns, shard)` pairs whose owned size was read.
+pub(super) fn sized(sizes: &[ShardSize]) -> std::collections::HashSet<(String, String)> {
+    sizes
+        .iter()
+        .map(|z| (z.ns.clone(), z.shard.clone()))
+        .collect()
+}
+
 /// Spreads each shard's owned documents and bytes evenly over its chunks of each collection
 /// (a shard not listed owns nothing; writes restart at zero).
 /// A shard's orphans are known only as totals: they are kept as one range over the whole key

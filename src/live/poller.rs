@@ -393,6 +393,7 @@ impl Poller {
         let mut why_not = balancer_status::compliance(&self.client, names, &mut refused).await;
         let ops = balancer_status::current_migrations(&self.client).await;
         let ops = refused.optional(ops, &privileges::current_op())?;
+        let sized = data_sizes::sized(&reads.sizes);
         self.install(version, reads)?;
         self.refused = refused;
         let state = &mut self.state;
@@ -401,15 +402,18 @@ impl Poller {
         if let Some(mode) = balancer_status::mode(&status) {
             state.set_balancer_mode(mode);
         }
+        state.balancer.in_flight = ops
+            .iter()
+            .enumerate()
+            .filter_map(|(k, op)| {
+                balancer_status::in_flight(state, op, now_ms, k as u64 + 1, (&why_not, &sized))
+            })
+            .collect();
+        why_not = super::in_flight::why(state, &why_not);
         if let Some(e) = &self.logs.round_error {
             why_not.push(format!("the last balancer round failed: {e}"));
         }
         state.balancer.why_not = why_not;
-        state.balancer.in_flight = ops
-            .iter()
-            .enumerate()
-            .filter_map(|(k, op)| balancer_status::in_flight(state, op, now_ms, k as u64 + 1))
-            .collect();
         if let Some(heat) = self.change_heat.as_mut() {
             heat.observe(&self.client, &mut self.state).await;
         }

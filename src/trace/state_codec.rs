@@ -66,11 +66,17 @@ fn balancer_json(c: &Cluster) -> Value {
             "number": r.number, "startedMs": r.started_ms, "candidates": r.candidates,
             "migrationIds": r.migration_ids, "moved": r.moved, "failed": r.failed,
         })),
-        "inFlight": b.in_flight.iter().map(|m| json!({
+        "inFlight": b.in_flight.iter().map(|m| {
+            let mut out = json!({
             "id": m.id, "ns": m.ns, "min": key(&m.ns, &m.min), "max": key(&m.ns, &m.max),
             "end": m.end.as_ref().map(|e| key(&m.ns, e)), "from": c.shard_id(m.from), "to": c.shard_id(m.to),
             "startedMs": m.started_ms, "finishMs": m.finish_ms, "bytes": m.bytes, "reason": m.reason.as_str(),
-        })).collect::<Vec<_>>(),
+            });
+            if m.bytes_estimated {
+                out["bytesEstimated"] = json!(true);
+            }
+            out
+        }).collect::<Vec<_>>(),
     })
 }
 
@@ -294,7 +300,8 @@ fn balancer_of(cluster: &Cluster, b: &Value, p: &str) -> Res<(BalancerState, u64
             to: shard_of(cluster, str_at(m, "to", &mp)?, &format!("{mp}to"))?,
             started_ms: u64_at(m, "startedMs", &mp)?,
             finish_ms: u64_at(m, "finishMs", &mp)?,
-            bytes: u64_at(m, "bytes", &mp)?,
+            bytes: m.get("bytes").and_then(Value::as_u64),
+            bytes_estimated: m.get("bytesEstimated").and_then(Value::as_bool).unwrap_or(false),
             reason: super::event_codec::reason_of(str_at(m, "reason", &mp)?),
         });
     }

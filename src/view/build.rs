@@ -110,6 +110,8 @@ fn balancer(cluster: &Cluster) -> BalancerView {
                     progress: (m.finish_ms > m.started_ms)
                         .then(|| (now.saturating_sub(m.started_ms) as f64 / span as f64).min(1.0)),
                     reason: m.reason.as_str().to_string(),
+                    bytes: m.bytes,
+                    bytes_estimated: m.bytes_estimated,
                 }
             })
             .collect(),
@@ -200,6 +202,7 @@ fn collection_view(cluster: &Cluster, c: &Collection, req: &ViewRequest) -> Coll
     CollectionView {
         activity,
         ns: c.ns.clone(),
+        balancing: c.balancing_notes(),
         key: key_text(&c.pattern),
         chunks: table.len(),
         jumbo,

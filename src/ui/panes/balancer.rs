@@ -88,7 +88,7 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: Theme, focused: b
             )),
             Span::styled(
                 fit(
-                    &format!("{} {}", m.reason, m.range),
+                    &format!("{} {} {}", m.reason, size_text(m), m.range),
                     width.saturating_sub(30),
                 ),
                 theme.dim(),
@@ -101,6 +101,15 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: Theme, focused: b
         Paragraph::new(lines).wrap(Wrap { trim: true }).block(block),
         area,
     );
+}
+
+/// `12.0 MiB`, `≈12.0 MiB` for an estimate, `size unknown`.
+fn size_text(m: &crate::view::MigrationView) -> String {
+    match (m.bytes, m.bytes_estimated) {
+        (None, _) => "size unknown".to_string(),
+        (Some(b), true) => format!("≈{}", crate::units::human_bytes(b)),
+        (Some(b), false) => crate::units::human_bytes(b),
+    }
 }
 
 /// The latest finished migrations, from the event log.

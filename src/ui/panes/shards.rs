@@ -117,6 +117,16 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: Theme, focused: b
         }
         lines.push(line);
     }
+    if let Some(c) = v.collection.as_ref().filter(|c| !c.balancing.is_empty()) {
+        if lines.len() > rows {
+            lines.pop();
+        }
+        let note = format!("balancing: {}", c.balancing.join(" · "));
+        lines.push(Line::from(Span::styled(
+            fit(&note, usize::from(inner.width)),
+            theme.warn(),
+        )));
+    }
     if let Some(note) = orphans_note(v) {
         if lines.len() > rows {
             lines.pop();

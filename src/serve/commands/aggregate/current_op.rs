@@ -92,7 +92,7 @@ fn migrations(state: &State) -> Vec<Document> {
                 "command": command,
                 "msg": msg,
                 "shardtop": {
-                    "bytes": m.bytes as i64,
+                    "bytes": m.bytes.unwrap_or(0) as i64,
                     "startedMs": m.started_ms as i64,
                     "finishMs": m.finish_ms as i64,
                     "reason": m.reason.as_str(),

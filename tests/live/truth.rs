@@ -56,3 +56,174 @@ fn collection_balancing_settings_are_read() {
     assert!(!plain.balancing.no_balance && !plain.balancing.migrations_blocked);
     assert_eq!(plain.defragmentation, None);
 }
+
+use shardtop::cluster::Cluster;
+use shardtop::cluster::event::MigrationReason;
+use shardtop::live::config::ShardDoc;
+use shardtop::live::in_flight;
+use shardtop::live::snapshot::{self, ConfigSnapshot, ShardList};
+use shardtop::model::{ChunkInfo, ChunkStats, ChunkVersion, RoutingTable, ShardIdx, ShardKey};
+
+/// A cluster of `shards` (`(id, draining)`), one collection `app.c` `{a: 1}` whose document is
+/// `extra` over the plain one, chunks split at 0, 100, 200… owned in turn by the shards, and the
+/// balancer settings `balancer`.
+pub fn cluster(shards: &[(&str, bool)], extra: bson::Document, balancer: bson::Document) -> Cluster {
+    let shard_docs: Vec<ShardDoc> = shards
+        .iter()
+        .map(|(id, draining)| ShardDoc::parse(&doc! {"_id": *id, "draining": *draining}).unwrap())
+        .collect();
+    let mut d = doc! {"_id": "app.c", "key": {"a": 1}};
+    d.extend(extra);
+    let coll = CollectionDoc::parse(&d).unwrap();
+    let list = ShardList::new(&shard_docs, &snapshot::empty());
+    let mut chunks = Vec::new();
+    for (i, _) in shards.iter().enumerate().chain(shards.iter().enumerate()) {
+        let min = if chunks.is_empty() {
+            coll.key.global_min()
+        } else {
+            key(chunks.len() as i64 * 100)
+        };
+        let shard = ShardIdx((i % shards.len()) as u32);
+        chunks.push((min, ChunkInfo::new(shard, ChunkVersion::new(1, chunks.len() as u32))));
+    }
+    let mut table = RoutingTable::from_chunks(chunks, coll.key.global_max()).unwrap();
+    let owned: Vec<(ShardIdx, ChunkStats)> = (0..shards.len())
+        .map(|s| (ShardIdx(s as u32), ChunkStats::new(1000, 64 << 20, 0)))
+        .collect();
+    table.spread_owned(&owned);
+    let c = snapshot::collection(&coll, table, &[]).unwrap();
+    let mut set = doc! {"_id": "balancer"};
+    set.extend(balancer);
+    let settings = SettingsDocs::parse(&[set]).unwrap();
+    let snap = ConfigSnapshot {
+        version: shardtop::cluster::ServerVersion::V8_0,
+        shards: &shard_docs,
+        settings: &settings,
+        databases: &[],
+        tags: &[],
+    };
+    snapshot::cluster(&snap, list, vec![c])
+}
+
+pub fn key(a: i64) -> ShardKey {
+    shardtop::model::KeyPattern::parse(&doc! {"a": 1})
+        .unwrap()
+        .bound_from_document(&doc! {"a": a})
+        .unwrap()
+}
+
+fn move_cmd(from: &str, force_jumbo: i32) -> bson::Document {
+    doc! {"_shardsvrMoveRange": "app.c", "fromShard": from, "toShard": "s1", "min": {"a": 100},
+          "max": {"a": 200}, "forceJumbo": force_jumbo}
+}
+
+#[test]
+fn a_migration_is_never_labelled_chunks_imbalance_without_a_reason() {
+    let c = cluster(&[("s0", false), ("s1", false)], doc! {}, doc! {});
+    let cmd = move_cmd("s0", 0);
+    // Nothing known: unknown.
+    assert_eq!(
+        in_flight::reason(&cmd, &c, "app.c", ShardIdx(0), None),
+        MigrationReason::Unknown
+    );
+    // balancerCollectionStatus's violation, with a balancer that acts on it.
+    assert_eq!(
+        in_flight::reason(&cmd, &c, "app.c", ShardIdx(0), Some("chunksImbalance")),
+        MigrationReason::ChunksImbalance
+    );
+    assert_eq!(
+        in_flight::reason(&cmd, &c, "app.c", ShardIdx(0), Some("zoneViolation")),
+        MigrationReason::ZoneViolation
+    );
+    // A manual move forcing a jumbo chunk says so.
+    assert_eq!(
+        in_flight::reason(&move_cmd("s0", 1), &c, "app.c", ShardIdx(0), Some("chunksImbalance")),
+        MigrationReason::ManualForce
+    );
+    // The balancer off, or the collection not balanced: not the balancer's imbalance.
+    let off = cluster(&[("s0", false), ("s1", false)], doc! {}, doc! {"mode": "autoSplitOnly"});
+    assert_eq!(
+        in_flight::reason(&cmd, &off, "app.c", ShardIdx(0), Some("chunksImbalance")),
+        MigrationReason::Unknown
+    );
+    let nb = cluster(&[("s0", false), ("s1", false)], doc! {"noBalance": true}, doc! {});
+    assert_eq!(
+        in_flight::reason(&cmd, &nb, "app.c", ShardIdx(0), Some("chunksImbalance")),
+        MigrationReason::Unknown
+    );
+    // Off a draining shard: a drain.
+    let drain = cluster(&[("s0", true), ("s1", false)], doc! {}, doc! {});
+    assert_eq!(
+        in_flight::reason(&cmd, &drain, "app.c", ShardIdx(0), Some("chunksImbalance")),
+        MigrationReason::Drain
+    );
+    // Defragmenting.
+    let defrag = cluster(
+        &[("s0", false), ("s1", false)],
+        doc! {"defragmentCollection": true, "defragmentationPhase": "moveAndMergeChunks"},
+        doc! {},
+    );
+    assert_eq!(
+        in_flight::reason(&cmd, &defrag, "app.c", ShardIdx(0), None),
+        MigrationReason::Defragmentation
+    );
+}
+
+#[test]
+fn a_migration_size_is_an_estimate_of_whole_chunks_or_unknown() {
+    let c = cluster(&[("s0", false), ("s1", false)], doc! {}, doc! {});
+    let sized: std::collections::HashSet<(String, String)> =
+        [("app.c".to_string(), "s1".to_string())].into();
+    // [100, 200) is one chunk of s1: s1 owns 64 MiB over its two chunks.
+    assert_eq!(
+        in_flight::size(&c, "app.c", (&key(100), &key(200)), ShardIdx(1), &sized),
+        Some(32 << 20)
+    );
+    // Not the donor's chunk, not whole chunks, or the donor's size not read: unknown.
+    assert_eq!(
+        in_flight::size(&c, "app.c", (&key(100), &key(200)), ShardIdx(0), &sized),
+        None
+    );
+    assert_eq!(
+        in_flight::size(&c, "app.c", (&key(100), &key(150)), ShardIdx(1), &sized),
+        None
+    );
+    assert_eq!(
+        in_flight::size(&c, "app.c", (&key(100), &key(200)), ShardIdx(1), &Default::default()),
+        None
+    );
+}
+
+#[test]
+fn why_lines_agree_with_settings_and_what_is_in_flight() {
+    let nb = cluster(&[("s0", false), ("s1", false)], doc! {"noBalance": true}, doc! {});
+    let why = in_flight::why(&nb, &["app.c: chunksImbalance".to_string()]);
+    assert_eq!(why.len(), 1, "{why:?}");
+    assert!(why[0].contains("noBalance"), "{why:?}");
+    assert!(why[0].contains("which the balancer leaves"), "{why:?}");
+    // Even with no balancerCollectionStatus answer, noBalance is said.
+    assert!(in_flight::why(&nb, &[])[0].contains("noBalance: true"));
+    let off = cluster(&[("s0", false), ("s1", false)], doc! {}, doc! {"mode": "autoSplitOnly"});
+    let why = in_flight::why(&off, &["app.c: chunksImbalance".to_string()]);
+    assert!(why[0].contains("it will not migrate"), "{why:?}");
+    assert!(why.iter().any(|l| l.contains("autoSplitOnly")), "{why:?}");
+    // Never "balanced" while a migration of the collection is in flight.
+    let mut moving = cluster(&[("s0", false), ("s1", false)], doc! {}, doc! {});
+    moving.balancer.in_flight.push(shardtop::cluster::balancer::Migration {
+        id: 1,
+        ns: "app.c".into(),
+        min: key(100),
+        end: None,
+        max: key(200),
+        from: ShardIdx(1),
+        to: ShardIdx(0),
+        started_ms: 0,
+        finish_ms: 0,
+        bytes: None,
+        bytes_estimated: true,
+        reason: MigrationReason::Unknown,
+    });
+    let why = in_flight::why(&moving, &["app.c: balanced (balancerCompliant)".to_string()]);
+    assert!(why[0].contains("a migration in flight"), "{why:?}");
+    assert!(!why[0].starts_with("app.c: balanced"), "{why:?}");
+}

@@ -233,6 +233,9 @@ pub struct ClusterView {
     /// Reads a live cluster refused to this user, each with what it needs (the pane it feeds
     /// says so; everything else goes on).
     pub refused: Vec<RefusedRead>,
+    /// A live source whose last poll failed: since when (wall-clock ms) it has had no answer;
+    /// the state shown is the last one polled.
+    pub disconnected_since: Option<u64>,
     /// The key visualizer's frame, when asked for and the source keeps per-chunk writes.
     pub heatmap: Option<key_visualizer::KeyVisualizerView>,
     /// The history view's frame, when asked for and the source keeps history.

@@ -32,6 +32,7 @@ pub fn build(cluster: &Cluster, req: &ViewRequest, source: &str, clock: ClockVie
         request: req.clone(),
         heat: None,
         refused: Vec::new(),
+        disconnected_since: None,
         heatmap: None,
         history: None,
         lab: None,

@@ -11,7 +11,6 @@ use std::collections::HashSet;
 use bson::{Bson, Document};
 
 use crate::cluster::Cluster;
-use crate::cluster::balancer::BalancerMode;
 use crate::cluster::event::MigrationReason;
 use crate::model::{ShardIdx, ShardKey};
 
@@ -125,10 +124,10 @@ pub fn why(cluster: &Cluster, compliance: &[String]) -> Vec<String> {
         let moving = cluster.balancer.migrating_in(&c.ns);
         let mut parts: Vec<String> = Vec::new();
         if c.balancing.no_balance {
-            parts.push("the balancer skips it (noBalance: true)".into());
+            parts.push("noBalance (the balancer skips it)".into());
         }
         if c.balancing.migrations_blocked {
-            parts.push("no migration may commit (permitMigrations: false)".into());
+            parts.push("permitMigrations: false (no migration commits)".into());
         }
         if let Some(p) = c.defragmentation {
             parts.push(format!("defragmenting (phase {})", p.as_str()));
@@ -142,12 +141,9 @@ pub fn why(cluster: &Cluster, compliance: &[String]) -> Vec<String> {
                 let mut text = l.to_string();
                 let issue = matches!(l, "chunksImbalance" | "zoneViolation" | "draining");
                 if issue && !mode.migrates() && parts.is_empty() {
-                    text.push_str(&format!(
-                        ", but the balancer is {}: it will not migrate",
-                        mode.as_str()
-                    ));
+                    text.push_str(&format!(", but balancer {}: no migrations", mode.as_str()));
                 } else if issue && !parts.is_empty() {
-                    text = format!("balancerCollectionStatus: {l}, which the balancer leaves");
+                    text = format!("{l} left as is");
                 }
                 parts.push(text);
             }
@@ -170,8 +166,5 @@ pub fn why(cluster: &Cluster, compliance: &[String]) -> Vec<String> {
             })
             .cloned(),
     );
-    if mode == BalancerMode::AutoSplitOnly {
-        out.push("the balancer's mode is autoSplitOnly: it never migrates".into());
-    }
     out
 }

@@ -11,3 +11,4 @@ mod lab;
 mod panes;
 mod runtime;
 mod settings;
+mod truth;

@@ -63,18 +63,22 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: Theme, focused: b
             Span::raw("")
         },
     ]));
+    let live = !v.clock.virtual_time;
     let why = if b.why_not.is_empty() {
-        if b.in_flight.is_empty() {
-            "balanced".to_string()
-        } else {
+        if !b.in_flight.is_empty() {
             "balancing".to_string()
+        } else if live {
+            // A live cluster's compliance is what balancerCollectionStatus said; none answered.
+            "not known (no balancerCollectionStatus answer)".to_string()
+        } else {
+            "balanced".to_string()
         }
     } else {
         b.why_not.join("; ")
     };
     lines.push(Line::from(vec![
         Span::styled("why: ", theme.title()),
-        Span::raw(fit(&why, width.saturating_sub(5) * 2)),
+        Span::raw(fit(&why, width.saturating_sub(5) * 3)),
     ]));
     lines.extend(super::refused_lines(app, &[Feeds::Balancer], width, theme));
     for m in &b.in_flight {
@@ -88,7 +92,7 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: Theme, focused: b
             )),
             Span::styled(
                 fit(
-                    &format!("{} {} {}", m.reason, size_text(m), m.range),
+                    &format!("{} · {} · {}", m.reason, size_text(m), m.range),
                     width.saturating_sub(30),
                 ),
                 theme.dim(),

@@ -69,10 +69,8 @@ fn balancer_state(spans: &mut Vec<Span<'static>>, v: &crate::view::ClusterView, 
             spans.push(Span::styled(" · in round", theme.warn()));
         }
     } else if b.mode == "autoSplitOnly" {
-        spans.push(Span::styled(
-            "balancer autoSplitOnly (no migrations)",
-            theme.warn(),
-        ));
+        // autoSplitOnly never migrates: not "on".
+        spans.push(Span::styled("balancer autoSplitOnly", theme.warn()));
     } else {
         spans.push(Span::styled("balancer off", theme.warn()));
     }

@@ -20,6 +20,8 @@ use crate::view::{ClusterView, ShardRow};
 /// Column widths for one render.
 struct Columns {
     id: usize,
+    /// Each shard's name as shown: whole, or cut to the shortest form that keeps them distinct.
+    names: Vec<String>,
     zones: usize,
     drain: bool,
     metric_bar: usize,
@@ -28,13 +30,22 @@ struct Columns {
 }
 
 fn columns(v: &ClusterView, width: usize) -> Columns {
-    let id = v
-        .shards
+    let ids: Vec<&str> = v.shards.iter().map(|s| s.id.as_str()).collect();
+    let base = ids
         .iter()
-        .map(|s| s.id.len())
+        .map(|s| s.chars().count())
         .max()
         .unwrap_or(4)
         .clamp(4, 14);
+    let (id, names) = crate::units::shortest_unique(&ids, base);
+    let room = (width / 3).max(base);
+    let (id, names) = if id <= room {
+        (id, names)
+    } else {
+        let cut = crate::units::cut_names(&ids, room)
+            .unwrap_or_else(|| ids.iter().map(|s| fit(s, room)).collect());
+        (room, cut)
+    };
     let zones = v
         .shards
         .iter()
@@ -56,6 +67,7 @@ fn columns(v: &ClusterView, width: usize) -> Columns {
     .max(1);
     Columns {
         id,
+        names,
         zones,
         drain,
         metric_bar,
@@ -193,7 +205,11 @@ fn row(
         Span::styled(glyph.to_string(), theme.shard_cell(i)),
         Span::raw(" "),
         Span::styled(
-            format!("{:<w$} ", fit(&s.id, cols.id), w = cols.id),
+            format!(
+                "{:<w$} ",
+                cols.names.get(i).map_or(s.id.as_str(), String::as_str),
+                w = cols.id
+            ),
             name_style,
         ),
     ];

@@ -210,3 +210,14 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn live_time_axes_are_wall_clock_times() {
+    use shardtop::ui::panes::axis_time;
+    // Epoch milliseconds are a time of day, not 498952 hours elapsed.
+    assert_eq!(axis_time(NOW_MS, false, true), "03:00:00 UTC");
+    assert_eq!(axis_time(NOW_MS + 61_000, false, false), "03:01:01");
+    assert!(!axis_time(NOW_MS, false, true).contains('h'));
+    // Virtual time stays elapsed time.
+    assert_eq!(axis_time(90_000, true, true), "1m30s");
+}

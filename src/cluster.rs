@@ -45,6 +45,9 @@ pub struct ShardState {
     pub capacity: f64,
     /// Removed by `removeShard` once drained (kept so shard indexes stay stable).
     pub removed: bool,
+    /// Named by a chunk or a database of a live cluster but not listed in `config.shards`
+    /// (removed meanwhile, or a catalog inconsistency): not a shard like the others.
+    pub unlisted: bool,
 }
 
 /// The balancer's active window (`activeWindow`), in minutes after midnight of virtual time.

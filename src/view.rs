@@ -115,6 +115,8 @@ pub struct ShardRow {
     pub id: String,
     pub zones: Vec<String>,
     pub draining: bool,
+    /// Named by chunks but not listed in `config.shards` (a live cluster's catalog).
+    pub unlisted: bool,
     pub chunks: u64,
     pub jumbo: u64,
     pub docs: u64,

@@ -67,6 +67,7 @@ impl Cluster {
                     shard: Shard::new(id.clone()),
                     capacity: 1.0,
                     removed: false,
+                    unlisted: false,
                 });
             }
             EventKind::CollectionSharded { .. }

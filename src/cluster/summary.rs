@@ -29,7 +29,7 @@ impl Cluster {
             .shards
             .iter()
             .filter(|s| !s.removed)
-            .map(|s| json!({"id": s.shard.id, "zones": s.shard.zones.iter().collect::<Vec<_>>(), "draining": s.shard.draining}))
+            .map(|s| json!({"id": s.shard.id, "zones": s.shard.zones.iter().collect::<Vec<_>>(), "draining": s.shard.draining, "inConfigShards": !s.unlisted}))
             .collect();
         let collections: Vec<Value> = cluster
             .collections
@@ -224,6 +224,13 @@ impl Cluster {
             let idx = ShardIdx(i as u32);
             let t = table.shard_totals(idx);
             let per_chunk = t.stats.bytes.checked_div(t.chunks).unwrap_or(0);
+            if self.shards[i].unlisted {
+                let _ = writeln!(
+                    s,
+                    "  Shard {} is not in config.shards (chunks name it)",
+                    self.shard_id(idx)
+                );
+            }
             let _ = writeln!(
                 s,
                 "  Shard {:<10} data {:>10}  docs {:>9}  chunks {:>6}{}  est. data/chunk {:>10}  writes {:>9} ({:5.1}% of all, {:5.1}% recent)",

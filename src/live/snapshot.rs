@@ -80,6 +80,7 @@ impl ShardList {
                     },
                     capacity: 1.0,
                     removed: false,
+                    unlisted: doc.is_none(),
                 }
             })
             .collect()

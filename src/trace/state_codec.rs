@@ -32,10 +32,16 @@ pub fn encode(c: &Cluster) -> Value {
                 "reshardingMinimumOperationDurationMillis": s.resharding.minimum_operation_duration_ms,
                 "reshardingCriticalSectionTimeoutMillis": s.resharding.critical_section_timeout_ms,
             },
-            "shards": c.shards.iter().map(|s| json!({
+            "shards": c.shards.iter().map(|s| {
+                let mut out = json!({
                 "id": s.shard.id, "capacity": s.capacity, "zones": s.shard.zones, "draining": s.shard.draining,
                 "removed": s.removed,
-            })).collect::<Vec<_>>(),
+                });
+                if s.unlisted {
+                    out["unlisted"] = json!(true);
+                }
+                out
+            }).collect::<Vec<_>>(),
             "databases": c.databases.iter().map(|(db, s)| json!({"name": db, "primary": c.shard_id(*s)})).collect::<Vec<_>>(),
             "balancer": balancer_json(c),
             "collections": c.collections.iter().map(|coll| collection_json(c, coll)).collect::<Vec<_>>(),
@@ -171,6 +177,7 @@ pub(super) fn decode_frame(
             shard,
             capacity: f64_at(sh, "capacity", &sp)?,
             removed: sh.get("removed").and_then(Value::as_bool).unwrap_or(false),
+            unlisted: sh.get("unlisted").and_then(Value::as_bool).unwrap_or(false),
         });
     }
     let mut cluster = Cluster {

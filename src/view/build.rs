@@ -53,6 +53,7 @@ fn shard_rows(cluster: &Cluster, coll: Option<&Collection>) -> Vec<ShardRow> {
                 id: s.shard.id.clone(),
                 zones: s.shard.zones.iter().cloned().collect(),
                 draining: s.shard.draining,
+                unlisted: s.unlisted,
                 ..ShardRow::default()
             };
             if let Some(c) = coll {

@@ -221,3 +221,35 @@ fn live_time_axes_are_wall_clock_times() {
     // Virtual time stays elapsed time.
     assert_eq!(axis_time(90_000, true, true), "1m30s");
 }
+
+#[test]
+fn a_shard_missing_from_config_shards_is_flagged_not_shown_like_any_shard() {
+    // As a poll numbers it: chunks name `rs2`, config.shards lists rs0 and rs1.
+    let docs: Vec<ShardDoc> = ["rs0", "rs1"]
+        .iter()
+        .map(|id| ShardDoc::parse(&doc! {"_id": *id}).unwrap())
+        .collect();
+    let mut list = ShardList::new(&docs, &snapshot::empty());
+    list.index_of("rs2");
+    let snap = ConfigSnapshot {
+        version: shardtop::cluster::ServerVersion::V8_0,
+        shards: &docs,
+        settings: &SettingsDocs::default(),
+        databases: &[],
+        tags: &[],
+    };
+    let polled = snapshot::cluster(&snap, list, Vec::new());
+    let flags: Vec<bool> = polled.shards.iter().map(|s| s.unlisted).collect();
+    assert_eq!(flags, [false, false, true]);
+    // The screen, the JSON and the text say so.
+    let mut c = cluster(&three(), doc! {}, doc! {});
+    c.shards[2].unlisted = true;
+    let text = screen(&c, (120, 30), None);
+    assert!(text.contains("rs2  GHOST"), "{text}");
+    assert!(text.contains("GHOST: not in config.shards: rs2"), "{text}");
+    let json = c.summary_json(&Default::default());
+    assert_eq!(json["shards"][2]["inConfigShards"], false);
+    assert_eq!(json["shards"][0]["inConfigShards"], true);
+    assert!(c.summary_text_at("watch", "now").contains("Shard rs2 is not in config.shards"));
+    assert_snapshot!("truth_ghost_shard_120x30", text);
+}

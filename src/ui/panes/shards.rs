@@ -53,7 +53,7 @@ fn columns(v: &ClusterView, width: usize) -> Columns {
         .max()
         .unwrap_or(0)
         .min(12);
-    let drain = v.shards.iter().any(|s| s.draining);
+    let drain = v.shards.iter().any(|s| s.draining || s.unlisted);
     let fixed = 2 + id + 1 + if zones > 0 { zones + 1 } else { 0 } + if drain { 6 } else { 0 };
     let writes_bar = if width >= 90 { 8 } else { 4 };
     let writes = writes_bar + 5 + 6;
@@ -139,6 +139,22 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: Theme, focused: b
             theme.warn(),
         )));
     }
+    let ghosts: Vec<&str> = v
+        .shards
+        .iter()
+        .filter(|s| s.unlisted)
+        .map(|s| s.id.as_str())
+        .collect();
+    if !ghosts.is_empty() {
+        if lines.len() > rows {
+            lines.pop();
+        }
+        let note = format!("GHOST: not in config.shards: {}", ghosts.join(", "));
+        lines.push(Line::from(Span::styled(
+            fit(&note, usize::from(inner.width)),
+            theme.error(),
+        )));
+    }
     if let Some(note) = orphans_note(v) {
         if lines.len() > rows {
             lines.pop();
@@ -221,7 +237,9 @@ fn row(
         ));
     }
     if cols.drain {
-        spans.push(if s.draining {
+        spans.push(if s.unlisted {
+            Span::styled("GHOST ", theme.error())
+        } else if s.draining {
             Span::styled("DRAIN ", theme.warn())
         } else {
             Span::raw("      ")

@@ -117,6 +117,9 @@ pub struct ShardRow {
     pub draining: bool,
     /// Named by chunks but not listed in `config.shards` (a live cluster's catalog).
     pub unlisted: bool,
+    /// The shard's reported size of the collection was out of what a server reports: `docs`
+    /// and `bytes` are not known.
+    pub sizes_invalid: bool,
     pub chunks: u64,
     pub jumbo: u64,
     pub docs: u64,

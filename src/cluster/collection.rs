@@ -67,6 +67,9 @@ pub struct Collection {
     pub placement: Placement,
     /// `defragmentCollection: true` and its `defragmentationPhase`, while it runs.
     pub defragmentation: Option<super::defragmentation::DefragmentationPhase>,
+    /// Shards whose reported size of the collection was out of what a server reports (a live
+    /// cluster): their sizes are invalid, not zero.
+    pub invalid_sizes: Vec<ShardIdx>,
 }
 
 /// Whether a collection is sharded. An unsharded collection is modelled as one chunk
@@ -138,6 +141,7 @@ impl Collection {
             range_deletions: Vec::new(),
             defragmentation: None,
             placement: Placement::Sharded,
+            invalid_sizes: Vec::new(),
         }
     }
 

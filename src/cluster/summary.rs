@@ -86,12 +86,20 @@ impl Cluster {
             .map(|s| {
                 let idx = ShardIdx(s as u32);
                 let t = table.shard_totals(idx);
-                json!({
+                let mut row = json!({
                     "shard": self.shard_id(idx),
                     "chunks": t.chunks, "docs": t.stats.docs, "bytes": t.stats.bytes,
                     "jumbo": t.jumbo, "writes": writes(c.writes_to(idx)),
                     "orphanedDocs": c.orphans_on(idx).0, "orphanedBytes": c.orphans_on(idx).1,
-                })
+                });
+                if c.invalid_sizes.contains(&idx) {
+                    // A reported size no server gives: unknown, flagged, never a figure.
+                    for k in ["docs", "bytes", "orphanedDocs", "orphanedBytes"] {
+                        row[k] = Value::Null;
+                    }
+                    row["sizesInvalid"] = json!(true);
+                }
+                row
             })
             .collect();
         let jumbo: u64 = (0..self.shards.len())
@@ -235,8 +243,16 @@ impl Cluster {
                 s,
                 "  Shard {:<10} data {:>10}  docs {:>9}  chunks {:>6}{}  est. data/chunk {:>10}  writes {:>9} ({:5.1}% of all, {:5.1}% recent)",
                 self.shard_id(idx),
-                human_bytes(t.stats.bytes),
-                t.stats.docs,
+                if c.invalid_sizes.contains(&idx) {
+                    "invalid".to_string()
+                } else {
+                    human_bytes(t.stats.bytes)
+                },
+                if c.invalid_sizes.contains(&idx) {
+                    "invalid".to_string()
+                } else {
+                    t.stats.docs.to_string()
+                },
                 t.chunks,
                 if t.jumbo > 0 {
                     format!(" ({} jumbo)", t.jumbo)

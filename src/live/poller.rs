@@ -394,6 +394,9 @@ impl Poller {
         let ops = balancer_status::current_migrations(&self.client).await;
         let ops = refused.optional(ops, &privileges::current_op())?;
         let sized = data_sizes::sized(&reads.sizes);
+        refused
+            .0
+            .extend(data_sizes::invalid_notes(&reads.sizes, version));
         self.install(version, reads)?;
         self.refused = refused;
         let state = &mut self.state;

@@ -62,6 +62,7 @@ fn shard_rows(cluster: &Cluster, coll: Option<&Collection>) -> Vec<ShardRow> {
                 row.jumbo = t.jumbo;
                 row.docs = t.stats.docs;
                 row.bytes = t.stats.bytes;
+                row.sizes_invalid = c.invalid_sizes.contains(&idx);
                 row.writes = c.writes_to(idx);
                 (row.orphaned_docs, row.orphaned_bytes) = c.orphans_on(idx);
                 row.write_share = shares

@@ -226,3 +226,19 @@ fn why_lines_agree_with_settings_and_what_is_in_flight() {
     assert!(why[0].contains("a migration in flight"), "{why:?}");
     assert!(!why[0].starts_with("app.c: balanced"), "{why:?}");
 }
+
+#[test]
+fn values_no_server_reports_are_flagged_not_read_as_sizes() {
+    use shardtop::live::data_sizes::{MAX_PLAUSIBLE, checked};
+    let d = doc! {
+        "ok32": 5_i32, "ok64": 7_i64, "okf": 2.0, "neg": -1_i64, "nan": f64::NAN,
+        "inf": f64::INFINITY, "huge": 1e300, "big": (MAX_PLAUSIBLE as i64) + 1, "text": "64",
+    };
+    assert_eq!(checked(&d, "ok32"), Ok(5));
+    assert_eq!(checked(&d, "ok64"), Ok(7));
+    assert_eq!(checked(&d, "okf"), Ok(2));
+    assert_eq!(checked(&d, "missing"), Ok(0));
+    for bad in ["neg", "nan", "inf", "huge", "big", "text"] {
+        assert_eq!(checked(&d, bad), Err(bad), "{bad}");
+    }
+}

@@ -253,3 +253,16 @@ fn a_shard_missing_from_config_shards_is_flagged_not_shown_like_any_shard() {
     assert!(c.summary_text_at("watch", "now").contains("Shard rs2 is not in config.shards"));
     assert_snapshot!("truth_ghost_shard_120x30", text);
 }
+
+#[test]
+fn an_invalid_reported_size_is_shown_as_invalid_not_as_a_figure() {
+    let mut c = cluster(&three(), doc! {}, doc! {});
+    c.collections[0].invalid_sizes = vec![ShardIdx(1)];
+    let text = screen(&c, (120, 30), None);
+    assert!(text.contains("invalid"), "{text}");
+    let json = c.summary_json(&Default::default());
+    let row = &json["collections"][0]["shards"][1];
+    assert_eq!(row["bytes"], serde_json::Value::Null);
+    assert_eq!(row["sizesInvalid"], true);
+    assert!(c.summary_text_at("watch", "now").contains("data    invalid"));
+}

@@ -253,7 +253,11 @@ fn row(
     ];
     let data = vec![
         Span::styled(bar(data_frac, cols.metric_bar), theme.bar(Bar::Data)),
-        Span::raw(format!(" {:>9} ", human_bytes(s.bytes))),
+        if s.sizes_invalid {
+            Span::styled(format!(" {:>9} ", "invalid"), theme.error())
+        } else {
+            Span::raw(format!(" {:>9} ", human_bytes(s.bytes)))
+        },
     ];
     let (first, second) = match app.metric {
         Metric::Chunks => (chunks, data),

@@ -78,7 +78,10 @@ pub fn cut_names(names: &[&str], width: usize) -> Option<Vec<String>> {
 
 fn distinct(names: Vec<String>) -> Option<Vec<String>> {
     let mut seen = std::collections::HashSet::new();
-    names.iter().all(|n| seen.insert(n.as_str())).then_some(())?;
+    names
+        .iter()
+        .all(|n| seen.insert(n.as_str()))
+        .then_some(())?;
     Some(names)
 }
 

@@ -314,8 +314,7 @@ impl Cluster {
             "Balancer: {} · {} rounds · migrations {} completed, {} failed, {} in flight{}{}",
             match self.balancer_mode() {
                 super::balancer::BalancerMode::Full => "on (full)",
-                super::balancer::BalancerMode::AutoSplitOnly =>
-                    "autoSplitOnly (never migrates)",
+                super::balancer::BalancerMode::AutoSplitOnly => "autoSplitOnly (never migrates)",
                 super::balancer::BalancerMode::Off => "off",
             },
             b.rounds,

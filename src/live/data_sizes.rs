@@ -139,7 +139,10 @@ pub(super) fn sized(sizes: &[ShardSize]) -> std::collections::HashSet<(String, S
 
 /// A warning per size row holding a value no server reports, naming the collection, the shard
 /// and the fields (the pane the sizes feed shows it; `--once` prints it on stderr).
-pub(super) fn invalid_notes(sizes: &[ShardSize], version: ServerVersion) -> Vec<crate::view::RefusedRead> {
+pub(super) fn invalid_notes(
+    sizes: &[ShardSize],
+    version: ServerVersion,
+) -> Vec<crate::view::RefusedRead> {
     let source = if version >= ServerVersion::V6_0 {
         "$shardedDataDistribution"
     } else {

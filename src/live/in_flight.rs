@@ -159,10 +159,10 @@ pub fn why(cluster: &Cluster, compliance: &[String]) -> Vec<String> {
         compliance
             .iter()
             .filter(|l| {
-                !cluster
-                    .collections
-                    .iter()
-                    .any(|c| l.strip_prefix(c.ns.as_str()).is_some_and(|r| r.starts_with(": ")))
+                !cluster.collections.iter().any(|c| {
+                    l.strip_prefix(c.ns.as_str())
+                        .is_some_and(|r| r.starts_with(": "))
+                })
             })
             .cloned(),
     );

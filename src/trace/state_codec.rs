@@ -308,7 +308,10 @@ fn balancer_of(cluster: &Cluster, b: &Value, p: &str) -> Res<(BalancerState, u64
             started_ms: u64_at(m, "startedMs", &mp)?,
             finish_ms: u64_at(m, "finishMs", &mp)?,
             bytes: m.get("bytes").and_then(Value::as_u64),
-            bytes_estimated: m.get("bytesEstimated").and_then(Value::as_bool).unwrap_or(false),
+            bytes_estimated: m
+                .get("bytesEstimated")
+                .and_then(Value::as_bool)
+                .unwrap_or(false),
             reason: super::event_codec::reason_of(str_at(m, "reason", &mp)?),
         });
     }

@@ -67,7 +67,11 @@ use shardtop::model::{ChunkInfo, ChunkStats, ChunkVersion, RoutingTable, ShardId
 /// A cluster of `shards` (`(id, draining)`), one collection `app.c` `{a: 1}` whose document is
 /// `extra` over the plain one, chunks split at 0, 100, 200… owned in turn by the shards, and the
 /// balancer settings `balancer`.
-pub fn cluster(shards: &[(&str, bool)], extra: bson::Document, balancer: bson::Document) -> Cluster {
+pub fn cluster(
+    shards: &[(&str, bool)],
+    extra: bson::Document,
+    balancer: bson::Document,
+) -> Cluster {
     let shard_docs: Vec<ShardDoc> = shards
         .iter()
         .map(|(id, draining)| ShardDoc::parse(&doc! {"_id": *id, "draining": *draining}).unwrap())
@@ -84,7 +88,10 @@ pub fn cluster(shards: &[(&str, bool)], extra: bson::Document, balancer: bson::D
             key(chunks.len() as i64 * 100)
         };
         let shard = ShardIdx((i % shards.len()) as u32);
-        chunks.push((min, ChunkInfo::new(shard, ChunkVersion::new(1, chunks.len() as u32))));
+        chunks.push((
+            min,
+            ChunkInfo::new(shard, ChunkVersion::new(1, chunks.len() as u32)),
+        ));
     }
     let mut table = RoutingTable::from_chunks(chunks, coll.key.global_max()).unwrap();
     let owned: Vec<(ShardIdx, ChunkStats)> = (0..shards.len())
@@ -114,7 +121,7 @@ pub fn key(a: i64) -> ShardKey {
 
 fn move_cmd(from: &str, force_jumbo: i32) -> bson::Document {
     doc! {"_shardsvrMoveRange": "app.c", "fromShard": from, "toShard": "s1", "min": {"a": 100},
-          "max": {"a": 200}, "forceJumbo": force_jumbo}
+    "max": {"a": 200}, "forceJumbo": force_jumbo}
 }
 
 #[test]
@@ -137,16 +144,30 @@ fn a_migration_is_never_labelled_chunks_imbalance_without_a_reason() {
     );
     // A manual move forcing a jumbo chunk says so.
     assert_eq!(
-        in_flight::reason(&move_cmd("s0", 1), &c, "app.c", ShardIdx(0), Some("chunksImbalance")),
+        in_flight::reason(
+            &move_cmd("s0", 1),
+            &c,
+            "app.c",
+            ShardIdx(0),
+            Some("chunksImbalance")
+        ),
         MigrationReason::ManualForce
     );
     // The balancer off, or the collection not balanced: not the balancer's imbalance.
-    let off = cluster(&[("s0", false), ("s1", false)], doc! {}, doc! {"mode": "autoSplitOnly"});
+    let off = cluster(
+        &[("s0", false), ("s1", false)],
+        doc! {},
+        doc! {"mode": "autoSplitOnly"},
+    );
     assert_eq!(
         in_flight::reason(&cmd, &off, "app.c", ShardIdx(0), Some("chunksImbalance")),
         MigrationReason::Unknown
     );
-    let nb = cluster(&[("s0", false), ("s1", false)], doc! {"noBalance": true}, doc! {});
+    let nb = cluster(
+        &[("s0", false), ("s1", false)],
+        doc! {"noBalance": true},
+        doc! {},
+    );
     assert_eq!(
         in_flight::reason(&cmd, &nb, "app.c", ShardIdx(0), Some("chunksImbalance")),
         MigrationReason::Unknown
@@ -189,40 +210,63 @@ fn a_migration_size_is_an_estimate_of_whole_chunks_or_unknown() {
         None
     );
     assert_eq!(
-        in_flight::size(&c, "app.c", (&key(100), &key(200)), ShardIdx(1), &Default::default()),
+        in_flight::size(
+            &c,
+            "app.c",
+            (&key(100), &key(200)),
+            ShardIdx(1),
+            &Default::default()
+        ),
         None
     );
 }
 
 #[test]
 fn why_lines_agree_with_settings_and_what_is_in_flight() {
-    let nb = cluster(&[("s0", false), ("s1", false)], doc! {"noBalance": true}, doc! {});
+    let nb = cluster(
+        &[("s0", false), ("s1", false)],
+        doc! {"noBalance": true},
+        doc! {},
+    );
     let why = in_flight::why(&nb, &["app.c: chunksImbalance".to_string()]);
     assert_eq!(why.len(), 1, "{why:?}");
     assert!(why[0].contains("noBalance"), "{why:?}");
     assert!(why[0].contains("chunksImbalance left as is"), "{why:?}");
     // Even with no balancerCollectionStatus answer, noBalance is said.
     assert!(in_flight::why(&nb, &[])[0].contains("noBalance (the balancer skips it)"));
-    let off = cluster(&[("s0", false), ("s1", false)], doc! {}, doc! {"mode": "autoSplitOnly"});
+    let off = cluster(
+        &[("s0", false), ("s1", false)],
+        doc! {},
+        doc! {"mode": "autoSplitOnly"},
+    );
     let why = in_flight::why(&off, &["app.c: chunksImbalance".to_string()]);
-    assert!(why[0].contains("but balancer autoSplitOnly: no migrations"), "{why:?}");
+    assert!(
+        why[0].contains("but balancer autoSplitOnly: no migrations"),
+        "{why:?}"
+    );
     // Never "balanced" while a migration of the collection is in flight.
     let mut moving = cluster(&[("s0", false), ("s1", false)], doc! {}, doc! {});
-    moving.balancer.in_flight.push(shardtop::cluster::balancer::Migration {
-        id: 1,
-        ns: "app.c".into(),
-        min: key(100),
-        end: None,
-        max: key(200),
-        from: ShardIdx(1),
-        to: ShardIdx(0),
-        started_ms: 0,
-        finish_ms: 0,
-        bytes: None,
-        bytes_estimated: true,
-        reason: MigrationReason::Unknown,
-    });
-    let why = in_flight::why(&moving, &["app.c: balanced (balancerCompliant)".to_string()]);
+    moving
+        .balancer
+        .in_flight
+        .push(shardtop::cluster::balancer::Migration {
+            id: 1,
+            ns: "app.c".into(),
+            min: key(100),
+            end: None,
+            max: key(200),
+            from: ShardIdx(1),
+            to: ShardIdx(0),
+            started_ms: 0,
+            finish_ms: 0,
+            bytes: None,
+            bytes_estimated: true,
+            reason: MigrationReason::Unknown,
+        });
+    let why = in_flight::why(
+        &moving,
+        &["app.c: balanced (balancerCompliant)".to_string()],
+    );
     assert!(why[0].contains("a migration in flight"), "{why:?}");
     assert!(!why[0].starts_with("app.c: balanced"), "{why:?}");
 }

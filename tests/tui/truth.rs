@@ -10,8 +10,8 @@ use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use shardtop::cluster::Cluster;
 use shardtop::cluster::event::MigrationReason;
-use shardtop::live::in_flight;
 use shardtop::live::config::{CollectionDoc, SettingsDocs, ShardDoc};
+use shardtop::live::in_flight;
 use shardtop::live::snapshot::{self, ConfigSnapshot, ShardList};
 use shardtop::model::{ChunkInfo, ChunkStats, ChunkVersion, RoutingTable, ShardIdx, ShardKey};
 use shardtop::source::SourceEvent;
@@ -106,7 +106,10 @@ fn auto_split_only_is_never_shown_as_on() {
     assert!(!text.contains("balancer on"), "{text}");
     assert!(!text.contains("mode on"), "{text}");
     let summary = c.summary_text_at("watch", "now");
-    assert!(summary.contains("Balancer: autoSplitOnly (never migrates)"), "{summary}");
+    assert!(
+        summary.contains("Balancer: autoSplitOnly (never migrates)"),
+        "{summary}"
+    );
     let json = c.summary_json(&Default::default());
     assert_eq!(json["balancer"]["mode"], "autoSplitOnly");
     assert_snapshot!("truth_auto_split_only_120x30", text);
@@ -114,14 +117,24 @@ fn auto_split_only_is_never_shown_as_on() {
 
 #[test]
 fn no_balance_is_said_in_the_shards_pane_and_the_json() {
-    let mut c = cluster(&three(), doc! {"noBalance": true, "enableAutoMerge": false}, doc! {});
+    let mut c = cluster(
+        &three(),
+        doc! {"noBalance": true, "enableAutoMerge": false},
+        doc! {},
+    );
     c.balancer.why_not = in_flight::why(&c, &["app.orders: chunksImbalance".to_string()]);
     let text = screen(&c, (120, 30), None);
     assert!(text.contains("balancing: noBalance"), "{text}");
-    assert!(text.contains("why: app.orders: noBalance (the balancer"), "{text}");
+    assert!(
+        text.contains("why: app.orders: noBalance (the balancer"),
+        "{text}"
+    );
     let json = c.summary_json(&Default::default());
     assert_eq!(json["collections"][0]["balancing"]["noBalance"], true);
-    assert_eq!(json["collections"][0]["balancing"]["enableAutoMerge"], false);
+    assert_eq!(
+        json["collections"][0]["balancing"]["enableAutoMerge"],
+        false
+    );
     assert_snapshot!("truth_no_balance_120x30", text);
 }
 
@@ -130,20 +143,22 @@ fn a_drain_in_flight_says_drain_and_an_unknown_size() {
     let mut shards = three();
     shards[2].1 = true;
     let mut c = cluster(&shards, doc! {}, doc! {});
-    c.balancer.in_flight.push(shardtop::cluster::balancer::Migration {
-        id: 1,
-        ns: "app.orders".into(),
-        min: key(200),
-        end: None,
-        max: key(300),
-        from: ShardIdx(2),
-        to: ShardIdx(0),
-        started_ms: NOW_MS - 4000,
-        finish_ms: NOW_MS - 4000,
-        bytes: None,
-        bytes_estimated: true,
-        reason: MigrationReason::Drain,
-    });
+    c.balancer
+        .in_flight
+        .push(shardtop::cluster::balancer::Migration {
+            id: 1,
+            ns: "app.orders".into(),
+            min: key(200),
+            end: None,
+            max: key(300),
+            from: ShardIdx(2),
+            to: ShardIdx(0),
+            started_ms: NOW_MS - 4000,
+            finish_ms: NOW_MS - 4000,
+            bytes: None,
+            bytes_estimated: true,
+            reason: MigrationReason::Drain,
+        });
     let text = screen(&c, (160, 40), None);
     assert!(text.contains("DRAIN"), "{text}");
     assert!(text.contains("drain · size unknown"), "{text}");
@@ -250,7 +265,10 @@ fn a_shard_missing_from_config_shards_is_flagged_not_shown_like_any_shard() {
     let json = c.summary_json(&Default::default());
     assert_eq!(json["shards"][2]["inConfigShards"], false);
     assert_eq!(json["shards"][0]["inConfigShards"], true);
-    assert!(c.summary_text_at("watch", "now").contains("Shard rs2 is not in config.shards"));
+    assert!(
+        c.summary_text_at("watch", "now")
+            .contains("Shard rs2 is not in config.shards")
+    );
     assert_snapshot!("truth_ghost_shard_120x30", text);
 }
 
@@ -264,5 +282,8 @@ fn an_invalid_reported_size_is_shown_as_invalid_not_as_a_figure() {
     let row = &json["collections"][0]["shards"][1];
     assert_eq!(row["bytes"], serde_json::Value::Null);
     assert_eq!(row["sizesInvalid"], true);
-    assert!(c.summary_text_at("watch", "now").contains("data    invalid"));
+    assert!(
+        c.summary_text_at("watch", "now")
+            .contains("data    invalid")
+    );
 }

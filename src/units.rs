@@ -32,19 +32,6 @@ pub fn cut_at_words(text: &str, max: usize) -> String {
     format!("{}…", head[..at].trim_end_matches([',', ' ']))
 }
 
-#[cfg(test)]
-mod tests {
-    use super::cut_at_words;
-
-    #[test]
-    fn cuts_fall_on_word_or_field_boundaries() {
-        assert_eq!(cut_at_words("short", 10), "short");
-        assert_eq!(cut_at_words("one two three four", 12), "one two…");
-        assert_eq!(cut_at_words("a: 1, b: 2, c: 3", 13), "a: 1, b: 2…");
-        assert_eq!(cut_at_words("abcdefghijkl", 6), "abcde…");
-    }
-}
-
 /// Names cut to at most `width` characters each, every one still distinct: a name that fits is
 /// shown whole; a longer one as its head, `…`, and its tail, keeping as much of the head as
 /// leaves all the cut names distinct (`mongos-01-shard-rs-0007` → `mongos-0…-0007` at 14).
@@ -98,4 +85,17 @@ pub fn shortest_unique(names: &[&str], min: usize) -> (usize, Vec<String>) {
         longest.max(min),
         names.iter().map(|n| (*n).to_string()).collect(),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::cut_at_words;
+
+    #[test]
+    fn cuts_fall_on_word_or_field_boundaries() {
+        assert_eq!(cut_at_words("short", 10), "short");
+        assert_eq!(cut_at_words("one two three four", 12), "one two…");
+        assert_eq!(cut_at_words("a: 1, b: 2, c: 3", 13), "a: 1, b: 2…");
+        assert_eq!(cut_at_words("abcdefghijkl", 6), "abcde…");
+    }
 }

@@ -185,7 +185,8 @@ impl Cluster {
         s
     }
 
-    fn collection_text(&self, s: &mut String, c: &Collection) {
+    /// The collection's heading: key or placement, resharding, defragmentation, balancing.
+    fn collection_head(s: &mut String, c: &Collection) {
         let what = match c.placement {
             super::Placement::Sharded => format!("shard key {}", c.pattern),
             super::Placement::Unsplittable => "unsharded (tracked, unsplittable)".to_string(),
@@ -211,6 +212,10 @@ impl Cluster {
         if !notes.is_empty() {
             let _ = writeln!(s, "  balancing: {}", notes.join(" · "));
         }
+    }
+
+    fn collection_text(&self, s: &mut String, c: &Collection) {
+        Self::collection_head(s, c);
         let table = &c.table;
         let n = self.shards.len();
         let total_docs: u64 = (0..n)
@@ -231,7 +236,18 @@ impl Cluster {
         for i in (0..n).filter(|&i| !self.shards[i].removed) {
             let idx = ShardIdx(i as u32);
             let t = table.shard_totals(idx);
-            let per_chunk = t.stats.bytes.checked_div(t.chunks).unwrap_or(0);
+            // A size no server reports is not a figure.
+            let (data, docs, per_chunk) = if c.invalid_sizes.contains(&idx) {
+                let bad = || "invalid".to_string();
+                (bad(), bad(), bad())
+            } else {
+                let per = t.stats.bytes.checked_div(t.chunks).unwrap_or(0);
+                (
+                    human_bytes(t.stats.bytes),
+                    t.stats.docs.to_string(),
+                    human_bytes(per),
+                )
+            };
             if self.shards[i].unlisted {
                 let _ = writeln!(
                     s,
@@ -243,23 +259,15 @@ impl Cluster {
                 s,
                 "  Shard {:<10} data {:>10}  docs {:>9}  chunks {:>6}{}  est. data/chunk {:>10}  writes {:>9} ({:5.1}% of all, {:5.1}% recent)",
                 self.shard_id(idx),
-                if c.invalid_sizes.contains(&idx) {
-                    "invalid".to_string()
-                } else {
-                    human_bytes(t.stats.bytes)
-                },
-                if c.invalid_sizes.contains(&idx) {
-                    "invalid".to_string()
-                } else {
-                    t.stats.docs.to_string()
-                },
+                data,
+                docs,
                 t.chunks,
                 if t.jumbo > 0 {
                     format!(" ({} jumbo)", t.jumbo)
                 } else {
                     String::new()
                 },
-                human_bytes(per_chunk),
+                per_chunk,
                 c.writes_to(idx),
                 pct(c.writes_to(idx), total_writes),
                 recent.get(i).copied().unwrap_or(0.0) * 100.0,

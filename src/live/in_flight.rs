@@ -80,12 +80,12 @@ pub fn reason(
 /// The size of the range `[min, max)` of `ns` on shard `from`, estimated from the donor's owned
 /// bytes spread over its chunks, when the range is made of whole chunks of the donor and the
 /// donor's size of the collection was read (`sized` holds `(ns, shard)`); `None` otherwise.
-pub fn size(
+pub fn size<S: std::hash::BuildHasher>(
     cluster: &Cluster,
     ns: &str,
     (min, max): (&ShardKey, &ShardKey),
     from: ShardIdx,
-    sized: &HashSet<(String, String)>,
+    sized: &HashSet<(String, String), S>,
 ) -> Option<u64> {
     if !sized.contains(&(ns.to_string(), cluster.shard_id(from).to_string())) {
         return None;

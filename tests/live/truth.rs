@@ -215,7 +215,7 @@ fn a_migration_size_is_an_estimate_of_whole_chunks_or_unknown() {
             "app.c",
             (&key(100), &key(200)),
             ShardIdx(1),
-            &Default::default()
+            &std::collections::HashSet::<(String, String)>::new()
         ),
         None
     );

@@ -110,7 +110,7 @@ fn auto_split_only_is_never_shown_as_on() {
         summary.contains("Balancer: autoSplitOnly (never migrates)"),
         "{summary}"
     );
-    let json = c.summary_json(&Default::default());
+    let json = c.summary_json(&shardtop::cluster::SummaryOptions::default());
     assert_eq!(json["balancer"]["mode"], "autoSplitOnly");
     assert_snapshot!("truth_auto_split_only_120x30", text);
 }
@@ -129,7 +129,7 @@ fn no_balance_is_said_in_the_shards_pane_and_the_json() {
         text.contains("why: app.orders: noBalance (the balancer"),
         "{text}"
     );
-    let json = c.summary_json(&Default::default());
+    let json = c.summary_json(&shardtop::cluster::SummaryOptions::default());
     assert_eq!(json["collections"][0]["balancing"]["noBalance"], true);
     assert_eq!(
         json["collections"][0]["balancing"]["enableAutoMerge"],
@@ -262,7 +262,7 @@ fn a_shard_missing_from_config_shards_is_flagged_not_shown_like_any_shard() {
     let text = screen(&c, (120, 30), None);
     assert!(text.contains("rs2  GHOST"), "{text}");
     assert!(text.contains("GHOST: not in config.shards: rs2"), "{text}");
-    let json = c.summary_json(&Default::default());
+    let json = c.summary_json(&shardtop::cluster::SummaryOptions::default());
     assert_eq!(json["shards"][2]["inConfigShards"], false);
     assert_eq!(json["shards"][0]["inConfigShards"], true);
     assert!(
@@ -278,7 +278,7 @@ fn an_invalid_reported_size_is_shown_as_invalid_not_as_a_figure() {
     c.collections[0].invalid_sizes = vec![ShardIdx(1)];
     let text = screen(&c, (120, 30), None);
     assert!(text.contains("invalid"), "{text}");
-    let json = c.summary_json(&Default::default());
+    let json = c.summary_json(&shardtop::cluster::SummaryOptions::default());
     let row = &json["collections"][0]["shards"][1];
     assert_eq!(row["bytes"], serde_json::Value::Null);
     assert_eq!(row["sizesInvalid"], true);

@@ -129,31 +129,11 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: Theme, focused: b
         }
         lines.push(line);
     }
-    if let Some(c) = v.collection.as_ref().filter(|c| !c.balancing.is_empty()) {
+    for note in notes(v, usize::from(inner.width), theme) {
         if lines.len() > rows {
             lines.pop();
         }
-        let note = format!("balancing: {}", c.balancing.join(" · "));
-        lines.push(Line::from(Span::styled(
-            fit(&note, usize::from(inner.width)),
-            theme.warn(),
-        )));
-    }
-    let ghosts: Vec<&str> = v
-        .shards
-        .iter()
-        .filter(|s| s.unlisted)
-        .map(|s| s.id.as_str())
-        .collect();
-    if !ghosts.is_empty() {
-        if lines.len() > rows {
-            lines.pop();
-        }
-        let note = format!("GHOST: not in config.shards: {}", ghosts.join(", "));
-        lines.push(Line::from(Span::styled(
-            fit(&note, usize::from(inner.width)),
-            theme.error(),
-        )));
+        lines.push(note);
     }
     if let Some(note) = orphans_note(v) {
         if lines.len() > rows {
@@ -287,6 +267,26 @@ fn row(
         spans.push(Span::styled(" ◀ HOT", theme.hot()));
     }
     Line::from(spans)
+}
+
+/// The collection's `balancing:` settings and the shards missing from `config.shards`.
+fn notes(v: &ClusterView, width: usize, theme: Theme) -> Vec<Line<'static>> {
+    let mut out = Vec::new();
+    if let Some(c) = v.collection.as_ref().filter(|c| !c.balancing.is_empty()) {
+        let note = format!("balancing: {}", c.balancing.join(" · "));
+        out.push(Line::from(Span::styled(fit(&note, width), theme.warn())));
+    }
+    let ghosts: Vec<&str> = v
+        .shards
+        .iter()
+        .filter(|s| s.unlisted)
+        .map(|s| s.id.as_str())
+        .collect();
+    if !ghosts.is_empty() {
+        let note = format!("GHOST: not in config.shards: {}", ghosts.join(", "));
+        out.push(Line::from(Span::styled(fit(&note, width), theme.error())));
+    }
+    out
 }
 
 /// `orphaned: shard0000 769.1 KiB (3938 docs) · …` when migrations left documents on donors.

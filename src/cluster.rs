@@ -46,6 +46,9 @@ pub struct ShardState {
     pub capacity: f64,
     /// Removed by `removeShard` once drained (kept so shard indexes stay stable).
     pub removed: bool,
+    /// Named by a chunk or a database of a live cluster but not listed in `config.shards`
+    /// (removed meanwhile, or a catalog inconsistency): not a shard like the others.
+    pub unlisted: bool,
 }
 
 /// The balancer's active window (`activeWindow`), in minutes after midnight of virtual time.
@@ -71,7 +74,11 @@ impl ActiveWindow {
 #[derive(Clone, Debug)]
 pub struct Settings {
     pub chunk_size_bytes: u64,
+    /// The balancer migrates (mode `full`). See [`Cluster::balancer_mode`].
     pub balancer_enabled: bool,
+    /// The balancer's mode is `autoSplitOnly` (before 7.1): it does not migrate
+    /// (`balancer_enabled` is false) but is not `off` either.
+    pub auto_split_only: bool,
     pub active_window: Option<ActiveWindow>,
     /// `config.settings` `{_id: "automerge", enabled}` (7.0+; on when the document is missing).
     pub auto_merge: bool,
@@ -128,6 +135,23 @@ impl Cluster {
     /// The namespaces of the sharded collections.
     pub fn namespaces(&self) -> Vec<String> {
         self.collections.iter().map(|c| c.ns.clone()).collect()
+    }
+
+    /// The balancer's mode, as MongoDB names it.
+    pub fn balancer_mode(&self) -> balancer::BalancerMode {
+        if self.settings.balancer_enabled {
+            balancer::BalancerMode::Full
+        } else if self.settings.auto_split_only {
+            balancer::BalancerMode::AutoSplitOnly
+        } else {
+            balancer::BalancerMode::Off
+        }
+    }
+
+    /// Sets the balancer's mode.
+    pub fn set_balancer_mode(&mut self, mode: balancer::BalancerMode) {
+        self.settings.balancer_enabled = mode == balancer::BalancerMode::Full;
+        self.settings.auto_split_only = mode == balancer::BalancerMode::AutoSplitOnly;
     }
 
     /// Whether the AutoMerger is enabled (`config.settings` `automerge`), or `None` before 7.0.

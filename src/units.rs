@@ -32,6 +32,61 @@ pub fn cut_at_words(text: &str, max: usize) -> String {
     format!("{}…", head[..at].trim_end_matches([',', ' ']))
 }
 
+/// Names cut to at most `width` characters each, every one still distinct: a name that fits is
+/// shown whole; a longer one as its head, `…`, and its tail, keeping as much of the head as
+/// leaves all the cut names distinct (`mongos-01-shard-rs-0007` → `mongos-0…-0007` at 14).
+/// `None` when no cut of that width keeps them distinct (a wider column is needed).
+pub fn cut_names(names: &[&str], width: usize) -> Option<Vec<String>> {
+    let chars: Vec<Vec<char>> = names.iter().map(|n| n.chars().collect()).collect();
+    if chars.iter().all(|c| c.len() <= width) {
+        return distinct(names.iter().map(|n| (*n).to_string()).collect());
+    }
+    if width < 2 {
+        return None;
+    }
+    (0..width).rev().find_map(|head| {
+        let tail = width - 1 - head;
+        let cut = chars
+            .iter()
+            .map(|c| {
+                if c.len() <= width {
+                    c.iter().collect()
+                } else {
+                    let mut s: String = c[..head].iter().collect();
+                    s.push('…');
+                    s.extend(&c[c.len() - tail..]);
+                    s
+                }
+            })
+            .collect();
+        distinct(cut)
+    })
+}
+
+fn distinct(names: Vec<String>) -> Option<Vec<String>> {
+    let mut seen = std::collections::HashSet::new();
+    names
+        .iter()
+        .all(|n| seen.insert(n.as_str()))
+        .then_some(())?;
+    Some(names)
+}
+
+/// The narrowest width from `min` at which [`cut_names`] keeps the names distinct (at most the
+/// longest name's length, where every name is whole), with the cut names.
+pub fn shortest_unique(names: &[&str], min: usize) -> (usize, Vec<String>) {
+    let longest = names.iter().map(|n| n.chars().count()).max().unwrap_or(0);
+    for width in min..longest {
+        if let Some(cut) = cut_names(names, width) {
+            return (width, cut);
+        }
+    }
+    (
+        longest.max(min),
+        names.iter().map(|n| (*n).to_string()).collect(),
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::cut_at_words;

@@ -79,13 +79,21 @@ pub struct MigrationView {
     pub to: String,
     /// 0.0..=1.0; `None` when the end is unknown (a live cluster).
     pub progress: Option<f64>,
+    /// MongoDB's word for why it runs, or `unknown`.
     pub reason: String,
+    /// The range's size; `None` when unknown.
+    pub bytes: Option<u64>,
+    /// `bytes` is an estimate (a live cluster's), not a measured size.
+    pub bytes_estimated: bool,
 }
 
 /// The balancer.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct BalancerView {
+    /// The balancer migrates (mode `full`).
     pub enabled: bool,
+    /// MongoDB's name of the mode: `full`, `autoSplitOnly` (never migrates) or `off`.
+    pub mode: &'static str,
     /// `"02:00–06:00"` when an active window is set.
     pub window: Option<String>,
     pub in_round: bool,
@@ -110,6 +118,11 @@ pub struct ShardRow {
     pub id: String,
     pub zones: Vec<String>,
     pub draining: bool,
+    /// Named by chunks but not listed in `config.shards` (a live cluster's catalog).
+    pub unlisted: bool,
+    /// The shard's reported size of the collection was out of what a server reports: `docs`
+    /// and `bytes` are not known.
+    pub sizes_invalid: bool,
     pub chunks: u64,
     pub jumbo: u64,
     pub docs: u64,
@@ -195,6 +208,9 @@ pub struct HotChunk {
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct CollectionView {
     pub ns: String,
+    /// What keeps the balancer, migrations or the AutoMerger from it (`noBalance`,
+    /// `permitMigrations: false`, `enableAutoMerge: false`, a defragmentation).
+    pub balancing: Vec<String>,
     pub key: String,
     pub chunks: usize,
     pub jumbo: u64,
@@ -232,6 +248,9 @@ pub struct ClusterView {
     /// Reads a live cluster refused to this user, each with what it needs (the pane it feeds
     /// says so; everything else goes on).
     pub refused: Vec<RefusedRead>,
+    /// A live source whose last poll failed: since when (wall-clock ms) it has had no answer;
+    /// the state shown is the last one polled.
+    pub disconnected_since: Option<u64>,
     /// The key visualizer's frame, when asked for and the source keeps per-chunk writes.
     pub heatmap: Option<key_visualizer::KeyVisualizerView>,
     /// The history view's frame, when asked for and the source keeps history.

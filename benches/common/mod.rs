@@ -45,11 +45,13 @@ pub fn scale_cluster() -> Simulator {
                 shard: shardtop::model::Shard::new(shardtop::model::Shard::default_name(i)),
                 capacity: 1.0,
                 removed: false,
+                unlisted: false,
             })
             .collect(),
         settings: Settings {
             chunk_size_bytes: 1 << 20,
             balancer_enabled: true,
+            auto_split_only: false,
             active_window: None,
             auto_merge: true,
             attempt_to_balance_jumbo_chunks: false,

@@ -67,6 +67,7 @@ impl Cluster {
                     shard: Shard::new(id.clone()),
                     capacity: 1.0,
                     removed: false,
+                    unlisted: false,
                 });
             }
             EventKind::CollectionSharded { .. }
@@ -383,7 +384,8 @@ impl Cluster {
                     to: r.to,
                     started_ms: e.at_ms,
                     finish_ms: u64::MAX,
-                    bytes: *bytes,
+                    bytes: Some(*bytes),
+                    bytes_estimated: false,
                     reason: *reason,
                 });
                 if let Some(round) = self

@@ -1,6 +1,43 @@
 //! The balancer's state at one instant: its counters, the round in progress, the migrations in
 //! flight, and why it is not balancing more. How rounds are run is `sim::balancer`'s.
 
+/// The balancer's mode as MongoDB means it (`config.settings` `{_id: "balancer"}` `mode` and
+/// `stopped`, `balancerStatus` `mode`): `full` balances; `autoSplitOnly` (before 7.1) lets the
+/// auto-splitter run but never migrates (`shouldBalance()` is false for it); `off` does neither.
+/// `stopped: true` means `off` whatever `mode` says; a mode the server does not know is `off`.
+// 4.4 and 8.0 `s/balancer_configuration.cpp` (`BalancerSettingsType::fromBSON`,
+// `BalancerConfiguration::shouldBalance`, `shouldBalanceForAutoSplit`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum BalancerMode {
+    #[default]
+    Full,
+    AutoSplitOnly,
+    Off,
+}
+
+impl BalancerMode {
+    /// MongoDB's name of the mode.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Full => "full",
+            Self::AutoSplitOnly => "autoSplitOnly",
+            Self::Off => "off",
+        }
+    }
+
+    /// The mode a `mode` string names (`None` for a string no release knows).
+    pub fn parse(s: &str) -> Option<Self> {
+        [Self::Full, Self::AutoSplitOnly, Self::Off]
+            .into_iter()
+            .find(|m| m.as_str() == s)
+    }
+
+    /// Whether the balancer issues migrations in this mode (only `full`).
+    pub fn migrates(self) -> bool {
+        self == Self::Full
+    }
+}
+
 /// A migration in flight.
 #[derive(Clone, Debug)]
 pub struct Migration {
@@ -14,7 +51,11 @@ pub struct Migration {
     pub to: crate::model::ShardIdx,
     pub started_ms: u64,
     pub finish_ms: u64,
-    pub bytes: u64,
+    /// The range's size: the simulator's exact figure, a live cluster's estimate (the donor's
+    /// owned bytes over its chunks), or `None` when nothing tells it.
+    pub bytes: Option<u64>,
+    /// `bytes` is an estimate (a live cluster's), not a measured size.
+    pub bytes_estimated: bool,
     pub reason: super::event::MigrationReason,
 }
 

@@ -67,6 +67,9 @@ pub struct Collection {
     pub placement: Placement,
     /// `defragmentCollection: true` and its `defragmentationPhase`, while it runs.
     pub defragmentation: Option<super::defragmentation::DefragmentationPhase>,
+    /// Shards whose reported size of the collection was out of what a server reports (a live
+    /// cluster): their sizes are invalid, not zero.
+    pub invalid_sizes: Vec<ShardIdx>,
 }
 
 /// Whether a collection is sharded. An unsharded collection is modelled as one chunk
@@ -138,6 +141,7 @@ impl Collection {
             range_deletions: Vec::new(),
             defragmentation: None,
             placement: Placement::Sharded,
+            invalid_sizes: Vec::new(),
         }
     }
 
@@ -259,6 +263,29 @@ impl Collection {
         self.table.remove_stats(i, ChunkStats::new(1, bytes, 0));
         self.table.add_stats(i, ChunkStats::new(0, 0, 1));
         self.count_routed_writes(self.table.chunk(i).info.shard, 1);
+    }
+
+    /// What keeps the balancer, migrations or the AutoMerger from this collection, one phrase
+    /// each in MongoDB's words: `noBalance` (`sh.disableBalancing`), `permitMigrations: false`
+    /// (`setAllowMigrations`), `enableAutoMerge: false`, a defragmentation running.
+    // 8.0 `s/catalog/type_collection.idl` (`noBalance`, `permitMigrations`, `enableAutoMerge`,
+    // `defragmentCollection`, `defragmentationPhase`).
+    pub fn balancing_notes(&self) -> Vec<String> {
+        let b = &self.balancing;
+        let mut out = Vec::new();
+        if b.no_balance {
+            out.push("noBalance: the balancer skips it".to_string());
+        }
+        if b.migrations_blocked {
+            out.push("permitMigrations: false".to_string());
+        }
+        if b.auto_merge == Some(false) {
+            out.push("enableAutoMerge: false".to_string());
+        }
+        if let Some(p) = self.defragmentation {
+            out.push(format!("defragmenting ({})", p.as_str()));
+        }
+        out
     }
 
     /// Writes routed to `shard` since the start.

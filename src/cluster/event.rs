@@ -30,6 +30,9 @@ pub enum MigrationReason {
     ManualForce,
     /// Defragmentation's moveAndMergeChunks phase moves a small chunk to its neighbour's shard.
     Defragmentation,
+    /// Not known: a live migration whose cause nothing the server reports tells (a balancer
+    /// move and a `moveChunk` / `moveRange` by hand look the same in `$currentOp`).
+    Unknown,
 }
 
 impl MigrationReason {
@@ -54,6 +57,7 @@ impl MigrationReason {
             Self::Manual => "manual",
             Self::ManualForce => "manualForceJumbo",
             Self::Defragmentation => "defragmentation",
+            Self::Unknown => "unknown",
         }
     }
 }

@@ -50,7 +50,7 @@ impl Cluster {
             .shards
             .iter()
             .filter(|s| !s.removed)
-            .map(|s| json!({"id": s.shard.id, "zones": s.shard.zones.iter().collect::<Vec<_>>(), "draining": s.shard.draining}))
+            .map(|s| json!({"id": s.shard.id, "zones": s.shard.zones.iter().collect::<Vec<_>>(), "draining": s.shard.draining, "inConfigShards": !s.unlisted}))
             .collect();
         let collections: Vec<Value> = cluster
             .collections
@@ -65,7 +65,7 @@ impl Cluster {
             "serverVersion": cluster.version.to_string(),
             "chunkSizeBytes": cluster.settings.chunk_size_bytes,
             "balancer": {
-                "mode": if cluster.settings.balancer_enabled { "full" } else { "off" },
+                "mode": cluster.balancer_mode().as_str(),
                 "inRound": self.balancer.round.is_some(),
                 "rounds": self.balancer.rounds,
                 "migrations": {
@@ -73,6 +73,16 @@ impl Cluster {
                     "failed": self.balancer.failed,
                     "inFlight": self.balancer.in_flight.len(),
                 },
+                "inFlight": self.balancer.in_flight.iter().map(|m| {
+                    let p = self.collection(&m.ns).map(|c| &c.pattern);
+                    let bound = |k| p.map_or(Value::Null, |p| p.bound_to_json(k));
+                    json!({
+                        "ns": m.ns, "from": self.shard_id(m.from), "to": self.shard_id(m.to),
+                        "min": bound(&m.min), "max": bound(m.end.as_ref().unwrap_or(&m.max)),
+                        "reason": m.reason.as_str(), "bytes": m.bytes,
+                        "bytesEstimated": m.bytes_estimated,
+                    })
+                }).collect::<Vec<_>>(),
                 "whyNot": self.balancer.why_not,
                 "autoMerger": self.auto_merger_enabled().map(|on| json!({"enabled": on})),
             },
@@ -97,12 +107,20 @@ impl Cluster {
             .map(|s| {
                 let idx = ShardIdx(s as u32);
                 let t = table.shard_totals(idx);
-                json!({
+                let mut row = json!({
                     "shard": self.shard_id(idx),
                     "chunks": t.chunks, "docs": t.stats.docs, "bytes": t.stats.bytes,
                     "jumbo": t.jumbo, "writes": writes(c.writes_to(idx)),
                     "orphanedDocs": c.orphans_on(idx).0, "orphanedBytes": c.orphans_on(idx).1,
-                })
+                });
+                if c.invalid_sizes.contains(&idx) {
+                    // A reported size no server gives: unknown, flagged, never a figure.
+                    for k in ["docs", "bytes", "orphanedDocs", "orphanedBytes"] {
+                        row[k] = Value::Null;
+                    }
+                    row["sizesInvalid"] = json!(true);
+                }
+                row
             })
             .collect();
         let jumbo: u64 = (0..self.shards.len())
@@ -137,6 +155,12 @@ impl Cluster {
         if c.placement != super::Placement::Sharded {
             out["placement"] = json!(c.placement.as_str());
         }
+        out["balancing"] = json!({
+            "noBalance": c.balancing.no_balance,
+            "permitMigrations": !c.balancing.migrations_blocked,
+            "enableAutoMerge": c.balancing.auto_merge,
+            "defragmenting": c.defragmentation.is_some(),
+        });
         if with_chunks {
             let list: Vec<Value> = table
                 .iter()
@@ -184,7 +208,8 @@ impl Cluster {
         s
     }
 
-    fn collection_text(&self, s: &mut String, c: &Collection, writes_unknown: bool) {
+    /// The collection's heading: key or placement, resharding, defragmentation, balancing.
+    fn collection_head(s: &mut String, c: &Collection) {
         let what = match c.placement {
             super::Placement::Sharded => format!("shard key {}", c.pattern),
             super::Placement::Unsplittable => "unsharded (tracked, unsplittable)".to_string(),
@@ -202,6 +227,18 @@ impl Cluster {
         if let Some(p) = c.defragmentation {
             let _ = writeln!(s, "  defragmenting: phase {}", p.as_str());
         }
+        let notes: Vec<String> = c
+            .balancing_notes()
+            .into_iter()
+            .filter(|n| !n.starts_with("defragmenting"))
+            .collect();
+        if !notes.is_empty() {
+            let _ = writeln!(s, "  balancing: {}", notes.join(" · "));
+        }
+    }
+
+    fn collection_text(&self, s: &mut String, c: &Collection, writes_unknown: bool) {
+        Self::collection_head(s, c);
         let table = &c.table;
         let n = self.shards.len();
         let total_docs: u64 = (0..n)
@@ -215,7 +252,6 @@ impl Cluster {
         for i in (0..n).filter(|&i| !self.shards[i].removed) {
             let idx = ShardIdx(i as u32);
             let t = table.shard_totals(idx);
-            let per_chunk = t.stats.bytes.checked_div(t.chunks).unwrap_or(0);
             let recent = recent.get(i).copied().unwrap_or(0.0);
             let writes = writes_text((!writes_unknown).then(|| {
                 (
@@ -224,19 +260,38 @@ impl Cluster {
                     recent,
                 )
             }));
+            // A size no server reports is not a figure.
+            let (data, docs, per_chunk) = if c.invalid_sizes.contains(&idx) {
+                let bad = || "invalid".to_string();
+                (bad(), bad(), bad())
+            } else {
+                let per = t.stats.bytes.checked_div(t.chunks).unwrap_or(0);
+                (
+                    human_bytes(t.stats.bytes),
+                    t.stats.docs.to_string(),
+                    human_bytes(per),
+                )
+            };
+            if self.shards[i].unlisted {
+                let _ = writeln!(
+                    s,
+                    "  Shard {} is not in config.shards (chunks name it)",
+                    self.shard_id(idx)
+                );
+            }
             let _ = writeln!(
                 s,
                 "  Shard {:<10} data {:>10}  docs {:>9}  chunks {:>6}{}  est. data/chunk {:>10}  {writes}",
                 self.shard_id(idx),
-                human_bytes(t.stats.bytes),
-                t.stats.docs,
+                data,
+                docs,
                 t.chunks,
                 if t.jumbo > 0 {
                     format!(" ({} jumbo)", t.jumbo)
                 } else {
                     String::new()
                 },
-                human_bytes(per_chunk),
+                per_chunk,
             );
             let (orphan_docs, orphan_bytes) = c.orphans_on(idx);
             if orphan_docs > 0 {
@@ -290,10 +345,10 @@ impl Cluster {
         let _ = writeln!(
             s,
             "Balancer: {} · {} rounds · migrations {} completed, {} failed, {} in flight{}{}",
-            if self.settings.balancer_enabled {
-                "on (full)"
-            } else {
-                "off"
+            match self.balancer_mode() {
+                super::balancer::BalancerMode::Full => "on (full)",
+                super::balancer::BalancerMode::AutoSplitOnly => "autoSplitOnly (never migrates)",
+                super::balancer::BalancerMode::Off => "off",
             },
             b.rounds,
             b.completed,
@@ -317,7 +372,11 @@ impl Cluster {
                 m.ns,
                 self.shard_id(m.from),
                 self.shard_id(m.to),
-                human_bytes(m.bytes),
+                match (m.bytes, m.bytes_estimated) {
+                    (None, _) => "size unknown".to_string(),
+                    (Some(b), true) => format!("≈{} est.", human_bytes(b)),
+                    (Some(b), false) => human_bytes(b),
+                },
                 m.reason.as_str()
             );
         }

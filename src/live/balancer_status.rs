@@ -33,6 +33,16 @@ pub(super) fn state(status: &Document, completed: u64, failed: u64, now_ms: u64)
     }
 }
 
+/// The mode `balancerStatus` reports (`full`, `autoSplitOnly`, `off`): the config server's own
+/// reading of its settings, which wins over the documents. `None` when it says none.
+// 8.0 `db/s/config/configsvr_balancer_control_command.cpp` (`mode` of the reply).
+pub(super) fn mode(status: &Document) -> Option<crate::cluster::balancer::BalancerMode> {
+    status
+        .get_str("mode")
+        .ok()
+        .and_then(crate::cluster::balancer::BalancerMode::parse)
+}
+
 /// Migrations in flight, as `$currentOp` shows the donors' `moveChunk` /
 /// `_shardsvrMoveRange` commands; a cluster without the stage shows none (a refusal is the
 /// caller's to note).
@@ -84,12 +94,15 @@ pub(super) async fn compliance(
 }
 
 /// One `$currentOp` migration as a `Migration` in flight; its end is unknown, so
-/// `finish_ms` = `started_ms` (the view shows no progress).
+/// `finish_ms` = `started_ms` (the view shows no progress). Its reason and size are what
+/// `in_flight` can tell from `compliance` (the `balancerCollectionStatus` lines) and the data
+/// sizes read (`sized`: `(ns, shard)`), else unknown.
 pub(super) fn in_flight(
     state: &Cluster,
     op: &Document,
     now_ms: u64,
     id: u64,
+    (compliance, sized): (&[String], &std::collections::HashSet<(String, String)>),
 ) -> Option<crate::cluster::balancer::Migration> {
     let cmd = op.get_document("command").ok()?;
     let ns = cmd
@@ -113,6 +126,13 @@ pub(super) fn in_flight(
         .unwrap_or(0)
         .max(0) as u64;
     let started_ms = now_ms.saturating_sub(secs * 1000);
+    let violation = super::in_flight::violation_of(compliance, ns);
+    // A moveRange given only `min` (6.0+): the donor picks the end, so the size is not known.
+    let bytes = cmd
+        .get_document("max")
+        .is_ok()
+        .then(|| super::in_flight::size(state, ns, (&min, &max), from, sized))
+        .flatten();
     Some(crate::cluster::balancer::Migration {
         id,
         ns: ns.to_string(),
@@ -123,7 +143,8 @@ pub(super) fn in_flight(
         to,
         started_ms,
         finish_ms: started_ms,
-        bytes: 0,
-        reason: crate::cluster::event::MigrationReason::ChunksImbalance,
+        bytes,
+        bytes_estimated: true,
+        reason: super::in_flight::reason(cmd, state, ns, from, violation),
     })
 }

@@ -95,6 +95,9 @@ pub struct CollectionDoc {
     /// 8.0: an unsharded collection placed by `moveCollection`.
     pub unsplittable: bool,
     pub no_balance: bool,
+    /// `defragmentCollection: true` with its `defragmentationPhase` (5.3+), while it runs; a
+    /// phase this build does not know is kept as `None` inside `Some`.
+    pub defragmentation: Option<Option<crate::cluster::defragmentation::DefragmentationPhase>>,
     /// `configureCollectionBalancing` (5.3+): `maxChunkSizeBytes` and `enableAutoMerge`.
     pub balancing: crate::cluster::CollectionBalancing,
 }
@@ -140,6 +143,11 @@ impl CollectionDoc {
             dropped: flag(doc, "dropped"),
             unsplittable: flag(doc, "unsplittable"),
             no_balance: flag(doc, "noBalance"),
+            defragmentation: flag(doc, "defragmentCollection").then(|| {
+                doc.get_str("defragmentationPhase")
+                    .ok()
+                    .and_then(crate::cluster::defragmentation::DefragmentationPhase::parse)
+            }),
             balancing: crate::cluster::CollectionBalancing {
                 max_chunk_size_bytes: match doc.get("maxChunkSizeBytes") {
                     None => None,
@@ -341,8 +349,11 @@ impl TagDoc {
 /// What `config.settings` says about the balancer, the AutoMerger and the chunk size.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SettingsDocs {
-    /// `stopped: true` or `mode: "off"` on the `balancer` document.
-    pub balancer_off: bool,
+    /// The `balancer` document's mode: `stopped: true` is `off` whatever `mode` says; `mode` is
+    /// `full` when missing; a mode the server does not know is `off` (4.4 refused such a
+    /// document, 7.1+ turns the balancer off).
+    // 4.4 and 8.0 `s/balancer_configuration.cpp` (`BalancerSettingsType::fromBSON`).
+    pub balancer_mode: crate::cluster::balancer::BalancerMode,
     /// `activeWindow: {start: "HH:MM", stop: "HH:MM"}`, in minutes after midnight.
     pub active_window: Option<(u32, u32)>,
     /// The `chunksize` document's `value`, in MB.
@@ -356,7 +367,7 @@ pub struct SettingsDocs {
 impl Default for SettingsDocs {
     fn default() -> Self {
         Self {
-            balancer_off: false,
+            balancer_mode: crate::cluster::balancer::BalancerMode::Full,
             active_window: None,
             chunk_size_mb: None,
             auto_merge: true,
@@ -371,13 +382,25 @@ fn minutes(text: &str) -> Option<u32> {
     (h < 24 && m < 60).then_some(h * 60 + m)
 }
 
+fn balancer_mode(doc: &Document) -> crate::cluster::balancer::BalancerMode {
+    use crate::cluster::balancer::BalancerMode;
+    if flag(doc, "stopped") {
+        return BalancerMode::Off;
+    }
+    match doc.get("mode") {
+        None | Some(Bson::Null) => BalancerMode::Full,
+        Some(Bson::String(m)) => BalancerMode::parse(m).unwrap_or(BalancerMode::Off),
+        Some(_) => BalancerMode::Off,
+    }
+}
+
 impl SettingsDocs {
     pub fn parse(docs: &[Document]) -> Result<Self, ConfigError> {
         let mut out = Self::default();
         for doc in docs {
             match doc.get_str("_id") {
                 Ok("balancer") => {
-                    out.balancer_off = flag(doc, "stopped") || doc.get_str("mode") == Ok("off");
+                    out.balancer_mode = balancer_mode(doc);
                     out.attempt_to_balance_jumbo_chunks = flag(doc, "attemptToBalanceJumboChunks");
                     if let Ok(w) = doc.get_document("activeWindow") {
                         let start = w.get_str("start").ok().and_then(minutes);

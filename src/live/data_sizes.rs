@@ -21,6 +21,57 @@ pub(super) struct ShardSize {
     /// Orphans (`$shardedDataDistribution` only: before 6.0 a mongos cannot tell).
     pub orphaned_docs: u64,
     pub orphaned_bytes: u64,
+    /// The fields whose value no server reports (negative, NaN, infinite, beyond any disk):
+    /// the row's sizes are then unknown, never shown as fact.
+    pub invalid: Vec<&'static str>,
+}
+
+/// The largest count or size a shard can report of one collection: an exbibyte, beyond any
+/// disk a shard has (a larger value is a corrupt or foreign reply, not a size).
+pub const MAX_PLAUSIBLE: u64 = 1 << 60;
+
+/// A count or size field: `Ok(0)` when missing, `Err(field)` when it holds what no server
+/// reports (negative, NaN, infinite, above [`MAX_PLAUSIBLE`], not a number).
+pub fn checked(d: &Document, key: &'static str) -> Result<u64, &'static str> {
+    let n = match d.get(key) {
+        None | Some(Bson::Null) => return Ok(0),
+        Some(Bson::Int32(n)) => i128::from(*n),
+        Some(Bson::Int64(n)) => i128::from(*n),
+        Some(Bson::Double(f)) if f.is_finite() && *f >= 0.0 && *f <= MAX_PLAUSIBLE as f64 => {
+            return Ok(*f as u64);
+        }
+        Some(_) => return Err(key),
+    };
+    if (0..=i128::from(MAX_PLAUSIBLE)).contains(&n) {
+        Ok(n as u64)
+    } else {
+        Err(key)
+    }
+}
+
+/// One size row read with [`checked`]: the values, and the fields that were not valid.
+fn row(ns: &str, shard: &str, d: &Document, keys: [&'static str; 4]) -> ShardSize {
+    let mut invalid = Vec::new();
+    let mut get = |k: &'static str| {
+        if k.is_empty() {
+            return 0;
+        }
+        checked(d, k).unwrap_or_else(|field| {
+            invalid.push(field);
+            0
+        })
+    };
+    let (docs, bytes, orphaned_docs, orphaned_bytes) =
+        (get(keys[0]), get(keys[1]), get(keys[2]), get(keys[3]));
+    ShardSize {
+        ns: ns.to_string(),
+        shard: shard.to_string(),
+        docs,
+        bytes,
+        orphaned_docs,
+        orphaned_bytes,
+        invalid,
+    }
 }
 
 /// Per-shard owned (and orphaned) documents and bytes of the collections `names`:
@@ -42,14 +93,14 @@ pub(super) async fn data_sizes(
             let ns = r.get_str("ns").unwrap_or_default().to_string();
             for s in r.get_array("shards").map(Vec::as_slice).unwrap_or_default() {
                 let Some(s) = s.as_document() else { continue };
-                per.push(ShardSize {
-                    ns: ns.clone(),
-                    shard: s.get_str("shardName").unwrap_or_default().to_string(),
-                    docs: number(s, "numOwnedDocuments"),
-                    bytes: number(s, "ownedSizeBytes"),
-                    orphaned_docs: number(s, "numOrphanedDocs"),
-                    orphaned_bytes: number(s, "orphanedSizeBytes"),
-                });
+                let shard = s.get_str("shardName").unwrap_or_default();
+                let keys = [
+                    "numOwnedDocuments",
+                    "ownedSizeBytes",
+                    "numOrphanedDocs",
+                    "orphanedSizeBytes",
+                ];
+                per.push(row(&ns, shard, s, keys));
             }
         }
     } else {
@@ -60,14 +111,8 @@ pub(super) async fn data_sizes(
                 .await?;
             for r in rows {
                 let stats = r.get_document("storageStats").cloned().unwrap_or_default();
-                per.push(ShardSize {
-                    ns: ns.clone(),
-                    shard: r.get_str("shard").unwrap_or_default().to_string(),
-                    docs: number(&stats, "count"),
-                    bytes: number(&stats, "size"),
-                    orphaned_docs: 0,
-                    orphaned_bytes: 0,
-                });
+                let shard = r.get_str("shard").unwrap_or_default();
+                per.push(row(&ns, shard, &stats, ["count", "size", "", ""]));
             }
         }
     }
@@ -83,6 +128,41 @@ pub(super) fn number(d: &Document, key: &str) -> u64 {
     }
 }
 
+/// The `(ns, shard)` pairs whose owned size was read (and valid).
+pub(super) fn sized(sizes: &[ShardSize]) -> std::collections::HashSet<(String, String)> {
+    sizes
+        .iter()
+        .filter(|z| z.invalid.is_empty())
+        .map(|z| (z.ns.clone(), z.shard.clone()))
+        .collect()
+}
+
+/// A warning per size row holding a value no server reports, naming the collection, the shard
+/// and the fields (the pane the sizes feed shows it; `--once` prints it on stderr).
+pub(super) fn invalid_notes(
+    sizes: &[ShardSize],
+    version: ServerVersion,
+) -> Vec<crate::view::RefusedRead> {
+    let source = if version >= ServerVersion::V6_0 {
+        "$shardedDataDistribution"
+    } else {
+        "$collStats"
+    };
+    sizes
+        .iter()
+        .filter(|z| !z.invalid.is_empty())
+        .map(|z| crate::view::RefusedRead {
+            feeds: crate::view::Feeds::Shards,
+            text: format!(
+                "invalid: {source} of {} on shard {}: {} out of what a server reports; its sizes are shown as invalid",
+                z.ns,
+                z.shard,
+                z.invalid.join(", ")
+            ),
+        })
+        .collect()
+}
+
 /// Spreads each shard's owned documents and bytes evenly over its chunks of each collection
 /// (a shard not listed owns nothing; writes restart at zero).
 /// A shard's orphans are known only as totals: they are kept as one range over the whole key
@@ -90,8 +170,12 @@ pub(super) fn number(d: &Document, key: &str) -> u64 {
 pub(super) fn spread(cluster: &mut Cluster, sizes: &[ShardSize]) {
     let mut owned: HashMap<&str, Vec<(ShardIdx, ChunkStats)>> = HashMap::new();
     let mut orphans: HashMap<&str, Vec<(ShardIdx, u64, u64)>> = HashMap::new();
+    let mut invalid: HashMap<&str, Vec<ShardIdx>> = HashMap::new();
     for z in sizes {
         if let Some(s) = cluster.shard_index(&z.shard) {
+            if !z.invalid.is_empty() {
+                invalid.entry(z.ns.as_str()).or_default().push(s);
+            }
             owned
                 .entry(z.ns.as_str())
                 .or_default()
@@ -111,6 +195,7 @@ pub(super) fn spread(cluster: &mut Cluster, sizes: &[ShardSize]) {
             .map(Vec::as_slice)
             .unwrap_or_default();
         c.table.spread_owned(mine);
+        c.invalid_sizes = invalid.remove(c.ns.as_str()).unwrap_or_default();
         c.range_deletions = orphans
             .get(c.ns.as_str())
             .map(Vec::as_slice)

@@ -394,21 +394,30 @@ impl Poller {
         let mut why_not = balancer_status::compliance(&self.client, names, &mut refused).await;
         let ops = balancer_status::current_migrations(&self.client).await;
         let ops = refused.optional(ops, &privileges::current_op())?;
+        let sized = data_sizes::sized(&reads.sizes);
+        refused
+            .0
+            .extend(data_sizes::invalid_notes(&reads.sizes, version));
         self.install(version, reads)?;
         self.refused = refused;
         let state = &mut self.state;
         state.balancer =
             balancer_status::state(&status, self.logs.completed, self.logs.failed, now_ms);
-        state.settings.balancer_enabled &= status.get_str("mode") != Ok("off");
+        if let Some(mode) = balancer_status::mode(&status) {
+            state.set_balancer_mode(mode);
+        }
+        state.balancer.in_flight = ops
+            .iter()
+            .enumerate()
+            .filter_map(|(k, op)| {
+                balancer_status::in_flight(state, op, now_ms, k as u64 + 1, (&why_not, &sized))
+            })
+            .collect();
+        why_not = super::in_flight::why(state, &why_not);
         if let Some(e) = &self.logs.round_error {
             why_not.push(format!("the last balancer round failed: {e}"));
         }
         state.balancer.why_not = why_not;
-        state.balancer.in_flight = ops
-            .iter()
-            .enumerate()
-            .filter_map(|(k, op)| balancer_status::in_flight(state, op, now_ms, k as u64 + 1))
-            .collect();
         // The poll's time first: the write heat of this poll is stamped with it.
         self.state.advance_clock(now_ms);
         if let Some(heat) = self.change_heat.as_mut() {

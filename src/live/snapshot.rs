@@ -80,6 +80,7 @@ impl ShardList {
                     },
                     capacity: 1.0,
                     removed: false,
+                    unlisted: doc.is_none(),
                 }
             })
             .collect()
@@ -116,6 +117,7 @@ pub fn collection(
     out.zones = zones;
     out.indexes[0].unique = coll.unique;
     out.balancing = coll.balancing;
+    out.defragmentation = coll.defragmentation.flatten();
     Ok(out)
 }
 
@@ -139,7 +141,9 @@ pub fn cluster(
         shards: shards.states(snap.shards),
         settings: Settings {
             chunk_size_bytes,
-            balancer_enabled: !snap.settings.balancer_off,
+            balancer_enabled: snap.settings.balancer_mode.migrates(),
+            auto_split_only: snap.settings.balancer_mode
+                == crate::cluster::balancer::BalancerMode::AutoSplitOnly,
             active_window: snap.settings.active_window.map(|(a, b)| ActiveWindow {
                 start_minute: a,
                 stop_minute: b,

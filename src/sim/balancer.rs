@@ -266,7 +266,8 @@ impl Simulator {
             to,
             started_ms: self.cluster.now_ms,
             finish_ms: self.cluster.now_ms + millis,
-            bytes: stats.bytes,
+            bytes: Some(stats.bytes),
+            bytes_estimated: false,
             reason,
         });
         Ok(())

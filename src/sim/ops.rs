@@ -50,6 +50,7 @@ impl Simulator {
             shard: Shard::new(id),
             capacity,
             removed: false,
+            unlisted: false,
         });
         let idx = ShardIdx((self.cluster.shards.len() - 1) as u32);
         self.emit(EventKind::ShardAdded {

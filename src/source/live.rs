@@ -79,6 +79,7 @@ pub async fn run_live(
             let mut v = view::build(state, &request, &label, clock);
             v.heat = Some(heat_mode.label());
             v.refused = poller.refused().to_vec();
+            v.disconnected_since = down_since;
             if let (Some(h), Some(ns)) = (&heat, v.collection.as_ref().map(|c| c.ns.clone())) {
                 // Growth is not writes: a migration's recipient grows with no insert, so growth
                 // alone never makes a shard HOT.

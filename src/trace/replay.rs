@@ -303,6 +303,7 @@ fn placeholder() -> crate::cluster::Cluster {
         settings: crate::cluster::Settings {
             chunk_size_bytes: 1,
             balancer_enabled: false,
+            auto_split_only: false,
             active_window: None,
             auto_merge: true,
             attempt_to_balance_jumbo_chunks: false,

@@ -32,10 +32,16 @@ pub fn encode(c: &Cluster) -> Value {
                 "reshardingMinimumOperationDurationMillis": s.resharding.minimum_operation_duration_ms,
                 "reshardingCriticalSectionTimeoutMillis": s.resharding.critical_section_timeout_ms,
             },
-            "shards": c.shards.iter().map(|s| json!({
+            "shards": c.shards.iter().map(|s| {
+                let mut out = json!({
                 "id": s.shard.id, "capacity": s.capacity, "zones": s.shard.zones, "draining": s.shard.draining,
                 "removed": s.removed,
-            })).collect::<Vec<_>>(),
+                });
+                if s.unlisted {
+                    out["unlisted"] = json!(true);
+                }
+                out
+            }).collect::<Vec<_>>(),
             "databases": c.databases.iter().map(|(db, s)| json!({"name": db, "primary": c.shard_id(*s)})).collect::<Vec<_>>(),
             "balancer": balancer_json(c),
             "collections": c.collections.iter().map(|coll| collection_json(c, coll)).collect::<Vec<_>>(),
@@ -54,6 +60,9 @@ pub fn encode(c: &Cluster) -> Value {
         line["keyframe"]["settings"]["activeWindow"] =
             json!({"start": hh_mm(w.start_minute), "stop": hh_mm(w.stop_minute)});
     }
+    if s.auto_split_only {
+        line["keyframe"]["settings"]["balancerMode"] = json!("autoSplitOnly");
+    }
     line
 }
 
@@ -67,11 +76,17 @@ fn balancer_json(c: &Cluster) -> Value {
             "number": r.number, "startedMs": r.started_ms, "candidates": r.candidates,
             "migrationIds": r.migration_ids, "moved": r.moved, "failed": r.failed,
         })),
-        "inFlight": b.in_flight.iter().map(|m| json!({
+        "inFlight": b.in_flight.iter().map(|m| {
+            let mut out = json!({
             "id": m.id, "ns": m.ns, "min": key(&m.ns, &m.min), "max": key(&m.ns, &m.max),
             "end": m.end.as_ref().map(|e| key(&m.ns, e)), "from": c.shard_id(m.from), "to": c.shard_id(m.to),
             "startedMs": m.started_ms, "finishMs": m.finish_ms, "bytes": m.bytes, "reason": m.reason.as_str(),
-        })).collect::<Vec<_>>(),
+            });
+            if m.bytes_estimated {
+                out["bytesEstimated"] = json!(true);
+            }
+            out
+        }).collect::<Vec<_>>(),
     })
 }
 
@@ -142,6 +157,7 @@ pub(super) fn decode_frame(
         chunk_size_bytes: u64_at(set, "chunkSizeBytes", sp)?,
         balancer_enabled: bool_at(set, "balancer", sp)?,
         active_window: active_window_of(set)?,
+        auto_split_only: set.get("balancerMode").and_then(Value::as_str) == Some("autoSplitOnly"),
         attempt_to_balance_jumbo_chunks: set
             .get("attemptToBalanceJumboChunks")
             .and_then(Value::as_bool)
@@ -166,6 +182,7 @@ pub(super) fn decode_frame(
             shard,
             capacity: f64_at(sh, "capacity", &sp)?,
             removed: sh.get("removed").and_then(Value::as_bool).unwrap_or(false),
+            unlisted: sh.get("unlisted").and_then(Value::as_bool).unwrap_or(false),
         });
     }
     let mut cluster = Cluster {
@@ -321,7 +338,11 @@ fn balancer_of(cluster: &Cluster, b: &Value, p: &str) -> Res<(BalancerState, u64
             to: shard_of(cluster, str_at(m, "to", &mp)?, &format!("{mp}to"))?,
             started_ms: u64_at(m, "startedMs", &mp)?,
             finish_ms: u64_at(m, "finishMs", &mp)?,
-            bytes: u64_at(m, "bytes", &mp)?,
+            bytes: m.get("bytes").and_then(Value::as_u64),
+            bytes_estimated: m
+                .get("bytesEstimated")
+                .and_then(Value::as_bool)
+                .unwrap_or(false),
             reason: super::event_codec::reason_of(str_at(m, "reason", &mp)?),
         });
     }

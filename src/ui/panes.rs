@@ -147,6 +147,17 @@ pub fn time_text(ms: u64, virtual_time: bool) -> String {
     }
 }
 
+/// A time on a time axis: virtual seconds, or a live source's wall-clock `HH:MM:SS` (`UTC`
+/// appended when `label`), never epoch milliseconds read as elapsed time.
+pub fn axis_time(ms: u64, virtual_time: bool, label: bool) -> String {
+    let t = time_text(ms, virtual_time);
+    if !virtual_time && label {
+        format!("{t} UTC")
+    } else {
+        t
+    }
+}
+
 /// Cuts `s` to `width` characters, ending in `…` when cut.
 pub fn fit(s: &str, width: usize) -> String {
     if s.chars().count() <= width {

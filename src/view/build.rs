@@ -32,6 +32,7 @@ pub fn build(cluster: &Cluster, req: &ViewRequest, source: &str, clock: ClockVie
         request: req.clone(),
         heat: None,
         refused: Vec::new(),
+        disconnected_since: None,
         heatmap: None,
         history: None,
         lab: None,
@@ -61,6 +62,7 @@ fn shard_rows(cluster: &Cluster, coll: Option<&Collection>) -> Vec<ShardRow> {
                 id: s.shard.id.clone(),
                 zones: s.shard.zones.iter().cloned().collect(),
                 draining: s.shard.draining,
+                unlisted: s.unlisted,
                 ..ShardRow::default()
             };
             if let Some(c) = coll {
@@ -69,6 +71,7 @@ fn shard_rows(cluster: &Cluster, coll: Option<&Collection>) -> Vec<ShardRow> {
                 row.jumbo = t.jumbo;
                 row.docs = t.stats.docs;
                 row.bytes = t.stats.bytes;
+                row.sizes_invalid = c.invalid_sizes.contains(&idx);
                 row.writes = c.writes_to(idx);
                 (row.orphaned_docs, row.orphaned_bytes) = c.orphans_on(idx);
                 row.write_share = shares
@@ -88,6 +91,7 @@ fn balancer(cluster: &Cluster) -> BalancerView {
     let settings = &cluster.settings;
     BalancerView {
         enabled: settings.balancer_enabled,
+        mode: cluster.balancer_mode().as_str(),
         window: settings.active_window.map(|w| {
             format!(
                 "{:02}:{:02}–{:02}:{:02}",
@@ -119,6 +123,8 @@ fn balancer(cluster: &Cluster) -> BalancerView {
                     progress: (m.finish_ms > m.started_ms)
                         .then(|| (now.saturating_sub(m.started_ms) as f64 / span as f64).min(1.0)),
                     reason: m.reason.as_str().to_string(),
+                    bytes: m.bytes,
+                    bytes_estimated: m.bytes_estimated,
                 }
             })
             .collect(),
@@ -209,6 +215,7 @@ fn collection_view(cluster: &Cluster, c: &Collection, req: &ViewRequest) -> Coll
     CollectionView {
         activity,
         ns: c.ns.clone(),
+        balancing: c.balancing_notes(),
         key: key_text(&c.pattern),
         chunks: table.len(),
         jumbo,

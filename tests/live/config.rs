@@ -84,7 +84,7 @@ fn four_four_chunks_name_their_collection_by_namespace() {
     let settings = SettingsDocs::parse(&docs(&f, "settings")).unwrap();
     assert!(
         settings.chunk_size_mb.is_some()
-            || settings.balancer_off
+            || settings.balancer_mode != shardtop::cluster::balancer::BalancerMode::Full
             || settings.active_window.is_some()
     );
 }

@@ -8,6 +8,7 @@ mod common;
 mod config;
 mod record_replay;
 mod refresh;
+mod truth;
 mod watch_actionlog;
 mod watch_key_visualizer;
 mod watch_privileges;

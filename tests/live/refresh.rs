@@ -29,6 +29,7 @@ fn collection_doc(sim: &Simulator, ns: &str) -> CollectionDoc {
         dropped: false,
         unsplittable: false,
         no_balance: false,
+        defragmentation: None,
         balancing: c.balancing,
     }
 }

@@ -35,6 +35,26 @@ fn as_polled(mut v: Value, version: &str) -> Value {
             }
         }
     }
+    // A live poll knows a migration's size only as an estimate: the donor's owned bytes over
+    // its chunks (the ranges caught here are one whole chunk).
+    let rows = v["collections"].clone();
+    for m in v["balancer"]["inFlight"].as_array_mut().unwrap() {
+        let c = rows
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["ns"] == m["ns"])
+            .unwrap();
+        let donor = c["shards"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["shard"] == m["from"])
+            .unwrap();
+        let per_chunk = donor["bytes"].as_u64().unwrap() / donor["chunks"].as_u64().unwrap();
+        m["bytes"] = per_chunk.into();
+        m["bytesEstimated"] = true.into();
+    }
     v
 }
 

@@ -13,3 +13,4 @@ mod panes;
 mod runtime;
 mod settings;
 mod time_travel;
+mod truth;

@@ -85,6 +85,7 @@ impl Simulator {
         let settings = Settings {
             chunk_size_bytes,
             balancer_enabled: sc.balancer,
+            auto_split_only: false,
             active_window: None,
             auto_merge: true,
             attempt_to_balance_jumbo_chunks: false,

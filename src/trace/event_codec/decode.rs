@@ -406,6 +406,7 @@ pub fn reason_of(s: &str) -> MigrationReason {
         "manual" => MigrationReason::Manual,
         "manualForceJumbo" => MigrationReason::ManualForce,
         "defragmentation" => MigrationReason::Defragmentation,
+        "unknown" => MigrationReason::Unknown,
         _ => MigrationReason::ChunksImbalance,
     }
 }

@@ -27,9 +27,11 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: Theme, focused: b
     let b = &v.balancer;
     let mut lines = Vec::new();
     let mode = if b.enabled {
-        Span::styled("on", theme.ok())
+        Span::styled("on (full)", theme.ok())
+    } else if b.mode == "autoSplitOnly" {
+        Span::styled("autoSplitOnly: never migrates", theme.warn())
     } else {
-        Span::styled("STOPPED", theme.warn())
+        Span::styled("STOPPED (off)", theme.warn())
     };
     lines.push(Line::from(vec![
         Span::raw("mode "),
@@ -61,18 +63,22 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: Theme, focused: b
             Span::raw("")
         },
     ]));
+    let live = !v.clock.virtual_time;
     let why = if b.why_not.is_empty() {
-        if b.in_flight.is_empty() {
-            "balanced".to_string()
-        } else {
+        if !b.in_flight.is_empty() {
             "balancing".to_string()
+        } else if live {
+            // A live cluster's compliance is what balancerCollectionStatus said; none answered.
+            "not known (no balancerCollectionStatus answer)".to_string()
+        } else {
+            "balanced".to_string()
         }
     } else {
         b.why_not.join("; ")
     };
     lines.push(Line::from(vec![
         Span::styled("why: ", theme.title()),
-        Span::raw(fit(&why, width.saturating_sub(5) * 2)),
+        Span::raw(fit(&why, width.saturating_sub(5) * 3)),
     ]));
     lines.extend(super::refused_lines(app, &[Feeds::Balancer], width, theme));
     for m in &b.in_flight {
@@ -86,7 +92,7 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: Theme, focused: b
             )),
             Span::styled(
                 fit(
-                    &format!("{} {}", m.reason, m.range),
+                    &format!("{} · {} · {}", m.reason, size_text(m), m.range),
                     width.saturating_sub(30),
                 ),
                 theme.dim(),
@@ -99,6 +105,15 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: Theme, focused: b
         Paragraph::new(lines).wrap(Wrap { trim: true }).block(block),
         area,
     );
+}
+
+/// `12.0 MiB`, `≈12.0 MiB` for an estimate, `size unknown`.
+fn size_text(m: &crate::view::MigrationView) -> String {
+    match (m.bytes, m.bytes_estimated) {
+        (None, _) => "size unknown".to_string(),
+        (Some(b), true) => format!("≈{}", crate::units::human_bytes(b)),
+        (Some(b), false) => crate::units::human_bytes(b),
+    }
 }
 
 /// The latest finished migrations, from the event log.

@@ -29,6 +29,24 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: Theme) {
     };
     spans.push(Span::raw(time));
     spans.push(sep());
+    if let Some(since) = v.disconnected_since {
+        spans.push(Span::styled(
+            format!(
+                "○ disconnected since {} UTC",
+                super::time_text(since, false)
+            ),
+            theme.error(),
+        ));
+    } else {
+        live_state(&mut spans, v, theme);
+    }
+    spans.push(sep());
+    balancer_state(&mut spans, v, theme);
+    frame.render_widget(Paragraph::new(Line::from(spans)), area);
+}
+
+/// Play/pause, or live/polling paused, with the speed or the heat mode.
+fn live_state(spans: &mut Vec<Span<'static>>, v: &crate::view::ClusterView, theme: Theme) {
     match (v.clock.virtual_time, v.clock.paused) {
         (true, true) => spans.push(Span::styled("❚❚ paused", theme.warn())),
         (true, false) => spans.push(Span::styled("▶", theme.ok())),
@@ -40,17 +58,22 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: Theme) {
     } else if let Some(h) = v.heat {
         spans.push(Span::raw(format!(" · heat {h}")));
     }
-    spans.push(sep());
+}
+
+/// The balancer's mode (and a round running).
+fn balancer_state(spans: &mut Vec<Span<'static>>, v: &crate::view::ClusterView, theme: Theme) {
     let b = &v.balancer;
     if b.enabled {
         spans.push(Span::styled("balancer on", theme.ok()));
         if b.in_round {
             spans.push(Span::styled(" · in round", theme.warn()));
         }
+    } else if b.mode == "autoSplitOnly" {
+        // autoSplitOnly never migrates: not "on".
+        spans.push(Span::styled("balancer autoSplitOnly", theme.warn()));
     } else {
         spans.push(Span::styled("balancer off", theme.warn()));
     }
-    frame.render_widget(Paragraph::new(Line::from(spans)), area);
 }
 
 /// `5`, `0.5`, `0.25`.

@@ -9,7 +9,7 @@ use ratatui::symbols::Marker;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Axis, Chart, Dataset, GraphType, Paragraph, Wrap};
 
-use super::{clock_text, pane_block};
+use super::{axis_time, pane_block};
 use crate::ui::app::App;
 use crate::ui::theme::{Bar, Theme};
 use crate::units::human_bytes;
@@ -76,7 +76,13 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: Theme) {
     let more = h.shards.len().saturating_sub(scroll + room);
     let first_col = (h.now_col + 1).saturating_sub(spark);
     let spark_from = h.from_ms + first_col as u64 * h.secs_per_col * 1000;
-    lines.push(axis((spark_from, h.now_ms), usize::from(inner.width), more));
+    let virtual_time = app.view.as_ref().is_none_or(|v| v.clock.virtual_time);
+    lines.push(axis(
+        (spark_from, h.now_ms),
+        usize::from(inner.width),
+        more,
+        virtual_time,
+    ));
     let used = lines.len() as u16;
     frame.render_widget(Paragraph::new(lines).block(block), area);
     let left = Rect {
@@ -85,7 +91,7 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: Theme) {
         ..inner
     };
     if left.height >= MIN_CHART_ROWS {
-        chart(frame, left, h, theme);
+        chart(frame, left, h, theme, virtual_time);
     }
 }
 
@@ -109,7 +115,7 @@ fn tail(s: &ShardHistory, n: usize, now_col: usize) -> ShardHistory {
 }
 
 /// The largest shards' data over the whole window, a line each in its shard's colour.
-fn chart(frame: &mut Frame, area: Rect, h: &HistoryView, theme: Theme) {
+fn chart(frame: &mut Frame, area: Rect, h: &HistoryView, theme: Theme, virtual_time: bool) {
     let mut largest: Vec<&ShardHistory> = h.shards.iter().collect();
     largest.sort_by_key(|s| std::cmp::Reverse(latest(&s.bytes).unwrap_or(0)));
     largest.truncate(CHART_SHARDS);
@@ -157,7 +163,10 @@ fn chart(frame: &mut Frame, area: Rect, h: &HistoryView, theme: Theme) {
         .x_axis(
             Axis::default()
                 .bounds([0.0, width])
-                .labels([clock_text(h.from_ms), clock_text(h.to_ms)])
+                .labels([
+                    axis_time(h.from_ms, virtual_time, false),
+                    axis_time(h.to_ms, virtual_time, true),
+                ])
                 .style(theme.dim()),
         )
         .y_axis(
@@ -264,14 +273,19 @@ fn shard_line(
     Line::from(spans)
 }
 
-fn axis((from_ms, now_ms): (u64, u64), width: usize, more: usize) -> Line<'static> {
-    let left = clock_text(from_ms);
+fn axis(
+    (from_ms, now_ms): (u64, u64),
+    width: usize,
+    more: usize,
+    virtual_time: bool,
+) -> Line<'static> {
+    let left = axis_time(from_ms, virtual_time, false);
     let more = if more > 0 {
         format!(" · {more} more shards (↓)")
     } else {
         String::new()
     };
-    let right = format!("{} (now){more}", clock_text(now_ms));
+    let right = format!("{} (now){more}", axis_time(now_ms, virtual_time, true));
     let gap = width.saturating_sub(left.chars().count() + right.chars().count() + 2);
     Line::from(format!("  {left}{}{right}", " ".repeat(gap)))
 }

@@ -11,7 +11,7 @@ use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
-use super::{clock_text, pane_block};
+use super::{axis_time, pane_block};
 use crate::ui::app::App;
 use crate::ui::theme::Theme;
 use crate::view::key_visualizer::KeyVisualizerView;
@@ -62,7 +62,8 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: Theme) {
     let inner = block.inner(area);
     let mut lines = grid_lines(h, app, theme);
     lines.push(owner_band(h, app, theme));
-    lines.push(axis(h, usize::from(inner.width)));
+    let virtual_time = app.view.as_ref().is_none_or(|v| v.clock.virtual_time);
+    lines.push(axis(h, usize::from(inner.width), virtual_time));
     lines.push(Line::from(vec![
         Span::styled(
             format!("{} ", SHADES[1..].iter().collect::<String>()),
@@ -148,12 +149,13 @@ fn owner_band(h: &KeyVisualizerView, app: &App, theme: Theme) -> Line<'static> {
     Line::from(spans)
 }
 
-fn axis(h: &KeyVisualizerView, width: usize) -> Line<'static> {
-    let left = clock_text(h.from_ms);
+fn axis(h: &KeyVisualizerView, width: usize, virtual_time: bool) -> Line<'static> {
+    let t = |ms, label| axis_time(ms, virtual_time, label);
+    let left = t(h.from_ms, false);
     let right = if h.to_ms > h.now_ms + 1 {
-        format!("now {} · {}", clock_text(h.now_ms), clock_text(h.to_ms))
+        format!("now {} · {}", t(h.now_ms, false), t(h.to_ms, true))
     } else {
-        format!("{} (now)", clock_text(h.now_ms))
+        format!("{} (now)", t(h.now_ms, true))
     };
     let gap = width.saturating_sub(left.chars().count() + right.chars().count() + 2);
     Line::from(format!("  {left}{}{right}", " ".repeat(gap)))

@@ -22,6 +22,8 @@ use crate::view::{ClusterView, ShardRow};
 /// Column widths for one render.
 struct Columns {
     id: usize,
+    /// Each shard's name as shown: whole, or cut to the shortest form that keeps them distinct.
+    names: Vec<String>,
     zones: usize,
     drain: bool,
     metric_bar: usize,
@@ -30,13 +32,22 @@ struct Columns {
 }
 
 fn columns(v: &ClusterView, width: usize) -> Columns {
-    let id = v
-        .shards
+    let ids: Vec<&str> = v.shards.iter().map(|s| s.id.as_str()).collect();
+    let base = ids
         .iter()
-        .map(|s| s.id.len())
+        .map(|s| s.chars().count())
         .max()
         .unwrap_or(4)
         .clamp(4, 14);
+    let (id, names) = crate::units::shortest_unique(&ids, base);
+    let room = (width / 3).max(base);
+    let (id, names) = if id <= room {
+        (id, names)
+    } else {
+        let cut = crate::units::cut_names(&ids, room)
+            .unwrap_or_else(|| ids.iter().map(|s| fit(s, room)).collect());
+        (room, cut)
+    };
     let zones = v
         .shards
         .iter()
@@ -44,7 +55,7 @@ fn columns(v: &ClusterView, width: usize) -> Columns {
         .max()
         .unwrap_or(0)
         .min(12);
-    let drain = v.shards.iter().any(|s| s.draining);
+    let drain = v.shards.iter().any(|s| s.draining || s.unlisted);
     let fixed = 2 + id + 1 + if zones > 0 { zones + 1 } else { 0 } + if drain { 6 } else { 0 };
     let writes_bar = if width >= 90 { 8 } else { 4 };
     let writes = writes_bar + 5 + 6;
@@ -58,6 +69,7 @@ fn columns(v: &ClusterView, width: usize) -> Columns {
     .max(1);
     Columns {
         id,
+        names,
         zones,
         drain,
         metric_bar,
@@ -124,6 +136,12 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: Theme, focused: b
             lines.pop();
         }
         lines.push(Line::from(Span::styled(note, theme.dim())));
+    }
+    for note in notes(v, usize::from(inner.width), theme) {
+        if lines.len() > rows {
+            lines.pop();
+        }
+        lines.push(note);
     }
     if let Some(note) = orphans_note(v) {
         if lines.len() > rows {
@@ -212,7 +230,11 @@ fn row(
         Span::styled(glyph.to_string(), theme.shard_cell(i)),
         Span::raw(" "),
         Span::styled(
-            format!("{:<w$} ", fit(&s.id, cols.id), w = cols.id),
+            format!(
+                "{:<w$} ",
+                cols.names.get(i).map_or(s.id.as_str(), String::as_str),
+                w = cols.id
+            ),
             name_style,
         ),
     ];
@@ -224,7 +246,9 @@ fn row(
         ));
     }
     if cols.drain {
-        spans.push(if s.draining {
+        spans.push(if s.unlisted {
+            Span::styled("GHOST ", theme.error())
+        } else if s.draining {
             Span::styled("DRAIN ", theme.warn())
         } else {
             Span::raw("      ")
@@ -238,7 +262,11 @@ fn row(
     ];
     let data = vec![
         Span::styled(bar(data_frac, cols.metric_bar), theme.bar(Bar::Data)),
-        Span::raw(format!(" {:>9} ", human_bytes(s.bytes))),
+        if s.sizes_invalid {
+            Span::styled(format!(" {:>9} ", "invalid"), theme.error())
+        } else {
+            Span::raw(format!(" {:>9} ", human_bytes(s.bytes)))
+        },
     ];
     let (first, second) = match app.metric {
         Metric::Chunks => (chunks, data),
@@ -268,6 +296,26 @@ fn row(
         spans.push(Span::styled(" ◀ HOT", theme.hot()));
     }
     Line::from(spans)
+}
+
+/// The collection's `balancing:` settings and the shards missing from `config.shards`.
+fn notes(v: &ClusterView, width: usize, theme: Theme) -> Vec<Line<'static>> {
+    let mut out = Vec::new();
+    if let Some(c) = v.collection.as_ref().filter(|c| !c.balancing.is_empty()) {
+        let note = format!("balancing: {}", c.balancing.join(" · "));
+        out.push(Line::from(Span::styled(fit(&note, width), theme.warn())));
+    }
+    let ghosts: Vec<&str> = v
+        .shards
+        .iter()
+        .filter(|s| s.unlisted)
+        .map(|s| s.id.as_str())
+        .collect();
+    if !ghosts.is_empty() {
+        let note = format!("GHOST: not in config.shards: {}", ghosts.join(", "));
+        out.push(Line::from(Span::styled(fit(&note, width), theme.error())));
+    }
+    out
 }
 
 /// `orphaned: shard0000 769.1 KiB (3938 docs) · …` when migrations left documents on donors.

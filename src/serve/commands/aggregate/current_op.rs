@@ -62,17 +62,25 @@ fn migrations(state: &State) -> Vec<Document> {
                 .pattern
                 .bound_to_document(m.end.as_ref().unwrap_or(&m.max));
             let msg = format!("moving [{min}, {max}) from {from} to {to}");
+            // `ForceJumbo`: 0 do not force, 1 a manual move with `forceJumbo: true`, 2 the
+            // balancer forcing (a drain).
+            // 8.0 `s/request_types/move_range_request.idl`, 4.4 `move_chunk_request.h`.
+            let force_jumbo: i32 = match m.reason {
+                crate::cluster::event::MigrationReason::ManualForce => 1,
+                r if r.is_forced() => 2,
+                _ => 0,
+            };
             let command = if v < ServerVersion::V6_0 {
                 doc! {
                     "moveChunk": &m.ns, "fromShard": from, "toShard": to, "min": min, "max": max,
-                    "maxChunkSizeBytes": chunk_bytes, "waitForDelete": false, "forceJumbo": 0,
-                    "$db": "admin",
+                    "maxChunkSizeBytes": chunk_bytes, "waitForDelete": false,
+                    "forceJumbo": force_jumbo, "$db": "admin",
                 }
             } else {
                 doc! {
                     "_shardsvrMoveRange": &m.ns, "fromShard": from, "toShard": to, "min": min,
                     "max": max, "maxChunkSizeBytes": chunk_bytes, "waitForDelete": false,
-                    "forceJumbo": 0, "secondaryThrottle": false, "$db": "admin",
+                    "forceJumbo": force_jumbo, "secondaryThrottle": false, "$db": "admin",
                 }
             };
             let (secs, micros) = running(state, m.started_ms);
@@ -92,7 +100,7 @@ fn migrations(state: &State) -> Vec<Document> {
                 "command": command,
                 "msg": msg,
                 "shardtop": {
-                    "bytes": m.bytes as i64,
+                    "bytes": m.bytes.unwrap_or(0) as i64,
                     "startedMs": m.started_ms as i64,
                     "finishMs": m.finish_ms as i64,
                     "reason": m.reason.as_str(),

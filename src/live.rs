@@ -13,6 +13,7 @@ pub mod client;
 pub mod config;
 pub mod data_sizes;
 pub mod heat_counts;
+pub mod inconsistency;
 pub mod logs;
 pub mod poller;
 pub mod privileges;

@@ -40,6 +40,16 @@ impl DocStore {
     }
 }
 
+/// One way a collection's routing metadata is inconsistent, named as `checkMetadataConsistency`
+/// names it (`kind`: `RoutingTableRangeOverlap`, `RoutingTableRangeGap`,
+/// `RoutingTableMissingMinKey`, `RoutingTableMissingMaxKey`; mongo
+/// `src/mongo/db/s/metadata_consistency_util.cpp`), and what it is, in words.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Inconsistency {
+    pub kind: String,
+    pub description: String,
+}
+
 /// A sharded collection.
 #[derive(Clone, Debug)]
 pub struct Collection {
@@ -67,6 +77,9 @@ pub struct Collection {
     pub placement: Placement,
     /// `defragmentCollection: true` and its `defragmentationPhase`, while it runs.
     pub defragmentation: Option<super::defragmentation::DefragmentationPhase>,
+    /// What is inconsistent in its routing metadata as read (a live cluster only; empty when
+    /// its chunks tile the key space). Its table then shows the chunks sorted by lower bound.
+    pub inconsistencies: Vec<Inconsistency>,
 }
 
 /// Whether a collection is sharded. An unsharded collection is modelled as one chunk
@@ -137,6 +150,7 @@ impl Collection {
             balancing: CollectionBalancing::default(),
             range_deletions: Vec::new(),
             defragmentation: None,
+            inconsistencies: Vec::new(),
             placement: Placement::Sharded,
         }
     }

@@ -116,6 +116,14 @@ impl Cluster {
         if c.placement != super::Placement::Sharded {
             out["placement"] = json!(c.placement.as_str());
         }
+        if !c.inconsistencies.is_empty() {
+            let list: Vec<Value> = c
+                .inconsistencies
+                .iter()
+                .map(|i| json!({"type": i.kind, "description": i.description}))
+                .collect();
+            out["inconsistencies"] = Value::Array(list);
+        }
         if with_chunks {
             let list: Vec<Value> = table
                 .iter()
@@ -178,6 +186,9 @@ impl Cluster {
         }
         if let Some(p) = c.defragmentation {
             let _ = writeln!(s, "  defragmenting: phase {}", p.as_str());
+        }
+        for i in &c.inconsistencies {
+            let _ = writeln!(s, "  INCONSISTENT {}: {}", i.kind, i.description);
         }
         let table = &c.table;
         let n = self.shards.len();

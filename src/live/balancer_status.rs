@@ -69,7 +69,12 @@ pub(super) async fn compliance(
                 refused.note(&super::privileges::balancer_collection_status(&ns));
                 break;
             }
-            Err(_) => continue,
+            Err(e) => {
+                if e.code.is_some() {
+                    refused.failed(&super::privileges::balancer_collection_status(&ns), &e);
+                }
+                continue;
+            }
         };
         if r.get_bool("balancerCompliant").unwrap_or(true) {
             out.push(format!("{ns}: balanced (balancerCompliant)"));

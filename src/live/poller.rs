@@ -26,6 +26,7 @@ fn bad(e: impl std::fmt::Display) -> LiveError {
         message: e.to_string(),
         input: false,
         unauthorized: false,
+        code: None,
     }
 }
 
@@ -45,6 +46,8 @@ pub struct Poller {
     pub sampled_heat: Option<super::sampled_heat::SampledHeat>,
     /// The reads the last poll was refused (Unauthorized), with what each needs.
     refused: Refusals,
+    /// Whether the mongos has `$shardedDataDistribution` (6.0.3+), from its version string.
+    sharded_data_distribution: bool,
 }
 
 /// What a poll produced: the cluster as it is now, and the new lines of its logs.
@@ -60,8 +63,9 @@ const JUMBO_EVERY: std::time::Duration = std::time::Duration::from_secs(60);
 
 /// How a collection's routing table is brought up to date.
 enum Refresh {
-    /// A new table (first poll, new incarnation, or an answer that did not tile).
-    Full(Box<RoutingTable>, Vec<ShardKey>),
+    /// A new table (first poll, new incarnation, an answer that did not tile, or a collection
+    /// whose chunks are inconsistent: reloaded at every poll).
+    Full(Box<routing_cache::Loaded>),
     /// Patches to the kept table, and the jumbo chunks now when they were re-read.
     Patch(Vec<RangePatch>, Option<Vec<ShardKey>>),
 }
@@ -90,6 +94,7 @@ impl Poller {
             change_heat: None,
             sampled_heat: None,
             refused: Refusals::default(),
+            sharded_data_distribution: true,
         }
     }
 
@@ -154,7 +159,14 @@ impl Poller {
         if let Some(v) = self.version {
             return Ok(v);
         }
-        let hello = self.client.command("admin", doc! {"hello": 1}).await?;
+        // `hello` arrived in 4.4.2 (and 5.0); before it a mongos answers CommandNotFound and
+        // knows `isMaster`, as drivers fall back (mongo `src/mongo/s/commands/cluster_hello_cmd.cpp`).
+        let hello = match self.client.command("admin", doc! {"hello": 1}).await {
+            Err(e) if e.code == Some(59) => {
+                self.client.command("admin", doc! {"isMaster": 1}).await?
+            }
+            other => other?,
+        };
         if hello.get_str("msg") != Ok("isdbgrid") {
             let what = if hello.get_str("setName").is_ok() {
                 "a replica-set member"
@@ -169,6 +181,7 @@ impl Poller {
         let info = self.client.command("admin", doc! {"buildInfo": 1}).await?;
         let text = info.get_str("version").unwrap_or("8.0");
         let v = text.parse::<ServerVersion>().map_err(bad)?;
+        self.sharded_data_distribution = data_sizes::has_sharded_data_distribution(text);
         self.version = Some(v);
         Ok(v)
     }
@@ -204,10 +217,16 @@ impl Poller {
             ChunkOwner::Uuid(u) => doc! {"uuid": Bson::Binary(u)},
             ChunkOwner::Ns(ns) => doc! {"ns": ns},
         };
+        let consistent = |state: &Cluster| {
+            state
+                .collection(&coll.ns)
+                .is_some_and(|c| c.inconsistencies.is_empty())
+        };
         let fresh = self
             .caches
             .get(&coll.ns)
-            .is_some_and(|c| !c.is_stale_for(coll));
+            .is_some_and(|c| !c.is_stale_for(coll))
+            && consistent(&self.state);
         let kept = |state: &Cluster| state.collection(&coll.ns).map(|c| c.table.version());
         if let (true, Some(v)) = (fresh, kept(&self.state)) {
             let mut since = owner.clone();
@@ -251,8 +270,7 @@ impl Poller {
             })
             .await?;
         self.fetched_chunks += fetched;
-        let (table, jumbo) = load.finish().map_err(bad)?;
-        Ok(Refresh::Full(Box::new(table), jumbo))
+        Ok(Refresh::Full(Box::new(load.finish().map_err(bad)?)))
     }
 
     /// One poll that gives up after `limit` (a server that stops answering).
@@ -271,17 +289,14 @@ impl Poller {
                 ),
                 input: false,
                 unauthorized: false,
+                code: None,
             }),
         }
     }
 
     /// Reads the configuration: shards, collections, the changes to their routing tables, zones,
     /// settings, databases and per-shard sizes.
-    async fn read(
-        &mut self,
-        version: ServerVersion,
-        refused: &mut Refusals,
-    ) -> Result<Reads, LiveError> {
+    async fn read(&mut self, refused: &mut Refusals) -> Result<Reads, LiveError> {
         let find = privileges::config_find;
         let shard_docs = Self::parsed(&self.client, "shards", ShardDoc::parse).await;
         let shard_docs = essential(shard_docs, &find("shards"))?;
@@ -302,6 +317,9 @@ impl Poller {
         let settings = Self::config(&self.client, "settings", doc! {}).await;
         let settings =
             SettingsDocs::parse(&refused.optional(settings, &find("settings"))?).map_err(bad)?;
+        for note in &settings.notes {
+            refused.say(crate::view::Feeds::Balancer, note.clone());
+        }
         let databases = Self::config(&self.client, "databases", doc! {}).await;
         let databases: Vec<(String, String)> = refused
             .optional(databases, &find("databases"))?
@@ -314,13 +332,8 @@ impl Poller {
             })
             .collect();
         let names: Vec<String> = colls.iter().map(|c| c.ns.clone()).collect();
-        let sizes_read = if version >= ServerVersion::V6_0 {
-            privileges::sharded_data_distribution()
-        } else {
-            privileges::coll_stats(names.first().map_or("each collection", String::as_str))
-        };
-        let sizes = data_sizes::data_sizes(&self.client, version, names).await;
-        let sizes = refused.optional(sizes, &sizes_read)?;
+        let sdd = &mut self.sharded_data_distribution;
+        let sizes = data_sizes::read(&self.client, sdd, names, refused).await?;
         Ok(Reads {
             shard_docs,
             shards,
@@ -344,8 +357,13 @@ impl Poller {
         let mut caches = std::mem::take(&mut self.caches);
         let mut collections = Vec::new();
         for (coll, refresh) in reads.colls.iter().zip(reads.refreshes) {
+            let mut inconsistencies = Vec::new();
             let (table, cache) = match refresh {
-                Refresh::Full(table, jumbo) => (*table, CachedRouting::new(coll, jumbo)),
+                Refresh::Full(loaded) => {
+                    let loaded = *loaded;
+                    inconsistencies = loaded.inconsistencies;
+                    (loaded.table, CachedRouting::new(coll, loaded.jumbo))
+                }
                 Refresh::Patch(patches, jumbo) => {
                     let mut table = kept
                         .remove(&coll.ns)
@@ -361,7 +379,9 @@ impl Poller {
                 }
             };
             self.caches.insert(coll.ns.clone(), cache);
-            collections.push(snapshot::collection(coll, table, &reads.tags).map_err(bad)?);
+            let mut c = snapshot::collection(coll, table, &reads.tags).map_err(bad)?;
+            c.inconsistencies = inconsistencies;
+            collections.push(c);
         }
         let snap = ConfigSnapshot {
             version,
@@ -381,7 +401,7 @@ impl Poller {
         let version = self.handshake().await?;
         self.fetched_chunks = 0;
         let mut refused = Refusals::default();
-        let reads = self.read(version, &mut refused).await?;
+        let reads = self.read(&mut refused).await?;
         let names: Vec<String> = reads.colls.iter().map(|c| c.ns.clone()).collect();
         let log = self.logs.read(&self.client).await;
         let log = refused.optional(log, &privileges::config_find("changelog"))?;

@@ -6,6 +6,8 @@
 #[path = "../common/mod.rs"]
 mod common;
 mod config;
+mod real_clusters;
+mod real_mongos;
 mod refresh;
 mod watch_actionlog;
 mod watch_key_visualizer;

@@ -146,15 +146,12 @@ impl FullLoad {
             (std::mem::take(&mut self.rows), Vec::new())
         } else {
             let rows = std::mem::take(&mut self.rows);
-            let maxes = match self.maxes.take() {
-                Some(maxes) => maxes,
-                None => {
-                    let mut maxes: Vec<ShardKey> =
-                        rows.iter().skip(1).map(|(m, _)| m.clone()).collect();
-                    maxes.extend(self.last_max.take());
-                    maxes
-                }
-            };
+            let maxes = self.maxes.take().unwrap_or_else(|| {
+                let mut maxes: Vec<ShardKey> =
+                    rows.iter().skip(1).map(|(m, _)| m.clone()).collect();
+                maxes.extend(self.last_max.take());
+                maxes
+            });
             let chunks = rows
                 .into_iter()
                 .zip(maxes)

@@ -34,7 +34,7 @@ impl ClusterFile {
         let text = std::fs::read_to_string(path).expect("a cluster file");
         let v: serde_json::Value = serde_json::from_str(&text).expect("JSON");
         let mut config = HashMap::new();
-        for (k, docs) in v["config"].as_object().expect("config").iter() {
+        for (k, docs) in v["config"].as_object().expect("config") {
             let docs = docs
                 .as_array()
                 .expect("an array of documents")
@@ -64,9 +64,8 @@ impl ClusterFile {
                 )
             })
             .collect();
-        let replies = match ejson(v["replies"].clone()) {
-            Bson::Document(d) => d,
-            _ => panic!("replies"),
+        let Bson::Document(replies) = ejson(v["replies"].clone()) else {
+            panic!("replies")
         };
         Self {
             name: v["cluster"].as_str().expect("cluster").to_string(),
@@ -183,12 +182,9 @@ fn error(code: i32, name: &str, msg: &str) -> Document {
 
 impl Shared {
     fn unknown(&self, what: String) -> Document {
-        self.unknown.lock().unwrap().push(what.clone());
-        error(
-            59,
-            "CommandNotFound",
-            &format!("the test mongos does not know {what}"),
-        )
+        let text = format!("the test mongos does not know {what}");
+        self.unknown.lock().unwrap().push(what);
+        error(59, "CommandNotFound", &text)
     }
 
     fn answer(&self, cmd: &Document) -> Document {

@@ -15,6 +15,7 @@ pub mod data_sizes;
 pub mod heat_counts;
 pub mod inconsistency;
 pub mod logs;
+pub mod one_poll;
 pub mod poller;
 pub mod privileges;
 pub mod record;

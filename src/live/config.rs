@@ -323,6 +323,20 @@ pub struct TagDoc {
 }
 
 impl TagDoc {
+    /// Every zone range that parses, and a note for each that does not (it is not shown).
+    pub fn parse_all(docs: &[Document]) -> (Vec<Self>, Vec<String>) {
+        let mut notes = Vec::new();
+        let tags = docs
+            .iter()
+            .filter_map(|d| {
+                Self::parse(d)
+                    .map_err(|e| notes.push(format!("{e}: that zone range is not shown")))
+                    .ok()
+            })
+            .collect();
+        (tags, notes)
+    }
+
     pub fn parse(doc: &Document) -> Result<Self, ConfigError> {
         let bound = |field: &str| {
             doc.get_document(field)

@@ -21,6 +21,8 @@ use crate::cluster::ServerVersion;
 use crate::model::{RangePatch, RoutingTable, ShardIdx, ShardKey};
 use crate::view::LogLine;
 
+pub use super::one_poll::{OnePoll, now_ms, poll_once};
+
 fn bad(e: impl std::fmt::Display) -> LiveError {
     LiveError {
         message: e.to_string(),
@@ -312,8 +314,12 @@ impl Poller {
             let refresh = self.refresh(c, &mut shards).await;
             refreshes.push(essential(refresh, &find("chunks"))?);
         }
-        let tags = Self::parsed(&self.client, "tags", TagDoc::parse).await;
+        let tags = Self::config(&self.client, "tags", doc! {}).await;
         let tags = refused.optional(tags, &find("tags"))?;
+        let (tags, notes) = TagDoc::parse_all(&tags);
+        for note in notes {
+            refused.say(crate::view::Feeds::Shards, note);
+        }
         let settings = Self::config(&self.client, "settings", doc! {}).await;
         let settings =
             SettingsDocs::parse(&refused.optional(settings, &find("settings"))?).map_err(bad)?;
@@ -347,7 +353,12 @@ impl Poller {
     }
 
     /// Brings the kept model up to date with what a poll read (no I/O: all or nothing).
-    fn install(&mut self, version: ServerVersion, reads: Reads) -> Result<(), LiveError> {
+    fn install(
+        &mut self,
+        version: ServerVersion,
+        reads: Reads,
+        refused: &mut Refusals,
+    ) -> Result<(), LiveError> {
         let renumber = reads.shards.renumbering(&self.state);
         let renumbered = renumber.iter().enumerate().any(|(i, s)| s.index() != i);
         let mut kept: HashMap<String, RoutingTable> = std::mem::take(&mut self.state.collections)
@@ -379,7 +390,10 @@ impl Poller {
                 }
             };
             self.caches.insert(coll.ns.clone(), cache);
-            let mut c = snapshot::collection(coll, table, &reads.tags).map_err(bad)?;
+            let (mut c, notes) = snapshot::collection(coll, table, &reads.tags);
+            for note in notes {
+                refused.say(crate::view::Feeds::Shards, note);
+            }
             c.inconsistencies = inconsistencies;
             collections.push(c);
         }
@@ -413,7 +427,7 @@ impl Poller {
         let mut why_not = balancer_status::compliance(&self.client, names, &mut refused).await;
         let ops = balancer_status::current_migrations(&self.client).await;
         let ops = refused.optional(ops, &privileges::current_op())?;
-        self.install(version, reads)?;
+        self.install(version, reads, &mut refused)?;
         self.refused = refused;
         let state = &mut self.state;
         state.balancer =
@@ -451,34 +465,4 @@ fn rows(
     docs.iter()
         .map(|d| ChunkRow::parse(d, &coll.key, &mut |s| shards.index_of(s)).map_err(bad))
         .collect()
-}
-
-/// Milliseconds since the Unix epoch.
-pub fn now_ms() -> u64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_millis() as u64)
-}
-
-/// The cluster as one poll saw it, owned.
-pub struct OnePoll {
-    pub state: Cluster,
-    pub log: Vec<LogLine>,
-    /// The reads refused to this user, with what each needs.
-    pub refused: Vec<crate::view::RefusedRead>,
-}
-
-/// Connects and polls once.
-pub async fn poll_once(uri: &str, timeout: std::time::Duration) -> Result<OnePoll, LiveError> {
-    let client = LiveClient::connect(uri, timeout).await?;
-    let mut poller = Poller::new(client);
-    let log = poller
-        .poll_within(now_ms(), timeout.max(std::time::Duration::from_secs(1)) * 3)
-        .await?
-        .log;
-    Ok(OnePoll {
-        refused: poller.refused().to_vec(),
-        state: poller.into_state(),
-        log,
-    })
 }

@@ -313,6 +313,17 @@ async fn watch_runs_on_every_real_cluster_and_says_what_its_documents_imply() {
             errors,
             "{name}: {stderr}"
         );
+        // A zone range that does not fit its collection's key is left out, and said so.
+        let misfit = file.docs("tags").iter().any(|t| {
+            let coll = file
+                .docs("collections")
+                .iter()
+                .find(|c| c.get_str("_id") == t.get_str("ns"));
+            let key = coll.and_then(|c| c.get_document("key").ok());
+            let fields = |d: &Document| d.keys().cloned().collect::<Vec<_>>();
+            key.is_none_or(|k| fields(k) != fields(t.get_document("min").unwrap()))
+        });
+        assert_eq!(stderr.contains("not shown"), misfit, "{name}: {stderr}");
         let unknown = mongos.unknown.lock().unwrap().clone();
         assert!(
             unknown.is_empty(),

@@ -10,6 +10,7 @@ pub mod balancer_status;
 pub mod change_heat;
 pub mod change_text;
 pub mod client;
+pub mod compliance;
 pub mod config;
 pub mod data_sizes;
 pub mod heat_counts;

@@ -50,6 +50,8 @@ pub struct Poller {
     refused: Refusals,
     /// Whether the mongos has `$shardedDataDistribution` (6.0.3+), from its version string.
     sharded_data_distribution: bool,
+    /// Which collections' `balancerCollectionStatus` are due, and the answers kept.
+    compliance: super::compliance::CompliancePace,
 }
 
 /// What a poll produced: the cluster as it is now, and the new lines of its logs.
@@ -97,7 +99,13 @@ impl Poller {
             sampled_heat: None,
             refused: Refusals::default(),
             sharded_data_distribution: true,
+            compliance: super::compliance::CompliancePace::default(),
         }
+    }
+
+    /// At most `n` `balancerCollectionStatus` a poll (`usize::MAX`: every collection, every poll).
+    pub fn set_compliance_budget(&mut self, n: usize) {
+        self.compliance.budget = n;
     }
 
     /// The reads the last poll was refused, with what each needs.
@@ -416,7 +424,6 @@ impl Poller {
         self.fetched_chunks = 0;
         let mut refused = Refusals::default();
         let reads = self.read(&mut refused).await?;
-        let names: Vec<String> = reads.colls.iter().map(|c| c.ns.clone()).collect();
         let log = self.logs.read(&self.client).await;
         let log = refused.optional(log, &privileges::config_find("changelog"))?;
         let status = self
@@ -424,10 +431,14 @@ impl Poller {
             .command("admin", doc! {"balancerStatus": 1})
             .await;
         let status = refused.optional(status, &privileges::balancer_status())?;
-        let mut why_not = balancer_status::compliance(&self.client, names, &mut refused).await;
         let ops = balancer_status::current_migrations(&self.client).await;
         let ops = refused.optional(ops, &privileges::current_op())?;
         self.install(version, reads, &mut refused)?;
+        let colls: Vec<(String, crate::model::ChunkVersion)> = (self.state.collections.iter())
+            .map(|c| (c.ns.clone(), c.table.version()))
+            .collect();
+        let pace = &mut self.compliance;
+        let mut why_not = pace.ask(&self.client, &colls, &mut refused).await;
         self.refused = refused;
         let state = &mut self.state;
         state.balancer =

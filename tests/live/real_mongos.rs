@@ -126,6 +126,13 @@ struct Shared {
     received: Arc<Mutex<Vec<String>>>,
     cursors: Mutex<HashMap<i64, Vec<Document>>>,
     next_cursor: Mutex<i64>,
+    /// The chunks of each owner (`uuid` or `ns`, as its Extended JSON), as the config server's
+    /// `uuid_1_lastmod_1` / `ns_1_lastmod_1` indexes serve them.
+    chunks_of: HashMap<String, Vec<usize>>,
+}
+
+fn owner_key(v: &Bson) -> String {
+    v.clone().into_canonical_extjson().to_string()
 }
 
 /// At most this many documents a batch, so a 1,024-chunk collection needs `getMore`.
@@ -137,7 +144,14 @@ pub async fn start(file: ClusterFile) -> RealMongos {
     let port = listener.local_addr().expect("addr").port();
     let unknown = Arc::new(Mutex::new(Vec::new()));
     let received = Arc::new(Mutex::new(Vec::new()));
+    let mut chunks_of: HashMap<String, Vec<usize>> = HashMap::new();
+    for (i, c) in file.docs("chunks").iter().enumerate() {
+        if let Some(owner) = c.get("uuid").or_else(|| c.get("ns")) {
+            chunks_of.entry(owner_key(owner)).or_default().push(i);
+        }
+    }
     let shared = Arc::new(Shared {
+        chunks_of,
         file,
         unknown: unknown.clone(),
         received: received.clone(),
@@ -307,7 +321,17 @@ impl Shared {
         let coll = cmd.get_str("find").unwrap_or_default().to_string();
         let filter = cmd.get_document("filter").cloned().unwrap_or_default();
         let mut out = Vec::new();
-        for d in self.file.docs(&coll) {
+        let all = self.file.docs(&coll);
+        let owner = filter.get("uuid").or_else(|| filter.get("ns"));
+        let candidates: Vec<&Document> = match owner {
+            Some(o) if coll == "chunks" => self
+                .chunks_of
+                .get(&owner_key(o))
+                .map(|ix| ix.iter().map(|&i| &all[i]).collect())
+                .unwrap_or_default(),
+            _ => all.iter().collect(),
+        };
+        for d in candidates {
             match matches(d, &filter) {
                 Ok(true) => out.push(d.clone()),
                 Ok(false) => {}

@@ -401,3 +401,46 @@ async fn a_recording_of_every_real_cluster_replays_to_the_same_summary() {
         assert!(unknown.is_empty(), "{name}: {unknown:#?}");
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_view_marks_an_inconsistent_collection_and_shows_the_others() {
+    use shardtop::view::{ClockView, ViewRequest, build};
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/clusters");
+    let file = ClusterFile::load(&dir.join("awkward-overlap-7.0.json"));
+    let mongos = real_mongos::start(file).await;
+    let polled = shardtop::live::poller::poll_once(&mongos.uri, std::time::Duration::from_secs(10))
+        .await
+        .unwrap();
+    let state = &polled.state;
+    let names: Vec<&str> = state.collections.iter().map(|c| c.ns.as_str()).collect();
+    assert_eq!(
+        names,
+        ["config.system.sessions", "ecommerce.orders", "test.authors"]
+    );
+    for (i, c) in state.collections.iter().enumerate() {
+        let req = ViewRequest {
+            collection: i,
+            ..ViewRequest::default()
+        };
+        let view = build(state, &req, "test", ClockView::default());
+        let activity = view.collection.unwrap().activity;
+        if c.ns == "test.authors" {
+            assert_eq!(
+                activity.as_deref(),
+                Some("INCONSISTENT: RoutingTableRangeOverlap (chunks shown by lower bound)")
+            );
+        } else {
+            assert_eq!(activity, None, "{}", c.ns);
+        }
+    }
+    // The failed balancerCollectionStatus of test.authors is said in the balancer pane's notes.
+    assert!(
+        polled
+            .refused
+            .iter()
+            .any(|r| r.text.contains("balancerCollectionStatus test.authors")
+                && r.text.contains("ConflictingOperationInProgress")),
+        "{:?}",
+        polled.refused
+    );
+}

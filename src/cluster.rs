@@ -30,7 +30,7 @@ pub mod zones;
 
 use std::collections::BTreeMap;
 
-pub use collection::{Collection, CollectionBalancing, DocStore, Index, Placement};
+pub use collection::{Collection, CollectionBalancing, DocStore, Inconsistency, Index, Placement};
 pub use error::MongoError;
 pub use event::{Event, EventKind};
 pub use summary::SummaryOptions;

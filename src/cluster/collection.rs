@@ -40,6 +40,16 @@ impl DocStore {
     }
 }
 
+/// One way a collection's routing metadata is inconsistent, named as `checkMetadataConsistency`
+/// names it (`kind`: `RoutingTableRangeOverlap`, `RoutingTableRangeGap`,
+/// `RoutingTableMissingMinKey`, `RoutingTableMissingMaxKey`; mongo
+/// `src/mongo/db/s/metadata_consistency_util.cpp`), and what it is, in words.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Inconsistency {
+    pub kind: String,
+    pub description: String,
+}
+
 /// A sharded collection.
 #[derive(Clone, Debug)]
 pub struct Collection {
@@ -70,6 +80,9 @@ pub struct Collection {
     /// Shards whose reported size of the collection was out of what a server reports (a live
     /// cluster): their sizes are invalid, not zero.
     pub invalid_sizes: Vec<ShardIdx>,
+    /// What is inconsistent in its routing metadata as read (a live cluster only; empty when
+    /// its chunks tile the key space). Its table then shows the chunks sorted by lower bound.
+    pub inconsistencies: Vec<Inconsistency>,
 }
 
 /// Whether a collection is sharded. An unsharded collection is modelled as one chunk
@@ -140,6 +153,7 @@ impl Collection {
             balancing: CollectionBalancing::default(),
             range_deletions: Vec::new(),
             defragmentation: None,
+            inconsistencies: Vec::new(),
             placement: Placement::Sharded,
             invalid_sizes: Vec::new(),
         }

@@ -161,6 +161,14 @@ impl Cluster {
             "enableAutoMerge": c.balancing.auto_merge,
             "defragmenting": c.defragmentation.is_some(),
         });
+        if !c.inconsistencies.is_empty() {
+            let list: Vec<Value> = c
+                .inconsistencies
+                .iter()
+                .map(|i| json!({"type": i.kind, "description": i.description}))
+                .collect();
+            out["inconsistencies"] = Value::Array(list);
+        }
         if with_chunks {
             let list: Vec<Value> = table
                 .iter()
@@ -234,6 +242,9 @@ impl Cluster {
             .collect();
         if !notes.is_empty() {
             let _ = writeln!(s, "  balancing: {}", notes.join(" · "));
+        }
+        for i in &c.inconsistencies {
+            let _ = writeln!(s, "  INCONSISTENT {}: {}", i.kind, i.description);
         }
     }
 

@@ -182,7 +182,11 @@ impl FromStr for ServerVersion {
                 Self::NEWEST
             )
         };
-        let mut parts = s.trim().split('.');
+        // A vendor build or a pre-release names its release line first: Percona's `7.0.40-22`,
+        // `8.0.4-2`, `-rc1`, `-alpha`, an `-ent` or `+…` build tag. MongoDB's own version
+        // strings are `major.minor.patch[-rcN]` (`src/mongo/util/version.cpp`).
+        let numeric = s.trim().split(['-', '+']).next().unwrap_or_default();
+        let mut parts = numeric.split('.');
         let major: u8 = parts.next().and_then(|p| p.parse().ok()).ok_or_else(bad)?;
         let minor: u8 = parts.next().and_then(|p| p.parse().ok()).ok_or_else(bad)?;
         if parts.next().is_some_and(|p| p.parse::<u32>().is_err()) || parts.next().is_some() {
@@ -193,5 +197,31 @@ impl FromStr for ServerVersion {
             return Err(bad());
         }
         Ok(v)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn vendor_and_pre_release_strings_map_to_their_release_line() {
+        for (text, line) in [
+            ("7.0.40-22", "7.0"),
+            ("8.0.4-2", "8.0"),
+            ("7.0.2-ent", "7.0"),
+            ("8.0.0-rc1", "8.0"),
+            ("6.0.3", "6.0"),
+            ("4.4.1", "4.4"),
+            ("8.2.0-alpha0-1234-gabcdef", "8.2"),
+            ("7.0.5+build.3", "7.0"),
+            ("7.0", "7.0"),
+        ] {
+            let v: ServerVersion = text.parse().unwrap_or_else(|e| panic!("{text}: {e}"));
+            assert_eq!(v.to_string(), line, "{text}");
+        }
+        for bad in ["", "-22", "7", "7.x", "7.0.x", "7.0.1.2", "3.6.8", "10.0.0"] {
+            assert!(bad.parse::<ServerVersion>().is_err(), "{bad:?}");
+        }
     }
 }

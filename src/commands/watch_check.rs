@@ -80,13 +80,14 @@ async fn collections(client: &LiveClient) -> Vec<String> {
     out
 }
 
-async fn version(client: &LiveClient) -> Result<ServerVersion, LiveError> {
+/// The release line and whether it has `$shardedDataDistribution` (6.0.3+).
+async fn version(client: &LiveClient) -> Result<(ServerVersion, bool), LiveError> {
     let info = client.command("admin", doc! {"buildInfo": 1}).await?;
-    Ok(info
-        .get_str("version")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(ServerVersion::V8_0))
+    let text = info.get_str("version").unwrap_or_default();
+    Ok((
+        text.parse().unwrap_or(ServerVersion::V8_0),
+        crate::live::data_sizes::has_sharded_data_distribution(text),
+    ))
 }
 
 struct Checked {
@@ -99,7 +100,9 @@ struct Checked {
 async fn check(uri: &str, heat: Option<HeatMode>) -> Result<Checked, LiveError> {
     let client = LiveClient::connect(uri, Duration::from_secs(10)).await?;
     let identity = identity(&client).await?;
-    let version = version(&client).await.unwrap_or(ServerVersion::V8_0);
+    let (version, sdd) = version(&client)
+        .await
+        .unwrap_or((ServerVersion::V8_0, true));
     let open = identity.users.is_empty()
         && client
             .find("config", "shards", Document::new(), None, None)
@@ -108,7 +111,7 @@ async fn check(uri: &str, heat: Option<HeatMode>) -> Result<Checked, LiveError> 
     let collections = collections(&client).await;
     let plan = Plan {
         collections: &collections,
-        sharded_data_distribution: version >= ServerVersion::V6_0,
+        sharded_data_distribution: sdd,
         sampled_queries: version >= ServerVersion::V7_0
             && heat.is_none_or(|h| h == HeatMode::Sampled),
         change_streams: heat == Some(HeatMode::ChangeStream),

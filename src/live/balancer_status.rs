@@ -44,8 +44,8 @@ pub(super) fn mode(status: &Document) -> Option<crate::cluster::balancer::Balanc
 }
 
 /// Migrations in flight, as `$currentOp` shows the donors' `moveChunk` /
-/// `_shardsvrMoveRange` commands; a cluster without the stage shows none (a refusal is the
-/// caller's to note).
+/// `_shardsvrMoveRange` commands; any refusal is the caller's to note (the balancer pane then
+/// says why it shows none).
 pub(super) async fn current_migrations(client: &LiveClient) -> Result<Vec<Document>, LiveError> {
     let cmd = doc! {"aggregate": 1, "pipeline": [
         {"$currentOp": {"allUsers": true, "localOps": false}},
@@ -54,10 +54,7 @@ pub(super) async fn current_migrations(client: &LiveClient) -> Result<Vec<Docume
             {"command._shardsvrMoveRange": {"$exists": true}},
         ]}},
     ], "cursor": {}};
-    match client.drain("admin", cmd).await {
-        Err(e) if e.unauthorized => Err(e),
-        other => Ok(other.unwrap_or_default()),
-    }
+    client.drain("admin", cmd).await
 }
 
 /// `balancerCollectionStatus` of each collection, in words. A cluster without the command
@@ -79,7 +76,12 @@ pub(super) async fn compliance(
                 refused.note(&super::privileges::balancer_collection_status(&ns));
                 break;
             }
-            Err(_) => continue,
+            Err(e) => {
+                if e.code.is_some() {
+                    refused.failed(&super::privileges::balancer_collection_status(&ns), &e);
+                }
+                continue;
+            }
         };
         if r.get_bool("balancerCompliant").unwrap_or(true) {
             out.push(format!("{ns}: balanced (balancerCompliant)"));

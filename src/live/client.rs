@@ -34,6 +34,9 @@ pub struct LiveError {
     pub input: bool,
     /// The server refused the command to this user (Unauthorized, 13): a missing privilege.
     pub unauthorized: bool,
+    /// The server answered with this error code (the command reached it and was refused);
+    /// `None` for a failure to reach it or to parse the URI.
+    pub code: Option<i32>,
 }
 
 impl std::fmt::Display for LiveError {
@@ -112,6 +115,10 @@ fn explain(e: &mongodb::error::Error, uri: &str) -> LiveError {
         message: redact(&message),
         input: false,
         unauthorized: matches!(&*e.kind, ErrorKind::Command(c) if c.code == 13),
+        code: match &*e.kind {
+            ErrorKind::Command(c) => Some(c.code),
+            _ => None,
+        },
     }
 }
 
@@ -135,6 +142,7 @@ pub async fn client_options(uri: &str, timeout: Duration) -> Result<ClientOption
             )),
             input,
             unauthorized: false,
+            code: None,
         }
     })?;
     options.app_name = Some("shardtop".into());
@@ -171,6 +179,7 @@ impl LiveClient {
                 ),
                 input: false,
                 unauthorized: false,
+                code: None,
             });
         }
         self.client
@@ -205,6 +214,7 @@ impl LiveClient {
             message: format!("{}: a cursor reply without `cursor`", hosts(&self.uri)),
             input: false,
             unauthorized: false,
+            code: None,
         };
         let mut cursor = take_cursor(&mut reply).ok_or_else(bad)?;
         let mut id = cursor.get_i64("id").unwrap_or(0);

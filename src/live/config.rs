@@ -331,6 +331,20 @@ pub struct TagDoc {
 }
 
 impl TagDoc {
+    /// Every zone range that parses, and a note for each that does not (it is not shown).
+    pub fn parse_all(docs: &[Document]) -> (Vec<Self>, Vec<String>) {
+        let mut notes = Vec::new();
+        let tags = docs
+            .iter()
+            .filter_map(|d| {
+                Self::parse(d)
+                    .map_err(|e| notes.push(format!("{e}: that zone range is not shown")))
+                    .ok()
+            })
+            .collect();
+        (tags, notes)
+    }
+
     pub fn parse(doc: &Document) -> Result<Self, ConfigError> {
         let bound = |field: &str| {
             doc.get_document(field)
@@ -362,6 +376,8 @@ pub struct SettingsDocs {
     pub auto_merge: bool,
     /// The `balancer` document's `attemptToBalanceJumboChunks`.
     pub attempt_to_balance_jumbo_chunks: bool,
+    /// Settings a server would not accept, each with the default used instead.
+    pub notes: Vec<String>,
 }
 
 impl Default for SettingsDocs {
@@ -372,7 +388,30 @@ impl Default for SettingsDocs {
             chunk_size_mb: None,
             auto_merge: true,
             attempt_to_balance_jumbo_chunks: false,
+            notes: Vec::new(),
         }
+    }
+}
+
+/// The largest chunk size a server accepts, in MB.
+const MAX_CHUNK_SIZE_MB: i64 = 1024;
+
+/// The `chunksize` document's `value` as a server reads it: an integral number of MB from 1 to
+/// 1024 (`src/mongo/s/balancer_configuration.cpp`, `ChunkSizeSettingsType::fromBSON` reads it
+/// with `bsonExtractIntegerField` and `checkMaxChunkSizeValid` refuses 0, negative and over
+/// 1024); anything else leaves the server on its default, and so does shardtop.
+fn chunk_size_mb(value: Option<&Bson>) -> Result<u64, String> {
+    let n = match value {
+        Some(Bson::Int32(n)) => i64::from(*n),
+        Some(Bson::Int64(n)) => *n,
+        Some(Bson::Double(n)) if n.fract() == 0.0 && n.abs() < 1e15 => *n as i64,
+        Some(v) => return Err(format!("{v} is not an integral number of MB")),
+        None => return Err("it has no `value`".into()),
+    };
+    if (1..=MAX_CHUNK_SIZE_MB).contains(&n) {
+        Ok(n as u64)
+    } else {
+        Err(format!("{n} MB is outside 1 to {MAX_CHUNK_SIZE_MB} MB"))
     }
 }
 
@@ -395,6 +434,8 @@ fn balancer_mode(doc: &Document) -> crate::cluster::balancer::BalancerMode {
 }
 
 impl SettingsDocs {
+    /// What the settings say; a setting a server would not accept is left at its default with
+    /// a note (never an error: a cluster runs with it, so the view must too).
     pub fn parse(docs: &[Document]) -> Result<Self, ConfigError> {
         let mut out = Self::default();
         for doc in docs {
@@ -407,30 +448,25 @@ impl SettingsDocs {
                         let stop = w.get_str("stop").ok().and_then(minutes);
                         match (start, stop) {
                             (Some(a), Some(b)) => out.active_window = Some((a, b)),
-                            _ => {
-                                return Err(bad(
-                                    "settings",
-                                    doc,
-                                    "activeWindow",
-                                    "{start: \"HH:MM\", stop: \"HH:MM\"}",
-                                ));
-                            }
+                            _ => out.notes.push(format!(
+                                "config.settings balancer: activeWindow {w} is not {{start: \"HH:MM\", stop: \"HH:MM\"}}: shown as no window"
+                            )),
                         }
                     }
                 }
                 Ok("automerge") => match doc.get("enabled") {
                     Some(Bson::Boolean(on)) => out.auto_merge = *on,
-                    _ => return Err(bad("settings", doc, "enabled", "a boolean")),
+                    other => out.notes.push(format!(
+                        "config.settings automerge: enabled {} is not a boolean: shown as on (the default)",
+                        other.map_or_else(|| "missing".to_string(), ToString::to_string)
+                    )),
                 },
-                Ok("chunksize") => {
-                    let mb = match doc.get("value") {
-                        Some(Bson::Int32(n)) if *n > 0 => *n as u64,
-                        Some(Bson::Int64(n)) if *n > 0 => *n as u64,
-                        Some(Bson::Double(n)) if *n > 0.0 => *n as u64,
-                        _ => return Err(bad("settings", doc, "value", "a positive number of MB")),
-                    };
-                    out.chunk_size_mb = Some(mb);
-                }
+                Ok("chunksize") => match chunk_size_mb(doc.get("value")) {
+                    Ok(mb) => out.chunk_size_mb = Some(mb),
+                    Err(why) => out.notes.push(format!(
+                        "config.settings chunksize: {why}; the server ignores it and so does shardtop: the default chunk size is used"
+                    )),
+                },
                 _ => {}
             }
         }

@@ -7,6 +7,8 @@ use std::collections::HashMap;
 use bson::{Bson, Document, doc};
 
 use super::client::{LiveClient, LiveError};
+use super::privileges;
+use super::refusals::Refusals;
 use crate::cluster::orphans::RangeDeletion;
 use crate::cluster::{Cluster, ServerVersion};
 use crate::model::{ChunkStats, ShardIdx};
@@ -74,15 +76,37 @@ fn row(ns: &str, shard: &str, d: &Document, keys: [&'static str; 4]) -> ShardSiz
     }
 }
 
+/// What a poll reads of the sizes: `$shardedDataDistribution` where the mongos has it (`sdd`),
+/// else `$collStats` per collection; a mongos that answers 40324 ("Unrecognized pipeline stage
+/// name": 6.0.0–6.0.2, or a vendor build without it) is asked `$collStats` from then on. Any
+/// other refusal leaves the sizes unknown and says why (the shards pane).
+pub(super) async fn read(
+    client: &LiveClient,
+    sdd: &mut bool,
+    names: Vec<String>,
+    refused: &mut Refusals,
+) -> Result<Vec<ShardSize>, LiveError> {
+    let per_collection =
+        || privileges::coll_stats(names.first().map_or("each collection", String::as_str));
+    if *sdd {
+        match data_sizes(client, true, names.clone()).await {
+            Err(e) if e.code == Some(40324) => *sdd = false,
+            other => return refused.optional(other, &privileges::sharded_data_distribution()),
+        }
+    }
+    let read = per_collection();
+    refused.optional(data_sizes(client, false, names).await, &read)
+}
+
 /// Per-shard owned (and orphaned) documents and bytes of the collections `names`:
-/// `$shardedDataDistribution` (6.0.3+), else `$collStats` per collection.
+/// `$shardedDataDistribution` (`sdd`), else `$collStats` per collection.
 pub(super) async fn data_sizes(
     client: &LiveClient,
-    version: ServerVersion,
+    sdd: bool,
     names: Vec<String>,
 ) -> Result<Vec<ShardSize>, LiveError> {
     let mut per: Vec<ShardSize> = Vec::new();
-    if version >= ServerVersion::V6_0 {
+    if sdd {
         let rows = client
             .drain(
                 "admin",
@@ -117,6 +141,22 @@ pub(super) async fn data_sizes(
         }
     }
     Ok(per)
+}
+
+/// Whether a mongos of this version string (`buildInfo.version`) has `$shardedDataDistribution`:
+/// from 6.0.3 (6.0.0–6.0.2 answer 40324 "Unrecognized pipeline stage name"; mongo
+/// `src/mongo/db/pipeline/document_source_sharded_data_distribution.cpp` is in r6.0.3, not in
+/// r6.0.2). A string that does not parse is taken as a recent server.
+pub fn has_sharded_data_distribution(version: &str) -> bool {
+    let Ok(line) = version.parse::<ServerVersion>() else {
+        return true;
+    };
+    let patch = version
+        .split(['-', '+'])
+        .next()
+        .and_then(|v| v.split('.').nth(2))
+        .and_then(|p| p.parse::<u32>().ok());
+    line > ServerVersion::V6_0 || (line == ServerVersion::V6_0 && patch.is_none_or(|p| p >= 3))
 }
 
 pub(super) fn number(d: &Document, key: &str) -> u64 {
@@ -210,5 +250,25 @@ pub(super) fn spread(cluster: &mut Cluster, sizes: &[ShardSize]) {
                 due_ms: u64::MAX,
             })
             .collect();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sharded_data_distribution_came_in_6_0_3() {
+        for (v, has) in [
+            ("5.0.14", false),
+            ("6.0.0", false),
+            ("6.0.2", false),
+            ("6.0.3", true),
+            ("6.0.1-rc0", false),
+            ("7.0.40-22", true),
+            ("8.0.32", true),
+        ] {
+            assert_eq!(has_sharded_data_distribution(v), has, "{v}");
+        }
     }
 }

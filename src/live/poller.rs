@@ -21,11 +21,14 @@ use crate::cluster::ServerVersion;
 use crate::model::{RangePatch, RoutingTable, ShardIdx, ShardKey};
 use crate::view::LogLine;
 
+pub use super::one_poll::{OnePoll, now_ms, poll_once};
+
 fn bad(e: impl std::fmt::Display) -> LiveError {
     LiveError {
         message: e.to_string(),
         input: false,
         unauthorized: false,
+        code: None,
     }
 }
 
@@ -46,6 +49,10 @@ pub struct Poller {
     pub sampled_heat: Option<super::sampled_heat::SampledHeat>,
     /// The reads the last poll was refused (Unauthorized), with what each needs.
     refused: Refusals,
+    /// Whether the mongos has `$shardedDataDistribution` (6.0.3+), from its version string.
+    sharded_data_distribution: bool,
+    /// Which collections' `balancerCollectionStatus` are due, and the answers kept.
+    compliance: super::compliance::CompliancePace,
 }
 
 /// What a poll produced: the cluster as it is now, and the new lines of its logs.
@@ -61,8 +68,9 @@ const JUMBO_EVERY: std::time::Duration = std::time::Duration::from_secs(60);
 
 /// How a collection's routing table is brought up to date.
 enum Refresh {
-    /// A new table (first poll, new incarnation, or an answer that did not tile).
-    Full(Box<RoutingTable>, Vec<ShardKey>),
+    /// A new table (first poll, new incarnation, an answer that did not tile, or a collection
+    /// whose chunks are inconsistent: reloaded at every poll).
+    Full(Box<routing_cache::Loaded>),
     /// Patches to the kept table, and the jumbo chunks now when they were re-read.
     Patch(Vec<RangePatch>, Option<Vec<ShardKey>>),
 }
@@ -91,7 +99,14 @@ impl Poller {
             change_heat: None,
             sampled_heat: None,
             refused: Refusals::default(),
+            sharded_data_distribution: true,
+            compliance: super::compliance::CompliancePace::default(),
         }
+    }
+
+    /// At most `n` `balancerCollectionStatus` a poll (`usize::MAX`: every collection, every poll).
+    pub fn set_compliance_budget(&mut self, n: usize) {
+        self.compliance.budget = n;
     }
 
     /// The reads the last poll was refused, with what each needs.
@@ -155,7 +170,14 @@ impl Poller {
         if let Some(v) = self.version {
             return Ok(v);
         }
-        let hello = self.client.command("admin", doc! {"hello": 1}).await?;
+        // `hello` arrived in 4.4.2 (and 5.0); before it a mongos answers CommandNotFound and
+        // knows `isMaster`, as drivers fall back (mongo `src/mongo/s/commands/cluster_hello_cmd.cpp`).
+        let hello = match self.client.command("admin", doc! {"hello": 1}).await {
+            Err(e) if e.code == Some(59) => {
+                self.client.command("admin", doc! {"isMaster": 1}).await?
+            }
+            other => other?,
+        };
         if hello.get_str("msg") != Ok("isdbgrid") {
             let what = if hello.get_str("setName").is_ok() {
                 "a replica-set member"
@@ -170,6 +192,7 @@ impl Poller {
         let info = self.client.command("admin", doc! {"buildInfo": 1}).await?;
         let text = info.get_str("version").unwrap_or("8.0");
         let v = text.parse::<ServerVersion>().map_err(bad)?;
+        self.sharded_data_distribution = data_sizes::has_sharded_data_distribution(text);
         self.version = Some(v);
         Ok(v)
     }
@@ -205,10 +228,16 @@ impl Poller {
             ChunkOwner::Uuid(u) => doc! {"uuid": Bson::Binary(u)},
             ChunkOwner::Ns(ns) => doc! {"ns": ns},
         };
+        let consistent = |state: &Cluster| {
+            state
+                .collection(&coll.ns)
+                .is_some_and(|c| c.inconsistencies.is_empty())
+        };
         let fresh = self
             .caches
             .get(&coll.ns)
-            .is_some_and(|c| !c.is_stale_for(coll));
+            .is_some_and(|c| !c.is_stale_for(coll))
+            && consistent(&self.state);
         let kept = |state: &Cluster| state.collection(&coll.ns).map(|c| c.table.version());
         if let (true, Some(v)) = (fresh, kept(&self.state)) {
             let mut since = owner.clone();
@@ -252,8 +281,7 @@ impl Poller {
             })
             .await?;
         self.fetched_chunks += fetched;
-        let (table, jumbo) = load.finish().map_err(bad)?;
-        Ok(Refresh::Full(Box::new(table), jumbo))
+        Ok(Refresh::Full(Box::new(load.finish().map_err(bad)?)))
     }
 
     /// One poll that gives up after `limit` (a server that stops answering).
@@ -272,17 +300,14 @@ impl Poller {
                 ),
                 input: false,
                 unauthorized: false,
+                code: None,
             }),
         }
     }
 
     /// Reads the configuration: shards, collections, the changes to their routing tables, zones,
     /// settings, databases and per-shard sizes.
-    async fn read(
-        &mut self,
-        version: ServerVersion,
-        refused: &mut Refusals,
-    ) -> Result<Reads, LiveError> {
+    async fn read(&mut self, refused: &mut Refusals) -> Result<Reads, LiveError> {
         let find = privileges::config_find;
         let shard_docs = Self::parsed(&self.client, "shards", ShardDoc::parse).await;
         let shard_docs = essential(shard_docs, &find("shards"))?;
@@ -298,11 +323,18 @@ impl Poller {
             let refresh = self.refresh(c, &mut shards).await;
             refreshes.push(essential(refresh, &find("chunks"))?);
         }
-        let tags = Self::parsed(&self.client, "tags", TagDoc::parse).await;
+        let tags = Self::config(&self.client, "tags", doc! {}).await;
         let tags = refused.optional(tags, &find("tags"))?;
+        let (tags, notes) = TagDoc::parse_all(&tags);
+        for note in notes {
+            refused.say(crate::view::Feeds::Shards, note);
+        }
         let settings = Self::config(&self.client, "settings", doc! {}).await;
         let settings =
             SettingsDocs::parse(&refused.optional(settings, &find("settings"))?).map_err(bad)?;
+        for note in &settings.notes {
+            refused.say(crate::view::Feeds::Balancer, note.clone());
+        }
         let databases = Self::config(&self.client, "databases", doc! {}).await;
         let databases: Vec<(String, String)> = refused
             .optional(databases, &find("databases"))?
@@ -315,13 +347,8 @@ impl Poller {
             })
             .collect();
         let names: Vec<String> = colls.iter().map(|c| c.ns.clone()).collect();
-        let sizes_read = if version >= ServerVersion::V6_0 {
-            privileges::sharded_data_distribution()
-        } else {
-            privileges::coll_stats(names.first().map_or("each collection", String::as_str))
-        };
-        let sizes = data_sizes::data_sizes(&self.client, version, names).await;
-        let sizes = refused.optional(sizes, &sizes_read)?;
+        let sdd = &mut self.sharded_data_distribution;
+        let sizes = data_sizes::read(&self.client, sdd, names, refused).await?;
         Ok(Reads {
             shard_docs,
             shards,
@@ -335,7 +362,12 @@ impl Poller {
     }
 
     /// Brings the kept model up to date with what a poll read (no I/O: all or nothing).
-    fn install(&mut self, version: ServerVersion, reads: Reads) -> Result<(), LiveError> {
+    fn install(
+        &mut self,
+        version: ServerVersion,
+        reads: Reads,
+        refused: &mut Refusals,
+    ) -> Result<(), LiveError> {
         let renumber = reads.shards.renumbering(&self.state);
         let renumbered = renumber.iter().enumerate().any(|(i, s)| s.index() != i);
         let mut kept: HashMap<String, RoutingTable> = std::mem::take(&mut self.state.collections)
@@ -345,8 +377,13 @@ impl Poller {
         let mut caches = std::mem::take(&mut self.caches);
         let mut collections = Vec::new();
         for (coll, refresh) in reads.colls.iter().zip(reads.refreshes) {
+            let mut inconsistencies = Vec::new();
             let (table, cache) = match refresh {
-                Refresh::Full(table, jumbo) => (*table, CachedRouting::new(coll, jumbo)),
+                Refresh::Full(loaded) => {
+                    let loaded = *loaded;
+                    inconsistencies = loaded.inconsistencies;
+                    (loaded.table, CachedRouting::new(coll, loaded.jumbo))
+                }
                 Refresh::Patch(patches, jumbo) => {
                     let mut table = kept
                         .remove(&coll.ns)
@@ -362,7 +399,12 @@ impl Poller {
                 }
             };
             self.caches.insert(coll.ns.clone(), cache);
-            collections.push(snapshot::collection(coll, table, &reads.tags).map_err(bad)?);
+            let (mut c, notes) = snapshot::collection(coll, table, &reads.tags);
+            for note in notes {
+                refused.say(crate::view::Feeds::Shards, note);
+            }
+            c.inconsistencies = inconsistencies;
+            collections.push(c);
         }
         let snap = ConfigSnapshot {
             version,
@@ -382,8 +424,7 @@ impl Poller {
         let version = self.handshake().await?;
         self.fetched_chunks = 0;
         let mut refused = Refusals::default();
-        let reads = self.read(version, &mut refused).await?;
-        let names: Vec<String> = reads.colls.iter().map(|c| c.ns.clone()).collect();
+        let reads = self.read(&mut refused).await?;
         let log = self.logs.read(&self.client).await;
         let log = refused.optional(log, &privileges::config_find("changelog"))?;
         let status = self
@@ -391,14 +432,18 @@ impl Poller {
             .command("admin", doc! {"balancerStatus": 1})
             .await;
         let status = refused.optional(status, &privileges::balancer_status())?;
-        let mut why_not = balancer_status::compliance(&self.client, names, &mut refused).await;
         let ops = balancer_status::current_migrations(&self.client).await;
         let ops = refused.optional(ops, &privileges::current_op())?;
         let sized = data_sizes::sized(&reads.sizes);
         refused
             .0
             .extend(data_sizes::invalid_notes(&reads.sizes, version));
-        self.install(version, reads)?;
+        self.install(version, reads, &mut refused)?;
+        let colls: Vec<(String, crate::model::ChunkVersion)> = (self.state.collections.iter())
+            .map(|c| (c.ns.clone(), c.table.version()))
+            .collect();
+        let pace = &mut self.compliance;
+        let mut why_not = pace.ask(&self.client, &colls, &mut refused).await;
         self.refused = refused;
         let state = &mut self.state;
         state.balancer =
@@ -442,34 +487,4 @@ fn rows(
     docs.iter()
         .map(|d| ChunkRow::parse(d, &coll.key, &mut |s| shards.index_of(s)).map_err(bad))
         .collect()
-}
-
-/// Milliseconds since the Unix epoch.
-pub fn now_ms() -> u64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_millis() as u64)
-}
-
-/// The cluster as one poll saw it, owned.
-pub struct OnePoll {
-    pub state: Cluster,
-    pub log: Vec<LogLine>,
-    /// The reads refused to this user, with what each needs.
-    pub refused: Vec<crate::view::RefusedRead>,
-}
-
-/// Connects and polls once.
-pub async fn poll_once(uri: &str, timeout: std::time::Duration) -> Result<OnePoll, LiveError> {
-    let client = LiveClient::connect(uri, timeout).await?;
-    let mut poller = Poller::new(client);
-    let log = poller
-        .poll_within(now_ms(), timeout.max(std::time::Duration::from_secs(1)) * 3)
-        .await?
-        .log;
-    Ok(OnePoll {
-        refused: poller.refused().to_vec(),
-        state: poller.into_state(),
-        log,
-    })
 }

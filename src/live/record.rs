@@ -28,6 +28,7 @@ fn io(e: &std::io::Error, path: &Path) -> LiveError {
         message: format!("cannot write the trace {}: {e}", path.display()),
         input: false,
         unauthorized: false,
+        code: None,
     }
 }
 

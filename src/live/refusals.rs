@@ -1,6 +1,9 @@
-//! Reads a cluster refuses to this user (Unauthorized, 13): an optional read gives way to its
-//! default and a note of what it needs, so the pane it feeds says so and the rest goes on; an
-//! essential one (shards, collections, chunks) fails the poll, in the same words.
+//! Reads a cluster refuses: an optional read the server answers with any error — Unauthorized
+//! (13), a command or stage that version does not have (CommandNotFound 59, 40324), anything
+//! else — gives way to its default and a note (what it needs, or the server's own words), so the
+//! pane it feeds says so and the rest goes on; an essential one (shards, collections, chunks)
+//! fails the poll, in the same words. A read that never reached an answer (the connection went)
+//! fails the poll: the view then says disconnected rather than showing a pane empty.
 
 use super::client::LiveError;
 use super::privileges::{Read, needs};
@@ -22,7 +25,26 @@ impl Refusals {
                 self.note(read);
                 Ok(T::default())
             }
+            Err(e) if e.code.is_some() => {
+                self.failed(read, &e);
+                Ok(T::default())
+            }
             other => other,
+        }
+    }
+
+    /// A read the server answered with an error other than Unauthorized: its words.
+    pub fn failed(&mut self, read: &Read, e: &LiveError) {
+        self.say(
+            read.feeds,
+            format!("{}: the server refused it — {}", read.read, e.message),
+        );
+    }
+
+    /// Any other note on what a pane shows (a setting out of range and the default used).
+    pub fn say(&mut self, feeds: crate::view::Feeds, text: String) {
+        if !self.0.iter().any(|r| r.text == text) {
+            self.0.push(RefusedRead { feeds, text });
         }
     }
 

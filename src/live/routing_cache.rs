@@ -70,8 +70,11 @@ impl CachedRouting {
 }
 
 fn gap(ns: &str, at: &ShardKey, expected: &ShardKey) -> ConfigError {
+    use crate::model::shell_text::stripped_key;
     ConfigError(format!(
-        "config.chunks of {ns}: a gap or overlap at {at:?} (expected a chunk starting at {expected:?})"
+        "config.chunks of {ns}: a gap or overlap at {} (expected a chunk starting at {})",
+        stripped_key(at),
+        stripped_key(expected)
     ))
 }
 
@@ -80,6 +83,7 @@ fn gap(ns: &str, at: &ShardKey, expected: &ShardKey) -> ConfigError {
 /// sorted at the end.
 pub struct FullLoad {
     ns: String,
+    pattern: KeyPattern,
     global_min: ShardKey,
     global_max: ShardKey,
     rows: Vec<(ShardKey, ChunkInfo)>,
@@ -94,6 +98,7 @@ impl FullLoad {
     pub fn new(ns: &str, pattern: &KeyPattern) -> Self {
         Self {
             ns: ns.to_string(),
+            pattern: pattern.clone(),
             global_min: pattern.global_min(),
             global_max: pattern.global_max(),
             rows: Vec::new(),
@@ -126,48 +131,52 @@ impl FullLoad {
         self.rows.push((row.min, row.info));
     }
 
-    /// The table, with the lower bounds of its jumbo chunks; an error names the first gap or
-    /// overlap.
-    pub fn finish(mut self) -> Result<(RoutingTable, Vec<ShardKey>), ConfigError> {
-        let last = match self.maxes.take() {
-            None => self.last_max.take(),
-            Some(maxes) => self.sort_and_check(maxes)?,
-        };
-        let Some(last) = last else {
+    /// The table, with the lower bounds of its jumbo chunks and what is inconsistent in the
+    /// chunks (a gap, an overlap, a missing end: the table then holds them sorted by lower
+    /// bound, see [`super::inconsistency`]); an error only when there is no chunk at all.
+    pub fn finish(mut self) -> Result<Loaded, ConfigError> {
+        if self.rows.is_empty() {
             return Err(ConfigError(format!(
-                "config.chunks of {}: the collection has no chunks",
-                self.ns
-            )));
-        };
-        if last != self.global_max {
-            return Err(ConfigError(format!(
-                "config.chunks of {}: the last chunk ends at {last:?}, not at MaxKey",
+                "config.chunks of {}: the collection has no chunks (MissingRoutingTable)",
                 self.ns
             )));
         }
-        let table = RoutingTable::from_chunks(self.rows, self.global_max)
+        let tiles = self.maxes.is_none() && self.last_max.as_ref() == Some(&self.global_max);
+        let (rows, inconsistencies) = if tiles {
+            (std::mem::take(&mut self.rows), Vec::new())
+        } else {
+            let rows = std::mem::take(&mut self.rows);
+            let maxes = self.maxes.take().unwrap_or_else(|| {
+                let mut maxes: Vec<ShardKey> =
+                    rows.iter().skip(1).map(|(m, _)| m.clone()).collect();
+                maxes.extend(self.last_max.take());
+                maxes
+            });
+            let chunks = rows
+                .into_iter()
+                .zip(maxes)
+                .map(|((min, info), max)| (min, max, info))
+                .collect();
+            let (found, rows) = super::inconsistency::check(&self.ns, &self.pattern, chunks);
+            (rows, found)
+        };
+        let table = RoutingTable::from_chunks(rows, self.global_max)
             .map_err(|e| ConfigError(format!("config.chunks of {}: {e}", self.ns)))?;
-        Ok((table, self.jumbo))
+        Ok(Loaded {
+            table,
+            jumbo: self.jumbo,
+            inconsistencies,
+        })
     }
+}
 
-    /// Sorts the chunks by lower bound and checks each starts where the previous ends; returns
-    /// the last upper bound.
-    fn sort_and_check(&mut self, maxes: Vec<ShardKey>) -> Result<Option<ShardKey>, ConfigError> {
-        let mut all: Vec<_> = std::mem::take(&mut self.rows)
-            .into_iter()
-            .zip(maxes)
-            .collect();
-        all.sort_by(|a, b| a.0.0.cmp(&b.0.0));
-        let mut at = self.global_min.clone();
-        for ((min, info), max) in all {
-            if min != at {
-                return Err(gap(&self.ns, &min, &at));
-            }
-            self.rows.push((min, info));
-            at = max;
-        }
-        Ok(Some(at))
-    }
+/// A collection's table after a full load.
+pub struct Loaded {
+    pub table: RoutingTable,
+    /// The lower bounds of its jumbo chunks.
+    pub jumbo: Vec<ShardKey>,
+    /// Empty when its chunks tile the key space.
+    pub inconsistencies: Vec<crate::cluster::Inconsistency>,
 }
 
 /// The patches that bring `table` up to date with `changed` (the chunks with `lastmod` at least

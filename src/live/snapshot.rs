@@ -4,7 +4,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use super::config::{CollectionDoc, ConfigError, SettingsDocs, ShardDoc, TagDoc};
+use super::config::{CollectionDoc, SettingsDocs, ShardDoc, TagDoc};
 use crate::cluster::ServerVersion;
 use crate::cluster::{ActiveWindow, Cluster, Collection, Settings, ShardState};
 use crate::model::{RoutingTable, Shard, ShardIdx, ZoneRanges};
@@ -97,28 +97,37 @@ pub struct ConfigSnapshot<'a> {
     pub tags: &'a [TagDoc],
 }
 
-/// A collection of the model from its `config.collections` document, table and zones.
+/// A collection of the model from its `config.collections` document, table and zones. Zone
+/// ranges that do not fit the shard key or overlap (a server refuses to create them; the
+/// documents can still say so) are left out, each with a note saying why.
 pub fn collection(
     coll: &CollectionDoc,
     table: RoutingTable,
     tags: &[TagDoc],
-) -> Result<Collection, ConfigError> {
+) -> (Collection, Vec<String>) {
     let mut out = Collection::new(&coll.ns, coll.key.clone(), table);
     let mut zones = ZoneRanges::new();
+    let mut notes = Vec::new();
     for t in tags.iter().filter(|t| t.ns == coll.ns) {
-        let bound = |d| {
-            crate::cluster::zones::zone_bound(&coll.key, d)
-                .map_err(|e| ConfigError(format!("config.tags of {}: {e}", coll.ns)))
+        let bound = |d| crate::cluster::zones::zone_bound(&coll.key, d);
+        let added = match (bound(&t.min), bound(&t.max)) {
+            (Ok(min), Ok(max)) => zones
+                .add(min, max, t.zone.clone())
+                .map_err(|e| e.to_string()),
+            (Err(e), _) | (_, Err(e)) => Err(e.to_string()),
         };
-        zones
-            .add(bound(&t.min)?, bound(&t.max)?, t.zone.clone())
-            .map_err(|e| ConfigError(format!("config.tags of {}: {e}", coll.ns)))?;
+        if let Err(e) = added {
+            notes.push(format!(
+                "config.tags of {}: zone {} not shown: {e}",
+                coll.ns, t.zone
+            ));
+        }
     }
     out.zones = zones;
     out.indexes[0].unique = coll.unique;
     out.balancing = coll.balancing;
     out.defragmentation = coll.defragmentation.flatten();
-    Ok(out)
+    (out, notes)
 }
 
 /// The cluster a poll describes, with its collections (any order) and shard list.

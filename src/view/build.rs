@@ -202,7 +202,16 @@ fn collection_view(cluster: &Cluster, c: &Collection, req: &ViewRequest) -> Coll
     let jumbo = (0..cluster.shards.len())
         .map(|s| table.shard_totals(ShardIdx(s as u32)).jumbo)
         .sum();
+    let inconsistent = (!c.inconsistencies.is_empty()).then(|| {
+        let mut kinds: Vec<&str> = c.inconsistencies.iter().map(|i| i.kind.as_str()).collect();
+        kinds.dedup();
+        format!(
+            "INCONSISTENT: {} (chunks shown by lower bound)",
+            kinds.join(", ")
+        )
+    });
     let activity = match (&c.resharding, c.defragmentation, c.placement) {
+        _ if inconsistent.is_some() => inconsistent,
         (Some(r), _, _) if r.provenance.ends_unsplittable() => {
             Some(format!("{} under way", r.provenance.as_str()))
         }

@@ -7,6 +7,9 @@
 mod common;
 mod config;
 mod record_replay;
+mod poll_cost;
+mod real_clusters;
+mod real_mongos;
 mod refresh;
 mod truth;
 mod watch_actionlog;

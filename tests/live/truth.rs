@@ -98,7 +98,7 @@ pub fn cluster(
         .map(|s| (ShardIdx(s as u32), ChunkStats::new(1000, 64 << 20, 0)))
         .collect();
     table.spread_owned(&owned);
-    let c = snapshot::collection(&coll, table, &[]).unwrap();
+    let c = snapshot::collection(&coll, table, &[]).0;
     let mut set = doc! {"_id": "balancer"};
     set.extend(balancer);
     let settings = SettingsDocs::parse(&[set]).unwrap();

@@ -54,7 +54,7 @@ fn cluster(shards: &[(String, bool)], extra: bson::Document, balancer: bson::Doc
         .map(|s| (ShardIdx(s as u32), ChunkStats::new(1000, 64 << 20, 0)))
         .collect();
     table.spread_owned(&owned);
-    let c = snapshot::collection(&coll, table, &[]).unwrap();
+    let c = snapshot::collection(&coll, table, &[]).0;
     let mut set = doc! {"_id": "balancer"};
     set.extend(balancer);
     let settings = SettingsDocs::parse(&[set]).unwrap();
@@ -105,7 +105,7 @@ fn auto_split_only_is_never_shown_as_on() {
     assert!(text.contains("autoSplitOnly"), "{text}");
     assert!(!text.contains("balancer on"), "{text}");
     assert!(!text.contains("mode on"), "{text}");
-    let summary = c.summary_text_at("watch", "now");
+    let summary = c.summary_text_at("watch", "now", true);
     assert!(
         summary.contains("Balancer: autoSplitOnly (never migrates)"),
         "{summary}"
@@ -163,7 +163,7 @@ fn a_drain_in_flight_says_drain_and_an_unknown_size() {
     assert!(text.contains("DRAIN"), "{text}");
     assert!(text.contains("drain · size unknown"), "{text}");
     assert!(!text.contains("0 B"), "{text}");
-    let summary = c.summary_text_at("watch", "now");
+    let summary = c.summary_text_at("watch", "now", true);
     assert!(summary.contains("size unknown, drain"), "{summary}");
     assert_snapshot!("truth_drain_in_flight_160x40", text);
 }
@@ -266,7 +266,7 @@ fn a_shard_missing_from_config_shards_is_flagged_not_shown_like_any_shard() {
     assert_eq!(json["shards"][2]["inConfigShards"], false);
     assert_eq!(json["shards"][0]["inConfigShards"], true);
     assert!(
-        c.summary_text_at("watch", "now")
+        c.summary_text_at("watch", "now", true)
             .contains("Shard rs2 is not in config.shards")
     );
     assert_snapshot!("truth_ghost_shard_120x30", text);
@@ -283,7 +283,7 @@ fn an_invalid_reported_size_is_shown_as_invalid_not_as_a_figure() {
     assert_eq!(row["bytes"], serde_json::Value::Null);
     assert_eq!(row["sizesInvalid"], true);
     assert!(
-        c.summary_text_at("watch", "now")
+        c.summary_text_at("watch", "now", true)
             .contains("data    invalid")
     );
 }

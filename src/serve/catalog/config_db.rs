@@ -66,9 +66,12 @@ pub fn matching(state: &State, coll: &str, filter: Option<&Document>) -> Option<
     })
 }
 
-/// `"8.0.0"` for release line 8.0.
+/// `"8.0.0"` for release line 8.0; `"6.0.3"` for 6.0, which is simulated as from 6.0.3 (no
+/// auto-splitter, `$shardedDataDistribution`: 6.0.0–6.0.2 had neither change, and a client that
+/// reads the version string must not expect less than it gets).
 pub fn version_string(v: ServerVersion) -> String {
-    format!("{}.{}.0", v.major, v.minor)
+    let patch = if v == ServerVersion::V6_0 { 3 } else { 0 };
+    format!("{}.{}.{patch}", v.major, v.minor)
 }
 
 fn ts(time: u64, increment: u32) -> Bson {

@@ -57,7 +57,7 @@ pub fn build_info_of(v: ServerVersion) -> Answer {
         "allocator": "system",
         "javascriptEngine": "none",
         "sysInfo": "deprecated",
-        "versionArray": [i32::from(v.major), i32::from(v.minor), 0, 0],
+        "versionArray": [i32::from(v.major), i32::from(v.minor), i32::from(v == ServerVersion::V6_0) * 3, 0],
         "bits": 64,
         "debug": false,
         "maxBsonObjectSize": 16_777_216,

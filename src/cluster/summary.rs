@@ -164,7 +164,10 @@ impl Cluster {
     fn collection_text(&self, s: &mut String, c: &Collection) {
         let what = match c.placement {
             super::Placement::Sharded => format!("shard key {}", c.pattern),
-            super::Placement::Unsplittable => "unsharded (tracked, unsplittable)".to_string(),
+            super::Placement::Unsplittable => format!(
+                "unsharded (tracked, unsplittable) on {}",
+                self.shard_id(c.table.chunk(0).info.shard)
+            ),
             super::Placement::Untracked => "unsharded (on its database's primary)".to_string(),
         };
         let _ = writeln!(s, "{}  {what}", c.ns);

@@ -45,6 +45,8 @@ pub struct Poller {
     pub sampled_heat: Option<super::sampled_heat::SampledHeat>,
     /// The reads the last poll was refused (Unauthorized), with what each needs.
     refused: Refusals,
+    /// Sizes of the tracked unsharded collections (`$collStats`, paced).
+    unsplittable_sizes: super::catalog::UnsplittableSizes,
 }
 
 /// What a poll produced: the cluster as it is now, and the new lines of its logs.
@@ -90,6 +92,7 @@ impl Poller {
             change_heat: None,
             sampled_heat: None,
             refused: Refusals::default(),
+            unsplittable_sizes: super::catalog::UnsplittableSizes::default(),
         }
     }
 
@@ -289,7 +292,7 @@ impl Poller {
         let colls = Self::parsed(&self.client, "collections", CollectionDoc::parse).await;
         let mut colls: Vec<CollectionDoc> = essential(colls, &find("collections"))?
             .into_iter()
-            .filter(CollectionDoc::is_sharded)
+            .filter(super::catalog::shown)
             .collect();
         colls.sort_by(|a, b| a.ns.cmp(&b.ns));
         let mut refreshes = Vec::new();
@@ -313,14 +316,23 @@ impl Poller {
                 ))
             })
             .collect();
-        let names: Vec<String> = colls.iter().map(|c| c.ns.clone()).collect();
+        let names: Vec<String> = sharded_names(&colls);
         let sizes_read = if version >= ServerVersion::V6_0 {
             privileges::sharded_data_distribution()
         } else {
             privileges::coll_stats(names.first().map_or("each collection", String::as_str))
         };
         let sizes = data_sizes::data_sizes(&self.client, version, names).await;
-        let sizes = refused.optional(sizes, &sizes_read)?;
+        let mut sizes = refused.optional(sizes, &sizes_read)?;
+        let tracked: Vec<String> = colls
+            .iter()
+            .filter(|c| c.unsplittable)
+            .map(|c| c.ns.clone())
+            .collect();
+        if let Some(first) = tracked.first() {
+            let more = self.unsplittable_sizes.read(&self.client, &tracked).await;
+            sizes.extend(refused.optional(more, &privileges::coll_stats(first))?);
+        }
         Ok(Reads {
             shard_docs,
             shards,
@@ -361,7 +373,9 @@ impl Poller {
                 }
             };
             self.caches.insert(coll.ns.clone(), cache);
-            collections.push(snapshot::collection(coll, table, &reads.tags).map_err(bad)?);
+            let mut c = snapshot::collection(coll, table, &reads.tags).map_err(bad)?;
+            super::catalog::mark(coll, &mut c);
+            collections.push(c);
         }
         let snap = ConfigSnapshot {
             version,
@@ -382,7 +396,7 @@ impl Poller {
         self.fetched_chunks = 0;
         let mut refused = Refusals::default();
         let reads = self.read(version, &mut refused).await?;
-        let names: Vec<String> = reads.colls.iter().map(|c| c.ns.clone()).collect();
+        let names = sharded_names(&reads.colls);
         let log = self.logs.read(&self.client).await;
         let log = refused.optional(log, &privileges::config_find("changelog"))?;
         let status = self
@@ -420,6 +434,16 @@ impl Poller {
             log,
         })
     }
+}
+
+/// The sharded collections' names (tracked unsharded ones have no chunk balancing to ask about
+/// and are not in `$shardedDataDistribution`).
+fn sharded_names(colls: &[CollectionDoc]) -> Vec<String> {
+    colls
+        .iter()
+        .filter(|c| c.is_sharded())
+        .map(|c| c.ns.clone())
+        .collect()
 }
 
 /// Chunk documents of `coll`, parsed.

@@ -192,7 +192,10 @@ fn collection_view(cluster: &Cluster, c: &Collection, req: &ViewRequest) -> Coll
         }
         (Some(r), _, _) => Some(format!("resharding to {}", key_text(&r.key))),
         (None, Some(p), _) => Some(format!("defragmenting: {}", p.as_str())),
-        (None, None, Placement::Unsplittable) => Some("unsharded (tracked)".to_string()),
+        (None, None, Placement::Unsplittable) => Some(format!(
+            "unsharded (tracked) on {}",
+            cluster.shard_id(table.chunk(0).info.shard)
+        )),
         (None, None, Placement::Untracked) => Some("unsharded".to_string()),
         (None, None, Placement::Sharded) => None,
     };

@@ -8,6 +8,7 @@ mod common;
 mod config;
 mod refresh;
 mod watch_actionlog;
+mod watch_catalog;
 mod watch_key_visualizer;
 mod watch_privileges;
 mod watch_reshard;

@@ -1,0 +1,69 @@
+#![allow(clippy::unwrap_used)]
+//! What real 8.x clusters have, read by the live source from `shardtop serve`: tracked unsharded
+//! (`unsplittable`) collections shown on the shard that holds them, with their sizes.
+
+use std::time::Duration;
+
+use serde_json::Value;
+use shardtop::cluster::{Placement, SummaryOptions};
+use shardtop::live::poller::poll_once;
+use shardtop::serve::ServeOptions;
+use shardtop::sim::{Simulator, scenario};
+
+use crate::common;
+
+fn collection<'a>(summary: &'a Value, ns: &str) -> &'a Value {
+    summary["collections"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["ns"] == ns)
+        .unwrap_or_else(|| panic!("{ns} not in {summary}"))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tracked_unsharded_collections_show_on_their_shard_with_their_sizes() {
+    let sc = scenario::built_in("move-collection").unwrap().unwrap();
+    let mut sim = Simulator::from_scenario(&sc, sc.seed, None).unwrap();
+    sim.run_until(420_000);
+    let opts = SummaryOptions {
+        source: String::new(),
+        chunks: false,
+        writes_unknown: true,
+    };
+    let expected = sim.cluster.summary_json(&opts);
+    for ns in ["app.events", "app.audit"] {
+        let c = sim.cluster.collection(ns).unwrap();
+        assert_eq!(c.placement, Placement::Unsplittable, "{ns} moved by then");
+    }
+    let mut serve_opts = ServeOptions::new("127.0.0.1:0".parse().unwrap(), sim);
+    serve_opts.paused = true;
+    let (server, _client, uri) = common::serve_opts(serve_opts).await;
+    let polled = poll_once(&uri, Duration::from_secs(5)).await.unwrap();
+    server.shutdown().await;
+    let got = polled.state.summary_json(&opts);
+    for ns in ["app.events", "app.audit"] {
+        let (want, have) = (collection(&expected, ns), collection(&got, ns));
+        assert_eq!(have["placement"], "unsplittable", "{have}");
+        assert_eq!(have["chunks"], 1, "{have}");
+        // The one shard that holds it, and its documents and bytes ($collStats).
+        assert_eq!(have["shards"], want["shards"], "{ns}");
+        let holders: Vec<&Value> = have["shards"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|s| s["chunks"] == 1)
+            .collect();
+        assert_eq!(holders.len(), 1, "{have}");
+        assert!(holders[0]["docs"].as_u64().unwrap() > 0, "{have}");
+    }
+    assert_eq!(collection(&got, "app.events")["shards"][2]["chunks"], 1);
+    // The text summary says what it is.
+    let text = polled.state.summary_text_at("t", "now");
+    assert!(
+        text.contains("app.events  unsharded (tracked, unsplittable) on shard0002"),
+        "{text}"
+    );
+    // The sharded collection is still balanced as before.
+    assert!(collection(&got, "app.orders").get("placement").is_none());
+}

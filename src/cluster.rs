@@ -9,6 +9,7 @@
 
 pub mod apply;
 pub mod balancer;
+pub mod balancing_window;
 pub mod collection;
 pub mod defragmentation;
 pub mod describe;

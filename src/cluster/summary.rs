@@ -54,11 +54,38 @@ impl Cluster {
                 },
                 "whyNot": self.balancer.why_not,
                 "autoMerger": self.auto_merger_enabled().map(|on| json!({"enabled": on})),
+                "activeWindow": self.active_window_json(),
             },
             "shards": shards,
             "collections": collections,
             "errors": self.failed_actions.iter().map(super::failed_actions::FailedAction::json).collect::<Vec<_>>(),
         })
+    }
+
+    /// `activeWindow`: `null` when none is set; the simulator's in virtual time; a live
+    /// cluster's in the config server's local time, open now only when its rounds tell.
+    fn active_window_json(&self) -> Value {
+        let Some(w) = self.settings.active_window else {
+            return Value::Null;
+        };
+        let hm = |m: u32| format!("{:02}:{:02}", m / 60, m % 60);
+        let mut out = json!({"start": hm(w.start_minute), "stop": hm(w.stop_minute)});
+        match &self.balancer.window_now {
+            Some(now) => {
+                out["timeZone"] = json!("server");
+                out["open"] = json!(now.open);
+                out["utcOffsetMinutes"] = json!(
+                    now.utc_offset_minutes
+                        .map(|(min, max)| json!({"min": min, "max": max}))
+                );
+                out["inferredFromRounds"] = json!(now.rounds);
+            }
+            None => {
+                out["timeZone"] = json!("virtual");
+                out["open"] = json!(w.contains(self.now_ms));
+            }
+        }
+        out
     }
 
     fn collection_json(&self, c: &Collection, opts: &SummaryOptions) -> Value {
@@ -288,6 +315,20 @@ impl Cluster {
                 None => "",
             }
         );
+        if let Some(w) = self.settings.active_window {
+            let hm = |m: u32| format!("{:02}:{:02}", m / 60, m % 60);
+            let when = match &b.window_now {
+                Some(now) => format!("server time, {}", now.text()),
+                None if w.contains(self.now_ms) => "virtual time, open now".to_string(),
+                None => "virtual time, closed now".to_string(),
+            };
+            let _ = writeln!(
+                s,
+                "  balancing window {}–{} {when}",
+                hm(w.start_minute),
+                hm(w.stop_minute)
+            );
+        }
         for m in &b.in_flight {
             let _ = writeln!(
                 s,

@@ -417,6 +417,10 @@ impl Poller {
             why_not.push(format!("the last balancer round failed: {e}"));
         }
         state.balancer.why_not = why_not;
+        state.balancer.window_now = state.settings.active_window.map(|w| {
+            let rounds: Vec<u64> = self.logs.round_times_ms.iter().copied().collect();
+            crate::cluster::balancing_window::infer(w.start_minute, w.stop_minute, &rounds, now_ms)
+        });
         state.balancer.in_flight = ops
             .iter()
             .enumerate()

@@ -79,13 +79,18 @@ fn balancer(cluster: &Cluster) -> BalancerView {
     BalancerView {
         enabled: settings.balancer_enabled,
         window: settings.active_window.map(|w| {
-            format!(
+            let hours = format!(
                 "{:02}:{:02}–{:02}:{:02}",
                 w.start_minute / 60,
                 w.start_minute % 60,
                 w.stop_minute / 60,
                 w.stop_minute % 60
-            )
+            );
+            // A live cluster: MongoDB compares the window with the config server's local time.
+            match &b.window_now {
+                Some(now) => format!("{hours} server time, {}", now.text()),
+                None => hours,
+            }
         }),
         in_round: b.round.is_some(),
         rounds: b.rounds,

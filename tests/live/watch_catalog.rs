@@ -67,3 +67,36 @@ async fn tracked_unsharded_collections_show_on_their_shard_with_their_sizes() {
     // The sharded collection is still balanced as before.
     assert!(collection(&got, "app.orders").get("placement").is_none());
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_balancing_window_is_in_server_time_and_never_claimed_open_without_evidence() {
+    let sc = scenario::built_in("ascending").unwrap().unwrap();
+    let mut sim = Simulator::from_scenario(&sc, sc.seed, None).unwrap();
+    sim.cluster.settings.active_window = Some(shardtop::cluster::ActiveWindow {
+        start_minute: 0,
+        stop_minute: 23 * 60,
+    });
+    sim.run_until(60_000);
+    let mut serve_opts = ServeOptions::new("127.0.0.1:0".parse().unwrap(), sim);
+    serve_opts.paused = true;
+    let (server, _client, uri) = common::serve_opts(serve_opts).await;
+    let polled = poll_once(&uri, Duration::from_secs(5)).await.unwrap();
+    server.shutdown().await;
+    let json = polled.state.summary_json(&SummaryOptions::default());
+    let w = &json["balancer"]["activeWindow"];
+    assert_eq!(w["start"], "00:00", "{w}");
+    assert_eq!(w["stop"], "23:00", "{w}");
+    assert_eq!(w["timeZone"], "server", "{w}");
+    // The rounds `serve` logged are the evidence; whatever they allow, "open" is a boolean only
+    // when every time zone they fit agrees.
+    let rounds = w["inferredFromRounds"].as_u64().unwrap();
+    assert!(rounds > 0, "{w}");
+    let now = polled.state.balancer.window_now.clone().unwrap();
+    assert_eq!(now.rounds as u64, rounds);
+    assert_eq!(w["open"].as_bool(), now.open, "{w}");
+    let text = polled.state.summary_text_at("t", "now");
+    assert!(
+        text.contains("balancing window 00:00–23:00 server time, "),
+        "{text}"
+    );
+}

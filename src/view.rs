@@ -107,6 +107,8 @@ pub struct ShardRow {
     pub id: String,
     pub zones: Vec<String>,
     pub draining: bool,
+    /// The config server acting as a shard (8.0+ config shard).
+    pub config_shard: bool,
     pub chunks: u64,
     pub jumbo: u64,
     pub docs: u64,

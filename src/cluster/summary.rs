@@ -29,7 +29,7 @@ impl Cluster {
             .shards
             .iter()
             .filter(|s| !s.removed)
-            .map(|s| json!({"id": s.shard.id, "zones": s.shard.zones.iter().collect::<Vec<_>>(), "draining": s.shard.draining}))
+            .map(|s| json!({"id": s.shard.id, "zones": s.shard.zones.iter().collect::<Vec<_>>(), "draining": s.shard.draining, "configShard": s.shard.is_config_shard()}))
             .collect();
         let collections: Vec<Value> = cluster
             .collections

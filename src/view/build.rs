@@ -52,6 +52,7 @@ fn shard_rows(cluster: &Cluster, coll: Option<&Collection>) -> Vec<ShardRow> {
                 id: s.shard.id.clone(),
                 zones: s.shard.zones.iter().cloned().collect(),
                 draining: s.shard.draining,
+                config_shard: s.shard.is_config_shard(),
                 ..ShardRow::default()
             };
             if let Some(c) = coll {

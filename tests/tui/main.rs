@@ -8,6 +8,7 @@ mod common;
 mod heatmap;
 mod history;
 mod lab;
+mod live_features;
 mod panes;
 mod runtime;
 mod settings;

@@ -64,20 +64,27 @@ async fn identity(client: &LiveClient) -> Result<Identity, LiveError> {
     })
 }
 
-/// The sharded collections, when this user may list them.
-async fn collections(client: &LiveClient) -> Vec<String> {
+/// The sharded collections and the tracked unsharded ones, when this user may list them.
+async fn collections(client: &LiveClient) -> (Vec<String>, Vec<String>) {
     let docs = client
         .find("config", "collections", Document::new(), None, None)
         .await
         .unwrap_or_default();
-    let mut out: Vec<String> = docs
+    let parsed: Vec<CollectionDoc> = docs
         .iter()
         .filter_map(|d| CollectionDoc::parse(d).ok())
-        .filter(CollectionDoc::is_sharded)
-        .map(|c| c.ns)
+        .filter(|c| !c.dropped)
         .collect();
-    out.sort();
-    out
+    let names = |unsplittable: bool| {
+        let mut out: Vec<String> = parsed
+            .iter()
+            .filter(|c| c.unsplittable == unsplittable)
+            .map(|c| c.ns.clone())
+            .collect();
+        out.sort();
+        out
+    };
+    (names(false), names(true))
 }
 
 async fn version(client: &LiveClient) -> Result<ServerVersion, LiveError> {
@@ -105,9 +112,10 @@ async fn check(uri: &str, heat: Option<HeatMode>) -> Result<Checked, LiveError> 
             .find("config", "shards", Document::new(), None, None)
             .await
             .is_ok();
-    let collections = collections(&client).await;
+    let (collections, unsplittable) = collections(&client).await;
     let plan = Plan {
         collections: &collections,
+        unsplittable: &unsplittable,
         sharded_data_distribution: version >= ServerVersion::V6_0,
         sampled_queries: version >= ServerVersion::V7_0
             && heat.is_none_or(|h| h == HeatMode::Sampled),

@@ -124,6 +124,8 @@ pub fn change_stream(ns: &str) -> Read {
 pub struct Plan<'a> {
     /// The sharded collections watched.
     pub collections: &'a [String],
+    /// The tracked unsharded collections (8.0+ `unsplittable`): `$collStats` each.
+    pub unsplittable: &'a [String],
     /// `$shardedDataDistribution` (6.0+) rather than `$collStats` per collection.
     pub sharded_data_distribution: bool,
     /// `$listSampledQueries` (7.0+).
@@ -150,6 +152,7 @@ pub fn reads(plan: &Plan) -> Vec<Read> {
     } else {
         out.extend(plan.collections.iter().map(|ns| coll_stats(ns)));
     }
+    out.extend(plan.unsplittable.iter().map(|ns| coll_stats(ns)));
     out.push(config_find("changelog"));
     out.push(config_find("actionlog"));
     out.push(balancer_status());
@@ -214,6 +217,7 @@ mod tests {
         assert!(!cluster.covers(&ns("config.chunks")));
         let plan = Plan {
             collections: &["shop.orders".to_string()],
+            unsplittable: &["shop.logs".to_string()],
             sharded_data_distribution: true,
             sampled_queries: false,
             change_streams: false,
@@ -227,5 +231,10 @@ mod tests {
         assert!(!allowed(status, &monitor));
         assert!(allowed(&reads[0], &monitor));
         assert!(needs(status).contains("needs enableSharding on shop.orders"));
+        assert!(
+            reads
+                .iter()
+                .any(|r| r.read == "aggregate $collStats shop.logs")
+        );
     }
 }

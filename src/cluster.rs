@@ -19,6 +19,7 @@ pub mod failed_actions;
 pub mod heat_history;
 pub mod history;
 pub mod key_index;
+pub mod ns_kind;
 pub mod orphans;
 pub mod privileges;
 pub mod resharding;

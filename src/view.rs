@@ -188,7 +188,10 @@ pub struct HotChunk {
 /// The selected collection.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct CollectionView {
+    /// The name a person knows it by (a time-series collection: its view, not its buckets).
     pub ns: String,
+    /// A time-series collection: its documents (`docs`) are buckets, not measurements.
+    pub buckets: bool,
     pub key: String,
     pub chunks: usize,
     pub jumbo: u64,

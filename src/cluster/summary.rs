@@ -98,17 +98,28 @@ impl Cluster {
             }
         };
         let table = &c.table;
+        let kind = super::ns_kind::NsKind::of(&c.ns);
         let per_shard: Vec<Value> = (0..self.shards.len())
             .filter(|&s| !self.shards[s].removed)
             .map(|s| {
                 let idx = ShardIdx(s as u32);
                 let t = table.shard_totals(idx);
-                json!({
+                let mut row = json!({
                     "shard": self.shard_id(idx),
                     "chunks": t.chunks, "docs": t.stats.docs, "bytes": t.stats.bytes,
                     "jumbo": t.jumbo, "writes": writes(c.writes_to(idx)),
                     "orphanedDocs": c.orphans_on(idx).0, "orphanedBytes": c.orphans_on(idx).1,
-                })
+                });
+                // A time series' documents are buckets: counted as such, never as documents.
+                if kind.unit() == "buckets"
+                    && let Some(o) = row.as_object_mut()
+                {
+                    o.remove("docs");
+                    o.remove("orphanedDocs");
+                    o.insert("buckets".into(), json!(t.stats.docs));
+                    o.insert("orphanedBuckets".into(), json!(c.orphans_on(idx).0));
+                }
+                row
             })
             .collect();
         let jumbo: u64 = (0..self.shards.len())
@@ -124,7 +135,7 @@ impl Cluster {
             })
         });
         let mut out = json!({
-            "ns": c.ns,
+            "ns": super::ns_kind::display_ns(&c.ns),
             "key": bson::Bson::Document(c.pattern.to_document()).into_relaxed_extjson(),
             "chunks": table.len(),
             "jumbo": jumbo,
@@ -139,6 +150,15 @@ impl Cluster {
         }
         if let Some(p) = c.defragmentation {
             out["defragmentationPhase"] = json!(p.as_str());
+        }
+        match &kind {
+            super::ns_kind::NsKind::Plain => {}
+            super::ns_kind::NsKind::TimeseriesBuckets { .. } => {
+                out["timeseries"] = json!({"bucketsNs": c.ns});
+            }
+            super::ns_kind::NsKind::ReshardingTemporary { uuid } => {
+                out["reshardingTemporary"] = json!({"ns": c.ns, "originalUuid": uuid});
+            }
         }
         if c.placement != super::Placement::Sharded {
             out["placement"] = json!(c.placement.as_str());
@@ -197,7 +217,13 @@ impl Cluster {
             ),
             super::Placement::Untracked => "unsharded (on its database's primary)".to_string(),
         };
-        let _ = writeln!(s, "{}  {what}", c.ns);
+        let kind = super::ns_kind::NsKind::of(&c.ns);
+        let unit = kind.unit();
+        let what = match super::ns_kind::label(&c.ns) {
+            Some(label) => format!("{label}, {what}"),
+            None => what,
+        };
+        let _ = writeln!(s, "{}  {what}", super::ns_kind::display_ns(&c.ns));
         if let Some(r) = &c.resharding {
             let _ = writeln!(
                 s,
@@ -232,7 +258,7 @@ impl Cluster {
             let per_chunk = t.stats.bytes.checked_div(t.chunks).unwrap_or(0);
             let _ = writeln!(
                 s,
-                "  Shard {:<10} data {:>10}  docs {:>9}  chunks {:>6}{}  est. data/chunk {:>10}  writes {:>9} ({:5.1}% of all, {:5.1}% recent)",
+                "  Shard {:<10} data {:>10}  {unit} {:>9}  chunks {:>6}{}  est. data/chunk {:>10}  writes {:>9} ({:5.1}% of all, {:5.1}% recent)",
                 self.shard_id(idx),
                 human_bytes(t.stats.bytes),
                 t.stats.docs,
@@ -251,7 +277,7 @@ impl Cluster {
             if orphan_docs > 0 {
                 let _ = writeln!(
                     s,
-                    "        {:<10} orphaned {:>10}  docs {:>9}  (until the range deleter runs)",
+                    "        {:<10} orphaned {:>10}  {unit} {:>9}  (until the range deleter runs)",
                     "",
                     human_bytes(orphan_bytes),
                     orphan_docs
@@ -260,7 +286,7 @@ impl Cluster {
         }
         let _ = writeln!(
             s,
-            "  Totals          data {:>10}  docs {:>9}  chunks {:>6}  writes {}",
+            "  Totals          data {:>10}  {unit} {:>9}  chunks {:>6}  writes {}",
             human_bytes(total_bytes),
             total_docs,
             table.len(),
@@ -270,7 +296,7 @@ impl Cluster {
             let t = table.shard_totals(ShardIdx(i as u32));
             let _ = writeln!(
                 s,
-                "    {} contains {:.2}% data, {:.2}% docs in cluster",
+                "    {} contains {:.2}% data, {:.2}% {unit} in cluster",
                 self.shard_id(ShardIdx(i as u32)),
                 pct(t.stats.bytes, total_bytes),
                 pct(t.stats.docs, total_docs)

@@ -27,7 +27,11 @@ pub fn build(cluster: &Cluster, req: &ViewRequest, source: &str, clock: ClockVie
         clock,
         balancer: balancer(cluster),
         shards: shard_rows(cluster, collection),
-        collections: cluster.namespaces(),
+        collections: cluster
+            .collections
+            .iter()
+            .map(|c| crate::cluster::ns_kind::display_ns(&c.ns))
+            .collect(),
         collection: collection.map(|c| collection_view(cluster, c, req)),
         request: req.clone(),
         heat: None,
@@ -203,11 +207,13 @@ fn collection_view(cluster: &Cluster, c: &Collection, req: &ViewRequest) -> Coll
             cluster.shard_id(table.chunk(0).info.shard)
         )),
         (None, None, Placement::Untracked) => Some("unsharded".to_string()),
-        (None, None, Placement::Sharded) => None,
+        (None, None, Placement::Sharded) => crate::cluster::ns_kind::label(&c.ns),
     };
+    let kind = crate::cluster::ns_kind::NsKind::of(&c.ns);
     CollectionView {
         activity,
-        ns: c.ns.clone(),
+        ns: crate::cluster::ns_kind::display_ns(&c.ns),
+        buckets: kind.unit() == "buckets",
         key: key_text(&c.pattern),
         chunks: table.len(),
         jumbo,

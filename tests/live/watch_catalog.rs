@@ -100,3 +100,73 @@ async fn the_balancing_window_is_in_server_time_and_never_claimed_open_without_e
         "{text}"
     );
 }
+
+/// A time-series collection sharded on its metadata: `config.collections` names its buckets
+/// collection (shaped after mongo `src/mongo/s/catalog/type_collection.idl`, `timeseriesFields`
+/// and `type_collection_timeseries_fields.idl`; no published document was found).
+const TIMESERIES_ENTRY: &str = r#"{
+  "_id": "iot.system.buckets.weather",
+  "lastmodEpoch": {"$oid": "65a954c0de11596e08e7c1dd"},
+  "lastmod": {"$date": "2024-01-18T16:41:35.000Z"},
+  "timestamp": {"$timestamp": {"t": 1705596095, "i": 3}},
+  "uuid": {"$binary": {"base64": "pEeSFaONR4+oLOVEXVFeVQ==", "subType": "04"}},
+  "key": {"meta.sensorId": 1, "control.min.timestamp": 1},
+  "unique": false,
+  "noBalance": false,
+  "timeseriesFields": {"timeField": "timestamp", "metaField": "meta", "granularity": "seconds",
+    "bucketMaxSpanSeconds": 3600}
+}"#;
+
+const TIMESERIES_SCENARIO: &str = r#"{
+  "name": "timeseries", "description": "test", "seedPassage": "none",
+  "serverVersion": "8.0", "shards": 2,
+  "collections": [{"ns": "iot.system.buckets.weather", "key": {"meta.sensorId": 1}}],
+  "workloads": [{"ns": "iot.system.buckets.weather", "rate": 500, "count": 2000,
+    "docSize": {"min": 2000, "max": 2000},
+    "fields": {"meta.sensorId": {"uniformInt": {"min": 1, "max": 500}}}}],
+  "until": 10
+}"#;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_time_series_is_named_by_its_view_and_counts_buckets() {
+    let v: Value = serde_json::from_str(TIMESERIES_ENTRY).unwrap();
+    let doc = bson::Bson::try_from(v).unwrap();
+    let entry = shardtop::live::config::CollectionDoc::parse(doc.as_document().unwrap()).unwrap();
+    assert!(entry.is_sharded());
+    assert_eq!(
+        shardtop::cluster::ns_kind::display_ns(&entry.ns),
+        "iot.weather"
+    );
+    let sc = scenario::parse(TIMESERIES_SCENARIO).unwrap();
+    let mut sim = Simulator::from_scenario(&sc, 3, None).unwrap();
+    sim.run_until(10_000);
+    let mut serve_opts = ServeOptions::new("127.0.0.1:0".parse().unwrap(), sim);
+    serve_opts.paused = true;
+    let (server, _client, uri) = common::serve_opts(serve_opts).await;
+    let polled = poll_once(&uri, Duration::from_secs(5)).await.unwrap();
+    server.shutdown().await;
+    let json = polled.state.summary_json(&SummaryOptions::default());
+    let c = collection(&json, "iot.weather");
+    assert_eq!(c["timeseries"]["bucketsNs"], "iot.system.buckets.weather");
+    let buckets: u64 = c["shards"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| {
+            assert!(s.get("docs").is_none(), "buckets are not documents: {s}");
+            s["buckets"].as_u64().unwrap()
+        })
+        .sum();
+    assert_eq!(buckets, 2000, "{c}");
+    let text = polled.state.summary_text_at("t", "now");
+    assert!(
+        text.contains("iot.weather  time series (buckets in iot.system.buckets.weather)"),
+        "{text}"
+    );
+    let block = text.split("iot.weather  ").nth(1).unwrap();
+    let block = block.split("\n\n").next().unwrap();
+    assert!(
+        block.contains("buckets      2000") && !block.contains("docs"),
+        "{block}"
+    );
+}

@@ -67,3 +67,25 @@ fn a_tracked_unsharded_collection_names_its_shard() {
     let text = screen(&sim.cluster, c, (120, 30));
     assert!(text.contains("unsharded (tracked) on shard0002"), "{text}");
 }
+
+#[test]
+fn a_time_series_shows_its_view_name_and_buckets() {
+    let sc = scenario::parse(
+        r#"{
+  "name": "timeseries", "description": "test", "seedPassage": "none",
+  "serverVersion": "8.0", "shards": 2,
+  "collections": [{"ns": "iot.system.buckets.weather", "key": {"meta.sensorId": 1}}],
+  "workloads": [{"ns": "iot.system.buckets.weather", "rate": 500, "count": 2000,
+    "docSize": {"min": 2000, "max": 2000},
+    "fields": {"meta.sensorId": {"uniformInt": {"min": 1, "max": 500}}}}],
+  "until": 10
+}"#,
+    )
+    .unwrap();
+    let mut sim = Simulator::from_scenario(&sc, 3, None).unwrap();
+    sim.run_until(10_000);
+    let text = screen(&sim.cluster, 0, (120, 30));
+    assert!(text.contains("Key space · iot.weather"), "{text}");
+    assert!(text.contains("2000 buckets"), "{text}");
+    assert!(!text.contains("system.buckets.weather {"), "{text}");
+}

@@ -258,7 +258,7 @@ fn detail(c: &CollectionView, focused: bool, width: usize, theme: Theme) -> Vec<
         };
         let mut facts = vec![
             s.shards.join(","),
-            format!("{} docs", s.docs),
+            format!("{} {}", s.docs, unit(c)),
             human_bytes(s.bytes),
             format!("{} recent writes", s.writes),
         ];
@@ -296,18 +296,20 @@ fn detail(c: &CollectionView, focused: bool, width: usize, theme: Theme) -> Vec<
                 Span::raw(fit(&h.range, width.saturating_sub(16))),
             ]),
             Line::from(Span::raw(format!(
-                "on {} · {:.0}% of recent writes · {} docs, {} in the collection",
+                "on {} · {:.0}% of recent writes · {} {}, {} in the collection",
                 h.shard,
                 h.share * 100.0,
                 c.docs,
+                unit(c),
                 human_bytes(c.bytes)
             ))),
         ],
         None => vec![
             Line::from(Span::styled("no recent writes", theme.dim())),
             Line::from(Span::raw(format!(
-                "{} docs, {} in the collection · Tab here, then ← → to select a chunk",
+                "{} {}, {} in the collection · Tab here, then ← → to select a chunk",
                 c.docs,
+                unit(c),
                 human_bytes(c.bytes)
             ))),
         ],
@@ -351,4 +353,9 @@ fn query_lines(q: &QueryView, width: usize, theme: Theme) -> Vec<Line<'static>> 
             )),
         ],
     }
+}
+
+/// What a collection's documents are: buckets for a time-series collection.
+fn unit(c: &crate::view::CollectionView) -> &'static str {
+    if c.buckets { "buckets" } else { "docs" }
 }

@@ -23,6 +23,7 @@ pub mod ns_kind;
 pub mod orphans;
 pub mod privileges;
 pub mod resharding;
+mod resharding_json;
 pub mod summary;
 pub mod version;
 pub mod window;

@@ -19,6 +19,7 @@ pub mod poller;
 pub mod privileges;
 pub mod record;
 pub mod refusals;
+pub mod resharding_progress;
 pub mod routing_cache;
 pub mod sampled_heat;
 pub mod snapshot;

@@ -151,6 +151,9 @@ impl Cluster {
         if let Some(p) = c.defragmentation {
             out["defragmentationPhase"] = json!(p.as_str());
         }
+        if let Some(p) = &c.resharding_progress {
+            out["resharding"] = super::resharding_json::progress(p);
+        }
         match &kind {
             super::ns_kind::NsKind::Plain => {}
             super::ns_kind::NsKind::TimeseriesBuckets { .. } => {
@@ -234,6 +237,9 @@ impl Cluster {
         }
         if let Some(p) = c.defragmentation {
             let _ = writeln!(s, "  defragmenting: phase {}", p.as_str());
+        }
+        if let Some(p) = &c.resharding_progress {
+            let _ = writeln!(s, "  {}", p.text());
         }
         let table = &c.table;
         let n = self.shards.len();

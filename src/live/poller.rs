@@ -407,7 +407,15 @@ impl Poller {
         let mut why_not = balancer_status::compliance(&self.client, names, &mut refused).await;
         let ops = balancer_status::current_migrations(&self.client).await;
         let ops = refused.optional(ops, &privileges::current_op())?;
+        // `reshardCollection` arrived in 5.0.
+        let reshardings = if version >= ServerVersion::V5_0 {
+            let read = super::resharding_progress::read(&self.client).await;
+            refused.optional(read, &privileges::current_op())?
+        } else {
+            Vec::new()
+        };
         self.install(version, reads)?;
+        super::resharding_progress::attach(&mut self.state, &reshardings);
         self.refused = refused;
         let state = &mut self.state;
         state.balancer =

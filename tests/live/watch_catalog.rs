@@ -170,3 +170,55 @@ async fn a_time_series_is_named_by_its_view_and_counts_buckets() {
         "{block}"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_resharding_in_flight_shows_the_recipients_progress() {
+    let sc = scenario::built_in("reshard").unwrap().unwrap();
+    let mut sim = Simulator::from_scenario(&sc, sc.seed, None).unwrap();
+    sim.run_until(200_000);
+    assert!(
+        sim.cluster
+            .collection("shop.orders")
+            .unwrap()
+            .resharding
+            .is_some(),
+        "the scenario reshards by then"
+    );
+    let mut serve_opts = ServeOptions::new("127.0.0.1:0".parse().unwrap(), sim);
+    serve_opts.paused = true;
+    let (server, _client, uri) = common::serve_opts(serve_opts).await;
+    let polled = poll_once(&uri, Duration::from_secs(5)).await.unwrap();
+    server.shutdown().await;
+    let c = polled.state.collection("shop.orders").unwrap();
+    let p = c.resharding_progress.as_ref().expect("progress read");
+    assert!(!p.recipients.is_empty(), "{p:?}");
+    let (done, total) = p.bytes().expect("bytes reported");
+    assert!(total > 0 && done <= total, "{p:?}");
+    assert_eq!(p.key.as_deref(), Some(r#"{"customerId":1,"placedAt":1}"#));
+    assert!(
+        p.phase().is_some() && p.coordinator_state.is_some(),
+        "{p:?}"
+    );
+    let json = polled.state.summary_json(&SummaryOptions::default());
+    let r = &collection(&json, "shop.orders")["resharding"];
+    assert_eq!(r["approxBytesToCopy"], total, "{r}");
+    assert_eq!(
+        r["recipients"].as_array().unwrap().len(),
+        p.recipients.len(),
+        "{r}"
+    );
+    let text = polled.state.summary_text_at("t", "now");
+    assert!(
+        text.contains("resharding to {\"customerId\":1,\"placedAt\":1} · "),
+        "{text}"
+    );
+    // No other collection claims a resharding.
+    assert!(
+        polled
+            .state
+            .collections
+            .iter()
+            .filter(|c| c.ns != "shop.orders")
+            .all(|c| c.resharding_progress.is_none())
+    );
+}

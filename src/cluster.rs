@@ -13,6 +13,7 @@ pub mod balancing_window;
 pub mod collection;
 pub mod defragmentation;
 pub mod describe;
+pub mod drain;
 pub mod error;
 pub mod event;
 pub mod failed_actions;

@@ -13,6 +13,7 @@ pub mod change_text;
 pub mod client;
 pub mod config;
 pub mod data_sizes;
+pub mod draining;
 pub mod heat_counts;
 pub mod logs;
 pub mod poller;

@@ -95,6 +95,8 @@ pub struct BalancerView {
     pub in_flight: Vec<MigrationView>,
     /// One line each: why it is or is not balancing.
     pub why_not: Vec<String>,
+    /// One line per draining shard of a live cluster: what remains, what blocks it, an estimate.
+    pub drains: Vec<String>,
     /// `"data size"` (6.0+) or `"chunk count"` (before 6.0).
     pub policy: &'static str,
     /// Whether the AutoMerger is enabled (`None` before 7.0, which has none).

@@ -68,4 +68,6 @@ pub struct BalancerState {
     pub why_not: Vec<String>,
     /// A live cluster's balancing window now, as far as its logged rounds tell.
     pub window_now: Option<super::balancing_window::WindowNow>,
+    /// A live cluster's shard drains.
+    pub drains: Vec<super::drain::DrainStatus>,
 }

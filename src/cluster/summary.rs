@@ -55,6 +55,16 @@ impl Cluster {
                 "whyNot": self.balancer.why_not,
                 "autoMerger": self.auto_merger_enabled().map(|on| json!({"enabled": on})),
                 "activeWindow": self.active_window_json(),
+                "drains": self.balancer.drains.iter().map(|d| json!({
+                    "shard": d.shard,
+                    "source": d.source.as_str(),
+                    "state": d.state,
+                    "remaining": {"chunks": d.chunks, "jumboChunks": d.jumbo_chunks},
+                    "dbsToMove": d.dbs_to_move,
+                    "collectionsToMove": d.collections_to_move,
+                    "truncated": d.truncated,
+                    "estimatedSecsLeft": d.eta_secs,
+                })).collect::<Vec<_>>(),
             },
             "shards": shards,
             "collections": collections,
@@ -371,6 +381,9 @@ impl Cluster {
                 human_bytes(m.bytes),
                 m.reason.as_str()
             );
+        }
+        for d in &b.drains {
+            let _ = writeln!(s, "  {}", d.text());
         }
         for why in &b.why_not {
             let _ = writeln!(s, "  why: {why}");

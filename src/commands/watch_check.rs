@@ -120,6 +120,7 @@ async fn check(uri: &str, heat: Option<HeatMode>) -> Result<Checked, LiveError> 
         sampled_queries: version >= ServerVersion::V7_0
             && heat.is_none_or(|h| h == HeatMode::Sampled),
         change_streams: heat == Some(HeatMode::ChangeStream),
+        shard_draining_status: version >= ServerVersion::V8_2,
     };
     let reads = privileges::reads(&plan)
         .into_iter()

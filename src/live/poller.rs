@@ -47,6 +47,8 @@ pub struct Poller {
     refused: Refusals,
     /// Sizes of the tracked unsharded collections (`$collStats`, paced).
     unsplittable_sizes: super::catalog::UnsplittableSizes,
+    /// The shard drains watched, for their observed rate.
+    drains: super::draining::DrainWatch,
 }
 
 /// What a poll produced: the cluster as it is now, and the new lines of its logs.
@@ -93,6 +95,7 @@ impl Poller {
             sampled_heat: None,
             refused: Refusals::default(),
             unsplittable_sizes: super::catalog::UnsplittableSizes::default(),
+            drains: super::draining::DrainWatch::default(),
         }
     }
 
@@ -416,6 +419,10 @@ impl Poller {
         };
         self.install(version, reads)?;
         super::resharding_progress::attach(&mut self.state, &reshardings);
+        let derived = super::draining::derive_all(&self.state);
+        let drains = (self.drains)
+            .read(&self.client, version, derived, &mut refused, now_ms)
+            .await;
         self.refused = refused;
         let state = &mut self.state;
         state.balancer =
@@ -425,6 +432,7 @@ impl Poller {
             why_not.push(format!("the last balancer round failed: {e}"));
         }
         state.balancer.why_not = why_not;
+        state.balancer.drains = drains;
         state.balancer.window_now = state.settings.active_window.map(|w| {
             let rounds: Vec<u64> = self.logs.round_times_ms.iter().copied().collect();
             crate::cluster::balancing_window::infer(w.start_minute, w.stop_minute, &rounds, now_ms)

@@ -80,6 +80,18 @@ pub fn current_op() -> Read {
     }
 }
 
+/// `shardDrainingStatus` (8.2+): `removeShard` on the cluster
+/// (`src/mongo/s/commands/cluster_shard_draining_status_cmd.cpp`, `doCheckAuthorization`).
+pub fn shard_draining_status(shard: &str) -> Read {
+    Read {
+        read: format!("shardDrainingStatus {shard}"),
+        actions: &["removeShard"],
+        resource: Resource::Cluster,
+        feeds: Feeds::Balancer,
+        roles: "clusterManager, clusterAdmin, root (not clusterMonitor)",
+    }
+}
+
 pub fn sharded_data_distribution() -> Read {
     Read {
         read: "aggregate $shardedDataDistribution".into(),
@@ -132,6 +144,8 @@ pub struct Plan<'a> {
     pub sampled_queries: bool,
     /// Change streams (`--heat changestream`).
     pub change_streams: bool,
+    /// `shardDrainingStatus` of each draining shard (8.2+).
+    pub shard_draining_status: bool,
 }
 
 /// Every read of one poll, in the order the poll makes them.
@@ -162,6 +176,9 @@ pub fn reads(plan: &Plan) -> Vec<Read> {
             .map(|ns| balancer_collection_status(ns)),
     );
     out.push(current_op());
+    if plan.shard_draining_status {
+        out.push(shard_draining_status("(each draining shard)"));
+    }
     if plan.sampled_queries {
         out.push(list_sampled_queries());
     }
@@ -221,6 +238,7 @@ mod tests {
             sharded_data_distribution: true,
             sampled_queries: false,
             change_streams: false,
+            shard_draining_status: true,
         };
         let reads = reads(&plan);
         let status = reads
@@ -235,6 +253,14 @@ mod tests {
             reads
                 .iter()
                 .any(|r| r.read == "aggregate $collStats shop.logs")
+        );
+        let drain = reads
+            .iter()
+            .find(|r| r.read.starts_with("shardDrainingStatus"))
+            .expect("listed on 8.2+");
+        assert!(
+            !allowed(drain, &monitor),
+            "clusterMonitor lacks removeShard"
         );
     }
 }

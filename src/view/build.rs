@@ -123,6 +123,11 @@ fn balancer(cluster: &Cluster) -> BalancerView {
             })
             .collect(),
         why_not: b.why_not.clone(),
+        drains: b
+            .drains
+            .iter()
+            .map(crate::cluster::drain::DrainStatus::text)
+            .collect(),
         auto_merger: cluster.auto_merger_enabled(),
         policy: match cluster.version.balancing_metric() {
             BalancingMetric::ChunkCount => "chunk count",

@@ -222,3 +222,51 @@ async fn a_resharding_in_flight_shows_the_recipients_progress() {
             .all(|c| c.resharding_progress.is_none())
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_drain_is_read_from_shard_draining_status_on_8_3_and_derived_before() {
+    let mut seen = Vec::new();
+    for version in ["8.0", "8.3"] {
+        let sc = scenario::built_in("drain").unwrap().unwrap();
+        let mut sim =
+            Simulator::from_scenario(&sc, sc.seed, Some(version.parse().unwrap())).unwrap();
+        sim.run_until(60_000);
+        let mut serve_opts = ServeOptions::new("127.0.0.1:0".parse().unwrap(), sim);
+        serve_opts.paused = true;
+        let (server, _client, uri) = common::serve_opts(serve_opts).await;
+        let polled = poll_once(&uri, Duration::from_secs(5)).await.unwrap();
+        server.shutdown().await;
+        let drains = &polled.state.balancer.drains;
+        assert_eq!(drains.len(), 1, "{version}: {drains:?}");
+        let d = &drains[0];
+        assert_eq!(d.shard, "shard0003");
+        let want = if version == "8.3" {
+            "shardDrainingStatus"
+        } else {
+            "derived"
+        };
+        assert_eq!(d.source.as_str(), want, "{version}");
+        assert!(d.chunks > 0, "{version}: {d:?}");
+        // The catalog the poll read says the same as the server.
+        let derived = shardtop::live::draining::derive(
+            &polled.state,
+            polled.state.shard_index("shard0003").unwrap(),
+        );
+        assert_eq!(
+            (derived.chunks, &derived.dbs_to_move),
+            (d.chunks, &d.dbs_to_move),
+            "{version}"
+        );
+        // One poll has no rate: no estimate is made up.
+        assert_eq!(d.eta_secs, None);
+        assert!(d.text().contains("time left: unknown"), "{}", d.text());
+        let json = polled.state.summary_json(&SummaryOptions::default());
+        assert_eq!(json["balancer"]["drains"][0]["source"], want);
+        assert_eq!(
+            json["balancer"]["drains"][0]["remaining"]["chunks"],
+            d.chunks
+        );
+        seen.push(d.chunks);
+    }
+    assert_eq!(seen[0], seen[1], "both versions drain the same scenario");
+}

@@ -105,7 +105,8 @@ pub fn eta_secs(first: (u64, u64), now: (u64, u64)) -> Option<u64> {
     let (c1, t1) = now;
     let moved = c0.checked_sub(c1).filter(|&m| m > 0)?;
     let ms = t1.checked_sub(t0).filter(|&d| d > 0)?;
-    Some((c1 as u128 * ms as u128 / moved as u128 / 1000) as u64)
+    let secs = u128::from(c1) * u128::from(ms) / u128::from(moved) / 1000;
+    Some(u64::try_from(secs).unwrap_or(u64::MAX))
 }
 
 #[cfg(test)]

@@ -80,20 +80,17 @@ impl Cluster {
         };
         let hm = |m: u32| format!("{:02}:{:02}", m / 60, m % 60);
         let mut out = json!({"start": hm(w.start_minute), "stop": hm(w.stop_minute)});
-        match &self.balancer.window_now {
-            Some(now) => {
-                out["timeZone"] = json!("server");
-                out["open"] = json!(now.open);
-                out["utcOffsetMinutes"] = json!(
-                    now.utc_offset_minutes
-                        .map(|(min, max)| json!({"min": min, "max": max}))
-                );
-                out["inferredFromRounds"] = json!(now.rounds);
-            }
-            None => {
-                out["timeZone"] = json!("virtual");
-                out["open"] = json!(w.contains(self.now_ms));
-            }
+        if let Some(now) = &self.balancer.window_now {
+            out["timeZone"] = json!("server");
+            out["open"] = json!(now.open);
+            out["utcOffsetMinutes"] = json!(
+                now.utc_offset_minutes
+                    .map(|(min, max)| json!({"min": min, "max": max}))
+            );
+            out["inferredFromRounds"] = json!(now.rounds);
+        } else {
+            out["timeZone"] = json!("virtual");
+            out["open"] = json!(w.contains(self.now_ms));
         }
         out
     }
@@ -221,7 +218,8 @@ impl Cluster {
         s
     }
 
-    fn collection_text(&self, s: &mut String, c: &Collection) {
+    /// The collection's first lines: its name, what it is, what reshapes it now.
+    fn collection_heading(&self, s: &mut String, c: &Collection) {
         let what = match c.placement {
             super::Placement::Sharded => format!("shard key {}", c.pattern),
             super::Placement::Unsplittable => format!(
@@ -230,8 +228,6 @@ impl Cluster {
             ),
             super::Placement::Untracked => "unsharded (on its database's primary)".to_string(),
         };
-        let kind = super::ns_kind::NsKind::of(&c.ns);
-        let unit = kind.unit();
         let what = match super::ns_kind::label(&c.ns) {
             Some(label) => format!("{label}, {what}"),
             None => what,
@@ -251,6 +247,11 @@ impl Cluster {
         if let Some(p) = &c.resharding_progress {
             let _ = writeln!(s, "  {}", p.text());
         }
+    }
+
+    fn collection_text(&self, s: &mut String, c: &Collection) {
+        self.collection_heading(s, c);
+        let unit = super::ns_kind::NsKind::of(&c.ns).unit();
         let table = &c.table;
         let n = self.shards.len();
         let total_docs: u64 = (0..n)

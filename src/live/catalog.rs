@@ -20,6 +20,7 @@ use bson::doc;
 use super::client::{LiveClient, LiveError};
 use super::config::CollectionDoc;
 use super::data_sizes::{ShardSize, number};
+use super::refusals::Refusals;
 use crate::cluster::{Collection, Placement};
 
 /// How often one tracked unsharded collection's size is re-read.
@@ -39,6 +40,16 @@ pub(super) fn mark(coll: &CollectionDoc, out: &mut Collection) {
     }
 }
 
+/// The sharded collections' names (tracked unsharded ones have no chunk balancing to ask about
+/// and are not in `$shardedDataDistribution`).
+pub(super) fn sharded_names(colls: &[CollectionDoc]) -> Vec<String> {
+    colls
+        .iter()
+        .filter(|c| c.is_sharded())
+        .map(|c| c.ns.clone())
+        .collect()
+}
+
 /// The last sizes read of each tracked unsharded collection, and when.
 #[derive(Default)]
 pub struct UnsplittableSizes {
@@ -46,10 +57,30 @@ pub struct UnsplittableSizes {
 }
 
 impl UnsplittableSizes {
+    /// The sizes of the tracked unsharded collections of `colls`; a refusal is noted and gives
+    /// none.
+    pub(super) async fn read(
+        &mut self,
+        client: &LiveClient,
+        colls: &[CollectionDoc],
+        refused: &mut Refusals,
+    ) -> Result<Vec<ShardSize>, LiveError> {
+        let names: Vec<String> = colls
+            .iter()
+            .filter(|c| c.unsplittable && !c.dropped)
+            .map(|c| c.ns.clone())
+            .collect();
+        let Some(first) = names.first() else {
+            return Ok(Vec::new());
+        };
+        let read = self.sizes(client, &names).await;
+        refused.optional(read, &super::privileges::coll_stats(first))
+    }
+
     /// The sizes of the tracked unsharded collections `names`: the kept ones when read less than
     /// a minute ago, `$collStats` (`storageStats.count`, `.size`, one document per shard that
     /// holds the collection) otherwise. Collections gone from the catalog are forgotten.
-    pub(super) async fn read(
+    async fn sizes(
         &mut self,
         client: &LiveClient,
         names: &[String],

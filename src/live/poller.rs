@@ -319,7 +319,7 @@ impl Poller {
                 ))
             })
             .collect();
-        let names: Vec<String> = sharded_names(&colls);
+        let names: Vec<String> = super::catalog::sharded_names(&colls);
         let sizes_read = if version >= ServerVersion::V6_0 {
             privileges::sharded_data_distribution()
         } else {
@@ -327,15 +327,8 @@ impl Poller {
         };
         let sizes = data_sizes::data_sizes(&self.client, version, names).await;
         let mut sizes = refused.optional(sizes, &sizes_read)?;
-        let tracked: Vec<String> = colls
-            .iter()
-            .filter(|c| c.unsplittable)
-            .map(|c| c.ns.clone())
-            .collect();
-        if let Some(first) = tracked.first() {
-            let more = self.unsplittable_sizes.read(&self.client, &tracked).await;
-            sizes.extend(refused.optional(more, &privileges::coll_stats(first))?);
-        }
+        let tracked = self.unsplittable_sizes.read(&self.client, &colls, refused);
+        sizes.extend(tracked.await?);
         Ok(Reads {
             shard_docs,
             shards,
@@ -399,7 +392,7 @@ impl Poller {
         self.fetched_chunks = 0;
         let mut refused = Refusals::default();
         let reads = self.read(version, &mut refused).await?;
-        let names = sharded_names(&reads.colls);
+        let names = super::catalog::sharded_names(&reads.colls);
         let log = self.logs.read(&self.client).await;
         let log = refused.optional(log, &privileges::config_find("changelog"))?;
         let status = self
@@ -410,13 +403,8 @@ impl Poller {
         let mut why_not = balancer_status::compliance(&self.client, names, &mut refused).await;
         let ops = balancer_status::current_migrations(&self.client).await;
         let ops = refused.optional(ops, &privileges::current_op())?;
-        // `reshardCollection` arrived in 5.0.
-        let reshardings = if version >= ServerVersion::V5_0 {
-            let read = super::resharding_progress::read(&self.client).await;
-            refused.optional(read, &privileges::current_op())?
-        } else {
-            Vec::new()
-        };
+        let reshardings = super::resharding_progress::read(&self.client, version, &mut refused);
+        let reshardings = reshardings.await?;
         self.install(version, reads)?;
         super::resharding_progress::attach(&mut self.state, &reshardings);
         let derived = super::draining::derive_all(&self.state);
@@ -454,16 +442,6 @@ impl Poller {
             log,
         })
     }
-}
-
-/// The sharded collections' names (tracked unsharded ones have no chunk balancing to ask about
-/// and are not in `$shardedDataDistribution`).
-fn sharded_names(colls: &[CollectionDoc]) -> Vec<String> {
-    colls
-        .iter()
-        .filter(|c| c.is_sharded())
-        .map(|c| c.ns.clone())
-        .collect()
 }
 
 /// Chunk documents of `coll`, parsed.

@@ -12,12 +12,25 @@
 use bson::{Bson, Document, doc};
 
 use super::client::{LiveClient, LiveError};
-use crate::cluster::Cluster;
+use super::refusals::Refusals;
 use crate::cluster::resharding::{RecipientProgress, ReshardingProgress};
+use crate::cluster::{Cluster, ServerVersion};
 
-/// The resharding entries of `$currentOp` (every role, every shard). A refusal is the
-/// caller's to note; any other failure shows no resharding progress.
-pub(super) async fn read(client: &LiveClient) -> Result<Vec<Document>, LiveError> {
+/// The resharding entries of `$currentOp` (every role, every shard) from 5.0, where
+/// `reshardCollection` arrived. A refusal is noted; any other failure shows no progress.
+pub(super) async fn read(
+    client: &LiveClient,
+    version: ServerVersion,
+    refused: &mut Refusals,
+) -> Result<Vec<Document>, LiveError> {
+    if version < ServerVersion::V5_0 {
+        return Ok(Vec::new());
+    }
+    let read = entries(client).await;
+    refused.optional(read, &super::privileges::current_op())
+}
+
+async fn entries(client: &LiveClient) -> Result<Vec<Document>, LiveError> {
     let cmd = doc! {"aggregate": 1, "pipeline": [
         {"$currentOp": {"allUsers": true, "localOps": false}},
         {"$match": {"type": "op", "originatingCommand.reshardCollection": {"$exists": true}}},
@@ -44,12 +57,11 @@ pub fn progress(entries: &[Document]) -> Vec<(String, ReshardingProgress)> {
     let mut out: Vec<(String, ReshardingProgress)> = Vec::new();
     for e in entries {
         let Ok(ns) = e.get_str("ns") else { continue };
-        let at = match out.iter().position(|(n, _)| n == ns) {
-            Some(i) => i,
-            None => {
-                out.push((ns.to_string(), ReshardingProgress::default()));
-                out.len() - 1
-            }
+        let at = if let Some(i) = out.iter().position(|(n, _)| n == ns) {
+            i
+        } else {
+            out.push((ns.to_string(), ReshardingProgress::default()));
+            out.len() - 1
         };
         let p = &mut out[at].1;
         if let Ok(cmd) = e.get_document("originatingCommand")

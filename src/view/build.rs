@@ -203,9 +203,8 @@ fn collection_view(cluster: &Cluster, c: &Collection, req: &ViewRequest) -> Coll
         .sum();
     let activity = match (&c.resharding, c.defragmentation, c.placement) {
         // A live cluster's resharding, as its `$currentOp` reports it.
-        (None, _, _) if c.resharding_progress.is_some() => {
-            c.resharding_progress.as_ref().map(|p| p.text())
-        }
+        (None, _, _) if c.resharding_progress.is_some() => (c.resharding_progress.as_ref())
+            .map(crate::cluster::resharding::ReshardingProgress::text),
         (Some(r), _, _) if r.provenance.ends_unsplittable() => {
             Some(format!("{} under way", r.provenance.as_str()))
         }

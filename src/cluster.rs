@@ -9,9 +9,11 @@
 
 pub mod apply;
 pub mod balancer;
+pub mod balancing_window;
 pub mod collection;
 pub mod defragmentation;
 pub mod describe;
+pub mod drain;
 pub mod error;
 pub mod event;
 pub mod failed_actions;
@@ -19,9 +21,11 @@ pub mod heat_history;
 pub mod history;
 pub mod hotspot;
 pub mod key_index;
+pub mod ns_kind;
 pub mod orphans;
 pub mod privileges;
 pub mod resharding;
+mod resharding_json;
 pub mod summary;
 pub mod version;
 pub mod window;

@@ -7,12 +7,15 @@
 //! simulator), the terminal, ratatui.
 
 pub mod balancer_status;
+pub mod catalog;
 pub mod change_heat;
 pub mod change_text;
 pub mod client;
 pub mod compliance;
 pub mod config;
 pub mod data_sizes;
+pub mod draining;
+pub mod handshake;
 pub mod heat_counts;
 pub mod in_flight;
 pub mod inconsistency;
@@ -22,6 +25,7 @@ pub mod poller;
 pub mod privileges;
 pub mod record;
 pub mod refusals;
+pub mod resharding_progress;
 pub mod routing_cache;
 pub mod sampled_heat;
 pub mod snapshot;

@@ -103,6 +103,8 @@ pub struct BalancerView {
     pub in_flight: Vec<MigrationView>,
     /// One line each: why it is or is not balancing.
     pub why_not: Vec<String>,
+    /// One line per draining shard of a live cluster: what remains, what blocks it, an estimate.
+    pub drains: Vec<String>,
     /// `"data size"` (6.0+) or `"chunk count"` (before 6.0).
     pub policy: &'static str,
     /// Whether the AutoMerger is enabled (`None` before 7.0, which has none).
@@ -123,6 +125,8 @@ pub struct ShardRow {
     /// The shard's reported size of the collection was out of what a server reports: `docs`
     /// and `bytes` are not known.
     pub sizes_invalid: bool,
+    /// The config server acting as a shard (8.0+ config shard).
+    pub config_shard: bool,
     pub chunks: u64,
     pub jumbo: u64,
     pub docs: u64,
@@ -207,10 +211,13 @@ pub struct HotChunk {
 /// The selected collection.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct CollectionView {
+    /// The name a person knows it by (a time-series collection: its view, not its buckets).
     pub ns: String,
     /// What keeps the balancer, migrations or the AutoMerger from it (`noBalance`,
     /// `permitMigrations: false`, `enableAutoMerge: false`, a defragmentation).
     pub balancing: Vec<String>,
+    /// A time-series collection: its documents (`docs`) are buckets, not measurements.
+    pub buckets: bool,
     pub key: String,
     pub chunks: usize,
     pub jumbo: u64,

@@ -107,4 +107,8 @@ pub struct BalancerState {
     pub failed: u64,
     /// Why the last round (or the last check) did not balance more, per collection.
     pub why_not: Vec<String>,
+    /// A live cluster's balancing window now, as far as its logged rounds tell.
+    pub window_now: Option<super::balancing_window::WindowNow>,
+    /// A live cluster's shard drains.
+    pub drains: Vec<super::drain::DrainStatus>,
 }

@@ -68,6 +68,8 @@ pub struct Collection {
     pub incarnation: u32,
     /// A `reshardCollection` in progress.
     pub resharding: Option<super::resharding::Resharding>,
+    /// A live cluster's resharding in progress, as its `$currentOp` reports it.
+    pub resharding_progress: Option<super::resharding::ReshardingProgress>,
     /// `configureCollectionBalancing`: the collection's own chunk size (`maxChunkSizeBytes`)
     /// and whether the AutoMerger may consider it.
     pub balancing: CollectionBalancing,
@@ -150,6 +152,7 @@ impl Collection {
             routed_writes: Vec::new(),
             incarnation: 1,
             resharding: None,
+            resharding_progress: None,
             balancing: CollectionBalancing::default(),
             range_deletions: Vec::new(),
             defragmentation: None,

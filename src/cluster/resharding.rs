@@ -149,3 +149,132 @@ impl Resharding {
 
 /// One chunk of the new layout: its lower bound, shard and contents.
 pub type NewChunk = (ShardKey, ShardIdx, ChunkStats);
+
+/// A resharding in flight on a live cluster, as `$currentOp` reports it (the coordinator's and
+/// each recipient's entry; mongo `src/mongo/db/s/resharding/resharding_metrics.cpp`,
+/// `reportForCurrentOp`). Every figure is the server's; what it did not report is `None`.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ReshardingProgress {
+    /// `originatingCommand.key`, as relaxed Extended JSON.
+    pub key: Option<String>,
+    /// `provenance` (8.0: `reshardCollection`, `moveCollection`, `unshardCollection`).
+    pub provenance: Option<String>,
+    /// The coordinator's `coordinatorState`.
+    pub coordinator_state: Option<String>,
+    /// The coordinator's `allShardsHighestRemainingOperationTimeEstimatedSecs` (7.0+).
+    pub highest_remaining_secs: Option<u64>,
+    /// `totalOperationTimeElapsedSecs`, the largest reported.
+    pub elapsed_secs: Option<u64>,
+    pub recipients: Vec<RecipientProgress>,
+}
+
+/// One recipient shard's entry.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RecipientProgress {
+    pub shard: String,
+    /// `recipientState`: `awaiting-fetch-timestamp`, `creating-collection`, `cloning`,
+    /// `applying`, `strict-consistency`, `done`, `error`…
+    pub state: String,
+    pub documents_copied: Option<u64>,
+    pub approx_documents_to_copy: Option<u64>,
+    pub bytes_copied: Option<u64>,
+    pub approx_bytes_to_copy: Option<u64>,
+    /// `remainingOperationTimeEstimatedSecs` (`-1`, "not estimated yet", is `None`).
+    pub remaining_secs: Option<u64>,
+}
+
+impl ReshardingProgress {
+    /// The recipients' states, each once, in order: `cloning`, `cloning, applying`; the
+    /// coordinator's when no recipient reported.
+    pub fn phase(&self) -> Option<String> {
+        let mut states: Vec<&str> = Vec::new();
+        for r in &self.recipients {
+            if !states.contains(&r.state.as_str()) {
+                states.push(&r.state);
+            }
+        }
+        if states.is_empty() {
+            return self.coordinator_state.clone();
+        }
+        Some(states.join(", "))
+    }
+
+    /// Bytes copied and approximately to copy, over every recipient (`None` when one did not
+    /// say).
+    pub fn bytes(&self) -> Option<(u64, u64)> {
+        sum(&self.recipients, |r| {
+            r.bytes_copied.zip(r.approx_bytes_to_copy)
+        })
+    }
+
+    /// Documents copied and approximately to copy, over every recipient.
+    pub fn documents(&self) -> Option<(u64, u64)> {
+        sum(&self.recipients, |r| {
+            r.documents_copied.zip(r.approx_documents_to_copy)
+        })
+    }
+
+    /// The server's estimate of the time left: the coordinator's highest over all shards, else
+    /// the slowest recipient's (the operation ends with its last recipient).
+    pub fn remaining_secs(&self) -> Option<u64> {
+        self.highest_remaining_secs.or_else(|| {
+            self.recipients
+                .iter()
+                .filter_map(|r| r.remaining_secs)
+                .max()
+        })
+    }
+}
+
+impl ReshardingProgress {
+    /// One line: what runs, its phase, what is copied of what, the server's estimate.
+    pub fn text(&self) -> String {
+        let what = match self.provenance.as_deref() {
+            Some(p) if p != "reshardCollection" => format!("{p} under way"),
+            _ => match &self.key {
+                Some(k) => format!("resharding to {k}"),
+                None => "resharding".to_string(),
+            },
+        };
+        let mut parts = vec![what];
+        if let Some(phase) = self.phase() {
+            parts.push(phase);
+        }
+        match (self.bytes(), self.documents()) {
+            (Some((done, total)), _) => parts.push(format!(
+                "{} of ~{} copied",
+                crate::units::human_bytes(done),
+                crate::units::human_bytes(total)
+            )),
+            (None, Some((done, total))) => parts.push(format!("{done} of ~{total} docs copied")),
+            (None, None) => parts.push("copied: unknown".to_string()),
+        }
+        parts.push(match self.remaining_secs() {
+            Some(s) => format!("~{} left (server's estimate)", duration_text(s)),
+            None => "time left: not estimated yet".to_string(),
+        });
+        parts.join(" · ")
+    }
+}
+
+/// `45 s`, `12 min`, `3 h 05 min`.
+fn duration_text(secs: u64) -> String {
+    match secs {
+        0..60 => format!("{secs} s"),
+        60..3600 => format!("{} min", secs / 60),
+        _ => format!("{} h {:02} min", secs / 3600, secs % 3600 / 60),
+    }
+}
+
+fn sum(
+    recipients: &[RecipientProgress],
+    each: impl Fn(&RecipientProgress) -> Option<(u64, u64)>,
+) -> Option<(u64, u64)> {
+    if recipients.is_empty() {
+        return None;
+    }
+    recipients.iter().try_fold((0u64, 0u64), |(a, b), r| {
+        let (x, y) = each(r)?;
+        Some((a.saturating_add(x), b.saturating_add(y)))
+    })
+}

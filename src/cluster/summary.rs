@@ -50,7 +50,7 @@ impl Cluster {
             .shards
             .iter()
             .filter(|s| !s.removed)
-            .map(|s| json!({"id": s.shard.id, "zones": s.shard.zones.iter().collect::<Vec<_>>(), "draining": s.shard.draining, "inConfigShards": !s.unlisted}))
+            .map(|s| json!({"id": s.shard.id, "zones": s.shard.zones.iter().collect::<Vec<_>>(), "draining": s.shard.draining, "inConfigShards": !s.unlisted, "configShard": s.shard.is_config_shard()}))
             .collect();
         let collections: Vec<Value> = cluster
             .collections
@@ -85,11 +85,45 @@ impl Cluster {
                 }).collect::<Vec<_>>(),
                 "whyNot": self.balancer.why_not,
                 "autoMerger": self.auto_merger_enabled().map(|on| json!({"enabled": on})),
+                "activeWindow": self.active_window_json(),
+                "drains": self.balancer.drains.iter().map(|d| json!({
+                    "shard": d.shard,
+                    "source": d.source.as_str(),
+                    "state": d.state,
+                    "remaining": {"chunks": d.chunks, "jumboChunks": d.jumbo_chunks},
+                    "dbsToMove": d.dbs_to_move,
+                    "collectionsToMove": d.collections_to_move,
+                    "truncated": d.truncated,
+                    "estimatedSecsLeft": d.eta_secs,
+                })).collect::<Vec<_>>(),
             },
             "shards": shards,
             "collections": collections,
             "errors": self.failed_actions.iter().map(super::failed_actions::FailedAction::json).collect::<Vec<_>>(),
         })
+    }
+
+    /// `activeWindow`: `null` when none is set; the simulator's in virtual time; a live
+    /// cluster's in the config server's local time, open now only when its rounds tell.
+    fn active_window_json(&self) -> Value {
+        let Some(w) = self.settings.active_window else {
+            return Value::Null;
+        };
+        let hm = |m: u32| format!("{:02}:{:02}", m / 60, m % 60);
+        let mut out = json!({"start": hm(w.start_minute), "stop": hm(w.stop_minute)});
+        if let Some(now) = &self.balancer.window_now {
+            out["timeZone"] = json!("server");
+            out["open"] = json!(now.open);
+            out["utcOffsetMinutes"] = json!(
+                now.utc_offset_minutes
+                    .map(|(min, max)| json!({"min": min, "max": max}))
+            );
+            out["inferredFromRounds"] = json!(now.rounds);
+        } else {
+            out["timeZone"] = json!("virtual");
+            out["open"] = json!(w.contains(self.now_ms));
+        }
+        out
     }
 
     fn collection_json(&self, c: &Collection, opts: &SummaryOptions) -> Value {
@@ -104,24 +138,7 @@ impl Cluster {
         let table = &c.table;
         let per_shard: Vec<Value> = (0..self.shards.len())
             .filter(|&s| !self.shards[s].removed)
-            .map(|s| {
-                let idx = ShardIdx(s as u32);
-                let t = table.shard_totals(idx);
-                let mut row = json!({
-                    "shard": self.shard_id(idx),
-                    "chunks": t.chunks, "docs": t.stats.docs, "bytes": t.stats.bytes,
-                    "jumbo": t.jumbo, "writes": writes(c.writes_to(idx)),
-                    "orphanedDocs": c.orphans_on(idx).0, "orphanedBytes": c.orphans_on(idx).1,
-                });
-                if c.invalid_sizes.contains(&idx) {
-                    // A reported size no server gives: unknown, flagged, never a figure.
-                    for k in ["docs", "bytes", "orphanedDocs", "orphanedBytes"] {
-                        row[k] = Value::Null;
-                    }
-                    row["sizesInvalid"] = json!(true);
-                }
-                row
-            })
+            .map(|s| self.shard_json(c, ShardIdx(s as u32), opts.writes_unknown))
             .collect();
         let jumbo: u64 = (0..self.shards.len())
             .map(|s| table.shard_totals(ShardIdx(s as u32)).jumbo)
@@ -136,39 +153,14 @@ impl Cluster {
             })
         });
         let mut out = json!({
-            "ns": c.ns,
+            "ns": super::ns_kind::display_ns(&c.ns),
             "key": bson::Bson::Document(c.pattern.to_document()).into_relaxed_extjson(),
             "chunks": table.len(),
             "jumbo": jumbo,
             "shards": per_shard,
             "hottest": hottest,
         });
-        if let Some(r) = &c.resharding {
-            out["resharding"] = json!({
-                "key": bson::Bson::Document(r.key.to_document()).into_relaxed_extjson(),
-                "since": r.started_ms as f64 / 1000.0,
-            });
-        }
-        if let Some(p) = c.defragmentation {
-            out["defragmentationPhase"] = json!(p.as_str());
-        }
-        if c.placement != super::Placement::Sharded {
-            out["placement"] = json!(c.placement.as_str());
-        }
-        out["balancing"] = json!({
-            "noBalance": c.balancing.no_balance,
-            "permitMigrations": !c.balancing.migrations_blocked,
-            "enableAutoMerge": c.balancing.auto_merge,
-            "defragmenting": c.defragmentation.is_some(),
-        });
-        if !c.inconsistencies.is_empty() {
-            let list: Vec<Value> = c
-                .inconsistencies
-                .iter()
-                .map(|i| json!({"type": i.kind, "description": i.description}))
-                .collect();
-            out["inconsistencies"] = Value::Array(list);
-        }
+        Self::collection_state_json(c, &mut out);
         if with_chunks {
             let list: Vec<Value> = table
                 .iter()
@@ -187,6 +179,85 @@ impl Cluster {
             out["chunkList"] = Value::Array(list);
         }
         out
+    }
+
+    /// One shard's entry of a collection in the JSON summary.
+    fn shard_json(&self, c: &Collection, idx: ShardIdx, writes_unknown: bool) -> Value {
+        let t = c.table.shard_totals(idx);
+        let writes = |n: u64| {
+            if writes_unknown {
+                Value::Null
+            } else {
+                json!(n)
+            }
+        };
+        let mut row = json!({
+            "shard": self.shard_id(idx),
+            "chunks": t.chunks, "docs": t.stats.docs, "bytes": t.stats.bytes,
+            "jumbo": t.jumbo, "writes": writes(c.writes_to(idx)),
+            "orphanedDocs": c.orphans_on(idx).0, "orphanedBytes": c.orphans_on(idx).1,
+        });
+        if c.invalid_sizes.contains(&idx) {
+            // A reported size no server gives: unknown, flagged, never a figure.
+            for k in ["docs", "bytes", "orphanedDocs", "orphanedBytes"] {
+                row[k] = Value::Null;
+            }
+            row["sizesInvalid"] = json!(true);
+        }
+        // A time series' documents are buckets: counted as such, never as documents.
+        if super::ns_kind::NsKind::of(&c.ns).unit() == "buckets"
+            && let Some(o) = row.as_object_mut()
+        {
+            let docs = o.remove("docs").unwrap_or(Value::Null);
+            let orphaned = o.remove("orphanedDocs").unwrap_or(Value::Null);
+            o.insert("buckets".into(), docs);
+            o.insert("orphanedBuckets".into(), orphaned);
+        }
+        row
+    }
+
+    /// What reshapes a collection now, what it is, what keeps the balancer from it and what is
+    /// inconsistent in its metadata, added to its JSON entry.
+    fn collection_state_json(c: &Collection, out: &mut Value) {
+        let kind = super::ns_kind::NsKind::of(&c.ns);
+        if let Some(r) = &c.resharding {
+            out["resharding"] = json!({
+                "key": bson::Bson::Document(r.key.to_document()).into_relaxed_extjson(),
+                "since": r.started_ms as f64 / 1000.0,
+            });
+        }
+        if let Some(p) = c.defragmentation {
+            out["defragmentationPhase"] = json!(p.as_str());
+        }
+        if let Some(p) = &c.resharding_progress {
+            out["resharding"] = super::resharding_json::progress(p);
+        }
+        match &kind {
+            super::ns_kind::NsKind::Plain => {}
+            super::ns_kind::NsKind::TimeseriesBuckets { .. } => {
+                out["timeseries"] = json!({"bucketsNs": c.ns});
+            }
+            super::ns_kind::NsKind::ReshardingTemporary { uuid } => {
+                out["reshardingTemporary"] = json!({"ns": c.ns, "originalUuid": uuid});
+            }
+        }
+        if c.placement != super::Placement::Sharded {
+            out["placement"] = json!(c.placement.as_str());
+        }
+        out["balancing"] = json!({
+            "noBalance": c.balancing.no_balance,
+            "permitMigrations": !c.balancing.migrations_blocked,
+            "enableAutoMerge": c.balancing.auto_merge,
+            "defragmenting": c.defragmentation.is_some(),
+        });
+        if !c.inconsistencies.is_empty() {
+            let list: Vec<Value> = c
+                .inconsistencies
+                .iter()
+                .map(|i| json!({"type": i.kind, "description": i.description}))
+                .collect();
+            out["inconsistencies"] = Value::Array(list);
+        }
     }
 
     /// The text summary, at virtual time.
@@ -216,14 +287,22 @@ impl Cluster {
         s
     }
 
-    /// The collection's heading: key or placement, resharding, defragmentation, balancing.
-    fn collection_head(s: &mut String, c: &Collection) {
+    /// The collection's first lines: its name, what it is, what reshapes it now, what keeps the
+    /// balancer from it, what is inconsistent in its routing metadata.
+    fn collection_heading(&self, s: &mut String, c: &Collection) {
         let what = match c.placement {
             super::Placement::Sharded => format!("shard key {}", c.pattern),
-            super::Placement::Unsplittable => "unsharded (tracked, unsplittable)".to_string(),
+            super::Placement::Unsplittable => format!(
+                "unsharded (tracked, unsplittable) on {}",
+                self.shard_id(c.table.chunk(0).info.shard)
+            ),
             super::Placement::Untracked => "unsharded (on its database's primary)".to_string(),
         };
-        let _ = writeln!(s, "{}  {what}", c.ns);
+        let what = match super::ns_kind::label(&c.ns) {
+            Some(label) => format!("{label}, {what}"),
+            None => what,
+        };
+        let _ = writeln!(s, "{}  {what}", super::ns_kind::display_ns(&c.ns));
         if let Some(r) = &c.resharding {
             let _ = writeln!(
                 s,
@@ -234,6 +313,9 @@ impl Cluster {
         }
         if let Some(p) = c.defragmentation {
             let _ = writeln!(s, "  defragmenting: phase {}", p.as_str());
+        }
+        if let Some(p) = &c.resharding_progress {
+            let _ = writeln!(s, "  {}", p.text());
         }
         let notes: Vec<String> = c
             .balancing_notes()
@@ -249,7 +331,8 @@ impl Cluster {
     }
 
     fn collection_text(&self, s: &mut String, c: &Collection, writes_unknown: bool) {
-        Self::collection_head(s, c);
+        self.collection_heading(s, c);
+        let unit = super::ns_kind::NsKind::of(&c.ns).unit();
         let table = &c.table;
         let n = self.shards.len();
         let total_docs: u64 = (0..n)
@@ -292,7 +375,7 @@ impl Cluster {
             }
             let _ = writeln!(
                 s,
-                "  Shard {:<10} data {:>10}  docs {:>9}  chunks {:>6}{}  est. data/chunk {:>10}  {writes}",
+                "  Shard {:<10} data {:>10}  {unit} {:>9}  chunks {:>6}{}  est. data/chunk {:>10}  {writes}",
                 self.shard_id(idx),
                 data,
                 docs,
@@ -308,7 +391,7 @@ impl Cluster {
             if orphan_docs > 0 {
                 let _ = writeln!(
                     s,
-                    "        {:<10} orphaned {:>10}  docs {:>9}  (until the range deleter runs)",
+                    "        {:<10} orphaned {:>10}  {unit} {:>9}  (until the range deleter runs)",
                     "",
                     human_bytes(orphan_bytes),
                     orphan_docs
@@ -317,7 +400,7 @@ impl Cluster {
         }
         let _ = writeln!(
             s,
-            "  Totals          data {:>10}  docs {:>9}  chunks {:>6}  writes {}",
+            "  Totals          data {:>10}  {unit} {:>9}  chunks {:>6}  writes {}",
             human_bytes(total_bytes),
             total_docs,
             table.len(),
@@ -331,7 +414,7 @@ impl Cluster {
             let t = table.shard_totals(ShardIdx(i as u32));
             let _ = writeln!(
                 s,
-                "    {} contains {:.2}% data, {:.2}% docs in cluster",
+                "    {} contains {:.2}% data, {:.2}% {unit} in cluster",
                 self.shard_id(ShardIdx(i as u32)),
                 pct(t.stats.bytes, total_bytes),
                 pct(t.stats.docs, total_docs)
@@ -376,6 +459,20 @@ impl Cluster {
                 None => "",
             }
         );
+        if let Some(w) = self.settings.active_window {
+            let hm = |m: u32| format!("{:02}:{:02}", m / 60, m % 60);
+            let when = match &b.window_now {
+                Some(now) => format!("server time, {}", now.text()),
+                None if w.contains(self.now_ms) => "virtual time, open now".to_string(),
+                None => "virtual time, closed now".to_string(),
+            };
+            let _ = writeln!(
+                s,
+                "  balancing window {}–{} {when}",
+                hm(w.start_minute),
+                hm(w.stop_minute)
+            );
+        }
         for m in &b.in_flight {
             let _ = writeln!(
                 s,
@@ -390,6 +487,9 @@ impl Cluster {
                 },
                 m.reason.as_str()
             );
+        }
+        for d in &b.drains {
+            let _ = writeln!(s, "  {}", d.text());
         }
         for why in &b.why_not {
             let _ = writeln!(s, "  why: {why}");

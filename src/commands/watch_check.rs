@@ -64,20 +64,27 @@ async fn identity(client: &LiveClient) -> Result<Identity, LiveError> {
     })
 }
 
-/// The sharded collections, when this user may list them.
-async fn collections(client: &LiveClient) -> Vec<String> {
+/// The sharded collections and the tracked unsharded ones, when this user may list them.
+async fn collections(client: &LiveClient) -> (Vec<String>, Vec<String>) {
     let docs = client
         .find("config", "collections", Document::new(), None, None)
         .await
         .unwrap_or_default();
-    let mut out: Vec<String> = docs
+    let parsed: Vec<CollectionDoc> = docs
         .iter()
         .filter_map(|d| CollectionDoc::parse(d).ok())
-        .filter(CollectionDoc::is_sharded)
-        .map(|c| c.ns)
+        .filter(|c| !c.dropped)
         .collect();
-    out.sort();
-    out
+    let names = |unsplittable: bool| {
+        let mut out: Vec<String> = parsed
+            .iter()
+            .filter(|c| c.unsplittable == unsplittable)
+            .map(|c| c.ns.clone())
+            .collect();
+        out.sort();
+        out
+    };
+    (names(false), names(true))
 }
 
 /// The release line and whether it has `$shardedDataDistribution` (6.0.3+).
@@ -108,13 +115,15 @@ async fn check(uri: &str, heat: Option<HeatMode>) -> Result<Checked, LiveError> 
             .find("config", "shards", Document::new(), None, None)
             .await
             .is_ok();
-    let collections = collections(&client).await;
+    let (collections, unsplittable) = collections(&client).await;
     let plan = Plan {
         collections: &collections,
+        unsplittable: &unsplittable,
         sharded_data_distribution: sdd,
         sampled_queries: version >= ServerVersion::V7_0
             && heat.is_none_or(|h| h == HeatMode::Sampled),
         change_streams: heat == Some(HeatMode::ChangeStream),
+        shard_draining_status: version >= ServerVersion::V8_2,
     };
     let reads = privileges::reads(&plan)
         .into_iter()

@@ -24,6 +24,12 @@ pub const ALLOWED: &[&str] = &[
     "balancerCollectionStatus",
     "connectionStatus",
     "listIndexes",
+    // Reads only: the mongos forwards `_configsvrShardDrainingStatus`, which counts
+    // `config.shards`, `config.chunks`, `config.databases` and the catalog and writes nothing
+    // (mongo `src/mongo/s/commands/cluster_shard_draining_status_cmd.cpp`,
+    // `db/s/config/configsvr_shard_draining_status_command.cpp`,
+    // `ShardingCatalogManager::checkDrainingProgress` / `appendShardDrainingStatus`).
+    "shardDrainingStatus",
 ];
 
 /// A failure to read the cluster, in words.

@@ -52,7 +52,7 @@ pub fn checked(d: &Document, key: &'static str) -> Result<u64, &'static str> {
 }
 
 /// One size row read with [`checked`]: the values, and the fields that were not valid.
-fn row(ns: &str, shard: &str, d: &Document, keys: [&'static str; 4]) -> ShardSize {
+pub(super) fn row(ns: &str, shard: &str, d: &Document, keys: [&'static str; 4]) -> ShardSize {
     let mut invalid = Vec::new();
     let mut get = |k: &'static str| {
         if k.is_empty() {

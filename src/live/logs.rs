@@ -26,7 +26,13 @@ pub struct LogTails {
     pub committed: Vec<(u64, Document)>,
     /// Every entry read since the last take, for a recording (`None`: not recording).
     recorded: Option<Vec<(LogCollection, Document)>>,
+    /// When the balancer rounds read were logged (ms since the epoch), the newest
+    /// `MAX_ROUND_TIMES`: the evidence of the balancing window's time zone.
+    pub round_times_ms: std::collections::VecDeque<u64>,
 }
+
+/// Round times kept as evidence of the balancing window's time zone.
+const MAX_ROUND_TIMES: usize = 1_000;
 
 /// Committed migrations kept between two takes, at most.
 const MAX_COMMITTED: usize = 10_000;
@@ -86,6 +92,10 @@ impl LogTails {
         for d in rounds {
             track(&mut self.last_action, &d);
             self.keep(LogCollection::Actionlog, &d);
+            self.round_times_ms.push_back(at_ms(&d));
+            if self.round_times_ms.len() > MAX_ROUND_TIMES {
+                self.round_times_ms.pop_front();
+            }
             let details = d.get_document("details").cloned().unwrap_or_default();
             self.round_error = round_error(&details);
             out.push(round_line(&d, &details, self.round_error.as_deref()));

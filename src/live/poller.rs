@@ -23,7 +23,7 @@ use crate::view::LogLine;
 
 pub use super::one_poll::{OnePoll, now_ms, poll_once};
 
-fn bad(e: impl std::fmt::Display) -> LiveError {
+pub(super) fn bad(e: impl std::fmt::Display) -> LiveError {
     LiveError {
         message: e.to_string(),
         input: false,
@@ -53,6 +53,10 @@ pub struct Poller {
     sharded_data_distribution: bool,
     /// Which collections' `balancerCollectionStatus` are due, and the answers kept.
     compliance: super::compliance::CompliancePace,
+    /// Sizes of the tracked unsharded collections (`$collStats`, paced).
+    unsplittable_sizes: super::catalog::UnsplittableSizes,
+    /// The shard drains watched, for their observed rate.
+    drains: super::draining::DrainWatch,
 }
 
 /// What a poll produced: the cluster as it is now, and the new lines of its logs.
@@ -101,6 +105,8 @@ impl Poller {
             refused: Refusals::default(),
             sharded_data_distribution: true,
             compliance: super::compliance::CompliancePace::default(),
+            unsplittable_sizes: super::catalog::UnsplittableSizes::default(),
+            drains: super::draining::DrainWatch::default(),
         }
     }
 
@@ -170,29 +176,8 @@ impl Poller {
         if let Some(v) = self.version {
             return Ok(v);
         }
-        // `hello` arrived in 4.4.2 (and 5.0); before it a mongos answers CommandNotFound and
-        // knows `isMaster`, as drivers fall back (mongo `src/mongo/s/commands/cluster_hello_cmd.cpp`).
-        let hello = match self.client.command("admin", doc! {"hello": 1}).await {
-            Err(e) if e.code == Some(59) => {
-                self.client.command("admin", doc! {"isMaster": 1}).await?
-            }
-            other => other?,
-        };
-        if hello.get_str("msg") != Ok("isdbgrid") {
-            let what = if hello.get_str("setName").is_ok() {
-                "a replica-set member"
-            } else {
-                "a standalone mongod"
-            };
-            return Err(bad(format!(
-                "{} is {what}, not a mongos (hello.msg is not \"isdbgrid\"): point shardtop at a mongos of the sharded cluster",
-                self.client.target()
-            )));
-        }
-        let info = self.client.command("admin", doc! {"buildInfo": 1}).await?;
-        let text = info.get_str("version").unwrap_or("8.0");
-        let v = text.parse::<ServerVersion>().map_err(bad)?;
-        self.sharded_data_distribution = data_sizes::has_sharded_data_distribution(text);
+        let (v, sdd) = super::handshake::mongos_version(&self.client).await?;
+        self.sharded_data_distribution = sdd;
         self.version = Some(v);
         Ok(v)
     }
@@ -315,7 +300,7 @@ impl Poller {
         let colls = Self::parsed(&self.client, "collections", CollectionDoc::parse).await;
         let mut colls: Vec<CollectionDoc> = essential(colls, &find("collections"))?
             .into_iter()
-            .filter(CollectionDoc::is_sharded)
+            .filter(super::catalog::shown)
             .collect();
         colls.sort_by(|a, b| a.ns.cmp(&b.ns));
         let mut refreshes = Vec::new();
@@ -346,9 +331,11 @@ impl Poller {
                 ))
             })
             .collect();
-        let names: Vec<String> = colls.iter().map(|c| c.ns.clone()).collect();
+        let names: Vec<String> = super::catalog::sharded_names(&colls);
         let sdd = &mut self.sharded_data_distribution;
-        let sizes = data_sizes::read(&self.client, sdd, names, refused).await?;
+        let mut sizes = data_sizes::read(&self.client, sdd, names, refused).await?;
+        let tracked = self.unsplittable_sizes.read(&self.client, &colls, refused);
+        sizes.extend(tracked.await?);
         Ok(Reads {
             shard_docs,
             shards,
@@ -404,6 +391,7 @@ impl Poller {
                 refused.say(crate::view::Feeds::Shards, note);
             }
             c.inconsistencies = inconsistencies;
+            super::catalog::mark(coll, &mut c);
             collections.push(c);
         }
         let snap = ConfigSnapshot {
@@ -438,8 +426,17 @@ impl Poller {
         refused
             .0
             .extend(data_sizes::invalid_notes(&reads.sizes, version));
+        let reshardings = super::resharding_progress::read(&self.client, version, &mut refused);
+        let reshardings = reshardings.await?;
         self.install(version, reads, &mut refused)?;
+        super::resharding_progress::attach(&mut self.state, &reshardings);
+        let derived = super::draining::derive_all(&self.state);
+        let drains = (self.drains)
+            .read(&self.client, version, derived, &mut refused, now_ms)
+            .await;
+        // balancerCollectionStatus is for sharded collections only (not tracked unsharded ones).
         let colls: Vec<(String, crate::model::ChunkVersion)> = (self.state.collections.iter())
+            .filter(|c| c.placement == crate::cluster::Placement::Sharded)
             .map(|c| (c.ns.clone(), c.table.version()))
             .collect();
         let pace = &mut self.compliance;
@@ -463,6 +460,11 @@ impl Poller {
             why_not.push(format!("the last balancer round failed: {e}"));
         }
         state.balancer.why_not = why_not;
+        state.balancer.drains = drains;
+        state.balancer.window_now = state.settings.active_window.map(|w| {
+            let rounds: Vec<u64> = self.logs.round_times_ms.iter().copied().collect();
+            crate::cluster::balancing_window::infer(w.start_minute, w.stop_minute, &rounds, now_ms)
+        });
         // The poll's time first: the write heat of this poll is stamped with it.
         self.state.advance_clock(now_ms);
         if let Some(heat) = self.change_heat.as_mut() {

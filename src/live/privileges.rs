@@ -80,6 +80,18 @@ pub fn current_op() -> Read {
     }
 }
 
+/// `shardDrainingStatus` (8.2+): `removeShard` on the cluster
+/// (`src/mongo/s/commands/cluster_shard_draining_status_cmd.cpp`, `doCheckAuthorization`).
+pub fn shard_draining_status(shard: &str) -> Read {
+    Read {
+        read: format!("shardDrainingStatus {shard}"),
+        actions: &["removeShard"],
+        resource: Resource::Cluster,
+        feeds: Feeds::Balancer,
+        roles: "clusterManager, clusterAdmin, root (not clusterMonitor)",
+    }
+}
+
 pub fn sharded_data_distribution() -> Read {
     Read {
         read: "aggregate $shardedDataDistribution".into(),
@@ -124,12 +136,16 @@ pub fn change_stream(ns: &str) -> Read {
 pub struct Plan<'a> {
     /// The sharded collections watched.
     pub collections: &'a [String],
+    /// The tracked unsharded collections (8.0+ `unsplittable`): `$collStats` each.
+    pub unsplittable: &'a [String],
     /// `$shardedDataDistribution` (6.0+) rather than `$collStats` per collection.
     pub sharded_data_distribution: bool,
     /// `$listSampledQueries` (7.0+).
     pub sampled_queries: bool,
     /// Change streams (`--heat changestream`).
     pub change_streams: bool,
+    /// `shardDrainingStatus` of each draining shard (8.2+).
+    pub shard_draining_status: bool,
 }
 
 /// Every read of one poll, in the order the poll makes them.
@@ -150,6 +166,7 @@ pub fn reads(plan: &Plan) -> Vec<Read> {
     } else {
         out.extend(plan.collections.iter().map(|ns| coll_stats(ns)));
     }
+    out.extend(plan.unsplittable.iter().map(|ns| coll_stats(ns)));
     out.push(config_find("changelog"));
     out.push(config_find("actionlog"));
     out.push(balancer_status());
@@ -159,6 +176,9 @@ pub fn reads(plan: &Plan) -> Vec<Read> {
             .map(|ns| balancer_collection_status(ns)),
     );
     out.push(current_op());
+    if plan.shard_draining_status {
+        out.push(shard_draining_status("(each draining shard)"));
+    }
     if plan.sampled_queries {
         out.push(list_sampled_queries());
     }
@@ -214,9 +234,11 @@ mod tests {
         assert!(!cluster.covers(&ns("config.chunks")));
         let plan = Plan {
             collections: &["shop.orders".to_string()],
+            unsplittable: &["shop.logs".to_string()],
             sharded_data_distribution: true,
             sampled_queries: false,
             change_streams: false,
+            shard_draining_status: true,
         };
         let reads = reads(&plan);
         let status = reads
@@ -227,5 +249,18 @@ mod tests {
         assert!(!allowed(status, &monitor));
         assert!(allowed(&reads[0], &monitor));
         assert!(needs(status).contains("needs enableSharding on shop.orders"));
+        assert!(
+            reads
+                .iter()
+                .any(|r| r.read == "aggregate $collStats shop.logs")
+        );
+        let drain = reads
+            .iter()
+            .find(|r| r.read.starts_with("shardDrainingStatus"))
+            .expect("listed on 8.2+");
+        assert!(
+            !allowed(drain, &monitor),
+            "clusterMonitor lacks removeShard"
+        );
     }
 }

@@ -36,6 +36,14 @@ impl Shard {
         }
     }
 
+    /// Whether this is the config server acting as a shard (8.0+ "config shard", embedded config
+    /// server: `transitionFromDedicatedConfigServer`): its shard id is always `config`.
+    // mongo `src/mongo/s/shard_id.cpp` (later `db/sharding_environment/shard_id.cpp`):
+    // `ShardId::kConfigServerId("config")`.
+    pub fn is_config_shard(&self) -> bool {
+        self.id == "config"
+    }
+
     /// MongoDB's default shard names: `shard0000`, `shard0001`, …
     pub fn default_name(i: usize) -> String {
         format!("shard{i:04}")

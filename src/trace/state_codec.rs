@@ -354,6 +354,8 @@ fn balancer_of(cluster: &Cluster, b: &Value, p: &str) -> Res<(BalancerState, u64
         completed: u64_at(b, "completed", p)?,
         failed: u64_at(b, "failed", p)?,
         why_not: strings_at(b, "whyNot", p)?,
+        window_now: None,
+        drains: Vec::new(),
     };
     Ok((state, u64_at(b, "nextMigrationId", p)?))
 }

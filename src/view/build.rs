@@ -27,7 +27,11 @@ pub fn build(cluster: &Cluster, req: &ViewRequest, source: &str, clock: ClockVie
         clock,
         balancer: balancer(cluster),
         shards: shard_rows(cluster, collection),
-        collections: cluster.namespaces(),
+        collections: cluster
+            .collections
+            .iter()
+            .map(|c| crate::cluster::ns_kind::display_ns(&c.ns))
+            .collect(),
         collection: collection.map(|c| collection_view(cluster, c, req)),
         request: req.clone(),
         heat: None,
@@ -63,6 +67,7 @@ fn shard_rows(cluster: &Cluster, coll: Option<&Collection>) -> Vec<ShardRow> {
                 zones: s.shard.zones.iter().cloned().collect(),
                 draining: s.shard.draining,
                 unlisted: s.unlisted,
+                config_shard: s.shard.is_config_shard(),
                 ..ShardRow::default()
             };
             if let Some(c) = coll {
@@ -93,13 +98,18 @@ fn balancer(cluster: &Cluster) -> BalancerView {
         enabled: settings.balancer_enabled,
         mode: cluster.balancer_mode().as_str(),
         window: settings.active_window.map(|w| {
-            format!(
+            let hours = format!(
                 "{:02}:{:02}–{:02}:{:02}",
                 w.start_minute / 60,
                 w.start_minute % 60,
                 w.stop_minute / 60,
                 w.stop_minute % 60
-            )
+            );
+            // A live cluster: MongoDB compares the window with the config server's local time.
+            match &b.window_now {
+                Some(now) => format!("{hours} server time, {}", now.text()),
+                None => hours,
+            }
         }),
         in_round: b.round.is_some(),
         rounds: b.rounds,
@@ -129,6 +139,11 @@ fn balancer(cluster: &Cluster) -> BalancerView {
             })
             .collect(),
         why_not: b.why_not.clone(),
+        drains: b
+            .drains
+            .iter()
+            .map(crate::cluster::drain::DrainStatus::text)
+            .collect(),
         auto_merger: cluster.auto_merger_enabled(),
         policy: match cluster.version.balancing_metric() {
             BalancingMetric::ChunkCount => "chunk count",
@@ -202,29 +217,13 @@ fn collection_view(cluster: &Cluster, c: &Collection, req: &ViewRequest) -> Coll
     let jumbo = (0..cluster.shards.len())
         .map(|s| table.shard_totals(ShardIdx(s as u32)).jumbo)
         .sum();
-    let inconsistent = (!c.inconsistencies.is_empty()).then(|| {
-        let mut kinds: Vec<&str> = c.inconsistencies.iter().map(|i| i.kind.as_str()).collect();
-        kinds.dedup();
-        format!(
-            "INCONSISTENT: {} (chunks shown by lower bound)",
-            kinds.join(", ")
-        )
-    });
-    let activity = match (&c.resharding, c.defragmentation, c.placement) {
-        _ if inconsistent.is_some() => inconsistent,
-        (Some(r), _, _) if r.provenance.ends_unsplittable() => {
-            Some(format!("{} under way", r.provenance.as_str()))
-        }
-        (Some(r), _, _) => Some(format!("resharding to {}", key_text(&r.key))),
-        (None, Some(p), _) => Some(format!("defragmenting: {}", p.as_str())),
-        (None, None, Placement::Unsplittable) => Some("unsharded (tracked)".to_string()),
-        (None, None, Placement::Untracked) => Some("unsharded".to_string()),
-        (None, None, Placement::Sharded) => None,
-    };
+    let activity = activity(cluster, c);
+    let kind = crate::cluster::ns_kind::NsKind::of(&c.ns);
     CollectionView {
         activity,
-        ns: c.ns.clone(),
+        ns: crate::cluster::ns_kind::display_ns(&c.ns),
         balancing: c.balancing_notes(),
+        buckets: kind.unit() == "buckets",
         key: key_text(&c.pattern),
         chunks: table.len(),
         jumbo,
@@ -306,4 +305,35 @@ pub fn key_text(pattern: &crate::model::KeyPattern) -> String {
         .map(|f| format!("{}: {}", f.path, if f.hashed { "\"hashed\"" } else { "1" }))
         .collect();
     format!("{{{}}}", fields.join(", "))
+}
+
+/// What reshapes or marks the collection now, for the key space's title: an inconsistency, a
+/// resharding, a defragmentation, or where an unsharded collection lives.
+fn activity(cluster: &Cluster, c: &Collection) -> Option<String> {
+    let table = &c.table;
+    let inconsistent = (!c.inconsistencies.is_empty()).then(|| {
+        let mut kinds: Vec<&str> = c.inconsistencies.iter().map(|i| i.kind.as_str()).collect();
+        kinds.dedup();
+        format!(
+            "INCONSISTENT: {} (chunks shown by lower bound)",
+            kinds.join(", ")
+        )
+    });
+    match (&c.resharding, c.defragmentation, c.placement) {
+        _ if inconsistent.is_some() => inconsistent,
+        // A live cluster's resharding, as its `$currentOp` reports it.
+        (None, _, _) if c.resharding_progress.is_some() => (c.resharding_progress.as_ref())
+            .map(crate::cluster::resharding::ReshardingProgress::text),
+        (Some(r), _, _) if r.provenance.ends_unsplittable() => {
+            Some(format!("{} under way", r.provenance.as_str()))
+        }
+        (Some(r), _, _) => Some(format!("resharding to {}", key_text(&r.key))),
+        (None, Some(p), _) => Some(format!("defragmenting: {}", p.as_str())),
+        (None, None, Placement::Unsplittable) => Some(format!(
+            "unsharded (tracked) on {}",
+            cluster.shard_id(table.chunk(0).info.shard)
+        )),
+        (None, None, Placement::Untracked) => Some("unsharded".to_string()),
+        (None, None, Placement::Sharded) => crate::cluster::ns_kind::label(&c.ns),
+    }
 }

@@ -6,13 +6,14 @@
 #[path = "../common/mod.rs"]
 mod common;
 mod config;
-mod record_replay;
 mod poll_cost;
 mod real_clusters;
 mod real_mongos;
+mod record_replay;
 mod refresh;
 mod truth;
 mod watch_actionlog;
+mod watch_catalog;
 mod watch_key_visualizer;
 mod watch_privileges;
 mod watch_reshard;

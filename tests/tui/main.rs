@@ -9,6 +9,7 @@ mod heatmap;
 mod history;
 mod hot;
 mod lab;
+mod live_features;
 mod panes;
 mod runtime;
 mod settings;

@@ -99,6 +99,12 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: Theme, focused: b
             ),
         ]));
     }
+    for d in &b.drains {
+        lines.push(Line::from(Span::styled(
+            fit(d, width.saturating_mul(2)),
+            theme.warn(),
+        )));
+    }
     let room = usize::from(inner.height).saturating_sub(lines.len() + 1);
     lines.extend(recent(app, room, width, theme));
     frame.render_widget(

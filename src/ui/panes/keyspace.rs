@@ -265,7 +265,7 @@ fn detail(
         };
         let mut facts = vec![
             s.shards.join(","),
-            format!("{} docs", s.docs),
+            format!("{} {}", s.docs, unit(c)),
             human_bytes(s.bytes),
             format!("{} recent writes", s.writes),
         ];
@@ -311,10 +311,11 @@ fn detail(
                 ]
             }),
             Line::from(Span::raw(format!(
-                "on {} · {:.0}% of writes in {secs} s · {} docs, {} in the collection",
+                "on {} · {:.0}% of writes in {secs} s · {} {}, {} in the collection",
                 h.shard,
                 h.share * 100.0,
                 c.docs,
+                unit(c),
                 human_bytes(c.bytes)
             ))),
         ],
@@ -330,8 +331,9 @@ fn detail(
                 theme.dim(),
             )),
             Line::from(Span::raw(format!(
-                "{} docs, {} in the collection · Tab here, then ← → to select a chunk",
+                "{} {}, {} in the collection · Tab here, then ← → to select a chunk",
                 c.docs,
+                unit(c),
                 human_bytes(c.bytes)
             ))),
         ],
@@ -375,4 +377,9 @@ fn query_lines(q: &QueryView, width: usize, theme: Theme) -> Vec<Line<'static>> 
             )),
         ],
     }
+}
+
+/// What a collection's documents are: buckets for a time-series collection.
+fn unit(c: &crate::view::CollectionView) -> &'static str {
+    if c.buckets { "buckets" } else { "docs" }
 }

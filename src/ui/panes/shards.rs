@@ -25,7 +25,8 @@ struct Columns {
     /// Each shard's name as shown: whole, or cut to the shortest form that keeps them distinct.
     names: Vec<String>,
     zones: usize,
-    drain: bool,
+    /// The badge column's width (0: no shard has a badge).
+    drain: usize,
     metric_bar: usize,
     both: bool,
     writes_bar: usize,
@@ -55,8 +56,15 @@ fn columns(v: &ClusterView, width: usize) -> Columns {
         .max()
         .unwrap_or(0)
         .min(12);
-    let drain = v.shards.iter().any(|s| s.draining || s.unlisted);
-    let fixed = 2 + id + 1 + if zones > 0 { zones + 1 } else { 0 } + if drain { 6 } else { 0 };
+    // The badge column: `DRAIN`, `GHOST` (not in config.shards), `CONFIG` (8.0+ config shard).
+    let drain = if v.shards.iter().any(|s| s.config_shard) {
+        7
+    } else if v.shards.iter().any(|s| s.draining || s.unlisted) {
+        6
+    } else {
+        0
+    };
+    let fixed = 2 + id + 1 + if zones > 0 { zones + 1 } else { 0 } + drain;
     let writes_bar = if width >= 90 { 8 } else { 4 };
     let writes = writes_bar + 5 + 6;
     let left = width.saturating_sub(fixed + writes);
@@ -196,9 +204,7 @@ fn heading(cols: &Columns, metric: Metric, signal: &str, theme: Theme) -> Line<'
     if cols.zones > 0 {
         text.push_str(&format!("{:<w$} ", "zones", w = cols.zones));
     }
-    if cols.drain {
-        text.push_str("      ");
-    }
+    text.push_str(&" ".repeat(cols.drain));
     let chunks = format!("{:<w$}", "chunks", w = cols.metric_bar + 9);
     let data = format!("{:<w$}", "data", w = cols.metric_bar + 10);
     match (cols.both, metric) {
@@ -245,13 +251,13 @@ fn row(
             theme.zone(0),
         ));
     }
-    if cols.drain {
-        spans.push(if s.unlisted {
-            Span::styled("GHOST ", theme.error())
-        } else if s.draining {
-            Span::styled("DRAIN ", theme.warn())
-        } else {
-            Span::raw("      ")
+    if cols.drain > 0 {
+        let w = cols.drain;
+        spans.push(match (s.unlisted, s.draining, s.config_shard) {
+            (true, _, _) => Span::styled(format!("{:<w$}", "GHOST"), theme.error()),
+            (false, true, _) => Span::styled(format!("{:<w$}", "DRAIN"), theme.warn()),
+            (false, false, true) => Span::styled(format!("{:<w$}", "CONFIG"), theme.dim()),
+            (false, false, false) => Span::raw(" ".repeat(w)),
         });
     }
     let jumbo = if s.jumbo > 0 { "J" } else { " " };

@@ -1,0 +1,36 @@
+//! The first words with a cluster: that the target is a mongos, and its release line. Owns the
+//! `hello` / `isMaster` choice and the version string's reading; it keeps no state and may use
+//! only the client and the cluster's version type.
+
+use bson::doc;
+
+use super::client::{LiveClient, LiveError};
+use crate::cluster::ServerVersion;
+
+/// The mongos's release line and whether it has `$shardedDataDistribution` (6.0.3+); an error
+/// naming what the target is when it is not a mongos.
+pub(super) async fn mongos_version(
+    client: &LiveClient,
+) -> Result<(ServerVersion, bool), LiveError> {
+    // `hello` arrived in 4.4.2 (and 5.0); before it a mongos answers CommandNotFound and
+    // knows `isMaster`, as drivers fall back (mongo `src/mongo/s/commands/cluster_hello_cmd.cpp`).
+    let hello = match client.command("admin", doc! {"hello": 1}).await {
+        Err(e) if e.code == Some(59) => client.command("admin", doc! {"isMaster": 1}).await?,
+        other => other?,
+    };
+    if hello.get_str("msg") != Ok("isdbgrid") {
+        let what = if hello.get_str("setName").is_ok() {
+            "a replica-set member"
+        } else {
+            "a standalone mongod"
+        };
+        return Err(super::poller::bad(format!(
+            "{} is {what}, not a mongos (hello.msg is not \"isdbgrid\"): point shardtop at a mongos of the sharded cluster",
+            client.target()
+        )));
+    }
+    let info = client.command("admin", doc! {"buildInfo": 1}).await?;
+    let text = info.get_str("version").unwrap_or("8.0");
+    let v = text.parse::<ServerVersion>().map_err(super::poller::bad)?;
+    Ok((v, super::data_sizes::has_sharded_data_distribution(text)))
+}

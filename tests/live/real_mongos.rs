@@ -399,10 +399,17 @@ impl Shared {
                     {"command.moveChunk": {"$exists": true}},
                     {"command._shardsvrMoveRange": {"$exists": true}},
                 ]}};
-                if pipeline.len() != 2 || pipeline[1].as_document() != Some(&known) {
-                    return self.unknown(format!("$currentOp pipeline {pipeline:?}"));
-                }
-                let ops = array_of_docs(replies.get_array("currentOp")).unwrap_or_default();
+                // Reshardings in flight (5.0+): the recipients' and coordinator's operations.
+                let resharding = doc! {"$match": {
+                    "type": "op",
+                    "originatingCommand.reshardCollection": {"$exists": true},
+                }};
+                let key = match pipeline.get(1).and_then(Bson::as_document) {
+                    Some(m) if pipeline.len() == 2 && m == &known => "currentOp",
+                    Some(m) if pipeline.len() == 2 && m == &resharding => "currentOpResharding",
+                    _ => return self.unknown(format!("$currentOp pipeline {pipeline:?}")),
+                };
+                let ops = array_of_docs(replies.get_array(key)).unwrap_or_default();
                 self.cursor("admin.$cmd.aggregate".into(), ops, usize::MAX)
             }
             "$match" if target == "config.changelog" => self.changelog_counts(&pipeline),

@@ -83,7 +83,9 @@ fn the_live_footer_offers_the_live_keys_and_a_refused_read_is_named_in_its_pane(
     let served = Served::with(&["--user-roles", "clusterMonitor"]);
     let uri = format!("'mongodb://127.0.0.1:{}/?directConnection=true'", served.1);
     let t = Tmux::start(&format!("watch {uri} --interval 500ms"), 120, 32);
-    let screen = t.wait_for("● live", START);
+    // The footer is the last line drawn: wait for it, not for the header.
+    let screen = t.wait_for("Space pause polling", START);
+    assert!(screen.contains("● live"), "{screen}");
     let footer = screen.lines().last().unwrap_or_default().to_string();
     assert!(footer.contains("Space pause polling"), "{screen}");
     assert!(

@@ -14,7 +14,7 @@ use shardtop::model::{KeyPattern, ShardKey};
 
 use super::real_mongos::{self, ClusterFile};
 
-fn clusters() -> Vec<PathBuf> {
+pub(super) fn clusters() -> Vec<PathBuf> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/clusters");
     let mut out: Vec<PathBuf> = std::fs::read_dir(&dir)
         .unwrap()
@@ -42,12 +42,12 @@ async fn shardtop(args: Vec<String>) -> Output {
 
 /// What one collection's documents say.
 #[derive(Debug, Default)]
-struct Expected {
-    chunks: BTreeMap<String, u64>,
-    jumbo: BTreeMap<String, u64>,
+pub(super) struct Expected {
+    pub(super) chunks: BTreeMap<String, u64>,
+    pub(super) jumbo: BTreeMap<String, u64>,
     /// `(docs, bytes, orphaned docs)` per shard, from the size replies.
-    sizes: BTreeMap<String, (u64, u64, u64)>,
-    inconsistencies: Vec<String>,
+    pub(super) sizes: BTreeMap<String, (u64, u64, u64)>,
+    pub(super) inconsistencies: Vec<String>,
 }
 
 fn number(d: &Document, k: &str) -> u64 {
@@ -100,7 +100,7 @@ fn uses_sharded_data_distribution(f: &ClusterFile) -> bool {
 
 /// Each sharded collection's expectations, from `config.collections`, `config.chunks` and the
 /// size replies.
-fn expected(f: &ClusterFile) -> BTreeMap<String, Expected> {
+pub(super) fn expected(f: &ClusterFile) -> BTreeMap<String, Expected> {
     let mut out = BTreeMap::new();
     for coll in f.docs("collections") {
         if coll.get_bool("dropped") == Ok(true) || coll.get_bool("unsplittable") == Ok(true) {

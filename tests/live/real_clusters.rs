@@ -269,6 +269,38 @@ fn check_summary(f: &ClusterFile, v: &Value, what: &str) {
     }
 }
 
+/// Each tracked unsharded collection (`unsplittable: true` in `config.collections`, 8.0+) is
+/// listed as `placement: "unsplittable"`, on the shard its one chunk names and no other; the
+/// number of them checked.
+fn check_unsplittable(f: &ClusterFile, v: &Value) -> usize {
+    let colls = v["collections"].as_array().unwrap();
+    let mut checked = 0;
+    for coll in f.docs("collections") {
+        if coll.get_bool("unsplittable") != Ok(true) || coll.get_bool("dropped") == Ok(true) {
+            continue;
+        }
+        let ns = coll.get_str("_id").unwrap();
+        let owners: Vec<&str> = (f.docs("chunks").iter())
+            .filter(|c| c.get("uuid") == coll.get("uuid"))
+            .map(|c| c.get_str("shard").unwrap())
+            .collect();
+        assert_eq!(owners.len(), 1, "{}: {ns} has one chunk", f.name);
+        let c = colls
+            .iter()
+            .find(|c| c["ns"] == ns)
+            .unwrap_or_else(|| panic!("{}: {ns} not listed", f.name));
+        assert_eq!(c["placement"], "unsplittable", "{}: {c}", f.name);
+        assert_eq!(c["chunks"], 1, "{}: {c}", f.name);
+        let on: Vec<&str> = (c["shards"].as_array().unwrap().iter())
+            .filter(|s| s["chunks"].as_u64().unwrap() > 0)
+            .map(|s| s["shard"].as_str().unwrap())
+            .collect();
+        assert_eq!(on, owners, "{}: {ns}", f.name);
+        checked += 1;
+    }
+    checked
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn watch_runs_on_every_real_cluster_and_says_what_its_documents_imply() {
     for path in clusters() {
@@ -286,6 +318,19 @@ async fn watch_runs_on_every_real_cluster_and_says_what_its_documents_imply() {
         assert!(out.status.success(), "{name}: {out:?}");
         let v: Value = serde_json::from_slice(&out.stdout).unwrap();
         check_summary(&file, &v, "watch --once --json");
+        let unsplittable = check_unsplittable(&file, &v);
+        if name.starts_with("8.0.32") {
+            // 8.0.32's shop.logs: tracked, unsharded, on sh2.
+            assert_eq!(unsplittable, 1, "{name}");
+            let logs = (v["collections"].as_array().unwrap().iter())
+                .find(|c| c["ns"] == "shop.logs")
+                .unwrap();
+            assert_eq!(logs["placement"], "unsplittable", "{logs}");
+            let sh2 = (logs["shards"].as_array().unwrap().iter())
+                .find(|s| s["shard"] == "sh2")
+                .unwrap();
+            assert_eq!(sh2["chunks"], 1, "{logs}");
+        }
         let bad_chunk_size = file
             .docs("settings")
             .iter()

@@ -85,6 +85,7 @@ pub async fn run_live(
                 // alone never makes a shard HOT.
                 for row in &mut v.shards {
                     row.write_share = h.share(&ns, &row.id);
+                    row.share_unknown = !h.measured(&ns);
                     row.hot = false;
                 }
             }

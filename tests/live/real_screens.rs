@@ -70,6 +70,7 @@ async fn screen(file: &ClusterFile) -> (String, String, Vec<String>) {
         .unwrap_or_default();
     for row in &mut v.shards {
         row.write_share = heat.share(&ns, &row.id);
+        row.share_unknown = !heat.measured(&ns);
         row.hot = false;
     }
     let ids: Vec<String> = v.shards.iter().map(|r| r.id.clone()).collect();
@@ -173,6 +174,8 @@ async fn the_main_screen_of_every_real_cluster_says_what_its_documents_say() {
             );
             let want = counted.get(id).copied().unwrap_or(0);
             assert_eq!(*chunks, want, "{name}: {ns} chunks on {id}:\n{text}");
+            // One poll measures no growth: unknown, never "0%".
+            assert!(words.contains("unknown"), "{name}: {id}: {words}");
             // A shard named by chunks but not in config.shards says so.
             assert_eq!(
                 words.contains("GHOST"),

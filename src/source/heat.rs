@@ -101,6 +101,17 @@ impl SizeHeat {
         (moved_in, moved_out)
     }
 
+    /// The shards' rows of `ns` with their share of its growth, or unknown before two polls.
+    /// Growth is not writes: a migration's recipient grows with no insert, so growth alone never
+    /// makes a shard HOT.
+    pub fn fill(&self, ns: &str, rows: &mut [crate::view::ShardRow]) {
+        for row in rows {
+            row.write_share = self.share(ns, &row.id);
+            row.share_unknown = !self.measured(ns);
+            row.hot = false;
+        }
+    }
+
     /// Whether `ns`'s growth is measured: two polls have seen it.
     pub fn measured(&self, ns: &str) -> bool {
         self.shares.keys().any(|(n, _)| n == ns)

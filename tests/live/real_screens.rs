@@ -68,11 +68,7 @@ async fn screen(file: &ClusterFile) -> (String, String, Vec<String>) {
         .as_ref()
         .map(|c| c.ns.clone())
         .unwrap_or_default();
-    for row in &mut v.shards {
-        row.write_share = heat.share(&ns, &row.id);
-        row.share_unknown = !heat.measured(&ns);
-        row.hot = false;
-    }
+    heat.fill(&ns, &mut v.shards);
     let ids: Vec<String> = v.shards.iter().map(|r| r.id.clone()).collect();
     app.apply(SourceEvent::View(Box::new(v)));
     let mut terminal = Terminal::new(TestBackend::new(SIZE.0, SIZE.1)).unwrap();

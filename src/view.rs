@@ -134,6 +134,9 @@ pub struct ShardRow {
     /// Share of the collection's recent writes (0.0..=1.0): the writes of the last 60 s of the
     /// source's clock; with a live `--heat size`, the share of the growth between two polls.
     pub write_share: f64,
+    /// `write_share` is not known yet (a live `--heat size` measures growth between two polls):
+    /// shown as unknown, never as 0%.
+    pub share_unknown: bool,
     /// A hotspot by `cluster::hotspot`'s rule (never from growth alone).
     pub hot: bool,
     /// Writes routed to the shard since the start.

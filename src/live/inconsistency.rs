@@ -18,6 +18,19 @@ fn range(pattern: &KeyPattern, min: &ShardKey, max: &ShardKey) -> String {
     )
 }
 
+/// A collection `config.collections` lists with no chunk in `config.chunks`: it has no routing
+/// table to show, so it is left out and said so, in `checkMetadataConsistency`'s words
+/// (`MissingRoutingTable`, found by `src/mongo/db/s/metadata_consistency_util.cpp`; its
+/// description in mongodb/docs `reference/inconsistency-type/MissingRoutingTable.txt`: "There is
+/// a sharded collection without routing table"), while the rest of the cluster is shown.
+pub fn say_missing(refused: &mut super::refusals::Refusals, ns: &str) {
+    let text = format!(
+        "{ns}: INCONSISTENT: MissingRoutingTable — there is a sharded collection without routing \
+         table (config.collections lists it, config.chunks has no chunk of it); left out"
+    );
+    refused.say(crate::view::Feeds::Shards, text);
+}
+
 /// The inconsistencies of chunks `(min, max, info)`, checked as the server checks them: sorted
 /// by lower bound, each chunk's upper bound against the next one's lower bound (a gap when
 /// below, an overlap when above), then the first lower bound against MinKey and the last upper

@@ -77,6 +77,8 @@ enum Refresh {
     Full(Box<routing_cache::Loaded>),
     /// Patches to the kept table, and the jumbo chunks now when they were re-read.
     Patch(Vec<RangePatch>, Option<Vec<ShardKey>>),
+    /// No chunk at all (`MissingRoutingTable`): left out, and said so; the rest is shown.
+    Missing,
 }
 
 /// Everything a poll reads before it changes the model (so a poll cut short changes nothing).
@@ -120,7 +122,6 @@ impl Poller {
         &self.refused.0
     }
 
-    /// The cluster as the last successful poll saw it.
     /// Each collection's write counts by chunk (a key of the chunk, writes) since the last
     /// take, from change streams or sampled queries; empty with no such heat.
     pub fn take_counted(&mut self) -> Vec<(String, Vec<(crate::model::ShardKey, u64)>)> {
@@ -266,7 +267,10 @@ impl Poller {
             })
             .await?;
         self.fetched_chunks += fetched;
-        Ok(Refresh::Full(Box::new(load.finish().map_err(bad)?)))
+        let loaded = (fetched > 0).then(|| load.finish()).transpose();
+        Ok(loaded
+            .map_err(bad)?
+            .map_or(Refresh::Missing, |l| Refresh::Full(Box::new(l))))
     }
 
     /// One poll that gives up after `limit` (a server that stops answering).
@@ -383,6 +387,10 @@ impl Poller {
                         .ok_or_else(|| bad("a routing cache vanished"))?;
                     cache.patch(&mut table, patches, jumbo).map_err(bad)?;
                     (table, cache)
+                }
+                Refresh::Missing => {
+                    super::inconsistency::say_missing(refused, &coll.ns);
+                    continue;
                 }
             };
             self.caches.insert(coll.ns.clone(), cache);

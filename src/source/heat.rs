@@ -101,6 +101,22 @@ impl SizeHeat {
         (moved_in, moved_out)
     }
 
+    /// The shards' rows of `ns` with their share of its growth, or unknown before two polls.
+    /// Growth is not writes: a migration's recipient grows with no insert, so growth alone never
+    /// makes a shard HOT.
+    pub fn fill(&self, ns: &str, rows: &mut [crate::view::ShardRow]) {
+        for row in rows {
+            row.write_share = self.share(ns, &row.id);
+            row.share_unknown = !self.measured(ns);
+            row.hot = false;
+        }
+    }
+
+    /// Whether `ns`'s growth is measured: two polls have seen it.
+    pub fn measured(&self, ns: &str) -> bool {
+        self.shares.keys().any(|(n, _)| n == ns)
+    }
+
     /// The share of `ns`'s growth that went to `shard` (0 before two polls).
     pub fn share(&self, ns: &str, shard: &str) -> f64 {
         self.shares
@@ -130,12 +146,15 @@ mod tests {
         let mut heat = SizeHeat::default();
         heat.observe(&sim.cluster);
         let ns = sim.cluster.collections[0].ns.clone();
+        // One poll measures no growth: unknown, not 0%.
+        assert!(!heat.measured(&ns));
         // Chunk 0 (on shard0000) moves to shard0001; nothing is inserted.
         let table = &mut sim.cluster.collections[0].table;
         assert_eq!(table.chunk(0).info.shard, ShardIdx(0));
         assert!(table.chunk(0).info.stats.bytes > 0);
         table.move_chunk(0, ShardIdx(1), 1).unwrap();
         heat.observe(&sim.cluster);
+        assert!(heat.measured(&ns));
         for s in ["shard0000", "shard0001", "shard0002"] {
             assert_eq!(heat.share(&ns, s), 0.0, "{s}");
         }

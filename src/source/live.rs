@@ -81,12 +81,7 @@ pub async fn run_live(
             v.refused = poller.refused().to_vec();
             v.disconnected_since = down_since;
             if let (Some(h), Some(ns)) = (&heat, v.collection.as_ref().map(|c| c.ns.clone())) {
-                // Growth is not writes: a migration's recipient grows with no insert, so growth
-                // alone never makes a shard HOT.
-                for row in &mut v.shards {
-                    row.write_share = h.share(&ns, &row.id);
-                    row.hot = false;
-                }
+                h.fill(&ns, &mut v.shards);
             }
             // Without a per-chunk signal the key visualizer says so (a heatmap would be empty).
             let per_chunk = matches!(heat_mode, HeatMode::ChangeStream | HeatMode::Sampled);

@@ -14,7 +14,7 @@ use shardtop::model::{KeyPattern, ShardKey};
 
 use super::real_mongos::{self, ClusterFile};
 
-fn clusters() -> Vec<PathBuf> {
+pub(super) fn clusters() -> Vec<PathBuf> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/clusters");
     let mut out: Vec<PathBuf> = std::fs::read_dir(&dir)
         .unwrap()
@@ -42,12 +42,12 @@ async fn shardtop(args: Vec<String>) -> Output {
 
 /// What one collection's documents say.
 #[derive(Debug, Default)]
-struct Expected {
-    chunks: BTreeMap<String, u64>,
-    jumbo: BTreeMap<String, u64>,
+pub(super) struct Expected {
+    pub(super) chunks: BTreeMap<String, u64>,
+    pub(super) jumbo: BTreeMap<String, u64>,
     /// `(docs, bytes, orphaned docs)` per shard, from the size replies.
-    sizes: BTreeMap<String, (u64, u64, u64)>,
-    inconsistencies: Vec<String>,
+    pub(super) sizes: BTreeMap<String, (u64, u64, u64)>,
+    pub(super) inconsistencies: Vec<String>,
 }
 
 fn number(d: &Document, k: &str) -> u64 {
@@ -100,7 +100,7 @@ fn uses_sharded_data_distribution(f: &ClusterFile) -> bool {
 
 /// Each sharded collection's expectations, from `config.collections`, `config.chunks` and the
 /// size replies.
-fn expected(f: &ClusterFile) -> BTreeMap<String, Expected> {
+pub(super) fn expected(f: &ClusterFile) -> BTreeMap<String, Expected> {
     let mut out = BTreeMap::new();
     for coll in f.docs("collections") {
         if coll.get_bool("dropped") == Ok(true) || coll.get_bool("unsplittable") == Ok(true) {
@@ -219,6 +219,11 @@ fn check_summary(f: &ClusterFile, v: &Value, what: &str) {
     }
     let colls = v["collections"].as_array().unwrap();
     for (ns, e) in expected(f) {
+        if e.chunks.is_empty() {
+            // MissingRoutingTable: no routing table to show; said on stderr (`watch` test).
+            assert!(!colls.iter().any(|c| c["ns"] == ns), "{name}: {ns} listed");
+            continue;
+        }
         let c = colls
             .iter()
             .find(|c| c["ns"] == ns)
@@ -269,6 +274,38 @@ fn check_summary(f: &ClusterFile, v: &Value, what: &str) {
     }
 }
 
+/// Each tracked unsharded collection (`unsplittable: true` in `config.collections`, 8.0+) is
+/// listed as `placement: "unsplittable"`, on the shard its one chunk names and no other; the
+/// number of them checked.
+fn check_unsplittable(f: &ClusterFile, v: &Value) -> usize {
+    let colls = v["collections"].as_array().unwrap();
+    let mut checked = 0;
+    for coll in f.docs("collections") {
+        if coll.get_bool("unsplittable") != Ok(true) || coll.get_bool("dropped") == Ok(true) {
+            continue;
+        }
+        let ns = coll.get_str("_id").unwrap();
+        let owners: Vec<&str> = (f.docs("chunks").iter())
+            .filter(|c| c.get("uuid") == coll.get("uuid"))
+            .map(|c| c.get_str("shard").unwrap())
+            .collect();
+        assert_eq!(owners.len(), 1, "{}: {ns} has one chunk", f.name);
+        let c = colls
+            .iter()
+            .find(|c| c["ns"] == ns)
+            .unwrap_or_else(|| panic!("{}: {ns} not listed", f.name));
+        assert_eq!(c["placement"], "unsplittable", "{}: {c}", f.name);
+        assert_eq!(c["chunks"], 1, "{}: {c}", f.name);
+        let on: Vec<&str> = (c["shards"].as_array().unwrap().iter())
+            .filter(|s| s["chunks"].as_u64().unwrap() > 0)
+            .map(|s| s["shard"].as_str().unwrap())
+            .collect();
+        assert_eq!(on, owners, "{}: {ns}", f.name);
+        checked += 1;
+    }
+    checked
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn watch_runs_on_every_real_cluster_and_says_what_its_documents_imply() {
     for path in clusters() {
@@ -286,6 +323,28 @@ async fn watch_runs_on_every_real_cluster_and_says_what_its_documents_imply() {
         assert!(out.status.success(), "{name}: {out:?}");
         let v: Value = serde_json::from_slice(&out.stdout).unwrap();
         check_summary(&file, &v, "watch --once --json");
+        let unsplittable = check_unsplittable(&file, &v);
+        if name.starts_with("8.0.32") {
+            // 8.0.32's shop.logs: tracked, unsharded, on sh2.
+            assert_eq!(unsplittable, 1, "{name}");
+            let logs = (v["collections"].as_array().unwrap().iter())
+                .find(|c| c["ns"] == "shop.logs")
+                .unwrap();
+            assert_eq!(logs["placement"], "unsplittable", "{logs}");
+            let sh2 = (logs["shards"].as_array().unwrap().iter())
+                .find(|s| s["shard"] == "sh2")
+                .unwrap();
+            assert_eq!(sh2["chunks"], 1, "{logs}");
+        }
+        // A collection with no chunk is named, in checkMetadataConsistency's words.
+        for (ns, e) in expected(&file) {
+            let said = format!("{ns}: INCONSISTENT: MissingRoutingTable");
+            assert_eq!(
+                stderr.contains(&said),
+                e.chunks.is_empty(),
+                "{name}: {stderr}"
+            );
+        }
         let bad_chunk_size = file
             .docs("settings")
             .iter()

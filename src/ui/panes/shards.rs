@@ -282,7 +282,7 @@ fn row(
     if cols.both {
         spans.extend(second);
     }
-    if app.view.as_ref().is_some_and(|v| v.heat == Some("off")) {
+    if s.share_unknown || app.view.as_ref().is_some_and(|v| v.heat == Some("off")) {
         let unknown = format!("{:<w$}", "unknown", w = cols.writes_bar + 5);
         spans.push(Span::styled(unknown, theme.dim()));
         return Line::from(spans);

@@ -1,0 +1,209 @@
+//! The TUI against every cluster of `tests/fixtures/clusters`: one poll through
+//! [`super::real_mongos`] in process, at a fixed wall-clock time, drawn as `watch` draws its main
+//! screen (shards, balancer, key space) on a 120x40 test backend — an insta snapshot per cluster
+//! — and checked against the documents: the chunks each shard holds, the balancer's mode, an
+//! inconsistent collection marked INCONSISTENT.
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use insta::assert_snapshot;
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use shardtop::live::client::LiveClient;
+use shardtop::live::poller::Poller;
+use shardtop::source::SourceEvent;
+use shardtop::source::heat::SizeHeat;
+use shardtop::source::live::HeatMode;
+use shardtop::ui::App;
+use shardtop::view::ClockView;
+
+use super::real_clusters::{clusters, expected};
+use super::real_mongos::{self, ClusterFile};
+
+/// The poll's wall clock: 2026-12-03 09:00:00 UTC, after every document of the files.
+const NOW_MS: u64 = 1_796_288_400_000;
+const SIZE: (u16, u16) = (120, 40);
+
+/// The collection shown: the first inconsistent one, else a user's (as `watch` opens), else the
+/// first.
+fn shown(state: &shardtop::cluster::Cluster) -> usize {
+    (state.collections.iter())
+        .position(|c| !c.inconsistencies.is_empty())
+        .or_else(|| (state.collections.iter()).position(|c| !c.ns.starts_with("config.")))
+        .unwrap_or(0)
+}
+
+/// The main screen after one poll of `file`, as `watch` (heat by growth, the default when the
+/// cluster samples no queries) draws it, and the collection shown.
+async fn screen(file: &ClusterFile) -> (String, String, Vec<String>) {
+    let mongos = real_mongos::start(file.clone()).await;
+    let client = LiveClient::connect(&mongos.uri, Duration::from_secs(10))
+        .await
+        .unwrap();
+    let mut poller = Poller::new(client);
+    let log = poller.poll(NOW_MS).await.unwrap().log;
+    let state = poller.state();
+    let mut app = App::new(SIZE, true, 1.0, false);
+    app.collection = shown(state);
+    app.apply(SourceEvent::Log {
+        reset: true,
+        lines: log,
+    });
+    let clock = ClockView {
+        time_ms: state.now_ms,
+        paused: false,
+        speed: 1.0,
+        end_ms: None,
+        virtual_time: false,
+    };
+    // The label is the mongos's address; the test's port changes at every run.
+    let mut v = shardtop::view::build(state, &app.request(), "mongos.example.net:27017", clock);
+    v.heat = Some(HeatMode::Size.label());
+    v.refused = poller.refused().to_vec();
+    let mut heat = SizeHeat::default();
+    heat.observe(state);
+    let ns = v
+        .collection
+        .as_ref()
+        .map(|c| c.ns.clone())
+        .unwrap_or_default();
+    heat.fill(&ns, &mut v.shards);
+    let ids: Vec<String> = v.shards.iter().map(|r| r.id.clone()).collect();
+    app.apply(SourceEvent::View(Box::new(v)));
+    let mut terminal = Terminal::new(TestBackend::new(SIZE.0, SIZE.1)).unwrap();
+    terminal.draw(|f| shardtop::ui::render(f, &app)).unwrap();
+    let unknown = mongos.unknown.lock().unwrap().clone();
+    assert!(unknown.is_empty(), "{}: {unknown:#?}", file.name);
+    (format!("{}", terminal.backend()), ns, ids)
+}
+
+/// balancerStatus's `mode` as the balancer pane words it.
+fn balancer_words(file: &ClusterFile) -> &'static str {
+    let status = file.replies.get_document("balancerStatus").unwrap();
+    match status.get_str("mode").unwrap() {
+        "full" => "mode on (full)",
+        "autoSplitOnly" => "mode autoSplitOnly: never migrates",
+        "off" => "mode STOPPED (off)",
+        other => panic!("{}: balancerStatus mode {other}", file.name),
+    }
+}
+
+/// The chunks of `ns` on each shard, counted from `config.chunks` (by `uuid` when the
+/// collection document has a `timestamp`, 5.0+, else by `ns`).
+fn chunks_by_shard(file: &ClusterFile, ns: &str) -> BTreeMap<String, u64> {
+    let coll = (file.docs("collections").iter())
+        .find(|c| c.get_str("_id") == Ok(ns))
+        .unwrap();
+    let by_uuid = coll.get("timestamp").is_some();
+    let mut out = BTreeMap::new();
+    for c in file.docs("chunks") {
+        let mine = if by_uuid {
+            c.get("uuid") == coll.get("uuid")
+        } else {
+            c.get_str("ns") == Ok(ns)
+        };
+        if mine {
+            *out.entry(c.get_str("shard").unwrap().to_string())
+                .or_default() += 1;
+        }
+    }
+    out
+}
+
+/// The shards pane's rows: `(row number, name as shown, chunks, the row's words)`.
+fn shard_rows(text: &str) -> Vec<(usize, String, u64, String)> {
+    let mut out = Vec::new();
+    let mut inside = false;
+    for line in text.lines() {
+        let line = line.trim_matches('"');
+        if line.starts_with("╭ Shards") {
+            inside = true;
+            continue;
+        }
+        if inside && line.starts_with('╰') {
+            break;
+        }
+        let left = line
+            .split("││")
+            .next()
+            .unwrap_or("")
+            .trim_start_matches('│');
+        let mut words = left.split_whitespace();
+        let (Some(Ok(i)), Some(name)) = (words.next().map(str::parse::<usize>), words.next())
+        else {
+            continue;
+        };
+        let chunks = words
+            .find_map(|w| w.trim_end_matches('J').parse::<u64>().ok())
+            .unwrap();
+        out.push((i, name.to_string(), chunks, left.to_string()));
+    }
+    out
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_main_screen_of_every_real_cluster_says_what_its_documents_say() {
+    for path in clusters() {
+        let file = ClusterFile::load(&path);
+        let name = file.name.clone();
+        let (text, ns, ids) = screen(&file).await;
+        let stem = path
+            .file_stem()
+            .unwrap()
+            .to_string_lossy()
+            .replace('.', "_");
+        assert_snapshot!(format!("real_screen_{stem}"), text);
+        assert!(text.contains(&format!("Shards · {ns} ")), "{name}:\n{text}");
+        // Each shard's chunks of the collection shown, as config.chunks counts them.
+        let counted = chunks_by_shard(&file, &ns);
+        let rows = shard_rows(&text);
+        assert_eq!(rows.len(), ids.len(), "{name}:\n{text}");
+        let listed: Vec<&str> = (file.docs("shards").iter())
+            .map(|d| d.get_str("_id").unwrap())
+            .collect();
+        for (i, shown, chunks, words) in &rows {
+            let id = &ids[*i];
+            assert!(
+                id == shown || (shown.contains('…') && shown.chars().count() < id.chars().count()),
+                "{name}: row {i} names {shown} for {id}"
+            );
+            let want = counted.get(id).copied().unwrap_or(0);
+            assert_eq!(*chunks, want, "{name}: {ns} chunks on {id}:\n{text}");
+            // One poll measures no growth: unknown, never "0%".
+            assert!(words.contains("unknown"), "{name}: {id}: {words}");
+            // A shard named by chunks but not in config.shards says so.
+            assert_eq!(
+                words.contains("GHOST"),
+                !listed.contains(&id.as_str()),
+                "{name}: {id}: {words}"
+            );
+        }
+        for id in counted.keys() {
+            assert!(ids.contains(id), "{name}: shard {id} of {ns} not shown");
+        }
+        // A collection with no chunk is said in the shards pane; the rest is shown.
+        let missing = expected(&file).values().any(|e| e.chunks.is_empty());
+        assert_eq!(
+            text.contains("INCONSISTENT: MissingRoutingTable"),
+            missing,
+            "{name}:\n{text}"
+        );
+        // The balancer's mode, as balancerStatus answers it.
+        assert!(text.contains(balancer_words(&file)), "{name}:\n{text}");
+        let kinds = expected(&file)
+            .get(&ns)
+            .map(|e| e.inconsistencies.clone())
+            .unwrap_or_default();
+        // An inconsistent collection is marked in its key space's title, in
+        // checkMetadataConsistency's words; a consistent one is not.
+        let title = (text.lines()).find(|l| l.contains("╭ Key space")).unwrap();
+        match kinds.first() {
+            Some(kind) => assert!(
+                title.contains(&format!("INCONSISTENT: {kind}")),
+                "{name}:\n{text}"
+            ),
+            None => assert!(!title.contains("INCONSISTENT"), "{name}:\n{text}"),
+        }
+    }
+}

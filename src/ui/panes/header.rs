@@ -25,7 +25,7 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: Theme) {
     spans.push(sep());
     let time = match v.clock.end_ms {
         Some(end) => format!("{} / {}", clock_text(v.clock.time_ms), clock_text(end)),
-        None => super::time_text(v.clock.time_ms, v.clock.virtual_time),
+        None => super::axis_time(v.clock.time_ms, v.clock.virtual_time, true),
     };
     spans.push(Span::raw(time));
     spans.push(sep());
@@ -51,7 +51,7 @@ fn live_state(spans: &mut Vec<Span<'static>>, v: &crate::view::ClusterView, them
         (true, true) => spans.push(Span::styled("❚❚ paused", theme.warn())),
         (true, false) => spans.push(Span::styled("▶", theme.ok())),
         (false, true) => spans.push(Span::styled("❚❚ polling paused", theme.warn())),
-        (false, false) => spans.push(Span::styled("● live UTC", theme.ok())),
+        (false, false) => spans.push(Span::styled("● live", theme.ok())),
     }
     if v.clock.virtual_time {
         spans.push(Span::raw(format!(" ×{}", speed_text(v.clock.speed))));

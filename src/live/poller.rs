@@ -57,6 +57,10 @@ pub struct Poller {
     unsplittable_sizes: super::catalog::UnsplittableSizes,
     /// The shard drains watched, for their observed rate.
     drains: super::draining::DrainWatch,
+    /// Wall-clock milliseconds since the epoch of poll time 0: 0 when polls are stamped with the
+    /// wall clock (`watch`), the recording's start when they are stamped with trace time
+    /// (`record`). Rules that compare with the wall clock (the balancing window) add it.
+    pub clock_origin_ms: u64,
 }
 
 /// What a poll produced: the cluster as it is now, and the new lines of its logs.
@@ -107,6 +111,7 @@ impl Poller {
             compliance: super::compliance::CompliancePace::default(),
             unsplittable_sizes: super::catalog::UnsplittableSizes::default(),
             drains: super::draining::DrainWatch::default(),
+            clock_origin_ms: 0,
         }
     }
 
@@ -463,7 +468,8 @@ impl Poller {
         state.balancer.drains = drains;
         state.balancer.window_now = state.settings.active_window.map(|w| {
             let rounds: Vec<u64> = self.logs.round_times_ms.iter().copied().collect();
-            crate::cluster::balancing_window::infer(w.start_minute, w.stop_minute, &rounds, now_ms)
+            let wall_ms = now_ms + self.clock_origin_ms;
+            crate::cluster::balancing_window::infer(w.start_minute, w.stop_minute, &rounds, wall_ms)
         });
         // The poll's time first: the write heat of this poll is stamped with it.
         self.state.advance_clock(now_ms);

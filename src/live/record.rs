@@ -42,7 +42,10 @@ pub async fn record(
     duration: Option<Duration>,
     stop: impl std::future::Future<Output = ()>,
 ) -> Result<Recorded, LiveError> {
-    let start = now_ms();
+    // Trace time 0 is a whole second (the header's `startEpochSeconds`), so a replay's
+    // wall-clock times are the live view's.
+    let start = now_ms() / 1000 * 1000;
+    poller.clock_origin_ms = start;
     poller.logs.record();
     let first = poller.poll(0).await?;
     let header = Header {

@@ -75,6 +75,7 @@ pub async fn run_live(
                 speed: 1.0,
                 end_ms: None,
                 virtual_time: false,
+                wall_start_ms: None,
             };
             let mut v = view::build(state, &request, &label, clock);
             v.heat = Some(heat_mode.label());

@@ -159,6 +159,14 @@ impl Timeline for ReplayTimeline {
         Some(self.replay.end_ms())
     }
 
+    /// A live recording (a trace without a simulator's scenario) shows wall-clock time.
+    fn wall_start_ms(&self) -> Option<u64> {
+        let h = &self.replay.trace.header;
+        h.scenario
+            .is_none()
+            .then(|| h.start_epoch_seconds.saturating_mul(1000))
+    }
+
     fn advance_to(&mut self, t_ms: u64, log: &mut Vec<LogLine>) -> color_eyre::Result<()> {
         let past = &mut self.past;
         self.replay

@@ -1,4 +1,4 @@
-//! Keyframe fields of what a live cluster's poll observed and the view shows (format 1.2): a
+//! Keyframe fields of what a live cluster's poll observed and the view shows (format 1.1): a
 //! collection's `inconsistencies`, `invalidSizes`, `reshardingProgress` and
 //! `balancing.permitMigrations`, and the balancer's `drains` and `windowNow`. Each is written only
 //! when it says something (absent: empty, none, or migrations permitted), so a simulator's trace
@@ -268,7 +268,11 @@ mod tests {
         c.collections[0].balancing.migrations_blocked = true;
         let back = round_trip(&c);
         assert!(back.collections[0].balancing.migrations_blocked);
-        assert!(!round_trip(&cluster()).collections[0].balancing.migrations_blocked);
+        assert!(
+            !round_trip(&cluster()).collections[0]
+                .balancing
+                .migrations_blocked
+        );
     }
 
     #[test]

@@ -360,11 +360,11 @@ mod tests {
         let mut line = encode(&cluster());
         line["keyframe"]["balancer"]["drains"] =
             json!([{"shard": "s", "source": "guess", "chunks": 1}]);
-        let e = decode(&line).err().expect("refused");
+        let e = decode(&line).expect_err("refused");
         assert!(e.contains("keyframe.balancer.drains[0].source"), "{e}");
         let mut line = encode(&cluster());
         line["keyframe"]["collections"][0]["invalidSizes"] = json!(["nope"]);
-        let e = decode(&line).err().expect("refused");
+        let e = decode(&line).expect_err("refused");
         assert!(e.contains("invalidSizes[0]"), "{e}");
     }
 }

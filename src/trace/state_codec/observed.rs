@@ -209,14 +209,27 @@ mod tests {
     use crate::model::ShardIdx;
     use crate::trace::state_codec::{decode, encode};
 
-    /// A small simulated cluster to hang the observed fields on.
+    /// A small cluster to hang the observed fields on: two shards, one collection.
     fn cluster() -> Cluster {
-        let sc = crate::sim::scenario::built_in("ascending")
-            .and_then(Result::ok)
-            .expect("built-in scenario");
-        crate::sim::Simulator::from_scenario(&sc, sc.seed, None)
-            .expect("simulator")
-            .cluster
+        let chunk = |min: Value, shard: &str| {
+            json!({"min": {"_id": min}, "shard": shard, "v": [1, 0], "docs": 0, "bytes": 0,
+                "writes": 0, "jumbo": false, "since": 0})
+        };
+        let shard = |id: &str| json!({"id": id, "capacity": 1.0, "zones": [], "draining": false});
+        decode(&json!({"t": 1.0, "keyframe": {
+            "serverVersion": "8.0",
+            "settings": {"chunkSizeBytes": 134_217_728, "balancer": true,
+                "migrationBytesPerSec": 1, "migrationOverheadMs": 1},
+            "shards": [shard("shard01"), shard("shard02")],
+            "databases": [],
+            "balancer": {"rounds": 0, "nextRoundMs": 0, "completed": 0, "failed": 0, "whyNot": [],
+                "nextMigrationId": 1, "round": null, "inFlight": []},
+            "collections": [{"ns": "db.c", "key": {"_id": 1}, "incarnation": 0,
+                "routedWrites": [0, 0], "indexes": [], "zones": [], "window": [],
+                "resharding": null, "balancing": {"noBalance": false},
+                "chunks": [chunk(json!({"$minKey": 1}), "shard01"), chunk(json!(0), "shard02")]}],
+        }}))
+        .expect("a keyframe")
     }
 
     fn round_trip(c: &Cluster) -> Cluster {
@@ -226,7 +239,7 @@ mod tests {
     }
 
     #[test]
-    fn a_simulated_keyframe_has_none_of_the_observed_fields() {
+    fn a_keyframe_with_nothing_observed_has_none_of_the_fields() {
         let line = encode(&cluster());
         let frame = &line["keyframe"];
         assert!(frame["balancer"].get("drains").is_none());

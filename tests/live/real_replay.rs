@@ -132,6 +132,23 @@ async fn a_replay_says_what_watch_said_of_an_inconsistency_a_drain_and_the_windo
         (live_at.floor()..live_at + 120.0).contains(&replayed_at),
         "watch at {live_at}, replay at {replayed_at}"
     );
+    // The TUI's replay: wall-clock time from the recording's start, no write signal.
+    use shardtop::source::Timeline;
+    let tl = shardtop::source::replay::ReplayTimeline::open(&trace).unwrap();
+    let start = tl.wall_start_ms().unwrap();
+    assert!(
+        (live_at.floor() * 1000.0) as u64 <= start && start as f64 <= replayed_at * 1000.0,
+        "{start}"
+    );
+    let clock = shardtop::view::ClockView {
+        virtual_time: false,
+        wall_start_ms: Some(start),
+        end_ms: tl.end_ms(),
+        ..Default::default()
+    };
+    assert!(!clock.is_live());
+    let view = tl.view(&shardtop::view::ViewRequest::default(), clock);
+    assert_eq!(view.heat, Some("off"));
     let unknown = mongos.unknown.lock().unwrap().clone();
     assert!(unknown.is_empty(), "{unknown:#?}");
 }

@@ -7,6 +7,7 @@ use std::process::Output;
 
 use bson::doc;
 use serde_json::Value;
+use shardtop::source::Timeline;
 
 use super::real_mongos::{self, ClusterFile};
 
@@ -133,7 +134,6 @@ async fn a_replay_says_what_watch_said_of_an_inconsistency_a_drain_and_the_windo
         "watch at {live_at}, replay at {replayed_at}"
     );
     // The TUI's replay: wall-clock time from the recording's start, no write signal.
-    use shardtop::source::Timeline;
     let tl = shardtop::source::replay::ReplayTimeline::open(&trace).unwrap();
     let start = tl.wall_start_ms().unwrap();
     assert!(

@@ -25,6 +25,7 @@ fn frame(c: &mut Criterion) {
         speed: 4.0,
         end_ms: None,
         virtual_time: true,
+        wall_start_ms: None,
     };
     let mut app = App::new((200, 60), true, 4.0, false);
     let request = app.request();
@@ -146,6 +147,7 @@ fn key_visualizer(c: &mut Criterion) {
         speed: 4.0,
         end_ms: None,
         virtual_time: true,
+        wall_start_ms: None,
     };
     let mut v = view::build(&sim.cluster, &app.request(), "bench", clock);
     v.heatmap = view::heatmap::build(&heat, &sim.cluster, &ns, &req, 3_599_000);

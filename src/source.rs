@@ -56,6 +56,11 @@ pub trait Timeline: Send + 'static {
     fn stop_at_ms(&self) -> Option<u64>;
     /// The nominal end (scenario end, trace end) for the clock display.
     fn end_ms(&self) -> Option<u64>;
+    /// A replay of a live recording: the wall-clock milliseconds since the epoch of its time 0,
+    /// so its times are shown as the live view showed them; `None` for virtual time.
+    fn wall_start_ms(&self) -> Option<u64> {
+        None
+    }
     /// Plays forward to `t_ms`, adding log lines for the events on the way.
     fn advance_to(&mut self, t_ms: u64, log: &mut Vec<LogLine>) -> color_eyre::Result<()>;
     /// Jumps to `t_ms` (either direction); `log` becomes the event log up to that time (the

@@ -65,8 +65,26 @@ pub struct ClockView {
     pub speed: f64,
     /// The end of a trace (replay) or of the scenario (simulator); `None` for live clusters.
     pub end_ms: Option<u64>,
-    /// Whether the time is virtual (simulator, replay) or wall-clock seconds (live).
+    /// Whether the time is virtual (simulator, replay of a simulator's trace) or wall-clock
+    /// (a live cluster, a replay of a live recording).
     pub virtual_time: bool,
+    /// A replay of a live recording: the wall-clock milliseconds since the epoch of its time 0
+    /// (the trace header's `startEpochSeconds`). Its times (`time_ms`, `end_ms`, log lines, time
+    /// axes) are trace times, shown as wall-clock UTC time as the live view showed them.
+    pub wall_start_ms: Option<u64>,
+}
+
+impl ClockView {
+    /// A live cluster now (not a replay of a recording of one): it cannot be stepped or seeked.
+    pub fn is_live(&self) -> bool {
+        !self.virtual_time && self.wall_start_ms.is_none()
+    }
+
+    /// A time of this source as shown: a live recording's trace time as wall-clock milliseconds
+    /// since the epoch; any other unchanged.
+    pub fn shown_ms(&self, ms: u64) -> u64 {
+        ms.saturating_add(self.wall_start_ms.unwrap_or(0))
+    }
 }
 
 /// One migration in flight.

@@ -118,7 +118,8 @@ impl<T: Timeline> Screen<T> {
             paused: false,
             speed: self.app.speed,
             end_ms: self.timeline.end_ms(),
-            virtual_time: true,
+            virtual_time: self.timeline.wall_start_ms().is_none(),
+            wall_start_ms: self.timeline.wall_start_ms(),
         };
         let view = self.timeline.view(&self.app.request(), clock);
         self.app

@@ -55,11 +55,17 @@ pub fn run(args: &ReplayArgs, out: &mut impl Write) -> Result<(), Failure> {
         replay.seek(until).map_err(failure)?;
     }
     let source = format!("replay:{}", args.file.display());
+    let live_start = replay.trace.header.live_start_ms();
     let mut summary = replay.state().summary_json(&SummaryOptions {
         source,
         chunks: args.chunks,
-        writes_unknown: false,
+        // A live recording has no write signal (`record` reads no heat), as `watch` without one.
+        writes_unknown: live_start.is_some(),
     });
+    if let Some(start) = live_start {
+        // A live recording's time as `watch` gives it: wall-clock seconds since the epoch.
+        summary["time"] = serde_json::json!((start + replay.time_ms()) as f64 / 1000.0);
+    }
     views.add_to(&mut summary, replay.state(), until);
     let text = format!(
         "{}\n",

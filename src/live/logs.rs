@@ -3,6 +3,7 @@
 //! new entries since the last poll as log lines, and the migration totals the changelog
 //! remembers (it is capped, so older migrations are forgotten). Reads only, through the client.
 
+use crate::model::{ShardIdx, ShardKey};
 use bson::{DateTime, Document, doc};
 
 use super::client::{LiveClient, LiveError};
@@ -38,6 +39,36 @@ const MAX_ROUND_TIMES: usize = 1_000;
 const MAX_COMMITTED: usize = 10_000;
 
 impl LogTails {
+    /// The migrations committed since the last take: `(at_ms, ns, min, max, donor shard)`, the
+    /// bounds in the collection's shard key (entries of collections not known are left out).
+    pub fn take_committed(
+        &mut self,
+        state: &crate::cluster::Cluster,
+    ) -> Vec<(u64, String, ShardKey, ShardKey, ShardIdx)> {
+        std::mem::take(&mut self.committed)
+            .into_iter()
+            .filter_map(|(at, d)| {
+                let ns = d.get_str("ns").ok()?;
+                let c = state.collection(ns)?;
+                let details = d.get_document("details").ok()?;
+                let bound = |k: &str| {
+                    c.pattern
+                        .bound_from_document(details.get_document(k).ok()?)
+                        .ok()
+                };
+                let from = details.get_str("from").ok()?;
+                let from = state.shards.iter().position(|s| s.shard.id == from)?;
+                Some((
+                    at,
+                    ns.to_string(),
+                    bound("min")?,
+                    bound("max")?,
+                    ShardIdx(from as u32),
+                ))
+            })
+            .collect()
+    }
+
     /// Keeps every entry read from now on for [`LogTails::take_recorded`].
     pub fn record(&mut self) {
         self.recorded.get_or_insert_with(Vec::new);

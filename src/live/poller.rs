@@ -57,6 +57,10 @@ pub struct Poller {
     unsplittable_sizes: super::catalog::UnsplittableSizes,
     /// The shard drains watched, for their observed rate.
     drains: super::draining::DrainWatch,
+    /// Wall-clock milliseconds since the epoch of poll time 0: 0 when polls are stamped with the
+    /// wall clock (`watch`), the recording's start when they are stamped with trace time
+    /// (`record`). Rules that compare with the wall clock (the balancing window) add it.
+    pub clock_origin_ms: u64,
 }
 
 /// What a poll produced: the cluster as it is now, and the new lines of its logs.
@@ -109,6 +113,7 @@ impl Poller {
             compliance: super::compliance::CompliancePace::default(),
             unsplittable_sizes: super::catalog::UnsplittableSizes::default(),
             drains: super::draining::DrainWatch::default(),
+            clock_origin_ms: 0,
         }
     }
 
@@ -138,29 +143,7 @@ impl Poller {
     /// The migrations committed since the last take: `(at_ms, ns, min, max, donor shard)`, the
     /// bounds in the collection's shard key (entries of collections not known are left out).
     pub fn take_committed(&mut self) -> Vec<(u64, String, ShardKey, ShardKey, ShardIdx)> {
-        let state = &self.state;
-        std::mem::take(&mut self.logs.committed)
-            .into_iter()
-            .filter_map(|(at, d)| {
-                let ns = d.get_str("ns").ok()?;
-                let c = state.collection(ns)?;
-                let details = d.get_document("details").ok()?;
-                let bound = |k: &str| {
-                    c.pattern
-                        .bound_from_document(details.get_document(k).ok()?)
-                        .ok()
-                };
-                let from = details.get_str("from").ok()?;
-                let from = state.shards.iter().position(|s| s.shard.id == from)?;
-                Some((
-                    at,
-                    ns.to_string(),
-                    bound("min")?,
-                    bound("max")?,
-                    ShardIdx(from as u32),
-                ))
-            })
-            .collect()
+        self.logs.take_committed(&self.state)
     }
 
     pub fn state(&self) -> &Cluster {
@@ -471,7 +454,8 @@ impl Poller {
         state.balancer.drains = drains;
         state.balancer.window_now = state.settings.active_window.map(|w| {
             let rounds: Vec<u64> = self.logs.round_times_ms.iter().copied().collect();
-            crate::cluster::balancing_window::infer(w.start_minute, w.stop_minute, &rounds, now_ms)
+            let wall_ms = now_ms + self.clock_origin_ms;
+            crate::cluster::balancing_window::infer(w.start_minute, w.stop_minute, &rounds, wall_ms)
         });
         // The poll's time first: the write heat of this poll is stamped with it.
         self.state.advance_clock(now_ms);

@@ -42,7 +42,13 @@ pub async fn record(
     duration: Option<Duration>,
     stop: impl std::future::Future<Output = ()>,
 ) -> Result<Recorded, LiveError> {
-    let start = now_ms();
+    // Trace time 0 is a whole second (the header's `startEpochSeconds`), so a replay's
+    // wall-clock times are the live view's.
+    let began = now_ms();
+    let start = began / 1000 * 1000;
+    // The duration counts from when the recording began, in trace time.
+    let duration = duration.map(|d| d + Duration::from_millis(began - start));
+    poller.clock_origin_ms = start;
     poller.logs.record();
     let first = poller.poll(0).await?;
     let header = Header {

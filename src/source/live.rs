@@ -73,8 +73,7 @@ pub async fn run_live(
                 time_ms: state.now_ms,
                 paused,
                 speed: 1.0,
-                end_ms: None,
-                virtual_time: false,
+                ..ClockView::default()
             };
             let mut v = view::build(state, &request, &label, clock);
             v.heat = Some(heat_mode.label());

@@ -159,6 +159,11 @@ impl Timeline for ReplayTimeline {
         Some(self.replay.end_ms())
     }
 
+    /// A live recording (a trace without a simulator's scenario) shows wall-clock time.
+    fn wall_start_ms(&self) -> Option<u64> {
+        self.replay.trace.header.live_start_ms()
+    }
+
     fn advance_to(&mut self, t_ms: u64, log: &mut Vec<LogLine>) -> color_eyre::Result<()> {
         let past = &mut self.past;
         self.replay
@@ -201,6 +206,10 @@ impl Timeline for ReplayTimeline {
         let state = self.replay.state();
         let mut v = view::build(state, req, &self.label, clock);
         self.past.fill(state, &mut v, req);
+        if self.replay.trace.header.live_start_ms().is_some() {
+            // As the live view without heat: a recording has no write signal.
+            v.heat = Some(super::live::HeatMode::Off.label());
+        }
         v
     }
 }

@@ -116,7 +116,8 @@ impl<T: Timeline> Runner<T> {
             paused: self.paused,
             speed: self.speed,
             end_ms: self.timeline.end_ms(),
-            virtual_time: true,
+            virtual_time: self.timeline.wall_start_ms().is_none(),
+            wall_start_ms: self.timeline.wall_start_ms(),
         };
         let view = self.timeline.view(&self.request, clock);
         self.out

@@ -8,8 +8,9 @@ use super::json::{Res, array_at, field, str_at, u64_at};
 pub const FORMAT: &str = "shardtop-trace";
 /// The format version this build writes; readers refuse another major version and ignore
 /// unknown fields and event kinds of a newer minor version.
-/// 1.1 adds the `config.changelog` / `config.actionlog` entries of live recordings and the
-/// balancer's `activeWindow` in keyframes.
+/// 1.1 adds the `config.changelog` / `config.actionlog` entries of live recordings, the
+/// balancer's `activeWindow` in keyframes, and what a live poll observed that the view shows
+/// (drains, the window now, inconsistencies, invalid sizes, resharding progress).
 pub const VERSION: (u64, u64) = (1, 1);
 
 /// A trace header.
@@ -32,6 +33,15 @@ pub struct Header {
 }
 
 impl Header {
+    /// A live recording (a trace without a simulator's scenario): the wall-clock milliseconds
+    /// since the epoch of its time 0. Its times are wall-clock time, and it has no write signal
+    /// (`record` reads no heat): writes are unknown, not zero.
+    pub fn live_start_ms(&self) -> Option<u64> {
+        self.scenario
+            .is_none()
+            .then(|| self.start_epoch_seconds.saturating_mul(1000))
+    }
+
     pub fn to_json(&self) -> Value {
         let mut v = json!({
             "format": FORMAT,

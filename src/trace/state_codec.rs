@@ -15,6 +15,7 @@ use crate::cluster::{Cluster, Collection, Settings, ShardState};
 use crate::model::{Shard, ShardIdx, ShardKey};
 
 mod collection;
+mod observed;
 
 pub(super) use collection::{ChunkFields, Heavy, collection_of};
 
@@ -69,7 +70,7 @@ pub fn encode(c: &Cluster) -> Value {
 fn balancer_json(c: &Cluster) -> Value {
     let b = &c.balancer;
     let key = |ns: &str, k: &ShardKey| key_json(c.collection(ns).map(|x| &x.pattern), k);
-    json!({
+    let mut out = json!({
         "rounds": b.rounds, "nextRoundMs": b.next_round_ms, "completed": b.completed, "failed": b.failed,
         "whyNot": b.why_not, "nextMigrationId": c.next_migration_id,
         "round": b.round.as_ref().map(|r| json!({
@@ -87,12 +88,14 @@ fn balancer_json(c: &Cluster) -> Value {
             }
             out
         }).collect::<Vec<_>>(),
-    })
+    });
+    observed::encode_balancer(b, &mut out);
+    out
 }
 
 fn collection_json(c: &Cluster, coll: &Collection) -> Value {
     let p = Some(&coll.pattern);
-    json!({
+    let mut out = json!({
         "ns": coll.ns, "key": pattern_json(&coll.pattern), "incarnation": coll.incarnation,
         "routedWrites": coll.routed_writes,
         "indexes": coll.indexes.iter().map(|i| json!({"key": pattern_json(&i.key), "unique": i.unique})).collect::<Vec<_>>(),
@@ -123,7 +126,9 @@ fn collection_json(c: &Cluster, coll: &Collection) -> Value {
             "shards": shards,
             "atMs": at,
         })).collect::<Vec<_>>(),
-    })
+    });
+    observed::encode_collection(c, coll, &mut out);
+    out
 }
 
 /// Reads a keyframe line back into a state.
@@ -346,7 +351,7 @@ fn balancer_of(cluster: &Cluster, b: &Value, p: &str) -> Res<(BalancerState, u64
             reason: super::event_codec::reason_of(str_at(m, "reason", &mp)?),
         });
     }
-    let state = BalancerState {
+    let mut state = BalancerState {
         rounds: u64_at(b, "rounds", p)?,
         next_round_ms: u64_at(b, "nextRoundMs", p)?,
         round,
@@ -357,5 +362,6 @@ fn balancer_of(cluster: &Cluster, b: &Value, p: &str) -> Res<(BalancerState, u64
         window_now: None,
         drains: Vec::new(),
     };
+    observed::decode_balancer(b, p, &mut state)?;
     Ok((state, u64_at(b, "nextMigrationId", p)?))
 }

@@ -147,6 +147,15 @@ pub fn time_text(ms: u64, virtual_time: bool) -> String {
     }
 }
 
+/// How the shown source's times read: `(virtual_time, offset_ms)`, the offset turning a replayed
+/// live recording's trace times into wall-clock time (see `ClockView::shown_ms`); virtual
+/// seconds before the first view.
+pub fn times_of(app: &crate::ui::App) -> (bool, u64) {
+    app.view.as_ref().map_or((true, 0), |v| {
+        (v.clock.virtual_time, v.clock.wall_start_ms.unwrap_or(0))
+    })
+}
+
 /// A time on a time axis: virtual seconds, or a live source's wall-clock `HH:MM:SS` (`UTC`
 /// appended when `label`), never epoch milliseconds read as elapsed time.
 pub fn axis_time(ms: u64, virtual_time: bool, label: bool) -> String {

@@ -39,6 +39,7 @@ impl Fixture {
             speed: self.app.speed,
             end_ms: self.timeline.end_ms(),
             virtual_time: true,
+            wall_start_ms: None,
         };
         let view = self.timeline.view(&self.app.request(), clock);
         self.app.apply(SourceEvent::View(Box::new(view)));

@@ -9,6 +9,7 @@ mod config;
 mod poll_cost;
 mod real_clusters;
 mod real_mongos;
+mod real_replay;
 mod real_screens;
 mod record_replay;
 mod refresh;

@@ -56,6 +56,7 @@ async fn screen(file: &ClusterFile) -> (String, String, Vec<String>) {
         speed: 1.0,
         end_ms: None,
         virtual_time: false,
+        wall_start_ms: None,
     };
     // The label is the mongos's address; the test's port changes at every run.
     let mut v = shardtop::view::build(state, &app.request(), "mongos.example.net:27017", clock);

@@ -57,6 +57,7 @@ fn feed(tl: &LabTimeline, app: &mut App) {
         speed: 4.0,
         end_ms: tl.end_ms(),
         virtual_time: true,
+        wall_start_ms: None,
     };
     app.apply(SourceEvent::View(Box::new(tl.view(&app.request(), clock))));
 }

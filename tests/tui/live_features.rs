@@ -19,6 +19,7 @@ fn screen(cluster: &Cluster, collection: usize, size: (u16, u16)) -> String {
         speed: 1.0,
         end_ms: None,
         virtual_time: false,
+        wall_start_ms: None,
     };
     let mut req = app.request();
     req.collection = collection;

@@ -87,6 +87,7 @@ fn screen(c: &Cluster, size: (u16, u16), disconnected_since: Option<u64>) -> Str
         speed: 1.0,
         end_ms: None,
         virtual_time: false,
+        wall_start_ms: None,
     };
     let mut v = shardtop::view::build(c, &app.request(), "mongodb://mongos.test:27017", clock);
     v.heat = Some("off");

@@ -127,6 +127,7 @@ pub(in crate::trace) fn collection_of(
         None => window_of(v, p)?,
     };
     coll.resharding = resharding_of(v, p)?;
+    super::observed::decode_collection(cluster, v, p, &mut coll)?;
     Ok(coll)
 }
 

@@ -150,13 +150,10 @@ fn recent(app: &App, room: usize, width: usize, theme: Theme) -> Vec<Line<'stati
             lines.push(Line::from(vec![
                 Span::styled(format!("{mark} "), style),
                 Span::styled(
-                    format!(
-                        "{:>7} ",
-                        time_text(
-                            l.at_ms,
-                            app.view.as_ref().is_none_or(|v| v.clock.virtual_time)
-                        )
-                    ),
+                    format!("{:>7} ", {
+                        let (virtual_time, offset) = super::times_of(app);
+                        time_text(l.at_ms + offset, virtual_time)
+                    }),
                     theme.dim(),
                 ),
                 Span::raw(crate::units::cut_at_words(text, width.saturating_sub(10))),

@@ -41,7 +41,7 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: Theme, focused: b
     let rows = usize::from(inner.height);
     let width = usize::from(inner.width);
     let visible: Vec<_> = app.visible_log().collect();
-    let virtual_time = app.view.as_ref().is_none_or(|v| v.clock.virtual_time);
+    let (virtual_time, offset) = super::times_of(app);
     let end = visible
         .len()
         .saturating_sub(app.log_scroll.min(visible.len()));
@@ -63,7 +63,7 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: Theme, focused: b
             .map(|l| {
                 Line::from(vec![
                     Span::styled(
-                        format!("{:>8} ", time_text(l.at_ms, virtual_time)),
+                        format!("{:>8} ", time_text(l.at_ms + offset, virtual_time)),
                         theme.dim(),
                     ),
                     Span::styled(

@@ -52,7 +52,7 @@ const TIME_VIEW_KEYS: &[(&[&str], &str)] = &[
 
 /// The footer's keys for this source and screen: `(keys, word)`.
 fn keys(app: &App) -> Vec<(String, &'static str)> {
-    let live = app.view.as_ref().is_some_and(|v| !v.clock.virtual_time);
+    let live = app.view.as_ref().is_some_and(|v| v.clock.is_live());
     let table = match app.screen {
         Screen::Main => KEYS,
         Screen::KeyVisualizer => TIME_VIEW_KEYS,

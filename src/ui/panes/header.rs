@@ -23,9 +23,16 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: Theme) {
     spans.push(sep());
     spans.push(Span::raw(format!("v{}", v.server_version)));
     spans.push(sep());
-    let time = match v.clock.end_ms {
-        Some(end) => format!("{} / {}", clock_text(v.clock.time_ms), clock_text(end)),
-        None => super::axis_time(v.clock.time_ms, v.clock.virtual_time, true),
+    let c = &v.clock;
+    let time = match (c.end_ms, c.virtual_time) {
+        (Some(end), true) => format!("{} / {}", clock_text(c.time_ms), clock_text(end)),
+        // A replayed live recording: wall-clock time, as the live view showed it.
+        (Some(end), false) => format!(
+            "{} / {} UTC",
+            super::time_text(c.shown_ms(c.time_ms), false),
+            super::time_text(c.shown_ms(end), false)
+        ),
+        (None, _) => super::axis_time(c.time_ms, c.virtual_time, true),
     };
     spans.push(Span::raw(time));
     spans.push(sep());
@@ -47,13 +54,13 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: Theme) {
 
 /// Play/pause, or live/polling paused, with the speed or the heat mode.
 fn live_state(spans: &mut Vec<Span<'static>>, v: &crate::view::ClusterView, theme: Theme) {
-    match (v.clock.virtual_time, v.clock.paused) {
+    match (!v.clock.is_live(), v.clock.paused) {
         (true, true) => spans.push(Span::styled("❚❚ paused", theme.warn())),
         (true, false) => spans.push(Span::styled("▶", theme.ok())),
         (false, true) => spans.push(Span::styled("❚❚ polling paused", theme.warn())),
         (false, false) => spans.push(Span::styled("● live", theme.ok())),
     }
-    if v.clock.virtual_time {
+    if !v.clock.is_live() {
         spans.push(Span::raw(format!(" ×{}", speed_text(v.clock.speed))));
     } else if let Some(h) = v.heat {
         spans.push(Span::raw(format!(" · heat {h}")));

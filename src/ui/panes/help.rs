@@ -51,7 +51,7 @@ fn group_lines(
 }
 
 pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: Theme) {
-    let live = app.view.as_ref().is_some_and(|v| !v.clock.virtual_time);
+    let live = app.view.as_ref().is_some_and(|v| v.clock.is_live());
     let lab = app.view.as_ref().is_some_and(|v| v.lab.is_some());
     let groups: Vec<Vec<Line>> = HELP
         .iter()

@@ -76,12 +76,12 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: Theme) {
     let more = h.shards.len().saturating_sub(scroll + room);
     let first_col = (h.now_col + 1).saturating_sub(spark);
     let spark_from = h.from_ms + first_col as u64 * h.secs_per_col * 1000;
-    let virtual_time = app.view.as_ref().is_none_or(|v| v.clock.virtual_time);
+    let times = super::times_of(app);
     lines.push(axis(
-        (spark_from, h.now_ms),
+        (spark_from + times.1, h.now_ms + times.1),
         usize::from(inner.width),
         more,
-        virtual_time,
+        times.0,
     ));
     let used = lines.len() as u16;
     frame.render_widget(Paragraph::new(lines).block(block), area);
@@ -91,7 +91,7 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: Theme) {
         ..inner
     };
     if left.height >= MIN_CHART_ROWS {
-        chart(frame, left, h, theme, virtual_time);
+        chart(frame, left, h, theme, times);
     }
 }
 
@@ -115,7 +115,8 @@ fn tail(s: &ShardHistory, n: usize, now_col: usize) -> ShardHistory {
 }
 
 /// The largest shards' data over the whole window, a line each in its shard's colour.
-fn chart(frame: &mut Frame, area: Rect, h: &HistoryView, theme: Theme, virtual_time: bool) {
+fn chart(frame: &mut Frame, area: Rect, h: &HistoryView, theme: Theme, times: (bool, u64)) {
+    let (virtual_time, offset) = times;
     let mut largest: Vec<&ShardHistory> = h.shards.iter().collect();
     largest.sort_by_key(|s| std::cmp::Reverse(latest(&s.bytes).unwrap_or(0)));
     largest.truncate(CHART_SHARDS);
@@ -164,8 +165,8 @@ fn chart(frame: &mut Frame, area: Rect, h: &HistoryView, theme: Theme, virtual_t
             Axis::default()
                 .bounds([0.0, width])
                 .labels([
-                    axis_time(h.from_ms, virtual_time, false),
-                    axis_time(h.to_ms, virtual_time, true),
+                    axis_time(h.from_ms + offset, virtual_time, false),
+                    axis_time(h.to_ms + offset, virtual_time, true),
                 ])
                 .style(theme.dim()),
         )

@@ -62,8 +62,7 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: Theme) {
     let inner = block.inner(area);
     let mut lines = grid_lines(h, app, theme);
     lines.push(owner_band(h, app, theme));
-    let virtual_time = app.view.as_ref().is_none_or(|v| v.clock.virtual_time);
-    lines.push(axis(h, usize::from(inner.width), virtual_time));
+    lines.push(axis(h, usize::from(inner.width), super::times_of(app)));
     lines.push(Line::from(vec![
         Span::styled(
             format!("{} ", SHADES[1..].iter().collect::<String>()),
@@ -149,8 +148,8 @@ fn owner_band(h: &KeyVisualizerView, app: &App, theme: Theme) -> Line<'static> {
     Line::from(spans)
 }
 
-fn axis(h: &KeyVisualizerView, width: usize, virtual_time: bool) -> Line<'static> {
-    let t = |ms, label| axis_time(ms, virtual_time, label);
+fn axis(h: &KeyVisualizerView, width: usize, times: (bool, u64)) -> Line<'static> {
+    let t = |ms: u64, label| axis_time(ms + times.1, times.0, label);
     let left = t(h.from_ms, false);
     let right = if h.to_ms > h.now_ms + 1 {
         format!("now {} · {}", t(h.now_ms, false), t(h.to_ms, true))

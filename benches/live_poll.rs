@@ -133,8 +133,14 @@ fn count(rt: &tokio::runtime::Runtime, logged: &Served, budget: usize) -> BTreeM
 fn quiet_poll(c: &mut Criterion) {
     let rt = common::runtime();
     let budgets = [
-        ("before: balancerCollectionStatus for every collection", usize::MAX),
-        ("after: at most 16 balancerCollectionStatus a poll", ASK_PER_POLL),
+        (
+            "before: balancerCollectionStatus for every collection",
+            usize::MAX,
+        ),
+        (
+            "after: at most 16 balancerCollectionStatus a poll",
+            ASK_PER_POLL,
+        ),
     ];
     {
         let logged = Served::start(true);

@@ -57,6 +57,8 @@ pub struct Poller {
     unsplittable_sizes: super::catalog::UnsplittableSizes,
     /// The shard drains watched, for their observed rate.
     drains: super::draining::DrainWatch,
+    /// Chunks whose `onCurrentShardSince` no server can report (flagged, not used).
+    since_check: super::time_check::SinceCheck,
 }
 
 /// What a poll produced: the cluster as it is now, and the new lines of its logs.
@@ -107,6 +109,7 @@ impl Poller {
             compliance: super::compliance::CompliancePace::default(),
             unsplittable_sizes: super::catalog::UnsplittableSizes::default(),
             drains: super::draining::DrainWatch::default(),
+            since_check: super::time_check::SinceCheck::default(),
         }
     }
 
@@ -120,7 +123,6 @@ impl Poller {
         &self.refused.0
     }
 
-    /// The cluster as the last successful poll saw it.
     /// Each collection's write counts by chunk (a key of the chunk, writes) since the last
     /// take, from change streams or sampled queries; empty with no such heat.
     pub fn take_counted(&mut self) -> Vec<(String, Vec<(crate::model::ShardKey, u64)>)> {
@@ -231,7 +233,8 @@ impl Poller {
                 doc! {"$gte": Bson::Timestamp(bson::Timestamp { time: v.major, increment: v.minor })},
             );
             let changed = Self::config(&self.client, "chunks", since).await?;
-            let changed = rows(coll, &changed, shards)?;
+            let mut changed = rows(coll, &changed, shards)?;
+            self.since_check.rows(&coll.ns, &mut changed);
             self.fetched_chunks += changed.len();
             let due = self
                 .caches
@@ -257,11 +260,14 @@ impl Poller {
         }
         // Parsed as the driver delivers each document: a full load never holds them all.
         let mut load = FullLoad::new(&coll.ns, &coll.key);
-        let fetched = self
-            .client
+        let check = &mut self.since_check;
+        check.full(&coll.ns);
+        let fetched = (self.client)
             .scan("config", "chunks", owner, |raw| {
                 let row = ChunkRow::parse_raw(raw, &coll.key, &mut |s| shards.index_of(s));
-                load.push(row.map_err(bad)?);
+                let mut row = row.map_err(bad)?;
+                check.row(&coll.ns, &mut row);
+                load.push(row);
                 Ok(())
             })
             .await?;
@@ -410,10 +416,10 @@ impl Poller {
     /// One poll.
     pub async fn poll(&mut self, now_ms: u64) -> Result<Polled<'_>, LiveError> {
         let version = self.handshake().await?;
-        self.fetched_chunks = 0;
+        (self.fetched_chunks, self.since_check.clock_ms) = (0, now_ms);
         let mut refused = Refusals::default();
         let reads = self.read(&mut refused).await?;
-        let log = self.logs.read(&self.client).await;
+        let log = self.logs.read(&self.client, now_ms).await;
         let log = refused.optional(log, &privileges::config_find("changelog"))?;
         let status = self
             .client
@@ -429,6 +435,12 @@ impl Poller {
         let reshardings = super::resharding_progress::read(&self.client, version, &mut refused);
         let reshardings = reshardings.await?;
         self.install(version, reads, &mut refused)?;
+        (refused.0).extend(
+            self.since_check
+                .notes()
+                .into_iter()
+                .chain(self.logs.notes()),
+        );
         super::resharding_progress::attach(&mut self.state, &reshardings);
         let derived = super::draining::derive_all(&self.state);
         let drains = (self.drains)

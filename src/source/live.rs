@@ -79,7 +79,6 @@ pub async fn run_live(
             let mut v = view::build(state, &request, &label, clock);
             v.heat = Some(heat_mode.label());
             v.refused = poller.refused().to_vec();
-            v.disconnected_since = down_since;
             if let (Some(h), Some(ns)) = (&heat, v.collection.as_ref().map(|c| c.ns.clone())) {
                 // Growth is not writes: a migration's recipient grows with no insert, so growth
                 // alone never makes a shard HOT.
@@ -91,6 +90,10 @@ pub async fn run_live(
             // Without a per-chunk signal the key visualizer says so (a heatmap would be empty).
             let per_chunk = matches!(heat_mode, HeatMode::ChangeStream | HeatMode::Sampled);
             past.fill_views(state, &mut v, &request, per_chunk);
+            if let Some(since) = down_since {
+                // No poll answers: the writes since are unknown, so no hotspot is current.
+                v.disconnected(since);
+            }
             v
         };
         if out.send(SourceEvent::View(Box::new(v))).await.is_err() {

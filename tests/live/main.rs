@@ -11,6 +11,7 @@ mod real_clusters;
 mod real_mongos;
 mod record_replay;
 mod refresh;
+mod time_invalid;
 mod truth;
 mod watch_actionlog;
 mod watch_catalog;

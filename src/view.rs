@@ -308,8 +308,12 @@ impl ClusterView {
     /// to that poll, not now, so nothing claims a current hotspot: no shard or chunk is hot, no
     /// share or recent write is shown (the panes say the writes are unknown since the
     /// disconnection). What the cluster held (chunks, sizes, zones) stays: it is the last known.
-    pub fn disconnected(&mut self, since_ms: u64) {
-        self.disconnected_since = Some(since_ms);
+    /// `None`: connected, nothing changes.
+    pub fn disconnected(&mut self, since_ms: Option<u64>) {
+        if since_ms.is_none() {
+            return;
+        }
+        self.disconnected_since = since_ms;
         for row in &mut self.shards {
             row.hot = false;
             row.write_share = 0.0;

@@ -90,10 +90,7 @@ pub async fn run_live(
             // Without a per-chunk signal the key visualizer says so (a heatmap would be empty).
             let per_chunk = matches!(heat_mode, HeatMode::ChangeStream | HeatMode::Sampled);
             past.fill_views(state, &mut v, &request, per_chunk);
-            if let Some(since) = down_since {
-                // No poll answers: the writes since are unknown, so no hotspot is current.
-                v.disconnected(since);
-            }
+            v.disconnected(down_since); // no hotspot is current while no poll answers
             v
         };
         if out.send(SourceEvent::View(Box::new(v))).await.is_err() {

@@ -107,7 +107,7 @@ fn a_disconnected_live_view_claims_no_current_hotspot() {
             assert!(connected.contains("◀ HOT"), "{connected}");
         }
         // 03:00:05 UTC.
-        v.disconnected(3 * 3_600_000 + 5_000);
+        v.disconnected(Some(3 * 3_600_000 + 5_000));
         let text = screen(v);
         assert!(!text.contains("HOT") && !text.contains('▲'), "{text}");
         assert!(!text.contains("80%"), "{text}");

@@ -57,7 +57,6 @@ pub struct Poller {
     unsplittable_sizes: super::catalog::UnsplittableSizes,
     /// The shard drains watched, for their observed rate.
     drains: super::draining::DrainWatch,
-    /// Chunks whose `onCurrentShardSince` no server can report (flagged, not used).
     since_check: super::time_check::SinceCheck,
 }
 
@@ -435,12 +434,8 @@ impl Poller {
         let reshardings = super::resharding_progress::read(&self.client, version, &mut refused);
         let reshardings = reshardings.await?;
         self.install(version, reads, &mut refused)?;
-        (refused.0).extend(
-            self.since_check
-                .notes()
-                .into_iter()
-                .chain(self.logs.notes()),
-        );
+        let notes = self.since_check.notes().into_iter();
+        (refused.0).extend(notes.chain(self.logs.notes()));
         super::resharding_progress::attach(&mut self.state, &reshardings);
         let derived = super::draining::derive_all(&self.state);
         let drains = (self.drains)

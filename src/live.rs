@@ -29,3 +29,4 @@ pub mod resharding_progress;
 pub mod routing_cache;
 pub mod sampled_heat;
 pub mod snapshot;
+pub mod time_check;

@@ -277,7 +277,8 @@ pub struct ClusterView {
     /// says so; everything else goes on).
     pub refused: Vec<RefusedRead>,
     /// A live source whose last poll failed: since when (wall-clock ms) it has had no answer;
-    /// the state shown is the last one polled.
+    /// the state shown is the last one polled, its writes unknown (see
+    /// [`ClusterView::disconnected`]).
     pub disconnected_since: Option<u64>,
     /// The key visualizer's frame, when asked for and the source keeps per-chunk writes.
     pub heatmap: Option<key_visualizer::KeyVisualizerView>,
@@ -321,5 +322,30 @@ impl ClusterView {
     /// The hotspot shard (`cluster::hotspot`'s rule over the last 60 s of writes), if any.
     pub fn hot_shard(&self) -> Option<usize> {
         self.shards.iter().position(|s| s.hot)
+    }
+
+    /// The view of a live source whose polls fail since `since_ms` (wall-clock): the last state
+    /// polled, but its writes unknown at once. The last poll's window says where writes went up
+    /// to that poll, not now, so nothing claims a current hotspot: no shard or chunk is hot, no
+    /// share or recent write is shown (the panes say the writes are unknown since the
+    /// disconnection). What the cluster held (chunks, sizes, zones) stays: it is the last known.
+    /// `None`: connected, nothing changes.
+    pub fn disconnected(&mut self, since_ms: Option<u64>) {
+        if since_ms.is_none() {
+            return;
+        }
+        self.disconnected_since = since_ms;
+        for row in &mut self.shards {
+            row.hot = false;
+            row.write_share = 0.0;
+        }
+        if let Some(c) = self.collection.as_mut() {
+            c.hot = None;
+            c.recent_writes = 0;
+            for cell in &mut c.cells {
+                cell.hot = false;
+                cell.writes = 0;
+            }
+        }
     }
 }

@@ -2,6 +2,9 @@
 //! `config.actionlog` (balancer rounds: candidates, chunks moved, time, errors) read at each poll:
 //! new entries since the last poll as log lines, and the migration totals the changelog
 //! remembers (it is capped, so older migrations are forgotten). Reads only, through the client.
+//! An entry whose `time` no server can report (`time_check`) is shown "(time invalid)" when it
+//! is read, noted in the event log's pane, and not used for the tail's position, the balancer's
+//! round times or a migration's place in time.
 
 use crate::model::{ShardIdx, ShardKey};
 use bson::{DateTime, Document, doc};
@@ -30,7 +33,14 @@ pub struct LogTails {
     /// When the balancer rounds read were logged (ms since the epoch), the newest
     /// `MAX_ROUND_TIMES`: the evidence of the balancing window's time zone.
     pub round_times_ms: std::collections::VecDeque<u64>,
+    /// Entries read whose `time` is invalid: their `_id`s (so a future one is shown once,
+    /// though the tail, which never moves to it, reads it again), and the notes saying so.
+    invalid_ids: std::collections::HashSet<String>,
+    invalid_notes: Vec<String>,
 }
+
+/// Notes kept on entries with an invalid time, at most (the oldest go first).
+const MAX_INVALID_NOTES: usize = 5;
 
 /// Round times kept as evidence of the balancing window's time zone.
 const MAX_ROUND_TIMES: usize = 1_000;
@@ -89,8 +99,50 @@ impl LogTails {
         }
     }
 
-    /// New changelog and actionlog entries, oldest first.
-    pub async fn read(&mut self, client: &LiveClient) -> Result<Vec<LogLine>, LiveError> {
+    /// The notes on entries with an invalid `time`, for the event log's pane.
+    pub fn notes(&self) -> Vec<crate::view::RefusedRead> {
+        (self.invalid_notes.iter())
+            .map(|text| crate::view::RefusedRead {
+                feeds: crate::view::Feeds::Events,
+                text: text.clone(),
+            })
+            .collect()
+    }
+
+    /// Whether `d`'s `time` is one a server can report at `now_ms`; if not, notes it once and
+    /// says whether it was seen before (then it is left out).
+    fn time_ok(&mut self, log: &str, d: &Document, now_ms: u64) -> Result<(), bool> {
+        let Ok(t) = d.get_datetime("time") else {
+            return Ok(());
+        };
+        let Some(why) = super::time_check::invalid(t.timestamp_millis(), now_ms) else {
+            return Ok(());
+        };
+        let id = d.get("_id").map(ToString::to_string).unwrap_or_default();
+        if !self.invalid_ids.insert(format!("{log} {id}")) {
+            return Err(true);
+        }
+        let what = d.get_str("what").unwrap_or("?");
+        let on = d
+            .get_str("ns")
+            .map(|ns| format!(" on {ns}"))
+            .unwrap_or_default();
+        self.invalid_notes.push(format!(
+            "config.{log}: `time` {} of a {what} entry{on} is {why}: not used",
+            super::time_check::date_text(t.timestamp_millis())
+        ));
+        if self.invalid_notes.len() > MAX_INVALID_NOTES {
+            self.invalid_notes.remove(0);
+        }
+        Err(false)
+    }
+
+    /// New changelog and actionlog entries, oldest first; `now_ms` is the poll's clock.
+    pub async fn read(
+        &mut self,
+        client: &LiveClient,
+        now_ms: u64,
+    ) -> Result<Vec<LogLine>, LiveError> {
         if self.last_change.is_none() {
             self.count_migrations(client).await?;
         }
@@ -99,11 +151,17 @@ impl LogTails {
         let mut out = Vec::new();
         for d in changes {
             let what = d.get_str("what").unwrap_or("?").to_string();
-            track(&mut self.last_change, &d);
+            let valid = self.time_ok("changelog", &d, now_ms);
+            if valid == Err(true) {
+                continue;
+            }
+            if valid.is_ok() {
+                track(&mut self.last_change, &d);
+            }
             match what.as_str() {
                 "moveChunk.commit" if !first => {
                     self.completed += 1;
-                    if self.committed.len() < MAX_COMMITTED {
+                    if valid.is_ok() && self.committed.len() < MAX_COMMITTED {
                         self.committed.push((at_ms(&d), d.clone()));
                     }
                 }
@@ -111,7 +169,7 @@ impl LogTails {
                 _ => {}
             }
             self.keep(LogCollection::Changelog, &d);
-            out.push(change_line(&what, &d));
+            out.push(invalid_at(change_line(&what, &d), valid.is_err(), now_ms));
         }
         let rounds = tail(
             client,
@@ -121,15 +179,23 @@ impl LogTails {
         )
         .await?;
         for d in rounds {
-            track(&mut self.last_action, &d);
+            let valid = self.time_ok("actionlog", &d, now_ms);
+            if valid == Err(true) {
+                continue;
+            }
             self.keep(LogCollection::Actionlog, &d);
+            let details = d.get_document("details").cloned().unwrap_or_default();
+            self.round_error = round_error(&details);
+            let line = round_line(&d, &details, self.round_error.as_deref());
+            out.push(invalid_at(line, valid.is_err(), now_ms));
+            if valid.is_err() {
+                continue;
+            }
+            track(&mut self.last_action, &d);
             self.round_times_ms.push_back(at_ms(&d));
             if self.round_times_ms.len() > MAX_ROUND_TIMES {
                 self.round_times_ms.pop_front();
             }
-            let details = d.get_document("details").cloned().unwrap_or_default();
-            self.round_error = round_error(&details);
-            out.push(round_line(&d, &details, self.round_error.as_deref()));
         }
         out.sort_by_key(|l| l.at_ms);
         Ok(out)
@@ -178,6 +244,15 @@ async fn tail(
         docs.sort_by_key(|d| d.get_datetime("time").ok().copied());
     }
     Ok(docs)
+}
+
+/// A line whose entry's time is invalid: shown at the poll that read it, marked.
+fn invalid_at(mut line: LogLine, invalid: bool, now_ms: u64) -> LogLine {
+    if invalid {
+        line.at_ms = now_ms;
+        line.text = format!("(time invalid) {}", line.text);
+    }
+    line
 }
 
 fn track(last: &mut Option<DateTime>, d: &Document) {
@@ -278,5 +353,56 @@ mod tests {
             round_error(&doc! {"errorOccurred": true, "errmsg": "no config primary"}).as_deref(),
             Some("no config primary")
         );
+    }
+
+    /// 2026-12-03T03:00:00Z.
+    const NOW: u64 = 1_796_266_800_000;
+
+    fn entry(id: i32, t_ms: i64) -> Document {
+        doc! {"_id": id, "what": "moveChunk.commit", "ns": "app.orders",
+        "time": DateTime::from_millis(t_ms), "details": {"from": "rs0", "to": "rs1"}}
+    }
+
+    #[test]
+    fn a_time_in_the_future_or_before_2009_is_flagged_once_and_not_used() {
+        let mut tails = LogTails::default();
+        assert_eq!(
+            tails.time_ok("changelog", &entry(1, NOW as i64), NOW),
+            Ok(())
+        );
+        let future = entry(2, NOW as i64 + 30 * 86_400_000);
+        assert_eq!(tails.time_ok("changelog", &future, NOW), Err(false));
+        assert_eq!(
+            tails.time_ok("changelog", &future, NOW),
+            Err(true),
+            "a future entry the tail reads again is left out"
+        );
+        let old = entry(3, 0);
+        assert_eq!(tails.time_ok("actionlog", &old, NOW), Err(false));
+        let notes: Vec<String> = tails.notes().into_iter().map(|n| n.text).collect();
+        assert_eq!(
+            notes,
+            [
+                "config.changelog: `time` 2027-01-02T03:00:00Z of a moveChunk.commit entry on \
+                 app.orders is after this poll's clock plus 1 day: not used",
+                "config.actionlog: `time` 1970-01-01T00:00:00Z of a moveChunk.commit entry on \
+                 app.orders is before 2009: not used",
+            ]
+        );
+        assert!(
+            (tails.notes().iter()).all(|n| n.feeds == crate::view::Feeds::Events),
+            "the event log's pane says so"
+        );
+        // The line: shown when read, marked.
+        let line = invalid_at(change_line("moveChunk.commit", &future), true, NOW);
+        assert_eq!(line.at_ms, NOW);
+        assert!(
+            line.text.starts_with("(time invalid) moveChunk.commit"),
+            "{}",
+            line.text
+        );
+        let line = invalid_at(change_line("moveChunk.commit", &entry(1, 5)), false, NOW);
+        assert_eq!(line.at_ms, 5);
+        assert!(!line.text.contains("invalid"));
     }
 }

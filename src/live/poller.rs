@@ -61,6 +61,7 @@ pub struct Poller {
     /// wall clock (`watch`), the recording's start when they are stamped with trace time
     /// (`record`). Rules that compare with the wall clock (the balancing window) add it.
     pub clock_origin_ms: u64,
+    since_check: super::time_check::SinceCheck,
 }
 
 /// What a poll produced: the cluster as it is now, and the new lines of its logs.
@@ -114,6 +115,7 @@ impl Poller {
             unsplittable_sizes: super::catalog::UnsplittableSizes::default(),
             drains: super::draining::DrainWatch::default(),
             clock_origin_ms: 0,
+            since_check: super::time_check::SinceCheck::default(),
         }
     }
 
@@ -215,7 +217,8 @@ impl Poller {
                 doc! {"$gte": Bson::Timestamp(bson::Timestamp { time: v.major, increment: v.minor })},
             );
             let changed = Self::config(&self.client, "chunks", since).await?;
-            let changed = rows(coll, &changed, shards)?;
+            let mut changed = rows(coll, &changed, shards)?;
+            self.since_check.rows(&coll.ns, &mut changed);
             self.fetched_chunks += changed.len();
             let due = self
                 .caches
@@ -241,11 +244,14 @@ impl Poller {
         }
         // Parsed as the driver delivers each document: a full load never holds them all.
         let mut load = FullLoad::new(&coll.ns, &coll.key);
-        let fetched = self
-            .client
+        let check = &mut self.since_check;
+        check.full(&coll.ns);
+        let fetched = (self.client)
             .scan("config", "chunks", owner, |raw| {
                 let row = ChunkRow::parse_raw(raw, &coll.key, &mut |s| shards.index_of(s));
-                load.push(row.map_err(bad)?);
+                let mut row = row.map_err(bad)?;
+                check.row(&coll.ns, &mut row);
+                load.push(row);
                 Ok(())
             })
             .await?;
@@ -401,10 +407,10 @@ impl Poller {
     /// One poll.
     pub async fn poll(&mut self, now_ms: u64) -> Result<Polled<'_>, LiveError> {
         let version = self.handshake().await?;
-        self.fetched_chunks = 0;
+        (self.fetched_chunks, self.since_check.clock_ms) = (0, now_ms);
         let mut refused = Refusals::default();
         let reads = self.read(&mut refused).await?;
-        let log = self.logs.read(&self.client).await;
+        let log = self.logs.read(&self.client, now_ms).await;
         let log = refused.optional(log, &privileges::config_find("changelog"))?;
         let status = self
             .client
@@ -420,6 +426,8 @@ impl Poller {
         let reshardings = super::resharding_progress::read(&self.client, version, &mut refused);
         let reshardings = reshardings.await?;
         self.install(version, reads, &mut refused)?;
+        let notes = self.since_check.notes().into_iter();
+        (refused.0).extend(notes.chain(self.logs.notes()));
         super::resharding_progress::attach(&mut self.state, &reshardings);
         let derived = super::draining::derive_all(&self.state);
         let drains = (self.drains)

@@ -78,13 +78,13 @@ pub async fn run_live(
             let mut v = view::build(state, &request, &label, clock);
             v.heat = Some(heat_mode.label());
             v.refused = poller.refused().to_vec();
-            v.disconnected_since = down_since;
             if let (Some(h), Some(ns)) = (&heat, v.collection.as_ref().map(|c| c.ns.clone())) {
                 h.fill(&ns, &mut v.shards);
             }
             // Without a per-chunk signal the key visualizer says so (a heatmap would be empty).
             let per_chunk = matches!(heat_mode, HeatMode::ChangeStream | HeatMode::Sampled);
             past.fill_views(state, &mut v, &request, per_chunk);
+            v.disconnected(down_since); // no hotspot is current while no poll answers
             v
         };
         if out.send(SourceEvent::View(Box::new(v))).await.is_err() {

@@ -13,6 +13,7 @@ mod real_replay;
 mod real_screens;
 mod record_replay;
 mod refresh;
+mod time_invalid;
 mod truth;
 mod watch_actionlog;
 mod watch_catalog;

@@ -85,3 +85,44 @@ fn a_quiet_window_says_so_and_a_hotspot_is_marked() {
     assert!(!text.contains("HOT") && !text.contains('▲'), "{text}");
     assert!(text.contains("most-written chunk"), "{text}");
 }
+
+/// A live view whose polls fail: the last poll's hotspot is not claimed as current, in any heat
+/// mode; the shards pane and the key space say the writes are unknown since the disconnection.
+#[test]
+fn a_disconnected_live_view_claims_no_current_hotspot() {
+    for heat in [Some("changestream"), Some("sampled"), Some("size")] {
+        let mut v = view(heat, [0.1, 0.8, 0.1], Some(1));
+        if let Some(c) = v.collection.as_mut() {
+            c.recent_writes = 1_000;
+            c.hot = Some(HotChunk {
+                ordinal: 3,
+                shard: "shard0001".into(),
+                share: 0.8,
+                range: "[{x: 1}, {x: 2})".into(),
+                hot: true,
+            });
+        }
+        let connected = screen(v.clone());
+        if heat != Some("size") {
+            assert!(connected.contains("◀ HOT"), "{connected}");
+        }
+        // 03:00:05 UTC.
+        v.disconnected(Some(3 * 3_600_000 + 5_000));
+        let text = screen(v);
+        assert!(!text.contains("HOT") && !text.contains('▲'), "{text}");
+        assert!(!text.contains("80%"), "{text}");
+        assert!(!text.contains("no writes in the last"), "{text}");
+        let word = if heat == Some("size") {
+            "growth"
+        } else {
+            "writes"
+        };
+        assert!(
+            text.contains(&format!(
+                "{word} unknown since the disconnection at 03:00:05 UTC"
+            )),
+            "{text}"
+        );
+        assert!(text.contains("disconnected since 03:00:05 UTC"), "{text}");
+    }
+}

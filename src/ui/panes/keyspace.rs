@@ -66,7 +66,8 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: Theme, focused: b
         )));
     }
     let heat = app.view.as_ref().and_then(|v| v.heat);
-    lines.extend(detail(c, (focused, heat), width, theme));
+    let down = app.view.as_ref().and_then(|v| v.disconnected_since);
+    lines.extend(detail(c, (focused, heat, down), width, theme));
     frame.render_widget(Paragraph::new(lines).block(block), area);
 }
 
@@ -248,7 +249,7 @@ fn zones(c: &CollectionView, width: usize, theme: Theme) -> Line<'static> {
 
 fn detail(
     c: &CollectionView,
-    (focused, heat): (bool, Option<&str>),
+    (focused, heat, down): (bool, Option<&str>, Option<u64>),
     width: usize,
     theme: Theme,
 ) -> Vec<Line<'static>> {
@@ -267,7 +268,10 @@ fn detail(
             s.shards.join(","),
             format!("{} {}", s.docs, unit(c)),
             human_bytes(s.bytes),
-            format!("{} recent writes", s.writes),
+            match down {
+                Some(_) => "recent writes unknown".to_string(),
+                None => format!("{} recent writes", s.writes),
+            },
         ];
         if let Some(z) = &s.zone {
             facts.push(format!("zone {z}"));
@@ -321,11 +325,15 @@ fn detail(
         ],
         None => vec![
             Line::from(Span::styled(
-                match heat {
-                    Some(mode @ ("size" | "off")) => {
+                match (heat, down) {
+                    (_, Some(since)) => format!(
+                        "writes unknown since the disconnection at {} UTC",
+                        super::time_text(since, false)
+                    ),
+                    (Some(mode @ ("size" | "off")), None) => {
                         format!("writes per chunk unknown (--heat {mode})")
                     }
-                    Some("sampled") => format!("no sampled queries in the last {secs} s"),
+                    (Some("sampled"), None) => format!("no sampled queries in the last {secs} s"),
                     _ => format!("no writes in the last {secs} s"),
                 },
                 theme.dim(),

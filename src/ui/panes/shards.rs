@@ -188,8 +188,17 @@ fn signal(v: &ClusterView) -> &'static str {
     }
 }
 
-/// `no writes in the last 60 s` when the source counts writes and none arrived in the window.
+/// `no writes in the last 60 s` when the source counts writes and none arrived in the window;
+/// `writes unknown since the disconnection at …` when a live source's polls fail (the last
+/// poll's shares are not current: see `ClusterView::disconnected`).
 fn quiet_note(v: &ClusterView, app: &App) -> Option<String> {
+    if let Some(since) = v.disconnected_since {
+        return Some(format!(
+            "{} unknown since the disconnection at {} UTC",
+            signal(v),
+            super::time_text(since, false)
+        ));
+    }
     let c = v.collection.as_ref()?;
     let counts = matches!(v.heat, None | Some("changestream" | "sampled"));
     let secs = crate::view::RECENT_SECS;
@@ -282,7 +291,8 @@ fn row(
     if cols.both {
         spans.extend(second);
     }
-    if s.share_unknown || app.view.as_ref().is_some_and(|v| v.heat == Some("off")) {
+    let unknown = |v: &ClusterView| v.heat == Some("off") || v.disconnected_since.is_some();
+    if s.share_unknown || app.view.as_ref().is_some_and(unknown) {
         let unknown = format!("{:<w$}", "unknown", w = cols.writes_bar + 5);
         spans.push(Span::styled(unknown, theme.dim()));
         return Line::from(spans);

@@ -137,11 +137,14 @@ impl LogTails {
         Err(false)
     }
 
-    /// New changelog and actionlog entries, oldest first; `now_ms` is the poll's clock.
+    /// New changelog and actionlog entries, oldest first; `now_ms` is the poll's clock and
+    /// `origin_ms` the wall-clock time of its 0 (a recording's start; 0 for `watch`): an entry's
+    /// `time` is checked against the wall clock, `now_ms + origin_ms`.
     pub async fn read(
         &mut self,
         client: &LiveClient,
         now_ms: u64,
+        origin_ms: u64,
     ) -> Result<Vec<LogLine>, LiveError> {
         if self.last_change.is_none() {
             self.count_migrations(client).await?;
@@ -151,7 +154,7 @@ impl LogTails {
         let mut out = Vec::new();
         for d in changes {
             let what = d.get_str("what").unwrap_or("?").to_string();
-            let valid = self.time_ok("changelog", &d, now_ms);
+            let valid = self.time_ok("changelog", &d, now_ms + origin_ms);
             if valid == Err(true) {
                 continue;
             }
@@ -179,7 +182,7 @@ impl LogTails {
         )
         .await?;
         for d in rounds {
-            let valid = self.time_ok("actionlog", &d, now_ms);
+            let valid = self.time_ok("actionlog", &d, now_ms + origin_ms);
             if valid == Err(true) {
                 continue;
             }

@@ -407,10 +407,13 @@ impl Poller {
     /// One poll.
     pub async fn poll(&mut self, now_ms: u64) -> Result<Polled<'_>, LiveError> {
         let version = self.handshake().await?;
-        (self.fetched_chunks, self.since_check.clock_ms) = (0, now_ms);
+        (self.fetched_chunks, self.since_check.clock_ms) = (0, now_ms + self.clock_origin_ms);
         let mut refused = Refusals::default();
         let reads = self.read(&mut refused).await?;
-        let log = self.logs.read(&self.client, now_ms).await;
+        let log = self
+            .logs
+            .read(&self.client, now_ms, self.clock_origin_ms)
+            .await;
         let log = refused.optional(log, &privileges::config_find("changelog"))?;
         let status = self
             .client

@@ -21,9 +21,12 @@ fn record(name: &str, until_ms: Option<u64>) -> Vec<String> {
     text.lines().map(String::from).collect()
 }
 
+/// A file of its own per call: tests of one process record the same scenario at once.
 fn scratch(name: &str) -> PathBuf {
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     std::env::temp_dir().join(format!(
-        "shardtop-trace-fast-{name}-{}.ndjson",
+        "shardtop-trace-fast-{name}-{}-{n}.ndjson",
         std::process::id()
     ))
 }

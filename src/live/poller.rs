@@ -262,27 +262,6 @@ impl Poller {
             .map_or(Refresh::Missing, |l| Refresh::Full(Box::new(l))))
     }
 
-    /// One poll that gives up after `limit` (a server that stops answering).
-    pub async fn poll_within(
-        &mut self,
-        now_ms: u64,
-        limit: std::time::Duration,
-    ) -> Result<Polled<'_>, LiveError> {
-        let target = self.client.target();
-        match tokio::time::timeout(limit, self.poll(now_ms)).await {
-            Ok(polled) => polled,
-            Err(_) => Err(LiveError {
-                message: format!(
-                    "{target} stopped answering: no reply to the poll within {} s",
-                    limit.as_secs()
-                ),
-                input: false,
-                unauthorized: false,
-                code: None,
-            }),
-        }
-    }
-
     /// Reads the configuration: shards, collections, the changes to their routing tables, zones,
     /// settings, databases and per-shard sizes.
     async fn read(&mut self, refused: &mut Refusals) -> Result<Reads, LiveError> {

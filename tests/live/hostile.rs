@@ -180,3 +180,72 @@ async fn a_server_that_falls_silent_after_a_poll_ends_the_next_at_its_deadline()
         e.message
     );
 }
+
+/// Runs the binary with `args`: its exit code, standard error, and how long it took.
+async fn shardtop(args: Vec<String>) -> (Option<i32>, String, Duration) {
+    tokio::task::spawn_blocking(move || {
+        let started = Instant::now();
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_shardtop"))
+            .args(&args)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+        (out.status.code(), stderr, started.elapsed())
+    })
+    .await
+    .unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn record_honours_its_duration_against_a_silent_server() {
+    let server = hostile_mongos::start(Mode::Silent).await;
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("t.ndjson");
+    let args = ["record", &server.uri, "-o", &out.display().to_string()];
+    let mut args: Vec<String> = args.iter().map(|s| (*s).to_string()).collect();
+    args.extend(["--duration".into(), "3s".into()]);
+    let (code, stderr, took) = shardtop(args).await;
+    // Before, it waited forever; now it stops at the end of --duration (4 s: the recording's
+    // start is its second's), whatever a loaded machine adds.
+    assert!(took < Duration::from_secs(30), "{took:?}");
+    assert_eq!(code, Some(1), "{stderr}");
+    assert!(
+        stderr.contains("no reply to find config.shards within 3"),
+        "{stderr}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn lab_from_stops_an_endless_sample_at_its_size() {
+    let server = hostile_mongos::start(Mode::EndlessCursor).await;
+    let args = [
+        "lab",
+        "--from",
+        &server.uri,
+        "--ns",
+        "shop.orders",
+        "--sample",
+        "1500",
+    ];
+    let (code, stderr, _) = shardtop(args.iter().map(|s| (*s).to_string()).collect()).await;
+    assert_eq!(code, Some(1), "{stderr}");
+    assert!(
+        stderr.contains("aggregate shop.orders: more than 1,500 documents — stopped"),
+        "{stderr}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn watch_once_refuses_a_hello_advertising_200_mb() {
+    let server = hostile_mongos::start(Mode::HugeReply {
+        advertised: 200_000_000,
+    })
+    .await;
+    let args = ["watch", &server.uri, "--once", "--json"];
+    let (code, stderr, _) = shardtop(args.iter().map(|s| (*s).to_string()).collect()).await;
+    assert_eq!(code, Some(1), "{stderr}");
+    assert!(
+        stderr.contains("maxMessageSizeBytes 200,000,000"),
+        "{stderr}"
+    );
+}

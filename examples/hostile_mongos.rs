@@ -11,6 +11,7 @@
 //! `slow` (every read answered after 5 s).
 #![allow(clippy::unwrap_used, clippy::expect_used)] // a test tool
 
+#[allow(dead_code)] // the counters the tests read
 #[path = "../tests/live/hostile_mongos.rs"]
 mod hostile_mongos;
 

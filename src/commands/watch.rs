@@ -157,7 +157,7 @@ fn interactive(
                 Ok::<_, LiveError>((poller, log, heat))
             };
             let first = within(&client, FIRST_POLL, first);
-            telling(&client, &hosts(&args.uri), first).await
+            Box::pin(telling(&client, &hosts(&args.uri), first)).await
         })
         .map_err(failure)?;
     let cluster = poller.state();

@@ -53,6 +53,52 @@ fn control(c: SourceControl, request: &mut ViewRequest, paused: &mut bool) -> Op
     None
 }
 
+/// One poll; the UI's controls are taken while it waits (so the UI never waits on a full
+/// channel), and a poll that waits says for what. `None`: the UI is gone.
+async fn poll_taking_controls(
+    poller: &mut Poller,
+    interval: Duration,
+    (out, ctl, label): (
+        &mpsc::Sender<SourceEvent>,
+        &mut mpsc::Receiver<SourceControl>,
+        &str,
+    ),
+    (request, paused): (&mut ViewRequest, &mut bool),
+) -> Option<Result<Vec<crate::view::LogLine>, crate::live::client::LiveError>> {
+    let started = tokio::time::Instant::now();
+    let client = poller.client.clone();
+    let mut said = false;
+    let limit = later_poll(interval);
+    let poll = async { poller.poll_within(now_ms(), limit).await.map(|p| p.log) };
+    tokio::pin!(poll);
+    let mut tick = tokio::time::interval(Duration::from_secs(1));
+    let result = loop {
+        tokio::select! {
+            polled = &mut poll => break polled,
+            c = ctl.recv() => {
+                let n = control(c?, request, paused);
+                if let Some(n) = n {
+                    out.send(SourceEvent::Notice(n.into())).await.ok()?;
+                }
+            }
+            _ = tick.tick() => {
+                let Some(w) = waiting_text(&client) else { continue };
+                if started.elapsed() < WAIT_SAID_AFTER {
+                    continue;
+                }
+                said = true;
+                let n = format!("waiting for {label}: {w}");
+                out.send(SourceEvent::Notice(n)).await.ok()?;
+            }
+        }
+    };
+    if said && result.is_ok() {
+        let n = format!("{label} answered after {} s", started.elapsed().as_secs());
+        out.send(SourceEvent::Notice(n)).await.ok()?;
+    }
+    Some(result)
+}
+
 /// The longest wait between two attempts after failures.
 const MAX_BACKOFF: Duration = Duration::from_secs(30);
 
@@ -121,45 +167,10 @@ pub async fn run_live(
                 }
             }
             () = &mut timer, if !paused => {
-                // The UI's controls are taken while the poll waits (so it never waits on a full
-                // channel), and a poll that waits says for what.
-                let started = tokio::time::Instant::now();
-                let client = poller.client.clone();
-                let mut said = false;
-                let result = {
-                let limit = later_poll(interval);
-                let poll = async { poller.poll_within(now_ms(), limit).await.map(|p| p.log) };
-                tokio::pin!(poll);
-                let mut tick = tokio::time::interval(Duration::from_secs(1));
-                loop {
-                    tokio::select! {
-                        polled = &mut poll => break polled,
-                        c = ctl.recv() => {
-                            let Some(c) = c else { return Ok(()) };
-                            if let Some(n) = control(c, &mut request, &mut paused)
-                                && out.send(SourceEvent::Notice(n.into())).await.is_err()
-                            {
-                                return Ok(());
-                            }
-                        }
-                        _ = tick.tick() => {
-                            let Some(w) = waiting_text(&client) else { continue };
-                            if started.elapsed() < WAIT_SAID_AFTER {
-                                continue;
-                            }
-                            said = true;
-                            let n = format!("waiting for {label}: {w}");
-                            if out.send(SourceEvent::Notice(n)).await.is_err() {
-                                return Ok(());
-                            }
-                        }
-                    }
-                }
-                };
-                if said && result.is_ok() {
-                    let n = format!("{label} answered after {} s", started.elapsed().as_secs());
-                    let _ = out.send(SourceEvent::Notice(n)).await;
-                }
+                let ui = (&out, &mut ctl, label.as_str());
+                let asked = (&mut request, &mut paused);
+                let polled = poll_taking_controls(&mut poller, interval, ui, asked).await;
+                let Some(result) = polled else { return Ok(()) };
                 match result {
                     Ok(log) => {
                         if let Some(h) = heat.as_mut() {

@@ -20,21 +20,25 @@ pub const MAX_MESSAGE_SIZE_BYTES: i64 = 48_000_000;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Bounds {
     pub documents: u64,
-    /// BSON bytes of the documents.
+    /// BSON bytes of the documents of a read parsed as they arrive (`config.chunks`).
     pub bytes: u64,
+    /// BSON bytes of the documents of a read kept whole in memory (every other read).
+    pub held_bytes: u64,
     pub get_mores: u64,
 }
 
 impl Default for Bounds {
     /// 2,000,000 documents: twice a million-chunk collection, the largest `config.chunks` read.
     /// 1,000,000,000 bytes: a million chunk documents of 1,000 bytes (a compound string key with
-    /// its `history`); a typical one is 200–400. 10,000 `getMore`s: a mongos fills a batch up to
-    /// 16 MiB (or the 10,000 documents `watch` asks for), so a real read of these sizes needs a
-    /// few hundred.
+    /// its `history`); a typical one is 200–400. 256,000,000 bytes held: the other reads are
+    /// one document per shard, collection, database or zone range (100,000 collections of
+    /// 1,000 bytes fit twice). 10,000 `getMore`s: a mongos fills a batch up to 16 MiB (or the
+    /// 10,000 documents `watch` asks for), so a real read of these sizes needs a few hundred.
     fn default() -> Self {
         Self {
             documents: 2_000_000,
             bytes: 1_000_000_000,
+            held_bytes: 256_000_000,
             get_mores: 10_000,
         }
     }
@@ -65,19 +69,31 @@ fn stopped(message: String) -> LiveError {
 pub struct Tally {
     read: String,
     bounds: Bounds,
+    /// The byte bound that applies: `bytes` or `held_bytes`.
+    max_bytes: u64,
     documents: u64,
     bytes: u64,
     get_mores: u64,
 }
 
 impl Tally {
+    /// The tally of a read whose documents are parsed as they arrive.
     pub fn new(read: String, bounds: Bounds) -> Self {
         Self {
             read,
             bounds,
+            max_bytes: bounds.bytes,
             documents: 0,
             bytes: 0,
             get_mores: 0,
+        }
+    }
+
+    /// The tally of a read whose documents are all kept in memory.
+    pub fn held(read: String, bounds: Bounds) -> Self {
+        Self {
+            max_bytes: bounds.held_bytes,
+            ..Self::new(read, bounds)
         }
     }
 
@@ -92,11 +108,11 @@ impl Tally {
                 grouped(self.bounds.documents)
             )));
         }
-        if self.bytes > self.bounds.bytes {
+        if self.bytes > self.max_bytes {
             return Err(stopped(format!(
                 "{}: more than {} bytes — stopped (a read is bounded; see docs/watch.md)",
                 self.read,
-                grouped(self.bounds.bytes)
+                grouped(self.max_bytes)
             )));
         }
         Ok(())
@@ -201,6 +217,7 @@ mod tests {
         let b = Bounds {
             documents: 2,
             bytes: 1_000,
+            held_bytes: 500,
             get_mores: 1,
         };
         let mut t = Tally::new("find config.chunks".into(), b);

@@ -277,7 +277,8 @@ impl LiveClient {
         cmd: Document,
         mut each: impl FnMut(Vec<Document>) -> Result<(), LiveError>,
     ) -> Result<(), LiveError> {
-        let mut tally = Tally::new(read_name(db, &cmd), self.bounds);
+        // `each` may keep every document (`drain` does): the bound of what is held applies.
+        let mut tally = Tally::held(read_name(db, &cmd), self.bounds);
         let mut get_mores = Tally::new(read_name(db, &cmd), self.bounds);
         let mut each = |batch: Vec<Document>| {
             for d in &batch {

@@ -21,6 +21,7 @@ fn bounds(documents: u64, bytes: u64, get_mores: u64) -> Bounds {
     Bounds {
         documents,
         bytes,
+        held_bytes: bytes,
         get_mores,
     }
 }
@@ -38,6 +39,13 @@ async fn an_endless_cursor_stops_at_each_bound_and_names_the_read() {
             "more than 40,000,000 bytes",
         ),
         (bounds(u64::MAX, u64::MAX, 3), "more than 3 getMores"),
+        (
+            Bounds {
+                held_bytes: 30_000_000,
+                ..bounds(u64::MAX, u64::MAX, u64::MAX)
+            },
+            "more than 30,000,000 bytes",
+        ),
     ];
     for (b, said) in cases {
         let before = server.get_mores.load(std::sync::atomic::Ordering::Relaxed);
@@ -51,8 +59,13 @@ async fn an_endless_cursor_stops_at_each_bound_and_names_the_read() {
         let sent = server.get_mores.load(std::sync::atomic::Ordering::Relaxed) - before;
         assert!(sent <= 5, "{said}: {sent} getMores");
     }
-    // The streamed read of config.chunks (a full routing-table load) is bounded the same way.
-    let c = client(&server.uri, bounds(2_500, u64::MAX, u64::MAX)).await;
+    // The streamed read of config.chunks (a full routing-table load) is bounded the same way,
+    // by the bytes it streams, not the (smaller) bound of what a read holds.
+    let streamed = Bounds {
+        held_bytes: 1,
+        ..bounds(2_500, u64::MAX, u64::MAX)
+    };
+    let c = client(&server.uri, streamed).await;
     let mut n = 0;
     let e = c
         .scan("config", "chunks", bson::doc! {}, |_| {

@@ -69,9 +69,12 @@ async fn read_all(
 ) -> Result<FromCluster, Failure> {
     {
         // `$sample` of N gives at most N documents: more is a server misbehaving.
+        // The sample is the lab's input, kept whole: held up to the streamed reads' bound.
+        let all = Bounds::default();
         let bounds = Bounds {
             documents: sample,
-            ..Bounds::default()
+            held_bytes: all.bytes,
+            ..all
         };
         let sampler = client.clone().with_bounds(bounds);
         let cmd = doc! {

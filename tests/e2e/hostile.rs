@@ -22,11 +22,12 @@ fn server(mode: Mode) -> (tokio::runtime::Runtime, hostile_mongos::Hostile) {
 #[test]
 fn q_quits_at_once_while_a_poll_waits_for_a_silent_server() {
     let (_rt, server) = server(Mode::Slow { ms: 0 });
-    let t = Tmux::start(&format!("watch '{}' --interval 5s", server.uri), 100, 30);
+    let t = Tmux::start(&format!("watch '{}' --interval 10s", server.uri), 100, 30);
     t.wait_for("● live", START);
     server.silenced.store(true, Ordering::Relaxed);
-    // The next poll (5 s later) waits; after 2 s the footer says for what (its deadline is 25 s).
-    t.wait_for("waiting for mongodb://127.0.0.1", Duration::from_secs(20));
+    // The next poll (10 s later) waits; after 2 s the footer says for what (its deadline is
+    // 50 s).
+    t.wait_for("waiting for mongodb://127.0.0.1", Duration::from_secs(30));
     // Keys that each send the source a control (pause, play: more than its channel holds),
     // then q.
     for _ in 0..20 {
@@ -34,9 +35,10 @@ fn q_quits_at_once_while_a_poll_waits_for_a_silent_server() {
         t.keys("Tab");
     }
     t.keys("q");
-    // Before, the UI waited on the full channel until the poll ended (minutes with
-    // `--interval 1m`); now it is the time a key takes.
-    t.wait_for("EXIT=0", Duration::from_secs(5));
+    // Before, the UI waited on the full channel until the poll ended (here 50 s; minutes with
+    // `--interval 1m`); now it is the time a key takes (tens of ms measured; the bound is
+    // generous for a loaded machine and still far below the poll's deadline).
+    t.wait_for("EXIT=0", Duration::from_secs(15));
 }
 
 #[test]
@@ -89,4 +91,23 @@ fn ctrl_z_gives_the_terminal_back_and_fg_redraws() {
     t.keys("Enter");
     t.wait_for("sim:ascending", Duration::from_secs(10));
     t.keys("q");
+}
+
+#[test]
+fn before_the_tui_opens_the_first_poll_says_what_it_waits_for() {
+    let (_rt, server) = server(Mode::Silent);
+    let t = Tmux::start(&format!("watch '{}'", server.uri), 200, 30);
+    // Before, a blank screen until the poll ended (never); now the read (the first: whether the
+    // cluster samples queries, for `--heat` auto) and the seconds.
+    let screen = t.wait_for("aggregate admin ($listSampledQueries), ", START);
+    assert!(
+        screen.contains("shardtop: waiting for mongodb://127.0.0.1:"),
+        "{screen}"
+    );
+    // The first poll's deadline (30 s) ends it with the read named, before any TUI.
+    let screen = t.wait_for("EXIT=1", Duration::from_secs(60));
+    assert!(
+        screen.contains("no reply to aggregate admin ($listSampledQueries) within 30 s"),
+        "{screen}"
+    );
 }

@@ -262,3 +262,17 @@ async fn watch_once_refuses_a_hello_advertising_200_mb() {
         "{stderr}"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn watch_check_ends_at_the_first_poll_deadline_against_a_silent_server() {
+    let server = hostile_mongos::start(Mode::Silent).await;
+    let args = ["watch", &server.uri, "--check"];
+    let (code, stderr, took) = shardtop(args.iter().map(|s| (*s).to_string()).collect()).await;
+    // Before, it waited forever; the deadline is 30 s.
+    assert!(took < Duration::from_secs(90), "{took:?}");
+    assert_eq!(code, Some(1), "{stderr}");
+    assert!(
+        stderr.contains("stopped answering: no reply to ") && stderr.contains("within 30 s"),
+        "{stderr}"
+    );
+}

@@ -7,6 +7,7 @@
 //! simulator), the terminal, ratatui.
 
 pub mod balancer_status;
+pub mod bounds;
 pub mod catalog;
 pub mod change_heat;
 pub mod change_text;

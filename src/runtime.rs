@@ -45,9 +45,26 @@ where
     let mut frame = tokio::time::interval(Duration::from_secs_f64(1.0 / f64::from(fps)));
     frame.set_missed_tick_behavior(MissedTickBehavior::Skip);
     let mut dirty = true;
-    let _ = to_source.send(SourceControl::View(app.request())).await;
+    // Controls wait here, never in the loop: a source busy with a slow read cannot hold keys.
+    let mut pending = std::collections::VecDeque::new();
+    queue(&mut pending, SourceControl::View(app.request()));
+    let mut tstp = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::from_raw(
+        signal_hook::consts::SIGTSTP,
+    ))
+    .ok();
     loop {
         tokio::select! {
+            Some(()) = async { match tstp.as_mut() { Some(s) => s.recv().await, None => None } } => {
+                suspend(terminal)?;
+                dirty = true;
+            }
+            permit = to_source.reserve(), if !pending.is_empty() => {
+                match (permit, pending.pop_front()) {
+                    (Ok(permit), Some(cmd)) => permit.send(cmd),
+                    // The source is gone: its end is seen below.
+                    _ => pending.clear(),
+                }
+            }
             _ = frame.tick(), if dirty => {
                 terminal.draw(|f| crate::ui::render(f, app))?;
                 dirty = false;
@@ -55,6 +72,12 @@ where
             event = input.next() => {
                 let Some(event) = event else { return Ok(Ended::InputEnded) };
                 let action = match event? {
+                    // Ctrl-Z in raw mode is a key: job control as the shell would do it.
+                    Event::Key(key) if is_suspend(&key) => {
+                        suspend(terminal)?;
+                        dirty = true;
+                        None
+                    }
                     Event::Key(key) => app.settings.keys.map(&key, app.input.typing()),
                     Event::Resize(w, h) => Some(Action::Resize(w, h)),
                     Event::Mouse(m) => keymap::map_mouse(&m),
@@ -63,9 +86,7 @@ where
                 if let Some(action) = action {
                     let effects = app.update(action);
                     for cmd in effects.controls {
-                        if to_source.send(cmd).await.is_err() {
-                            break;
-                        }
+                        queue(&mut pending, cmd);
                     }
                     if effects.save_screen {
                         app.notice = Some(save_screen(app, std::path::Path::new(".")));
@@ -95,6 +116,53 @@ where
             }
         }
     }
+}
+
+fn is_suspend(key: &ratatui::crossterm::event::KeyEvent) -> bool {
+    use ratatui::crossterm::event::{KeyCode, KeyEventKind, KeyModifiers};
+    key.code == KeyCode::Char('z')
+        && key.modifiers.contains(KeyModifiers::CONTROL)
+        && key.kind == KeyEventKind::Press
+}
+
+/// Job control, as htop and vim do it: leaves the alternate screen, turns mouse reporting and
+/// raw mode off, shows the cursor, stops the process (SIGSTOP: the shell says "Stopped"); on
+/// `fg` (SIGCONT) takes the terminal again and redraws everything.
+fn suspend<B: Backend>(terminal: &mut Terminal<B>) -> color_eyre::Result<()> {
+    use ratatui::crossterm::event::{DisableMouseCapture, EnableMouseCapture};
+    use ratatui::crossterm::terminal::{
+        Clear, ClearType, EnterAlternateScreen, LeaveAlternateScreen, disable_raw_mode,
+        enable_raw_mode,
+    };
+    use ratatui::crossterm::{cursor, execute};
+    let mut out = std::io::stdout();
+    execute!(out, DisableMouseCapture, LeaveAlternateScreen, cursor::Show)?;
+    disable_raw_mode()?;
+    signal_hook::low_level::raise(signal_hook::consts::SIGSTOP)?;
+    // Running again (SIGCONT).
+    enable_raw_mode()?;
+    execute!(
+        out,
+        EnterAlternateScreen,
+        EnableMouseCapture,
+        cursor::Hide,
+        Clear(ClearType::All)
+    )?;
+    // The next frame is drawn whole: both buffers blank, as the screen now is (not
+    // `Terminal::clear`, which asks the terminal where its cursor is while the event stream
+    // reads the answer).
+    terminal.current_buffer_mut().reset();
+    terminal.swap_buffers();
+    Ok(())
+}
+
+/// Queues a control for the source; a view request replaces the one still queued (only the
+/// newest matters).
+fn queue(pending: &mut std::collections::VecDeque<SourceControl>, cmd: SourceControl) {
+    if let SourceControl::View(_) = cmd {
+        pending.retain(|c| !matches!(c, SourceControl::View(_)));
+    }
+    pending.push_back(cmd);
 }
 
 /// Writes the screen as `shardtop-YYYYMMDD-HHMMSS.txt` and `.svg` into `dir`; the notice to show.

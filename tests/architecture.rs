@@ -17,7 +17,10 @@ const FLOORS: &[(&str, &[&str])] = &[
     ("sim", &["cluster", "model", "units"]),
     ("trace", &["cluster", "model"]),
     // `live` records traces and turns refused reads into the view's log lines.
-    ("live", &["cluster", "model", "trace", "units", "view"]),
+    (
+        "live",
+        &["cluster", "model", "trace", "units", "view", "wire"],
+    ),
     ("view", &["cluster", "model", "units"]),
     ("analyze", &["model"]),
     ("lab", &["analyze", "cluster", "model", "sim", "wire"]),

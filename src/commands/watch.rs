@@ -13,6 +13,7 @@ use crate::cli::WatchArgs;
 use crate::cluster::SummaryOptions;
 use crate::config::Config;
 use crate::live::client::{LiveClient, LiveError, hosts};
+use crate::live::one_poll::{FIRST_POLL, waiting_text, within};
 use crate::live::poller::{OnePoll, Poller, now_ms, poll_once};
 use crate::source::live::HeatMode;
 use crate::ui::Settings;
@@ -65,9 +66,13 @@ pub fn run(args: &WatchArgs, ctx: &Context, out: &mut impl Write) -> Result<(), 
                 return Ok((poll_once(&args.uri, Duration::from_secs(10)).await?, heat));
             }
             let client = LiveClient::connect(&args.uri, Duration::from_secs(10)).await?;
-            let heat = resolve_heat(asked, &client).await;
-            let mut p = poller(client, heat);
-            let log = p.poll_within(now_ms(), Duration::from_secs(30)).await?.log;
+            let first = async {
+                let heat = resolve_heat(asked, &client).await;
+                let mut p = poller(client.clone(), heat);
+                let log = p.poll(now_ms()).await?.log;
+                Ok::<_, LiveError>((p, log, heat))
+            };
+            let (p, log, heat) = within(&client, FIRST_POLL, first).await?;
             let polled = OnePoll {
                 refused: p.refused().to_vec(),
                 state: p.into_state(),
@@ -100,6 +105,35 @@ pub fn run(args: &WatchArgs, ctx: &Context, out: &mut impl Write) -> Result<(), 
     out.write_all(text.as_bytes()).map_err(|e| write_failed(&e))
 }
 
+/// `work`, saying on standard error (a terminal) what it waits for once it has waited 2 s:
+/// "waiting for mongodb://h:27017: find config.chunks, 12 s" — the screen is never blank.
+async fn telling<T>(client: &LiveClient, label: &str, work: impl Future<Output = T>) -> T {
+    use std::io::IsTerminal;
+    if !std::io::stderr().is_terminal() {
+        return work.await;
+    }
+    tokio::pin!(work);
+    let mut tick = tokio::time::interval(Duration::from_secs(1));
+    let mut said = false;
+    loop {
+        tokio::select! {
+            done = &mut work => {
+                if said {
+                    eprint!("\r\x1b[K");
+                }
+                return done;
+            }
+            _ = tick.tick() => {
+                let waited = client.waiting_for().is_some_and(|(_, w)| w.as_secs() >= 2);
+                if let (true, Some(w)) = (waited, waiting_text(client)) {
+                    eprint!("\rshardtop: waiting for {label}: {w}\x1b[K");
+                    said = true;
+                }
+            }
+        }
+    }
+}
+
 /// The TUI over the cluster: the first poll happens before the terminal is taken, so a cluster
 /// that cannot be read gives its message and exit 1 on a normal screen.
 fn interactive(
@@ -116,10 +150,14 @@ fn interactive(
     let (poller, log, heat) = rt
         .block_on(async {
             let client = LiveClient::connect(&args.uri, Duration::from_secs(10)).await?;
-            let heat = resolve_heat(asked, &client).await;
-            let mut poller = poller(client, heat);
-            let log = poller.poll(now_ms()).await?.log;
-            Ok::<_, LiveError>((poller, log, heat))
+            let first = async {
+                let heat = resolve_heat(asked, &client).await;
+                let mut poller = poller(client.clone(), heat);
+                let log = poller.poll(now_ms()).await?.log;
+                Ok::<_, LiveError>((poller, log, heat))
+            };
+            let first = within(&client, FIRST_POLL, first);
+            Box::pin(telling(&client, &hosts(&args.uri), first)).await
         })
         .map_err(failure)?;
     let cluster = poller.state();

@@ -106,6 +106,13 @@ struct Checked {
 
 async fn check(uri: &str, heat: Option<HeatMode>) -> Result<Checked, LiveError> {
     let client = LiveClient::connect(uri, Duration::from_secs(10)).await?;
+    // A server that stops answering ends the check as it ends a first poll.
+    let first_poll = crate::live::one_poll::FIRST_POLL;
+    crate::live::one_poll::within(&client, first_poll, checked(&client, heat)).await
+}
+
+async fn checked(client: &LiveClient, heat: Option<HeatMode>) -> Result<Checked, LiveError> {
+    let client = client.clone();
     let identity = identity(&client).await?;
     let (version, sdd) = version(&client)
         .await

@@ -6,9 +6,15 @@
 use std::time::Duration;
 
 use bson::{Document, RawDocument, RawDocumentBuf, doc};
+use std::sync::Arc;
+
+use futures::StreamExt;
 use mongodb::Client;
 use mongodb::error::ErrorKind;
 use mongodb::options::ClientOptions;
+use tokio::sync::OnceCell;
+
+use super::bounds::{Bounds, InFlight, Tally, check_hello, read_name};
 
 /// The commands the live source may send (the driver adds its own handshake, `ping`-like
 /// monitoring and `endSessions`).
@@ -162,6 +168,12 @@ pub async fn client_options(uri: &str, timeout: Duration) -> Result<ClientOption
 pub struct LiveClient {
     client: Client,
     uri: String,
+    /// What one read may bring.
+    bounds: Bounds,
+    /// The read waited for now.
+    in_flight: InFlight,
+    /// The server's `hello` (or `isMaster`), asked once before any other command.
+    hello: Arc<OnceCell<Result<Document, LiveError>>>,
 }
 
 impl LiveClient {
@@ -172,7 +184,38 @@ impl LiveClient {
         Ok(Self {
             client,
             uri: uri.to_string(),
+            bounds: Bounds::default(),
+            in_flight: InFlight::default(),
+            hello: Arc::new(OnceCell::new()),
         })
+    }
+
+    /// The same client with other bounds on each read.
+    #[must_use]
+    pub fn with_bounds(mut self, bounds: Bounds) -> Self {
+        self.bounds = bounds;
+        self
+    }
+
+    /// The read the client waits for now, and for how long.
+    pub fn waiting_for(&self) -> Option<(String, Duration)> {
+        self.in_flight.now()
+    }
+
+    /// The server's `hello` reply, asked once: `hello` arrived in 4.4.2 (and 5.0); before it a
+    /// mongos answers CommandNotFound (59) and knows `isMaster`, as drivers fall back (mongo
+    /// `src/mongo/s/commands/cluster_hello_cmd.cpp`). A server advertising a
+    /// `maxMessageSizeBytes` larger than a real one is refused before any read.
+    pub async fn hello(&self) -> Result<Document, LiveError> {
+        let asked = self.hello.get_or_init(|| async {
+            let hello = match self.send("admin", doc! {"hello": 1}).await {
+                Err(e) if e.code == Some(59) => self.send("admin", doc! {"isMaster": 1}).await?,
+                other => other?,
+            };
+            check_hello(&self.target(), &hello)?;
+            Ok(hello)
+        });
+        asked.await.clone()
     }
 
     /// Runs an allowlisted command on `db`.
@@ -188,11 +231,30 @@ impl LiveClient {
                 code: None,
             });
         }
+        if name != "hello" && name != "isMaster" {
+            self.hello().await?;
+        }
+        self.send(db, cmd).await
+    }
+
+    /// Sends an allowlisted command, marked as the read in flight until its reply.
+    async fn send(&self, db: &str, cmd: Document) -> Result<Document, LiveError> {
+        let read = read_name(db, &cmd);
+        let _waiting = self.in_flight.begin(read.clone());
         self.client
             .database(db)
             .run_command(cmd)
             .await
-            .map_err(|e| explain(&e, &self.uri))
+            .map_err(|e| match &*e.kind {
+                // A reply over the size the server's hello advertised (at most 48,000,000).
+                ErrorKind::InvalidResponse { message, .. } => LiveError {
+                    message: format!("{read}: {}: {message}", self.target()),
+                    input: false,
+                    unauthorized: false,
+                    code: None,
+                },
+                _ => explain(&e, &self.uri),
+            })
     }
 
     /// Every document of a `find` (or `aggregate`) cursor, following `getMore`.
@@ -207,14 +269,23 @@ impl LiveClient {
     }
 
     /// A cursor's documents batch by batch, following `getMore`: `each` gets every batch as it
-    /// arrives (so a large result need not be held whole). When `each` fails the cursor is
-    /// killed and its error returned.
+    /// arrives (so a large result need not be held whole). When `each` fails, or the read passes
+    /// its [`Bounds`], the cursor is killed and the error returned.
     pub async fn drain_batches(
         &self,
         db: &str,
         cmd: Document,
         mut each: impl FnMut(Vec<Document>) -> Result<(), LiveError>,
     ) -> Result<(), LiveError> {
+        // `each` may keep every document (`drain` does): the bound of what is held applies.
+        let mut tally = Tally::held(read_name(db, &cmd), self.bounds);
+        let mut get_mores = Tally::new(read_name(db, &cmd), self.bounds);
+        let mut each = |batch: Vec<Document>| {
+            for d in &batch {
+                tally.document(crate::wire::document_len(d))?;
+            }
+            each(batch)
+        };
         let mut reply = self.command(db, cmd).await?;
         let bad = || LiveError {
             message: format!("{}: a cursor reply without `cursor`", hosts(&self.uri)),
@@ -241,6 +312,11 @@ impl LiveClient {
             if id == 0 {
                 return Ok(());
             }
+            if let Err(e) = get_mores.get_more() {
+                let kill = doc! {"killCursors": coll.clone(), "cursors": [id]};
+                let _ = self.command(db, kill).await;
+                return Err(e);
+            }
             let mut more = self
                 .command(db, doc! {"getMore": id, "collection": coll.clone()})
                 .await?;
@@ -251,8 +327,9 @@ impl LiveClient {
     }
 
     /// Every document of `find` on `db.coll` with `filter`, handed to `each` as the driver
-    /// delivers it (raw, no `Document` built), batch by batch through the driver's cursor;
-    /// returns how many. When `each` fails, the cursor is dropped (the driver kills it).
+    /// delivers it (raw, no `Document` built), batch by batch through the driver's raw batch
+    /// cursor; returns how many. When `each` fails or the read passes its [`Bounds`], the cursor
+    /// is dropped (the driver kills it).
     pub async fn scan(
         &self,
         db: &str,
@@ -260,20 +337,46 @@ impl LiveClient {
         filter: Document,
         mut each: impl FnMut(&RawDocument) -> Result<(), LiveError>,
     ) -> Result<usize, LiveError> {
-        let mut cursor = self
-            .client
-            .database(db)
-            .collection::<RawDocumentBuf>(coll)
+        self.hello().await?;
+        let read = format!("find {db}.{coll}");
+        let mut tally = Tally::new(read.clone(), self.bounds);
+        let failed = |e: mongodb::error::Error| explain(&e, &self.uri);
+        let waiting = self.in_flight.begin(read.clone());
+        let mut cursor = (self.client.database(db).collection::<RawDocumentBuf>(coll))
             .find(filter)
             .batch_size(10_000)
+            .batch()
             .await
-            .map_err(|e| explain(&e, &self.uri))?;
+            .map_err(failed)?;
+        drop(waiting);
         let mut n = 0;
-        while cursor.advance().await.map_err(|e| explain(&e, &self.uri))? {
-            each(cursor.current())?;
-            n += 1;
+        let mut first = true;
+        loop {
+            let waiting = self.in_flight.begin(read.clone());
+            let Some(batch) = cursor.next().await else {
+                return Ok(n);
+            };
+            drop(waiting);
+            if !std::mem::take(&mut first) {
+                tally.get_more()?;
+            }
+            let batch = batch.map_err(failed)?;
+            let malformed = |what: String| LiveError {
+                message: format!("{read}: {what}"),
+                input: false,
+                unauthorized: false,
+                code: None,
+            };
+            for d in batch.doc_slices().map_err(failed)? {
+                let d = d.map_err(|e| malformed(format!("a malformed batch: {e}")))?;
+                let d = d
+                    .as_document()
+                    .ok_or_else(|| malformed("a batch entry that is not a document".into()))?;
+                tally.document(d.as_bytes().len())?;
+                each(d)?;
+                n += 1;
+            }
         }
-        Ok(n)
     }
 
     /// `find` on `db.coll` with a filter, an optional sort and projection.

@@ -12,12 +12,8 @@ use crate::cluster::ServerVersion;
 pub(super) async fn mongos_version(
     client: &LiveClient,
 ) -> Result<(ServerVersion, bool), LiveError> {
-    // `hello` arrived in 4.4.2 (and 5.0); before it a mongos answers CommandNotFound and
-    // knows `isMaster`, as drivers fall back (mongo `src/mongo/s/commands/cluster_hello_cmd.cpp`).
-    let hello = match client.command("admin", doc! {"hello": 1}).await {
-        Err(e) if e.code == Some(59) => client.command("admin", doc! {"isMaster": 1}).await?,
-        other => other?,
-    };
+    // `hello`, or `isMaster` before 4.4.2: the client asks it once, before any read.
+    let hello = client.hello().await?;
     if hello.get_str("msg") != Ok("isdbgrid") {
         let what = if hello.get_str("setName").is_ok() {
             "a replica-set member"

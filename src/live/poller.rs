@@ -216,8 +216,7 @@ impl Poller {
                 "lastmod",
                 doc! {"$gte": Bson::Timestamp(bson::Timestamp { time: v.major, increment: v.minor })},
             );
-            let changed = Self::config(&self.client, "chunks", since).await?;
-            let mut changed = rows(coll, &changed, shards)?;
+            let mut changed = rows(&self.client, coll, since, shards).await?;
             self.since_check.rows(&coll.ns, &mut changed);
             self.fetched_chunks += changed.len();
             let due = self
@@ -228,14 +227,9 @@ impl Poller {
             if due {
                 let mut filter = owner.clone();
                 filter.insert("jumbo", true);
-                let docs = Self::config(&self.client, "chunks", filter).await?;
+                let docs = rows(&self.client, coll, filter, shards).await?;
                 self.fetched_chunks += docs.len();
-                jumbo = Some(
-                    rows(coll, &docs, shards)?
-                        .into_iter()
-                        .map(|r| r.min)
-                        .collect(),
-                );
+                jumbo = Some(docs.into_iter().map(|r| r.min).collect());
             }
             let table = self.state.collection(&coll.ns).map(|c| &c.table);
             if let Some(Ok(patches)) = table.map(|t| routing_cache::patches(&coll.ns, t, changed)) {
@@ -260,27 +254,6 @@ impl Poller {
         Ok(loaded
             .map_err(bad)?
             .map_or(Refresh::Missing, |l| Refresh::Full(Box::new(l))))
-    }
-
-    /// One poll that gives up after `limit` (a server that stops answering).
-    pub async fn poll_within(
-        &mut self,
-        now_ms: u64,
-        limit: std::time::Duration,
-    ) -> Result<Polled<'_>, LiveError> {
-        let target = self.client.target();
-        match tokio::time::timeout(limit, self.poll(now_ms)).await {
-            Ok(polled) => polled,
-            Err(_) => Err(LiveError {
-                message: format!(
-                    "{target} stopped answering: no reply to the poll within {} s",
-                    limit.as_secs()
-                ),
-                input: false,
-                unauthorized: false,
-                code: None,
-            }),
-        }
     }
 
     /// Reads the configuration: shards, collections, the changes to their routing tables, zones,
@@ -483,13 +456,21 @@ impl Poller {
     }
 }
 
-/// Chunk documents of `coll`, parsed.
-fn rows(
+/// The chunk documents of `coll` that `filter` matches, each parsed as the driver delivers it
+/// (never held as documents).
+async fn rows(
+    client: &LiveClient,
     coll: &CollectionDoc,
-    docs: &[Document],
+    filter: Document,
     shards: &mut ShardList,
 ) -> Result<Vec<ChunkRow>, LiveError> {
-    docs.iter()
-        .map(|d| ChunkRow::parse(d, &coll.key, &mut |s| shards.index_of(s)).map_err(bad))
-        .collect()
+    let mut out = Vec::new();
+    client
+        .scan("config", "chunks", filter, |raw| {
+            let row = ChunkRow::parse_raw(raw, &coll.key, &mut |s| shards.index_of(s));
+            out.push(row.map_err(bad)?);
+            Ok(())
+        })
+        .await?;
+    Ok(out)
 }

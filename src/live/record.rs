@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use super::client::{LiveError, hosts};
+use super::one_poll::{FIRST_POLL, later_poll};
 use super::poller::{Poller, now_ms};
 use crate::trace::header::Header;
 use crate::trace::state_codec;
@@ -50,7 +51,18 @@ pub async fn record(
     let duration = duration.map(|d| d + Duration::from_millis(began - start));
     poller.clock_origin_ms = start;
     poller.logs.record();
-    let first = poller.poll(0).await?;
+    // The first poll has a deadline too, never past the duration.
+    let limit = duration.map_or(FIRST_POLL, |d| d.min(FIRST_POLL));
+    tokio::pin!(stop);
+    let first = tokio::select! {
+        first = poller.poll_within(0, limit) => first?,
+        () = &mut stop => return Err(LiveError {
+            message: format!("stopped before the first poll of {} answered; nothing recorded", hosts(uri)),
+            input: false,
+            unauthorized: false,
+            code: None,
+        }),
+    };
     let header = Header {
         recorder: format!("shardtop {}", env!("CARGO_PKG_VERSION")),
         source: hosts(uri),
@@ -82,7 +94,6 @@ pub async fn record(
         .map_err(|e| io(&e, path))?;
     let (mut polls, mut failed, mut last) = (1, 0, 0);
     let mut wait = interval;
-    tokio::pin!(stop);
     loop {
         let elapsed = now_ms() - start;
         if duration.is_some_and(|d| elapsed >= d.as_millis() as u64) {
@@ -98,13 +109,17 @@ pub async fn record(
         if duration.is_some_and(|d| at >= d.as_millis() as u64) {
             break;
         }
-        let mut limit = (interval * 5).max(Duration::from_secs(10));
+        let mut limit = later_poll(interval);
         if let Some(d) = duration {
             limit = limit.min(Duration::from_millis(
                 (d.as_millis() as u64).saturating_sub(at),
             ));
         }
-        if poller.poll_within(at, limit).await.is_ok() {
+        let polled = tokio::select! {
+            polled = poller.poll_within(at, limit) => polled.is_ok(),
+            () = &mut stop => break,
+        };
+        if polled {
             entries
                 .write(&mut w, poller.logs.take_recorded(), at)
                 .map_err(|e| io(&e, path))?;

@@ -8,6 +8,7 @@ use std::time::Duration;
 use tokio::sync::mpsc;
 
 use super::{SourceControl, SourceEvent};
+use crate::live::one_poll::{later_poll, waiting_text};
 use crate::live::poller::{Poller, now_ms};
 use crate::view::{self, ClockView, ViewRequest};
 
@@ -32,6 +33,70 @@ impl HeatMode {
             Self::Sampled => "sampled",
         }
     }
+}
+
+/// A poll that has waited this long says on screen what it waits for.
+const WAIT_SAID_AFTER: Duration = Duration::from_secs(2);
+
+/// Applies a control from the UI; the notice to show, if any.
+fn control(c: SourceControl, request: &mut ViewRequest, paused: &mut bool) -> Option<&'static str> {
+    match c {
+        SourceControl::View(r) => *request = r,
+        SourceControl::SetPaused(p) => *paused = p,
+        SourceControl::SetSpeed(_) => {}
+        SourceControl::Step(_) | SourceControl::SeekBy(_) | SourceControl::Migration { .. } => {
+            return Some(
+                "a live cluster cannot be stepped or seeked (record it, then replay the trace)",
+            );
+        }
+    }
+    None
+}
+
+/// One poll; the UI's controls are taken while it waits (so the UI never waits on a full
+/// channel), and a poll that waits says for what. `None`: the UI is gone.
+async fn poll_taking_controls(
+    poller: &mut Poller,
+    interval: Duration,
+    (out, ctl, label): (
+        &mpsc::Sender<SourceEvent>,
+        &mut mpsc::Receiver<SourceControl>,
+        &str,
+    ),
+    (request, paused): (&mut ViewRequest, &mut bool),
+) -> Option<Result<Vec<crate::view::LogLine>, crate::live::client::LiveError>> {
+    let started = tokio::time::Instant::now();
+    let client = poller.client.clone();
+    let mut said = false;
+    let limit = later_poll(interval);
+    let poll = async { poller.poll_within(now_ms(), limit).await.map(|p| p.log) };
+    tokio::pin!(poll);
+    let mut tick = tokio::time::interval(Duration::from_secs(1));
+    let result = loop {
+        tokio::select! {
+            polled = &mut poll => break polled,
+            c = ctl.recv() => {
+                let n = control(c?, request, paused);
+                if let Some(n) = n {
+                    out.send(SourceEvent::Notice(n.into())).await.ok()?;
+                }
+            }
+            _ = tick.tick() => {
+                let Some(w) = waiting_text(&client) else { continue };
+                if started.elapsed() < WAIT_SAID_AFTER {
+                    continue;
+                }
+                said = true;
+                let n = format!("waiting for {label}: {w}");
+                out.send(SourceEvent::Notice(n)).await.ok()?;
+            }
+        }
+    };
+    if said && result.is_ok() {
+        let n = format!("{label} answered after {} s", started.elapsed().as_secs());
+        out.send(SourceEvent::Notice(n)).await.ok()?;
+    }
+    Some(result)
 }
 
 /// The longest wait between two attempts after failures.
@@ -95,21 +160,17 @@ pub async fn run_live(
         tokio::select! {
             c = ctl.recv() => {
                 let Some(c) = c else { return Ok(()) };
-                match c {
-                    SourceControl::View(r) => request = r,
-                    SourceControl::SetPaused(p) => paused = p,
-                    SourceControl::SetSpeed(_) => {}
-                    SourceControl::Step(_) | SourceControl::SeekBy(_) | SourceControl::Migration { .. } => {
-                        let n = "a live cluster cannot be stepped or seeked (record it, then replay the trace)";
-                        if out.send(SourceEvent::Notice(n.into())).await.is_err() {
-                            return Ok(());
-                        }
-                    }
+                if let Some(n) = control(c, &mut request, &mut paused)
+                    && out.send(SourceEvent::Notice(n.into())).await.is_err()
+                {
+                    return Ok(());
                 }
             }
             () = &mut timer, if !paused => {
-                let limit = (interval * 5).max(Duration::from_secs(10));
-                let result = poller.poll_within(now_ms(), limit).await.map(|p| p.log);
+                let ui = (&out, &mut ctl, label.as_str());
+                let asked = (&mut request, &mut paused);
+                let polled = poll_taking_controls(&mut poller, interval, ui, asked).await;
+                let Some(result) = polled else { return Ok(()) };
                 match result {
                     Ok(log) => {
                         if let Some(h) = heat.as_mut() {

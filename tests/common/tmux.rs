@@ -53,6 +53,34 @@ impl Tmux {
         Self { socket, dir }
     }
 
+    /// An interactive bash (job control on) whose prompt is `READY$ `, for commands typed with
+    /// [`Tmux::keys`]: `shardtop` is on its `PATH`'s front as `$ST`.
+    pub fn shell(width: u16, height: u16) -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        let socket = format!("shardtop-e2e-{}-{}", std::process::id(), rand_suffix());
+        let status = Command::new("tmux")
+            .args([
+                "-L",
+                &socket,
+                "-f",
+                "/dev/null",
+                "new-session",
+                "-d",
+                "-s",
+                "t",
+            ])
+            .args(["-x", &width.to_string(), "-y", &height.to_string()])
+            .args(["bash", "--norc", "--noprofile", "-i"])
+            .env("TERM", "xterm-256color")
+            .env("PS1", "READY$ ")
+            .env("ST", BIN)
+            .env_remove("NO_COLOR")
+            .status()
+            .unwrap();
+        assert!(status.success());
+        Self { socket, dir }
+    }
+
     pub fn screen(&self) -> String {
         let out = Command::new("tmux")
             .args(["-L", &self.socket, "capture-pane", "-p", "-t", "t"])

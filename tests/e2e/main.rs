@@ -4,6 +4,10 @@
 
 #[path = "../common/mod.rs"]
 mod common;
+mod hostile;
+#[allow(dead_code)] // the modes the e2e tests do not use
+#[path = "../live/hostile_mongos.rs"]
+mod hostile_mongos;
 mod lab;
 mod settings;
 mod tmux;

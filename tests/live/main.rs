@@ -6,6 +6,8 @@
 #[path = "../common/mod.rs"]
 mod common;
 mod config;
+mod hostile;
+mod hostile_mongos;
 mod poll_cost;
 mod real_clusters;
 mod real_mongos;

@@ -10,12 +10,16 @@ use bson::{Bson, Document, doc};
 use crate::analyze::operation::Operation;
 use crate::analyze::sampled;
 use crate::commands::Failure;
+use crate::live::bounds::Bounds;
 use crate::live::client::{LiveClient, LiveError};
+use crate::live::one_poll::within;
 use crate::model::KeyPattern;
 
 /// The most documents `--sample` takes.
 pub const MAX_SAMPLE: u64 = crate::lab::input::data::MAX_DOCUMENTS;
 const TIMEOUT: Duration = Duration::from_secs(15);
+/// How long all of `--from`'s reads may take together (a server that stops answering).
+const DEADLINE: Duration = Duration::from_secs(600);
 
 /// What the collection gave.
 pub struct FromCluster {
@@ -49,13 +53,37 @@ pub fn read(uri: &str, ns: &str, sample: u64, queries: bool) -> Result<FromClust
         let client = LiveClient::connect(uri, TIMEOUT)
             .await
             .map_err(|e| failure(&e, "a reachable mongos or mongod"))?;
+        let reads = read_all(&client, (db, coll, ns), sample, queries);
+        match within(&client, DEADLINE, async { Ok(reads.await) }).await {
+            Ok(read) => read,
+            Err(e) => Err(failure(&e, "a server that answers")),
+        }
+    })
+}
+
+async fn read_all(
+    client: &LiveClient,
+    (db, coll, ns): (&str, &str, &str),
+    sample: u64,
+    queries: bool,
+) -> Result<FromCluster, Failure> {
+    {
+        // `$sample` of N gives at most N documents: more is a server misbehaving.
+        // The sample is the lab's input, kept whole: held up to the streamed reads' bound.
+        let all = Bounds::default();
+        let bounds = Bounds {
+            documents: sample,
+            held_bytes: all.bytes,
+            ..all
+        };
+        let sampler = client.clone().with_bounds(bounds);
         let cmd = doc! {
             "aggregate": coll,
             "pipeline": [{ "$sample": { "size": sample as i64 } }],
             "cursor": {},
         };
         let mut docs = Vec::new();
-        client
+        sampler
             .drain_batches(db, cmd, |batch| {
                 for d in batch {
                     let size = bson::to_vec(&d).map_or(0, |v| v.len() as u64);
@@ -70,9 +98,9 @@ pub fn read(uri: &str, ns: &str, sample: u64, queries: bool) -> Result<FromClust
                     &format!("the find action on {ns}, as the read role on {db} grants"),
                 )
             })?;
-        let unique = unique_indexes(&client, db, coll, ns).await?;
+        let unique = unique_indexes(client, db, coll, ns).await?;
         let traffic = if queries {
-            sampled_queries(&client, ns).await?
+            sampled_queries(client, ns).await?
         } else {
             Vec::new()
         };
@@ -81,7 +109,7 @@ pub fn read(uri: &str, ns: &str, sample: u64, queries: bool) -> Result<FromClust
             unique,
             traffic,
         })
-    })
+    }
 }
 
 async fn unique_indexes(

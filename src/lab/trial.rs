@@ -7,7 +7,7 @@
 //! The trial imports the simulator, [`crate::analyze`] and the report's types
 //! ([`crate::lab::report`]); never the lab's input (documents and traffic are handed to it).
 
-mod measure;
+pub mod measure;
 pub mod run;
 
 use bson::Document;
@@ -42,7 +42,8 @@ pub struct Trial {
 }
 
 impl Trial {
-    /// `unique`: the unique indexes; a candidate is unique when one has exactly its fields.
+    /// `unique`: the unique indexes; a candidate is unique when one has exactly its fields
+    /// ([`has_unique_index`]).
     pub fn new(
         spec: ClusterSpec,
         arrival: Arrival,
@@ -52,7 +53,7 @@ impl Trial {
         let candidates = keys
             .iter()
             .map(|k| {
-                let is_unique = unique.iter().any(|u| same_fields(u, k)) || is_id(k);
+                let is_unique = has_unique_index(k, unique);
                 CandidateRun::new(&spec, k.clone(), is_unique)
             })
             .collect::<Result<Vec<_>, String>>()?;
@@ -165,15 +166,25 @@ impl Trial {
     }
 }
 
+/// Whether a unique index supports `key` as `analyzeShardKey` chooses it: by field names (a
+/// hashed field is named as any other), with exactly the key's fields, a unique one preferred
+/// — so `{_id: "hashed"}` (the `_id` index) and `{x: "hashed"}` with a unique `{x: 1}` are
+/// unique (8.0 `src/mongo/db/s/analyze_shard_key_cmd_util.cpp`,
+/// `calculateKeyCharacteristicsMetrics`; jstest
+/// `jstests/sharding/analyze_shard_key/cardinality_and_frequency_index_selection.js`).
+pub fn has_unique_index(key: &KeyPattern, unique: &[KeyPattern]) -> bool {
+    unique.iter().any(|u| same_fields(u, key)) || is_id(key)
+}
+
 fn same_fields(a: &KeyPattern, b: &KeyPattern) -> bool {
     a.len() == b.len()
-        && b.hashed_field().is_none()
         && a.fields()
             .iter()
             .zip(b.fields())
             .all(|(x, y)| x.path == y.path)
 }
 
+/// The `_id` index, unique on every collection.
 fn is_id(k: &KeyPattern) -> bool {
-    k.len() == 1 && &*k.fields()[0].path == "_id" && k.hashed_field().is_none()
+    k.len() == 1 && &*k.fields()[0].path == "_id"
 }

@@ -200,6 +200,9 @@ pub fn percent_text(x: f64) -> String {
 /// The whole report.
 pub struct Report {
     pub documents: u64,
+    /// The unique indexes given that the data contradicts: the index, a key value more than one
+    /// document holds, and how many do. Such an index could not exist on these documents.
+    pub unique_contradicted: Vec<(KeyPattern, Document, u64)>,
     pub operations: usize,
     pub shards: u32,
     pub chunk_size_mb: u64,
@@ -217,6 +220,9 @@ impl Report {
             "shards": self.shards,
             "chunkSizeMB": self.chunk_size_mb,
             "serverVersion": self.server_version,
+            "uniqueIndexesContradicted": self.unique_contradicted.iter()
+                .map(|(k, v, n)| json!({"key": relaxed(&k.to_document()), "value": relaxed(v), "count": n}))
+                .collect::<Vec<_>>(),
             "candidates": self.candidates.iter().map(CandidateReport::to_json).collect::<Vec<_>>(),
         })
     }

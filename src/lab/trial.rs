@@ -14,6 +14,7 @@ use bson::Document;
 
 pub use self::measure::{jumbo_chunks, measure};
 use self::run::{CandidateRun, ClusterSpec};
+use crate::analyze::characteristics::Characteristics;
 use crate::analyze::operation::Operation;
 use crate::lab::report::{CandidateReport, Report};
 use crate::model::KeyPattern;
@@ -37,6 +38,8 @@ pub struct Trial {
     pub arrival: Arrival,
     pub candidates: Vec<CandidateRun>,
     pub documents: u64,
+    /// Each unique index given, over every document: a repeated key says it could not exist.
+    unique_checks: Vec<(KeyPattern, Characteristics)>,
     started: bool,
     carry: f64,
 }
@@ -62,6 +65,10 @@ impl Trial {
             arrival,
             candidates,
             documents: 0,
+            unique_checks: unique
+                .iter()
+                .map(|u| (u.clone(), Characteristics::new(u, true)))
+                .collect(),
             started: false,
             carry: 0.0,
         };
@@ -86,6 +93,10 @@ impl Trial {
 
     fn insert(&mut self, doc: &Document, size: u64) {
         self.documents += 1;
+        for (_, check) in &mut self.unique_checks {
+            // An array makes the index multikey: each element is a key, not checked here.
+            let _ = check.observe(doc, size);
+        }
         for c in &mut self.candidates {
             c.insert(doc, size);
         }
@@ -150,12 +161,18 @@ impl Trial {
 
     /// The reports, in the candidates' order.
     pub fn finish(self, traffic: &[Operation], unique: &[KeyPattern]) -> Report {
+        let unique_contradicted = self
+            .unique_checks
+            .into_iter()
+            .filter_map(|(k, c)| c.finish().unique_duplicate.map(|(v, n)| (k, v, n)))
+            .collect();
         let candidates: Vec<CandidateReport> = self
             .candidates
             .into_iter()
             .map(|c| measure(c, traffic, unique))
             .collect();
         Report {
+            unique_contradicted,
             documents: self.documents,
             operations: traffic.len(),
             shards: self.spec.shards,

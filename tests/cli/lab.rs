@@ -422,3 +422,60 @@ fn the_verdict_names_missing_fields_and_a_key_no_document_has_is_refused() {
         "--key {ghost: 1}: no document has the field ghost",
     );
 }
+
+#[test]
+fn a_unique_index_the_data_contradicts_is_named_with_a_duplicate() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("d.jsonl");
+    let mut f = std::fs::File::create(&data).unwrap();
+    // `code` is i for every document but 41, 77 and 90, which repeat 7.
+    let codes: Vec<u32> = (0..100u32)
+        .map(|i| if [41, 77, 90].contains(&i) { 7 } else { i })
+        .collect();
+    for (i, c) in codes.iter().enumerate() {
+        writeln!(f, r#"{{"_id": {i}, "code": {c}, "g": {}}}"#, i % 5).unwrap();
+    }
+    drop(f);
+    let sevens = codes.iter().filter(|c| **c == 7).count();
+    let o = run(&[
+        "--data",
+        data.to_str().unwrap(),
+        "--unique",
+        r#"{"code": 1}"#,
+        "--key",
+        r#"{"code": 1}"#,
+        "--key",
+        r#"{"g": 1}"#,
+        "--json",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let json: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(
+        json["uniqueIndexesContradicted"][0],
+        serde_json::json!({"key": {"code": 1}, "value": {"code": 7}, "count": sevens})
+    );
+    let code = &json["candidates"][0];
+    assert_eq!(code["keyCharacteristics"]["isUnique"], false);
+    assert_eq!(
+        code["keyCharacteristics"]["numDistinctValues"],
+        100 - sevens + 1
+    );
+    assert_eq!(code["uniqueIndexContradicted"]["count"], sevens);
+    let text = stdout(&run(&[
+        "--data",
+        data.to_str().unwrap(),
+        "--unique",
+        r#"{"code": 1}"#,
+        "--key",
+        r#"{"code": 1}"#,
+        "--key",
+        r#"{"g": 1}"#,
+        "--text",
+    ]));
+    assert!(
+        text.contains(&format!(
+            "unique index {{code: 1}} could not exist on these documents: {{code: 7}} is in {sevens} of them"
+        )),
+        "{text}"
+    );
+}

@@ -51,6 +51,13 @@ pub fn text(report: &Report) -> String {
         report.chunk_size_mb,
         report.server_version
     );
+    for (k, v, n) in &report.unique_contradicted {
+        out.push_str(&format!(
+            "unique index {} could not exist on these documents: {} is in {n} of them (not counted as unique)\n\n",
+            shell(&k.to_document()),
+            shell(v)
+        ));
+    }
     out.push_str(&table(report));
     for c in &report.candidates {
         out.push('\n');

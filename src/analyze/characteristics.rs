@@ -6,8 +6,9 @@
 //!   `analyzeShardKeyNumMostCommonValues`) with their frequencies; when the key is unique (a
 //!   unique index whose fields are the key's), every value has frequency 1, as
 //!   `calculateCardinalityAndFrequencyUnique` reports it;
-//! - `monotonicity`, as `calculateMonotonicity`: a single-field hashed key is not monotonic
-//!   (coefficient 0), a key with one distinct value too; otherwise the keys in index order and
+//! - `monotonicity`, as `calculateMonotonicity`: a key whose first field is hashed is not
+//!   monotonic (coefficient 0), one hashed on a later field is unknown (no coefficient), a key
+//!   with one distinct value is not monotonic; otherwise the keys in index order and
 //!   the correlation coefficient between their positions and their record ids, rounded up at
 //!   10 places (`kMaxNumDecimalPlaces`), monotonic when its magnitude is at least 0.7
 //!   (`analyzeShardKeyMonotonicityCorrelationCoefficientThreshold`);
@@ -59,9 +60,19 @@ pub struct KeyCharacteristics {
     pub avg_doc_size_bytes: u64,
     /// Documents missing at least one key field (counted as null).
     pub missing: u64,
+    /// Per key field, in the key's order, the documents missing it.
+    pub missing_by_field: Vec<u64>,
+    /// Taken as unique (a unique index with the key's fields) but two documents share a key: such
+    /// an index could not exist. The shared value and how many documents hold it; `is_unique`
+    /// is then false and the counts are the data's.
+    pub unique_duplicate: Option<(Document, u64)>,
     /// Distinct values first seen in the last tenth of the documents: a key whose values keep
     /// arriving new (ascending, or nearly unique) has no bound on its chunks in practice.
     pub late_new_values: u64,
+    /// The documents of the last tenth (the last `num_docs / 10`).
+    pub last_tenth: u64,
+    /// The most common value's documents among the last tenth: how fast it grows now.
+    pub most_common_recent: u64,
 }
 
 /// The running count of one candidate's characteristics.
@@ -77,6 +88,7 @@ pub struct Characteristics {
     raws: Vec<ShardKey>,
     bytes: u64,
     missing: u64,
+    missing_by_field: Vec<u64>,
     docs: u64,
 }
 
@@ -101,6 +113,7 @@ impl Characteristics {
             raws: Vec::new(),
             bytes: 0,
             missing: 0,
+            missing_by_field: vec![0; pattern.len()],
             docs: 0,
         }
     }
@@ -119,14 +132,14 @@ impl Characteristics {
         }
         self.docs += 1;
         self.bytes += size;
-        if self
-            .pattern
-            .fields()
-            .iter()
-            .any(|f| value_at(doc, &f.path).is_none())
-        {
-            self.missing += 1;
+        let mut missing = false;
+        for (f, n) in self.pattern.fields().iter().zip(&mut self.missing_by_field) {
+            if value_at(doc, &f.path).is_none() {
+                *n += 1;
+                missing = true;
+            }
         }
+        self.missing += u64::from(missing);
         self.order.push((key, self.docs));
         Ok(())
     }
@@ -136,6 +149,17 @@ impl Characteristics {
         // The index's order: by key, then by record id.
         self.order.sort_unstable();
         let groups = self.groups();
+        // A unique index holds each key once (a missing field counts as null, so two documents
+        // missing it collide too): a repeated key contradicts it.
+        let unique_duplicate = if self.unique {
+            groups
+                .iter()
+                .find(|g| g.count > 1)
+                .map(|g| (self.value_document(g.start), g.count))
+        } else {
+            None
+        };
+        self.unique = self.unique && unique_duplicate.is_none();
         let (monotonicity, coefficient) = self.monotonicity(groups.len());
         let most_common_values = most_common(&groups)
             .into_iter()
@@ -145,6 +169,10 @@ impl Characteristics {
             })
             .collect();
         let from = self.docs - self.docs / 10;
+        let most_common_recent = top_group(&groups).map_or(0, |g| {
+            let run = &self.order[g.start..g.start + g.count as usize];
+            run.iter().filter(|(_, id)| *id > from).count() as u64
+        });
         let late_new_values = if self.unique {
             self.docs - from
         } else {
@@ -163,7 +191,11 @@ impl Characteristics {
             coefficient,
             avg_doc_size_bytes: self.bytes.checked_div(self.docs).unwrap_or(0),
             missing: self.missing,
+            missing_by_field: self.missing_by_field,
+            unique_duplicate,
             late_new_values,
+            last_tenth: self.docs / 10,
+            most_common_recent,
         }
     }
 
@@ -187,9 +219,16 @@ impl Characteristics {
     }
 
     fn monotonicity(&self, distinct: usize) -> (Monotonicity, Option<f64>) {
-        let fields = self.pattern.fields();
-        if fields.len() == 1 && fields[0].hashed {
-            return (Monotonicity::NotMonotonic, Some(0.0));
+        // 8.0 `analyze_shard_key_cmd_util.cpp`, `calculateMonotonicity`: a hashed first field
+        // is not monotonic (coefficient 0); a hashed later field leaves it unknown, with no
+        // coefficient (the manual's `keyCharacteristics` table; jstest
+        // `jstests/sharding/analyze_shard_key/monotonicity_hashed_sharding_compound.js`).
+        if let Some(h) = self.pattern.hashed_field() {
+            return if h == 0 {
+                (Monotonicity::NotMonotonic, Some(0.0))
+            } else {
+                (Monotonicity::Unknown, None)
+            };
         }
         if self.docs == 0 {
             return (Monotonicity::Unknown, None);
@@ -240,6 +279,13 @@ fn most_common(groups: &[Group]) -> Vec<&Group> {
         top.truncate(MOST_COMMON_VALUES);
     }
     top
+}
+
+/// The most frequent group (the first seen among equals), as [`most_common`] ranks it.
+fn top_group(groups: &[Group]) -> Option<&Group> {
+    groups
+        .iter()
+        .min_by_key(|g| (std::cmp::Reverse(g.count), g.first_id))
 }
 
 /// Pearson's correlation between positions 1..=n and `y`.

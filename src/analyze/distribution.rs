@@ -3,7 +3,9 @@
 //! `DistributionMetricsCalculator::_incrementMetricsForQuery`), from the filter's shape alone:
 //!
 //! - a filter with an equality on every key field (`extractShardKeyFromQuery`) is a
-//!   single-shard query — a non-upsert replacement update also by the key its replacement holds;
+//!   single-shard query; a non-upsert replacement update whose filter does not pin the key is
+//!   targeted by the key its replacement holds instead — under any filter in 7.0, only under an
+//!   exact `_id` filter from 7.1 ([`ReplacementRule`]);
 //! - a filter over the whole key space, MinKey to MaxKey, is a scatter-gather;
 //! - any other is "variable": how many shards it asks depends on where the chunks are
 //!   (`percentageOf…MultiShard…`).
@@ -19,7 +21,7 @@ use bson::{Bson, Document};
 
 use super::operation::{Command, Operation};
 use crate::model::targeting::key_ranges;
-use crate::model::{KeyPattern, ShardKey, value_at};
+use crate::model::{KeyPattern, KeyValue, ShardKey, value_at};
 
 /// How `analyzeShardKey` counts one query.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -57,11 +59,88 @@ pub struct ReadWrite {
     pub writes: Counts,
 }
 
-/// Classifies every operation of `traffic` under `pattern`.
-pub fn distribution(pattern: &KeyPattern, traffic: &[Operation]) -> ReadWrite {
+/// When a replacement update is targeted by its replacement document rather than its filter.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ReplacementRule {
+    /// 7.0: whenever the filter has no equality on the whole key (7.0
+    /// `src/mongo/db/s/analyze_shard_key_read_write_distribution.cpp`,
+    /// `_incrementMetricsForQuery`: the `secondaryFilter` replaces the filter when
+    /// `extractShardKeyFromQuery` finds no key).
+    AnyFilter,
+    /// 7.1 and later: only when the filter is an exact `_id` (8.0
+    /// `src/mongo/db/s/analyze_shard_key_read_write_distribution.cpp`, `_addUpdateQuery`:
+    /// "targeting by replacement document is only done when the query targets an exact id
+    /// value", `CollectionRoutingInfoTargeter::isExactIdQuery`).
+    ExactIdOnly,
+}
+
+impl ReplacementRule {
+    /// The rule of release line `major.minor`.
+    pub fn of_release(major: u8, minor: u8) -> Self {
+        if (major, minor) <= (7, 0) {
+            Self::AnyFilter
+        } else {
+            Self::ExactIdOnly
+        }
+    }
+}
+
+/// The filter a write is targeted by in place of its own when it is a non-upsert replacement
+/// update whose filter pins no key and `rule` allows it: the shard key its replacement holds, or
+/// an empty filter (the whole key space) when the replacement lacks a key field, as
+/// `extractShardKeyFromDoc` gives an empty key then. `None`: the write's own filter counts. The
+/// lab and `serve` both classify replacements through this.
+pub fn replacement_filter(
+    pattern: &KeyPattern,
+    op: &Operation,
+    rule: ReplacementRule,
+) -> Option<Document> {
+    let u = op.update.as_ref()?;
+    if op.command != Command::Update || op.upsert || is_modifier(u) {
+        return None;
+    }
+    if equality_key(pattern, &op.filter).is_some() {
+        return None;
+    }
+    if rule == ReplacementRule::ExactIdOnly && !is_exact_id(&op.filter) {
+        return None;
+    }
+    Some(match key_in_document(pattern, u) {
+        Some(_) => pattern
+            .fields()
+            .iter()
+            .filter_map(|f| value_at(u, &f.path).map(|v| (f.path.to_string(), v.clone())))
+            .collect(),
+        None => Document::new(),
+    })
+}
+
+/// `isExactIdQuery` (8.0 `src/mongo/s/collection_routing_info_targeter.cpp`): the filter is an
+/// equality on `_id` alone, by a value that is not an array or a regular expression (nor an
+/// operator document other than `{$eq: v}`).
+pub fn is_exact_id(filter: &Document) -> bool {
+    if filter.len() != 1 {
+        return false;
+    }
+    let operand = |v: &Bson| !matches!(v, Bson::Array(_) | Bson::RegularExpression(_));
+    match filter.get("_id") {
+        Some(Bson::Document(d)) if d.keys().any(|k| k.starts_with('$')) => {
+            d.len() == 1 && d.get("$eq").is_some_and(operand)
+        }
+        Some(v) => operand(v),
+        None => false,
+    }
+}
+
+/// Classifies every operation of `traffic` under `pattern`, replacements by `rule`.
+pub fn distribution(
+    pattern: &KeyPattern,
+    traffic: &[Operation],
+    rule: ReplacementRule,
+) -> ReadWrite {
     let mut out = ReadWrite::default();
     for op in traffic {
-        let (dispatch, key) = classify(pattern, op);
+        let (dispatch, key) = classify(pattern, op, rule);
         let side = if op.command.is_read() {
             &mut out.reads
         } else {
@@ -84,7 +163,7 @@ pub fn distribution(pattern: &KeyPattern, traffic: &[Operation]) -> ReadWrite {
                 side.single_without_key += w;
             }
         }
-        if changes_shard_key(pattern, op, key.as_ref()) {
+        if updates_shard_key(pattern, op) {
             side.shard_key_updates += w;
         }
     }
@@ -92,26 +171,34 @@ pub fn distribution(pattern: &KeyPattern, traffic: &[Operation]) -> ReadWrite {
 }
 
 /// How one operation is counted, and the shard key it names (when it names one).
-pub fn classify(pattern: &KeyPattern, op: &Operation) -> (Dispatch, Option<ShardKey>) {
-    if let Some(key) = equality_key(pattern, &op.filter) {
+pub fn classify(
+    pattern: &KeyPattern,
+    op: &Operation,
+    rule: ReplacementRule,
+) -> (Dispatch, Option<ShardKey>) {
+    let replaced = replacement_filter(pattern, op, rule);
+    let filter = replaced.as_ref().unwrap_or(&op.filter);
+    if let Some(key) = equality_key(pattern, filter) {
         return (Dispatch::SingleShard, Some(key));
     }
-    let replacement = op
-        .update
-        .as_ref()
-        .filter(|u| op.command == Command::Update && !op.upsert && !is_modifier(u));
-    if let Some(key) = replacement.and_then(|u| key_in_document(pattern, u)) {
-        return (Dispatch::SingleShard, Some(key));
-    }
-    let ranges = key_ranges(pattern, &op.filter);
-    let whole = ranges
-        .iter()
-        .any(|r| r.min == pattern.global_min() && r.max == pattern.global_max());
-    if whole {
+    let ranges = key_ranges(pattern, filter);
+    if ranges.iter().any(is_whole) {
         (Dispatch::ScatterGather, None)
     } else {
         (Dispatch::Variable, None)
     }
+}
+
+/// Whether a range covers the whole key space once flattened as MongoDB flattens index bounds
+/// into key ranges: the fields after the first one that is not a point take MinKey to MaxKey
+/// (8.0 `src/mongo/s/shard_key_pattern.cpp`, `ShardKeyPattern::flattenBounds`), so a range
+/// whose first field runs MinKey to MaxKey is MinKey to MaxKey whatever the later fields say
+/// (`{placedAt: {$gte: …}}` under `{customerId: 1, placedAt: 1}` is a scatter-gather).
+fn is_whole(r: &crate::model::targeting::KeyRange) -> bool {
+    matches!(
+        (r.min.values().next(), r.max.values().next()),
+        (Some(KeyValue::MinKey), Some(KeyValue::MaxKey))
+    )
 }
 
 /// The one key a filter's equalities pin down (`extractShardKeyFromQuery`).
@@ -230,9 +317,7 @@ pub fn target_split_ranges(
     }
     let dispatch = match ranges.as_slice() {
         [r] if r.min == r.max => Dispatch::SingleShard,
-        [r] if r.min == pattern.global_min() && r.max == pattern.global_max() => {
-            Dispatch::ScatterGather
-        }
+        [r] if is_whole(r) => Dispatch::ScatterGather,
         _ => Dispatch::Variable,
     };
     Targeted {
@@ -255,8 +340,9 @@ fn range_of(key: &ShardKey, split_points: &[ShardKey]) -> usize {
 }
 
 /// Whether an update or findAndModify changes the shard key under `pattern`, as [`distribution`]
-/// counts it.
+/// counts it: a modifier on a key field, or a replacement whose key differs from the one its
+/// filter pins.
 pub fn updates_shard_key(pattern: &KeyPattern, op: &Operation) -> bool {
-    let (_, key) = classify(pattern, op);
+    let key = equality_key(pattern, &op.filter);
     changes_shard_key(pattern, op, key.as_ref())
 }

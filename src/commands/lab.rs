@@ -15,7 +15,7 @@ use crate::analyze::operation::Operation;
 use crate::cli::lab::{LabArgs, LabExample};
 use crate::lab::input::{data, dump, example, traffic};
 use crate::lab::report::markdown;
-use crate::lab::report::suggest::{self, FieldStats, Suggestion};
+use crate::lab::report::suggest::{self, FieldStats, Reservoir, Suggestion};
 use crate::lab::trial::run::{ClusterSpec, ZoneRangeSpec};
 use crate::lab::trial::{Arrival, Trial};
 use crate::model::KeyPattern;
@@ -59,7 +59,7 @@ pub fn run(
         let s = suggest::suggest(&traffic, &stats);
         if s.is_empty() {
             return Err(Failure::input(
-                "--suggest: the traffic names no field by equality (give --workload or --log)",
+                "--suggest: the traffic names no field by equality that it does not also update (give --workload or --log)",
             ));
         }
         s
@@ -91,6 +91,14 @@ pub fn run(
     let mut docs = docs;
     trial.run_to_end(&mut docs)?;
     let report = trial.finish(&traffic, &unique);
+    for c in &report.candidates {
+        if let Some(field) = crate::lab::report::verdict::absent_field(c) {
+            return Err(Failure::input(format!(
+                "--key {}: no document has the field {field}",
+                markdown::shell(&c.key.to_document())
+            )));
+        }
+    }
     let text = if args.json {
         let mut json = report.to_json();
         if args.suggest {
@@ -265,17 +273,18 @@ fn zone_range(text: &str) -> Result<ZoneRangeSpec, Failure> {
     })
 }
 
-/// How many documents there are, the fields of the first ones (for `--suggest`), and the
-/// documents in insertion order.
+/// How many documents there are, the fields of a sample drawn across them (for `--suggest`),
+/// and the documents in insertion order.
 fn documents(
     args: &LabArgs,
     from: Option<Vec<(Document, u64)>>,
 ) -> Result<(u64, FieldStats, Docs), Failure> {
-    let mut stats = FieldStats::default();
+    let mut sample = Reservoir::default();
     if let Some(docs) = from {
-        for (d, _) in docs.iter().take(suggest::SAMPLE) {
-            stats.observe(d);
+        for (d, _) in &docs {
+            sample.offer(d);
         }
+        let stats = sample.stats();
         let total = docs.len() as u64;
         let docs: Docs = Box::new(docs.into_iter().map(Ok));
         return match &args.order_by {
@@ -285,8 +294,8 @@ fn documents(
     }
     let (total, docs): (u64, Docs) = match (args.example, &args.data) {
         (Some(LabExample::Orders), _) => {
-            for d in example::orders(example::SEED).take(suggest::SAMPLE) {
-                stats.observe(&d);
+            for d in example::orders(example::SEED) {
+                sample.offer(&d);
             }
             let docs = example::orders(example::SEED).map(|d| {
                 let size = bson::to_vec(&d).map_or(0, |v| v.len() as u64);
@@ -294,13 +303,14 @@ fn documents(
             });
             (example::ORDERS, Box::new(docs))
         }
-        (None, Some(path)) => (count(path, &mut stats)?, open(path)?),
+        (None, Some(path)) => (count(path, &mut sample)?, open(path)?),
         (None, None) => {
             return Err(Failure::input(
                 "give --data FILE, --from URI or --example orders",
             ));
         }
     };
+    let stats = sample.stats();
     match &args.order_by {
         None => Ok((total, stats, docs)),
         Some(field) => Ok((total, stats, ordered(docs, field)?)),
@@ -309,19 +319,22 @@ fn documents(
 
 fn open(path: &Path) -> Result<Docs, Failure> {
     let docs = data::open(path).map_err(|e| Failure::input(e.to_string()))?;
-    Ok(Box::new(
-        docs.map(|d| d.map_err(|e| Failure::input(e.to_string()))),
-    ))
+    Ok(Box::new(docs.map(|d| {
+        d.map(|(doc, size)| {
+            let size = crate::lab::input::stored_size(&doc, size);
+            (doc, size)
+        })
+        .map_err(|e| Failure::input(e.to_string()))
+    })))
 }
 
-/// A first pass over the file: every document read (so a bad one fails before any work).
-fn count(path: &Path, stats: &mut FieldStats) -> Result<u64, Failure> {
+/// A first pass over the file: every document read (so a bad one fails before any work), each
+/// offered to the sample.
+fn count(path: &Path, sample: &mut Reservoir) -> Result<u64, Failure> {
     let mut n = 0u64;
     for d in data::open(path).map_err(|e| Failure::input(e.to_string()))? {
         let (doc, _) = d.map_err(|e| Failure::input(e.to_string()))?;
-        if n < suggest::SAMPLE as u64 {
-            stats.observe(&doc);
-        }
+        sample.offer(&doc);
         n += 1;
     }
     Ok(n)

@@ -12,3 +12,18 @@ pub mod data;
 pub mod dump;
 pub mod example;
 pub mod traffic;
+
+/// The bytes of the ObjectId `_id` mongod adds to a document inserted without one: the element's
+/// type byte, its name `_id` and its NUL, and the 12 bytes of the ObjectId (bsonspec.org; 8.0
+/// `src/mongo/db/ops/insert.cpp`, `fixDocumentForInsert`, prepends a generated `_id`).
+pub const GENERATED_ID_BYTES: u64 = 1 + 4 + 12;
+
+/// A document's size once stored: `size` bytes of BSON, and the `_id` mongod adds when it has
+/// none (as `avgDocSizeBytes` counts the stored documents).
+pub fn stored_size(doc: &bson::Document, size: u64) -> u64 {
+    if doc.contains_key("_id") {
+        size
+    } else {
+        size + GENERATED_ID_BYTES
+    }
+}

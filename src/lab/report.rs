@@ -10,7 +10,7 @@ use bson::Document;
 use serde_json::{Value, json};
 
 use crate::analyze::characteristics::KeyCharacteristics;
-use crate::analyze::distribution::{Counts, ReadWrite};
+use crate::analyze::distribution::{Counts, Dispatch, ReadWrite};
 use crate::model::KeyPattern;
 use crate::model::targeting::TargetKind;
 
@@ -26,6 +26,25 @@ pub struct QueryTargeting {
     pub weight: u64,
     pub kind: TargetKind,
     pub shards: usize,
+    /// The chunks of the final table its filter's ranges meet.
+    pub chunks: usize,
+    /// How `analyzeShardKey` counts it: an equality on the whole key (single-shard), a range
+    /// of the key (multi-shard), or no shard key in the filter (scatter-gather).
+    pub dispatch: Dispatch,
+}
+
+/// The most common value's documents against the chunk size, at the pace of the last tenth of
+/// the documents.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Growth {
+    /// Every value is in one document (a unique key): no value's chunk grows.
+    Never,
+    /// They already pass the chunk size.
+    Over,
+    /// They pass it after this many more documents, at the last tenth's pace.
+    After(u64),
+    /// It cannot be judged, and why.
+    Unknown(&'static str),
 }
 
 /// One candidate's measurements.
@@ -50,6 +69,8 @@ pub struct CandidateReport {
     pub indivisible_values: u64,
     /// The chunks the data needs at the chunk size.
     pub needed_chunks: u64,
+    /// When the most common value's documents pass the chunk size.
+    pub growth: Growth,
     /// The unique indexes and whether the key allows each (a field-name prefix of it).
     pub unique_indexes: Vec<(KeyPattern, bool)>,
     pub ranges_on_hashed_field: bool,
@@ -103,7 +124,8 @@ impl CandidateReport {
         json!({
             "key": relaxed(&self.key.to_document()),
             "keyCharacteristics": {
-                "numDocs": ch.num_docs,
+                "numDocsTotal": ch.num_docs,
+                "numDocsSampled": ch.num_docs,
                 "numDistinctValues": ch.num_distinct_values,
                 "isUnique": ch.is_unique,
                 "mostCommonValues": ch.most_common_values.iter()
@@ -116,6 +138,8 @@ impl CandidateReport {
                 "avgDocSizeBytes": ch.avg_doc_size_bytes,
                 "numDocsMissingShardKeyFields": ch.missing,
             },
+            "uniqueIndexContradicted": ch.unique_duplicate.as_ref()
+                .map(|(v, n)| json!({"value": relaxed(v), "count": n})),
             "reads": side(&self.distribution.reads, "Reads"),
             "writes": writes,
             "queries": self.queries.iter().map(|q| json!({
@@ -124,9 +148,18 @@ impl CandidateReport {
                 "weight": q.weight,
                 "targeting": q.kind.stage(),
                 "shards": q.shards,
+                "chunks": q.chunks,
+                "dispatch": dispatch_name(q.dispatch),
             })).collect::<Vec<_>>(),
             "chunks": self.chunks,
             "maxChunks": self.max_chunks,
+            "lateNewValues": ch.late_new_values,
+            "lastTenthDocs": ch.last_tenth,
+            "mostCommonValueFillsChunkAfterDocs": match self.growth {
+                Growth::Over => json!(0),
+                Growth::After(n) => json!(n),
+                Growth::Never | Growth::Unknown(_) => Value::Null,
+            },
             "jumbo": self.jumbo,
             "indivisibleValues": self.indivisible_values,
             "uniqueIndexes": self.unique_indexes.iter()
@@ -141,9 +174,35 @@ impl CandidateReport {
     }
 }
 
+/// `analyzeShardKey`'s words for a dispatch: `singleShard`, `multiShard`, `scatterGather`.
+pub fn dispatch_name(d: Dispatch) -> &'static str {
+    match d {
+        Dispatch::SingleShard => "singleShard",
+        Dispatch::Variable => "multiShard",
+        Dispatch::ScatterGather => "scatterGather",
+    }
+}
+
+/// A percentage as the text prints it: at most two decimals, trailing zeros dropped; a share
+/// that is not 0 (or not all) never prints as 0% (or 100%).
+pub fn percent_text(x: f64) -> String {
+    if x > 0.0 && x < 0.005 {
+        return "<0.01%".into();
+    }
+    if (99.995..100.0).contains(&x) {
+        return ">99.99%".into();
+    }
+    let s = format!("{x:.2}");
+    let s = s.trim_end_matches('0').trim_end_matches('.');
+    format!("{s}%")
+}
+
 /// The whole report.
 pub struct Report {
     pub documents: u64,
+    /// The unique indexes given that the data contradicts: the index, a key value more than one
+    /// document holds, and how many do. Such an index could not exist on these documents.
+    pub unique_contradicted: Vec<(KeyPattern, Document, u64)>,
     pub operations: usize,
     pub shards: u32,
     pub chunk_size_mb: u64,
@@ -161,6 +220,9 @@ impl Report {
             "shards": self.shards,
             "chunkSizeMB": self.chunk_size_mb,
             "serverVersion": self.server_version,
+            "uniqueIndexesContradicted": self.unique_contradicted.iter()
+                .map(|(k, v, n)| json!({"key": relaxed(&k.to_document()), "value": relaxed(v), "count": n}))
+                .collect::<Vec<_>>(),
             "candidates": self.candidates.iter().map(CandidateReport::to_json).collect::<Vec<_>>(),
         })
     }

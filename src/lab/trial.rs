@@ -7,13 +7,14 @@
 //! The trial imports the simulator, [`crate::analyze`] and the report's types
 //! ([`crate::lab::report`]); never the lab's input (documents and traffic are handed to it).
 
-mod measure;
+pub mod measure;
 pub mod run;
 
 use bson::Document;
 
 pub use self::measure::{jumbo_chunks, measure};
 use self::run::{CandidateRun, ClusterSpec};
+use crate::analyze::characteristics::Characteristics;
 use crate::analyze::operation::Operation;
 use crate::lab::report::{CandidateReport, Report};
 use crate::model::KeyPattern;
@@ -37,12 +38,15 @@ pub struct Trial {
     pub arrival: Arrival,
     pub candidates: Vec<CandidateRun>,
     pub documents: u64,
+    /// Each unique index given, over every document: a repeated key says it could not exist.
+    unique_checks: Vec<(KeyPattern, Characteristics)>,
     started: bool,
     carry: f64,
 }
 
 impl Trial {
-    /// `unique`: the unique indexes; a candidate is unique when one has exactly its fields.
+    /// `unique`: the unique indexes; a candidate is unique when one has exactly its fields
+    /// ([`has_unique_index`]).
     pub fn new(
         spec: ClusterSpec,
         arrival: Arrival,
@@ -52,7 +56,7 @@ impl Trial {
         let candidates = keys
             .iter()
             .map(|k| {
-                let is_unique = unique.iter().any(|u| same_fields(u, k)) || is_id(k);
+                let is_unique = has_unique_index(k, unique);
                 CandidateRun::new(&spec, k.clone(), is_unique)
             })
             .collect::<Result<Vec<_>, String>>()?;
@@ -61,6 +65,10 @@ impl Trial {
             arrival,
             candidates,
             documents: 0,
+            unique_checks: unique
+                .iter()
+                .map(|u| (u.clone(), Characteristics::new(u, true)))
+                .collect(),
             started: false,
             carry: 0.0,
         };
@@ -85,6 +93,10 @@ impl Trial {
 
     fn insert(&mut self, doc: &Document, size: u64) {
         self.documents += 1;
+        for (_, check) in &mut self.unique_checks {
+            // An array makes the index multikey: each element is a key, not checked here.
+            let _ = check.observe(doc, size);
+        }
         for c in &mut self.candidates {
             c.insert(doc, size);
         }
@@ -149,12 +161,18 @@ impl Trial {
 
     /// The reports, in the candidates' order.
     pub fn finish(self, traffic: &[Operation], unique: &[KeyPattern]) -> Report {
+        let unique_contradicted = self
+            .unique_checks
+            .into_iter()
+            .filter_map(|(k, c)| c.finish().unique_duplicate.map(|(v, n)| (k, v, n)))
+            .collect();
         let candidates: Vec<CandidateReport> = self
             .candidates
             .into_iter()
             .map(|c| measure(c, traffic, unique))
             .collect();
         Report {
+            unique_contradicted,
             documents: self.documents,
             operations: traffic.len(),
             shards: self.spec.shards,
@@ -165,15 +183,25 @@ impl Trial {
     }
 }
 
+/// Whether a unique index supports `key` as `analyzeShardKey` chooses it: by field names (a
+/// hashed field is named as any other), with exactly the key's fields, a unique one preferred
+/// — so `{_id: "hashed"}` (the `_id` index) and `{x: "hashed"}` with a unique `{x: 1}` are
+/// unique (8.0 `src/mongo/db/s/analyze_shard_key_cmd_util.cpp`,
+/// `calculateKeyCharacteristicsMetrics`; jstest
+/// `jstests/sharding/analyze_shard_key/cardinality_and_frequency_index_selection.js`).
+pub fn has_unique_index(key: &KeyPattern, unique: &[KeyPattern]) -> bool {
+    unique.iter().any(|u| same_fields(u, key)) || is_id(key)
+}
+
 fn same_fields(a: &KeyPattern, b: &KeyPattern) -> bool {
     a.len() == b.len()
-        && b.hashed_field().is_none()
         && a.fields()
             .iter()
             .zip(b.fields())
             .all(|(x, y)| x.path == y.path)
 }
 
+/// The `_id` index, unique on every collection.
 fn is_id(k: &KeyPattern) -> bool {
-    k.len() == 1 && &*k.fields()[0].path == "_id" && k.hashed_field().is_none()
+    k.len() == 1 && &*k.fields()[0].path == "_id"
 }

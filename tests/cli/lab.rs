@@ -57,12 +57,21 @@ fn the_example_prints_seed_003s_table_and_its_json() {
     let rows: Vec<&str> = table.lines().collect();
     assert_eq!(rows.len(), 6, "{table}");
     assert!(rows[0].starts_with("| Key | Write distribution | `find({customerId: 4242})` |"));
+    // No shard key in the filter is a scatter-gather; a customer's orders under the compound
+    // key are a targeted range (analyzeShardKey's multi-shard) that the layout keeps in a chunk.
     assert!(
-        rows[2].starts_with("| `{_id: 1}` | all inserts to one shard (monotonic) | broadcast |")
+        rows[2]
+            .starts_with("| `{_id: 1}` | all inserts to one shard (monotonic) | scatter-gather |"),
+        "{}",
+        rows[2]
     );
-    assert!(rows[5].starts_with(
-        "| `{customerId: 1, placedAt: 1}` | spread across customerId values | one shard | one shard | one shard | broadcast |"
-    ));
+    assert!(
+        rows[5].starts_with(
+            "| `{customerId: 1, placedAt: 1}` | spread across customerId values | range: 1 chunk | range: 1 chunk | range: 1 chunk | scatter-gather |"
+        ),
+        "{}",
+        rows[5]
+    );
     let o = run(&["--example", "orders", "--json", "--shards", "4"]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let json: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
@@ -354,5 +363,119 @@ fn a_mongodump_source_brings_its_unique_indexes_from_its_metadata() {
             "--text",
         ],
         "orders.metadata.json: indexes[0] is not a document",
+    );
+}
+
+#[test]
+fn the_verdict_names_missing_fields_and_a_key_no_document_has_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("d.jsonl");
+    let mut f = std::fs::File::create(&data).unwrap();
+    // 300 documents; the 189 whose i % 100 < 63 lack `region`, none has `ghost`.
+    let mut lacking = 0;
+    for i in 0..300u32 {
+        if i % 100 < 63 {
+            lacking += 1;
+            writeln!(f, r#"{{"_id": {i}, "user": {}}}"#, i % 17).unwrap();
+        } else {
+            writeln!(
+                f,
+                r#"{{"_id": {i}, "user": {}, "region": "r{}"}}"#,
+                i % 17,
+                i % 3
+            )
+            .unwrap();
+        }
+    }
+    drop(f);
+    let share = f64::from(lacking) * 100.0 / 300.0;
+    let o = run(&[
+        "--data",
+        data.to_str().unwrap(),
+        "--key",
+        r#"{"region": 1, "user": 1}"#,
+        "--key",
+        r#"{"user": 1}"#,
+        "--text",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let text = stdout(&o);
+    let expected = format!("missing: {share}% of documents lack region (routed as null)");
+    assert!(text.contains(&expected), "{expected}\n{text}");
+    // Every percentage printed has at most two decimals.
+    for word in text.split(|c: char| c.is_whitespace() || c == '(' || c == ',') {
+        if let Some(n) = word.strip_suffix('%') {
+            let decimals = n.split_once('.').map_or(0, |(_, d)| d.len());
+            assert!(decimals <= 2, "{word} in\n{text}");
+        }
+    }
+    refused(
+        &[
+            "--data",
+            data.to_str().unwrap(),
+            "--key",
+            r#"{"ghost": 1}"#,
+            "--key",
+            r#"{"user": 1}"#,
+            "--text",
+        ],
+        "--key {ghost: 1}: no document has the field ghost",
+    );
+}
+
+#[test]
+fn a_unique_index_the_data_contradicts_is_named_with_a_duplicate() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("d.jsonl");
+    let mut f = std::fs::File::create(&data).unwrap();
+    // `code` is i for every document but 41, 77 and 90, which repeat 7.
+    let codes: Vec<u32> = (0..100u32)
+        .map(|i| if [41, 77, 90].contains(&i) { 7 } else { i })
+        .collect();
+    for (i, c) in codes.iter().enumerate() {
+        writeln!(f, r#"{{"_id": {i}, "code": {c}, "g": {}}}"#, i % 5).unwrap();
+    }
+    drop(f);
+    let sevens = codes.iter().filter(|c| **c == 7).count();
+    let o = run(&[
+        "--data",
+        data.to_str().unwrap(),
+        "--unique",
+        r#"{"code": 1}"#,
+        "--key",
+        r#"{"code": 1}"#,
+        "--key",
+        r#"{"g": 1}"#,
+        "--json",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let json: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(
+        json["uniqueIndexesContradicted"][0],
+        serde_json::json!({"key": {"code": 1}, "value": {"code": 7}, "count": sevens})
+    );
+    let code = &json["candidates"][0];
+    assert_eq!(code["keyCharacteristics"]["isUnique"], false);
+    assert_eq!(
+        code["keyCharacteristics"]["numDistinctValues"],
+        100 - sevens + 1
+    );
+    assert_eq!(code["uniqueIndexContradicted"]["count"], sevens);
+    let text = stdout(&run(&[
+        "--data",
+        data.to_str().unwrap(),
+        "--unique",
+        r#"{"code": 1}"#,
+        "--key",
+        r#"{"code": 1}"#,
+        "--key",
+        r#"{"g": 1}"#,
+        "--text",
+    ]));
+    assert!(
+        text.contains(&format!(
+            "unique index {{code: 1}} could not exist on these documents: {{code: 7}} is in {sevens} of them"
+        )),
+        "{text}"
     );
 }

@@ -9,3 +9,4 @@ mod common;
 mod example;
 mod from;
 mod readers;
+mod rules;

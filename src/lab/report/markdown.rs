@@ -5,7 +5,7 @@
 use bson::{Bson, Document};
 
 use super::verdict;
-use super::{CandidateReport, Report};
+use super::{CandidateReport, Report, percent_text};
 
 /// The most queries given a column of their own (the rest are summed up in the verdicts).
 const QUERY_COLUMNS: usize = 6;
@@ -28,7 +28,7 @@ pub fn table(report: &Report) -> String {
             verdict::writes(c, shards),
         ];
         for q in c.queries.iter().take(QUERY_COLUMNS) {
-            cells.push(verdict::targeting(q.kind, q.shards, shards));
+            cells.push(verdict::query_cell(q));
         }
         cells.push(verdict::divisibility(c));
         out.push_str(&row(&cells));
@@ -51,6 +51,13 @@ pub fn text(report: &Report) -> String {
         report.chunk_size_mb,
         report.server_version
     );
+    for (k, v, n) in &report.unique_contradicted {
+        out.push_str(&format!(
+            "unique index {} could not exist on these documents: {} is in {n} of them (not counted as unique)\n\n",
+            shell(&k.to_document()),
+            shell(v)
+        ));
+    }
     out.push_str(&table(report));
     for c in &report.candidates {
         out.push('\n');
@@ -81,39 +88,52 @@ fn details(c: &CandidateReport) -> String {
         .map(|(v, n)| format!("{} ×{n}", shell(v)))
         .collect();
     out.push_str(&format!("  most common: {}\n", common.join(", ")));
-    if ch.missing > 0 {
+    if let Some((value, n)) = &ch.unique_duplicate {
         out.push_str(&format!(
-            "  {} documents miss a key field (routed as null)\n",
-            ch.missing
+            "  a unique index on these fields could not exist: {} is in {n} documents (not counted as unique)\n",
+            shell(value)
         ));
+    }
+    if let Some(m) = verdict::missing(c) {
+        out.push_str(&format!("  {} documents ({m})\n", ch.missing));
     }
     let shares: Vec<String> = c
         .shares
         .iter()
-        .map(|(s, v)| format!("{s} {:.1}%", v * 100.0))
+        .map(|(s, v)| format!("{s} {}", percent_text(v * 100.0)))
         .collect();
     out.push_str(&format!(
-        "  {} new inserts: {}; hottest chunk {:.1}%; {} migrations; {} chunks\n",
+        "  {} new inserts: {}; hottest chunk {}; {} migrations; {} chunks\n",
         c.new_inserts,
         shares.join(", "),
-        c.hottest_chunk_share * 100.0,
+        percent_text(c.hottest_chunk_share * 100.0),
         c.migrations,
         c.chunks
     ));
     let r = &c.distribution.reads;
     let w = &c.distribution.writes;
+    let p = |side: &crate::analyze::distribution::Counts, n: u64| percent_text(side.percent(n));
     out.push_str(&format!(
-        "  reads: {}% single-shard, {}% multi-shard, {}% scatter-gather; writes: {}% single-shard, {}% shard-key updates, {}% single writes without the shard key\n",
-        r.percent(r.single),
-        r.percent(r.variable),
-        r.percent(r.scatter),
-        w.percent(w.single),
-        w.percent(w.shard_key_updates),
-        w.percent(w.single_without_key)
+        "  reads: {} single-shard, {} multi-shard, {} scatter-gather; writes: {} single-shard, {} multi-shard, {} scatter-gather, {} shard-key updates, {} single writes without the shard key\n",
+        p(r, r.single),
+        p(r, r.variable),
+        p(r, r.scatter),
+        p(w, w.single),
+        p(w, w.variable),
+        p(w, w.scatter),
+        p(w, w.shard_key_updates),
+        p(w, w.single_without_key)
     ));
-    let max = c
-        .max_chunks
-        .map_or_else(|| "unbounded".to_string(), |m| m.to_string());
+    let max = match c.max_chunks {
+        Some(m) => format!(
+            "{m} ({} of the last {} documents brought a new value)",
+            ch.late_new_values, ch.last_tenth
+        ),
+        None => format!(
+            "unbounded ({} of the last {} documents brought a new value: a twentieth or more)",
+            ch.late_new_values, ch.last_tenth
+        ),
+    };
     out.push_str(&format!(
         "  max chunks: {max}; jumbo: {}; values over the chunk size: {}\n",
         c.jumbo, c.indivisible_values

@@ -2,18 +2,95 @@
 //! with its reason — the fields the traffic most often names by equality (so those queries stay
 //! on one shard), a hashed variant of the first (even writes, no range targeting), and the first
 //! followed by a field of many values when the first's values repeat (seed 003's "a big customer
-//! splits by date").
+//! splits by date"). Fields the traffic's updates modify are left out (a shard key that changes
+//! moves documents between shards), and a key monotonic over the sample is flagged.
+//!
+//! The sample is drawn across the whole file by reservoir sampling (Vitter's algorithm R) with a
+//! fixed seed: the same file gives the same sample, and data in date order is not judged by its
+//! first days alone.
 
 use std::collections::{BTreeMap, BTreeSet};
 
 use bson::{Bson, Document};
 
+use crate::analyze::characteristics::{Characteristics, Monotonicity};
 use crate::analyze::operation::Operation;
+use crate::model::KeyPattern;
 
 /// The most candidates proposed.
 pub const MAX: usize = 4;
 /// Documents sampled for the fields' cardinalities.
 pub const SAMPLE: usize = 10_000;
+/// The reservoir's seed.
+pub const SEED: u64 = 34;
+
+/// A uniform sample of [`SAMPLE`] documents of a stream, each with its position in it (algorithm
+/// R, seeded: deterministic).
+#[derive(Clone, Debug)]
+pub struct Reservoir {
+    seen: u64,
+    state: u64,
+    docs: Vec<(u64, Document)>,
+    capacity: usize,
+}
+
+impl Default for Reservoir {
+    fn default() -> Self {
+        Self::new(SAMPLE, SEED)
+    }
+}
+
+impl Reservoir {
+    /// A reservoir of `capacity` documents drawn with `seed`.
+    pub fn new(capacity: usize, seed: u64) -> Self {
+        Self {
+            seen: 0,
+            state: seed,
+            docs: Vec::with_capacity(capacity.min(SAMPLE)),
+            capacity,
+        }
+    }
+
+    /// splitmix64.
+    fn next(&mut self) -> u64 {
+        self.state = self.state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    /// Offers the stream's next document: kept with probability `capacity / seen`.
+    pub fn offer(&mut self, doc: &Document) {
+        self.seen += 1;
+        if self.docs.len() < self.capacity {
+            self.docs.push((self.seen, doc.clone()));
+            return;
+        }
+        let j = ((u128::from(self.next()) * u128::from(self.seen)) >> 64) as u64;
+        if let Some(slot) = usize::try_from(j).ok().and_then(|j| self.docs.get_mut(j)) {
+            *slot = (self.seen, doc.clone());
+        }
+    }
+
+    /// The positions (1-based) of the documents kept, in stream order.
+    pub fn positions(&self) -> Vec<u64> {
+        let mut p: Vec<u64> = self.docs.iter().map(|(i, _)| *i).collect();
+        p.sort_unstable();
+        p
+    }
+
+    /// The field statistics of the documents kept, taken in stream order.
+    pub fn stats(mut self) -> FieldStats {
+        self.docs.sort_by_key(|(i, _)| *i);
+        let mut stats = FieldStats::default();
+        for (_, d) in self.docs {
+            stats.observe(&d);
+            stats.sample.push(d);
+        }
+        stats
+    }
+}
 
 /// A proposed key (Extended JSON text, as `--key` takes it) and why.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -27,6 +104,8 @@ pub struct Suggestion {
 pub struct FieldStats {
     docs: u64,
     fields: BTreeMap<String, BTreeMap<String, u64>>,
+    /// The sampled documents in stream order (for the monotonicity of a proposed key).
+    sample: Vec<Document>,
 }
 
 impl FieldStats {
@@ -81,14 +160,73 @@ fn equality_fields(filter: &Document, out: &mut BTreeSet<String>) {
     }
 }
 
-/// Up to [`MAX`] candidates with reasons; empty when the traffic names no field by equality.
+/// The top-level fields the traffic's updates modify (`$set: {views: …}`, `$inc: {"a.b": 1}`
+/// gives `a`; a `$rename`'s target too).
+pub fn updated_fields(traffic: &[Operation]) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    for op in traffic {
+        let Some(u) = op.update.as_ref() else {
+            continue;
+        };
+        for (operator, fields) in u {
+            let Bson::Document(fields) = fields else {
+                continue;
+            };
+            if !operator.starts_with('$') {
+                continue;
+            }
+            for (path, value) in fields {
+                out.insert(top(path));
+                if operator == "$rename"
+                    && let Some(to) = value.as_str()
+                {
+                    out.insert(top(to));
+                }
+            }
+        }
+    }
+    out
+}
+
+fn top(path: &str) -> String {
+    path.split('.').next().unwrap_or(path).to_string()
+}
+
+/// The key's monotonicity over the sample, in stream order, when it is monotonic.
+fn monotonic_in_sample(key: &str, stats: &FieldStats) -> Option<f64> {
+    let pattern = KeyPattern::parse_json(key).ok()?;
+    let mut c = Characteristics::new(&pattern, false);
+    for d in &stats.sample {
+        let size = bson::to_vec(d).map_or(0, |v| v.len() as u64);
+        c.observe(d, size).ok()?;
+    }
+    let found = c.finish();
+    (found.monotonicity == Monotonicity::Monotonic).then_some(found.coefficient.unwrap_or(0.0))
+}
+
+/// Up to [`MAX`] candidates with reasons; empty when the traffic names no field by equality
+/// that it does not also update.
 pub fn suggest(traffic: &[Operation], stats: &FieldStats) -> Vec<Suggestion> {
+    let mut out = propose(traffic, stats);
+    for s in &mut out {
+        if let Some(c) = monotonic_in_sample(&s.key, stats) {
+            s.reason.push_str(&format!(
+                "; warning: monotonic over the sample (coefficient {c:.2}): new documents go to one chunk at an end"
+            ));
+        }
+    }
+    out
+}
+
+fn propose(traffic: &[Operation], stats: &FieldStats) -> Vec<Suggestion> {
+    let updated = updated_fields(traffic);
     let total: u64 = traffic.iter().map(|o| o.weight).sum();
     let mut by_field: BTreeMap<String, u64> = BTreeMap::new();
     let mut by_pair: BTreeMap<(String, String), u64> = BTreeMap::new();
     for op in traffic {
         let mut fields = BTreeSet::new();
         equality_fields(&op.filter, &mut fields);
+        fields.retain(|f| !updated.contains(f));
         for f in &fields {
             *by_field.entry(f.clone()).or_default() += op.weight;
         }
@@ -105,12 +243,20 @@ pub fn suggest(traffic: &[Operation], stats: &FieldStats) -> Vec<Suggestion> {
         return Vec::new();
     };
     let share = |w: u64| w as f64 * 100.0 / total.max(1) as f64;
+    let left_out: Vec<&str> = updated.iter().map(String::as_str).collect();
+    let mut reason = format!(
+        "{first} is named by equality in {:.0}% of the traffic: those queries go to one shard",
+        share(weight)
+    );
+    if !left_out.is_empty() {
+        reason.push_str(&format!(
+            " (left out: {}, which the traffic updates)",
+            left_out.join(", ")
+        ));
+    }
     let mut out = vec![Suggestion {
         key: format!(r#"{{"{first}": 1}}"#),
-        reason: format!(
-            "{first} is named by equality in {:.0}% of the traffic: those queries go to one shard",
-            share(weight)
-        ),
+        reason,
     }];
     out.push(Suggestion {
         key: format!(r#"{{"{first}": "hashed"}}"#),
@@ -122,7 +268,7 @@ pub fn suggest(traffic: &[Operation], stats: &FieldStats) -> Vec<Suggestion> {
     let suffix = stats
         .fields
         .keys()
-        .filter(|f| **f != first && f.as_str() != "_id")
+        .filter(|f| **f != first && f.as_str() != "_id" && !updated.contains(*f))
         .max_by_key(|f| (stats.distinct(f), std::cmp::Reverse((*f).clone())));
     if let (true, Some(s)) = (repeats, suffix) {
         out.push(Suggestion {

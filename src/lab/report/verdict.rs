@@ -1,8 +1,13 @@
 //! One line per candidate in the words of seed 003's table ("Comparing candidate keys for
-//! orders"): where the inserts go, which queries stay on one shard, how far the key divides.
+//! orders"): where the inserts go, which queries stay on one shard — told apart as
+//! `analyzeShardKey` counts them (8.0 `src/mongo/db/s/analyze_shard_key_read_write_distribution.cpp`):
+//! no shard key in the filter is a scatter-gather, a range of the key is targeted and spans as
+//! many chunks and shards as the final layout gives it — how far the key divides against its
+//! growth, and the documents that lack the key.
 
-use super::CandidateReport;
+use super::{CandidateReport, Growth, QueryTargeting, percent_text};
 use crate::analyze::characteristics::Monotonicity;
+use crate::analyze::distribution::Dispatch;
 use crate::model::targeting::TargetKind;
 
 /// The share of inserts from which a shard takes "all inserts".
@@ -10,14 +15,54 @@ const ALL_ON_ONE: f64 = 0.9;
 /// How far above an even share the busiest shard may be for the writes to be even.
 const EVEN_SLACK: f64 = 1.2;
 
-/// `writes: …; queries: …; divisibility: …`.
+/// `writes: …; queries: …; divisibility: …[; missing: …]`.
 pub fn verdict(r: &CandidateReport, shards: usize) -> String {
-    format!(
+    let mut text = format!(
         "writes: {}; queries: {}; divisibility: {}",
         writes(r, shards),
-        queries(r, shards),
+        queries(r),
         divisibility(r)
-    )
+    );
+    if let Some(m) = missing(r) {
+        text.push_str(&format!("; missing: {m}"));
+    }
+    text
+}
+
+/// The documents lacking key fields, as a share, naming the fields: `63% of documents lack
+/// customerId (routed as null)`; `None` when every document has the whole key.
+pub fn missing(r: &CandidateReport) -> Option<String> {
+    let ch = &r.characteristics;
+    if ch.missing == 0 || ch.num_docs == 0 {
+        return None;
+    }
+    let fields: Vec<&str> = r
+        .key
+        .fields()
+        .iter()
+        .zip(&ch.missing_by_field)
+        .filter(|(_, n)| **n > 0)
+        .map(|(f, _)| &*f.path)
+        .collect();
+    Some(format!(
+        "{} of documents lack {} (routed as null)",
+        percent_text(ch.missing as f64 * 100.0 / ch.num_docs as f64),
+        fields.join(" or ")
+    ))
+}
+
+/// The first key field no document has (a key that routes every document as null).
+pub fn absent_field(r: &CandidateReport) -> Option<&str> {
+    let ch = &r.characteristics;
+    if ch.num_docs == 0 {
+        return None;
+    }
+    r.key
+        .fields()
+        .iter()
+        .zip(&ch.missing_by_field)
+        .find(|(_, n)| **n == ch.num_docs)
+        .map(|(f, _)| &*f.path)
 }
 
 /// Whether the key has too few values for the chunks the data needs.
@@ -48,8 +93,8 @@ pub fn writes(r: &CandidateReport, shards: usize) -> String {
         return format!("spread across {} values", r.key.fields()[0].path);
     }
     format!(
-        "uneven: {:.0}% of inserts to one shard",
-        r.max_shard_share * 100.0
+        "uneven: {} of inserts to one shard",
+        percent_text(r.max_shard_share * 100.0)
     )
 }
 
@@ -62,45 +107,96 @@ pub fn targeting(kind: TargetKind, asked: usize, shards: usize) -> String {
     }
 }
 
-fn queries(r: &CandidateReport, shards: usize) -> String {
+/// One query's cell as `analyzeShardKey` tells them apart: `one shard` (the whole key by
+/// equality), `scatter-gather` (no shard key in the filter), or a targeted range and what the
+/// final layout makes of it (`range: one shard`, `range: 12 chunks on 3 shards`).
+pub fn query_cell(q: &QueryTargeting) -> String {
+    match q.dispatch {
+        Dispatch::SingleShard => "one shard".into(),
+        Dispatch::ScatterGather => "scatter-gather".into(),
+        Dispatch::Variable if q.shards <= 1 => format!("range: {}", chunks_text(q.chunks)),
+        Dispatch::Variable => format!("range: {} on {} shards", chunks_text(q.chunks), q.shards),
+    }
+}
+
+/// `62228572` as `62,228,572`.
+pub fn thousands(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+fn chunks_text(n: usize) -> String {
+    if n == 1 {
+        "1 chunk".into()
+    } else {
+        format!("{n} chunks")
+    }
+}
+
+fn queries(r: &CandidateReport) -> String {
     let total = r.queries.len();
     if total == 0 {
         return "no traffic".into();
     }
-    let single = r
+    let count = |d: Dispatch| r.queries.iter().filter(|q| q.dispatch == d).count();
+    let (single, scatter) = (count(Dispatch::SingleShard), count(Dispatch::ScatterGather));
+    let ranges: Vec<&QueryTargeting> = r
         .queries
         .iter()
-        .filter(|q| q.kind == TargetKind::SingleShard)
-        .count();
-    let broadcast = r
-        .queries
-        .iter()
-        .filter(|q| q.kind == TargetKind::ShardMerge && q.shards >= shards)
-        .count();
-    match (single, broadcast) {
-        (s, _) if s == total => "every query on one shard".into(),
-        (_, b) if b == total => "every query broadcast".into(),
-        (s, b) => {
-            let mut parts = vec![format!("{s} of {total} on one shard")];
-            if b > 0 {
-                parts.push(format!("{b} broadcast"));
-            }
-            let other = total - s - b;
-            if other > 0 {
-                parts.push(format!("{other} to some shards"));
-            }
-            parts.join(", ")
-        }
+        .filter(|q| q.dispatch == Dispatch::Variable)
+        .collect();
+    if single == total {
+        return "every query on one shard".into();
     }
+    if scatter == total {
+        return "every query scatter-gather (no shard key in the filter)".into();
+    }
+    let mut parts = vec![format!("{single} of {total} on one shard")];
+    if !ranges.is_empty() {
+        let on_one = ranges.iter().filter(|q| q.shards <= 1).count();
+        let most = ranges.iter().map(|q| q.shards).max().unwrap_or(0);
+        let mut text = format!("{} a targeted range", ranges.len());
+        if on_one == ranges.len() {
+            text.push_str(" on one shard");
+        } else {
+            text.push_str(&format!(" (up to {most} shards as laid out)"));
+        }
+        parts.push(text);
+    }
+    if scatter > 0 {
+        parts.push(format!(
+            "{scatter} scatter-gather (no shard key in the filter)"
+        ));
+    }
+    parts.join(", ")
 }
 
-/// The divisibility cell.
+/// The divisibility cell: the ceiling the key's values set (`N chunks max`, or `no ceiling`
+/// while new values keep arriving), then when its most common value outgrows a chunk.
 pub fn divisibility(r: &CandidateReport) -> String {
-    let mut text = if low_cardinality(r) {
-        format!("{} chunks max", r.characteristics.num_distinct_values)
-    } else {
-        "fine".to_string()
+    let mut text = match r.max_chunks {
+        Some(m) => format!("{m} chunks max"),
+        None => "no ceiling (new values keep arriving)".to_string(),
     };
+    match &r.growth {
+        Growth::Over => text.push_str(", the most common value is over the chunk size"),
+        Growth::After(n) => text.push_str(&format!(
+            ", the most common value fills a chunk after ~{} more documents",
+            thousands(*n)
+        )),
+        // A key whose values keep arriving has no ceiling to outgrow.
+        Growth::Unknown(why) if r.max_chunks.is_some() => {
+            text.push_str(&format!(", its growth can't be judged ({why})"));
+        }
+        Growth::Never | Growth::Unknown(_) => {}
+    }
     if r.jumbo > 0 {
         text.push_str(&format!(", {} jumbo", r.jumbo));
     }

@@ -3,10 +3,11 @@
 //! split, the unique indexes the key allows, and the verdict. Imports the report's types, not
 //! the other way round.
 
-use crate::analyze::distribution;
+use crate::analyze::characteristics::KeyCharacteristics;
+use crate::analyze::distribution::{self, ReplacementRule};
 use crate::analyze::operation::Operation;
 use crate::lab::report::verdict;
-use crate::lab::report::{CandidateReport, QueryTargeting};
+use crate::lab::report::{CandidateReport, Growth, QueryTargeting};
 use crate::model::KeyPattern;
 use crate::model::targeting::target;
 
@@ -17,16 +18,26 @@ pub fn measure(run: CandidateRun, traffic: &[Operation], unique: &[KeyPattern]) 
     let (characteristics, run) = run.finish();
     let coll = run.collection();
     let chunk_size = run.sim.cluster.chunk_size_of(0);
+    let version = run.sim.cluster.version;
+    let rule = ReplacementRule::of_release(version.major, version.minor);
     let queries = traffic
         .iter()
         .map(|op| {
-            let t = target(&run.key, &coll.table, &op.filter);
+            // A replacement is routed by the same filter analyzeShardKey counts it by.
+            let replaced = distribution::replacement_filter(&run.key, op, rule);
+            let t = target(
+                &run.key,
+                &coll.table,
+                replaced.as_ref().unwrap_or(&op.filter),
+            );
             QueryTargeting {
                 command: op.command.as_str(),
                 filter: op.filter.clone(),
                 weight: op.weight,
                 kind: t.kind,
                 shards: t.shards.len(),
+                chunks: t.chunks,
+                dispatch: distribution::classify(&run.key, op, rule).0,
             }
         })
         .collect();
@@ -39,14 +50,15 @@ pub fn measure(run: CandidateRun, traffic: &[Operation], unique: &[KeyPattern]) 
         .map(|(i, &n)| (run.sim.cluster.shards[i].shard.id.clone(), share(n)))
         .collect();
     let max_shard_share = shares.iter().map(|s| s.1).fold(0.0, f64::max);
-    let growing = characteristics.late_new_values * 20 >= characteristics.num_docs / 10;
+    let growing = keeps_new_values(&characteristics);
     let bytes = characteristics.avg_doc_size_bytes * characteristics.num_docs;
     let mut report = CandidateReport {
         max_chunks: (!growing).then_some(characteristics.num_distinct_values + 1),
         jumbo: jumbo_chunks(coll, chunk_size),
         indivisible_values: coll.keys.values_over(chunk_size),
         needed_chunks: bytes.div_ceil(chunk_size.max(1)),
-        distribution: distribution::distribution(&run.key, traffic),
+        growth: growth(&characteristics, chunk_size),
+        distribution: distribution::distribution(&run.key, traffic, rule),
         shares,
         max_shard_share,
         hottest_chunk_share: share(ins.hottest),
@@ -96,6 +108,38 @@ pub fn jumbo_chunks(coll: &crate::cluster::Collection, chunk_size: u64) -> u64 {
             first.is_some() && first == coll.keys.last_in(chunk.min, &max)
         })
         .count() as u64
+}
+
+/// Whether new values keep arriving: a twentieth or more of the documents of the last tenth
+/// brought a value not seen before. A key gaining a value every twenty documents grows its
+/// number of values with the data, so no ceiling computed today holds (docs/lab.md).
+pub fn keeps_new_values(ch: &KeyCharacteristics) -> bool {
+    ch.num_docs > 0 && ch.late_new_values * 20 >= ch.last_tenth
+}
+
+/// When the most common value's documents pass the chunk size, at the pace it took documents
+/// in the last tenth: `(chunk size − its bytes) / (its share of the last tenth × average size)`.
+pub fn growth(ch: &KeyCharacteristics, chunk_size: u64) -> Growth {
+    let Some((_, frequency)) = ch.most_common_values.first() else {
+        return Growth::Unknown("no documents");
+    };
+    if ch.is_unique {
+        return Growth::Never;
+    }
+    let avg = ch.avg_doc_size_bytes.max(1);
+    let bytes = frequency * avg;
+    if bytes > chunk_size {
+        return Growth::Over;
+    }
+    if ch.last_tenth == 0 {
+        return Growth::Unknown("fewer than 10 documents");
+    }
+    if ch.most_common_recent == 0 {
+        return Growth::Unknown("the most common value took none of the last tenth's documents");
+    }
+    let room = u128::from(chunk_size - bytes) * u128::from(ch.last_tenth);
+    let pace = u128::from(ch.most_common_recent) * u128::from(avg);
+    Growth::After(u64::try_from(room.div_ceil(pace)).unwrap_or(u64::MAX))
 }
 
 fn round4(x: f64) -> f64 {

@@ -11,8 +11,8 @@
 //!   server's error 4952606. MongoDB draws the 1,000 with `$sample`; `serve` by a pseudo-random
 //!   choice of a fixed seed (all of them in a collection of at most 1,000).
 //! - A query whose filter pins the whole key is single-shard; one over MinKey to MaxKey is
-//!   scatter-gather; any other is multi-shard. A non-upsert replacement whose filter is an exact
-//!   `_id` is targeted by its replacement's key. Each range a query targets counts it in
+//!   scatter-gather; any other is multi-shard. A non-upsert replacement is targeted by its
+//!   replacement's key by the release line's rule (`analyze::distribution::replacement_filter`). Each range a query targets counts it in
 //!   `numReadsByRange` / `numWritesByRange`. A write that is not single-shard is a single or multi
 //!   write without the shard key.
 //! - Shard-key updates are read from the update itself (`analyze::distribution`), where MongoDB reads
@@ -24,7 +24,8 @@ use std::collections::BTreeSet;
 use bson::{Bson, Document, doc};
 
 use crate::analyze::distribution::{
-    Dispatch, Targeted, percentage, target_split_key, target_split_ranges, updates_shard_key,
+    Dispatch, ReplacementRule, Targeted, percentage, replacement_filter, target_split_ranges,
+    updates_shard_key,
 };
 use crate::analyze::operation::{Command, Operation};
 use crate::analyze::sampled;
@@ -47,6 +48,8 @@ pub fn read_write(
     let splits = split_points(state, ns, key)?;
     let mut reads = Tally::new();
     let mut writes = Tally::new();
+    let v = state.sim.cluster.version;
+    let rule = ReplacementRule::of_release(v.major, v.minor);
     for sample in crate::serve::catalog::sampled_queries::samples_of(state, ns) {
         for op in sampled::operations(sample, 0) {
             if op.command.is_read() {
@@ -54,7 +57,7 @@ pub fn read_write(
                 reads.count(&target_split_ranges(key, &op.filter, &splits));
             } else {
                 writes.per_command[write_slot(op.command)] += 1;
-                writes.count_write(key, &splits, &op);
+                writes.count_write(key, &splits, &op, rule);
             }
         }
     }
@@ -126,24 +129,6 @@ fn raw_pattern(key: &KeyPattern) -> KeyPattern {
     KeyPattern::parse(&d).unwrap_or_else(|_| key.clone())
 }
 
-/// `isExactIdQuery`: the filter is an equality on `_id` alone.
-fn is_exact_id(filter: &Document) -> bool {
-    if filter.len() != 1 {
-        return false;
-    }
-    match filter.get("_id") {
-        Some(Bson::Document(d)) if d.keys().any(|k| k.starts_with('$')) => {
-            d.len() == 1 && d.get("$eq").is_some_and(|v| !is_operand_pattern(v))
-        }
-        Some(v) => !is_operand_pattern(v),
-        None => false,
-    }
-}
-
-fn is_operand_pattern(v: &Bson) -> bool {
-    matches!(v, Bson::Array(_) | Bson::RegularExpression(_))
-}
-
 /// The counts of one side.
 struct Tally {
     /// Reads: find, aggregate, count, distinct; writes: update, delete, findAndModify.
@@ -189,23 +174,16 @@ impl Tally {
     }
 
     /// `WriteDistributionMetricsCalculator::_addUpdateQuery` and its siblings.
-    fn count_write(&mut self, key: &KeyPattern, splits: &[ShardKey], w: &Operation) {
-        let mut t = target_split_ranges(key, &w.filter, splits);
-        let replacement = w
-            .update
-            .as_ref()
-            .filter(|u| !u.keys().any(|k| k.starts_with('$')));
-        if let Some(u) = replacement.filter(|_| {
-            w.command == Command::Update
-                && t.dispatch != Dispatch::SingleShard
-                && !w.upsert
-                && is_exact_id(&w.filter)
-        }) {
-            t = match key.extract(u) {
-                Ok(k) => target_split_key(&k, splits),
-                Err(_) => target_split_ranges(key, &Document::new(), splits),
-            };
-        }
+    fn count_write(
+        &mut self,
+        key: &KeyPattern,
+        splits: &[ShardKey],
+        w: &Operation,
+        rule: ReplacementRule,
+    ) {
+        // The replacement rule of the release line, shared with the lab.
+        let filter = replacement_filter(key, w, rule);
+        let t = target_split_ranges(key, filter.as_ref().unwrap_or(&w.filter), splits);
         self.count(&t);
         if t.dispatch != Dispatch::SingleShard {
             if w.multi {

@@ -57,7 +57,7 @@ async fn index_ordered_reads_equal_the_blocking_sort() {
             .iter()
             .enumerate()
             .map(|(i, ch)| {
-                let mut info = ch.info.clone();
+                let mut info = *ch.info;
                 let minor = (i as u32 * 389) % n;
                 info.version = ChunkVersion::new(1 + minor % 3, minor.max(1));
                 (ch.min.clone(), info)
@@ -82,7 +82,8 @@ async fn index_ordered_reads_equal_the_blocking_sort() {
             doc! {"lastmod": -1},
         ];
         for sort in sorts {
-            for (skip, limit, batch) in [(0, None, None), (3, Some(5), None), (0, Some(20), Some(7))]
+            for (skip, limit, batch) in
+                [(0, None, None), (3, Some(5), None), (0, Some(20), Some(7))]
             {
                 let opts = |sort: &Document| {
                     FindOptions::builder()
@@ -101,7 +102,9 @@ async fn index_ordered_reads_equal_the_blocking_sort() {
                 if sort.contains_key("lastmod") {
                     // Ties in lastmod may come in any order: compare the lastmods and the sets.
                     let lm = |d: &[Document]| -> Vec<Bson> {
-                        d.iter().map(|x| x.get("lastmod").unwrap().clone()).collect()
+                        d.iter()
+                            .map(|x| x.get("lastmod").unwrap().clone())
+                            .collect()
                     };
                     assert_eq!(lm(&lazy), lm(&built), "{v} {sort} {skip} {limit:?}");
                 } else {
@@ -153,9 +156,12 @@ async fn reads_by_uuid_among_thousands_of_collections() {
         }
     }
     // A collection sharded afterwards is found too.
-    common::admin(&client, doc! {"shardCollection": "new.one", "key": {"k": 1}})
-        .await
-        .unwrap();
+    common::admin(
+        &client,
+        doc! {"shardCollection": "new.one", "key": {"k": 1}},
+    )
+    .await
+    .unwrap();
     let c = common::config_collection(&client, "new.one").await.unwrap();
     let got = read(
         &client,

@@ -104,9 +104,8 @@ fn uuid_of(c: &Collection) -> Option<[u8; 16]> {
 /// (checked against the collection's uuid now), else after rebuilding the index from the catalog
 /// (a new, resharded or unknown uuid: one pass over the collections).
 fn namespace_of(state: &mut State, uuid: [u8; 16]) -> Option<String> {
-    let holds = |state: &State, ns: &String| {
-        entry(state, ns).is_some_and(|c| uuid_of(&c) == Some(uuid))
-    };
+    let holds =
+        |state: &State, ns: &String| entry(state, ns).is_some_and(|c| uuid_of(&c) == Some(uuid));
     if let Some(ns) = state.chunk_uuids.get(&uuid)
         && holds(state, ns)
     {
@@ -144,8 +143,8 @@ impl ChunkOrder {
         let desc = match dir {
             Bson::Int32(1) | Bson::Int64(1) => false,
             Bson::Int32(-1) | Bson::Int64(-1) => true,
-            Bson::Double(d) if *d == 1.0 => false,
-            Bson::Double(d) if *d == -1.0 => true,
+            Bson::Double(d) if d.to_bits() == 1f64.to_bits() => false,
+            Bson::Double(d) if d.to_bits() == (-1f64).to_bits() => true,
             _ => return None,
         };
         Some(match (field.as_str(), desc) {

@@ -250,8 +250,7 @@ fn find_chunks(
     order: ChunkOrder,
 ) -> Result<Reply, MongoError> {
     let how = LazyFind::of(cmd, filter, limit)?;
-    let cursor =
-        ChunkCursor::new(filter, projection, how.skip, how.left).scoped(scope, order);
+    let cursor = ChunkCursor::new(filter, projection, how.skip, how.left).scoped(scope, order);
     how.answer(state, "config.chunks", Rest::Lazy(Box::new(cursor)))
 }
 

@@ -82,11 +82,6 @@ impl ChangeStreams {
         }
     }
 
-    /// The BSON bytes the kept events hold.
-    pub fn bytes(&self) -> usize {
-        self.bytes
-    }
-
     /// Index in the ring of the first event after `position`.
     pub fn start_of(&self, position: u64) -> usize {
         let oldest = self.events.front().map_or(self.last_seq + 1, |e| e.seq);
@@ -157,7 +152,7 @@ mod tests {
         for seq in 1..=60 {
             s.record(event(seq, 15 << 20));
         }
-        assert!(s.bytes() <= HISTORY_BYTES, "{}", s.bytes());
+        assert!(s.bytes <= HISTORY_BYTES, "{}", s.bytes);
         assert_eq!(s.events.len(), HISTORY_BYTES / (15 << 20));
         assert_eq!(s.events.back().map(|e| e.seq), Some(60));
         let held: usize = s
@@ -165,7 +160,7 @@ mod tests {
             .iter()
             .map(|e| crate::wire::document_len(&e.doc))
             .sum();
-        assert_eq!(held, s.bytes());
+        assert_eq!(held, s.bytes);
         s.record(event(61, HISTORY_BYTES + 1));
         assert_eq!(s.events.len(), 1, "the newest is kept alone");
         for seq in 62..62 + HISTORY as u64 + 5 {

@@ -1,14 +1,15 @@
-//! What `sh.status()` costs on `shardtop serve` (issue 16): mongosh's reads of the config
-//! database (`packages/shell-api/src/helpers.ts`), sent through the real driver, on a
-//! 1,000-chunk and a 1,000,000-chunk collection — target: the large one at most 2 × the small
-//! one. And the generic path: a `$match` + `$group` over generated `config.chunks` documents
+//! What `sh.status()` costs on `shardtop serve` (issues 16, 33): the commands mongosh 2.12.0
+//! sent for it, captured on the wire (`tests/fixtures/mongosh/`), replayed on a 1,000-chunk and
+//! a 1,000,000-chunk collection — target: the large one at most 2 × the small one; a find by
+//! uuid among 3,000 collections (issue 36). And the generic path: a `$match` + `$group` over generated `config.chunks` documents
 //! that must be built (a match the routing-table answer does not take) — target ≥ 1,000,000
 //! documents/s.
 //!
 //! Run: `cargo bench --bench serve_status -- --warm-up-time 1 --measurement-time 5`.
 #![allow(clippy::unwrap_used)]
 
-use std::net::SocketAddr;
+use std::io::{Read, Write};
+use std::net::{SocketAddr, TcpStream};
 use std::time::Instant;
 
 use bson::{Bson, Document, doc};
@@ -58,77 +59,142 @@ async fn aggregate(client: &mongodb::Client, coll: &str, pipeline: Vec<Document>
         .unwrap()
 }
 
-/// mongosh's `sh.status()` reads, in its order; returns the chunks it counted.
-async fn sh_status(client: &mongodb::Client) -> i64 {
-    all(client, "version", doc! {}).await;
-    all(client, "shards", doc! {}).await;
-    all(client, "mongos", doc! {}).await;
-    for id in ["autosplit", "automerge", "balancer", "balancer"] {
-        all(client, "settings", doc! {"_id": id}).await;
+/// What mongosh 2.12.0 sent for `sh.status()` against `serve` on a 1,000-chunk `app.big`,
+/// captured on the wire (`scripts/capture_commands.py`): one command document a line, canonical
+/// Extended JSON.
+const CAPTURED: &str = include_str!("../tests/fixtures/mongosh/sh_status_2.12.0.jsonl");
+
+fn captured() -> Vec<Document> {
+    CAPTURED
+        .lines()
+        .map(|l| {
+            let v: serde_json::Value = serde_json::from_str(l).unwrap();
+            match Bson::try_from(v).unwrap() {
+                Bson::Document(d) => d,
+                other => panic!("not a document: {other}"),
+            }
+        })
+        .collect()
+}
+
+/// One OP_MSG round trip on `conn`: the body `cmd`, the reply's body.
+fn round_trip(conn: &mut TcpStream, cmd: &Document, id: i32) -> Document {
+    let mut body = Vec::new();
+    cmd.to_writer(&mut body).unwrap();
+    let len = 16 + 4 + 1 + body.len();
+    let mut msg = Vec::with_capacity(len);
+    for n in [len as i32, id, 0, 2013, 0] {
+        msg.extend_from_slice(&n.to_le_bytes());
     }
-    let admin = client.database("admin");
-    admin.run_command(doc! {"balancerStatus": 1}).await.unwrap();
-    all(client, "locks", doc! {"state": 2}).await;
-    all(client, "actionlog", doc! {"what": "balancer.round"}).await;
-    all(client, "changelog", doc! {"what": "moveChunk.from"}).await;
-    all(client, "databases", doc! {}).await;
-    let colls = all(
-        client,
-        "collections",
-        doc! {"dropped": {"$ne": true}, "unsplittable": {"$ne": true}},
-    )
-    .await;
-    admin
-        .aggregate(vec![doc! {"$shardedDataDistribution": {}}])
-        .await
-        .unwrap()
-        .try_collect::<Vec<_>>()
-        .await
-        .unwrap();
-    let mut counted = 0;
-    for c in colls {
-        let m = doc! {"uuid": c.get("uuid").cloned().unwrap_or(Bson::Null)};
-        let per_shard = aggregate(
-            client,
-            "chunks",
-            vec![
-                doc! {"$match": m},
-                doc! {"$group": {"_id": "$shard", "cnt": {"$sum": 1}}},
-                doc! {"$project": {"_id": 0, "shard": "$_id", "nChunks": "$cnt"}},
-                doc! {"$sort": {"shard": 1}},
-            ],
-        )
-        .await;
-        counted += per_shard
-            .iter()
-            .map(|d| i64::from(d.get_i32("nChunks").unwrap()))
-            .sum::<i64>();
-        all(client, "tags", doc! {"ns": c.get_str("_id").unwrap()}).await;
+    msg.push(0);
+    msg.extend_from_slice(&body);
+    conn.write_all(&msg).unwrap();
+    let mut header = [0u8; 16];
+    conn.read_exact(&mut header).unwrap();
+    let total = i32::from_le_bytes(header[..4].try_into().unwrap()) as usize;
+    let mut rest = vec![0u8; total - 16];
+    conn.read_exact(&mut rest).unwrap();
+    assert_eq!(rest[4], 0, "a kind-0 body first");
+    Document::from_reader(&rest[5..]).unwrap()
+}
+
+/// Replays the captured commands on one connection, in order (mongosh sent them on several,
+/// some at once): each killCursors names the cursors this replay left open on its collection.
+/// Returns the chunks the `$group` by shard counted and the chunk documents the finds returned.
+fn replay(addr: SocketAddr, cmds: &[Document]) -> (i64, usize) {
+    let mut conn = TcpStream::connect(addr).unwrap();
+    conn.set_nodelay(true).unwrap();
+    let mut open: Vec<(String, i64)> = Vec::new();
+    let (mut counted, mut read) = (0, 0);
+    for (i, cmd) in cmds.iter().enumerate() {
+        let mut cmd = cmd.clone();
+        if let Ok(coll) = cmd.get_str("killCursors") {
+            let ns = format!("config.{coll}");
+            let ids: Vec<Bson> = open
+                .iter()
+                .filter(|(n, _)| *n == ns)
+                .map(|(_, id)| Bson::Int64(*id))
+                .collect();
+            open.retain(|(n, _)| *n != ns);
+            cmd.insert("cursors", ids);
+        }
+        let reply = round_trip(&mut conn, &cmd, i as i32 + 1);
+        // mongosh's probes (`getParameter: "foo"`, `atlasVersion`) fail on a real server too;
+        // every read of the config database answers.
+        if cmd.get_str("$db") == Ok("config") {
+            assert_eq!(reply.get_f64("ok").ok(), Some(1.0), "{cmd}: {reply}");
+        }
+        let Ok(cursor) = reply.get_document("cursor") else {
+            continue;
+        };
+        let id = cursor.get_i64("id").unwrap_or(0);
+        let ns = cursor.get_str("ns").unwrap_or("").to_string();
+        if id != 0 {
+            open.push((ns.clone(), id));
+        }
+        let batch = cursor.get_array("firstBatch").map_or(0, Vec::len);
+        if ns == "config.chunks" && cmd.contains_key("find") {
+            read += batch;
+        } else if ns == "config.chunks" {
+            for d in cursor.get_array("firstBatch").unwrap() {
+                counted += i64::from(d.as_document().unwrap().get_i32("nChunks").unwrap());
+            }
+        }
     }
-    counted
+    (counted, read)
 }
 
 fn status(c: &mut Criterion) {
     let rt = common::runtime();
+    let cmds = captured();
     let mut group = c.benchmark_group("serve sh.status");
     group.sample_size(10);
     for chunks in [1_000_u32, 1_000_000] {
-        let (server, client) = rt.block_on(serve(common::big_hashed_sim(chunks)));
-        group.bench_function(format!("mongosh reads, {chunks} chunks"), |b| {
-            b.iter_custom(|iters| {
-                rt.block_on(async {
-                    let start = Instant::now();
-                    for _ in 0..iters {
-                        // And config.system.sessions's one chunk.
-                        assert_eq!(sh_status(&client).await, i64::from(chunks) + 1);
-                    }
-                    start.elapsed()
-                })
+        let (server, _client) = rt.block_on(serve(common::big_hashed_sim(chunks)));
+        let addr = server.local_addr();
+        group.bench_function(format!("mongosh 2.12.0's commands, {chunks} chunks"), |b| {
+            b.iter(|| {
+                // And config.system.sessions's one chunk; the finds' first batches: 101 + 1.
+                assert_eq!(replay(addr, &cmds), (i64::from(chunks) + 1, 102));
             });
         });
         rt.block_on(server.shutdown());
     }
     group.finish();
+}
+
+/// `config.chunks.find({uuid})` among 3,000 one-chunk collections (issue 36: it cost the square
+/// of the collection count).
+fn find_by_uuid(c: &mut Criterion) {
+    let rt = common::runtime();
+    let colls: Vec<String> = (0..3000)
+        .map(|i| format!(r#"{{"ns": "db.c{i:04}", "key": {{"k": 1}}}}"#))
+        .collect();
+    let text = format!(
+        r#"{{"name": "many", "description": "d", "seedPassage": "p", "shards": 3,
+            "collections": [{}], "until": 1}}"#,
+        colls.join(",")
+    );
+    let sc = shardtop::sim::scenario::parse(&text).unwrap();
+    let sim = Simulator::from_scenario(&sc, 1, None).unwrap();
+    let (server, client) = rt.block_on(serve(sim));
+    let uuids: Vec<Bson> = rt
+        .block_on(all(&client, "collections", doc! {}))
+        .iter()
+        .map(|c| c.get("uuid").cloned().unwrap())
+        .collect();
+    let mut group = c.benchmark_group("serve config.chunks find by uuid");
+    group.sample_size(10);
+    group.bench_function("3,000 one-chunk collections", |b| {
+        let mut i = 0;
+        b.iter(|| {
+            i = (i + 1) % uuids.len();
+            let got = rt.block_on(all(&client, "chunks", doc! {"uuid": uuids[i].clone()}));
+            assert_eq!(got.len(), 1);
+        });
+    });
+    group.finish();
+    rt.block_on(server.shutdown());
 }
 
 fn generic_group(c: &mut Criterion) {
@@ -168,5 +234,5 @@ fn generic_group(c: &mut Criterion) {
     rt.block_on(server.shutdown());
 }
 
-criterion_group!(benches, status, generic_group);
+criterion_group!(benches, status, find_by_uuid, generic_group);
 criterion_main!(benches);

@@ -461,3 +461,40 @@ async fn cursors_die_with_their_session() {
         .unwrap();
     assert_eq!(open_cursors(&client).await, 0);
 }
+
+/// A `$regex` longer than 32,764 bytes is refused as a server refuses it (51091), as a value,
+/// an operator or inside `$in`; one of exactly that length is accepted (issue 36: a 4 MB pattern
+/// was copied and hashed for every document).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn regex_patterns_past_32764_bytes_are_refused() {
+    let (server, client, _) = common::serve_empty("8.0", true).await;
+    let coll = client.database("app").collection::<Document>("r");
+    coll.insert_many((0..50).map(|i| doc! {"i": i, "z": "ccc"}))
+        .await
+        .unwrap();
+    let longest = format!("^ccc$|{}", "d".repeat(32_758));
+    assert_eq!(longest.len(), 32_764);
+    let n = coll
+        .count_documents(doc! {"z": {"$regex": longest.clone()}})
+        .await
+        .unwrap();
+    assert_eq!(n, 50);
+    let too_long = format!("{longest}c");
+    let regex = Bson::RegularExpression(bson::Regex {
+        pattern: too_long.clone(),
+        options: String::new(),
+    });
+    for filter in [
+        doc! {"z": {"$regex": too_long.clone()}},
+        doc! {"z": regex.clone()},
+        doc! {"z": {"$in": [regex]}},
+    ] {
+        let e = coll.find_one(filter).await.unwrap_err();
+        assert_eq!(code_of(&e), 51091, "{e}");
+        assert!(
+            e.to_string().contains("Regular expression is invalid"),
+            "{e}"
+        );
+    }
+    server.shutdown().await;
+}

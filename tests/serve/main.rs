@@ -9,6 +9,7 @@ mod balancer_status;
 mod balancing;
 mod change_stream;
 mod chunk_counts;
+mod chunk_sorts;
 mod chunks;
 #[path = "../common/mod.rs"]
 mod common;

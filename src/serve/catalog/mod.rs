@@ -5,6 +5,7 @@
 //! May import `state`, `query` and `reply`; not the command handlers or the write path.
 pub mod chunk_counts;
 pub mod chunk_pipeline;
+pub mod chunk_scope;
 pub mod chunks_cursor;
 pub mod config_db;
 pub mod ids;

@@ -18,12 +18,41 @@ fn bad_value(m: impl Into<String>) -> MongoError {
 
 thread_local! {
     static COMPILED: RefCell<HashMap<(String, String), Regex>> = RefCell::new(HashMap::new());
+    /// The expression compiled last: a command matching many documents with one pattern finds
+    /// it here by comparing bytes, without copying or hashing the pattern per document.
+    static LAST: RefCell<Option<(String, String, Regex)>> = const { RefCell::new(None) };
 }
+
+/// The longest pattern a server compiles, in bytes.
+// 8.0 `src/mongo/db/matcher/expression_leaf.h`: `RegexMatchExpression::kMaxPatternSize = 32764`;
+// a longer pattern fails PCRE2's compile (`src/mongo/util/pcre.cpp` sets it as the maximum
+// pattern length) and `expression_leaf.cpp` raises 51091 "Regular expression is invalid: " with
+// PCRE2's message (`jstests/core/query/regex/regex_limit.js` expects 51091).
+pub const MAX_PATTERN_BYTES: usize = 32764;
 
 /// The compiled expression for `pattern` with MongoDB's `options` (`i`, `m`, `s`, `x`, `u`).
 fn compiled(pattern: &str, options: &str) -> Result<Regex, MongoError> {
+    if pattern.len() > MAX_PATTERN_BYTES {
+        return Err(MongoError {
+            code: 51091,
+            code_name: "Location51091",
+            message: "Regular expression is invalid: pattern string is longer than the limit set \
+                      by the application"
+                .into(),
+        });
+    }
+    let last = LAST.with(|l| {
+        l.borrow()
+            .as_ref()
+            .filter(|(p, o, _)| p == pattern && o == options)
+            .map(|(_, _, r)| r.clone())
+    });
+    if let Some(r) = last {
+        return Ok(r);
+    }
     let key = (pattern.to_string(), options.to_string());
     if let Some(r) = COMPILED.with(|c| c.borrow().get(&key).cloned()) {
+        LAST.with(|l| *l.borrow_mut() = Some((key.0, key.1, r.clone())));
         return Ok(r);
     }
     let mut flags = String::new();
@@ -55,8 +84,9 @@ fn compiled(pattern: &str, options: &str) -> Result<Regex, MongoError> {
         if c.len() > 256 {
             c.clear();
         }
-        c.insert(key, r.clone());
+        c.insert(key.clone(), r.clone());
     });
+    LAST.with(|l| *l.borrow_mut() = Some((key.0, key.1, r.clone())));
     Ok(r)
 }
 

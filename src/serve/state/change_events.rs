@@ -1,5 +1,6 @@
-//! The change events of acknowledged writes (a ring of the newest [`HISTORY`]) and the open
-//! change-stream cursors: data only. Writes record events through `write_path::observe`; the
+//! The change events of acknowledged writes (a ring of the newest [`HISTORY`] events holding at
+//! most [`HISTORY_BYTES`], as an oplog is capped by size) and the open change-stream cursors:
+//! data only. Writes record events through `write_path::observe`; the
 //! `$changeStream` stage and its `getMore` read them (`commands::aggregate::change_stream`).
 //!
 //! May import `query` and `reply`; nothing above `state`.
@@ -10,6 +11,11 @@ use bson::{Document, Timestamp, doc};
 
 /// Events kept for resuming; older ones are dropped.
 pub const HISTORY: usize = 100_000;
+/// The bytes (BSON size) the kept events hold at most; past it the oldest are dropped, the
+/// newest always kept — as the oplog, a capped collection sized in bytes (`oplogSizeMB`),
+/// drops its oldest entries (`src/mongo/db/storage/wiredtiger/wiredtiger_record_store.cpp`,
+/// oplog truncate markers). A stream resuming from a dropped event fails as on a server.
+pub const HISTORY_BYTES: usize = 128 << 20;
 pub struct Event {
     pub seq: u64,
     pub ns: String,
@@ -50,6 +56,8 @@ pub struct Stream {
 #[derive(Default)]
 pub struct ChangeStreams {
     pub events: VecDeque<Event>,
+    /// The BSON bytes of `events`.
+    bytes: usize,
     /// The sequence number of the newest event (0: none yet).
     pub last_seq: u64,
     pub cursors: BTreeMap<i64, Stream>,
@@ -60,6 +68,20 @@ pub fn token(seq: u64) -> Document {
     doc! { "_data": format!("{seq:016X}") }
 }
 impl ChangeStreams {
+    /// Keeps `event`, dropping the oldest past [`HISTORY`] events or [`HISTORY_BYTES`].
+    pub fn record(&mut self, event: Event) {
+        self.bytes += crate::wire::document_len(&event.doc);
+        self.events.push_back(event);
+        while self.events.len() > HISTORY || (self.bytes > HISTORY_BYTES && self.events.len() > 1) {
+            let Some(old) = self.events.pop_front() else {
+                break;
+            };
+            self.bytes = self
+                .bytes
+                .saturating_sub(crate::wire::document_len(&old.doc));
+        }
+    }
+
     /// Index in the ring of the first event after `position`.
     pub fn start_of(&self, position: u64) -> usize {
         let oldest = self.events.front().map_or(self.last_seq + 1, |e| e.seq);
@@ -104,4 +126,46 @@ pub enum Change {
     },
     Replace,
     Delete,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn event(seq: u64, bytes: usize) -> Event {
+        Event {
+            seq,
+            ns: "app.c".into(),
+            at: Timestamp {
+                time: 1,
+                increment: seq as u32,
+            },
+            doc: doc! {"fullDocument": {"pad": "x".repeat(bytes)}},
+        }
+    }
+
+    /// Large events are capped by their bytes, like an oplog, not by their count; the newest
+    /// is kept however large.
+    #[test]
+    fn events_are_capped_by_bytes() {
+        let mut s = ChangeStreams::default();
+        for seq in 1..=60 {
+            s.record(event(seq, 15 << 20));
+        }
+        assert!(s.bytes <= HISTORY_BYTES, "{}", s.bytes);
+        assert_eq!(s.events.len(), HISTORY_BYTES / (15 << 20));
+        assert_eq!(s.events.back().map(|e| e.seq), Some(60));
+        let held: usize = s
+            .events
+            .iter()
+            .map(|e| crate::wire::document_len(&e.doc))
+            .sum();
+        assert_eq!(held, s.bytes);
+        s.record(event(61, HISTORY_BYTES + 1));
+        assert_eq!(s.events.len(), 1, "the newest is kept alone");
+        for seq in 62..62 + HISTORY as u64 + 5 {
+            s.record(event(seq, 1));
+        }
+        assert_eq!(s.events.len(), HISTORY);
+    }
 }

@@ -91,6 +91,9 @@ pub struct State {
     pub sessions: sessions::Sessions,
     /// The simulated user's roles (`--user-roles`), when access control is on.
     pub access: Option<access::Access>,
+    /// The namespace of each collection uuid of the catalog, as last seen (`config.chunks`
+    /// reads by uuid look it up, checked against the catalog: `catalog::chunk_scope`).
+    pub chunk_uuids: std::collections::HashMap<[u8; 16], String>,
 }
 
 impl State {
@@ -130,6 +133,7 @@ impl State {
             sessions: sessions::Sessions::default(),
             access: None,
             other_settings: settings::OtherSettings::default(),
+            chunk_uuids: std::collections::HashMap::new(),
         }
     }
 

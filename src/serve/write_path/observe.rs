@@ -8,7 +8,7 @@ use bson::{Bson, DateTime, Document, Timestamp, doc};
 
 use crate::serve::query::get_path;
 use crate::serve::state::State;
-use crate::serve::state::change_events::{Change, Event, HISTORY, token};
+use crate::serve::state::change_events::{Change, Event, token};
 
 /// Records the insert of `d` into `ns`, whose shard key has `key_paths` (none when unsharded).
 pub fn record_insert(state: &mut State, ns: &str, key_paths: &[String], d: &Document) {
@@ -74,15 +74,12 @@ pub fn record(state: &mut State, ns: &str, key_paths: &[String], d: &Document, c
         }
         Change::Delete => {}
     }
-    streams.events.push_back(Event {
+    streams.record(Event {
         seq,
         ns: ns.to_string(),
         at,
         doc: event,
     });
-    if streams.events.len() > HISTORY {
-        streams.events.pop_front();
-    }
 }
 
 /// The shard-key paths of sharded collection `c`.

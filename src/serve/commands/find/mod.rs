@@ -5,6 +5,7 @@
 //!
 //! May import `write_path`, `catalog`, `state`, `query` and `reply`.
 
+pub mod blocking_sort;
 pub mod kept_cursor;
 
 use std::collections::VecDeque;
@@ -12,6 +13,7 @@ use std::collections::VecDeque;
 use bson::{Bson, Document, doc};
 
 use crate::cluster::MongoError;
+use crate::serve::catalog::chunk_scope::{ChunkOrder, ChunkScope};
 use crate::serve::catalog::chunks_cursor::ChunkCursor;
 use crate::serve::catalog::config_db;
 use crate::serve::catalog::reads::{
@@ -124,23 +126,42 @@ pub fn find(state: &mut State, db: &str, cmd: &Document) -> Result<Reply, MongoE
         .map(Projection::parse)
         .transpose()?;
     let limit = opt_count(cmd, "limit")?;
-    let unsorted = opt_doc(cmd, "sort")?.is_none_or(Document::is_empty);
-    if db == "config" && coll == "chunks" && unsorted {
-        return find_chunks(state, cmd, filter, projection, limit);
+    let sort = opt_doc(cmd, "sort")?.filter(|s| !s.is_empty());
+    if db == "config" && coll == "chunks" {
+        let scope = ChunkScope::of(state, filter);
+        let order = match sort {
+            None => Some(ChunkOrder::Key),
+            // An order of one collection's chunks its routing table gives (as the config
+            // server's `{uuid: 1, min: 1}` and `{uuid: 1, lastmod: 1}` indexes do).
+            Some(s) if scope != ChunkScope::All => ChunkOrder::of(s),
+            Some(_) => None,
+        };
+        if let Some(order) = order {
+            return find_chunks(state, cmd, filter, projection, limit, scope, order);
+        }
     }
     let ns = format!("{db}.{coll}");
-    if db != "config" && unsorted && state.sessions.view(&ns).is_none() {
+    if db != "config" && sort.is_none() && state.sessions.view(&ns).is_none() {
         return find_kept(state, &ns, cmd, filter, projection, limit);
     }
-    let docs = select(
-        state,
-        db,
-        &coll,
-        filter,
-        opt_doc(cmd, "sort")?,
-        opt_count(cmd, "skip")?,
-        limit,
-    )?;
+    let docs = match sort {
+        Some(sort) if db == "config" && coll == "chunks" => {
+            let how = LazyFind::of(cmd, filter, limit)?;
+            let scope = ChunkScope::of(state, filter);
+            let cursor = ChunkCursor::new(filter, None, 0, None).scoped(scope, ChunkOrder::Key);
+            let allow = blocking_sort::disk_use_allowed(cmd, state.sim.cluster.version);
+            blocking_sort::sorted(state, cursor, sort, how.skip, how.left, allow)?
+        }
+        _ => select(
+            state,
+            db,
+            &coll,
+            filter,
+            sort,
+            opt_count(cmd, "skip")?,
+            limit,
+        )?,
+    };
     let mut docs: VecDeque<Document> = match projection {
         Some(p) => docs.iter().map(|d| p.apply(d)).collect(),
         None => docs.into(),
@@ -217,16 +238,19 @@ fn find_kept(
     Ok(reply)
 }
 
-/// `find` on `config.chunks` without a sort: batches built as they are asked for.
+/// `find` on `config.chunks` read in an order the routing tables give (key order for an
+/// unsorted read): batches built as they are asked for.
 fn find_chunks(
     state: &mut State,
     cmd: &Document,
     filter: Option<&Document>,
     projection: Option<Projection>,
     limit: Option<i64>,
+    scope: ChunkScope,
+    order: ChunkOrder,
 ) -> Result<Reply, MongoError> {
     let how = LazyFind::of(cmd, filter, limit)?;
-    let cursor = ChunkCursor::new(filter, projection, how.skip, how.left);
+    let cursor = ChunkCursor::new(filter, projection, how.skip, how.left).scoped(scope, order);
     how.answer(state, "config.chunks", Rest::Lazy(Box::new(cursor)))
 }
 

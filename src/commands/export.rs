@@ -1,7 +1,8 @@
 //! `sim … --export FILE` and `replay … --export FILE [--at T]`: the screen the TUI would show, at
 //! the end (or at T) as `.txt`, `.ansi`, `.svg` or `.png`, or the whole run as an asciicast v2 `.cast`
 //! (one frame per virtual second up to the end or T, timed at the playback speed), drawn by the
-//! same panes at `--size`. The file is written whole or not at all (a temporary file, then renamed).
+//! same panes at `--size`. The file is written whole or not at all by the one safe writer
+//! ([`crate::files`]); a file already there is refused unless `--force`.
 
 use std::io::Write;
 use std::path::Path;
@@ -72,6 +73,8 @@ pub struct Spec<'a> {
     pub settings: &'a Settings,
     /// The screen shown.
     pub view: crate::cli::ExportView,
+    /// A file already at `path`: refused, or replaced (`--force`).
+    pub existing: crate::files::Existing,
 }
 
 struct Screen<T: Timeline> {
@@ -131,6 +134,8 @@ impl<T: Timeline> Screen<T> {
 /// Writes the export; returns what was written, in words.
 pub fn run<T: Timeline>(timeline: T, log: Vec<LogLine>, spec: &Spec) -> Result<String, Failure> {
     let format = format_of(spec.path)?;
+    crate::files::check(spec.path, spec.existing)
+        .map_err(|e| Failure::input(format!("--export {}: {e}", spec.path.display())))?;
     let (w, h) = spec.size;
     if format == Format::Png && (w > PNG_MAX.0 || h > PNG_MAX.1) {
         return Err(Failure::input(format!(
@@ -163,7 +168,7 @@ pub fn run<T: Timeline>(timeline: T, log: Vec<LogLine>, spec: &Spec) -> Result<S
             }
             t = (t + 1000).min(screen.end_ms);
         }
-        write_whole(spec.path, body.as_bytes())?;
+        write_whole(spec.path, body.as_bytes(), spec.existing)?;
         return Ok(format!(
             "wrote {} ({frames} frames, {w}×{h}, {:.1} s at ×{})",
             spec.path.display(),
@@ -181,7 +186,7 @@ pub fn run<T: Timeline>(timeline: T, log: Vec<LogLine>, spec: &Spec) -> Result<S
             .map_err(|e| Failure::runtime(format!("cannot draw the PNG: {e}")))?,
         _ => export::svg(&buffer).into_bytes(),
     };
-    write_whole(spec.path, &bytes)?;
+    write_whole(spec.path, &bytes, spec.existing)?;
     Ok(format!(
         "wrote {} (the screen at {:.1} s, {w}×{h})",
         spec.path.display(),
@@ -194,7 +199,7 @@ fn spec_of<'a>(
     at: Option<f64>,
     size_text: Option<&str>,
     ctx: &'a super::settings::Context,
-    view: crate::cli::ExportView,
+    (view, force): (crate::cli::ExportView, bool),
 ) -> Result<Spec<'a>, Failure> {
     let at_ms = match at {
         Some(t) if !t.is_finite() || t < 0.0 => {
@@ -210,6 +215,7 @@ fn spec_of<'a>(
         speed: super::settings::speed_of(None, ctx)?,
         settings: &ctx.settings,
         view,
+        existing: super::existing(force),
     })
 }
 
@@ -232,7 +238,13 @@ pub fn sim(
     let log = timeline.take_initial_log();
     timeline.keep_past(super::settings::history_secs(&ctx.config)?);
     let path = args.export.as_deref().unwrap_or(Path::new(""));
-    let spec = spec_of(path, args.until, args.size.as_deref(), ctx, args.view)?;
+    let spec = spec_of(
+        path,
+        args.until,
+        args.size.as_deref(),
+        ctx,
+        (args.view, args.force),
+    )?;
     said(out, &run(timeline, log, &spec)?)
 }
 
@@ -251,32 +263,32 @@ pub fn replay(
     })?;
     timeline.keep_past(super::settings::history_secs(&ctx.config)?);
     let path = args.export.as_deref().unwrap_or(Path::new(""));
-    let spec = spec_of(path, args.at, args.size.as_deref(), ctx, args.view)?;
+    let spec = spec_of(
+        path,
+        args.at,
+        args.size.as_deref(),
+        ctx,
+        (args.view, args.force),
+    )?;
     said(out, &run(timeline, Vec::new(), &spec)?)
 }
 
-/// Writes `body` to `path` through a temporary file beside it, so a failure leaves no half file.
-pub fn write_whole(path: &Path, body: &[u8]) -> Result<(), Failure> {
-    let dir = path
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let failed = |e: &dyn std::fmt::Display| {
-        Failure::runtime(format!("cannot write {}: {e}", path.display()))
-    };
-    let mut tmp = tempfile::Builder::new()
-        .permissions(std::os::unix::fs::PermissionsExt::from_mode(0o644))
-        .tempfile_in(dir)
+/// Writes `body` to `path` whole or not at all, through the one safe writer.
+pub fn write_whole(
+    path: &Path,
+    body: &[u8],
+    existing: crate::files::Existing,
+) -> Result<(), Failure> {
+    crate::files::write_whole(path, body, existing)
+        .map(|_| ())
         .map_err(|e| {
-            if e.kind() == std::io::ErrorKind::NotFound {
-                failed(&format!("the folder {} does not exist", dir.display()))
+            let text = format!("cannot write {}: {e}", path.display());
+            if e.kind() == std::io::ErrorKind::AlreadyExists {
+                Failure::input(text)
             } else {
-                failed(&e)
+                Failure::runtime(text)
             }
-        })?;
-    tmp.write_all(body).map_err(|e| failed(&e))?;
-    tmp.persist(path).map_err(|e| failed(&e.error))?;
-    Ok(())
+        })
 }
 
 #[cfg(test)]

@@ -1,7 +1,8 @@
 #![allow(clippy::unwrap_used)]
 //! Exports of the TUI's screen as the binary writes them, each parsed back: text with the hot
 //! shard, SVG as XML with the shard names, PNG decoded at its size, an asciicast's header and
-//! frames; a replay's screen at a time; `s` in the TUI (tmux) saving the screen.
+//! frames; a replay's screen at a time; `s` in the TUI (tmux) saving the screen, never over an
+//! earlier save.
 
 use crate::common;
 
@@ -168,6 +169,15 @@ fn s_in_the_tui_saves_the_screen_here_and_says_so() {
         saved.contains("shard0000") && saved.contains("Balancer"),
         "{saved}"
     );
+    // Two more presses within a second: each saves its own files, none overwritten.
+    t.keys("s");
+    t.keys("s");
+    let count = || std::fs::read_dir(dir.path()).unwrap().count();
+    let deadline = std::time::Instant::now() + Duration::from_secs(5);
+    while count() < 6 && std::time::Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert_eq!(count(), 6, "three saves, six files");
     t.keys("q");
     t.wait_for("EXIT=0", Duration::from_secs(10));
 }

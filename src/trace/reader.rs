@@ -1,6 +1,7 @@
-//! Reading a trace: decompression (to a temporary file, so memory stays bounded and seeking works
-//! on compressed traces too), then one validating pass that replays every event, records where the
-//! keyframes are, and lists the notable events (migrations, errors, jumbo marks) for jumping.
+//! Reading a trace: one validating pass that replays every event, records where the keyframes
+//! are, and lists the notable events (migrations, errors, jumbo marks) for jumping. A compressed
+//! trace is decompressed as that pass reads it, line by line, a copy going to a temporary file so
+//! seeking works: a file that is not a trace is refused at its first bad line, never expanded whole.
 
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, Read, Seek, SeekFrom};
@@ -48,15 +49,22 @@ pub(super) fn io_err(path: &Path, e: &io::Error) -> TraceError {
 pub struct ReadOptions {
     /// A longer line is refused (a keyframe of a million chunks is about 200 MB).
     pub max_line_bytes: usize,
+    /// A compressed trace that decompresses to more is refused (16 GiB).
+    pub max_total_bytes: u64,
 }
 
 impl Default for ReadOptions {
     fn default() -> Self {
         Self {
             max_line_bytes: 512 << 20,
+            max_total_bytes: 16 << 30,
         }
     }
 }
+
+/// The header line is at most this long (a header names shards and collections: kilobytes), so a
+/// file that is not a trace is refused after reading this much of it.
+const MAX_HEADER_BYTES: usize = 1 << 20;
 
 /// What kind of notable event, for jumping between them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -119,7 +127,7 @@ pub(super) enum Line {
 pub(super) type RawLine<'a> = Result<(&'a [u8], bool), String>;
 
 pub(super) struct LineReader {
-    reader: BufReader<File>,
+    reader: BufReader<Box<dyn Read + Send>>,
     pub offset: u64,
     pub line: u64,
     buf: Vec<u8>,
@@ -130,12 +138,29 @@ impl LineReader {
     pub fn open(path: &Path, offset: u64, line: u64, max: usize) -> io::Result<Self> {
         let mut file = File::open(path)?;
         file.seek(SeekFrom::Start(offset))?;
-        Ok(Self {
-            reader: BufReader::with_capacity(1 << 16, file),
+        Ok(Self::of(Box::new(file), offset, line, max))
+    }
+
+    fn of(input: Box<dyn Read + Send>, offset: u64, line: u64, max: usize) -> Self {
+        Self {
+            reader: BufReader::with_capacity(1 << 16, input),
             offset,
             line,
             buf: Vec::new(),
             max,
+        }
+    }
+
+    /// The next raw line, a read error naming `path` (and, for a compressed trace read too far,
+    /// the line).
+    fn next_raw_of(&mut self, path: &Path) -> Result<Option<RawLine<'_>>, TraceError> {
+        let line = self.line + 1;
+        self.next_raw().map_err(|e| {
+            if e.kind() == io::ErrorKind::InvalidData {
+                bad(path, line, e)
+            } else {
+                io_err(path, &e)
+            }
         })
     }
 
@@ -183,27 +208,41 @@ pub(super) fn classify(v: Value) -> Result<Line, String> {
 }
 
 impl TraceFile {
-    /// Opens, decompresses if needed, and validates a trace.
+    /// Opens and validates a trace (decompressing it as it is read).
     pub fn open(path: &Path, opts: ReadOptions) -> Result<Self, TraceError> {
         let mut warnings = Vec::new();
-        let (readable, temp) = match super::compression::of_content(path, &mut warnings)? {
-            Compression::None => (path.to_path_buf(), None),
-            c => {
-                let temp = decompress(path, c, &mut warnings)?;
-                (temp.to_path_buf(), Some(temp))
-            }
+        let compression = super::compression::of_content(path, &mut warnings)?;
+        let (mut lines, readable, temp, damaged) = if compression == Compression::None {
+            let lines =
+                LineReader::open(path, 0, 0, MAX_HEADER_BYTES).map_err(|e| io_err(path, &e))?;
+            (lines, path.to_path_buf(), None, None)
+        } else {
+            let (copy, temp) = tempfile::NamedTempFile::new()
+                .map_err(|e| io_err(path, &e))?
+                .into_parts();
+            let tee = super::compression::stream(path, compression, copy, opts.max_total_bytes)?;
+            let damaged = tee.damaged.clone();
+            let lines = LineReader::of(Box::new(tee), 0, 0, MAX_HEADER_BYTES);
+            (lines, temp.to_path_buf(), Some(temp), Some(damaged))
         };
-        let mut lines =
-            LineReader::open(&readable, 0, 0, opts.max_line_bytes).map_err(|e| io_err(path, &e))?;
-        let header = match lines.next_raw().map_err(|e| io_err(path, &e))? {
+        let header = match lines.next_raw_of(path)? {
             None => return Err(bad(path, 1, "empty file: not a shardtop trace")),
-            Some(Err(e)) => return Err(bad(path, 1, e)),
+            Some(Err(_)) => {
+                return Err(bad(
+                    path,
+                    1,
+                    format!(
+                        "not a shardtop trace: the first line is longer than {MAX_HEADER_BYTES} bytes, and a header is a few kilobytes"
+                    ),
+                ));
+            }
             Some(Ok((text, _))) => {
                 let v: Value = serde_json::from_slice(text)
                     .map_err(|e| bad(path, 1, format!("not a shardtop trace: not JSON ({e})")))?;
                 Header::from_json(&v).map_err(|e| bad(path, 1, e))?
             }
         };
+        lines.max = opts.max_line_bytes;
         let mut trace = Self {
             path: path.to_path_buf(),
             readable,
@@ -218,6 +257,12 @@ impl TraceFile {
             opts,
         };
         trace.scan(&mut lines)?;
+        if let Some(e) = damaged.and_then(|d| d.lock().ok().and_then(|mut d| d.take())) {
+            trace.warnings.push(format!(
+                "{}: the compressed data ends early or is damaged ({e}); reading what came before",
+                path.display()
+            ));
+        }
         Ok(trace)
     }
 
@@ -227,7 +272,7 @@ impl TraceFile {
         let mut state: Option<Cluster> = None;
         loop {
             let start = lines.offset;
-            let (parsed, complete) = match lines.next_raw().map_err(|e| io_err(&path, &e))? {
+            let (parsed, complete) = match lines.next_raw_of(&path)? {
                 None => break,
                 Some(Err(e)) => return Err(bad(&path, lines.line, e)),
                 Some(Ok((text, complete))) => (probe(text, true), complete),
@@ -456,30 +501,4 @@ pub(super) enum Read1 {
     /// An event kind of a newer minor version: skipped.
     Unknown,
     End,
-}
-
-fn decompress(
-    path: &Path,
-    c: Compression,
-    warnings: &mut Vec<String>,
-) -> Result<tempfile::TempPath, TraceError> {
-    let file = File::open(path).map_err(|e| io_err(path, &e))?;
-    let mut input: Box<dyn Read> = match c {
-        Compression::Gzip => Box::new(flate2::read::MultiGzDecoder::new(BufReader::new(file))),
-        Compression::Zstd => Box::new(zstd::Decoder::new(file).map_err(|e| io_err(path, &e))?),
-        Compression::None => Box::new(file),
-    };
-    let mut temp = tempfile::NamedTempFile::new().map_err(|e| io_err(path, &e))?;
-    let mut buf = vec![0u8; 1 << 16];
-    loop {
-        match input.read(&mut buf) {
-            Ok(0) => break,
-            Ok(n) => io::Write::write_all(&mut temp, &buf[..n]).map_err(|e| io_err(path, &e))?,
-            Err(e) => {
-                warnings.push(format!("{}: the compressed data ends early or is damaged ({e}); reading what came before", path.display()));
-                break;
-            }
-        }
-    }
-    Ok(temp.into_temp_path())
 }

@@ -239,6 +239,7 @@ fn damaged_traces_give_clear_errors_never_panics() {
         &huge,
         ReadOptions {
             max_line_bytes: 10_000,
+            ..ReadOptions::default()
         },
     );
     assert!(

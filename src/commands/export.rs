@@ -1,6 +1,7 @@
 //! `sim … --export FILE` and `replay … --export FILE [--at T]`: the screen the TUI would show, at
 //! the end (or at T) as `.txt`, `.ansi`, `.svg` or `.png`, or the whole run as an asciicast v2 `.cast`
-//! (one frame per virtual second up to the end or T, timed at the playback speed), drawn by the
+//! (one frame per virtual second up to the end or T — fewer past 20 minutes, and it says so — timed
+//! at the playback speed), drawn by the
 //! same panes at `--size`. The file is written whole or not at all by the one safe writer
 //! ([`crate::files`]); a file already there is refused unless `--force`.
 
@@ -60,6 +61,17 @@ pub fn size(text: &str) -> Result<(u16, u16), Failure> {
         return Err(bad());
     }
     Ok((c, r))
+}
+
+/// The most screens an asciicast draws (the longest built-in scenario's seconds): one per virtual
+/// second up to this, then one per as many whole seconds as keep within it (a trace whose end marker says 30 days would otherwise draw 2.6
+/// million screens, for hours).
+const MAX_CAST_STEPS: u64 = 1_200;
+
+/// The time between the screens an asciicast draws for a run of `end_ms`: a whole number of
+/// seconds, one at most [`MAX_CAST_STEPS`] screens.
+fn cast_step_ms(end_ms: u64) -> u64 {
+    end_ms.div_ceil(1000).div_ceil(MAX_CAST_STEPS).max(1) * 1000
 }
 
 /// What to export and how.
@@ -154,6 +166,7 @@ pub fn run<T: Timeline>(timeline: T, log: Vec<LogLine>, spec: &Spec) -> Result<S
         let mut last = None;
         let mut frames = 0;
         let mut t = 0;
+        let step_ms = cast_step_ms(screen.end_ms);
         loop {
             screen.advance(t)?;
             let buffer = export::render(&screen.app);
@@ -166,11 +179,19 @@ pub fn run<T: Timeline>(timeline: T, log: Vec<LogLine>, spec: &Spec) -> Result<S
             if t >= screen.end_ms {
                 break;
             }
-            t = (t + 1000).min(screen.end_ms);
+            t = t.saturating_add(step_ms).min(screen.end_ms);
         }
         write_whole(spec.path, body.as_bytes(), spec.existing)?;
+        let sampled = if step_ms > 1000 {
+            format!(
+                "; one frame per {} s: the run is longer than {MAX_CAST_STEPS} s",
+                step_ms / 1000
+            )
+        } else {
+            String::new()
+        };
         return Ok(format!(
-            "wrote {} ({frames} frames, {w}×{h}, {:.1} s at ×{})",
+            "wrote {} ({frames} frames, {w}×{h}, {:.1} s at ×{}{sampled})",
             spec.path.display(),
             screen.end_ms as f64 / 1000.0 / spec.speed,
             spec.speed
@@ -303,5 +324,16 @@ mod tests {
         assert!(format_of(Path::new("a.png")).is_ok());
         assert!(format_of(Path::new("a.jpg")).is_err());
         assert!(format_of(Path::new("a")).is_err());
+    }
+
+    #[test]
+    fn an_asciicast_draws_at_most_its_bound_of_screens() {
+        assert_eq!(cast_step_ms(300_000), 1000);
+        assert_eq!(cast_step_ms(1_200_000), 1000);
+        assert_eq!(cast_step_ms(1_200_001), 2000);
+        let thirty_days = 30 * 86_400_000;
+        assert_eq!(cast_step_ms(thirty_days), 2_160_000);
+        assert!(thirty_days / cast_step_ms(thirty_days) <= MAX_CAST_STEPS);
+        assert_eq!(cast_step_ms(u64::MAX) % 1000, 0);
     }
 }

@@ -279,3 +279,26 @@ fn the_history_length_comes_from_the_configuration_and_a_bad_one_is_named() {
             .contains("History · app.events")
     );
 }
+
+#[test]
+fn a_trace_whose_end_marker_says_30_days_exports_a_bounded_asciicast_and_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let trace = dir.path().join("t.ndjson");
+    let t = trace.display().to_string();
+    let (code, _, err) = export(&["sim", "ascending", "--until", "10", "--record", &t]);
+    assert_eq!(code, 0, "{err}");
+    let text = std::fs::read_to_string(&trace).unwrap();
+    let text = text.replace("{\"end\":10.0}", "{\"end\":2592000.0}");
+    std::fs::write(&trace, text).unwrap();
+    let cast = dir.path().join("long.cast").display().to_string();
+    let began = std::time::Instant::now();
+    let (code, said, err) = export(&["replay", &t, "--export", &cast, "--size", "60x16"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        said.contains("one frame per 2160 s: the run is longer than 1200 s"),
+        "{said}"
+    );
+    let frames = std::fs::read_to_string(&cast).unwrap().lines().count() - 1;
+    assert!((1..=1_201).contains(&frames), "{frames} frames");
+    eprintln!("30 days as .cast: {frames} frames in {:?}", began.elapsed());
+}

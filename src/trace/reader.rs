@@ -3,13 +3,13 @@
 //! trace is decompressed as that pass reads it, line by line, a copy going to a temporary file so
 //! seeking works: a file that is not a trace is refused at its first bad line, never expanded whole.
 
-use std::fs::File;
-use std::io::{self, BufRead, BufReader, Read, Seek, SeekFrom};
+use std::io;
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
 use super::header::Header;
+pub(super) use super::lines::LineReader;
 use super::writer::Compression;
 use super::{event_codec, state_codec};
 use crate::cluster::Cluster;
@@ -30,7 +30,7 @@ impl std::fmt::Display for TraceError {
 
 impl std::error::Error for TraceError {}
 
-fn bad(path: &Path, line: u64, msg: impl std::fmt::Display) -> TraceError {
+pub(super) fn bad(path: &Path, line: u64, msg: impl std::fmt::Display) -> TraceError {
     TraceError {
         input: true,
         message: format!("{}:{line}: {msg}", path.display()),
@@ -121,73 +121,6 @@ pub(super) enum Line {
     Event(Value),
     Keyframe(Value),
     End(u64),
-}
-
-/// A line's bytes (without the newline) and whether it ended with one, or why it was refused.
-pub(super) type RawLine<'a> = Result<(&'a [u8], bool), String>;
-
-pub(super) struct LineReader {
-    reader: BufReader<Box<dyn Read + Send>>,
-    pub offset: u64,
-    pub line: u64,
-    buf: Vec<u8>,
-    max: usize,
-}
-
-impl LineReader {
-    pub fn open(path: &Path, offset: u64, line: u64, max: usize) -> io::Result<Self> {
-        let mut file = File::open(path)?;
-        file.seek(SeekFrom::Start(offset))?;
-        Ok(Self::of(Box::new(file), offset, line, max))
-    }
-
-    fn of(input: Box<dyn Read + Send>, offset: u64, line: u64, max: usize) -> Self {
-        Self {
-            reader: BufReader::with_capacity(1 << 16, input),
-            offset,
-            line,
-            buf: Vec::new(),
-            max,
-        }
-    }
-
-    /// The next raw line, a read error naming `path` (and, for a compressed trace read too far,
-    /// the line).
-    fn next_raw_of(&mut self, path: &Path) -> Result<Option<RawLine<'_>>, TraceError> {
-        let line = self.line + 1;
-        self.next_raw().map_err(|e| {
-            if e.kind() == io::ErrorKind::InvalidData {
-                bad(path, line, e)
-            } else {
-                io_err(path, &e)
-            }
-        })
-    }
-
-    /// The next raw line: `Ok(None)` at the end; `Err(text)` for a line too long.
-    /// The flag tells whether the line ended with a newline.
-    pub fn next_raw(&mut self) -> io::Result<Option<RawLine<'_>>> {
-        self.buf.clear();
-        let limit = (self.max + 1) as u64;
-        let n = (&mut self.reader)
-            .take(limit)
-            .read_until(b'\n', &mut self.buf)?;
-        if n == 0 {
-            return Ok(None);
-        }
-        self.offset += n as u64;
-        self.line += 1;
-        let complete = self.buf.last() == Some(&b'\n');
-        if !complete && n as u64 >= limit {
-            return Ok(Some(Err(format!("line is longer than {} bytes", self.max))));
-        }
-        let text = if complete {
-            &self.buf[..n - 1]
-        } else {
-            &self.buf[..]
-        };
-        Ok(Some(Ok((text, complete))))
-    }
 }
 
 pub(super) fn classify(v: Value) -> Result<Line, String> {
@@ -351,6 +284,20 @@ impl TraceFile {
         // in the middle of a session; in a simulator's recording (where every change is an
         // event) a later one must also be where its events led. A live recording is keyframes
         // only, each poll's state.
+        if let Some(prev) = self.keyframes.last()
+            && s.now_ms < prev.t_ms
+        {
+            return Err(bad(
+                &self.path,
+                line_no,
+                format!(
+                    "field `t`: {} s is before the previous keyframe's {} s (line {}): time goes backwards",
+                    s.now_ms as f64 / 1000.0,
+                    prev.t_ms as f64 / 1000.0,
+                    prev.line
+                ),
+            ));
+        }
         if let Some(replayed) = state.as_ref()
             && self.header.scenario.is_some()
             && let Some(at) = super::keyframe_check::difference(replayed, &s)
@@ -383,6 +330,16 @@ impl TraceFile {
         event: Option<Event>,
     ) -> Result<(), String> {
         if let (Some(st), Some(event)) = (state, event) {
+            if let Some(kf) = self.keyframes.last()
+                && event.at_ms < kf.t_ms
+            {
+                return Err(format!(
+                    "field `t`: {} s is before the keyframe before it ({} s, line {}): time goes backwards",
+                    event.at_ms as f64 / 1000.0,
+                    kf.t_ms as f64 / 1000.0,
+                    kf.line
+                ));
+            }
             st.apply(&event).map_err(|e| e.to_string())?;
             if let Some(kind) = Notable::of(&event.kind) {
                 self.notable.push((event.at_ms, self.events, kind));

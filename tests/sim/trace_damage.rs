@@ -175,3 +175,80 @@ fn a_compressed_file_that_is_not_a_trace_is_refused_without_expanding_it() {
     assert!(Replay::open(&whole, ReadOptions::default()).is_ok());
     let _ = std::fs::remove_dir_all(&d);
 }
+
+/// `path` with its last keyframe (line `n`, 1-based) changed by `edit`; returns `n`.
+fn with_last_keyframe(
+    plain: &std::path::Path,
+    out: &std::path::Path,
+    edit: impl FnOnce(&mut serde_json::Value),
+) -> usize {
+    let text = std::fs::read_to_string(plain).unwrap();
+    let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+    let i = lines
+        .iter()
+        .rposition(|l| l.contains("\"keyframe\""))
+        .unwrap();
+    let mut v: serde_json::Value = serde_json::from_str(&lines[i]).unwrap();
+    edit(&mut v);
+    lines[i] = v.to_string();
+    std::fs::write(out, lines.join("\n") + "\n").unwrap();
+    i + 1
+}
+
+/// Keyframes no cluster can be are refused naming the line and the field (issue 36).
+#[test]
+fn impossible_keyframes_are_refused_naming_line_and_field() {
+    let d = dir("impossible");
+    let plain = d.join("plain.ndjson");
+    record(&plain);
+    let bad = d.join("bad.ndjson");
+    let check = |edit: &dyn Fn(&mut serde_json::Value), want: &str| {
+        let n = with_last_keyframe(&plain, &bad, |v| edit(v));
+        let msg = open_err(&bad, ReadOptions::default());
+        assert!(
+            msg.starts_with(&format!("{}:{n}: ", bad.display())) && msg.contains(want),
+            "want {want:?} at line {n}: {msg}"
+        );
+    };
+    check(
+        &|v| {
+            let s = v["keyframe"]["shards"][0].clone();
+            v["keyframe"]["shards"].as_array_mut().unwrap().push(s);
+        },
+        "is listed twice (also keyframe.shards[0])",
+    );
+    check(
+        &|v| {
+            let c = v["keyframe"]["collections"][0].clone();
+            v["keyframe"]["collections"].as_array_mut().unwrap().push(c);
+        },
+        "is listed twice (also keyframe.collections[0])",
+    );
+    check(
+        &|v| {
+            let chunks = v["keyframe"]["collections"][0]["chunks"]
+                .as_array_mut()
+                .unwrap();
+            assert!(chunks.len() > 1);
+            chunks.remove(0);
+        },
+        "field `keyframe.collections[0].chunks[0].min`: the first chunk starts at { _id: ",
+    );
+    check(
+        &|v| v["keyframe"]["collections"][0]["chunks"][0]["docs"] = u64::MAX.into(),
+        "field `keyframe.collections[0].chunks[0].docs`: 18446744073709551615 is more than 2^53",
+    );
+    check(
+        &|v| {
+            for j in 0..2 {
+                v["keyframe"]["collections"][0]["chunks"][j]["bytes"] = (1u64 << 53).into();
+            }
+        },
+        "field `keyframe.collections[0].chunks[1].bytes`: the collection's bytes add up to more than 2^53",
+    );
+    check(
+        &|v| v["t"] = 0.5.into(),
+        "field `t`: 0.5 s is before the previous keyframe's",
+    );
+    let _ = std::fs::remove_dir_all(&d);
+}

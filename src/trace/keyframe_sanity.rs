@@ -5,8 +5,8 @@
 //! panes and summaries add them up.
 //!
 //! A trace stores each chunk's lower bound only (its upper bound is the next chunk's lower bound,
-//! the last one's MaxKey), so chunks are contiguous by construction; bounds out of order are
-//! refused by the routing table. Owns these checks; builds on `cluster` and `model` only.
+//! the last one's MaxKey), so chunks are contiguous by construction; bounds out of order (an
+//! overlap) are refused here, with the key's field names. Owns these checks; builds on `cluster` and `model` only.
 
 use std::collections::HashMap;
 
@@ -33,6 +33,17 @@ pub fn chunks(
             named(first),
             named(&pattern.global_min())
         ));
+    }
+    for (j, pair) in chunks.windows(2).enumerate() {
+        if pair[0].0 >= pair[1].0 {
+            return Err(format!(
+                "field `{p}chunks[{}].min`: {} is not above the chunk before it ({}, \
+                 `chunks[{j}].min`): chunks overlap or are out of order",
+                j + 1,
+                named(&pair[1].0),
+                named(&pair[0].0)
+            ));
+        }
     }
     let mut sums = [0u64; 3];
     for (j, (_, info)) in chunks.iter().enumerate() {

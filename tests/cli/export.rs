@@ -257,6 +257,24 @@ fn the_history_length_comes_from_the_configuration_and_a_bad_one_is_named() {
         err.contains("line 2, key `history`: \"10s\" is outside 1m to 24h"),
         "{err}"
     );
+    // Past a year too, the history's own limit is said, not a year's.
+    std::fs::write(&conf, "\nhistory = \"100000h\"\n").unwrap();
+    let (code, _, err) = export(&[
+        "--config",
+        &c,
+        "sim",
+        "ascending",
+        "--export",
+        &out,
+        "--view",
+        "history",
+    ]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("line 2, key `history`: \"100000h\" is outside 1m to 24h")
+            && !err.contains("year"),
+        "{err}"
+    );
     std::fs::write(&conf, "history = \"2m\"\n").unwrap();
     let (code, _, err) = export(&[
         "--config",

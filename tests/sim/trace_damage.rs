@@ -235,6 +235,15 @@ fn impossible_keyframes_are_refused_naming_line_and_field() {
         "field `keyframe.collections[0].chunks[0].min`: the first chunk starts at { _id: ",
     );
     check(
+        &|v| {
+            let chunks = v["keyframe"]["collections"][0]["chunks"]
+                .as_array_mut()
+                .unwrap();
+            chunks.swap(1, 2);
+        },
+        "field `keyframe.collections[0].chunks[2].min`: { _id: ",
+    );
+    check(
         &|v| v["keyframe"]["collections"][0]["chunks"][0]["docs"] = u64::MAX.into(),
         "field `keyframe.collections[0].chunks[0].docs`: 18446744073709551615 is more than 2^53",
     );

@@ -135,7 +135,10 @@ fn every_error_names_the_file_the_line_and_the_key() {
         "{e}"
     );
     let e = err("fps = 3\nfps = 4\n");
-    assert!(e.starts_with("c.toml, line 2, key `fps`: duplicate key"), "{e}");
+    assert!(
+        e.starts_with("c.toml, line 2, key `fps`: duplicate key"),
+        "{e}"
+    );
     let e = err("theme = \n");
     assert!(e.starts_with("c.toml, line 1, key `theme`:"), "{e}");
 }

@@ -105,7 +105,7 @@ pub fn collections(cluster: &Cluster) -> Result<(), String> {
             for (k, n) in [s.docs, s.bytes, s.writes].into_iter().enumerate() {
                 total[k] = total[k]
                     .checked_add(n)
-                    .filter(|t| *t <= i64::MAX as u64)
+                    .filter(|t| i64::try_from(*t).is_ok())
                     .ok_or_else(|| {
                         format!(
                             "field `keyframe.collections[{i}].chunks`: the counts of all \

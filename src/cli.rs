@@ -117,6 +117,9 @@ pub struct SimArgs {
     /// `.png`), or the whole run as an asciicast (`.cast`), instead of the summary.
     #[arg(long, value_name = "FILE", conflicts_with_all = ["json", "events", "record"])]
     pub export: Option<PathBuf>,
+    /// Replace a file already at `--record` or `--export` (otherwise refused, exit 2).
+    #[arg(long)]
+    pub force: bool,
     /// The exported screen's size (default 120x40).
     #[arg(long, value_name = "COLSxROWS", requires = "export")]
     pub size: Option<String>,
@@ -171,6 +174,9 @@ pub struct RecordArgs {
     /// The trace file (`.gz` or `.zst` to compress).
     #[arg(short, long, value_name = "FILE")]
     pub output: PathBuf,
+    /// Replace a file already at `--output` (otherwise refused, exit 2).
+    #[arg(long)]
+    pub force: bool,
     /// Stop after this long (`30s`, `10m`, `1h`); otherwise until Ctrl-C.
     #[arg(long)]
     pub duration: Option<String>,
@@ -226,6 +232,9 @@ pub struct ReplayArgs {
     /// or the whole trace as an asciicast (`.cast`).
     #[arg(long, value_name = "FILE", conflicts_with = "json")]
     pub export: Option<PathBuf>,
+    /// Replace a file already at `--export` (otherwise refused, exit 2).
+    #[arg(long, requires = "export")]
+    pub force: bool,
     /// Add to each collection of the JSON summary its writes per key range (ROWS) and interval
     /// (COLS) from the start of the trace to `--at`.
     #[arg(long, value_name = "COLSxROWS", requires = "json")]

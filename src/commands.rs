@@ -65,6 +65,23 @@ pub(crate) fn server_version(
     )
 }
 
+/// `--force` as what to do with a file already at an output's name.
+pub(crate) fn existing(force: bool) -> crate::files::Existing {
+    if force {
+        crate::files::Existing::Replace
+    } else {
+        crate::files::Existing::Refuse
+    }
+}
+
+/// Refuses, before any work, an output `path` (`flag` names it) that is a folder or an existing
+/// file without `--force` (exit 2).
+pub(crate) fn check_output(flag: &str, path: &std::path::Path, force: bool) -> Result<(), Failure> {
+    crate::files::check(path, existing(force))
+        .map(|_| ())
+        .map_err(|e| Failure::input(format!("{flag} {}: {e}", path.display())))
+}
+
 pub(crate) fn write_failed(e: &std::io::Error) -> Failure {
     Failure::runtime(format!("cannot write the output: {e}"))
 }

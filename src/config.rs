@@ -115,9 +115,13 @@ pub fn parse(text: &str, file: &str) -> Result<Config, ConfigError> {
     };
     let raw: RawConfig = toml::from_str(text).map_err(|e| {
         let line = e.span().map_or_else(String::new, |s| {
-            format!(", line {}", line_of(text, s.start))
+            // An unknown key's message names it already.
+            let key = key_at(text, s.start)
+                .filter(|_| !e.message().starts_with("unknown field"))
+                .map_or_else(String::new, |k| format!(", key `{k}`"));
+            format!(", line {}{key}", line_of(text, s.start))
         });
-        ConfigError(format!("{file}{line}: {}", e.message().trim_end()))
+        ConfigError(format!("{file}{line}: {}", plain_message(e.message())))
     })?;
     let mut config = Config {
         colors: raw.colors.unwrap_or(true),
@@ -252,6 +256,44 @@ pub fn theme_by_name(name: &str, custom: &BTreeMap<String, Palette>) -> Result<P
             };
             format!("unknown theme {name:?}: one of {}{mine}", built_in_names())
         })
+}
+
+/// The parser's message in the file's words: an untagged list (a colour, a key) says what it
+/// takes instead of naming a Rust type.
+fn plain_message(message: &str) -> String {
+    let m = message.trim_end();
+    if m.contains("untagged enum ColorList") {
+        "not a colour: give a name (red, light-blue, dark-gray…), \"#rrggbb\" or an index \"0\" to \"255\", in quotes, or a list of them".into()
+    } else if m.contains("untagged enum KeyList") {
+        "not a key: give a key in quotes (\"q\", \"Ctrl-c\"), or a list of them".into()
+    } else {
+        m.replace("expected f64", "expected a number")
+            .replace("expected i64", "expected a whole number")
+    }
+}
+
+/// The dotted key whose value is at byte `offset`: the `key = ` of that line, under the latest
+/// `[table]` header above it.
+fn key_at(text: &str, offset: usize) -> Option<String> {
+    let before = &text[..offset.min(text.len())];
+    let start = before.rfind('\n').map_or(0, |i| i + 1);
+    let line = &text[start..];
+    let line = line.split('\n').next().unwrap_or("");
+    let (key, _) = line.split_once('=')?;
+    let key = key.trim().trim_matches('"');
+    if key.is_empty() || key.starts_with('#') || key.starts_with('[') {
+        return None;
+    }
+    let table = before[..start]
+        .lines()
+        .rev()
+        .map(str::trim)
+        .find(|l| l.starts_with('[') && !l.starts_with("[["))
+        .map(|l| l.trim_matches(|c| c == '[' || c == ']').trim().to_string());
+    Some(match table {
+        Some(t) if !t.is_empty() => format!("{t}.{key}"),
+        _ => key.to_string(),
+    })
 }
 
 fn line_of(text: &str, offset: usize) -> usize {

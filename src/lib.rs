@@ -52,7 +52,9 @@
 //! * [`ui`] is the TUI's state, reducer, key map, theme and one file per pane; rendering is a
 //!   pure function of the state and never does I/O. [`runtime`] is the event loop that wires
 //!   keys, source messages and frames (generic over the backend, so tests drive it). [`units`]
-//!   formats quantities for people (byte sizes).
+//!   formats quantities for people (byte sizes). [`files`] is the one writer of every file
+//!   shardtop writes (through FIFOs and devices, else a temporary file renamed, never
+//!   overwriting without `--force`).
 //! * [`wire`] is the MongoDB wire protocol as a server reads and writes it (framing, OP_MSG,
 //!   the legacy OP_QUERY handshake); bytes ⇄ BSON documents, nothing else.
 //! * [`serve`] drives the simulator as a MongoDB endpoint that behaves like a mongos: a tokio TCP
@@ -70,6 +72,7 @@ pub mod cli;
 pub mod cluster;
 pub mod commands;
 pub mod config;
+pub mod files;
 pub mod lab;
 pub mod live;
 pub mod model;

@@ -165,23 +165,24 @@ fn queue(pending: &mut std::collections::VecDeque<SourceControl>, cmd: SourceCon
     pending.push_back(cmd);
 }
 
-/// Writes the screen as `shardtop-YYYYMMDD-HHMMSS.txt` and `.svg` into `dir`; the notice to show.
+/// Writes the screen as `shardtop-YYYYMMDD-HHMMSS.txt` and `.svg` into `dir` (`…-2`, `…-3` when
+/// those names are taken: nothing is overwritten), through the one safe writer; the notice to show.
 pub fn save_screen(app: &App, dir: &std::path::Path) -> String {
     let buffer = crate::ui::export::render(app);
     let now = bson::DateTime::now()
         .try_to_rfc3339_string()
         .unwrap_or_default();
     let stamp: String = now.chars().take(19).filter(char::is_ascii_digit).collect();
-    let base = format!(
+    let stem = format!(
         "shardtop-{}-{}",
         &stamp[..8.min(stamp.len())],
         &stamp[8.min(stamp.len())..]
     );
-    let write = |ext: &str, body: String| std::fs::write(dir.join(format!("{base}.{ext}")), body);
-    match write("txt", crate::ui::export::text(&buffer))
-        .and_then(|()| write("svg", crate::ui::export::svg(&buffer)))
-    {
-        Ok(()) => format!("screen saved: {base}.txt, {base}.svg"),
+    let text = crate::ui::export::text(&buffer);
+    let svg = crate::ui::export::svg(&buffer);
+    let files: [(&str, &[u8]); 2] = [("txt", text.as_bytes()), ("svg", svg.as_bytes())];
+    match crate::files::write_unique(dir, &stem, &files) {
+        Ok(base) => format!("screen saved: {base}.txt, {base}.svg"),
         Err(e) => format!("cannot save the screen in {}: {e}", dir.display()),
     }
 }

@@ -14,6 +14,8 @@ pub mod fast;
 pub mod header;
 pub mod json;
 mod keyframe_check;
+pub mod keyframe_sanity;
+mod lines;
 pub mod logged;
 pub mod reader;
 pub mod replay;

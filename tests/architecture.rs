@@ -12,10 +12,12 @@ use std::path::{Path, PathBuf};
 const FLOORS: &[(&str, &[&str])] = &[
     ("model", &[]),
     ("units", &[]),
+    // The one writer of output files, under every floor that writes one.
+    ("files", &[]),
     ("wire", &[]),
     ("cluster", &["model", "units"]),
     ("sim", &["cluster", "model", "units"]),
-    ("trace", &["cluster", "model"]),
+    ("trace", &["cluster", "files", "model"]),
     // `live` records traces and turns refused reads into the view's log lines.
     (
         "live",
@@ -32,14 +34,14 @@ const FLOORS: &[(&str, &[&str])] = &[
         ],
     ),
     ("ui", &["model", "source", "units", "view"]),
-    ("runtime", &["source", "ui"]),
+    ("runtime", &["files", "source", "ui"]),
     ("config", &["ui"]),
     ("cli", &["serve"]),
     (
         "commands",
         &[
-            "analyze", "cli", "cluster", "config", "lab", "live", "model", "runtime", "serve",
-            "sim", "source", "trace", "ui", "view", "units", "wire",
+            "analyze", "cli", "cluster", "config", "files", "lab", "live", "model", "runtime",
+            "serve", "sim", "source", "trace", "ui", "view", "units", "wire",
         ],
     ),
 ];

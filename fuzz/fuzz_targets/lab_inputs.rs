@@ -42,8 +42,12 @@ fuzz_target!(|data: &[u8]| {
         Ok(ops) => assert!(ops.iter().all(|op| op.weight >= 1)),
         Err(e) => assert!(e.to_string().starts_with("fuzz.jsonl"), "{e}"),
     }
-    match traffic::parse_log(data, "fuzz.log", "db.c") {
-        Ok(ops) => assert!(ops.windows(2).all(|w| w[0].line <= w[1].line)),
+    match traffic::parse_log_counted(data, "fuzz.log", "db.c") {
+        Ok((ops, skipped)) => {
+            assert!(ops.windows(2).all(|w| w[0].line <= w[1].line));
+            // A skipped line is counted, and the first one named.
+            assert_eq!(skipped.lines > 0, skipped.first.is_some());
+        }
         Err(e) => assert!(e.to_string().starts_with("fuzz.log"), "{e}"),
     }
 });

@@ -35,6 +35,7 @@ fuzz_target!(|data: &[u8]| {
     std::fs::write(path, data).expect("scratch file written");
     let opts = ReadOptions {
         max_line_bytes: 1 << 20,
+        max_total_bytes: 64 << 20,
     };
     let Ok(mut replay) = Replay::open(path, opts) else {
         return;

@@ -1,7 +1,9 @@
 //! `sim … --export FILE` and `replay … --export FILE [--at T]`: the screen the TUI would show, at
 //! the end (or at T) as `.txt`, `.ansi`, `.svg` or `.png`, or the whole run as an asciicast v2 `.cast`
-//! (one frame per virtual second up to the end or T, timed at the playback speed), drawn by the
-//! same panes at `--size`. The file is written whole or not at all (a temporary file, then renamed).
+//! (one frame per virtual second up to the end or T — fewer past 20 minutes, and it says so — timed
+//! at the playback speed), drawn by the
+//! same panes at `--size`. The file is written whole or not at all by the one safe writer
+//! ([`crate::files`]); a file already there is refused unless `--force`.
 
 use std::io::Write;
 use std::path::Path;
@@ -61,6 +63,17 @@ pub fn size(text: &str) -> Result<(u16, u16), Failure> {
     Ok((c, r))
 }
 
+/// The most screens an asciicast draws (the longest built-in scenario's seconds): one per virtual
+/// second up to this, then one per as many whole seconds as keep within it (a trace whose end marker says 30 days would otherwise draw 2.6
+/// million screens, for hours).
+const MAX_CAST_STEPS: u64 = 1_200;
+
+/// The time between the screens an asciicast draws for a run of `end_ms`: a whole number of
+/// seconds, one at most [`MAX_CAST_STEPS`] screens.
+fn cast_step_ms(end_ms: u64) -> u64 {
+    end_ms.div_ceil(1000).div_ceil(MAX_CAST_STEPS).max(1) * 1000
+}
+
 /// What to export and how.
 pub struct Spec<'a> {
     pub path: &'a Path,
@@ -72,6 +85,8 @@ pub struct Spec<'a> {
     pub settings: &'a Settings,
     /// The screen shown.
     pub view: crate::cli::ExportView,
+    /// A file already at `path`: refused, or replaced (`--force`).
+    pub existing: crate::files::Existing,
 }
 
 struct Screen<T: Timeline> {
@@ -131,6 +146,8 @@ impl<T: Timeline> Screen<T> {
 /// Writes the export; returns what was written, in words.
 pub fn run<T: Timeline>(timeline: T, log: Vec<LogLine>, spec: &Spec) -> Result<String, Failure> {
     let format = format_of(spec.path)?;
+    crate::files::check(spec.path, spec.existing)
+        .map_err(|e| Failure::input(format!("--export {}: {e}", spec.path.display())))?;
     let (w, h) = spec.size;
     if format == Format::Png && (w > PNG_MAX.0 || h > PNG_MAX.1) {
         return Err(Failure::input(format!(
@@ -149,6 +166,7 @@ pub fn run<T: Timeline>(timeline: T, log: Vec<LogLine>, spec: &Spec) -> Result<S
         let mut last = None;
         let mut frames = 0;
         let mut t = 0;
+        let step_ms = cast_step_ms(screen.end_ms);
         loop {
             screen.advance(t)?;
             let buffer = export::render(&screen.app);
@@ -161,11 +179,19 @@ pub fn run<T: Timeline>(timeline: T, log: Vec<LogLine>, spec: &Spec) -> Result<S
             if t >= screen.end_ms {
                 break;
             }
-            t = (t + 1000).min(screen.end_ms);
+            t = t.saturating_add(step_ms).min(screen.end_ms);
         }
-        write_whole(spec.path, body.as_bytes())?;
+        write_whole(spec.path, body.as_bytes(), spec.existing)?;
+        let sampled = if step_ms > 1000 {
+            format!(
+                "; one frame per {} s: the run is longer than {MAX_CAST_STEPS} s",
+                step_ms / 1000
+            )
+        } else {
+            String::new()
+        };
         return Ok(format!(
-            "wrote {} ({frames} frames, {w}×{h}, {:.1} s at ×{})",
+            "wrote {} ({frames} frames, {w}×{h}, {:.1} s at ×{}{sampled})",
             spec.path.display(),
             screen.end_ms as f64 / 1000.0 / spec.speed,
             spec.speed
@@ -181,7 +207,7 @@ pub fn run<T: Timeline>(timeline: T, log: Vec<LogLine>, spec: &Spec) -> Result<S
             .map_err(|e| Failure::runtime(format!("cannot draw the PNG: {e}")))?,
         _ => export::svg(&buffer).into_bytes(),
     };
-    write_whole(spec.path, &bytes)?;
+    write_whole(spec.path, &bytes, spec.existing)?;
     Ok(format!(
         "wrote {} (the screen at {:.1} s, {w}×{h})",
         spec.path.display(),
@@ -194,7 +220,7 @@ fn spec_of<'a>(
     at: Option<f64>,
     size_text: Option<&str>,
     ctx: &'a super::settings::Context,
-    view: crate::cli::ExportView,
+    (view, force): (crate::cli::ExportView, bool),
 ) -> Result<Spec<'a>, Failure> {
     let at_ms = match at {
         Some(t) if !t.is_finite() || t < 0.0 => {
@@ -210,6 +236,7 @@ fn spec_of<'a>(
         speed: super::settings::speed_of(None, ctx)?,
         settings: &ctx.settings,
         view,
+        existing: super::existing(force),
     })
 }
 
@@ -232,7 +259,13 @@ pub fn sim(
     let log = timeline.take_initial_log();
     timeline.keep_past(super::settings::history_secs(&ctx.config)?);
     let path = args.export.as_deref().unwrap_or(Path::new(""));
-    let spec = spec_of(path, args.until, args.size.as_deref(), ctx, args.view)?;
+    let spec = spec_of(
+        path,
+        args.until,
+        args.size.as_deref(),
+        ctx,
+        (args.view, args.force),
+    )?;
     said(out, &run(timeline, log, &spec)?)
 }
 
@@ -251,32 +284,32 @@ pub fn replay(
     })?;
     timeline.keep_past(super::settings::history_secs(&ctx.config)?);
     let path = args.export.as_deref().unwrap_or(Path::new(""));
-    let spec = spec_of(path, args.at, args.size.as_deref(), ctx, args.view)?;
+    let spec = spec_of(
+        path,
+        args.at,
+        args.size.as_deref(),
+        ctx,
+        (args.view, args.force),
+    )?;
     said(out, &run(timeline, Vec::new(), &spec)?)
 }
 
-/// Writes `body` to `path` through a temporary file beside it, so a failure leaves no half file.
-pub fn write_whole(path: &Path, body: &[u8]) -> Result<(), Failure> {
-    let dir = path
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let failed = |e: &dyn std::fmt::Display| {
-        Failure::runtime(format!("cannot write {}: {e}", path.display()))
-    };
-    let mut tmp = tempfile::Builder::new()
-        .permissions(std::os::unix::fs::PermissionsExt::from_mode(0o644))
-        .tempfile_in(dir)
+/// Writes `body` to `path` whole or not at all, through the one safe writer.
+pub fn write_whole(
+    path: &Path,
+    body: &[u8],
+    existing: crate::files::Existing,
+) -> Result<(), Failure> {
+    crate::files::write_whole(path, body, existing)
+        .map(|_| ())
         .map_err(|e| {
-            if e.kind() == std::io::ErrorKind::NotFound {
-                failed(&format!("the folder {} does not exist", dir.display()))
+            let text = format!("cannot write {}: {e}", path.display());
+            if e.kind() == std::io::ErrorKind::AlreadyExists {
+                Failure::input(text)
             } else {
-                failed(&e)
+                Failure::runtime(text)
             }
-        })?;
-    tmp.write_all(body).map_err(|e| failed(&e))?;
-    tmp.persist(path).map_err(|e| failed(&e.error))?;
-    Ok(())
+        })
 }
 
 #[cfg(test)]
@@ -291,5 +324,16 @@ mod tests {
         assert!(format_of(Path::new("a.png")).is_ok());
         assert!(format_of(Path::new("a.jpg")).is_err());
         assert!(format_of(Path::new("a")).is_err());
+    }
+
+    #[test]
+    fn an_asciicast_draws_at_most_its_bound_of_screens() {
+        assert_eq!(cast_step_ms(300_000), 1000);
+        assert_eq!(cast_step_ms(1_200_000), 1000);
+        assert_eq!(cast_step_ms(1_200_001), 2000);
+        let thirty_days = 30 * 86_400_000;
+        assert_eq!(cast_step_ms(thirty_days), 2_160_000);
+        assert!(thirty_days / cast_step_ms(thirty_days) <= MAX_CAST_STEPS);
+        assert_eq!(cast_step_ms(u64::MAX) % 1000, 0);
     }
 }

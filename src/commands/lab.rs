@@ -45,7 +45,7 @@ pub fn run(
             }
         }
     }
-    let mut traffic = traffic(args)?;
+    let (mut traffic, skipped) = traffic(args)?;
     if let Some(f) = from.as_mut() {
         for u in f.unique.drain(..) {
             if !unique.contains(&u) {
@@ -101,6 +101,12 @@ pub fn run(
     }
     let text = if args.json {
         let mut json = report.to_json();
+        if args.log.is_some() {
+            json["logSkippedLines"] = serde_json::json!({
+                "count": skipped.lines,
+                "first": skipped.first.as_ref().map(|(line, why)| serde_json::json!({"line": line, "reason": why})),
+            });
+        }
         if args.suggest {
             json["suggested"] = suggested
                 .iter()
@@ -112,9 +118,10 @@ pub fn run(
         s.push('\n');
         s
     } else if args.markdown {
-        markdown::table(&report)
+        skipped_text(args, &skipped).map_or_else(String::new, |t| t + "\n")
+            + &markdown::table(&report)
     } else {
-        let mut s = String::new();
+        let mut s = skipped_text(args, &skipped).unwrap_or_default();
         for g in &suggested {
             s.push_str(&format!("suggested {}: {}\n", g.key, g.reason));
         }
@@ -177,18 +184,39 @@ fn unique_indexes(args: &LabArgs) -> Result<Vec<KeyPattern>, Failure> {
     texts.iter().map(|t| pattern(t, "--unique")).collect()
 }
 
-fn traffic(args: &LabArgs) -> Result<Vec<Operation>, Failure> {
+/// The traffic of `--workload`, `--log` (with the slow-query lines it could not read) or the
+/// example.
+fn traffic(args: &LabArgs) -> Result<(Vec<Operation>, traffic::Skipped), Failure> {
     let mut ops = Vec::new();
+    let mut skipped = traffic::Skipped::default();
     if let Some(path) = &args.workload {
         ops.extend(traffic::read_workload(path).map_err(|e| Failure::input(e.to_string()))?);
     }
     if let (Some(path), Some(ns)) = (&args.log, &args.ns) {
-        ops.extend(traffic::read_log(path, ns).map_err(|e| Failure::input(e.to_string()))?);
+        let (read, s) =
+            traffic::read_log_counted(path, ns).map_err(|e| Failure::input(e.to_string()))?;
+        ops.extend(read);
+        skipped = s;
     }
     if ops.is_empty() && args.workload.is_none() && args.log.is_none() && args.example.is_some() {
         ops = example::traffic();
     }
-    Ok(ops)
+    Ok((ops, skipped))
+}
+
+/// `--log`'s skipped lines in words (`None`: none skipped).
+fn skipped_text(args: &LabArgs, s: &traffic::Skipped) -> Option<String> {
+    let (line, why) = s.first.as_ref()?;
+    let path = args
+        .log
+        .as_deref()
+        .map(|p| p.display().to_string())
+        .unwrap_or_default();
+    Some(format!(
+        "--log {path}: {} slow-query line{} skipped, not counted in the traffic (the first, line {line}: {why})\n",
+        s.lines,
+        if s.lines == 1 { "" } else { "s" }
+    ))
 }
 
 fn cluster_spec(

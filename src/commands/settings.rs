@@ -87,14 +87,20 @@ pub fn load(flag: Option<&Path>, theme: Option<&str>, no_color: bool) -> Result<
 /// The configuration's `history`, in seconds (an hour when unset).
 pub fn history_secs(config: &Config) -> Result<u64, Failure> {
     let secs = flag_or_config(None, config.history.as_ref(), |t: String| {
-        let d = duration(&t)?;
+        let outside = || Failure::input(format!("history: {t:?} is outside 1m to 24h"));
+        // Past a year `duration` refuses it: the history's own limit is the one to say.
+        let d = duration_up_to(&t, MAX_DURATION_SECS, "").map_err(|f| {
+            if f.message.ends_with("at most ") {
+                outside()
+            } else {
+                f
+            }
+        })?;
         let secs = d.as_secs();
         if (60..=86_400).contains(&secs) {
             Ok(secs)
         } else {
-            Err(Failure::input(format!(
-                "history: {t:?} is outside 1m to 24h"
-            )))
+            Err(outside())
         }
     })?;
     Ok(secs.unwrap_or(crate::source::past::KEEP_SECS))
@@ -133,8 +139,13 @@ pub fn speed_of(flag: Option<f64>, ctx: &Context) -> Result<f64, Failure> {
     Ok(flag_or_config(flag, ctx.config.speed.as_ref(), speed)?.unwrap_or(4.0))
 }
 
-/// `2s`, `500ms`, `1m`, or a number of seconds.
+/// `2s`, `500ms`, `1m`, or a number of seconds, up to a year.
 pub fn duration(text: &str) -> Result<Duration, Failure> {
+    duration_up_to(text, MAX_DURATION_SECS, "a year (8760h)")
+}
+
+/// [`duration`], at most `max` seconds (`max_text` in words).
+fn duration_up_to(text: &str, max: f64, max_text: &str) -> Result<Duration, Failure> {
     let t = text.trim();
     let (number, unit) = t
         .find(|c: char| !(c.is_ascii_digit() || c == '.'))
@@ -158,9 +169,9 @@ pub fn duration(text: &str) -> Result<Duration, Failure> {
             "bad duration {text:?}: must be positive"
         )));
     }
-    if secs > MAX_DURATION_SECS {
+    if secs > max {
         return Err(Failure::input(format!(
-            "bad duration {text:?}: at most a year (8760h)"
+            "bad duration {text:?}: at most {max_text}"
         )));
     }
     Ok(Duration::from_secs_f64(secs))

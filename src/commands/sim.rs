@@ -80,9 +80,11 @@ pub fn run(
     };
     let until_ms = (until * 1000.0) as u64;
     if let Some(path) = &args.record {
+        super::check_output("--record", path, args.force)?;
         let header =
             crate::source::record::sim_header(&sim, &format!("sim:{}", sc.name), &sc.name, seed);
-        crate::source::record::record_sim(&mut sim, until_ms, path, &header, on_events).map_err(
+        let to = (path.as_path(), super::existing(args.force));
+        crate::source::record::record_sim_to(&mut sim, until_ms, to, &header, on_events).map_err(
             |e| Failure::runtime(format!("cannot write the trace {}: {e}", path.display())),
         )?;
     } else {

@@ -205,6 +205,7 @@ pub fn record(
 ) -> Result<(), Failure> {
     let interval = interval_of(args.interval.as_ref(), config)?;
     let limit = args.duration.as_deref().map(duration).transpose()?;
+    super::check_output("--output", &args.output, args.force)?;
     let rt = runtime()?;
     let recorded = rt
         .block_on(async {
@@ -212,10 +213,10 @@ pub fn record(
             let stop = async {
                 let _ = tokio::signal::ctrl_c().await;
             };
-            crate::live::record::record(
+            crate::live::record::record_to(
                 Poller::new(client),
                 &args.uri,
-                &args.output,
+                (&args.output, super::existing(args.force)),
                 interval,
                 limit,
                 stop,

@@ -130,11 +130,17 @@ fn every_error_names_the_file_the_line_and_the_key() {
         "{e}"
     );
     let e = err("fps = \"fast\"\n");
-    assert!(e.starts_with("c.toml, line 1: invalid type"), "{e}");
+    assert!(
+        e.starts_with("c.toml, line 1, key `fps`: invalid type"),
+        "{e}"
+    );
     let e = err("fps = 3\nfps = 4\n");
-    assert!(e.starts_with("c.toml, line 2:"), "{e}");
+    assert!(
+        e.starts_with("c.toml, line 2, key `fps`: duplicate key"),
+        "{e}"
+    );
     let e = err("theme = \n");
-    assert!(e.starts_with("c.toml, line 1:"), "{e}");
+    assert!(e.starts_with("c.toml, line 1, key `theme`:"), "{e}");
 }
 
 #[test]
@@ -148,4 +154,26 @@ fn a_custom_theme_changes_its_base_by_name() {
     assert_eq!(p.hot, ratatui::style::Color::Rgb(255, 0, 255));
     assert_eq!(p.shards[3], ratatui::style::Color::Blue);
     assert_eq!(p.ok, Palette::LIGHT.ok);
+}
+
+#[test]
+fn a_value_of_the_wrong_type_names_its_key_and_what_it_takes() {
+    let e = err("speed = \"fast\"\n");
+    assert!(
+        e.starts_with(
+            "c.toml, line 1, key `speed`: invalid type: string \"fast\", expected a number"
+        ),
+        "{e}"
+    );
+    let e = err("[themes.mine]\nhot = 300\n");
+    assert!(
+        e.starts_with("c.toml, line 2, key `themes.mine.hot`: not a colour: give a name"),
+        "{e}"
+    );
+    assert!(!e.contains("untagged") && !e.contains("ColorList"), "{e}");
+    let e = err("[keys]\nquit = 7\n");
+    assert!(
+        e.starts_with("c.toml, line 2, key `keys.quit`: not a key"),
+        "{e}"
+    );
 }

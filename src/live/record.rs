@@ -33,12 +33,26 @@ fn io(e: &std::io::Error, path: &Path) -> LiveError {
     }
 }
 
-/// Polls every `interval` until `duration` has passed (or `stop` resolves), writing `path`.
+/// Polls every `interval` until `duration` has passed (or `stop` resolves), writing `path`
+/// (replacing a file already there).
 /// The first poll must succeed (so a wrong URI gives its message instead of an empty trace).
 pub async fn record(
-    mut poller: Poller,
+    poller: Poller,
     uri: &str,
     path: &Path,
+    interval: Duration,
+    duration: Option<Duration>,
+    stop: impl std::future::Future<Output = ()>,
+) -> Result<Recorded, LiveError> {
+    let to = (path, crate::trace::writer::Existing::Replace);
+    record_to(poller, uri, to, interval, duration, stop).await
+}
+
+/// [`record`], refusing a file already at `path` unless `existing` allows replacing it.
+pub async fn record_to(
+    mut poller: Poller,
+    uri: &str,
+    (path, existing): (&Path, crate::trace::writer::Existing),
     interval: Duration,
     duration: Option<Duration>,
     stop: impl std::future::Future<Output = ()>,
@@ -83,7 +97,7 @@ pub async fn record(
             .collect(),
         scenario: None,
     };
-    let mut w = TraceWriter::create(path, &header).map_err(|e| io(&e, path))?;
+    let mut w = TraceWriter::create(path, &header, existing).map_err(|e| io(&e, path))?;
     w.keyframe(&state_codec::encode(first.state))
         .map_err(|e| io(&e, path))?;
     // The entries the first poll read (the newest of each log, older than the recording) come

@@ -52,15 +52,28 @@ fn write_events(w: &mut TraceWriter, sim: &mut Simulator) -> io::Result<Vec<Even
     Ok(events)
 }
 
-/// Runs `sim` to `until_ms`, recording everything into `path`; `on_events` sees the events too.
+/// Runs `sim` to `until_ms`, recording everything into `path` (replacing a file already there);
+/// `on_events` sees the events too.
 pub fn record_sim(
     sim: &mut Simulator,
     until_ms: u64,
     path: &Path,
     header: &Header,
+    on_events: impl FnMut(&Simulator, &[Event]),
+) -> io::Result<PathBuf> {
+    let existing = crate::trace::writer::Existing::Replace;
+    record_sim_to(sim, until_ms, (path, existing), header, on_events)
+}
+
+/// [`record_sim`], refusing a file already at `path` unless `existing` allows replacing it.
+pub fn record_sim_to(
+    sim: &mut Simulator,
+    until_ms: u64,
+    (path, existing): (&Path, crate::trace::writer::Existing),
+    header: &Header,
     mut on_events: impl FnMut(&Simulator, &[Event]),
 ) -> io::Result<PathBuf> {
-    let mut w = TraceWriter::create(path, header)?;
+    let mut w = TraceWriter::create(path, header, existing)?;
     let setup = write_events(&mut w, sim)?;
     on_events(sim, &setup);
     w.keyframe(&state_codec::encode(&sim.cluster))?;

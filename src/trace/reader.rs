@@ -1,14 +1,15 @@
-//! Reading a trace: decompression (to a temporary file, so memory stays bounded and seeking works
-//! on compressed traces too), then one validating pass that replays every event, records where the
-//! keyframes are, and lists the notable events (migrations, errors, jumbo marks) for jumping.
+//! Reading a trace: one validating pass that replays every event, records where the keyframes
+//! are, and lists the notable events (migrations, errors, jumbo marks) for jumping. A compressed
+//! trace is decompressed as that pass reads it, line by line, a copy going to a temporary file so
+//! seeking works: a file that is not a trace is refused at its first bad line, never expanded whole.
 
-use std::fs::File;
-use std::io::{self, BufRead, BufReader, Read, Seek, SeekFrom};
+use std::io;
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
 use super::header::Header;
+pub(super) use super::lines::LineReader;
 use super::writer::Compression;
 use super::{event_codec, state_codec};
 use crate::cluster::Cluster;
@@ -29,7 +30,7 @@ impl std::fmt::Display for TraceError {
 
 impl std::error::Error for TraceError {}
 
-fn bad(path: &Path, line: u64, msg: impl std::fmt::Display) -> TraceError {
+pub(super) fn bad(path: &Path, line: u64, msg: impl std::fmt::Display) -> TraceError {
     TraceError {
         input: true,
         message: format!("{}:{line}: {msg}", path.display()),
@@ -48,15 +49,22 @@ pub(super) fn io_err(path: &Path, e: &io::Error) -> TraceError {
 pub struct ReadOptions {
     /// A longer line is refused (a keyframe of a million chunks is about 200 MB).
     pub max_line_bytes: usize,
+    /// A compressed trace that decompresses to more is refused (16 GiB).
+    pub max_total_bytes: u64,
 }
 
 impl Default for ReadOptions {
     fn default() -> Self {
         Self {
             max_line_bytes: 512 << 20,
+            max_total_bytes: 16 << 30,
         }
     }
 }
+
+/// The header line is at most this long (a header names shards and collections: kilobytes), so a
+/// file that is not a trace is refused after reading this much of it.
+const MAX_HEADER_BYTES: usize = 1 << 20;
 
 /// What kind of notable event, for jumping between them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -115,56 +123,6 @@ pub(super) enum Line {
     End(u64),
 }
 
-/// A line's bytes (without the newline) and whether it ended with one, or why it was refused.
-pub(super) type RawLine<'a> = Result<(&'a [u8], bool), String>;
-
-pub(super) struct LineReader {
-    reader: BufReader<File>,
-    pub offset: u64,
-    pub line: u64,
-    buf: Vec<u8>,
-    max: usize,
-}
-
-impl LineReader {
-    pub fn open(path: &Path, offset: u64, line: u64, max: usize) -> io::Result<Self> {
-        let mut file = File::open(path)?;
-        file.seek(SeekFrom::Start(offset))?;
-        Ok(Self {
-            reader: BufReader::with_capacity(1 << 16, file),
-            offset,
-            line,
-            buf: Vec::new(),
-            max,
-        })
-    }
-
-    /// The next raw line: `Ok(None)` at the end; `Err(text)` for a line too long.
-    /// The flag tells whether the line ended with a newline.
-    pub fn next_raw(&mut self) -> io::Result<Option<RawLine<'_>>> {
-        self.buf.clear();
-        let limit = (self.max + 1) as u64;
-        let n = (&mut self.reader)
-            .take(limit)
-            .read_until(b'\n', &mut self.buf)?;
-        if n == 0 {
-            return Ok(None);
-        }
-        self.offset += n as u64;
-        self.line += 1;
-        let complete = self.buf.last() == Some(&b'\n');
-        if !complete && n as u64 >= limit {
-            return Ok(Some(Err(format!("line is longer than {} bytes", self.max))));
-        }
-        let text = if complete {
-            &self.buf[..n - 1]
-        } else {
-            &self.buf[..]
-        };
-        Ok(Some(Ok((text, complete))))
-    }
-}
-
 pub(super) fn classify(v: Value) -> Result<Line, String> {
     if v.get("keyframe").is_some() {
         Ok(Line::Keyframe(v))
@@ -183,27 +141,41 @@ pub(super) fn classify(v: Value) -> Result<Line, String> {
 }
 
 impl TraceFile {
-    /// Opens, decompresses if needed, and validates a trace.
+    /// Opens and validates a trace (decompressing it as it is read).
     pub fn open(path: &Path, opts: ReadOptions) -> Result<Self, TraceError> {
         let mut warnings = Vec::new();
-        let (readable, temp) = match super::compression::of_content(path, &mut warnings)? {
-            Compression::None => (path.to_path_buf(), None),
-            c => {
-                let temp = decompress(path, c, &mut warnings)?;
-                (temp.to_path_buf(), Some(temp))
-            }
+        let compression = super::compression::of_content(path, &mut warnings)?;
+        let (mut lines, readable, temp, damaged) = if compression == Compression::None {
+            let lines =
+                LineReader::open(path, 0, 0, MAX_HEADER_BYTES).map_err(|e| io_err(path, &e))?;
+            (lines, path.to_path_buf(), None, None)
+        } else {
+            let (copy, temp) = tempfile::NamedTempFile::new()
+                .map_err(|e| io_err(path, &e))?
+                .into_parts();
+            let tee = super::compression::stream(path, compression, copy, opts.max_total_bytes)?;
+            let damaged = tee.damaged.clone();
+            let lines = LineReader::of(Box::new(tee), 0, 0, MAX_HEADER_BYTES);
+            (lines, temp.to_path_buf(), Some(temp), Some(damaged))
         };
-        let mut lines =
-            LineReader::open(&readable, 0, 0, opts.max_line_bytes).map_err(|e| io_err(path, &e))?;
-        let header = match lines.next_raw().map_err(|e| io_err(path, &e))? {
+        let header = match lines.next_raw_of(path)? {
             None => return Err(bad(path, 1, "empty file: not a shardtop trace")),
-            Some(Err(e)) => return Err(bad(path, 1, e)),
+            Some(Err(_)) => {
+                return Err(bad(
+                    path,
+                    1,
+                    format!(
+                        "not a shardtop trace: the first line is longer than {MAX_HEADER_BYTES} bytes, and a header is a few kilobytes"
+                    ),
+                ));
+            }
             Some(Ok((text, _))) => {
                 let v: Value = serde_json::from_slice(text)
                     .map_err(|e| bad(path, 1, format!("not a shardtop trace: not JSON ({e})")))?;
                 Header::from_json(&v).map_err(|e| bad(path, 1, e))?
             }
         };
+        lines.max = opts.max_line_bytes;
         let mut trace = Self {
             path: path.to_path_buf(),
             readable,
@@ -218,6 +190,12 @@ impl TraceFile {
             opts,
         };
         trace.scan(&mut lines)?;
+        if let Some(e) = damaged.and_then(|d| d.lock().ok().and_then(|mut d| d.take())) {
+            trace.warnings.push(format!(
+                "{}: the compressed data ends early or is damaged ({e}); reading what came before",
+                path.display()
+            ));
+        }
         Ok(trace)
     }
 
@@ -227,7 +205,7 @@ impl TraceFile {
         let mut state: Option<Cluster> = None;
         loop {
             let start = lines.offset;
-            let (parsed, complete) = match lines.next_raw().map_err(|e| io_err(&path, &e))? {
+            let (parsed, complete) = match lines.next_raw_of(&path)? {
                 None => break,
                 Some(Err(e)) => return Err(bad(&path, lines.line, e)),
                 Some(Ok((text, complete))) => (probe(text, true), complete),
@@ -306,6 +284,20 @@ impl TraceFile {
         // in the middle of a session; in a simulator's recording (where every change is an
         // event) a later one must also be where its events led. A live recording is keyframes
         // only, each poll's state.
+        if let Some(prev) = self.keyframes.last()
+            && s.now_ms < prev.t_ms
+        {
+            return Err(bad(
+                &self.path,
+                line_no,
+                format!(
+                    "field `t`: {} s is before the previous keyframe's {} s (line {}): time goes backwards",
+                    s.now_ms as f64 / 1000.0,
+                    prev.t_ms as f64 / 1000.0,
+                    prev.line
+                ),
+            ));
+        }
         if let Some(replayed) = state.as_ref()
             && self.header.scenario.is_some()
             && let Some(at) = super::keyframe_check::difference(replayed, &s)
@@ -338,6 +330,16 @@ impl TraceFile {
         event: Option<Event>,
     ) -> Result<(), String> {
         if let (Some(st), Some(event)) = (state, event) {
+            if let Some(kf) = self.keyframes.last()
+                && event.at_ms < kf.t_ms
+            {
+                return Err(format!(
+                    "field `t`: {} s is before the keyframe before it ({} s, line {}): time goes backwards",
+                    event.at_ms as f64 / 1000.0,
+                    kf.t_ms as f64 / 1000.0,
+                    kf.line
+                ));
+            }
             st.apply(&event).map_err(|e| e.to_string())?;
             if let Some(kind) = Notable::of(&event.kind) {
                 self.notable.push((event.at_ms, self.events, kind));
@@ -456,30 +458,4 @@ pub(super) enum Read1 {
     /// An event kind of a newer minor version: skipped.
     Unknown,
     End,
-}
-
-fn decompress(
-    path: &Path,
-    c: Compression,
-    warnings: &mut Vec<String>,
-) -> Result<tempfile::TempPath, TraceError> {
-    let file = File::open(path).map_err(|e| io_err(path, &e))?;
-    let mut input: Box<dyn Read> = match c {
-        Compression::Gzip => Box::new(flate2::read::MultiGzDecoder::new(BufReader::new(file))),
-        Compression::Zstd => Box::new(zstd::Decoder::new(file).map_err(|e| io_err(path, &e))?),
-        Compression::None => Box::new(file),
-    };
-    let mut temp = tempfile::NamedTempFile::new().map_err(|e| io_err(path, &e))?;
-    let mut buf = vec![0u8; 1 << 16];
-    loop {
-        match input.read(&mut buf) {
-            Ok(0) => break,
-            Ok(n) => io::Write::write_all(&mut temp, &buf[..n]).map_err(|e| io_err(path, &e))?,
-            Err(e) => {
-                warnings.push(format!("{}: the compressed data ends early or is damaged ({e}); reading what came before", path.display()));
-                break;
-            }
-        }
-    }
-    Ok(temp.into_temp_path())
 }

@@ -190,6 +190,7 @@ pub(super) fn decode_frame(
             unlisted: sh.get("unlisted").and_then(Value::as_bool).unwrap_or(false),
         });
     }
+    super::keyframe_sanity::shards(&shards)?;
     let mut cluster = Cluster {
         version,
         shards,
@@ -214,6 +215,7 @@ pub(super) fn decode_frame(
             .insert(str_at(db, "name", &dp)?.to_string(), primary);
     }
     cluster.collections = collections(&cluster)?;
+    super::keyframe_sanity::collections(&cluster)?;
     cluster.collections.sort_by(|a, b| a.ns.cmp(&b.ns));
     if let Some(pending) = frame.get("pendingZones") {
         let list = pending

@@ -1,9 +1,9 @@
 //! Writing a trace: one JSON value per line, compressed by the file name (`.gz`, `.zst`), flushed
-//! regularly. The file is written as `NAME.partial` and renamed to `NAME` only when finished, so a
-//! killed recorder leaves a readable `.partial` trace up to its last flush and never a file that
-//! looks whole but is not.
+//! regularly, through the one safe writer ([`crate::files`]). A regular file is written as
+//! `NAME.XXXXXX.partial` (created exclusively, an unpredictable name) and renamed to `NAME` only
+//! when finished, so a killed recorder leaves a readable `.partial` trace up to its last flush and
+//! never a file that looks whole but is not; a FIFO or a device (`/dev/stdout`) is written through.
 
-use std::fs::File;
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 
@@ -11,6 +11,8 @@ use flate2::write::GzEncoder;
 use serde_json::Value;
 
 use super::header::Header;
+pub use crate::files::Existing;
+use crate::files::{OutFile, Unfinished};
 
 /// How a trace file is compressed, from its name.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -21,11 +23,22 @@ pub enum Compression {
 }
 
 impl Compression {
-    /// By extension (`.gz`, `.zst`; a trailing `.partial` is ignored).
+    /// By extension (`.gz`, `.zst`; a trailing `.partial` or `.XXXXXX.partial` — an unfinished
+    /// trace — is ignored).
     #[allow(clippy::case_sensitive_file_extension_comparisons)] // the name is lowercased first
     pub fn of(path: &Path) -> Self {
         let name = path.to_string_lossy().to_ascii_lowercase();
-        let name = name.strip_suffix(".partial").unwrap_or(&name);
+        let name = match name.strip_suffix(".partial") {
+            Some(rest) => match rest.rsplit_once('.') {
+                Some((head, tail))
+                    if tail.len() == 6 && tail.bytes().all(|b| b.is_ascii_alphanumeric()) =>
+                {
+                    head
+                }
+                _ => rest,
+            },
+            None => &name,
+        };
         if name.ends_with(".gz") {
             Self::Gzip
         } else if name.ends_with(".zst") || name.ends_with(".zstd") {
@@ -37,9 +50,9 @@ impl Compression {
 }
 
 enum Out {
-    Plain(BufWriter<File>),
-    Gzip(GzEncoder<BufWriter<File>>),
-    Zstd(zstd::Encoder<'static, BufWriter<File>>),
+    Plain(BufWriter<OutFile>),
+    Gzip(GzEncoder<BufWriter<OutFile>>),
+    Zstd(zstd::Encoder<'static, BufWriter<OutFile>>),
 }
 
 impl Out {
@@ -51,12 +64,15 @@ impl Out {
         }
     }
 
-    fn finish(self) -> io::Result<()> {
-        match self {
-            Self::Plain(mut w) => w.flush(),
-            Self::Gzip(w) => w.finish()?.flush(),
-            Self::Zstd(w) => w.finish()?.flush(),
-        }
+    fn finish(self) -> io::Result<OutFile> {
+        let buffered = match self {
+            Self::Plain(w) => w,
+            Self::Gzip(w) => w.finish()?,
+            Self::Zstd(w) => w.finish()?,
+        };
+        buffered
+            .into_inner()
+            .map_err(io::IntoInnerError::into_error)
     }
 }
 
@@ -66,30 +82,34 @@ const FLUSH_EVERY: u64 = 1000;
 /// A trace being written.
 pub struct TraceWriter {
     out: Out,
-    partial: PathBuf,
-    path: PathBuf,
     lines: u64,
 }
 
 impl TraceWriter {
-    /// Creates `path.partial` and writes the header.
-    pub fn create(path: &Path, header: &Header) -> io::Result<Self> {
-        let partial = PathBuf::from(format!("{}.partial", path.display()));
-        let file = BufWriter::new(File::create(&partial)?);
+    /// Opens `path` (a `NAME.XXXXXX.partial` beside it, or the FIFO or device itself) and writes
+    /// the header; a file already at `path` is refused unless `existing` allows replacing it.
+    pub fn create(path: &Path, header: &Header, existing: Existing) -> io::Result<Self> {
+        let file = BufWriter::new(OutFile::create(path, existing, Unfinished::Keep)?);
         let out = match Compression::of(path) {
             Compression::None => Out::Plain(file),
             Compression::Gzip => Out::Gzip(GzEncoder::new(file, flate2::Compression::default())),
             Compression::Zstd => Out::Zstd(zstd::Encoder::new(file, 3)?),
         };
-        let mut w = Self {
-            out,
-            partial,
-            path: path.to_path_buf(),
-            lines: 0,
-        };
+        let mut w = Self { out, lines: 0 };
         w.line(&header.to_json())?;
         w.flush()?;
         Ok(w)
+    }
+
+    /// The unfinished file being written (`NAME.XXXXXX.partial`; `None` when written through a
+    /// FIFO or a device).
+    pub fn partial_path(&self) -> Option<PathBuf> {
+        let file = match &self.out {
+            Out::Plain(w) => w.get_ref(),
+            Out::Gzip(w) => w.get_ref().get_ref(),
+            Out::Zstd(w) => w.get_ref().get_ref(),
+        };
+        file.temp_path().map(Path::to_path_buf)
     }
 
     /// Writes one line (an event).
@@ -118,8 +138,6 @@ impl TraceWriter {
     /// Writes the end marker, finishes compression and renames the file to its final name.
     pub fn finish(mut self, end_ms: u64) -> io::Result<PathBuf> {
         self.line(&serde_json::json!({"end": end_ms as f64 / 1000.0}))?;
-        self.out.finish()?;
-        std::fs::rename(&self.partial, &self.path)?;
-        Ok(self.path)
+        self.out.finish()?.finish()
     }
 }

@@ -1,7 +1,8 @@
 #![allow(clippy::unwrap_used)]
 //! Exports of the TUI's screen as the binary writes them, each parsed back: text with the hot
 //! shard, SVG as XML with the shard names, PNG decoded at its size, an asciicast's header and
-//! frames; a replay's screen at a time; `s` in the TUI (tmux) saving the screen.
+//! frames; a replay's screen at a time; `s` in the TUI (tmux) saving the screen, never over an
+//! earlier save.
 
 use crate::common;
 
@@ -168,6 +169,15 @@ fn s_in_the_tui_saves_the_screen_here_and_says_so() {
         saved.contains("shard0000") && saved.contains("Balancer"),
         "{saved}"
     );
+    // Two more presses within a second: each saves its own files, none overwritten.
+    t.keys("s");
+    t.keys("s");
+    let count = || std::fs::read_dir(dir.path()).unwrap().count();
+    let deadline = std::time::Instant::now() + Duration::from_secs(5);
+    while count() < 6 && std::time::Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert_eq!(count(), 6, "three saves, six files");
     t.keys("q");
     t.wait_for("EXIT=0", Duration::from_secs(10));
 }
@@ -247,6 +257,24 @@ fn the_history_length_comes_from_the_configuration_and_a_bad_one_is_named() {
         err.contains("line 2, key `history`: \"10s\" is outside 1m to 24h"),
         "{err}"
     );
+    // Past a year too, the history's own limit is said, not a year's.
+    std::fs::write(&conf, "\nhistory = \"100000h\"\n").unwrap();
+    let (code, _, err) = export(&[
+        "--config",
+        &c,
+        "sim",
+        "ascending",
+        "--export",
+        &out,
+        "--view",
+        "history",
+    ]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("line 2, key `history`: \"100000h\" is outside 1m to 24h")
+            && !err.contains("year"),
+        "{err}"
+    );
     std::fs::write(&conf, "history = \"2m\"\n").unwrap();
     let (code, _, err) = export(&[
         "--config",
@@ -268,4 +296,27 @@ fn the_history_length_comes_from_the_configuration_and_a_bad_one_is_named() {
             .unwrap()
             .contains("History · app.events")
     );
+}
+
+#[test]
+fn a_trace_whose_end_marker_says_30_days_exports_a_bounded_asciicast_and_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let trace = dir.path().join("t.ndjson");
+    let t = trace.display().to_string();
+    let (code, _, err) = export(&["sim", "ascending", "--until", "10", "--record", &t]);
+    assert_eq!(code, 0, "{err}");
+    let text = std::fs::read_to_string(&trace).unwrap();
+    let text = text.replace("{\"end\":10.0}", "{\"end\":2592000.0}");
+    std::fs::write(&trace, text).unwrap();
+    let cast = dir.path().join("long.cast").display().to_string();
+    let began = std::time::Instant::now();
+    let (code, said, err) = export(&["replay", &t, "--export", &cast, "--size", "60x16"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        said.contains("one frame per 2160 s: the run is longer than 1200 s"),
+        "{said}"
+    );
+    let frames = std::fs::read_to_string(&cast).unwrap().lines().count() - 1;
+    assert!((1..=1_201).contains(&frames), "{frames} frames");
+    eprintln!("30 days as .cast: {frames} frames in {:?}", began.elapsed());
 }

@@ -479,3 +479,39 @@ fn a_unique_index_the_data_contradicts_is_named_with_a_duplicate() {
         "{text}"
     );
 }
+
+#[test]
+fn log_lines_it_cannot_read_are_counted_in_the_text_and_the_json() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("mongod.log");
+    let mut filter = String::from("1");
+    for _ in 0..200 {
+        filter = format!(r#"{{"$and":[{{"a":{filter}}}]}}"#);
+    }
+    let entry = |filter: &str| {
+        format!(
+            r#"{{"t":{{"$date":"2026-05-01T10:00:00.000+00:00"}},"s":"I","c":"COMMAND","id":51803,"ctx":"conn1","msg":"Slow query","attr":{{"type":"command","ns":"shop.orders","command":{{"find":"orders","filter":{filter},"$db":"shop"}},"durationMillis":120}}}}"#
+        )
+    };
+    std::fs::write(
+        &log,
+        format!("{}\n{}\n", entry(r#"{"customerId":4242}"#), entry(&filter)),
+    )
+    .unwrap();
+    let l = log.display().to_string();
+    let args = ["--example", "orders", "--log", &l, "--ns", "shop.orders"];
+    let o = run(&[&args[..], &["--json"]].concat());
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let json: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(json["logSkippedLines"]["count"], 1, "{json}");
+    assert_eq!(json["logSkippedLines"]["first"]["line"], 2);
+    let o = run(&[&args[..], &["--text"]].concat());
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(
+        stdout(&o).starts_with(&format!(
+            "--log {l}: 1 slow-query line skipped, not counted in the traffic (the first, line 2: "
+        )),
+        "{}",
+        stdout(&o)
+    );
+}

@@ -239,6 +239,7 @@ fn damaged_traces_give_clear_errors_never_panics() {
         &huge,
         ReadOptions {
             max_line_bytes: 10_000,
+            ..ReadOptions::default()
         },
     );
     assert!(
@@ -259,7 +260,14 @@ fn a_recorder_killed_midway_leaves_a_readable_partial_trace() {
     let path = dir.path("run.ndjson.gz");
     let mut sim = start("ascending");
     let header = sim_header(&sim, "sim:ascending", "ascending", 1);
-    let mut w = shardtop::trace::writer::TraceWriter::create(&path, &header).unwrap();
+    let mut w = shardtop::trace::writer::TraceWriter::create(
+        &path,
+        &header,
+        shardtop::trace::writer::Existing::Refuse,
+    )
+    .unwrap();
+    let partial = w.partial_path().unwrap();
+    assert!(partial.starts_with(dir.path("")), "{partial:?}");
     let events = sim.take_events();
     let names = shardtop::trace::event_codec::Names {
         state: &sim.cluster,
@@ -283,7 +291,6 @@ fn a_recorder_killed_midway_leaves_a_readable_partial_trace() {
         .unwrap();
     drop(w); // killed: never finished
     assert!(!path.exists());
-    let partial = dir.path("run.ndjson.gz.partial");
     let mut replay = Replay::open(&partial, ReadOptions::default()).unwrap();
     assert!(
         replay

@@ -49,7 +49,8 @@ fn write_trace(path: &std::path::Path) -> (Cluster, Cluster, Cluster) {
         collections: Vec::new(),
         scenario: None,
     };
-    let mut w = TraceWriter::create(path, &header).unwrap();
+    let mut w =
+        TraceWriter::create(path, &header, shardtop::trace::writer::Existing::Replace).unwrap();
     w.keyframe(&state_codec::encode(&first)).unwrap();
     w.line(&entry(0, "split").encode()).unwrap();
     w.line(&entry(400, "moveChunk.start").encode()).unwrap();

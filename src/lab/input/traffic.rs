@@ -37,7 +37,7 @@ pub use crate::analyze::sampled;
 use super::data::InputError;
 use super::data::text::{self, Lines, Position, grouped, kind};
 
-pub use self::slow_log::{parse_log, read_log};
+pub use self::slow_log::{Skipped, parse_log, parse_log_counted, read_log, read_log_counted};
 
 /// The most operations read from one file.
 pub const MAX_OPERATIONS: u64 = 1_000_000;

@@ -204,7 +204,8 @@ impl RoutingTable {
             for (min, _) in &p.chunks {
                 if prev.is_some_and(|m| m >= min) || min >= bound {
                     return Err(layout(format!(
-                        "replacement chunks out of order or past the replaced range at {min:?}"
+                        "replacement chunks out of order or past the replaced range at {}",
+                        crate::model::shell_text::stripped_key(min)
                     )));
                 }
                 prev = Some(min);

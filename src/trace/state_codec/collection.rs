@@ -85,6 +85,7 @@ pub(in crate::trace) fn collection_of(
         Some(h) => (h.chunks, Some(h.window)),
         None => (chunks_of(cluster, v, p)?, None),
     };
+    crate::trace::keyframe_sanity::chunks(&chunks, &pattern, p)?;
     let table = RoutingTable::from_chunks(chunks, pattern.global_max())
         .map_err(|e| format!("field `{p}chunks`: {e}"))?;
     let mut coll = Collection::new(ns, pattern, table);

@@ -216,3 +216,37 @@ fn a_file_that_is_not_a_json_log() {
         "/nonexistent/mongod.log: No such file or directory (os error 2)"
     );
 }
+
+/// A slow query whose filter nests deeper than the reader's JSON parser allows (128 levels) is
+/// counted and named, not dropped without a word (issue 36).
+#[test]
+fn a_slow_query_nested_too_deep_is_counted_as_skipped() {
+    let mut filter = String::from("1");
+    for _ in 0..200 {
+        filter = format!(r#"{{"$and":[{{"a":{filter}}}]}}"#);
+    }
+    let deep = line(
+        "COMMAND",
+        "conn12",
+        &format!(
+            r#"{{"type":"command","ns":"shop.orders","command":{{"find":"orders","filter":{filter},"$db":"shop"}},"durationMillis":120}}"#
+        ),
+    );
+    let find = line(
+        "COMMAND",
+        "conn13",
+        r#"{"type":"command","ns":"shop.orders","command":{"find":"orders","filter":{"customerId":1},"$db":"shop"},"durationMillis":120}"#,
+    );
+    let text = [find.as_str(), deep.as_str(), deep.as_str()].join("\n");
+    let (ops, skipped) =
+        traffic::parse_log_counted(text.as_bytes(), "mongod.log", "shop.orders").unwrap();
+    assert_eq!(ops.len(), 1);
+    assert_eq!(skipped.lines, 2);
+    let (line_no, why) = skipped.first.unwrap();
+    assert_eq!(line_no, 2);
+    assert!(why.contains("recursion limit exceeded"), "{why}");
+    // A log with nothing skipped says so.
+    let (_, none) =
+        traffic::parse_log_counted(find.as_bytes(), "mongod.log", "shop.orders").unwrap();
+    assert_eq!(none, traffic::Skipped::default());
+}

@@ -49,16 +49,40 @@ use super::{
 };
 use crate::lab::input::data::text::{self, Lines};
 
+/// Slow-query lines of a log that could not be read at all (not JSON to the reader: a filter
+/// nested deeper than its 128 levels, a line cut short), counted instead of dropped unsaid.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Skipped {
+    pub lines: u64,
+    /// The first one's line number and why.
+    pub first: Option<(u64, String)>,
+}
+
 /// Reads the slow queries of a log file on namespace `ns` (`db.collection`).
 pub fn read_log(path: &Path, ns: &str) -> Result<Vec<Operation>, InputError> {
+    read_log_counted(path, ns).map(|(ops, _)| ops)
+}
+
+/// [`read_log`], with the slow-query lines it could not read.
+pub fn read_log_counted(path: &Path, ns: &str) -> Result<(Vec<Operation>, Skipped), InputError> {
     let file = path.display().to_string();
     let opened = File::open(path).map_err(|e| InputError::in_file(&file, e.to_string()))?;
-    parse_log(BufReader::new(opened), &file, ns)
+    parse_log_counted(BufReader::new(opened), &file, ns)
 }
 
 /// Reads a log's text, named `file` in errors: the operations in line order; an error when no
 /// line is a log entry (a JSON object with a `msg`).
 pub fn parse_log(reader: impl BufRead, file: &str, ns: &str) -> Result<Vec<Operation>, InputError> {
+    parse_log_counted(reader, file, ns).map(|(ops, _)| ops)
+}
+
+/// [`parse_log`], with the slow-query lines it could not read.
+pub fn parse_log_counted(
+    reader: impl BufRead,
+    file: &str,
+    ns: &str,
+) -> Result<(Vec<Operation>, Skipped), InputError> {
+    let mut skipped = Skipped::default();
     let mut lines = Lines::new(reader, 0);
     let mut log = Log {
         ns,
@@ -75,8 +99,17 @@ pub fn parse_log(reader: impl BufRead, file: &str, ns: &str) -> Result<Vec<Opera
         if seen_log && !contains(bytes, b"Slow query") {
             continue;
         }
-        let Ok(Value::Object(entry)) = serde_json::from_slice::<Value>(bytes) else {
-            continue;
+        let entry = match serde_json::from_slice::<Value>(bytes) {
+            Ok(Value::Object(entry)) => entry,
+            Err(e) if contains(bytes, b"Slow query") => {
+                skipped.lines += 1;
+                if skipped.first.is_none() {
+                    skipped.first =
+                        Some((line, format!("a slow query the reader cannot read: {e}")));
+                }
+                continue;
+            }
+            _ => continue,
         };
         seen_log |= entry.get("msg").is_some_and(Value::is_string);
         log.take(&entry, line)
@@ -90,7 +123,7 @@ pub fn parse_log(reader: impl BufRead, file: &str, ns: &str) -> Result<Vec<Opera
     }
     let mut operations = log.finish();
     operations.sort_by_key(|op| op.line);
-    Ok(operations)
+    Ok((operations, skipped))
 }
 
 /// The operations read so far.

@@ -39,19 +39,12 @@ pub fn run(
     };
     let mut unique = unique_indexes(args)?;
     if let Some(path) = &args.data {
-        for u in dump::unique_indexes(path).map_err(|e| Failure::input(e.to_string()))? {
-            if !unique.contains(&u) {
-                unique.push(u);
-            }
-        }
+        let found = dump::unique_indexes(path).map_err(|e| Failure::input(e.to_string()))?;
+        add_unique(&mut unique, found);
     }
     let (mut traffic, skipped) = traffic(args)?;
     if let Some(f) = from.as_mut() {
-        for u in f.unique.drain(..) {
-            if !unique.contains(&u) {
-                unique.push(u);
-            }
-        }
+        add_unique(&mut unique, f.unique.drain(..));
         traffic.append(&mut f.traffic);
     }
     let (total, stats, docs) = documents(args, from.map(|f| f.docs))?;
@@ -68,12 +61,12 @@ pub fn run(
     };
     let keys = candidates(args, &suggested)?;
     let interactive = !(args.json || args.markdown || args.text) && std::io::stdout().is_terminal();
+    let arrival = Arrival {
+        from_empty: args.from_empty,
+        initial_docs: total * u64::from(args.initial.min(100)) / 100,
+        rate_per_sec: args.rate,
+    };
     if interactive {
-        let arrival = Arrival {
-            from_empty: args.from_empty,
-            initial_docs: total * u64::from(args.initial.min(100)) / 100,
-            rate_per_sec: args.rate,
-        };
         let trial = tui::TrialSpec {
             spec,
             arrival,
@@ -82,11 +75,6 @@ pub fn run(
         };
         return tui::run(args, ctx, trial, docs, traffic);
     }
-    let arrival = Arrival {
-        from_empty: args.from_empty,
-        initial_docs: total * u64::from(args.initial.min(100)) / 100,
-        rate_per_sec: args.rate,
-    };
     let mut trial = Trial::new(spec, arrival, &keys, &unique).map_err(Failure::input)?;
     let mut docs = docs;
     trial.run_to_end(&mut docs)?;
@@ -174,6 +162,15 @@ fn candidates(args: &LabArgs, suggested: &[Suggestion]) -> Result<Vec<KeyPattern
         }
     }
     Ok(keys)
+}
+
+/// Adds the unique indexes of `more` not already in `unique`.
+fn add_unique(unique: &mut Vec<KeyPattern>, more: impl IntoIterator<Item = KeyPattern>) {
+    for u in more {
+        if !unique.contains(&u) {
+            unique.push(u);
+        }
+    }
 }
 
 fn unique_indexes(args: &LabArgs) -> Result<Vec<KeyPattern>, Failure> {

@@ -123,7 +123,7 @@ pub struct BalancerView {
     pub why_not: Vec<String>,
     /// One line per draining shard of a live cluster: what remains, what blocks it, an estimate.
     pub drains: Vec<String>,
-    /// `"data size"` (6.0+) or `"chunk count"` (before 6.0).
+    /// `"data size"` (6.0.3+) or `"chunk count"` (before 6.0.3; a simulated 6.0 evens data size).
     pub policy: &'static str,
     /// Whether the AutoMerger is enabled (`None` before 7.0, which has none).
     pub auto_merger: Option<bool>,

@@ -40,6 +40,7 @@ pub fn scale_cluster() -> Simulator {
     let version = ServerVersion::V8_0;
     let cluster = Cluster {
         version,
+        before_6_0_3: false,
         shards: (0..shards as usize)
             .map(|i| ShardState {
                 shard: shardtop::model::Shard::new(shardtop::model::Shard::default_name(i)),

@@ -299,6 +299,7 @@ impl Replay {
 fn placeholder() -> crate::cluster::Cluster {
     crate::cluster::Cluster {
         version: crate::cluster::ServerVersion::DEFAULT,
+        before_6_0_3: false,
         shards: Vec::new(),
         settings: crate::cluster::Settings {
             chunk_size_bytes: 1,

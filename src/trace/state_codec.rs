@@ -64,6 +64,10 @@ pub fn encode(c: &Cluster) -> Value {
     if s.auto_split_only {
         line["keyframe"]["settings"]["balancerMode"] = json!("autoSplitOnly");
     }
+    // 1.1: a 6.0.0–6.0.2 server (its balancer evens chunk counts); absent: as its release line.
+    if c.before_6_0_3 {
+        line["keyframe"]["serverVersionBefore603"] = json!(true);
+    }
     line
 }
 
@@ -192,6 +196,7 @@ pub(super) fn decode_frame(
     }
     let mut cluster = Cluster {
         version,
+        before_6_0_3: frame.get("serverVersionBefore603").and_then(Value::as_bool) == Some(true),
         shards,
         settings,
         databases: std::collections::BTreeMap::default(),

@@ -145,7 +145,7 @@ fn balancer(cluster: &Cluster) -> BalancerView {
             .map(crate::cluster::drain::DrainStatus::text)
             .collect(),
         auto_merger: cluster.auto_merger_enabled(),
-        policy: match cluster.version.balancing_metric() {
+        policy: match cluster.balancing_metric() {
             BalancingMetric::ChunkCount => "chunk count",
             BalancingMetric::DataSize => "data size",
         },

@@ -90,6 +90,18 @@ fn balancer_words(file: &ClusterFile) -> &'static str {
     }
 }
 
+/// What the balancer of a server of version string `version` evens, as the balancer pane words
+/// it: chunk counts before 6.0.3, data size from 6.0.3 (a vendor suffix like `-22` is ignored).
+fn policy_words(version: &str) -> &'static str {
+    let numeric = version.split(['-', '+']).next().unwrap();
+    let parts: Vec<u32> = numeric.split('.').map(|p| p.parse().unwrap()).collect();
+    if parts[..] >= [6, 0, 3][..] {
+        "evens data size"
+    } else {
+        "evens chunk count"
+    }
+}
+
 /// The chunks of `ns` on each shard, counted from `config.chunks` (by `uuid` when the
 /// collection document has a `timestamp`, 5.0+, else by `ns`).
 fn chunks_by_shard(file: &ClusterFile, ns: &str) -> BTreeMap<String, u64> {
@@ -192,6 +204,11 @@ async fn the_main_screen_of_every_real_cluster_says_what_its_documents_say() {
         );
         // The balancer's mode, as balancerStatus answers it.
         assert!(text.contains(balancer_words(&file)), "{name}:\n{text}");
+        // What the balancer evens, from the full version string: data size from 6.0.3.
+        assert!(
+            text.contains(policy_words(&file.version)),
+            "{name}:\n{text}"
+        );
         let kinds = expected(&file)
             .get(&ns)
             .map(|e| e.inconsistencies.clone())

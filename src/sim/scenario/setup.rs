@@ -97,6 +97,7 @@ impl Simulator {
         };
         let cluster = Cluster {
             version,
+            before_6_0_3: false,
             shards: Vec::new(),
             settings,
             databases: std::collections::BTreeMap::default(),

@@ -369,6 +369,27 @@ mod tests {
     }
 
     #[test]
+    fn a_6_0_0_to_6_0_2_server_keeps_its_chunk_count_balancing() {
+        use crate::cluster::ServerVersion;
+        use crate::cluster::version::BalancingMetric;
+        let mut c = cluster();
+        c.version = ServerVersion::V6_0;
+        assert_eq!(round_trip(&c).balancing_metric(), BalancingMetric::DataSize);
+        assert!(
+            encode(&c)["keyframe"]
+                .get("serverVersionBefore603")
+                .is_none()
+        );
+        c.before_6_0_3 = true;
+        let back = round_trip(&c);
+        assert!(back.before_6_0_3);
+        assert_eq!(back.balancing_metric(), BalancingMetric::ChunkCount);
+        // Only the 6.0 line is changed by it: 7.0 evens data size whatever the flag says.
+        c.version = ServerVersion::V7_0;
+        assert_eq!(c.balancing_metric(), BalancingMetric::DataSize);
+    }
+
+    #[test]
     fn a_bad_observed_field_names_its_path() {
         let mut line = encode(&cluster());
         line["keyframe"]["balancer"]["drains"] =

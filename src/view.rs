@@ -117,6 +117,9 @@ pub struct BalancerView {
     pub in_round: bool,
     pub rounds: u64,
     pub completed: u64,
+    /// The log a live cluster's `completed` is counted from (`"changelog"` or `"actionlog"`);
+    /// `None`: the simulator's own count.
+    pub completed_from: Option<&'static str>,
     pub failed: u64,
     pub in_flight: Vec<MigrationView>,
     /// One line each: why it is or is not balancing.

@@ -449,8 +449,7 @@ impl Poller {
         let mut why_not = pace.ask(&self.client, &colls, &mut refused).await;
         self.refused = refused;
         let state = &mut self.state;
-        state.balancer =
-            balancer_status::state(&status, self.logs.completed, self.logs.failed, now_ms);
+        state.balancer = balancer_status::state(&status, &self.logs, now_ms);
         if let Some(mode) = balancer_status::mode(&status) {
             state.set_balancer_mode(mode);
         }

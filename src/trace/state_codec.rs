@@ -363,6 +363,7 @@ fn balancer_of(cluster: &Cluster, b: &Value, p: &str) -> Res<(BalancerState, u64
         in_flight,
         completed: u64_at(b, "completed", p)?,
         failed: u64_at(b, "failed", p)?,
+        completed_from: None,
         why_not: strings_at(b, "whyNot", p)?,
         window_now: None,
         drains: Vec::new(),

@@ -114,6 +114,9 @@ fn balancer(cluster: &Cluster) -> BalancerView {
         in_round: b.round.is_some(),
         rounds: b.rounds,
         completed: b.completed,
+        completed_from: b
+            .completed_from
+            .map(crate::cluster::balancer::MovedFrom::as_str),
         failed: b.failed,
         in_flight: b
             .in_flight

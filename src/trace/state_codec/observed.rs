@@ -8,7 +8,7 @@
 
 use serde_json::{Value, json};
 
-use crate::cluster::balancer::BalancerState;
+use crate::cluster::balancer::{BalancerState, MovedFrom};
 use crate::cluster::balancing_window::WindowNow;
 use crate::cluster::drain::{DrainSource, DrainStatus};
 use crate::cluster::resharding::{RecipientProgress, ReshardingProgress};
@@ -128,6 +128,9 @@ fn progress_of(r: &Value, p: &str) -> Res<ReshardingProgress> {
 
 /// Adds the balancer's observed fields to its keyframe object `out`.
 pub(super) fn encode_balancer(b: &BalancerState, out: &mut Value) {
+    if let Some(from) = b.completed_from {
+        out["completedFrom"] = json!(from.as_str());
+    }
     if !b.drains.is_empty() {
         out["drains"] = b
             .drains
@@ -153,6 +156,12 @@ pub(super) fn encode_balancer(b: &BalancerState, out: &mut Value) {
 
 /// Reads the balancer's observed fields into `state` (absent: none).
 pub(super) fn decode_balancer(b: &Value, p: &str, state: &mut BalancerState) -> Res<()> {
+    if let Some(from) = b.get("completedFrom") {
+        let text = from.as_str().unwrap_or_default();
+        state.completed_from = Some(MovedFrom::parse(text).ok_or_else(|| {
+            format!("field `{p}completedFrom`: expected \"changelog\" or \"actionlog\"")
+        })?);
+    }
     if b.get("drains").is_some() {
         for (i, d) in array_at(b, "drains", p)?.iter().enumerate() {
             let dp = format!("{p}drains[{i}].");
@@ -366,6 +375,20 @@ mod tests {
             c.balancer.window_now = Some(w.clone());
             assert_eq!(round_trip(&c).balancer.window_now, Some(w));
         }
+    }
+
+    #[test]
+    fn completed_from_round_trips() {
+        let mut c = cluster();
+        assert_eq!(round_trip(&c).balancer.completed_from, None);
+        for from in [MovedFrom::Changelog, MovedFrom::Actionlog] {
+            c.balancer.completed_from = Some(from);
+            assert_eq!(round_trip(&c).balancer.completed_from, Some(from));
+        }
+        let mut line = encode(&c);
+        line["keyframe"]["balancer"]["completedFrom"] = json!("guess");
+        let e = decode(&line).expect_err("refused");
+        assert!(e.contains("keyframe.balancer.completedFrom"), "{e}");
     }
 
     #[test]

@@ -48,7 +48,14 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: Theme, focused: b
         )),
     ]));
     lines.push(Line::from(vec![
-        Span::raw(format!("rounds {} · moved {} · ", b.rounds, b.completed)),
+        Span::raw(format!(
+            "rounds {} · moved {}{} · ",
+            b.rounds,
+            b.completed,
+            b.completed_from
+                .map(|f| format!(" ({f})"))
+                .unwrap_or_default()
+        )),
         Span::styled(
             format!("failed {}", b.failed),
             if b.failed > 0 {

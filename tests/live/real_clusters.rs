@@ -489,6 +489,20 @@ async fn the_view_marks_an_inconsistent_collection_and_shows_the_others() {
             assert_eq!(activity, None, "{}", c.ns);
         }
     }
+    // Its chunks' `onCurrentShardSince: Timestamp(1, 0)` (MongoDB's 7.0 documentation example;
+    // an upgrade to 7.0 copies it from history[0].validAfter) is unknown, not called invalid.
+    let since: Vec<&str> = (polled.refused.iter())
+        .map(|r| r.text.as_str())
+        .filter(|t| t.contains("`onCurrentShardSince`"))
+        .collect();
+    assert_eq!(
+        since,
+        [
+            "config.chunks of test.authors: `onCurrentShardSince` of 2 chunks is before 2009, not a \
+          wall-clock time (set at the upgrade to 7.0 from the chunk's history): time on shard \
+          unknown"
+        ],
+    );
     // The failed balancerCollectionStatus of test.authors is said in the balancer pane's notes.
     assert!(
         polled

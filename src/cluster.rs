@@ -125,6 +125,9 @@ pub struct Cluster {
     pub next_migration_id: u64,
     /// The scheduled actions of a scenario that were refused.
     pub failed_actions: Vec<failed_actions::FailedAction>,
+    /// A live poll's notes on the reads it could not use (refused, failed, invalid): `(the pane
+    /// it feeds, as the view names it, the note)`, kept so a recording replays them.
+    pub poll_notes: Vec<(String, String)>,
 }
 
 impl Cluster {

@@ -303,6 +303,29 @@ pub enum Feeds {
 }
 
 impl Feeds {
+    /// The name a trace keeps (`shards`, `balancer`, `events`, `heat`, `everything`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Everything => "everything",
+            Self::Shards => "shards",
+            Self::Balancer => "balancer",
+            Self::Events => "events",
+            Self::Heat => "heat",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Self> {
+        [
+            Self::Everything,
+            Self::Shards,
+            Self::Balancer,
+            Self::Events,
+            Self::Heat,
+        ]
+        .into_iter()
+        .find(|f| f.as_str() == s)
+    }
+
     pub fn label(self) -> &'static str {
         match self {
             Self::Everything => "the whole view",

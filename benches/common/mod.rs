@@ -69,6 +69,7 @@ pub fn scale_cluster() -> Simulator {
         balancer: shardtop::cluster::balancer::BalancerState::default(),
         next_migration_id: 1,
         failed_actions: Vec::new(),
+        poll_notes: Vec::new(),
     };
     Simulator::from_cluster(cluster)
 }

@@ -447,6 +447,7 @@ impl Poller {
             .collect();
         let pace = &mut self.compliance;
         let mut why_not = pace.ask(&self.client, &colls, &mut refused).await;
+        self.state.poll_notes = refused.kept();
         self.refused = refused;
         let state = &mut self.state;
         state.balancer = balancer_status::state(&status, &self.logs, now_ms);

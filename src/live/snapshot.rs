@@ -173,6 +173,7 @@ pub fn cluster(
         balancer: crate::cluster::balancer::BalancerState::default(),
         next_migration_id: 1,
         failed_actions: Vec::new(),
+        poll_notes: Vec::new(),
     }
 }
 

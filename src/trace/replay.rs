@@ -321,5 +321,6 @@ fn placeholder() -> crate::cluster::Cluster {
         balancer: crate::cluster::balancer::BalancerState::default(),
         next_migration_id: 1,
         failed_actions: Vec::new(),
+        poll_notes: Vec::new(),
     }
 }

@@ -68,6 +68,7 @@ pub fn encode(c: &Cluster) -> Value {
     if c.before_6_0_3 {
         line["keyframe"]["serverVersionBefore603"] = json!(true);
     }
+    observed::encode_notes(c, &mut line["keyframe"]);
     line
 }
 
@@ -206,6 +207,7 @@ pub(super) fn decode_frame(
         balancer: BalancerState::default(),
         next_migration_id: 1,
         failed_actions: Vec::new(),
+        poll_notes: Vec::new(),
     };
     for (i, db) in array_at(frame, "databases", p)?.iter().enumerate() {
         let dp = format!("{p}databases[{i}].");
@@ -240,6 +242,7 @@ pub(super) fn decode_frame(
         }
     }
     cluster.failed_actions = failed_actions_of(frame)?;
+    cluster.poll_notes = observed::decode_notes(frame, p)?;
     let bal = field(frame, "balancer", p)?;
     let (balancer, next_id) = balancer_of(&cluster, bal, "keyframe.balancer.")?;
     cluster.balancer = balancer;

@@ -149,6 +149,18 @@ async fn a_replay_says_what_watch_said_of_an_inconsistency_a_drain_and_the_windo
     assert!(!clock.is_live());
     let view = tl.view(&shardtop::view::ViewRequest::default(), clock);
     assert_eq!(view.heat, Some("off"));
+    // The notes on the reads a poll could not use (the overlap's failed balancerCollectionStatus,
+    // the chunks' onCurrentShardSince) degrade the same panes in the replay as in watch.
+    let polled = shardtop::live::poller::poll_once(&mongos.uri, std::time::Duration::from_secs(10))
+        .await
+        .unwrap();
+    let notes = |r: &[shardtop::view::RefusedRead]| -> Vec<(&'static str, String)> {
+        r.iter()
+            .map(|n| (n.feeds.label(), n.text.clone()))
+            .collect()
+    };
+    assert!(polled.refused.len() >= 2, "{:?}", polled.refused);
+    assert_eq!(notes(&view.refused), notes(&polled.refused));
     let unknown = mongos.unknown.lock().unwrap().clone();
     assert!(unknown.is_empty(), "{unknown:#?}");
 }

@@ -126,6 +126,34 @@ fn progress_of(r: &Value, p: &str) -> Res<ReshardingProgress> {
     })
 }
 
+/// Adds a live poll's notes to the keyframe object `out` (`pollNotes`, absent when none).
+pub(super) fn encode_notes(c: &Cluster, out: &mut Value) {
+    if !c.poll_notes.is_empty() {
+        out["pollNotes"] = (c.poll_notes.iter())
+            .map(|(feeds, text)| json!({"feeds": feeds, "text": text}))
+            .collect();
+    }
+}
+
+/// A keyframe's `pollNotes` (absent: none); `p` is the keyframe's path.
+pub(super) fn decode_notes(frame: &Value, p: &str) -> Res<Vec<(String, String)>> {
+    if frame.get("pollNotes").is_none() {
+        return Ok(Vec::new());
+    }
+    let mut out = Vec::new();
+    for (i, n) in array_at(frame, "pollNotes", p)?.iter().enumerate() {
+        let np = format!("{p}pollNotes[{i}].");
+        let feeds = str_at(n, "feeds", &np)?;
+        if crate::view::Feeds::parse(feeds).is_none() {
+            return Err(format!(
+                "field `{np}feeds`: unknown pane {feeds:?} (shards, balancer, events, heat, everything)"
+            ));
+        }
+        out.push((feeds.to_string(), str_at(n, "text", &np)?.to_string()));
+    }
+    Ok(out)
+}
+
 /// Adds the balancer's observed fields to its keyframe object `out`.
 pub(super) fn encode_balancer(b: &BalancerState, out: &mut Value) {
     if let Some(from) = b.completed_from {
@@ -375,6 +403,27 @@ mod tests {
             c.balancer.window_now = Some(w.clone());
             assert_eq!(round_trip(&c).balancer.window_now, Some(w));
         }
+    }
+
+    #[test]
+    fn poll_notes_round_trip_and_a_bad_pane_names_its_path() {
+        let mut c = cluster();
+        assert!(encode(&c)["keyframe"].get("pollNotes").is_none());
+        c.poll_notes = vec![
+            (
+                "shards".into(),
+                "config.settings chunksize: \"64\" is not…".into(),
+            ),
+            (
+                "events".into(),
+                "`find` on config.changelog: the server refused it".into(),
+            ),
+        ];
+        assert_eq!(round_trip(&c).poll_notes, c.poll_notes);
+        let mut line = encode(&c);
+        line["keyframe"]["pollNotes"][1]["feeds"] = json!("sidebar");
+        let e = decode(&line).expect_err("refused");
+        assert!(e.contains("keyframe.pollNotes[1].feeds"), "{e}");
     }
 
     #[test]

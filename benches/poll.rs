@@ -44,17 +44,21 @@ fn quiet_cluster() -> ClusterFile {
             time: 1_758_222_481,
             increment: i as u32 + 1,
         };
-        collections.push(doc! {"_id": &ns, "uuid": uuid.clone(), "timestamp": created,
-            "key": {"k": 1}, "unique": false});
+        collections.push(
+            doc! {"_id": &ns, "uuid": uuid.clone(), "timestamp": created,
+            "key": {"k": 1}, "unique": false},
+        );
         chunks.push(doc! {"_id": bson::oid::ObjectId::new(), "uuid": uuid,
-            "min": {"k": Bson::MinKey}, "max": {"k": Bson::MaxKey}, "shard": shard,
-            "lastmod": bson::Timestamp {time: 1, increment: 0}});
+        "min": {"k": Bson::MinKey}, "max": {"k": Bson::MaxKey}, "shard": shard,
+        "lastmod": bson::Timestamp {time: 1, increment: 0}});
         statuses.insert(
             &ns,
             doc! {"chunkSize": 128_i64, "balancerCompliant": true, "ok": 1.0},
         );
-        sdd.push(doc! {"ns": &ns, "shards": [{"shardName": shard, "numOrphanedDocs": 0,
-            "numOwnedDocuments": 10, "ownedSizeBytes": 1000, "orphanedSizeBytes": 0}]});
+        sdd.push(
+            doc! {"ns": &ns, "shards": [{"shardName": shard, "numOrphanedDocs": 0,
+            "numOwnedDocuments": 10, "ownedSizeBytes": 1000, "orphanedSizeBytes": 0}]},
+        );
     }
     let mut config = HashMap::new();
     config.insert(

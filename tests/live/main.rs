@@ -6,6 +6,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 mod config;
+mod helpers;
 mod poll_cost;
 mod real_clusters;
 mod real_mongos;

@@ -146,13 +146,14 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: Theme, focused: b
     let room = (rows + 1).saturating_sub(lines.len() + others.len());
     let cut = refused.len() > room;
     lines.extend(refused.into_iter().take(room));
-    if cut && room > 0 {
-        if let Some(last) = lines.last_mut() {
-            let text: String = last.spans.iter().map(|s| s.content.as_ref()).collect();
-            let width = usize::from(inner.width);
-            let head: String = text.chars().take(width.saturating_sub(1)).collect();
-            *last = Line::from(Span::styled(format!("{}…", head.trim_end()), theme.error()));
-        }
+    if cut
+        && room > 0
+        && let Some(last) = lines.last_mut()
+    {
+        let text: String = last.spans.iter().map(|s| s.content.as_ref()).collect();
+        let width = usize::from(inner.width);
+        let head: String = text.chars().take(width.saturating_sub(1)).collect();
+        *last = Line::from(Span::styled(format!("{}…", head.trim_end()), theme.error()));
     }
     for line in others {
         if lines.len() > rows {

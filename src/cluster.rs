@@ -106,6 +106,9 @@ pub struct Settings {
 #[derive(Clone, Debug)]
 pub struct Cluster {
     pub version: ServerVersion,
+    /// The server's version string is before 6.0.3, which a release line cannot say (a live
+    /// 6.0.0–6.0.2 mongos, from `buildInfo.version`): its balancer still evens chunk counts.
+    pub before_6_0_3: bool,
     pub shards: Vec<ShardState>,
     pub settings: Settings,
     /// Database → primary shard.
@@ -122,9 +125,26 @@ pub struct Cluster {
     pub next_migration_id: u64,
     /// The scheduled actions of a scenario that were refused.
     pub failed_actions: Vec<failed_actions::FailedAction>,
+    /// A live poll's notes on the reads it could not use (refused, failed, invalid): `(the pane
+    /// it feeds, as the view names it, the note)`, kept so a recording replays them.
+    pub poll_notes: Vec<(String, String)>,
 }
 
 impl Cluster {
+    /// What this cluster's balancer evens: its release line's metric, except that 6.0.0–6.0.2
+    /// still evened chunk counts: data-size balancing (mongo `src/mongo/db/s/balancer/
+    /// balancer_policy.cpp`) shipped in 6.0.3, with `$shardedDataDistribution` and the end of
+    /// auto-splitting (MongoDB's 6.0 manual: "Starting in MongoDB 6.0.3, automatic chunk
+    /// splitting is not performed"; MongoDB's sharding product manager on the community forum,
+    /// t/212616: "Starting in 6.0.3, we balance by data size instead of the number of chunks").
+    pub fn balancing_metric(&self) -> version::BalancingMetric {
+        if self.before_6_0_3 && self.version == ServerVersion::V6_0 {
+            version::BalancingMetric::ChunkCount
+        } else {
+            self.version.balancing_metric()
+        }
+    }
+
     /// `movePrimary` takes the database's untracked unsharded collections to the new primary.
     pub fn move_untracked_collections(&mut self, db: &str, to: ShardIdx) {
         let now_secs = self.now_ms / 1000;

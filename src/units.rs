@@ -32,6 +32,40 @@ pub fn cut_at_words(text: &str, max: usize) -> String {
     format!("{}…", head[..at].trim_end_matches([',', ' ']))
 }
 
+/// `text` broken at spaces into lines of at most `width` characters (a longer word is cut), at
+/// most `max_lines` of them; what does not fit ends the last line with `…`.
+pub fn wrap_words(text: &str, width: usize, max_lines: usize) -> Vec<String> {
+    let width = width.max(2);
+    let mut lines: Vec<String> = Vec::new();
+    let mut line = String::new();
+    for word in text.split(' ').filter(|w| !w.is_empty()) {
+        let (now, extra) = (line.chars().count(), word.chars().count());
+        if now > 0 && now + 1 + extra > width {
+            lines.push(std::mem::take(&mut line));
+        }
+        if !line.is_empty() {
+            line.push(' ');
+        }
+        line.push_str(word);
+        while line.chars().count() > width {
+            let head: String = line.chars().take(width).collect();
+            line = line.chars().skip(width).collect();
+            lines.push(head);
+        }
+    }
+    if !line.is_empty() {
+        lines.push(line);
+    }
+    if lines.len() > max_lines.max(1) {
+        lines.truncate(max_lines.max(1));
+        if let Some(last) = lines.last_mut() {
+            let head: String = last.chars().take(width - 1).collect();
+            *last = format!("{}…", head.trim_end());
+        }
+    }
+    lines
+}
+
 /// Names cut to at most `width` characters each, every one still distinct: a name that fits is
 /// shown whole; a longer one as its head, `…`, and its tail, keeping as much of the head as
 /// leaves all the cut names distinct (`mongos-01-shard-rs-0007` → `mongos-0…-0007` at 14).
@@ -89,7 +123,22 @@ pub fn shortest_unique(names: &[&str], min: usize) -> (usize, Vec<String>) {
 
 #[cfg(test)]
 mod tests {
-    use super::cut_at_words;
+    use super::{cut_at_words, wrap_words};
+
+    #[test]
+    fn wrapped_lines_keep_every_word_within_the_width() {
+        let text =
+            "config.chunks of test.authors: `onCurrentShardSince` of 2 chunks is before 2009";
+        let lines = wrap_words(text, 24, 10);
+        assert!(lines.iter().all(|l| l.chars().count() <= 24), "{lines:?}");
+        assert_eq!(lines.join(" "), text);
+        assert_eq!(wrap_words("short", 20, 3), ["short"]);
+        // A word longer than the width is cut across lines.
+        assert_eq!(wrap_words("abcdefgh", 3, 5), ["abc", "def", "gh"]);
+        // Too many lines: the last says more was cut.
+        let cut = wrap_words("one two three four five six", 9, 2);
+        assert_eq!(cut, ["one two", "three…"]);
+    }
 
     #[test]
     fn cuts_fall_on_word_or_field_boundaries() {

@@ -117,13 +117,16 @@ pub struct BalancerView {
     pub in_round: bool,
     pub rounds: u64,
     pub completed: u64,
+    /// The log a live cluster's `completed` is counted from (`"changelog"` or `"actionlog"`);
+    /// `None`: the simulator's own count.
+    pub completed_from: Option<&'static str>,
     pub failed: u64,
     pub in_flight: Vec<MigrationView>,
     /// One line each: why it is or is not balancing.
     pub why_not: Vec<String>,
     /// One line per draining shard of a live cluster: what remains, what blocks it, an estimate.
     pub drains: Vec<String>,
-    /// `"data size"` (6.0+) or `"chunk count"` (before 6.0).
+    /// `"data size"` (6.0.3+) or `"chunk count"` (before 6.0.3; a simulated 6.0 evens data size).
     pub policy: &'static str,
     /// Whether the AutoMerger is enabled (`None` before 7.0, which has none).
     pub auto_merger: Option<bool>,
@@ -300,6 +303,29 @@ pub enum Feeds {
 }
 
 impl Feeds {
+    /// The name a trace keeps (`shards`, `balancer`, `events`, `heat`, `everything`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Everything => "everything",
+            Self::Shards => "shards",
+            Self::Balancer => "balancer",
+            Self::Events => "events",
+            Self::Heat => "heat",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Self> {
+        [
+            Self::Everything,
+            Self::Shards,
+            Self::Balancer,
+            Self::Events,
+            Self::Heat,
+        ]
+        .into_iter()
+        .find(|f| f.as_str() == s)
+    }
+
     pub fn label(self) -> &'static str {
         match self {
             Self::Everything => "the whole view",

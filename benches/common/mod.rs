@@ -40,6 +40,7 @@ pub fn scale_cluster() -> Simulator {
     let version = ServerVersion::V8_0;
     let cluster = Cluster {
         version,
+        before_6_0_3: false,
         shards: (0..shards as usize)
             .map(|i| ShardState {
                 shard: shardtop::model::Shard::new(shardtop::model::Shard::default_name(i)),
@@ -68,6 +69,7 @@ pub fn scale_cluster() -> Simulator {
         balancer: shardtop::cluster::balancer::BalancerState::default(),
         next_migration_id: 1,
         failed_actions: Vec::new(),
+        poll_notes: Vec::new(),
     };
     Simulator::from_cluster(cluster)
 }

@@ -96,6 +96,34 @@ impl BalancerState {
     }
 }
 
+/// The log a live cluster's count of completed migrations is read from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MovedFrom {
+    /// `moveChunk.commit` entries of `config.changelog`.
+    Changelog,
+    /// `chunksMoved` of the `balancer.round` entries of `config.actionlog` read (when they say
+    /// more than the changelog holds: the changelog lost or never kept those entries).
+    Actionlog,
+}
+
+impl MovedFrom {
+    /// The collection's name, as the pane, the summaries and traces say it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Changelog => "changelog",
+            Self::Actionlog => "actionlog",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Self> {
+        match s {
+            "changelog" => Some(Self::Changelog),
+            "actionlog" => Some(Self::Actionlog),
+            _ => None,
+        }
+    }
+}
+
 /// The balancer's state and counters.
 #[derive(Clone, Debug, Default)]
 pub struct BalancerState {
@@ -105,6 +133,9 @@ pub struct BalancerState {
     pub in_flight: Vec<Migration>,
     pub completed: u64,
     pub failed: u64,
+    /// Where a live cluster's `completed` comes from (`None`: the simulator's own count). Both
+    /// logs are capped, so either is what the log still holds, not every migration ever made.
+    pub completed_from: Option<MovedFrom>,
     /// Why the last round (or the last check) did not balance more, per collection.
     pub why_not: Vec<String>,
     /// A live cluster's balancing window now, as far as its logged rounds tell.

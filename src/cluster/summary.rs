@@ -69,7 +69,7 @@ impl Cluster {
                 "inRound": self.balancer.round.is_some(),
                 "rounds": self.balancer.rounds,
                 "migrations": {
-                    "completed": self.balancer.completed,
+                    "completed": self.balancer.completed, "completedFrom": self.balancer.completed_from.map(super::balancer::MovedFrom::as_str),
                     "failed": self.balancer.failed,
                     "inFlight": self.balancer.in_flight.len(),
                 },
@@ -438,7 +438,7 @@ impl Cluster {
         let b = &self.balancer;
         let _ = writeln!(
             s,
-            "Balancer: {} · {} rounds · migrations {} completed, {} failed, {} in flight{}{}",
+            "Balancer: {} · {} rounds · migrations {} completed{}, {} failed, {} in flight{}{}",
             match self.balancer_mode() {
                 super::balancer::BalancerMode::Full => "on (full)",
                 super::balancer::BalancerMode::AutoSplitOnly => "autoSplitOnly (never migrates)",
@@ -446,6 +446,7 @@ impl Cluster {
             },
             b.rounds,
             b.completed,
+            (b.completed_from.map(|f| format!(" (by {})", f.as_str()))).unwrap_or_default(),
             b.failed,
             b.in_flight.len(),
             if b.round.is_some() {

@@ -9,8 +9,9 @@ use super::refusals::Refusals;
 use crate::cluster::Cluster;
 use crate::cluster::balancer::{BalancerState, RoundInProgress};
 
-/// The balancer's state from `balancerStatus` and the counts of the changelog's migrations.
-pub(super) fn state(status: &Document, completed: u64, failed: u64, now_ms: u64) -> BalancerState {
+/// The balancer's state from `balancerStatus` and the logs' counts of migrations.
+pub(super) fn state(status: &Document, logs: &super::logs::LogTails, now_ms: u64) -> BalancerState {
+    let (completed, from) = logs.moved();
     BalancerState {
         rounds: status
             .get_i64("numBalancerRounds")
@@ -28,7 +29,8 @@ pub(super) fn state(status: &Document, completed: u64, failed: u64, now_ms: u64)
                 failed: 0,
             }),
         completed,
-        failed,
+        completed_from: Some(from),
+        failed: logs.failed,
         ..BalancerState::default()
     }
 }

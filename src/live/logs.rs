@@ -23,6 +23,9 @@ pub struct LogTails {
     last_action: Option<DateTime>,
     pub completed: u64,
     pub failed: u64,
+    /// `chunksMoved` summed over the `balancer.round` entries read (the newest `PAGE` at the
+    /// first poll, then each new one).
+    pub round_moved: u64,
     /// The newest balancer round's error (`errmsg`), if it failed.
     pub round_error: Option<String>,
     /// Migrations committed since the last take (`moveChunk.commit` entries): when, and the
@@ -195,6 +198,7 @@ impl LogTails {
                 continue;
             }
             track(&mut self.last_action, &d);
+            self.round_moved += super::data_sizes::number(&details, "chunksMoved");
             self.round_times_ms.push_back(at_ms(&d));
             if self.round_times_ms.len() > MAX_ROUND_TIMES {
                 self.round_times_ms.pop_front();
@@ -202,6 +206,19 @@ impl LogTails {
         }
         out.sort_by_key(|l| l.at_ms);
         Ok(out)
+    }
+
+    /// The migrations completed as far as the logs tell, and which log says it: the changelog's
+    /// `moveChunk.commit` entries, or the actionlog rounds' `chunksMoved` when those say more
+    /// (a changelog that lost the entries must not say "moved 0" under rounds that moved).
+    /// 4.4–8.0 `db/s/balancer/balancer.cpp` logs `chunksMoved` in each `balancer.round` entry.
+    pub fn moved(&self) -> (u64, crate::cluster::balancer::MovedFrom) {
+        use crate::cluster::balancer::MovedFrom;
+        if self.round_moved > self.completed {
+            (self.round_moved, MovedFrom::Actionlog)
+        } else {
+            (self.completed, MovedFrom::Changelog)
+        }
     }
 
     /// Migrations the changelog remembers, counted once at the first poll.

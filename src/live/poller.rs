@@ -51,6 +51,8 @@ pub struct Poller {
     refused: Refusals,
     /// Whether the mongos has `$shardedDataDistribution` (6.0.3+), from its version string.
     sharded_data_distribution: bool,
+    /// Its version string is before 6.0.3 (kept in the state: its balancer evens chunk counts).
+    before_6_0_3: bool,
     /// Which collections' `balancerCollectionStatus` are due, and the answers kept.
     compliance: super::compliance::CompliancePace,
     /// Sizes of the tracked unsharded collections (`$collStats`, paced).
@@ -111,6 +113,7 @@ impl Poller {
             sampled_heat: None,
             refused: Refusals::default(),
             sharded_data_distribution: true,
+            before_6_0_3: false,
             compliance: super::compliance::CompliancePace::default(),
             unsplittable_sizes: super::catalog::UnsplittableSizes::default(),
             drains: super::draining::DrainWatch::default(),
@@ -163,7 +166,7 @@ impl Poller {
             return Ok(v);
         }
         let (v, sdd) = super::handshake::mongos_version(&self.client).await?;
-        self.sharded_data_distribution = sdd;
+        (self.sharded_data_distribution, self.before_6_0_3) = (sdd, !sdd);
         self.version = Some(v);
         Ok(v)
     }
@@ -373,6 +376,7 @@ impl Poller {
         };
         let mut cluster = snapshot::cluster(&snap, reads.shards, collections);
         data_sizes::spread(&mut cluster, &reads.sizes);
+        cluster.before_6_0_3 = self.before_6_0_3;
         self.state = cluster;
         Ok(())
     }
@@ -416,10 +420,10 @@ impl Poller {
             .collect();
         let pace = &mut self.compliance;
         let mut why_not = pace.ask(&self.client, &colls, &mut refused).await;
+        self.state.poll_notes = refused.kept();
         self.refused = refused;
         let state = &mut self.state;
-        state.balancer =
-            balancer_status::state(&status, self.logs.completed, self.logs.failed, now_ms);
+        state.balancer = balancer_status::state(&status, &self.logs, now_ms);
         if let Some(mode) = balancer_status::mode(&status) {
             state.set_balancer_mode(mode);
         }

@@ -14,6 +14,13 @@ use crate::view::RefusedRead;
 pub struct Refusals(pub Vec<RefusedRead>);
 
 impl Refusals {
+    /// The notes as the cluster state keeps them for a recording: `(pane, note)`.
+    pub fn kept(&self) -> Vec<(String, String)> {
+        (self.0.iter())
+            .map(|r| (r.feeds.as_str().to_string(), r.text.clone()))
+            .collect()
+    }
+
     /// The result of an optional read: a refusal becomes the default and a note.
     pub fn optional<T: Default>(
         &mut self,

@@ -147,6 +147,7 @@ pub fn cluster(
         .map_or_else(|| snap.version.default_chunk_size_bytes(), |mb| mb << 20);
     Cluster {
         version: snap.version,
+        before_6_0_3: false,
         shards: shards.states(snap.shards),
         settings: Settings {
             chunk_size_bytes,
@@ -172,6 +173,7 @@ pub fn cluster(
         balancer: crate::cluster::balancer::BalancerState::default(),
         next_migration_id: 1,
         failed_actions: Vec::new(),
+        poll_notes: Vec::new(),
     }
 }
 

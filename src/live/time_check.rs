@@ -10,6 +10,12 @@
 //! sharding_catalog_manager_chunk_operations.cpp`, `commitChunkMigration`), a log entry's `time`
 //! is `Date_t::now()` when it is logged (`src/mongo/db/s/sharding_logging.cpp`).
 //!
+//! But `onCurrentShardSince` before 2009 is not impossible: the upgrade to FCV 7.0 copies it from
+//! the chunk's `history[0].validAfter` (same file, `setOnCurrentShardSinceFieldOnChunks`), and
+//! MongoDB's own 7.0 documentation of `config.chunks` shows `Timestamp(1, 0)` in both. Such a
+//! value is not a wall-clock time: the chunk's time on its shard is unknown, said as that, not
+//! called invalid. Only a future one (past the day of skew) is flagged.
+//!
 //! Owns: the plausibility rule and the chunks' notes. May not touch: the reads, the views.
 
 use std::collections::{BTreeSet, HashMap};
@@ -51,24 +57,40 @@ pub struct SinceCheck {
     /// The poll's clock (ms since the epoch).
     pub clock_ms: u64,
     invalid: HashMap<String, BTreeSet<ShardKey>>,
+    /// Chunks whose `onCurrentShardSince` is before 2009: not a wall-clock time (as an upgrade
+    /// to 7.0 can leave it), so unknown.
+    not_wall_clock: HashMap<String, BTreeSet<ShardKey>>,
 }
 
 impl SinceCheck {
     /// A full load of `ns` follows: forget what was known of it.
     pub fn full(&mut self, ns: &str) {
         self.invalid.remove(ns);
+        self.not_wall_clock.remove(ns);
     }
 
-    /// Checks one chunk of `ns` read now: an invalid `onCurrentShardSince` becomes unknown (0,
-    /// as when the field is absent) and is noted.
+    /// Checks one chunk of `ns` read now: an `onCurrentShardSince` that is not a wall-clock time
+    /// (before 2009) or is invalid (in the future) becomes unknown (0, as when the field is
+    /// absent) and is noted.
     pub fn row(&mut self, ns: &str, row: &mut ChunkRow) {
         let since_ms = i64::try_from(row.info.since.saturating_mul(1000)).unwrap_or(i64::MAX);
+        let why = (row.info.since != 0)
+            .then(|| invalid(since_ms, self.clock_ms))
+            .flatten();
+        let early = self.not_wall_clock.entry(ns.to_string()).or_default();
+        if why == Some("before 2009") {
+            early.insert(row.min.clone());
+        } else {
+            early.remove(&row.min);
+        }
         let set = self.invalid.entry(ns.to_string()).or_default();
-        if row.info.since != 0 && invalid(since_ms, self.clock_ms).is_some() {
-            row.info.since = 0;
+        if why.is_some_and(|w| w != "before 2009") {
             set.insert(row.min.clone());
         } else {
             set.remove(&row.min);
+        }
+        if why.is_some() {
+            row.info.since = 0;
         }
     }
 
@@ -79,19 +101,33 @@ impl SinceCheck {
         }
     }
 
-    /// One note per collection with invalid `onCurrentShardSince`, for the shards pane.
+    /// One note per collection with invalid `onCurrentShardSince`, and one per collection with
+    /// one before 2009, for the shards pane.
     pub fn notes(&self) -> Vec<crate::view::RefusedRead> {
-        let mut out: Vec<_> = (self.invalid.iter())
+        let chunks = |n: usize| format!("{n} chunk{}", if n == 1 { "" } else { "s" });
+        let invalid = (self.invalid.iter())
             .filter(|(_, mins)| !mins.is_empty())
-            .map(|(ns, mins)| crate::view::RefusedRead {
+            .map(|(ns, mins)| {
+                format!(
+                    "config.chunks of {ns}: `onCurrentShardSince` of {} is not a time a server \
+                     can report (after this poll's clock plus 1 day): not used",
+                    chunks(mins.len()),
+                )
+            });
+        let early = (self.not_wall_clock.iter())
+            .filter(|(_, mins)| !mins.is_empty())
+            .map(|(ns, mins)| {
+                format!(
+                    "config.chunks of {ns}: `onCurrentShardSince` of {} is before 2009, not a \
+                     wall-clock time (set at the upgrade to 7.0 from the chunk's history): time \
+                     on shard unknown",
+                    chunks(mins.len()),
+                )
+            });
+        let mut out: Vec<_> = (invalid.chain(early))
+            .map(|text| crate::view::RefusedRead {
                 feeds: crate::view::Feeds::Shards,
-                text: format!(
-                    "config.chunks of {ns}: `onCurrentShardSince` of {} chunk{} is not a time a \
-                     server can report (after this poll's clock plus 1 day, or before 2009): \
-                     not used",
-                    mins.len(),
-                    if mins.len() == 1 { "" } else { "s" }
-                ),
+                text,
             })
             .collect();
         out.sort_by(|a, b| a.text.cmp(&b.text));
@@ -153,22 +189,46 @@ mod tests {
         let since: Vec<u64> = rows.iter().map(|r| r.info.since).collect();
         assert_eq!(since, [now_secs - 60, 0, 0, 0]);
         let notes = check.notes();
-        assert_eq!(notes.len(), 1);
+        assert_eq!(notes.len(), 2, "{notes:?}");
         assert!(
             notes[0].text.starts_with(
-                "config.chunks of app.orders: `onCurrentShardSince` of 2 chunks is not a time"
+                "config.chunks of app.orders: `onCurrentShardSince` of 1 chunk is before 2009, \
+                 not a wall-clock time"
             ),
             "{}",
             notes[0].text
         );
-        // The chunk re-read with a valid time: one left.
+        assert!(
+            notes[1].text.starts_with(
+                "config.chunks of app.orders: `onCurrentShardSince` of 1 chunk is not a time"
+            ),
+            "{}",
+            notes[1].text
+        );
+        // The future chunk re-read with a valid time: the note on the early one is left.
         let mut again = [row(1, now_secs)];
         check.rows("app.orders", &mut again);
-        assert!(check.notes()[0].text.contains("of 1 chunk is"));
+        assert_eq!(check.notes().len(), 1);
+        assert!(check.notes()[0].text.contains("before 2009"));
         // A full load that finds none: no note.
         check.full("app.orders");
         let mut clean = [row(0, now_secs)];
         check.rows("app.orders", &mut clean);
         assert!(check.notes().is_empty());
+    }
+
+    #[test]
+    fn timestamp_1_0_as_mongodb_s_7_0_example_has_it_is_unknown_not_invalid() {
+        let mut check = SinceCheck {
+            clock_ms: NOW,
+            ..SinceCheck::default()
+        };
+        let mut rows = [row(0, 1)]; // Timestamp(1, 0)
+        check.rows("test.users", &mut rows);
+        assert_eq!(rows[0].info.since, 0, "time on shard unknown");
+        let notes = check.notes();
+        assert_eq!(notes.len(), 1);
+        assert!(!notes[0].text.contains("not a time a server"), "{notes:?}");
+        assert!(notes[0].text.contains("time on shard unknown"), "{notes:?}");
     }
 }

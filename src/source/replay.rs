@@ -206,6 +206,16 @@ impl Timeline for ReplayTimeline {
         let state = self.replay.state();
         let mut v = view::build(state, req, &self.label, clock);
         self.past.fill(state, &mut v, req);
+        // A recording's notes on the reads its polls could not use, as watch showed them.
+        v.refused = (state.poll_notes.iter())
+            .filter_map(|(feeds, text)| {
+                let feeds = crate::view::Feeds::parse(feeds)?;
+                Some(crate::view::RefusedRead {
+                    feeds,
+                    text: text.clone(),
+                })
+            })
+            .collect();
         if self.replay.trace.header.live_start_ms().is_some() {
             // As the live view without heat: a recording has no write signal.
             v.heat = Some(super::live::HeatMode::Off.label());

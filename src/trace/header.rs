@@ -10,7 +10,8 @@ pub const FORMAT: &str = "shardtop-trace";
 /// unknown fields and event kinds of a newer minor version.
 /// 1.1 adds the `config.changelog` / `config.actionlog` entries of live recordings, the
 /// balancer's `activeWindow` in keyframes, and what a live poll observed that the view shows
-/// (drains, the window now, inconsistencies, invalid sizes, resharding progress).
+/// (drains, the window now, inconsistencies, invalid sizes, resharding progress, a 6.0.0–6.0.2
+/// server's `serverVersionBefore603`).
 pub const VERSION: (u64, u64) = (1, 1);
 
 /// A trace header.

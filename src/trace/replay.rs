@@ -299,6 +299,7 @@ impl Replay {
 fn placeholder() -> crate::cluster::Cluster {
     crate::cluster::Cluster {
         version: crate::cluster::ServerVersion::DEFAULT,
+        before_6_0_3: false,
         shards: Vec::new(),
         settings: crate::cluster::Settings {
             chunk_size_bytes: 1,
@@ -320,5 +321,6 @@ fn placeholder() -> crate::cluster::Cluster {
         balancer: crate::cluster::balancer::BalancerState::default(),
         next_migration_id: 1,
         failed_actions: Vec::new(),
+        poll_notes: Vec::new(),
     }
 }

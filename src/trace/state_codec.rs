@@ -64,6 +64,11 @@ pub fn encode(c: &Cluster) -> Value {
     if s.auto_split_only {
         line["keyframe"]["settings"]["balancerMode"] = json!("autoSplitOnly");
     }
+    // 1.1: a 6.0.0–6.0.2 server (its balancer evens chunk counts); absent: as its release line.
+    if c.before_6_0_3 {
+        line["keyframe"]["serverVersionBefore603"] = json!(true);
+    }
+    observed::encode_notes(c, &mut line["keyframe"]);
     line
 }
 
@@ -193,6 +198,7 @@ pub(super) fn decode_frame(
     super::keyframe_sanity::shards(&shards)?;
     let mut cluster = Cluster {
         version,
+        before_6_0_3: frame.get("serverVersionBefore603").and_then(Value::as_bool) == Some(true),
         shards,
         settings,
         databases: std::collections::BTreeMap::default(),
@@ -202,6 +208,7 @@ pub(super) fn decode_frame(
         balancer: BalancerState::default(),
         next_migration_id: 1,
         failed_actions: Vec::new(),
+        poll_notes: Vec::new(),
     };
     for (i, db) in array_at(frame, "databases", p)?.iter().enumerate() {
         let dp = format!("{p}databases[{i}].");
@@ -237,6 +244,7 @@ pub(super) fn decode_frame(
         }
     }
     cluster.failed_actions = failed_actions_of(frame)?;
+    cluster.poll_notes = observed::decode_notes(frame, p)?;
     let bal = field(frame, "balancer", p)?;
     let (balancer, next_id) = balancer_of(&cluster, bal, "keyframe.balancer.")?;
     cluster.balancer = balancer;
@@ -360,6 +368,7 @@ fn balancer_of(cluster: &Cluster, b: &Value, p: &str) -> Res<(BalancerState, u64
         in_flight,
         completed: u64_at(b, "completed", p)?,
         failed: u64_at(b, "failed", p)?,
+        completed_from: None,
         why_not: strings_at(b, "whyNot", p)?,
         window_now: None,
         drains: Vec::new(),

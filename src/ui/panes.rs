@@ -104,8 +104,12 @@ pub fn render(frame: &mut Frame, app: &App) {
     }
 }
 
-/// The reads a live cluster refused that feed one of `feeds`, each as a line in the error style:
-/// the pane says what is missing and who grants it.
+/// Lines one refused-read note may take in a pane; a longer note ends in `…`.
+const NOTE_LINES: usize = 4;
+
+/// The reads a live cluster refused that feed one of `feeds`, each wrapped at the pane's `width`
+/// (at most `NOTE_LINES` lines) in the error style: the pane says what is missing and who grants
+/// it, not a line cut at the pane's edge.
 pub fn refused_lines(
     app: &App,
     feeds: &[crate::view::Feeds],
@@ -116,12 +120,8 @@ pub fn refused_lines(
         .iter()
         .flat_map(|v| &v.refused)
         .filter(|r| feeds.contains(&r.feeds))
-        .map(|r| {
-            Line::from(Span::styled(
-                crate::units::cut_at_words(&format!("✗ {}", r.text), width.max(8) * 3),
-                theme.error(),
-            ))
-        })
+        .flat_map(|r| crate::units::wrap_words(&format!("✗ {}", r.text), width.max(8), NOTE_LINES))
+        .map(|l| Line::from(Span::styled(l, theme.error())))
         .collect()
 }
 

@@ -114,6 +114,9 @@ fn balancer(cluster: &Cluster) -> BalancerView {
         in_round: b.round.is_some(),
         rounds: b.rounds,
         completed: b.completed,
+        completed_from: b
+            .completed_from
+            .map(crate::cluster::balancer::MovedFrom::as_str),
         failed: b.failed,
         in_flight: b
             .in_flight
@@ -145,7 +148,7 @@ fn balancer(cluster: &Cluster) -> BalancerView {
             .map(crate::cluster::drain::DrainStatus::text)
             .collect(),
         auto_merger: cluster.auto_merger_enabled(),
-        policy: match cluster.version.balancing_metric() {
+        policy: match cluster.balancing_metric() {
             BalancingMetric::ChunkCount => "chunk count",
             BalancingMetric::DataSize => "data size",
         },

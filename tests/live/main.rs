@@ -6,6 +6,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 mod config;
+mod helpers;
 mod hostile;
 mod hostile_mongos;
 mod poll_cost;

@@ -6,7 +6,6 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::process::Output;
 
 use bson::{Bson, Document};
 use serde_json::Value;
@@ -26,19 +25,7 @@ pub(super) fn clusters() -> Vec<PathBuf> {
     out
 }
 
-async fn shardtop(args: Vec<String>) -> Output {
-    tokio::task::spawn_blocking(move || {
-        std::process::Command::new(env!("CARGO_BIN_EXE_shardtop"))
-            .args(&args)
-            .env("NO_COLOR", "1")
-            .env_remove("SHARDTOP_CONFIG")
-            .env("XDG_CONFIG_HOME", "/nonexistent")
-            .output()
-            .unwrap()
-    })
-    .await
-    .unwrap()
-}
+use super::helpers::shardtop;
 
 /// What one collection's documents say.
 #[derive(Debug, Default)]
@@ -432,17 +419,7 @@ async fn a_recording_of_every_real_cluster_replays_to_the_same_summary() {
         let name = file.name.clone();
         let mongos = real_mongos::start(file.clone()).await;
         let trace = dir.path().join(format!("{name}.ndjson"));
-        let out = shardtop(vec![
-            "record".into(),
-            mongos.uri.clone(),
-            "-o".into(),
-            trace.display().to_string(),
-            "--duration".into(),
-            "1s".into(),
-            "--interval".into(),
-            "1s".into(),
-        ])
-        .await;
+        let out = super::helpers::record_1s(&mongos.uri, &trace).await;
         assert!(out.status.success(), "{name}: {out:?}");
         let out = shardtop(vec![
             "replay".into(),
@@ -489,6 +466,20 @@ async fn the_view_marks_an_inconsistent_collection_and_shows_the_others() {
             assert_eq!(activity, None, "{}", c.ns);
         }
     }
+    // Its chunks' `onCurrentShardSince: Timestamp(1, 0)` (MongoDB's 7.0 documentation example;
+    // an upgrade to 7.0 copies it from history[0].validAfter) is unknown, not called invalid.
+    let since: Vec<&str> = (polled.refused.iter())
+        .map(|r| r.text.as_str())
+        .filter(|t| t.contains("`onCurrentShardSince`"))
+        .collect();
+    assert_eq!(
+        since,
+        [
+            "config.chunks of test.authors: `onCurrentShardSince` of 2 chunks is before 2009, not a \
+          wall-clock time (set at the upgrade to 7.0 from the chunk's history): time on shard \
+          unknown"
+        ],
+    );
     // The failed balancerCollectionStatus of test.authors is said in the balancer pane's notes.
     assert!(
         polled

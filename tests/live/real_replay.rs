@@ -3,7 +3,6 @@
 //! the balancing window now) and the keyframes carry.
 
 use std::path::Path;
-use std::process::Output;
 
 use bson::doc;
 use serde_json::Value;
@@ -11,17 +10,7 @@ use shardtop::source::Timeline;
 
 use super::real_mongos::{self, ClusterFile};
 
-async fn shardtop(args: Vec<String>) -> Output {
-    tokio::task::spawn_blocking(move || {
-        std::process::Command::new(env!("CARGO_BIN_EXE_shardtop"))
-            .args(&args)
-            .env_remove("SHARDTOP_CONFIG")
-            .output()
-            .unwrap()
-    })
-    .await
-    .unwrap()
-}
+use super::helpers::shardtop;
 
 /// The overlapping 7.0 cluster (its `test.authors` is inconsistent), with `shard2` draining, a
 /// balancing window, and two balancer rounds no UTC offset fits in that window (so what the
@@ -96,17 +85,7 @@ async fn a_replay_says_what_watch_said_of_an_inconsistency_a_drain_and_the_windo
 
     let dir = tempfile::tempdir().unwrap();
     let trace = dir.path().join("overlap.ndjson");
-    let out = shardtop(vec![
-        "record".into(),
-        mongos.uri.clone(),
-        "-o".into(),
-        trace.display().to_string(),
-        "--duration".into(),
-        "1s".into(),
-        "--interval".into(),
-        "1s".into(),
-    ])
-    .await;
+    let out = super::helpers::record_1s(&mongos.uri, &trace).await;
     assert!(out.status.success(), "{out:?}");
     let text = std::fs::read_to_string(&trace).unwrap();
     let keyframe: Value = text
@@ -149,6 +128,18 @@ async fn a_replay_says_what_watch_said_of_an_inconsistency_a_drain_and_the_windo
     assert!(!clock.is_live());
     let view = tl.view(&shardtop::view::ViewRequest::default(), clock);
     assert_eq!(view.heat, Some("off"));
+    // The notes on the reads a poll could not use (the overlap's failed balancerCollectionStatus,
+    // the chunks' onCurrentShardSince) degrade the same panes in the replay as in watch.
+    let polled = shardtop::live::poller::poll_once(&mongos.uri, std::time::Duration::from_secs(10))
+        .await
+        .unwrap();
+    let notes = |r: &[shardtop::view::RefusedRead]| -> Vec<(&'static str, String)> {
+        r.iter()
+            .map(|n| (n.feeds.label(), n.text.clone()))
+            .collect()
+    };
+    assert!(polled.refused.len() >= 2, "{:?}", polled.refused);
+    assert_eq!(notes(&view.refused), notes(&polled.refused));
     let unknown = mongos.unknown.lock().unwrap().clone();
     assert!(unknown.is_empty(), "{unknown:#?}");
 }

@@ -90,6 +90,40 @@ fn balancer_words(file: &ClusterFile) -> &'static str {
     }
 }
 
+/// The balancer pane's count of completed migrations: `moveChunk.commit` entries of
+/// `config.changelog`, or the `chunksMoved` of `config.actionlog`'s rounds when more.
+fn moved_words(file: &ClusterFile) -> String {
+    let commits = (file.docs("changelog").iter())
+        .filter(|d| d.get_str("what") == Ok("moveChunk.commit"))
+        .count() as i64;
+    let rounds: i64 = (file.docs("actionlog").iter())
+        .filter(|d| d.get_str("what") == Ok("balancer.round"))
+        .filter_map(|d| d.get_document("details").ok())
+        .map(|d| match d.get("chunksMoved") {
+            Some(bson::Bson::Int32(n)) => i64::from(*n),
+            Some(bson::Bson::Int64(n)) => *n,
+            _ => 0,
+        })
+        .sum();
+    if rounds > commits {
+        format!("moved {rounds} (actionlog)")
+    } else {
+        format!("moved {commits} (changelog)")
+    }
+}
+
+/// What the balancer of a server of version string `version` evens, as the balancer pane words
+/// it: chunk counts before 6.0.3, data size from 6.0.3 (a vendor suffix like `-22` is ignored).
+fn policy_words(version: &str) -> &'static str {
+    let numeric = version.split(['-', '+']).next().unwrap();
+    let parts: Vec<u32> = numeric.split('.').map(|p| p.parse().unwrap()).collect();
+    if parts[..] >= [6, 0, 3][..] {
+        "evens data size"
+    } else {
+        "evens chunk count"
+    }
+}
+
 /// The chunks of `ns` on each shard, counted from `config.chunks` (by `uuid` when the
 /// collection document has a `timestamp`, 5.0+, else by `ns`).
 fn chunks_by_shard(file: &ClusterFile, ns: &str) -> BTreeMap<String, u64> {
@@ -192,6 +226,14 @@ async fn the_main_screen_of_every_real_cluster_says_what_its_documents_say() {
         );
         // The balancer's mode, as balancerStatus answers it.
         assert!(text.contains(balancer_words(&file)), "{name}:\n{text}");
+        // Migrations completed, and the log that says so: the actionlog's rounds when they say
+        // more than the changelog's commits (the 4.4.1 file: rounds moved 3, changelog kept 0).
+        assert!(text.contains(&moved_words(&file)), "{name}:\n{text}");
+        // What the balancer evens, from the full version string: data size from 6.0.3.
+        assert!(
+            text.contains(policy_words(&file.version)),
+            "{name}:\n{text}"
+        );
         let kinds = expected(&file)
             .get(&ns)
             .map(|e| e.inconsistencies.clone())

@@ -6,8 +6,7 @@ use std::net::SocketAddr;
 use std::time::Duration;
 
 use shardtop::cluster::Cluster;
-use shardtop::live::client::LiveClient;
-use shardtop::live::poller::{Poller, poll_once};
+use shardtop::live::poller::poll_once;
 use shardtop::serve::{ServeOptions, start};
 use shardtop::sim::{Simulator, scenario};
 use shardtop::source::Timeline;
@@ -56,19 +55,7 @@ async fn a_recording_replays_the_live_views_events_migrations_and_states() {
 
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("live.ndjson.zst");
-    let poller = Poller::new(
-        LiveClient::connect(&uri, Duration::from_secs(5))
-            .await
-            .unwrap(),
-    );
-    let recording = shardtop::live::record::record(
-        poller,
-        &uri,
-        &path,
-        Duration::from_millis(200),
-        Some(Duration::from_millis(1_400)),
-        std::future::pending(),
-    );
+    let recording = super::helpers::record_in_process(&uri, &path, 1_400);
     // Writes between two polls: later keyframes hold more documents.
     let writes = async {
         tokio::time::sleep(Duration::from_millis(500)).await;
@@ -84,7 +71,6 @@ async fn a_recording_replays_the_live_views_events_migrations_and_states() {
             .unwrap();
     };
     let (recorded, ()) = tokio::join!(recording, writes);
-    let recorded = recorded.unwrap();
     server.shutdown().await;
     assert!(recorded.polls >= 3, "{} polls", recorded.polls);
 

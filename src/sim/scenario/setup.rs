@@ -97,6 +97,7 @@ impl Simulator {
         };
         let cluster = Cluster {
             version,
+            before_6_0_3: false,
             shards: Vec::new(),
             settings,
             databases: std::collections::BTreeMap::default(),
@@ -106,6 +107,7 @@ impl Simulator {
             balancer: crate::cluster::balancer::BalancerState::default(),
             next_migration_id: 1,
             failed_actions: Vec::new(),
+            poll_notes: Vec::new(),
         };
         let mut sim = Self::empty(cluster);
         if let Some(secs) = sc.auto_merger_interval_secs {

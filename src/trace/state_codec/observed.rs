@@ -8,7 +8,7 @@
 
 use serde_json::{Value, json};
 
-use crate::cluster::balancer::BalancerState;
+use crate::cluster::balancer::{BalancerState, MovedFrom};
 use crate::cluster::balancing_window::WindowNow;
 use crate::cluster::drain::{DrainSource, DrainStatus};
 use crate::cluster::resharding::{RecipientProgress, ReshardingProgress};
@@ -126,8 +126,39 @@ fn progress_of(r: &Value, p: &str) -> Res<ReshardingProgress> {
     })
 }
 
+/// Adds a live poll's notes to the keyframe object `out` (`pollNotes`, absent when none).
+pub(super) fn encode_notes(c: &Cluster, out: &mut Value) {
+    if !c.poll_notes.is_empty() {
+        out["pollNotes"] = (c.poll_notes.iter())
+            .map(|(feeds, text)| json!({"feeds": feeds, "text": text}))
+            .collect();
+    }
+}
+
+/// A keyframe's `pollNotes` (absent: none); `p` is the keyframe's path.
+pub(super) fn decode_notes(frame: &Value, p: &str) -> Res<Vec<(String, String)>> {
+    if frame.get("pollNotes").is_none() {
+        return Ok(Vec::new());
+    }
+    let mut out = Vec::new();
+    for (i, n) in array_at(frame, "pollNotes", p)?.iter().enumerate() {
+        let np = format!("{p}pollNotes[{i}].");
+        let feeds = str_at(n, "feeds", &np)?;
+        if crate::view::Feeds::parse(feeds).is_none() {
+            return Err(format!(
+                "field `{np}feeds`: unknown pane {feeds:?} (shards, balancer, events, heat, everything)"
+            ));
+        }
+        out.push((feeds.to_string(), str_at(n, "text", &np)?.to_string()));
+    }
+    Ok(out)
+}
+
 /// Adds the balancer's observed fields to its keyframe object `out`.
 pub(super) fn encode_balancer(b: &BalancerState, out: &mut Value) {
+    if let Some(from) = b.completed_from {
+        out["completedFrom"] = json!(from.as_str());
+    }
     if !b.drains.is_empty() {
         out["drains"] = b
             .drains
@@ -153,6 +184,12 @@ pub(super) fn encode_balancer(b: &BalancerState, out: &mut Value) {
 
 /// Reads the balancer's observed fields into `state` (absent: none).
 pub(super) fn decode_balancer(b: &Value, p: &str, state: &mut BalancerState) -> Res<()> {
+    if let Some(from) = b.get("completedFrom") {
+        let text = from.as_str().unwrap_or_default();
+        state.completed_from = Some(MovedFrom::parse(text).ok_or_else(|| {
+            format!("field `{p}completedFrom`: expected \"changelog\" or \"actionlog\"")
+        })?);
+    }
     if b.get("drains").is_some() {
         for (i, d) in array_at(b, "drains", p)?.iter().enumerate() {
             let dp = format!("{p}drains[{i}].");
@@ -366,6 +403,62 @@ mod tests {
             c.balancer.window_now = Some(w.clone());
             assert_eq!(round_trip(&c).balancer.window_now, Some(w));
         }
+    }
+
+    #[test]
+    fn poll_notes_round_trip_and_a_bad_pane_names_its_path() {
+        let mut c = cluster();
+        assert!(encode(&c)["keyframe"].get("pollNotes").is_none());
+        c.poll_notes = vec![
+            (
+                "shards".into(),
+                "config.settings chunksize: \"64\" is not…".into(),
+            ),
+            (
+                "events".into(),
+                "`find` on config.changelog: the server refused it".into(),
+            ),
+        ];
+        assert_eq!(round_trip(&c).poll_notes, c.poll_notes);
+        let mut line = encode(&c);
+        line["keyframe"]["pollNotes"][1]["feeds"] = json!("sidebar");
+        let e = decode(&line).expect_err("refused");
+        assert!(e.contains("keyframe.pollNotes[1].feeds"), "{e}");
+    }
+
+    #[test]
+    fn completed_from_round_trips() {
+        let mut c = cluster();
+        assert_eq!(round_trip(&c).balancer.completed_from, None);
+        for from in [MovedFrom::Changelog, MovedFrom::Actionlog] {
+            c.balancer.completed_from = Some(from);
+            assert_eq!(round_trip(&c).balancer.completed_from, Some(from));
+        }
+        let mut line = encode(&c);
+        line["keyframe"]["balancer"]["completedFrom"] = json!("guess");
+        let e = decode(&line).expect_err("refused");
+        assert!(e.contains("keyframe.balancer.completedFrom"), "{e}");
+    }
+
+    #[test]
+    fn a_6_0_0_to_6_0_2_server_keeps_its_chunk_count_balancing() {
+        use crate::cluster::ServerVersion;
+        use crate::cluster::version::BalancingMetric;
+        let mut c = cluster();
+        c.version = ServerVersion::V6_0;
+        assert_eq!(round_trip(&c).balancing_metric(), BalancingMetric::DataSize);
+        assert!(
+            encode(&c)["keyframe"]
+                .get("serverVersionBefore603")
+                .is_none()
+        );
+        c.before_6_0_3 = true;
+        let back = round_trip(&c);
+        assert!(back.before_6_0_3);
+        assert_eq!(back.balancing_metric(), BalancingMetric::ChunkCount);
+        // Only the 6.0 line is changed by it: 7.0 evens data size whatever the flag says.
+        c.version = ServerVersion::V7_0;
+        assert_eq!(c.balancing_metric(), BalancingMetric::DataSize);
     }
 
     #[test]

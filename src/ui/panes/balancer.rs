@@ -12,6 +12,15 @@ use crate::ui::theme::{Bar, Theme, bar};
 use crate::view::Feeds;
 use crate::view::LogKind;
 
+/// `rounds N · moved N · `; a live cluster's count says which log it is read from.
+fn counts_text(b: &crate::view::BalancerView) -> String {
+    let from = b
+        .completed_from
+        .map(|f| format!(" ({f})"))
+        .unwrap_or_default();
+    format!("rounds {} · moved {}{from} · ", b.rounds, b.completed)
+}
+
 pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: Theme, focused: bool) {
     let block = pane_block(
         Line::from(Span::styled(" Balancer ", theme.title())),
@@ -48,7 +57,7 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: Theme, focused: b
         )),
     ]));
     lines.push(Line::from(vec![
-        Span::raw(format!("rounds {} · moved {} · ", b.rounds, b.completed)),
+        Span::raw(counts_text(b)),
         Span::styled(
             format!("failed {}", b.failed),
             if b.failed > 0 {

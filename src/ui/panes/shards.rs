@@ -130,32 +130,36 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: Theme, focused: b
     let refused = super::refused_lines(
         app,
         &[crate::view::Feeds::Shards, crate::view::Feeds::Heat],
-        usize::from(inner.width) / 2,
+        usize::from(inner.width),
         theme,
     );
-    for line in refused {
+    let mut others: Vec<Line> = Vec::new();
+    if let Some(note) = quiet_note(v, app) {
+        others.push(Line::from(Span::styled(note, theme.dim())));
+    }
+    others.extend(notes(v, usize::from(inner.width), theme));
+    if let Some(note) = orphans_note(v) {
+        others.push(Line::from(Span::styled(note, theme.dim())));
+    }
+    // The shard rows stay whole; the wrapped refused-read notes take the rows left after the
+    // one-line notes, the last one kept ending in `…` when they do not all fit.
+    let room = (rows + 1).saturating_sub(lines.len() + others.len());
+    let cut = refused.len() > room;
+    lines.extend(refused.into_iter().take(room));
+    if cut
+        && room > 0
+        && let Some(last) = lines.last_mut()
+    {
+        let text: String = last.spans.iter().map(|s| s.content.as_ref()).collect();
+        let width = usize::from(inner.width);
+        let head: String = text.chars().take(width.saturating_sub(1)).collect();
+        *last = Line::from(Span::styled(format!("{}…", head.trim_end()), theme.error()));
+    }
+    for line in others {
         if lines.len() > rows {
             lines.pop();
         }
         lines.push(line);
-    }
-    if let Some(note) = quiet_note(v, app) {
-        if lines.len() > rows {
-            lines.pop();
-        }
-        lines.push(Line::from(Span::styled(note, theme.dim())));
-    }
-    for note in notes(v, usize::from(inner.width), theme) {
-        if lines.len() > rows {
-            lines.pop();
-        }
-        lines.push(note);
-    }
-    if let Some(note) = orphans_note(v) {
-        if lines.len() > rows {
-            lines.pop();
-        }
-        lines.push(Line::from(Span::styled(note, theme.dim())));
     }
     if order.is_empty() && !app.shard_filter.is_empty() {
         lines.push(Line::from(Span::styled(

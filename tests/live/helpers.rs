@@ -1,0 +1,59 @@
+//! Helpers the live tests share: the `shardtop` binary run with no configuration, a one-second
+//! `record` through it, and a `record` in process. Owns nothing of what is tested.
+
+use std::path::Path;
+use std::process::Output;
+use std::time::Duration;
+
+use shardtop::live::client::LiveClient;
+use shardtop::live::poller::Poller;
+use shardtop::live::record::Recorded;
+
+/// The `shardtop` binary with `args`, no configuration file and no colour.
+pub async fn shardtop(args: Vec<String>) -> Output {
+    tokio::task::spawn_blocking(move || {
+        std::process::Command::new(env!("CARGO_BIN_EXE_shardtop"))
+            .args(&args)
+            .env("NO_COLOR", "1")
+            .env_remove("SHARDTOP_CONFIG")
+            .env("XDG_CONFIG_HOME", "/nonexistent")
+            .output()
+            .unwrap()
+    })
+    .await
+    .unwrap()
+}
+
+/// `shardtop record URI -o TRACE --duration 1s --interval 1s`.
+pub async fn record_1s(uri: &str, trace: &Path) -> Output {
+    shardtop(vec![
+        "record".into(),
+        uri.to_string(),
+        "-o".into(),
+        trace.display().to_string(),
+        "--duration".into(),
+        "1s".into(),
+        "--interval".into(),
+        "1s".into(),
+    ])
+    .await
+}
+
+/// A recording in process of `uri` into `path`: a poll every 200 ms for `duration_ms`.
+pub async fn record_in_process(uri: &str, path: &Path, duration_ms: u64) -> Recorded {
+    let poller = Poller::new(
+        LiveClient::connect(uri, Duration::from_secs(5))
+            .await
+            .unwrap(),
+    );
+    shardtop::live::record::record(
+        poller,
+        uri,
+        path,
+        Duration::from_millis(200),
+        Some(Duration::from_millis(duration_ms)),
+        std::future::pending(),
+    )
+    .await
+    .unwrap()
+}

@@ -7,7 +7,8 @@ use crate::model::{ShardIdx, ShardKey};
 use crate::units::human_bytes;
 
 impl Cluster {
-    /// A bound as mongosh prints it: `{_id: ObjectId("…")}`, `{x: MinKey}`, `{h: NumberLong(…)}`.
+    /// A bound as mongosh prints it: `{_id: ObjectId("…")}`, `{x: MinKey}`, `{h: NumberLong(…)}`,
+    /// `{t: ISODate("…Z")}`.
     pub fn bound_text(&self, ns: &str, key: &ShardKey) -> String {
         match self.collection(ns) {
             Some(c) => {
@@ -17,7 +18,10 @@ impl Cluster {
                     .enumerate()
                     .map(|(i, v)| {
                         let name = fields.get(i).map_or("?", |f| &*f.path);
-                        format!("{name}: {}", crate::model::extjson::to_bson(v))
+                        format!(
+                            "{name}: {}",
+                            crate::model::mongosh_text::value(&crate::model::extjson::to_bson(v))
+                        )
                     })
                     .collect();
                 format!("{{{}}}", parts.join(", "))

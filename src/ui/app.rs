@@ -175,7 +175,9 @@ impl App {
                     self.log.clear();
                     self.log_scroll = 0;
                 }
-                self.log.extend(lines);
+                for line in lines {
+                    crate::view::append_log(&mut self.log, line);
+                }
                 while self.log.len() > LOG_KEEP {
                     self.log.pop_front();
                 }

@@ -6,6 +6,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 mod heatmap;
+mod events;
 mod help;
 mod history;
 mod hot;

@@ -5,8 +5,8 @@
 
 #[path = "../common/mod.rs"]
 mod common;
-mod heatmap;
 mod events;
+mod heatmap;
 mod help;
 mod history;
 mod hot;

@@ -11,11 +11,13 @@
 
 pub mod action;
 pub mod app;
+pub mod app_help;
 pub mod app_history;
 pub mod app_key_visualizer;
 pub mod app_lab;
 pub mod export;
 pub mod export_png;
+pub mod help_keys;
 pub mod input_mode;
 pub mod keymap;
 pub mod keys;

@@ -3,6 +3,17 @@
 //!
 //! Owns: the formatting. Depends on nothing; every floor may use it.
 
+/// A count and its noun, singular for one: `1 chunk`, `2 chunks`, `0 candidates` (`noun` is the
+/// singular; the plural adds an `s`).
+pub fn count(n: impl Into<u64>, noun: &str) -> String {
+    let n = n.into();
+    if n == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{n} {noun}s")
+    }
+}
+
 /// `1.5 MiB`-style sizes.
 pub fn human_bytes(bytes: u64) -> String {
     const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
@@ -146,5 +157,15 @@ mod tests {
         assert_eq!(cut_at_words("one two three four", 12), "one two…");
         assert_eq!(cut_at_words("a: 1, b: 2, c: 3", 13), "a: 1, b: 2…");
         assert_eq!(cut_at_words("abcdefghijkl", 6), "abcde…");
+    }
+}
+
+#[cfg(test)]
+mod count_tests {
+    #[test]
+    fn one_is_singular() {
+        assert_eq!(super::count(1_u64, "chunk"), "1 chunk");
+        assert_eq!(super::count(0_u64, "candidate"), "0 candidates");
+        assert_eq!(super::count(2_u32, "migration"), "2 migrations");
     }
 }

@@ -15,7 +15,7 @@ mod query;
 mod strip;
 
 pub use build::build;
-pub use log::{LogKind, LogLine, log_line};
+pub use log::{LogKind, LogLine, append as append_log, log_line};
 
 /// The key visualizer's frame under the module's former name.
 #[doc(hidden)]

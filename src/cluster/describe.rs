@@ -7,7 +7,8 @@ use crate::model::{ShardIdx, ShardKey};
 use crate::units::human_bytes;
 
 impl Cluster {
-    /// A bound as mongosh prints it: `{_id: ObjectId("…")}`, `{x: MinKey}`, `{h: NumberLong(…)}`.
+    /// A bound as mongosh prints it: `{_id: ObjectId("…")}`, `{x: MinKey}`, `{h: NumberLong(…)}`,
+    /// `{t: ISODate("…Z")}`.
     pub fn bound_text(&self, ns: &str, key: &ShardKey) -> String {
         match self.collection(ns) {
             Some(c) => {
@@ -17,7 +18,10 @@ impl Cluster {
                     .enumerate()
                     .map(|(i, v)| {
                         let name = fields.get(i).map_or("?", |f| &*f.path);
-                        format!("{name}: {}", crate::model::extjson::to_bson(v))
+                        format!(
+                            "{name}: {}",
+                            crate::model::mongosh_text::value(&crate::model::extjson::to_bson(v))
+                        )
                     })
                     .collect();
                 format!("{{{}}}", parts.join(", "))
@@ -74,7 +78,10 @@ impl Cluster {
             EventKind::CollectionSharded {
                 ns, key, chunks, ..
             } => {
-                format!("{ns} key {key}, {chunks} initial chunks")
+                format!(
+                    "{ns} key {key}, {}",
+                    crate::units::count(*chunks as u64, "initial chunk")
+                )
             }
             EventKind::Split {
                 ns,
@@ -111,8 +118,9 @@ impl Cluster {
                 auto,
             } => {
                 format!(
-                    "{}: {chunks} chunks{}",
+                    "{}: {}{}",
                     self.range_on(ns, min, max, *shard),
+                    crate::units::count(*chunks as u64, "chunk"),
                     if *auto { " (AutoMerger)" } else { "" }
                 )
             }
@@ -133,9 +141,9 @@ impl Cluster {
                 moved,
                 millis,
             } => format!(
-                "{}: {} docs, {} in {:.1}s",
+                "{}: {}, {} in {:.1}s",
                 self.migration_head(r),
-                moved.docs,
+                crate::units::count(moved.docs, "doc"),
                 human_bytes(moved.bytes),
                 *millis as f64 / 1000.0
             ),
@@ -189,7 +197,8 @@ impl Cluster {
                     format!(" — {}", why_not.join("; "))
                 };
                 format!(
-                    "round {round}: {candidates} candidates, {moved} moved, {failed} failed{why}"
+                    "round {round}: {}, {moved} moved, {failed} failed{why}",
+                    crate::units::count(*candidates as u64, "candidate")
                 )
             }
             EventKind::BalancerSet { enabled } => (if *enabled {
@@ -272,11 +281,18 @@ impl Cluster {
             ),
             EventKind::Writes { ns, chunks } => {
                 let docs: u64 = chunks.iter().map(|c| c.stats.writes).sum();
-                format!("{ns} {docs} writes to {} chunks", chunks.len())
+                format!(
+                    "{ns} {} to {}",
+                    crate::units::count(docs, "write"),
+                    crate::units::count(chunks.len() as u64, "chunk")
+                )
             }
             EventKind::BalancerRoundStarted {
                 round, candidates, ..
-            } => format!("round {round}: {candidates} candidates"),
+            } => format!(
+                "round {round}: {}",
+                crate::units::count(*candidates as u64, "candidate")
+            ),
             EventKind::BalancerIdle { why_not } => why_not.join("; "),
             EventKind::IndexDropped { ns, key } => format!("{ns} {key}"),
             EventKind::ShardKeyUpdated { ns, from, to, .. } => {
@@ -334,7 +350,10 @@ impl Cluster {
                         layout.first().map_or("?", |c| self.shard_id(c.1))
                     )
                 } else {
-                    format!("key now {key}: {} chunks", layout.len())
+                    format!(
+                        "key now {key}: {}",
+                        crate::units::count(layout.len() as u64, "chunk")
+                    )
                 };
                 format!(
                     "{ns} {now}, {:.1}s, critical section {critical_section_ms} ms ({blocked_writes} writes waited)",

@@ -51,9 +51,9 @@ impl DrainStatus {
     /// One line: the shard, what remains, what blocks it, the estimate.
     pub fn text(&self) -> String {
         let mut parts = vec![format!(
-            "draining {}: {} chunks left{}",
+            "draining {}: {} left{}",
             self.shard,
-            self.chunks,
+            crate::units::count(self.chunks as u64, "chunk"),
             if self.jumbo_chunks > 0 {
                 format!(" ({} jumbo)", self.jumbo_chunks)
             } else {

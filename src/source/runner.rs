@@ -134,7 +134,12 @@ impl<T: Timeline> Runner<T> {
         {
             target = stop;
             self.paused = true;
-            self.notice = Some("end of the trace — paused ([ or , to go back)".into());
+            let what = if self.timeline.label().starts_with("sim:") {
+                "scenario"
+            } else {
+                "trace"
+            };
+            self.notice = Some(format!("end of the {what} — paused ([ or , to go back)"));
         }
         // Advance in slices and stop when the work budget is spent: under load virtual time
         // slows down, and commands and views keep flowing.

@@ -151,8 +151,10 @@ impl Timeline for SimTimeline {
         self.sim.now_ms()
     }
 
+    /// A demo pauses at its scenario's end, as a replay at its trace's end (going back with `[`
+    /// or `,` and playing again works as before).
     fn stop_at_ms(&self) -> Option<u64> {
-        None
+        Some(self.end_ms)
     }
 
     fn end_ms(&self) -> Option<u64> {

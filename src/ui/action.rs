@@ -5,6 +5,8 @@
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Action {
     Quit,
+    /// Ctrl-C: quits from anywhere, the help and typing included (it cannot be rebound).
+    Interrupt,
     ToggleHelp,
     TogglePause,
     Faster,
@@ -23,6 +25,8 @@ pub enum Action {
     Right,
     Up,
     Down,
+    /// A page up (true) or down: the help, the event log and the shard list scroll by a page.
+    Page(bool),
     ZoomIn,
     ZoomOut,
     ZoomReset,

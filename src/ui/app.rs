@@ -5,6 +5,7 @@ use std::collections::VecDeque;
 
 use super::Settings;
 use super::action::Action;
+use super::app_help::HelpState;
 use super::app_history::HistoryState;
 use super::app_key_visualizer::KeyVisualizerState;
 pub use super::input_mode::InputMode;
@@ -65,6 +66,8 @@ pub struct App {
     pub log: VecDeque<LogLine>,
     pub focus: Focus,
     pub help: bool,
+    /// The help's scroll and filter.
+    pub help_view: HelpState,
     /// Terminal size (columns, rows).
     pub size: (u16, u16),
     /// Theme, keys and frame rate.
@@ -110,6 +113,7 @@ impl App {
             log: VecDeque::new(),
             focus: Focus::Shards,
             help: false,
+            help_view: HelpState::default(),
             size,
             settings: Settings::new(colors),
             collection: 0,
@@ -171,7 +175,9 @@ impl App {
                     self.log.clear();
                     self.log_scroll = 0;
                 }
-                self.log.extend(lines);
+                for line in lines {
+                    crate::view::append_log(&mut self.log, line);
+                }
                 while self.log.len() > LOG_KEEP {
                     self.log.pop_front();
                 }
@@ -192,12 +198,8 @@ impl App {
     /// Applies an action; returns what it asks of the caller (commands for the source, saving
     /// the screen, quitting).
     pub fn update(&mut self, action: Action) -> Effects {
-        if self.help && !matches!(action, Action::Resize(..)) {
-            self.help = false;
-            return Effects {
-                quit: action == Action::Quit,
-                ..Effects::default()
-            };
+        if self.help {
+            return self.help_action(action);
         }
         self.notice = None;
         let before = self.request();
@@ -239,6 +241,17 @@ impl App {
     }
 
     fn view_action(&mut self, action: Action, effects: &mut Effects) {
+        let action = match (self.screen, action) {
+            (Screen::Main, a) => a,
+            (_, Action::Page(up)) => {
+                if up {
+                    Action::Up
+                } else {
+                    Action::Down
+                }
+            }
+            (_, a) => a,
+        };
         let taken = !self.input.typing()
             && match self.screen {
                 Screen::Main => false,
@@ -250,12 +263,13 @@ impl App {
             return;
         }
         match action {
-            Action::Quit => effects.quit = true,
-            Action::ToggleHelp => self.help = true,
+            Action::Quit | Action::Interrupt => effects.quit = true,
+            Action::ToggleHelp => self.open_help(),
             Action::FocusNext => self.set_focus(self.focus.next(true)),
             Action::FocusPrev => self.set_focus(self.focus.next(false)),
             Action::Collection(forward) => self.switch_collection(forward),
             Action::Left | Action::Right | Action::Up | Action::Down => self.arrow(action),
+            Action::Page(up) => self.page(up),
             Action::ZoomIn => self.zoom(true),
             Action::ZoomOut => self.zoom(false),
             Action::ZoomReset => {
@@ -404,6 +418,18 @@ impl App {
                 self.shard_scroll = (self.shard_scroll + 1).min(n.saturating_sub(1));
             }
             _ => {}
+        }
+    }
+
+    /// PgUp/PgDn: the event log and the shard list scroll by a page; elsewhere one arrow.
+    fn page(&mut self, up: bool) {
+        let arrow = if up { Action::Up } else { Action::Down };
+        let steps = match self.focus {
+            Focus::Events | Focus::Shards => usize::from(self.size.1 / 3).max(1),
+            Focus::KeySpace | Focus::Balancer => 1,
+        };
+        for _ in 0..steps {
+            self.arrow(arrow);
         }
     }
 

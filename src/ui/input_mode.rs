@@ -19,6 +19,8 @@ pub enum InputMode {
     Query,
     /// Typing the shard filter (shard names and zones).
     ShardFilter,
+    /// Typing the help's filter.
+    HelpFilter,
 }
 
 impl InputMode {
@@ -47,13 +49,17 @@ impl App {
                     self.shard_filter.push(c);
                     self.shard_scroll = 0;
                 }
-                InputMode::Search | InputMode::Commands => self.search.push(c),
+                InputMode::Search | InputMode::Commands | InputMode::HelpFilter => {
+                    self.search.push(c);
+                }
             },
             Action::SearchBackspace => {
                 match self.input {
                     InputMode::Query => self.query_text.pop(),
                     InputMode::ShardFilter => self.shard_filter.pop(),
-                    InputMode::Search | InputMode::Commands => self.search.pop(),
+                    InputMode::Search | InputMode::Commands | InputMode::HelpFilter => {
+                        self.search.pop()
+                    }
                 };
             }
             Action::SearchDone => {

@@ -52,13 +52,10 @@ pub const COMMANDS: &[Command] = &[
     cmd("prev-migration", Action::Migration(false), &["p"], false),
     cmd("left", Action::Left, &["Left", "h"], true),
     cmd("right", Action::Right, &["Right", "l"], true),
-    cmd("up", Action::Up, &["Up", "k", "PageUp"], true),
-    cmd(
-        "down",
-        Action::Down,
-        &["Down", "j", "PageDown", "End"],
-        true,
-    ),
+    cmd("up", Action::Up, &["Up", "k"], true),
+    cmd("down", Action::Down, &["Down", "j", "End"], true),
+    cmd("page-up", Action::Page(true), &["PageUp"], true),
+    cmd("page-down", Action::Page(false), &["PageDown"], true),
     cmd("zoom-in", Action::ZoomIn, &["i", "Enter"], true),
     cmd("zoom-out", Action::ZoomOut, &["o"], true),
     cmd("zoom-reset", Action::ZoomReset, &["0"], true),
@@ -78,108 +75,7 @@ pub const COMMANDS: &[Command] = &[
     cmd("clear", Action::Escape, &["Esc"], true),
 ];
 
-/// One row of the help: the commands whose keys it shows, and what they do.
-pub type HelpRow = (&'static [&'static str], &'static str);
-
-/// The help overlay: groups of rows, each row some commands and what they do (a name that is no
-/// command, `mouse`, is shown as it is).
-pub const HELP: &[(&str, &[HelpRow])] = &[
-    (
-        "general",
-        &[
-            (&["quit"], "quit (Ctrl-C always quits)"),
-            (&["help"], "help (any key closes it)"),
-            (&["focus-next", "focus-prev"], "next / previous pane"),
-            (
-                &["next-collection", "prev-collection"],
-                "next / previous collection",
-            ),
-        ],
-    ),
-    (
-        "time",
-        &[
-            (&["pause"], "pause / resume"),
-            (&["faster", "slower"], "faster / slower"),
-            (
-                &["step-forward", "step-back"],
-                "step 1 s forward / back (pauses)",
-            ),
-            (&["seek-forward", "seek-back"], "jump 10 s forward / back"),
-            (
-                &["next-migration", "prev-migration"],
-                "next / previous migration",
-            ),
-        ],
-    ),
-    (
-        "key space (focused)",
-        &[
-            (&["left", "right"], "select a cell (pans at the edges)"),
-            (
-                &["zoom-in", "zoom-out"],
-                "zoom in / out around the selection",
-            ),
-            (&["zoom-reset"], "whole key space"),
-        ],
-    ),
-    (
-        "views",
-        &[
-            (
-                &["query"],
-                "query targeting: type a filter (JSON); ◆ marks chunks asked",
-            ),
-            (&["metric"], "shard bars: chunk count / data size first"),
-            (
-                &["mouse"],
-                "click focuses a pane or selects a cell; wheel scrolls, zooms",
-            ),
-            (&["zones"], "zone bands on / off"),
-            (&["heat"], "write heat on / off"),
-            (
-                &["export"],
-                "save the screen: shardtop-TIME.txt and .svg here",
-            ),
-            (
-                &["key-visualizer"],
-                "key visualizer: writes by key range over time",
-            ),
-            (&["history"], "history: per shard over time; drains"),
-            (
-                &["lab"],
-                "lab: the candidate keys side by side (Enter opens one, L back)",
-            ),
-            (
-                &["time-zoom-in", "time-zoom-out"],
-                "in those: fewer / more seconds a column",
-            ),
-        ],
-    ),
-    (
-        "shards (focused)",
-        &[
-            (&["up", "down"], "scroll"),
-            (
-                &["sort-shards"],
-                "sort: name, data, chunks, writes, orphans",
-            ),
-            (&["search"], "filter by shard name or zone (Enter keeps)"),
-        ],
-    ),
-    (
-        "events (focused)",
-        &[
-            (&["up", "down"], "scroll (back at the bottom it follows)"),
-            (
-                &["filter-events"],
-                "filter: all, splits, migrations, jumbo, …",
-            ),
-            (&["search"], "search text (Enter keeps, Esc clears)"),
-            (&["clear"], "clear the search, filter or query"),
-        ],
-    ),
-];
+pub use super::help_keys::{HELP, HelpRow};
 
 /// The keys of each command, after the configuration's changes.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -278,7 +174,7 @@ impl KeyMap {
         }
         let key = Key::of(event)?;
         if key == Key::CTRL_C {
-            return Some(Action::Quit);
+            return Some(Action::Interrupt);
         }
         if searching {
             return match key.code {
@@ -340,7 +236,10 @@ mod tests {
         }
         assert_eq!(map.map(&press('q'), false), Some(Action::Quit));
         assert_eq!(map.map(&press('x'), false), None);
-        for (_, rows) in HELP {
+        for (_, rows) in super::super::help_keys::SCREENS
+            .iter()
+            .flat_map(|&s| super::super::help_keys::help_of(s))
+        {
             for (commands, _) in *rows {
                 for name in commands.iter().filter(|n| **n != "mouse") {
                     assert!(COMMANDS.iter().any(|c| c.name == *name), "{name}");
@@ -355,7 +254,8 @@ mod tests {
         assert_eq!(map.map(&press('x'), false), Some(Action::Quit));
         assert_eq!(map.map(&press('q'), false), None);
         let ctrl_c = KeyEvent::new(KeyCode::Char('c'), KeyModifiers::CONTROL);
-        assert_eq!(map.map(&ctrl_c, false), Some(Action::Quit));
+        assert_eq!(map.map(&ctrl_c, false), Some(Action::Interrupt));
+        assert_eq!(map.map(&ctrl_c, true), Some(Action::Interrupt));
         let e = KeyMap::with(&[("quit".into(), vec!["m".into()])]).expect_err("conflict");
         assert_eq!(e.command, "quit");
         assert!(e.message.contains("`quit` and `metric`") || e.message.contains("`metric`"));

@@ -55,13 +55,16 @@ pub fn build(
     req: &KeyVisualizerRequest,
     now_ms: u64,
 ) -> Option<KeyVisualizerView> {
-    // Each column is exactly `secs_per_col`; before the window fills, the newest columns are
-    // the future (empty) and the window starts at 0.
-    let span_ms = req.secs_per_col.max(1) * 1000 * req.cols.max(1) as u64;
+    // Each column is exactly `secs_per_col`. Before the window fills, it starts at time 0 (the
+    // first second seen) and has only the columns up to now: none is in the future.
+    let col_ms = req.secs_per_col.max(1) * 1000;
+    let cols = (req.cols.max(1) as u64).min((now_ms + 1).div_ceil(col_ms).max(1));
+    let span_ms = col_ms * cols;
     let to_ms = (now_ms + 1).max(span_ms);
     let from_ms = to_ms - span_ms;
     let keys = req.keys.as_deref().map(|(a, b)| (a, b));
-    let grid = heat.grid(cluster, ns, (req.cols, req.rows), (from_ms, to_ms), keys)?;
+    let cols = cols as usize;
+    let grid = heat.grid(cluster, ns, (cols, req.rows), (from_ms, to_ms), keys)?;
     let text = |k: &ShardKey| cluster.bound_text(ns, k);
     let ranges: Vec<String> = grid
         .bounds
@@ -70,7 +73,7 @@ pub fn build(
         .collect();
     let max = grid.writes.iter().flatten().copied().max().unwrap_or(0);
     let (col, row) = (
-        req.cursor.0.min(req.cols.saturating_sub(1)),
+        req.cursor.0.min(cols.saturating_sub(1)),
         req.cursor.1.min(ranges.len().saturating_sub(1)),
     );
     let col_from = from_ms + col as u64 * req.secs_per_col * 1000;

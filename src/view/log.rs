@@ -87,3 +87,241 @@ pub fn log_line(cluster: &Cluster, e: &Event) -> Option<LogLine> {
         text: format!("{:<20} {}", e.kind.what(), cluster.describe_detail(e)),
     })
 }
+
+/// A line's `what` (its first word) and the rest.
+fn split_what(text: &str) -> (&str, &str) {
+    text.split_once(' ')
+        .map_or((text, ""), |(w, rest)| (w, rest.trim_start()))
+}
+
+/// An idle balancer round: nothing to move and nothing failed. `Some((round, why))` with the
+/// simulator's round number when the line has one and the reason after ` — `.
+fn idle_round(line: &LogLine) -> Option<(Option<u64>, String)> {
+    if line.kind != LogKind::Balancer {
+        return None;
+    }
+    let (what, detail) = split_what(&line.text);
+    if what != "balancer.round" {
+        return None;
+    }
+    let (counts, why) = detail.split_once(" — ").unwrap_or((detail, ""));
+    let (round, counts) = match counts.strip_prefix("round ") {
+        Some(rest) => {
+            let (n, counts) = rest.split_once(": ")?;
+            (Some(n.parse().ok()?), counts)
+        }
+        None => (None, counts),
+    };
+    let idle = counts.starts_with("0 candidates, 0 moved")
+        && (counts == "0 candidates, 0 moved"
+            || counts.ends_with(", 0 failed")
+            || counts.ends_with(" ms"));
+    idle.then(|| (round, why.to_string()))
+}
+
+/// A run of idle rounds already collapsed: `(count, first round, last round)`.
+fn idle_run(line: &LogLine) -> Option<(u64, Option<(u64, u64)>)> {
+    let (what, detail) = split_what(&line.text);
+    if what != "balancer.round" || line.kind != LogKind::Balancer {
+        return None;
+    }
+    let (head, _) = detail.split_once(" (0 candidates, 0 moved)")?;
+    let (count, rounds) = match head.split_once(": idle ×") {
+        Some((rounds, count)) => {
+            let (a, b) = rounds.strip_prefix("rounds ")?.split_once('–')?;
+            (count, Some((a.parse().ok()?, b.parse().ok()?)))
+        }
+        None => (head.strip_prefix("idle ×")?, None),
+    };
+    Some((count.parse().ok()?, rounds))
+}
+
+/// A migration's id and the rest of its line: `moveChunk.start #3 …`, `moveChunk.commit #3 …`
+/// or `moveChunk.error #3 …`.
+fn migration(line: &LogLine) -> Option<(&str, u64, &str)> {
+    let (what, detail) = split_what(&line.text);
+    let (id, rest) = detail.strip_prefix('#')?.split_once(' ')?;
+    matches!(
+        what,
+        "moveChunk.start" | "moveChunk.commit" | "moveChunk.error"
+    )
+    .then_some(())?;
+    Some((what, id.parse().ok()?, rest))
+}
+
+/// How far back a migration's end looks for its start.
+const MIGRATION_LOOKBACK: usize = 500;
+
+/// Adds a line to the event log, keeping it short: a run of idle balancer rounds is one counted
+/// line (the latest reason kept), and a migration is one line — its start, completed in place
+/// by its commit or its error (`#3 ns donor → recipient committed: … · [range) (size, reason)`,
+/// `… failed: error · …`).
+pub fn append(log: &mut std::collections::VecDeque<LogLine>, line: LogLine) {
+    if let Some((round, why)) = idle_round(&line)
+        && let Some(last) = log.back_mut()
+    {
+        let before = idle_run(last)
+            .map(|(n, rounds)| (n, rounds.map(|(a, _)| a)))
+            .or_else(|| idle_round(last).map(|(r, _)| (1, r)));
+        if let Some((count, first)) = before {
+            let count = count + 1;
+            let why = if why.is_empty() {
+                String::new()
+            } else {
+                format!(" — {why}")
+            };
+            let head = match (first, round) {
+                (Some(a), Some(b)) => format!("rounds {a}–{b}: idle ×{count}"),
+                _ => format!("idle ×{count}"),
+            };
+            last.text = format!(
+                "{:<20} {head} (0 candidates, 0 moved){why}",
+                "balancer.round"
+            );
+            last.at_ms = line.at_ms;
+            return;
+        }
+    }
+    if let Some((what, id, rest)) = migration(&line)
+        && what != "moveChunk.start"
+    {
+        let start = log
+            .iter_mut()
+            .rev()
+            .take(MIGRATION_LOOKBACK)
+            .find(|l| migration(l).is_some_and(|(w, i, _)| w == "moveChunk.start" && i == id));
+        if let Some(start) = start {
+            // The end's text repeats the head (`ns from → to:`); keep only its outcome.
+            let outcome = rest.split_once(": ").map_or(rest, |(_, o)| o);
+            let (word, kind) = if what == "moveChunk.commit" {
+                ("committed", LogKind::Migration)
+            } else {
+                ("failed", LogKind::Error)
+            };
+            // Head (id, namespace, donor → recipient) and outcome first, the range and the
+            // size last: a cut to the pane's width drops the least important.
+            let (_, detail) = split_what(&start.text);
+            let (head, tail) = detail
+                .split_once(" [")
+                .map_or((detail, String::new()), |(h, t)| (h, format!(" · [{t}")));
+            start.text = format!("{:<20} {head} {word}: {outcome}{tail}", "moveChunk");
+            start.kind = kind;
+            return;
+        }
+    }
+    log.push_back(line);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::VecDeque;
+
+    fn line(at_ms: u64, kind: LogKind, text: &str) -> LogLine {
+        LogLine {
+            at_ms,
+            kind,
+            text: text.to_string(),
+        }
+    }
+
+    fn round(n: u64, candidates: u64, why: &str) -> LogLine {
+        line(
+            n * 10_000,
+            LogKind::Balancer,
+            &format!(
+                "{:<20} round {n}: {candidates} candidates, {candidates} moved, 0 failed — {why}",
+                "balancer.round"
+            ),
+        )
+    }
+
+    #[test]
+    fn idle_rounds_become_one_counted_line_keeping_the_latest_reason() {
+        let mut log = VecDeque::new();
+        for n in 1..=3 {
+            append(&mut log, round(n, 0, &format!("balanced (gap {n} MiB)")));
+        }
+        assert_eq!(log.len(), 1, "{log:?}");
+        assert_eq!(
+            log[0].text,
+            "balancer.round       rounds 1–3: idle ×3 (0 candidates, 0 moved) — balanced (gap 3 MiB)"
+        );
+        assert_eq!(log[0].at_ms, 30_000);
+        append(&mut log, round(4, 1, "moved"));
+        append(&mut log, round(5, 0, "balanced"));
+        append(&mut log, round(6, 0, "balanced"));
+        assert_eq!(log.len(), 3, "{log:?}");
+        assert!(
+            log[2].text.contains("rounds 5–6: idle ×2"),
+            "{}",
+            log[2].text
+        );
+        // A live round (no round number, its time in ms) collapses the same way.
+        let mut log = VecDeque::new();
+        for ms in [12, 7] {
+            let text = format!("{:<20} 0 candidates, 0 moved, {ms} ms", "balancer.round");
+            append(&mut log, line(ms, LogKind::Balancer, &text));
+        }
+        assert_eq!(log.len(), 1);
+        assert!(
+            log[0].text.contains("idle ×2 (0 candidates, 0 moved)"),
+            "{}",
+            log[0].text
+        );
+        // A round that failed is never idle.
+        let failed = format!("{:<20} 0 candidates, 0 moved, 0 failed", "balancer.round");
+        append(&mut log, line(20, LogKind::Error, &failed));
+        assert_eq!(log.len(), 2);
+    }
+
+    #[test]
+    fn a_migration_is_one_line_from_start_to_commit_or_error() {
+        let mut log = VecDeque::new();
+        let start = |id: u64| {
+            line(
+                40_000,
+                LogKind::Migration,
+                &format!(
+                    "{:<20} #{id} app.events shard0000 → shard0001 [{{_id: 1}}, {{_id: 2}}) (1.0 MiB, chunksImbalance)",
+                    "moveChunk.start"
+                ),
+            )
+        };
+        append(&mut log, start(1));
+        append(&mut log, start(2));
+        let commit = format!(
+            "{:<20} #1 app.events shard0000 → shard0001: 1051 docs, 1.0 MiB in 1.1s",
+            "moveChunk.commit"
+        );
+        append(&mut log, line(41_100, LogKind::Migration, &commit));
+        let failed = format!(
+            "{:<20} #2 app.events shard0000 → shard0001: ChunkTooBig: too big",
+            "moveChunk.error"
+        );
+        append(&mut log, line(41_200, LogKind::Error, &failed));
+        assert_eq!(log.len(), 2, "{log:?}");
+        assert_eq!(
+            log[0].text,
+            "moveChunk            #1 app.events shard0000 → shard0001 committed: 1051 docs, 1.0 MiB in 1.1s · [{_id: 1}, {_id: 2}) (1.0 MiB, chunksImbalance)"
+        );
+        assert_eq!(log[0].at_ms, 40_000, "the line keeps its start's time");
+        assert!(
+            log[1].text.ends_with("→ failed: ChunkTooBig: too big"),
+            "{}",
+            log[1].text
+        );
+        assert_eq!(log[1].kind, LogKind::Error);
+        assert_eq!(
+            log[0].text.matches("app.events").count(),
+            1,
+            "the namespace once"
+        );
+        // An end whose start scrolled out stays a line of its own.
+        append(
+            &mut log,
+            line(50_000, LogKind::Migration, &commit.replace("#1", "#9")),
+        );
+        assert_eq!(log.len(), 3);
+    }
+}

@@ -101,7 +101,7 @@ fn the_live_footer_offers_the_live_keys_and_a_refused_read_is_named_in_its_pane(
     let screen = t.wait_for("polling paused", Duration::from_secs(5));
     assert!(screen.contains("Space resume polling"), "{screen}");
     t.keys("?");
-    let screen = t.wait_for("any key closes", Duration::from_secs(5));
+    let screen = t.wait_for("? Esc q close", Duration::from_secs(5));
     assert!(
         !screen.contains("faster / slower") && screen.contains("pause / resume"),
         "the live help lists only the keys that apply:\n{screen}"

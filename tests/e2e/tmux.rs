@@ -32,7 +32,13 @@ fn demo_shows_the_hot_shard_opens_help_and_quits_cleanly() {
         "{screen}"
     );
     t.keys("?");
-    t.wait_for("any key closes", Duration::from_secs(5));
+    t.wait_for("? Esc q close", Duration::from_secs(5));
+    // Another key leaves it open; PgDn scrolls to the legend at its end.
+    t.keys("x");
+    t.keys("PageDown");
+    t.keys("PageDown");
+    let screen = t.wait_for("zone bands below", Duration::from_secs(5));
+    assert!(screen.contains("? Esc q close"), "{screen}");
     t.keys("Escape");
     t.wait_for("Events", Duration::from_secs(5));
     t.keys("q");

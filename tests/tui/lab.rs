@@ -119,6 +119,30 @@ fn the_candidates_advance_side_by_side_and_one_opens_in_the_full_layout() {
 }
 
 #[test]
+fn the_help_of_the_side_by_side_screen_lists_its_own_keys() {
+    let mut tl = timeline();
+    tl.advance_to(2_000, &mut Vec::new()).unwrap();
+    let mut app = App::new((80, 24), false, 4.0, true);
+    app.screen = Screen::Lab;
+    feed(&tl, &mut app);
+    app.update(Action::ToggleHelp);
+    let text = screen(&app);
+    for what in [
+        "choose the previous / next candidate",
+        "open the chosen candidate in the full layout",
+        "back to the full layout",
+    ] {
+        assert!(text.contains(what), "{what}:\n{text}");
+    }
+    assert!(text.contains("← h  → l") && text.contains("L "), "{text}");
+    assert!(
+        !text.contains("select a cell"),
+        "not the main view's keys:\n{text}"
+    );
+    assert_snapshot!("lab_help_80x24", text);
+}
+
+#[test]
 fn the_lab_screen_is_only_there_for_the_lab() {
     let mut app = App::new((120, 40), false, 4.0, true);
     app.update(Action::ToggleLab);

@@ -5,7 +5,9 @@
 
 #[path = "../common/mod.rs"]
 mod common;
+mod events;
 mod heatmap;
+mod help;
 mod history;
 mod hot;
 mod lab;

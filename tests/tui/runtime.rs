@@ -52,7 +52,7 @@ async fn keys_reach_the_app_and_q_quits() {
     tasks.spawn(run_timeline(timeline, playback, log, to_ui, controls));
     let mut terminal = Terminal::new(TestBackend::new(100, 30)).unwrap();
     let mut app = App::new((100, 30), false, 64.0, false);
-    let input = scripted(&[' ', '?', 'q'], Duration::from_millis(500));
+    let input = scripted(&[' ', '?', 'j', 'q', 'q'], Duration::from_millis(500));
     let ended = shardtop::runtime::run(
         &mut terminal,
         &mut app,
@@ -70,9 +70,10 @@ async fn keys_reach_the_app_and_q_quits() {
     assert!(view.clock.time_ms > 0, "the simulator ran before the pause");
     assert!(!app.log.is_empty());
     let screen = format!("{}", terminal.backend());
+    assert!(!app.help, "the first q closed the help, the second quit");
     assert!(
-        screen.contains("any key closes"),
-        "the last frame shows the help:\n{screen}"
+        screen.contains("Events") && !screen.contains("Keys —"),
+        "the last frame shows the main layout:\n{screen}"
     );
 }
 

@@ -384,9 +384,9 @@ impl Simulator {
             };
             let Some(chunk) = first else {
                 let reason = if bucket.has_jumbo[from.index()] {
-                    "only jumbo chunks are left to move"
+                    "only jumbo chunks left to move"
                 } else {
-                    "no chunk can move now"
+                    "no chunk that can move now"
                 };
                 why_not.push(format!(
                     "{label}: {} has {reason}",

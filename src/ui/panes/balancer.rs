@@ -131,31 +131,49 @@ fn size_text(m: &crate::view::MigrationView) -> String {
     }
 }
 
+/// A finished migration of the event log: whether it committed, and its text with the least
+/// important last (id, donor → recipient, outcome or error, namespace), so a cut keeps the
+/// destination and the reason. A line the log joined (`moveChunk … committed: …`) or a
+/// commit or error line of its own (a live cluster's changelog).
+fn finished(l: &crate::view::LogLine) -> Option<(bool, String)> {
+    let (what, detail) = l
+        .text
+        .split_once(' ')
+        .map(|(w, rest)| (w, rest.trim_start()))?;
+    match what {
+        "moveChunk" => {
+            let ok = l.kind == LogKind::Migration;
+            let word = if ok { " committed: " } else { " failed: " };
+            let (head, rest) = detail.split_once(word)?;
+            let outcome = rest.rsplit_once(" · [").map_or(rest, |(o, _)| o);
+            let (id, rest) = head.split_once(' ')?;
+            let (ns, route) = rest.split_once(' ')?;
+            Some((ok, format!("{id} {route}: {outcome} · {ns}")))
+        }
+        "moveChunk.commit" if l.kind == LogKind::Migration => Some((true, detail.to_string())),
+        "moveChunk.error" if l.kind == LogKind::Error => Some((false, detail.to_string())),
+        _ => None,
+    }
+}
+
 /// The latest finished migrations, from the event log.
 fn recent(app: &App, room: usize, width: usize, theme: Theme) -> Vec<Line<'static>> {
     let recent: Vec<_> = app
         .log
         .iter()
         .rev()
-        .filter(|l| {
-            l.kind == LogKind::Migration && l.text.starts_with("moveChunk.commit")
-                || l.kind == LogKind::Error && l.text.starts_with("moveChunk.error")
-        })
+        .filter_map(|l| finished(l).map(|f| (l, f)))
         .take(room)
         .collect();
     let mut lines = Vec::new();
     if !recent.is_empty() {
         lines.push(Line::from(Span::styled("recent:", theme.title())));
-        for l in recent {
-            let (mark, style) = if l.kind == LogKind::Error {
-                ("✗", theme.error())
-            } else {
+        for (l, (ok, text)) in recent {
+            let (mark, style) = if ok {
                 ("✓", theme.ok())
+            } else {
+                ("✗", theme.error())
             };
-            let text = l
-                .text
-                .split_once(' ')
-                .map_or(l.text.as_str(), |(_, rest)| rest.trim_start());
             lines.push(Line::from(vec![
                 Span::styled(format!("{mark} "), style),
                 Span::styled(
@@ -165,7 +183,7 @@ fn recent(app: &App, room: usize, width: usize, theme: Theme) -> Vec<Line<'stati
                     }),
                     theme.dim(),
                 ),
-                Span::raw(crate::units::cut_at_words(text, width.saturating_sub(10))),
+                Span::raw(crate::units::cut_at_words(&text, width.saturating_sub(10))),
             ]));
         }
     }

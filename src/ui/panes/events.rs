@@ -6,7 +6,7 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
-use super::{fit, pane_block, time_text};
+use super::{pane_block, time_text};
 use crate::ui::app::App;
 use crate::ui::theme::Theme;
 use crate::view::LogKind;
@@ -67,7 +67,7 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: Theme, focused: b
                         theme.dim(),
                     ),
                     Span::styled(
-                        fit(&l.text, width.saturating_sub(9)),
+                        crate::units::cut_at_words(&l.text, width.saturating_sub(9)),
                         kind_style(l.kind, theme),
                     ),
                 ])

@@ -92,6 +92,7 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: Theme) {
         InputMode::Query => Some((" query filter: ", &app.query_text)),
         InputMode::ShardFilter => Some((" shard or zone: ", &app.shard_filter)),
         InputMode::Search => Some((" search: ", &app.search)),
+        InputMode::HelpFilter => Some((" help filter: ", &app.help_view.filter)),
     };
     if let Some((label, text)) = typed {
         spans.push(Span::styled(label, theme.key()));

@@ -19,6 +19,7 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: Theme) {
         return;
     };
     spans.push(sep());
+    let source_at = spans.len();
     spans.push(Span::raw(v.source.clone()));
     spans.push(sep());
     spans.push(Span::raw(format!("v{}", v.server_version)));
@@ -49,12 +50,39 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: Theme) {
     }
     spans.push(sep());
     balancer_state(&mut spans, v, theme);
+    fit_line(&mut spans, source_at, usize::from(area.width));
     frame.render_widget(Paragraph::new(Line::from(spans)), area);
+}
+
+/// Makes the header fit `width` by cutting its least important text first: the source's name
+/// (to no less than 8 characters), then the ` shardtop ` title; the clock, the play state and
+/// the balancer's state are never cut.
+fn fit_line(spans: &mut Vec<Span<'static>>, source_at: usize, width: usize) {
+    let total = |spans: &[Span]| {
+        spans
+            .iter()
+            .map(|s| s.content.chars().count())
+            .sum::<usize>()
+    };
+    let over = total(spans).saturating_sub(width);
+    if over == 0 {
+        return;
+    }
+    let source = spans[source_at].content.to_string();
+    let keep = source.chars().count().saturating_sub(over).max(8);
+    spans[source_at].content = super::fit(&source, keep).into();
+    if total(spans) > width {
+        // The title and its separator go.
+        spans.drain(..2.min(source_at));
+    }
 }
 
 /// Play/pause, or live/polling paused, with the speed or the heat mode.
 fn live_state(spans: &mut Vec<Span<'static>>, v: &crate::view::ClusterView, theme: Theme) {
     match (!v.clock.is_live(), v.clock.paused) {
+        (true, true) if v.clock.end_ms.is_some_and(|end| v.clock.time_ms >= end) => {
+            spans.push(Span::styled("■ end, paused", theme.warn()));
+        }
         (true, true) => spans.push(Span::styled("❚❚ paused", theme.warn())),
         (true, false) => spans.push(Span::styled("▶", theme.ok())),
         (false, true) => spans.push(Span::styled("❚❚ polling paused", theme.warn())),

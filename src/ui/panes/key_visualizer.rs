@@ -69,8 +69,8 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: Theme) {
             theme.dim(),
         ),
         Span::raw(format!(
-            "¼ ½ ¾ all of the busiest cell ({} writes) · bands: owners at the cursor (left), the cursor's range over time (below)",
-            h.max
+            "¼ ½ ¾ all of the busiest cell ({}) · bands: owners at the cursor (left), the cursor's range over time (below)",
+            crate::units::count(h.max, "write")
         )),
     ]));
     lines.push(Line::from(vec![
@@ -83,7 +83,8 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: Theme) {
 fn grid_lines(h: &KeyVisualizerView, app: &App, theme: Theme) -> Vec<Line<'static>> {
     let req = app.key_visualizer_request();
     let rows = h.ranges.len();
-    let (ccol, crow) = (req.cursor.0, req.cursor.1.min(rows.saturating_sub(1)));
+    let ccol = req.cursor.0.min(h.writes.len().saturating_sub(1));
+    let crow = req.cursor.1.min(rows.saturating_sub(1));
     let at_cursor = h.owners.get(ccol).or(h.owners.last());
     (0..rows)
         .rev()

@@ -29,7 +29,12 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: Theme, focused: b
         return;
     };
     let count = app.view.as_ref().map_or(0, |v| v.collections.len());
-    let mut title = format!(" Key space · {} {} · {} chunks", c.ns, c.key, c.chunks);
+    let mut title = format!(
+        " Key space · {} {} · {}",
+        c.ns,
+        c.key,
+        crate::units::count(c.chunks as u64, "chunk")
+    );
     if c.jumbo > 0 {
         title.push_str(&format!(" · {} jumbo", c.jumbo));
     }

@@ -301,9 +301,18 @@ fn row(
         spans.push(Span::styled(unknown, theme.dim()));
         return Line::from(spans);
     }
-    let share = if app.heat { s.write_share } else { 0.0 };
+    if !app.heat {
+        // Heat off (`w`): the share is not shown, not zero.
+        let off = format!("{:<w$}", "off", w = cols.writes_bar + 5);
+        spans.push(Span::styled(off, theme.dim()));
+        return Line::from(spans);
+    }
+    let share = s.write_share;
+    // No writes is the calm state: dim, not the writes colour (which reads as a warning).
     let writes_style = if hot {
         theme.hot()
+    } else if share <= 0.0 {
+        theme.dim()
     } else {
         theme.bar(Bar::Writes)
     };

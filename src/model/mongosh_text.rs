@@ -1,0 +1,96 @@
+//! Values as mongosh prints them, for what a user reads on screen (the event log, bounds):
+//! `ISODate("2026-01-01T00:00:02.982Z")` for a date (mongosh's `inspect` of a `Date`, in
+//! mongosh's `packages/service-provider-core/src/printable-bson.ts`), `ObjectId("…")`,
+//! `NumberLong(…)`, `MinKey`. The server's own message text is `shell_text`'s, not this.
+//!
+//! Part of `model`: pure functions, no I/O.
+
+use bson::Bson;
+
+/// One value as mongosh prints it.
+pub fn value(v: &Bson) -> String {
+    match v {
+        Bson::DateTime(d) => iso_date(d.timestamp_millis()),
+        Bson::Document(d) => {
+            let fields: Vec<String> = d
+                .iter()
+                .map(|(k, v)| format!("{k}: {}", value(v)))
+                .collect();
+            format!("{{{}}}", fields.join(", "))
+        }
+        Bson::Array(a) => format!("[{}]", a.iter().map(value).collect::<Vec<_>>().join(", ")),
+        other => other.to_string(),
+    }
+}
+
+/// `ISODate("YYYY-MM-DDTHH:MM:SS.mmmZ")` of milliseconds since the epoch (UTC, always with the
+/// milliseconds, as mongosh prints `Date.prototype.toISOString`).
+pub fn iso_date(ms: i64) -> String {
+    let days = ms.div_euclid(86_400_000);
+    let in_day = ms.rem_euclid(86_400_000);
+    let (y, m, d) = civil_from_days(days);
+    let (h, rest) = (in_day / 3_600_000, in_day % 3_600_000);
+    let (min, rest) = (rest / 60_000, rest % 60_000);
+    let (s, milli) = (rest / 1000, rest % 1000);
+    let year = if (0..=9999).contains(&y) {
+        format!("{y:04}")
+    } else {
+        // toISOString's expanded years: a sign and six digits.
+        format!("{}{:06}", if y < 0 { '-' } else { '+' }, y.unsigned_abs())
+    };
+    format!("ISODate(\"{year}-{m:02}-{d:02}T{h:02}:{min:02}:{s:02}.{milli:03}Z\")")
+}
+
+/// The proleptic Gregorian date of a day count from 1970-01-01 (Howard Hinnant's
+/// `civil_from_days`).
+fn civil_from_days(z: i64) -> (i64, i64, i64) {
+    let z = z + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let y = yoe + era * 400;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    (if m <= 2 { y + 1 } else { y }, m, d)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dates_read_as_mongosh_prints_them() {
+        assert_eq!(iso_date(0), "ISODate(\"1970-01-01T00:00:00.000Z\")");
+        assert_eq!(
+            iso_date(1_767_225_602_982),
+            "ISODate(\"2026-01-01T00:00:02.982Z\")"
+        );
+        assert_eq!(iso_date(-1), "ISODate(\"1969-12-31T23:59:59.999Z\")");
+        assert_eq!(
+            iso_date(951_782_400_000),
+            "ISODate(\"2000-02-29T00:00:00.000Z\")"
+        );
+        let v = Bson::DateTime(bson::DateTime::from_millis(1_767_225_602_982));
+        assert_eq!(value(&v), "ISODate(\"2026-01-01T00:00:02.982Z\")");
+        let d = Bson::Document(bson::doc! {"at": v, "n": 1});
+        assert_eq!(
+            value(&d),
+            "{at: ISODate(\"2026-01-01T00:00:02.982Z\"), n: 1}"
+        );
+    }
+
+    #[test]
+    fn every_day_agrees_with_bson() {
+        for day in (-719_000_i64..2_900_000).step_by(997) {
+            let ms = day * 86_400_000 + 45_296_789;
+            let want = bson::DateTime::from_millis(ms)
+                .try_to_rfc3339_string()
+                .unwrap_or_default();
+            let got = iso_date(ms);
+            // bson prints the date part the same; compare it.
+            assert_eq!(&got[9..19], &want[..10], "{ms}");
+        }
+    }
+}

@@ -1,0 +1,196 @@
+//! What the help overlay lists, screen by screen: groups of rows, each row some commands of the
+//! key map (shown with their keys as bound) and what they do there. The main layout, the key
+//! visualizer, the history and the lab's side-by-side screen each list the keys that act on them.
+//!
+//! Part of `ui`: plain tables, no state and no I/O; the overlay (`panes::help`) draws them.
+
+use super::screen::Screen;
+
+/// One row of the help: the commands whose keys it shows, and what they do.
+pub type HelpRow = (&'static [&'static str], &'static str);
+
+/// A group of rows under a title.
+pub type HelpGroup = (&'static str, &'static [HelpRow]);
+
+/// The rows of every screen: quitting, the help itself and the panes.
+const GENERAL: HelpGroup = (
+    "general",
+    &[
+        (&["quit"], "quit (Ctrl-C always quits)"),
+        (&["help"], "this help (scrolls, filters; Esc closes)"),
+        (&["focus-next", "focus-prev"], "next / previous pane"),
+        (
+            &["next-collection", "prev-collection"],
+            "next / previous collection",
+        ),
+    ],
+);
+
+/// The rows of the screens in place of the main layout: quitting and the help itself.
+const GENERAL_SHORT: HelpGroup = ("general", GENERAL.1.split_at(2).0);
+
+/// The clock's keys (a live cluster has only pause).
+const TIME: HelpGroup = (
+    "time",
+    &[
+        (&["pause"], "pause / resume"),
+        (&["faster", "slower"], "faster / slower"),
+        (
+            &["step-forward", "step-back"],
+            "step 1 s forward / back (pauses)",
+        ),
+        (&["seek-forward", "seek-back"], "jump 10 s forward / back"),
+        (
+            &["next-migration", "prev-migration"],
+            "next / previous migration",
+        ),
+    ],
+);
+
+/// The main layout's help.
+pub const HELP: &[HelpGroup] = &[
+    GENERAL,
+    TIME,
+    (
+        "key space (focused)",
+        &[
+            (&["left", "right"], "select a cell (pans at the edges)"),
+            (
+                &["zoom-in", "zoom-out"],
+                "zoom in / out around the selection",
+            ),
+            (&["zoom-reset"], "whole key space"),
+        ],
+    ),
+    (
+        "views",
+        &[
+            (
+                &["query"],
+                "query targeting: type a filter ({_id: 5}, as in mongosh); ◆ marks the chunks it asks",
+            ),
+            (&["metric"], "shard bars: chunk count / data size first"),
+            (
+                &["mouse"],
+                "click focuses a pane or selects a cell; wheel scrolls, zooms",
+            ),
+            (&["zones"], "zone bands on / off"),
+            (&["heat"], "write heat on / off"),
+            (
+                &["export"],
+                "save the screen: shardtop-TIME.txt and .svg here",
+            ),
+            (
+                &["key-visualizer"],
+                "key visualizer: writes by key range over time",
+            ),
+            (&["history"], "history: per shard over time; drains"),
+            (
+                &["lab"],
+                "lab: the candidate keys side by side (Enter opens one, L back)",
+            ),
+            (
+                &["time-zoom-in", "time-zoom-out"],
+                "in those: fewer / more seconds a column",
+            ),
+        ],
+    ),
+    (
+        "shards (focused)",
+        &[
+            (&["up", "down"], "scroll"),
+            (&["page-up", "page-down"], "scroll a page"),
+            (
+                &["sort-shards"],
+                "sort: name, data, chunks, writes, orphans",
+            ),
+            (&["search"], "filter by shard name or zone (Enter keeps)"),
+        ],
+    ),
+    (
+        "events (focused)",
+        &[
+            (&["up", "down"], "scroll (back at the bottom it follows)"),
+            (&["page-up", "page-down"], "scroll a page"),
+            (
+                &["filter-events"],
+                "filter: all, splits, migrations, jumbo, …",
+            ),
+            (&["search"], "search text (Enter keeps, Esc clears)"),
+            (&["clear"], "clear the search, filter or query"),
+        ],
+    ),
+];
+
+/// The key visualizer's help.
+const KEY_VISUALIZER: &[HelpGroup] = &[
+    GENERAL_SHORT,
+    TIME,
+    (
+        "key visualizer",
+        &[
+            (&["left", "right"], "cursor to an earlier / later column"),
+            (&["up", "down"], "cursor to a higher / lower key range"),
+            (&["zoom-in"], "zoom into the key range under the cursor"),
+            (&["zoom-out"], "zoom back out"),
+            (
+                &["time-zoom-in", "time-zoom-out"],
+                "fewer / more seconds a column",
+            ),
+            (&["zoom-reset"], "whole key space, 1 s a column"),
+            (&["clear", "key-visualizer"], "back to the main layout"),
+            (&["history"], "the history in its place"),
+        ],
+    ),
+];
+
+/// The history view's help.
+const HISTORY: &[HelpGroup] = &[
+    GENERAL_SHORT,
+    TIME,
+    (
+        "history",
+        &[
+            (&["up", "down"], "scroll the shards"),
+            (
+                &["time-zoom-in", "time-zoom-out"],
+                "fewer / more seconds a column",
+            ),
+            (&["zoom-reset"], "1 s a column, from the first shard"),
+            (&["clear", "history"], "back to the main layout"),
+            (&["key-visualizer"], "the key visualizer in its place"),
+        ],
+    ),
+];
+
+/// The lab's side-by-side screen's help.
+const LAB: &[HelpGroup] = &[
+    GENERAL_SHORT,
+    TIME,
+    (
+        "side by side",
+        &[
+            (&["left", "right"], "choose the previous / next candidate"),
+            (&["zoom-in"], "open the chosen candidate in the full layout"),
+            (&["lab"], "back to the full layout"),
+        ],
+    ),
+];
+
+/// The help of a screen.
+pub fn help_of(screen: Screen) -> &'static [HelpGroup] {
+    match screen {
+        Screen::Main => HELP,
+        Screen::KeyVisualizer => KEY_VISUALIZER,
+        Screen::History => HISTORY,
+        Screen::Lab => LAB,
+    }
+}
+
+/// Every screen, for tests that walk all the helps.
+pub const SCREENS: [Screen; 4] = [
+    Screen::Main,
+    Screen::KeyVisualizer,
+    Screen::History,
+    Screen::Lab,
+];

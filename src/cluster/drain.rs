@@ -53,7 +53,7 @@ impl DrainStatus {
         let mut parts = vec![format!(
             "draining {}: {} left{}",
             self.shard,
-            crate::units::count(self.chunks as u64, "chunk"),
+            crate::units::count(self.chunks, "chunk"),
             if self.jumbo_chunks > 0 {
                 format!(" ({} jumbo)", self.jumbo_chunks)
             } else {

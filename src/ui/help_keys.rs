@@ -16,7 +16,10 @@ pub type HelpGroup = (&'static str, &'static [HelpRow]);
 const GENERAL: HelpGroup = (
     "general",
     &[
-        (&["quit"], "quit (Ctrl-C always quits)"),
+        (
+            &["quit"],
+            "quit (Ctrl-C always quits; Ctrl-Z suspends, fg returns)",
+        ),
         (&["help"], "this help (scrolls, filters; Esc closes)"),
         (&["focus-next", "focus-prev"], "next / previous pane"),
         (

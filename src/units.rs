@@ -36,10 +36,23 @@ pub fn cut_at_words(text: &str, max: usize) -> String {
         return text.to_string();
     }
     let head: String = text.chars().take(max.saturating_sub(1)).collect();
-    let at = head
+    let mut at = head
         .rfind([' ', ','])
         .filter(|&i| i > max / 2)
         .unwrap_or(head.len());
+    // A number whose unit would be cut off goes with it ("1.0…" of "1.0 MiB" says nothing true).
+    let kept = head[..at].trim_end_matches([',', ' ']);
+    let number = kept.rsplit(' ').next().is_some_and(|w| {
+        !w.is_empty()
+            && w.chars()
+                .all(|c| c.is_ascii_digit() || c == '.' || c == ',')
+    });
+    let unit_follows = text[kept.len()..]
+        .trim_start_matches(' ')
+        .starts_with(char::is_alphabetic);
+    if number && unit_follows {
+        at = kept.rfind(' ').filter(|&i| i > max / 2).unwrap_or(at);
+    }
     format!("{}…", head[..at].trim_end_matches([',', ' ']))
 }
 
@@ -157,6 +170,11 @@ mod tests {
         assert_eq!(cut_at_words("one two three four", 12), "one two…");
         assert_eq!(cut_at_words("a: 1, b: 2, c: 3", 13), "a: 1, b: 2…");
         assert_eq!(cut_at_words("abcdefghijkl", 6), "abcde…");
+        assert_eq!(
+            cut_at_words("sh1 → sh2 3784 docs, 1.0 MiB in 3 s", 27),
+            "sh1 → sh2 3784 docs…",
+            "a number is not cut from its unit"
+        );
     }
 }
 

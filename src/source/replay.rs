@@ -223,3 +223,16 @@ impl Timeline for ReplayTimeline {
         v
     }
 }
+
+#[cfg(test)]
+mod feeds_tests {
+    /// A trace names a poll note's pane as the view does: the two lists are the same.
+    #[test]
+    fn a_traces_pane_names_are_the_views() {
+        let view: Vec<&str> = crate::trace::state_codec::POLL_NOTE_FEEDS
+            .iter()
+            .filter_map(|n| crate::view::Feeds::parse(n).map(crate::view::Feeds::as_str))
+            .collect();
+        assert_eq!(view, crate::trace::state_codec::POLL_NOTE_FEEDS);
+    }
+}

@@ -18,6 +18,7 @@ mod collection;
 mod observed;
 
 pub(super) use collection::{ChunkFields, Heavy, collection_of};
+pub use observed::POLL_NOTE_FEEDS;
 
 /// The keyframe line of a state.
 pub fn encode(c: &Cluster) -> Value {

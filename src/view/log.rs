@@ -307,7 +307,9 @@ mod tests {
         );
         assert_eq!(log[0].at_ms, 40_000, "the line keeps its start's time");
         assert!(
-            log[1].text.ends_with("→ failed: ChunkTooBig: too big"),
+            log[1].text.ends_with(
+                "→ shard0001 failed: ChunkTooBig: too big · [{_id: 1}, {_id: 2}) (1.0 MiB, chunksImbalance)"
+            ),
             "{}",
             log[1].text
         );

@@ -33,6 +33,9 @@
 //!   documents of 4.4–8.0, the allowlisted read-only client (the only `mongodb::` user outside
 //!   tests), the mongos-like incremental routing cache, polling and recording. It never imports
 //!   `sim`.
+//! * [`capture`] is one poll of a live cluster kept as its reads and replies (a capture file's
+//!   records), which `live` writes and replays offline; it builds on `model`, `files` and `trace`
+//!   (compression) only.
 //! * [`analyze`] is `analyzeShardKey`'s rules (7.0+): a candidate key's characteristics, the
 //!   read and write distribution of a traffic under it, the operations it is counted over and
 //!   the sampled queries read as operations. It builds on `model` only; both `lab` and `serve`
@@ -68,6 +71,7 @@
 //!   prints.
 
 pub mod analyze;
+pub mod capture;
 pub mod cli;
 pub mod cluster;
 pub mod commands;

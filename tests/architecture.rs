@@ -18,10 +18,12 @@ const FLOORS: &[(&str, &[&str])] = &[
     ("cluster", &["model", "units"]),
     ("sim", &["cluster", "model", "units"]),
     ("trace", &["cluster", "files", "model"]),
+    // A capture's records, file and anonymizer: `live` writes and replays them.
+    ("capture", &["files", "model", "trace"]),
     // `live` records traces and turns refused reads into the view's log lines.
     (
         "live",
-        &["cluster", "model", "trace", "units", "view", "wire"],
+        &["capture", "cluster", "model", "trace", "units", "view", "wire"],
     ),
     ("view", &["cluster", "model", "units"]),
     ("analyze", &["model"]),
@@ -30,7 +32,7 @@ const FLOORS: &[(&str, &[&str])] = &[
     (
         "source",
         &[
-            "analyze", "cluster", "lab", "live", "model", "sim", "trace", "view",
+            "analyze", "capture", "cluster", "lab", "live", "model", "sim", "trace", "view",
         ],
     ),
     ("ui", &["model", "source", "units", "view"]),
@@ -40,7 +42,7 @@ const FLOORS: &[(&str, &[&str])] = &[
     (
         "commands",
         &[
-            "analyze", "cli", "cluster", "config", "files", "lab", "live", "model", "runtime",
+            "analyze", "capture", "cli", "cluster", "config", "files", "lab", "live", "model", "runtime",
             "serve", "sim", "source", "trace", "ui", "view", "units", "wire",
         ],
     ),

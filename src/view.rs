@@ -242,6 +242,9 @@ pub struct CollectionView {
     pub balancing: Vec<String>,
     /// A time-series collection: its documents (`docs`) are buckets, not measurements.
     pub buckets: bool,
+    /// An untracked unsharded collection (no shard key, no chunk in the catalog): the key space
+    /// stands for the whole collection on its shard.
+    pub untracked: bool,
     pub key: String,
     pub chunks: usize,
     pub jumbo: u64,

@@ -134,6 +134,7 @@ pub const KNOWN_ACTIONS: &[&str] = &[
     "serverStatus",
     "listShards",
     "listDatabases",
+    "listClusterCatalog",
 ];
 
 /// The `read` role's actions (`builtin_roles.yml`, the read set, abridged to known actions).
@@ -184,9 +185,12 @@ pub fn built_in_role(role: &str, db: &str) -> Option<Vec<Privilege>> {
         ("readWriteAnyDatabase", "admin") => {
             vec![any_normal(READ_WRITE), cluster(&["listDatabases"])]
         }
+        // `listClusterCatalog` (8.0.10+, 8.1+): jstest
+        // `sharding/list_cluster_catalog_privileges.js` runs it as clusterMonitor.
         ("clusterMonitor", "admin") => vec![
             cluster(&[
                 "inprog",
+                "listClusterCatalog",
                 "listDatabases",
                 "listSampledQueries",
                 "listShards",

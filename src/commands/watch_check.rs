@@ -87,13 +87,15 @@ async fn collections(client: &LiveClient) -> (Vec<String>, Vec<String>) {
     (names(false), names(true))
 }
 
-/// The release line and whether it has `$shardedDataDistribution` (6.0.3+).
-async fn version(client: &LiveClient) -> Result<(ServerVersion, bool), LiveError> {
+/// The release line and whether it has `$shardedDataDistribution` (6.0.3+) and
+/// `$listClusterCatalog` (8.0.10+, 8.1+).
+async fn version(client: &LiveClient) -> Result<(ServerVersion, bool, bool), LiveError> {
     let info = client.command("admin", doc! {"buildInfo": 1}).await?;
     let text = info.get_str("version").unwrap_or_default();
     Ok((
         text.parse().unwrap_or(ServerVersion::V8_0),
         crate::live::data_sizes::has_sharded_data_distribution(text),
+        crate::live::catalog::has_list_cluster_catalog(text),
     ))
 }
 
@@ -114,9 +116,10 @@ async fn check(uri: &str, heat: Option<HeatMode>) -> Result<Checked, LiveError> 
 async fn checked(client: &LiveClient, heat: Option<HeatMode>) -> Result<Checked, LiveError> {
     let client = client.clone();
     let identity = identity(&client).await?;
-    let (version, sdd) = version(&client)
-        .await
-        .unwrap_or((ServerVersion::V8_0, true));
+    let (version, sdd, catalog) =
+        version(&client)
+            .await
+            .unwrap_or((ServerVersion::V8_0, true, false));
     let open = identity.users.is_empty()
         && client
             .find("config", "shards", Document::new(), None, None)
@@ -131,6 +134,7 @@ async fn checked(client: &LiveClient, heat: Option<HeatMode>) -> Result<Checked,
             && heat.is_none_or(|h| h == HeatMode::Sampled),
         change_streams: heat == Some(HeatMode::ChangeStream),
         shard_draining_status: version >= ServerVersion::V8_2,
+        list_cluster_catalog: catalog,
     };
     let reads = privileges::reads(&plan)
         .into_iter()

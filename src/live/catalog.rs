@@ -9,7 +9,12 @@
 //! `unsplittable: {$ne: true}`), so their sizes come from `$collStats` on the collection, read at
 //! most once a minute each.
 //!
-//! Owns: that split and that size read. May not touch: the routing refresh, the model's other
+//! Untracked unsharded collections (on their database's primary, in no `config.*` collection)
+//! are named only by `$listClusterCatalog` (8.0.10+, 8.1+), read once a poll when the server has
+//! it: each becomes a collection of the model marked [`Placement::Untracked`], on the shard the
+//! stage names.
+//!
+//! Owns: that split, those reads and that size read. May not touch: the routing refresh, the model's other
 //! collections, any command outside the client's allowlist.
 
 use std::collections::HashMap;
@@ -21,10 +26,16 @@ use super::client::{LiveClient, LiveError};
 use super::config::CollectionDoc;
 use super::data_sizes::{ShardSize, row as size_row};
 use super::refusals::Refusals;
+use super::snapshot::ShardList;
 use crate::cluster::{Collection, Placement};
+use crate::model::{KeyPattern, RoutingTable};
 
-/// How often one tracked unsharded collection's size is re-read.
+/// How often one unsharded collection's size is re-read.
 const SIZES_EVERY: Duration = Duration::from_secs(60);
+
+/// At most this many unsharded collections' sizes are read a poll (a cluster may hold thousands
+/// of untracked collections: one `$collStats` each).
+const FRESH_PER_POLL: usize = 32;
 
 /// Whether a `config.collections` entry is shown: alive (4.4 keeps dropped ones), sharded or
 /// tracked unsharded.
@@ -50,6 +61,106 @@ pub(super) fn sharded_names(colls: &[CollectionDoc]) -> Vec<String> {
         .collect()
 }
 
+/// Whether a mongos of this version string (`buildInfo.version`) has `$listClusterCatalog`:
+/// 8.0.10 and later on the 8.0 line, and every line from 8.1 (the manual's
+/// `$listClusterCatalog` page: "New in version 8.0.10"; 8.1 and the rapid releases after it have
+/// it from their first build). Before, a mongos answers 40324 "Unrecognized pipeline stage name".
+/// A string that does not parse is taken as a server without it.
+pub fn has_list_cluster_catalog(version: &str) -> bool {
+    let mut parts = version
+        .split(['-', '+'])
+        .next()
+        .unwrap_or_default()
+        .split('.')
+        .map(|p| p.parse::<u32>().ok());
+    match (parts.next().flatten(), parts.next().flatten(), parts.next()) {
+        (Some(major), _, _) if major > 8 => true,
+        (Some(8), Some(minor), _) if minor > 0 => true,
+        (Some(8), Some(0), Some(Some(patch))) => patch >= 10,
+        _ => false,
+    }
+}
+
+/// An untracked unsharded collection and the shard that holds it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(super) struct Untracked {
+    pub ns: String,
+    pub shard: String,
+}
+
+/// The untracked unsharded collections `$listClusterCatalog` names: on `admin` it lists every
+/// collection of the cluster (mongo `src/mongo/db/pipeline/document_source_list_cluster_catalog.cpp`);
+/// `shards: true` adds the shards that hold each (for an untracked one, its database's primary:
+/// jstest `sharding/list_cluster_catalog.js`). Left out: sharded and tracked collections (the
+/// catalog's own reads show them), views and time-series views (their buckets collection is
+/// listed), `admin`, `config` and `local`, and `system.*` collections other than buckets.
+pub(super) async fn untracked(
+    client: &LiveClient,
+    tracked: &[CollectionDoc],
+    databases: &[(String, String)],
+    refused: &mut Refusals,
+) -> Result<Vec<Untracked>, LiveError> {
+    let cmd = doc! {
+        "aggregate": 1,
+        "pipeline": [
+            {"$listClusterCatalog": {"shards": true}},
+            {"$match": {"sharded": false}},
+            {"$project": {"_id": 0, "ns": 1, "db": 1, "type": 1, "shards": 1}},
+        ],
+        "cursor": {},
+    };
+    let docs = client.drain("admin", cmd).await;
+    let docs = refused.optional(docs, &super::privileges::list_cluster_catalog())?;
+    Ok(untracked_of(&docs, tracked, databases))
+}
+
+/// The untracked unsharded collections among `$listClusterCatalog`'s documents.
+fn untracked_of(
+    docs: &[bson::Document],
+    tracked: &[CollectionDoc],
+    databases: &[(String, String)],
+) -> Vec<Untracked> {
+    let mut out: Vec<Untracked> = docs
+        .iter()
+        .filter(|d| d.get_str("type") == Ok("collection"))
+        .filter_map(|d| {
+            let ns = d.get_str("ns").ok()?;
+            let (db, coll) = ns.split_once('.')?;
+            let system = coll.starts_with("system.") && !coll.starts_with("system.buckets.");
+            if system || matches!(db, "admin" | "config" | "local") {
+                return None;
+            }
+            if tracked.iter().any(|t| t.ns == ns) {
+                return None;
+            }
+            let named = d.get_array("shards").ok().and_then(|a| a.first());
+            let shard = match named.and_then(bson::Bson::as_str) {
+                Some(s) => s.to_string(),
+                None => databases.iter().find(|(d, _)| d == db)?.1.clone(),
+            };
+            Some(Untracked {
+                ns: ns.to_string(),
+                shard,
+            })
+        })
+        .collect();
+    out.sort_by(|a, b| a.ns.cmp(&b.ns));
+    out.dedup_by(|a, b| a.ns == b.ns);
+    out
+}
+
+/// An untracked unsharded collection as the model keeps one: the whole `{_id: 1}` range on the
+/// shard that holds it, marked [`Placement::Untracked`] (no chunk of the catalog).
+pub(super) fn untracked_collection(u: &Untracked, shards: &mut ShardList) -> Option<Collection> {
+    let key = KeyPattern::parse_json(r#"{"_id": 1}"#).ok()?;
+    let shard = shards.index_of(&u.shard);
+    let table = RoutingTable::single(key.global_min(), key.global_max(), shard);
+    let mut c = Collection::new(&u.ns, key, table);
+    c.placement = Placement::Untracked;
+    c.indexes[0].unique = true;
+    Some(c)
+}
+
 /// The last sizes read of each tracked unsharded collection, and when.
 #[derive(Default)]
 pub struct UnsplittableSizes {
@@ -57,43 +168,62 @@ pub struct UnsplittableSizes {
 }
 
 impl UnsplittableSizes {
-    /// The sizes of the tracked unsharded collections of `colls`; a refusal is noted and gives
-    /// none.
+    /// The sizes of the unsharded collections: the tracked ones of `colls` and `untracked`; a
+    /// refusal is noted and gives none. At most [`FRESH_PER_POLL`] are read a poll; the others
+    /// keep their last sizes, and those never read yet are said to be unknown.
     pub(super) async fn read(
         &mut self,
         client: &LiveClient,
         colls: &[CollectionDoc],
+        untracked: &[Untracked],
         refused: &mut Refusals,
     ) -> Result<Vec<ShardSize>, LiveError> {
-        let names: Vec<String> = colls
-            .iter()
+        let names: Vec<String> = (colls.iter())
             .filter(|c| c.unsplittable && !c.dropped)
             .map(|c| c.ns.clone())
+            .chain(untracked.iter().map(|u| u.ns.clone()))
             .collect();
         let Some(first) = names.first() else {
             return Ok(Vec::new());
         };
         let read = self.sizes(client, &names).await;
-        refused.optional(read, &super::privileges::coll_stats(first))
+        let (sizes, unread) = refused.optional(read, &super::privileges::coll_stats(first))?;
+        if unread > 0 {
+            refused.say(
+                crate::view::Feeds::Shards,
+                format!(
+                    "sizes of {} not read yet ({FRESH_PER_POLL} `$collStats` a poll): shown as 0",
+                    crate::units::count(unread as u64, "unsharded collection")
+                ),
+            );
+        }
+        Ok(sizes)
     }
 
-    /// The sizes of the tracked unsharded collections `names`: the kept ones when read less than
-    /// a minute ago, `$collStats` (`storageStats.count`, `.size`, one document per shard that
-    /// holds the collection) otherwise. Collections gone from the catalog are forgotten.
+    /// The sizes of the unsharded collections `names`: the kept ones when read less than a
+    /// minute ago, `$collStats` (`storageStats.count`, `.size`, one document per shard that
+    /// holds the collection) otherwise, at most [`FRESH_PER_POLL`] of them; and how many have no
+    /// size yet. Collections gone from the catalog are forgotten.
     async fn sizes(
         &mut self,
         client: &LiveClient,
         names: &[String],
-    ) -> Result<Vec<ShardSize>, LiveError> {
+    ) -> Result<(Vec<ShardSize>, usize), LiveError> {
         self.read.retain(|ns, _| names.contains(ns));
-        let mut out = Vec::new();
+        let (mut out, mut fresh, mut unread) = (Vec::new(), 0, 0);
         for ns in names {
-            if let Some((at, sizes)) = self.read.get(ns)
-                && at.elapsed() < SIZES_EVERY
+            let kept = self.read.get(ns);
+            if let Some((at, sizes)) = kept
+                && (at.elapsed() < SIZES_EVERY || fresh >= FRESH_PER_POLL)
             {
                 out.extend(sizes.iter().cloned());
                 continue;
             }
+            if fresh >= FRESH_PER_POLL {
+                unread += 1;
+                continue;
+            }
+            fresh += 1;
             let (db, coll) = ns.split_once('.').unwrap_or((ns.as_str(), ""));
             let cmd = doc! {"aggregate": coll, "pipeline": [{"$collStats": {"storageStats": {}}}], "cursor": {}};
             let sizes: Vec<ShardSize> = client
@@ -109,7 +239,7 @@ impl UnsplittableSizes {
             out.extend(sizes.iter().cloned());
             self.read.insert(ns.clone(), (Instant::now(), sizes));
         }
-        Ok(out)
+        Ok((out, unread))
     }
 }
 
@@ -150,5 +280,71 @@ mod tests {
         assert_eq!(c.placement, Placement::Sharded);
         let dropped = parsed(r#"{"_id": "a.b", "key": {"x": 1}, "dropped": true}"#);
         assert!(!shown(&dropped));
+    }
+
+    #[test]
+    fn the_catalog_stage_arrived_in_8_0_10_and_8_1() {
+        for (v, has) in [
+            ("7.0.24", false),
+            ("8.0.0", false),
+            ("8.0.9", false),
+            ("8.0.10", true),
+            ("8.0.32", true),
+            ("8.0.12-4", true),
+            ("8.1.0-rc0", true),
+            ("8.2.1", true),
+            ("9.0.0", true),
+            ("8.0", false),
+            ("banana", false),
+        ] {
+            assert_eq!(has_list_cluster_catalog(v), has, "{v}");
+        }
+    }
+
+    fn entry(ns: &str, kind: &str, shards: &[&str]) -> bson::Document {
+        let db = ns.split_once('.').map_or(ns, |(d, _)| d);
+        doc! {"ns": ns, "db": db, "type": kind, "shards": shards.to_vec()}
+    }
+
+    #[test]
+    fn only_untracked_collections_with_data_of_their_own_are_kept() {
+        let tracked = [parsed(
+            r#"{"_id": "shop.logs", "key": {"_id": {"$numberInt": "1"}}, "unsplittable": true}"#,
+        )];
+        let databases = [("app".to_string(), "sh3".to_string())];
+        let docs = [
+            entry("shop.logs", "collection", &["sh2"]),
+            entry("shop.carts", "collection", &["sh1"]),
+            entry("shop.recent", "view", &["sh1"]),
+            entry("shop.system.views", "collection", &["sh1"]),
+            entry("metrics.cpu", "timeseries", &["sh2"]),
+            entry("metrics.system.buckets.cpu", "collection", &["sh2"]),
+            entry("config.system.sessions", "collection", &["sh1"]),
+            entry("admin.system.version", "collection", &["config"]),
+            doc! {"ns": "app.users", "db": "app", "type": "collection"},
+            doc! {"ns": "lost.things", "db": "lost", "type": "collection"},
+        ];
+        let got = untracked_of(&docs, &tracked, &databases);
+        let want = [
+            ("app.users", "sh3"),
+            ("metrics.system.buckets.cpu", "sh2"),
+            ("shop.carts", "sh1"),
+        ];
+        let got: Vec<(&str, &str)> = got
+            .iter()
+            .map(|u| (u.ns.as_str(), u.shard.as_str()))
+            .collect();
+        assert_eq!(got, want);
+        let mut shards = ShardList::default();
+        let c = untracked_collection(
+            &Untracked {
+                ns: "shop.carts".into(),
+                shard: "sh1".into(),
+            },
+            &mut shards,
+        )
+        .expect("built");
+        assert_eq!(c.placement, Placement::Untracked);
+        assert_eq!(c.table.len(), 1);
     }
 }

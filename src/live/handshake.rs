@@ -7,11 +7,11 @@ use bson::doc;
 use super::client::{LiveClient, LiveError};
 use crate::cluster::ServerVersion;
 
-/// The mongos's release line and whether it has `$shardedDataDistribution` (6.0.3+); an error
-/// naming what the target is when it is not a mongos.
+/// The mongos's release line and its full version string (`buildInfo.version`); an error naming
+/// what the target is when it is not a mongos.
 pub(super) async fn mongos_version(
     client: &LiveClient,
-) -> Result<(ServerVersion, bool), LiveError> {
+) -> Result<(ServerVersion, String), LiveError> {
     // `hello`, or `isMaster` before 4.4.2: the client asks it once, before any read.
     let hello = client.hello().await?;
     if hello.get_str("msg") != Ok("isdbgrid") {
@@ -28,5 +28,5 @@ pub(super) async fn mongos_version(
     let info = client.command("admin", doc! {"buildInfo": 1}).await?;
     let text = info.get_str("version").unwrap_or("8.0");
     let v = text.parse::<ServerVersion>().map_err(super::poller::bad)?;
-    Ok((v, super::data_sizes::has_sharded_data_distribution(text)))
+    Ok((v, text.to_string()))
 }

@@ -53,6 +53,8 @@ pub struct Poller {
     sharded_data_distribution: bool,
     /// Its version string is before 6.0.3 (kept in the state: its balancer evens chunk counts).
     before_6_0_3: bool,
+    /// The server has `$listClusterCatalog` (8.0.10+, 8.1+).
+    list_cluster_catalog: bool,
     /// Which collections' `balancerCollectionStatus` are due, and the answers kept.
     compliance: super::compliance::CompliancePace,
     /// Sizes of the tracked unsharded collections (`$collStats`, paced).
@@ -97,6 +99,7 @@ struct Reads {
     tags: Vec<TagDoc>,
     settings: SettingsDocs,
     databases: Vec<(String, String)>,
+    untracked: Vec<super::catalog::Untracked>,
     sizes: Vec<data_sizes::ShardSize>,
 }
 
@@ -114,6 +117,7 @@ impl Poller {
             refused: Refusals::default(),
             sharded_data_distribution: true,
             before_6_0_3: false,
+            list_cluster_catalog: false,
             compliance: super::compliance::CompliancePace::default(),
             unsplittable_sizes: super::catalog::UnsplittableSizes::default(),
             drains: super::draining::DrainWatch::default(),
@@ -165,8 +169,10 @@ impl Poller {
         if let Some(v) = self.version {
             return Ok(v);
         }
-        let (v, sdd) = super::handshake::mongos_version(&self.client).await?;
+        let (v, text) = super::handshake::mongos_version(&self.client).await?;
+        let sdd = data_sizes::has_sharded_data_distribution(&text);
         (self.sharded_data_distribution, self.before_6_0_3) = (sdd, !sdd);
+        self.list_cluster_catalog = super::catalog::has_list_cluster_catalog(&text);
         self.version = Some(v);
         Ok(v)
     }
@@ -300,11 +306,18 @@ impl Poller {
                 ))
             })
             .collect();
+        let mut untracked = Vec::new();
+        if self.list_cluster_catalog {
+            untracked =
+                super::catalog::untracked(&self.client, &colls, &databases, refused).await?;
+        }
         let names: Vec<String> = super::catalog::sharded_names(&colls);
         let sdd = &mut self.sharded_data_distribution;
         let mut sizes = data_sizes::read(&self.client, sdd, names, refused).await?;
-        let tracked = self.unsplittable_sizes.read(&self.client, &colls, refused);
-        sizes.extend(tracked.await?);
+        let unsharded = self
+            .unsplittable_sizes
+            .read(&self.client, &colls, &untracked, refused);
+        sizes.extend(unsharded.await?);
         Ok(Reads {
             shard_docs,
             shards,
@@ -313,6 +326,7 @@ impl Poller {
             tags,
             settings,
             databases,
+            untracked,
             sizes,
         })
     }
@@ -367,6 +381,10 @@ impl Poller {
             super::catalog::mark(coll, &mut c);
             collections.push(c);
         }
+        let mut shards = reads.shards;
+        (reads.untracked.iter())
+            .filter_map(|u| super::catalog::untracked_collection(u, &mut shards))
+            .for_each(|c| collections.push(c));
         let snap = ConfigSnapshot {
             version,
             shards: &reads.shard_docs,
@@ -374,7 +392,7 @@ impl Poller {
             databases: &reads.databases,
             tags: &reads.tags,
         };
-        let mut cluster = snapshot::cluster(&snap, reads.shards, collections);
+        let mut cluster = snapshot::cluster(&snap, shards, collections);
         data_sizes::spread(&mut cluster, &reads.sizes);
         cluster.before_6_0_3 = self.before_6_0_3;
         self.state = cluster;

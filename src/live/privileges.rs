@@ -112,6 +112,19 @@ pub fn coll_stats(ns: &str) -> Read {
     }
 }
 
+/// `$listClusterCatalog` on `admin` (8.0.10+, 8.1+): `listClusterCatalog` on the cluster
+/// (mongo `src/mongo/db/pipeline/document_source_list_cluster_catalog.h`, `LiteParsed`);
+/// clusterMonitor grants it (jstest `sharding/list_cluster_catalog_privileges.js`).
+pub fn list_cluster_catalog() -> Read {
+    Read {
+        read: "aggregate $listClusterCatalog".into(),
+        actions: &["listClusterCatalog"],
+        resource: Resource::Cluster,
+        feeds: Feeds::Shards,
+        roles: MONITOR_ROLES,
+    }
+}
+
 pub fn list_sampled_queries() -> Read {
     Read {
         read: "aggregate $listSampledQueries".into(),
@@ -146,6 +159,8 @@ pub struct Plan<'a> {
     pub change_streams: bool,
     /// `shardDrainingStatus` of each draining shard (8.2+).
     pub shard_draining_status: bool,
+    /// `$listClusterCatalog` (8.0.10+, 8.1+): the untracked unsharded collections.
+    pub list_cluster_catalog: bool,
 }
 
 /// Every read of one poll, in the order the poll makes them.
@@ -161,6 +176,9 @@ pub fn reads(plan: &Plan) -> Vec<Read> {
     .into_iter()
     .map(config_find)
     .collect();
+    if plan.list_cluster_catalog {
+        out.push(list_cluster_catalog());
+    }
     if plan.sharded_data_distribution {
         out.push(sharded_data_distribution());
     } else {
@@ -239,6 +257,7 @@ mod tests {
             sampled_queries: false,
             change_streams: false,
             shard_draining_status: true,
+            list_cluster_catalog: true,
         };
         let reads = reads(&plan);
         let status = reads
@@ -262,5 +281,12 @@ mod tests {
             !allowed(drain, &monitor),
             "clusterMonitor lacks removeShard"
         );
+        let catalog = reads
+            .iter()
+            .find(|r| r.read == "aggregate $listClusterCatalog")
+            .expect("listed on 8.0.10+");
+        let monitor_role =
+            crate::cluster::privileges::built_in_role("clusterMonitor", "admin").expect("known");
+        assert!(allowed(catalog, &monitor_role), "clusterMonitor grants it");
     }
 }

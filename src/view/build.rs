@@ -227,6 +227,7 @@ fn collection_view(cluster: &Cluster, c: &Collection, req: &ViewRequest) -> Coll
         ns: crate::cluster::ns_kind::display_ns(&c.ns),
         balancing: c.balancing_notes(),
         buckets: kind.unit() == "buckets",
+        untracked: c.placement == Placement::Untracked,
         key: key_text(&c.pattern),
         chunks: table.len(),
         jumbo,
@@ -336,7 +337,14 @@ fn activity(cluster: &Cluster, c: &Collection) -> Option<String> {
             "unsharded (tracked) on {}",
             cluster.shard_id(table.chunk(0).info.shard)
         )),
-        (None, None, Placement::Untracked) => Some("unsharded".to_string()),
+        (None, None, Placement::Untracked) => {
+            let on = cluster.shard_id(table.chunk(0).info.shard);
+            let what = format!("unsharded (untracked) on {on}");
+            Some(match crate::cluster::ns_kind::label(&c.ns) {
+                Some(label) => format!("{label}, {what}"),
+                None => what,
+            })
+        }
         (None, None, Placement::Sharded) => crate::cluster::ns_kind::label(&c.ns),
     }
 }

@@ -14,6 +14,7 @@ mod real_clusters;
 mod real_mongos;
 mod real_replay;
 mod real_screens;
+mod real_untracked;
 mod record_replay;
 mod refresh;
 mod time_invalid;

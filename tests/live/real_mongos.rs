@@ -1,7 +1,8 @@
 //! A small mongos for tests: it answers `watch`'s reads (OP_MSG and the legacy OP_QUERY
 //! handshake, through `shardtop::wire`) from one cluster file of `tests/fixtures/clusters` — the
 //! documents and command replies a real cluster published — and refuses what that version
-//! refused (a 4.4.0/4.4.1 mongos has no `hello`; 6.0.0–6.0.2 no `$shardedDataDistribution`).
+//! refused (a 4.4.0/4.4.1 mongos has no `hello`; 6.0.0–6.0.2 no `$shardedDataDistribution`;
+//! before 8.0.10 no `$listClusterCatalog`).
 //!
 //! It knows only the filters and stages `watch` is known to send; anything else is written to
 //! `unknown` (the test fails on it) and answered with an error, never guessed at.
@@ -412,9 +413,40 @@ impl Shared {
                 let ops = array_of_docs(replies.get_array(key)).unwrap_or_default();
                 self.cursor("admin.$cmd.aggregate".into(), ops, usize::MAX)
             }
+            "$listClusterCatalog" if db == "admin" => self.cluster_catalog(&pipeline),
             "$match" if target == "config.changelog" => self.changelog_counts(&pipeline),
             _ => self.unknown(format!("aggregate on {target}: {pipeline:?}")),
         }
+    }
+
+    /// `$listClusterCatalog: {shards: true}`, then `$match: {sharded: false}` and a `$project`
+    /// of `ns`, `db`, `type`, `shards`: exactly what `watch` sends (8.0.10+).
+    fn cluster_catalog(&self, pipeline: &[Bson]) -> Document {
+        let sent = bson::bson!([
+            {"$listClusterCatalog": {"shards": true}},
+            {"$match": {"sharded": false}},
+            {"$project": {"_id": 0, "ns": 1, "db": 1, "type": 1, "shards": 1}},
+        ]);
+        if Bson::Array(pipeline.to_vec()) != sent {
+            return self.unknown(format!("$listClusterCatalog pipeline {pipeline:?}"));
+        }
+        let Some(all) = array_of_docs(self.file.replies.get_array("listClusterCatalog")) else {
+            return self.unknown("$listClusterCatalog (no reply in the file)".into());
+        };
+        let rows = all
+            .into_iter()
+            .filter(|d| d.get_bool("sharded") == Ok(false))
+            .map(|d| {
+                let mut out = Document::new();
+                for k in ["ns", "db", "type", "shards"] {
+                    if let Some(v) = d.get(k) {
+                        out.insert(k, v.clone());
+                    }
+                }
+                out
+            })
+            .collect();
+        self.cursor("admin.$cmd.aggregate".into(), rows, usize::MAX)
     }
 
     /// `{$match: {what: {$in: [...]}}}, {$group: {_id: "$what", n: {$sum: 1}}}`.

@@ -125,11 +125,18 @@ fn policy_words(version: &str) -> &'static str {
 }
 
 /// The chunks of `ns` on each shard, counted from `config.chunks` (by `uuid` when the
-/// collection document has a `timestamp`, 5.0+, else by `ns`).
+/// collection document has a `timestamp`, 5.0+, else by `ns`); an untracked collection (named
+/// only by `$listClusterCatalog`) is shown as one range on the shard the stage names.
 fn chunks_by_shard(file: &ClusterFile, ns: &str) -> BTreeMap<String, u64> {
-    let coll = (file.docs("collections").iter())
-        .find(|c| c.get_str("_id") == Ok(ns))
-        .unwrap();
+    let Some(coll) = (file.docs("collections").iter()).find(|c| c.get_str("_id") == Ok(ns)) else {
+        let buckets = ns.replacen('.', ".system.buckets.", 1);
+        let entry = (file.replies.get_array("listClusterCatalog").unwrap().iter())
+            .filter_map(bson::Bson::as_document)
+            .find(|d| [ns, buckets.as_str()].contains(&d.get_str("ns").unwrap()))
+            .unwrap();
+        let shard = entry.get_array("shards").unwrap()[0].as_str().unwrap();
+        return BTreeMap::from([(shard.to_string(), 1)]);
+    };
     let by_uuid = coll.get("timestamp").is_some();
     let mut out = BTreeMap::new();
     for c in file.docs("chunks") {

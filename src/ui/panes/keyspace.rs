@@ -29,12 +29,17 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: Theme, focused: b
         return;
     };
     let count = app.view.as_ref().map_or(0, |v| v.collections.len());
-    let mut title = format!(
-        " Key space · {} {} · {}",
-        c.ns,
-        c.key,
-        crate::units::count(c.chunks as u64, "chunk")
-    );
+    // An untracked collection has no shard key and no chunk: its place says it all.
+    let mut title = if c.untracked {
+        format!(" Key space · {}", c.ns)
+    } else {
+        format!(
+            " Key space · {} {} · {}",
+            c.ns,
+            c.key,
+            crate::units::count(c.chunks as u64, "chunk")
+        )
+    };
     if c.jumbo > 0 {
         title.push_str(&format!(" · {} jumbo", c.jumbo));
     }

@@ -24,6 +24,17 @@ pub async fn shardtop(args: Vec<String>) -> Output {
     .unwrap()
 }
 
+/// `shardtop watch URI --once --json`.
+pub async fn watch_once_json(uri: &str) -> Output {
+    shardtop(vec![
+        "watch".into(),
+        uri.to_string(),
+        "--once".into(),
+        "--json".into(),
+    ])
+    .await
+}
+
 /// `shardtop record URI -o TRACE --duration 1s --interval 1s`.
 pub async fn record_1s(uri: &str, trace: &Path) -> Output {
     shardtop(vec![

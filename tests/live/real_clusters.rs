@@ -25,7 +25,7 @@ pub(super) fn clusters() -> Vec<PathBuf> {
     out
 }
 
-use super::helpers::shardtop;
+use super::helpers::{shardtop, watch_once_json};
 
 /// What one collection's documents say.
 #[derive(Debug, Default)]
@@ -296,13 +296,7 @@ async fn watch_runs_on_every_real_cluster_and_says_what_its_documents_imply() {
         let file = ClusterFile::load(&path);
         let name = file.name.clone();
         let mongos = real_mongos::start(file.clone()).await;
-        let out = shardtop(vec![
-            "watch".into(),
-            mongos.uri.clone(),
-            "--once".into(),
-            "--json".into(),
-        ])
-        .await;
+        let out = watch_once_json(&mongos.uri).await;
         let stderr = String::from_utf8_lossy(&out.stderr).to_string();
         assert!(out.status.success(), "{name}: {out:?}");
         let v: Value = serde_json::from_slice(&out.stdout).unwrap();

@@ -10,7 +10,7 @@ use shardtop::source::Timeline;
 
 use super::real_mongos::{self, ClusterFile};
 
-use super::helpers::shardtop;
+use super::helpers::{shardtop, watch_once_json};
 
 /// The overlapping 7.0 cluster (its `test.authors` is inconsistent), with `shard2` draining, a
 /// balancing window, and two balancer rounds no UTC offset fits in that window (so what the
@@ -56,13 +56,7 @@ fn comparable(mut v: Value) -> (Value, f64) {
 async fn a_replay_says_what_watch_said_of_an_inconsistency_a_drain_and_the_window() {
     let file = cluster();
     let mongos = real_mongos::start(file).await;
-    let live = shardtop(vec![
-        "watch".into(),
-        mongos.uri.clone(),
-        "--once".into(),
-        "--json".into(),
-    ])
-    .await;
+    let live = watch_once_json(&mongos.uri).await;
     assert!(live.status.success(), "{live:?}");
     let live: Value = serde_json::from_slice(&live.stdout).unwrap();
     // What only a live poll observes is there.

@@ -7,7 +7,7 @@
 use bson::Bson;
 use serde_json::Value;
 
-use super::helpers::shardtop;
+use super::helpers::watch_once_json;
 use super::real_mongos::{self, ClusterFile};
 
 fn file(name: &str) -> ClusterFile {
@@ -49,13 +49,7 @@ fn untracked(f: &ClusterFile) -> Vec<(String, String)> {
 
 async fn once(f: &ClusterFile) -> (Value, Vec<String>) {
     let mongos = real_mongos::start(f.clone()).await;
-    let out = shardtop(vec![
-        "watch".into(),
-        mongos.uri.clone(),
-        "--once".into(),
-        "--json".into(),
-    ])
-    .await;
+    let out = watch_once_json(&mongos.uri).await;
     assert!(out.status.success(), "{}: {out:?}", f.name);
     let unknown = mongos.unknown.lock().unwrap().clone();
     (serde_json::from_slice(&out.stdout).unwrap(), unknown)
@@ -145,13 +139,7 @@ async fn a_refused_catalog_is_said_and_the_rest_is_shown() {
     f.refuses
         .push(("aggregate".into(), "$listClusterCatalog".into(), error));
     let mongos = real_mongos::start(f.clone()).await;
-    let out = shardtop(vec![
-        "watch".into(),
-        mongos.uri.clone(),
-        "--once".into(),
-        "--json".into(),
-    ])
-    .await;
+    let out = watch_once_json(&mongos.uri).await;
     assert!(out.status.success(), "{out:?}");
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(

@@ -10,6 +10,7 @@ mod helpers;
 mod hostile;
 mod hostile_mongos;
 mod poll_cost;
+mod quiet_cluster;
 mod real_clusters;
 mod real_mongos;
 mod real_replay;

@@ -179,7 +179,8 @@ pub fn save_screen(app: &App, dir: &std::path::Path) -> String {
         &stamp[8.min(stamp.len())..]
     );
     let text = crate::ui::export::text(&buffer);
-    let svg = crate::ui::export::svg(&buffer);
+    let page = crate::ui::export::Page::of(&app.settings.theme);
+    let svg = crate::ui::export::svg(&buffer, page);
     let files: [(&str, &[u8]); 2] = [("txt", text.as_bytes()), ("svg", svg.as_bytes())];
     match crate::files::write_unique(dir, &stem, &files) {
         Ok(base) => format!("screen saved: {base}.txt, {base}.svg"),

@@ -200,12 +200,13 @@ pub fn run<T: Timeline>(timeline: T, log: Vec<LogLine>, spec: &Spec) -> Result<S
     let at = spec.at_ms.unwrap_or(screen.end_ms);
     screen.advance(at)?;
     let buffer = export::render(&screen.app);
+    let page = export::Page::of(&screen.app.settings.theme);
     let bytes = match format {
         Format::Text => export::text(&buffer).into_bytes(),
         Format::Ansi => export::ansi(&buffer, "\n").into_bytes(),
-        Format::Png => crate::ui::export_png::png(&export::svg(&buffer))
+        Format::Png => crate::ui::export_png::png(&export::svg(&buffer, page))
             .map_err(|e| Failure::runtime(format!("cannot draw the PNG: {e}")))?,
-        _ => export::svg(&buffer).into_bytes(),
+        _ => export::svg(&buffer, page).into_bytes(),
     };
     write_whole(spec.path, &bytes, spec.existing)?;
     Ok(format!(

@@ -160,8 +160,32 @@ fn indexed(i: u8) -> (u8, u8, u8) {
     }
 }
 
-const FOREGROUND: (u8, u8, u8) = (220, 220, 220);
-const BACKGROUND: (u8, u8, u8) = (24, 24, 27);
+/// The page an SVG or PNG is drawn on: the default colours of a terminal of that background.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Page {
+    fg: (u8, u8, u8),
+    bg: (u8, u8, u8),
+}
+
+impl Page {
+    pub const DARK: Self = Self {
+        fg: (220, 220, 220),
+        bg: (24, 24, 27),
+    };
+    pub const LIGHT: Self = Self {
+        fg: (30, 30, 30),
+        bg: (250, 250, 250),
+    };
+
+    /// The page a theme is drawn for (`light` themes on a light page).
+    pub fn of(theme: &super::theme::Theme) -> Self {
+        if theme.palette.light {
+            Self::LIGHT
+        } else {
+            Self::DARK
+        }
+    }
+}
 /// Cell size in SVG units: a 14-unit monospace font is about 0.6 em wide.
 const CELL_W: f64 = 8.4;
 const CELL_H: f64 = 17.0;
@@ -177,10 +201,10 @@ fn escape(s: &str) -> String {
         .replace('"', "&quot;")
 }
 
-/// The colours a cell is drawn with: (foreground, background), reversal applied.
-fn colors(cell: &Cell) -> ((u8, u8, u8), (u8, u8, u8)) {
-    let fg = rgb(cell.fg, FOREGROUND);
-    let bg = rgb(cell.bg, BACKGROUND);
+/// The colours a cell is drawn with on `page`: (foreground, background), reversal applied.
+fn colors(cell: &Cell, page: Page) -> ((u8, u8, u8), (u8, u8, u8)) {
+    let fg = rgb(cell.fg, page.fg);
+    let bg = rgb(cell.bg, page.bg);
     if cell.modifier.contains(Modifier::REVERSED) {
         (bg, fg)
     } else {
@@ -188,14 +212,57 @@ fn colors(cell: &Cell) -> ((u8, u8, u8), (u8, u8, u8)) {
     }
 }
 
-/// An SVG of the screen: a dark background, one rectangle per run of a background colour and
-/// one `<text>` per run of a style, in a monospace font; colours as the terminal would show them.
-pub fn svg(buffer: &Buffer) -> String {
+/// A braille pattern's raised dots as (column 0–1, row 0–3): Unicode's dot numbering, dots 1–3
+/// down the left, 4–6 down the right, 7 and 8 below.
+fn braille_dots(symbol: &str) -> Option<Vec<(u8, u8)>> {
+    const AT: [(u8, u8); 8] = [
+        (0, 0),
+        (0, 1),
+        (0, 2),
+        (1, 0),
+        (1, 1),
+        (1, 2),
+        (0, 3),
+        (1, 3),
+    ];
+    let mut chars = symbol.chars();
+    let c = chars.next()?;
+    if chars.next().is_some() || !('\u{2800}'..='\u{28ff}').contains(&c) {
+        return None;
+    }
+    let bits = c as u32 - 0x2800;
+    Some(
+        (0..8)
+            .filter(|b| bits & (1 << b) != 0)
+            .map(|b| AT[b])
+            .collect(),
+    )
+}
+
+/// Braille cells drawn as dots (a monospace font may have no braille glyphs: the PNG's bundled
+/// one has none), at column `x` of a row whose top is `top`.
+fn braille_svg(out: &mut String, dots: &[(u8, u8)], x: usize, top: f64, fill: &str, dim: bool) {
+    let left = x as f64 * CELL_W;
+    let r = (CELL_W / 2.0).min(CELL_H / 4.0) * 0.32;
+    let opacity = if dim { " fill-opacity=\"0.6\"" } else { "" };
+    for &(col, row) in dots {
+        out.push_str(&format!(
+            "<circle cx=\"{:.2}\" cy=\"{:.2}\" r=\"{r:.2}\" fill=\"{fill}\"{opacity}/>\n",
+            left + (f64::from(col) + 0.5) * CELL_W / 2.0,
+            top + (f64::from(row) + 0.5) * CELL_H / 4.0,
+        ));
+    }
+}
+
+/// An SVG of the screen on `page`: one rectangle per run of a background colour and one
+/// `<text>` per run of a style, in a monospace font (braille cells as dots); colours as the
+/// terminal would show them.
+pub fn svg(buffer: &Buffer, page: Page) -> String {
     let (w, h) = (buffer.area.width, buffer.area.height);
     let (width, height) = (f64::from(w) * CELL_W, f64::from(h) * CELL_H);
     let mut out = format!(
         "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{width:.0}\" height=\"{height:.0}\" viewBox=\"0 0 {width:.1} {height:.1}\" font-family=\"'DejaVu Sans Mono', Menlo, Consolas, monospace\" font-size=\"14\">\n<rect width=\"100%\" height=\"100%\" fill=\"{}\"/>\n",
-        hex(BACKGROUND)
+        hex(page.bg)
     );
     for (y, row) in rows(buffer).enumerate() {
         let top = y as f64 * CELL_H;
@@ -205,20 +272,30 @@ pub fn svg(buffer: &Buffer) -> String {
             .filter(|c| c.diff_option != CellDiffOption::Skip)
             .collect();
         while x < cells.len() {
-            let style = (colors(cells[x]), cells[x].modifier);
+            let style = (colors(cells[x], page), cells[x].modifier);
             let end = (x..cells.len())
-                .find(|&i| (colors(cells[i]), cells[i].modifier) != style)
+                .find(|&i| (colors(cells[i], page), cells[i].modifier) != style)
                 .unwrap_or(cells.len());
             let ((fg, bg), modifier) = style;
             let left = x as f64 * CELL_W;
             let run = (end - x) as f64 * CELL_W;
-            if bg != BACKGROUND {
+            if bg != page.bg {
                 out.push_str(&format!(
                     "<rect x=\"{left:.1}\" y=\"{top:.1}\" width=\"{run:.1}\" height=\"{CELL_H:.1}\" fill=\"{}\"/>\n",
                     hex(bg)
                 ));
             }
-            let text: String = cells[x..end].iter().map(|c| c.symbol()).collect();
+            let mut text = String::new();
+            for (i, c) in cells.iter().enumerate().take(end).skip(x) {
+                match braille_dots(c.symbol()) {
+                    Some(dots) => {
+                        let dim = modifier.contains(Modifier::DIM);
+                        braille_svg(&mut out, &dots, i, top, &hex(fg), dim);
+                        text.push(' ');
+                    }
+                    None => text.push_str(c.symbol()),
+                }
+            }
             if !text.trim().is_empty() {
                 let weight = if modifier.contains(Modifier::BOLD) {
                     " font-weight=\"bold\""
@@ -282,17 +359,33 @@ mod tests {
         let a = ansi(&b, "\n");
         assert!(a.starts_with("\x1b[0;31ma<b\x1b[0m   \x1b[0m\n"), "{a:?}");
         assert!(a.contains("\x1b[0;48;2;1;2;3mok"), "{a:?}");
-        let s = svg(&b);
+        let s = svg(&b, Page::DARK);
         assert!(
             s.contains(">a&lt;b</text>") && s.contains("fill=\"#cd0000\""),
             "{s}"
         );
         assert!(s.contains("fill=\"#010203\""), "{s}");
+        assert!(s.contains("fill=\"#18181b\""), "a dark page: {s}");
+        let light = svg(&b, Page::LIGHT);
+        assert!(light.contains("fill=\"#fafafa\""), "a light page: {light}");
         let frame = cast_frame(&b, 1.5);
         let v: serde_json::Value = serde_json::from_str(&frame).expect("json");
         assert_eq!(v[0], 1.5);
         assert!(v[2].as_str().expect("text").starts_with("\x1b[H"));
         assert_eq!(indexed(196), (255, 0, 0));
         assert_eq!(indexed(232), (8, 8, 8));
+    }
+
+    #[test]
+    fn braille_cells_are_drawn_as_their_dots() {
+        assert_eq!(braille_dots("\u{2800}"), Some(vec![]));
+        assert_eq!(braille_dots("⣀"), Some(vec![(0, 3), (1, 3)]));
+        assert_eq!(braille_dots("⠁"), Some(vec![(0, 0)]));
+        assert_eq!(braille_dots("a"), None);
+        let mut b = Buffer::empty(ratatui::layout::Rect::new(0, 0, 3, 1));
+        b.set_string(0, 0, "x⣿y", Style::new());
+        let s = svg(&b, Page::DARK);
+        assert_eq!(s.matches("<circle").count(), 8, "{s}");
+        assert!(s.contains(">x y</text>"), "the cell keeps its place: {s}");
     }
 }

@@ -47,6 +47,8 @@ pub struct Palette {
     pub chunks_bar: Color,
     pub data_bar: Color,
     pub writes_bar: Color,
+    /// Drawn for a light terminal background: exports draw it on a light page.
+    pub light: bool,
 }
 
 /// The names a configuration file gives the colours, in the template's order.
@@ -83,6 +85,7 @@ impl Palette {
         chunks_bar: Color::Rgb(86, 180, 233),
         data_bar: Color::Rgb(0, 158, 115),
         writes_bar: Color::Rgb(213, 94, 0),
+        light: false,
     };
 
     /// Darker colours that read on a light background.
@@ -110,6 +113,7 @@ impl Palette {
         chunks_bar: Color::Rgb(0, 114, 178),
         data_bar: Color::Rgb(0, 120, 85),
         writes_bar: Color::Rgb(190, 75, 0),
+        light: true,
     };
 
     /// The sixteen basic colours at their brightest, for low-vision readers and projectors.
@@ -142,6 +146,7 @@ impl Palette {
         chunks_bar: Color::LightCyan,
         data_bar: Color::LightGreen,
         writes_bar: Color::LightYellow,
+        light: false,
     };
 
     /// Every cue from the Okabe–Ito palette: no red against green anywhere.
@@ -160,6 +165,7 @@ impl Palette {
         chunks_bar: Color::Rgb(86, 180, 233),
         data_bar: Color::Rgb(0, 158, 115),
         writes_bar: Color::Rgb(213, 94, 0),
+        light: false,
     };
 
     /// The built-in themes by name.

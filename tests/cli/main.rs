@@ -7,6 +7,7 @@
 mod common;
 mod demo_tape;
 mod export;
+mod export_png;
 mod files;
 mod fuzz_regressions;
 mod hash;

@@ -5,6 +5,7 @@
 
 #[path = "../common/mod.rs"]
 mod common;
+mod capture;
 mod config;
 mod helpers;
 mod hostile;

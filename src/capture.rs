@@ -89,6 +89,9 @@ impl Recorder {
 
     /// The reads kept so far, in order (taken: the recorder is empty after).
     pub fn take(&self) -> Vec<CapturedRead> {
-        self.reads.lock().map(|mut r| std::mem::take(&mut *r)).unwrap_or_default()
+        self.reads
+            .lock()
+            .map(|mut r| std::mem::take(&mut *r))
+            .unwrap_or_default()
     }
 }

@@ -137,7 +137,9 @@ pub fn write(capture: &Capture, path: &Path, existing: Existing) -> io::Result<P
             out
         }
     };
-    out.into_inner().map_err(io::IntoInnerError::into_error)?.finish()
+    out.into_inner()
+        .map_err(io::IntoInnerError::into_error)?
+        .finish()
 }
 
 /// Reads the capture at `path`.
@@ -157,8 +159,7 @@ pub fn from_reader(name: &str, input: impl Read + Send + 'static) -> Result<Capt
     let plain: Box<dyn Read + Send> = match head {
         [0x1f, 0x8b, ..] => Box::new(flate2::read::MultiGzDecoder::new(input)),
         [0x28, 0xb5, 0x2f, 0xfd, ..] => Box::new(
-            zstd::Decoder::with_buffer(input)
-                .map_err(|e| CaptureError(format!("{name}: {e}")))?,
+            zstd::Decoder::with_buffer(input).map_err(|e| CaptureError(format!("{name}: {e}")))?,
         ),
         _ => Box::new(input),
     };
@@ -233,7 +234,10 @@ impl<R: Read> Reader<'_, R> {
             Err(e) => return Err(not_capture(&self, &format!("line 1: {}", after_line(&e.0)))),
         };
         if header.get("kind").and_then(Value::as_str) != Some(KIND) {
-            return Err(not_capture(&self, "its first line has no `kind` \"shardtop capture\""));
+            return Err(not_capture(
+                &self,
+                "its first line has no `kind` \"shardtop capture\"",
+            ));
         }
         let format = header.get("format").and_then(Value::as_u64);
         let format = format.ok_or_else(|| self.err("`format`: not a whole number"))?;
@@ -284,7 +288,9 @@ impl<R: Read> Reader<'_, R> {
             capture.reads.push(read);
         }
         if self.next()?.is_some() {
-            return Err(self.err(format!("a line after the {reads} reads the header announces")));
+            return Err(self.err(format!(
+                "a line after the {reads} reads the header announces"
+            )));
         }
         Ok(capture)
     }

@@ -112,11 +112,18 @@ fn a_bad_file_is_refused_naming_the_file_the_line_and_the_field() {
     );
     assert!(refused(b"hello\n").contains("not a shardtop capture"));
     assert!(refused(b"").contains("the file is empty"));
-    let garbled = text.replacen(r#""command":{"hello""#, r#""command":{"$numberLong":"x","hello""#, 1);
+    let garbled = text.replacen(
+        r#""command":{"hello""#,
+        r#""command":{"$numberLong":"x","hello""#,
+        1,
+    );
     let e = refused(garbled.as_bytes());
     assert!(e.starts_with("bad.capture: line 2: `command`:"), "{e}");
     let typed = text.replacen(r#""db":"admin""#, r#""db":7"#, 1);
-    assert_eq!(refused(typed.as_bytes()), "bad.capture: line 2: `db`: not a string");
+    assert_eq!(
+        refused(typed.as_bytes()),
+        "bad.capture: line 2: `db`: not a string"
+    );
     let mut extra = text.clone();
     extra.push_str("{}\n");
     assert!(refused(extra.as_bytes()).contains("a line after the 4 reads"));

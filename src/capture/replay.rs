@@ -17,7 +17,13 @@ use super::{Capture, Outcome};
 
 /// Fields a driver or shell adds to a command, and `batchSize` (how the answer is cut into
 /// batches, not what it holds): not part of a read's identity.
-pub const SET_ASIDE: &[&str] = &["lsid", "$db", "$clusterTime", "$readPreference", "batchSize"];
+pub const SET_ASIDE: &[&str] = &[
+    "lsid",
+    "$db",
+    "$clusterTime",
+    "$readPreference",
+    "batchSize",
+];
 
 /// A read's identity: its database and its command without [`SET_ASIDE`], as canonical Extended
 /// JSON (order and BSON types count).

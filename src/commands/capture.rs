@@ -36,8 +36,8 @@ pub fn capture(args: &CaptureArgs, out: &mut impl Write) -> Result<(), Failure> 
         .block_on(capture_once(&args.uri, Duration::from_secs(10)))
         .map_err(failure)?;
     warn_refused(&polled.refused);
-    let path = crate::capture::file::write(&capture, &args.output, existing(args.force))
-        .map_err(|e| {
+    let path =
+        crate::capture::file::write(&capture, &args.output, existing(args.force)).map_err(|e| {
             let text = format!("--output {}: {e}", args.output.display());
             if e.kind() == std::io::ErrorKind::AlreadyExists {
                 Failure::input(text)
@@ -69,7 +69,10 @@ pub fn open(args: &OpenArgs, ctx: &Context, out: &mut impl Write) -> Result<(), 
     let capture = crate::capture::file::read(&args.file).map_err(|e| Failure::input(e.0))?;
     let rt = runtime()?;
     let (polled, _missing) = rt.block_on(replay_once(capture)).map_err(|e| {
-        Failure::input(format!("{file}: the capture cannot be opened: {}", e.message))
+        Failure::input(format!(
+            "{file}: the capture cannot be opened: {}",
+            e.message
+        ))
     })?;
     warn_refused(&polled.refused);
     let source = format!("capture:{file}");
@@ -95,7 +98,8 @@ pub fn open(args: &OpenArgs, ctx: &Context, out: &mut impl Write) -> Result<(), 
             .position(|c| !c.ns.starts_with("config."))
             .unwrap_or(0),
     };
-    let start = move |to_ui, controls| crate::source::capture::run_still(polled, source, to_ui, controls);
+    let start =
+        move |to_ui, controls| crate::source::capture::run_still(polled, source, to_ui, controls);
     run_source_in(&rt, start, 1.0, true, &ctx.settings, move |app| {
         app.collection = collection;
     })

@@ -16,8 +16,8 @@ use tokio::sync::OnceCell;
 
 use super::bounds::{Bounds, InFlight, Tally, check_hello, read_name};
 use crate::capture::Outcome;
-use captured::{Backend, Keep};
 pub use captured::NOT_IN_CAPTURE;
+use captured::{Backend, Keep};
 
 mod captured;
 
@@ -228,7 +228,8 @@ impl LiveClient {
         let asked = self.hello.get_or_init(|| async {
             let hello = match self.send("admin", doc! {"hello": 1}, Keep::Whole).await {
                 Err(e) if e.code == Some(59) => {
-                    self.send("admin", doc! {"isMaster": 1}, Keep::Whole).await?
+                    self.send("admin", doc! {"isMaster": 1}, Keep::Whole)
+                        .await?
                 }
                 other => other?,
             };
@@ -245,7 +246,12 @@ impl LiveClient {
 
     /// Runs an allowlisted command; `keep`: what a capture keeps of it (of a cursor's first
     /// command only a refusal, of its `getMore`s nothing: `drain_batches` keeps its documents).
-    async fn command_kept(&self, db: &str, cmd: Document, keep: Keep) -> Result<Document, LiveError> {
+    async fn command_kept(
+        &self,
+        db: &str,
+        cmd: Document,
+        keep: Keep,
+    ) -> Result<Document, LiveError> {
         let name = cmd.keys().next().map_or("", String::as_str);
         if !ALLOWED.contains(&name) {
             return Err(LiveError {

@@ -28,7 +28,11 @@ pub async fn run_still(
     mut ctl: mpsc::Receiver<SourceControl>,
 ) -> color_eyre::Result<()> {
     let lines = polled.log;
-    if out.send(SourceEvent::Log { reset: true, lines }).await.is_err() {
+    if out
+        .send(SourceEvent::Log { reset: true, lines })
+        .await
+        .is_err()
+    {
         return Ok(());
     }
     let state = polled.state;

@@ -73,7 +73,10 @@ async fn a_capture_of_serve_opens_to_the_summary_of_watch_once() {
         let (server, uri) = serve(sim).await;
         let what = format!("{name} on {version}");
         let (polled, capture) = capture_once(&uri, Duration::from_secs(5)).await.unwrap();
-        assert_eq!(capture.server_version.as_deref().map(|v| &v[..3]), Some(version));
+        assert_eq!(
+            capture.server_version.as_deref().map(|v| &v[..3]),
+            Some(version)
+        );
         let path = dir.path().join(format!("{name}-{version}.{ext}"));
         let (opened, missing) = through_file(&capture, &path).await;
         assert!(missing.is_empty(), "{what}: {missing:?}");
@@ -91,7 +94,12 @@ async fn a_capture_of_serve_opens_to_the_summary_of_watch_once() {
         // Not vacuous: a collection of several chunks.
         let v = summary(&opened.state);
         let chunks = |c: &Value| c["chunks"].as_u64().unwrap();
-        let most = v["collections"].as_array().unwrap().iter().map(chunks).max();
+        let most = v["collections"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(chunks)
+            .max();
         assert!(most > Some(1), "{what}: {v}");
         server.shutdown().await;
     }
@@ -113,9 +121,17 @@ async fn the_commands_capture_and_open_print_what_watch_once_prints() {
     // Written once: a second time is refused (exit 2) without `--force`.
     let again = shardtop(vec!["capture".into(), uri.clone(), "-o".into(), p.clone()]).await;
     assert_eq!(again.status.code(), Some(2), "{again:?}");
-    let forced = vec!["capture".into(), uri.clone(), "-o".into(), p.clone(), "--force".into()];
+    let forced = vec![
+        "capture".into(),
+        uri.clone(),
+        "-o".into(),
+        p.clone(),
+        "--force".into(),
+    ];
     assert!(shardtop(forced).await.status.success());
-    let watch = ["watch", &uri, "--once", "--json"].map(String::from).to_vec();
+    let watch = ["watch", &uri, "--once", "--json"]
+        .map(String::from)
+        .to_vec();
     let watched = shardtop(watch).await;
     assert!(watched.status.success(), "{watched:?}");
     let opened = shardtop(vec!["open".into(), p.clone(), "--json".into()]).await;
@@ -154,7 +170,9 @@ async fn a_capture_of_every_real_cluster_opens_to_the_same_summary() {
         assert_eq!(summary(&opened.state), summary(&polled.state), "{name}");
         assert_eq!(opened.refused, polled.refused, "{name}");
         // What `watch --once` shows of it.
-        let watched = poll_once(&mongos.uri, Duration::from_secs(5)).await.unwrap();
+        let watched = poll_once(&mongos.uri, Duration::from_secs(5))
+            .await
+            .unwrap();
         assert_eq!(
             timeless(summary(&opened.state)),
             timeless(summary(&watched.state)),
@@ -176,10 +194,15 @@ async fn a_refused_read_survives_and_a_missing_one_is_said() {
     let (polled, mut capture) = capture_once(&uri, Duration::from_secs(5)).await.unwrap();
     let refused: Vec<&str> = polled.refused.iter().map(|r| r.text.as_str()).collect();
     assert!(
-        refused.iter().any(|t| t.contains("balancerCollectionStatus")),
+        refused
+            .iter()
+            .any(|t| t.contains("balancerCollectionStatus")),
         "{refused:?}"
     );
-    let kept = capture.reads.iter().find(|r| r.command.contains_key("balancerCollectionStatus"));
+    let kept = capture
+        .reads
+        .iter()
+        .find(|r| r.command.contains_key("balancerCollectionStatus"));
     assert!(
         matches!(&kept.unwrap().outcome, Outcome::Error { code: Some(13), code_name: Some(n), .. } if n == "Unauthorized"),
         "{kept:?}"
@@ -221,18 +244,28 @@ async fn a_bad_capture_exits_2_naming_the_file() {
     file::to_writer(&capture, &mut good).unwrap();
     let text = String::from_utf8(good.clone()).unwrap();
     let cases: Vec<(&str, Vec<u8>, &str)> = vec![
-        ("truncated", good[..good.len() * 2 / 3].to_vec(), "truncated"),
+        (
+            "truncated",
+            good[..good.len() * 2 / 3].to_vec(),
+            "truncated",
+        ),
         (
             "garbled",
-            text.replacen(r#""db":"config""#, r#""db":"config",,"#, 1).into_bytes(),
+            text.replacen(r#""db":"config""#, r#""db":"config",,"#, 1)
+                .into_bytes(),
             "not valid JSON",
         ),
         (
             "newer",
-            text.replacen(r#""format":1"#, r#""format":2"#, 1).into_bytes(),
+            text.replacen(r#""format":1"#, r#""format":2"#, 1)
+                .into_bytes(),
             "a capture of format 2, newer than this shardtop reads",
         ),
-        ("not-a-capture", b"{\"hello\": 1}\n".to_vec(), "not a shardtop capture"),
+        (
+            "not-a-capture",
+            b"{\"hello\": 1}\n".to_vec(),
+            "not a shardtop capture",
+        ),
     ];
     for (name, bytes, says) in cases {
         let path = dir.path().join(name);

@@ -3,9 +3,9 @@
 //! `serve`. What belongs here: a test of `live` or of `watch` against a server in process.
 #![allow(clippy::unwrap_used)] // tests: a failed unwrap is a failed test
 
+mod capture;
 #[path = "../common/mod.rs"]
 mod common;
-mod capture;
 mod config;
 mod helpers;
 mod hostile;

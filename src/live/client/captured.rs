@@ -173,9 +173,10 @@ impl LiveClient {
                 code_name,
                 message,
             } => Err(self.error_of(*code, code_name.as_deref(), message)),
-            Outcome::Documents(_) => {
-                Err(Self::wrong(&read_name(db, cmd), "a cursor's documents, not a reply,"))
-            }
+            Outcome::Documents(_) => Err(Self::wrong(
+                &read_name(db, cmd),
+                "a cursor's documents, not a reply,",
+            )),
         }
     }
 

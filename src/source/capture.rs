@@ -68,3 +68,58 @@ pub async fn run_still(
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sim::{Simulator, scenario};
+
+    #[tokio::test]
+    async fn a_still_state_answers_views_and_says_it_cannot_step() {
+        let sc = scenario::built_in("ascending")
+            .expect("known")
+            .expect("a scenario");
+        let mut sim = Simulator::from_scenario(&sc, sc.seed, None).expect("runs");
+        sim.run_until(10_000);
+        let polled = OnePoll {
+            state: sim.cluster.clone(),
+            log: Vec::new(),
+            refused: Vec::new(),
+        };
+        let (to_ui, mut from_source) = mpsc::channel(8);
+        let (to_source, controls) = mpsc::channel(8);
+        let task = tokio::spawn(run_still(polled, "capture:c".into(), to_ui, controls));
+        assert!(matches!(
+            from_source.recv().await,
+            Some(SourceEvent::Log { reset: true, .. })
+        ));
+        let Some(SourceEvent::View(v)) = from_source.recv().await else {
+            panic!("a view first")
+        };
+        let at = sim.cluster.now_ms;
+        assert_eq!(v.still, Some(taken_text(at)));
+        assert_eq!(
+            (v.heat, v.clock.time_ms, v.source.as_str()),
+            (Some("off"), at, "capture:c")
+        );
+        to_source
+            .send(SourceControl::Step(1_000))
+            .await
+            .expect("sent");
+        let Some(SourceEvent::Notice(n)) = from_source.recv().await else {
+            panic!("a notice")
+        };
+        assert!(n.contains("nothing to step"), "{n}");
+        let Some(SourceEvent::View(again)) = from_source.recv().await else {
+            panic!("the same view again")
+        };
+        assert_eq!(again.clock.time_ms, at);
+        drop(to_source);
+        drop(from_source);
+        task.await.expect("ends").expect("without error");
+        assert_eq!(
+            taken_text(1_764_772_218_123),
+            "capture taken 2025-12-03 14:30:18 UTC"
+        );
+    }
+}

@@ -133,3 +133,22 @@ fn a_bad_file_is_refused_naming_the_file_the_line_and_the_field() {
     let e = refused(&gz[..gz.len() / 2]);
     assert!(e.starts_with("bad.capture: "), "{e}");
 }
+
+#[test]
+fn the_example_of_the_docs_is_a_capture() {
+    let doc = include_str!("../../docs/capture.md");
+    let example = doc
+        .split("```json\n")
+        .nth(1)
+        .and_then(|rest| rest.split("```").next())
+        .unwrap();
+    let c = from_bytes("docs/capture.md", example.as_bytes()).unwrap();
+    assert_eq!((c.format, c.reads.len()), (1, 4));
+    assert_eq!(c.server_version.as_deref(), Some("8.0.4"));
+    assert!(matches!(
+        &c.reads[3].outcome,
+        Outcome::Error { code: Some(13), code_name: Some(n), .. } if n == "Unauthorized"
+    ));
+    let seed = include_bytes!("../../fuzz/seeds/capture_read/example.capture");
+    assert_eq!(from_bytes("seed", seed).unwrap(), c);
+}

@@ -305,9 +305,8 @@ impl<R: Read> Reader<'_, R> {
         };
         let mut o = self.next()?.ok_or_else(|| cut(self))?;
         self.check_index(&o, i)?;
-        let db = match o.remove("db") {
-            Some(Value::String(s)) => s,
-            _ => return Err(self.err("`db`: not a string")),
+        let Some(Value::String(db)) = o.remove("db") else {
+            return Err(self.err("`db`: not a string"));
         };
         let command = self.document(o.remove("command"), "command")?;
         let outcome = if let Some(reply) = o.remove("reply") {

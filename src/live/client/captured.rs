@@ -119,12 +119,7 @@ impl LiveClient {
     }
 
     /// The captured answer to a read, or the error saying it is not in the capture.
-    fn answer<'r>(
-        &self,
-        replay: &'r Replay,
-        db: &str,
-        cmd: &Document,
-    ) -> Result<&'r Outcome, LiveError> {
+    fn answer<'r>(replay: &'r Replay, db: &str, cmd: &Document) -> Result<&'r Outcome, LiveError> {
         replay.answer(db, cmd).ok_or_else(|| {
             let read = read_name(db, cmd);
             replay.note_missing(read.clone());
@@ -166,7 +161,7 @@ impl LiveClient {
         db: &str,
         cmd: &Document,
     ) -> Result<Document, LiveError> {
-        match self.answer(replay, db, cmd)? {
+        match Self::answer(replay, db, cmd)? {
             Outcome::Reply(d) => Ok(d.clone()),
             Outcome::Error {
                 code,
@@ -187,7 +182,7 @@ impl LiveClient {
         db: &str,
         cmd: &Document,
     ) -> Result<Vec<Document>, LiveError> {
-        match self.answer(replay, db, cmd)? {
+        match Self::answer(replay, db, cmd)? {
             Outcome::Documents(d) => Ok(d.clone()),
             Outcome::Error {
                 code,

@@ -20,6 +20,11 @@ pub use captured::NOT_IN_CAPTURE;
 use captured::{Backend, Keep};
 
 mod captured;
+mod errors;
+
+#[cfg(test)]
+use errors::server_error;
+use errors::{command_error, explain};
 
 /// The commands the live source may send (the driver adds its own handshake, `ping`-like
 /// monitoring and `endSessions`).
@@ -91,62 +96,6 @@ pub fn hosts(uri: &str) -> String {
     let hosts = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
     let scheme = uri.split_once("://").map_or("mongodb", |(s, _)| s);
     format!("{scheme}://{hosts}")
-}
-
-/// The first server's error in a server-selection message (the driver writes its topology
-/// there, with its errors in debug form: `Error: Kind: I/O error: …, labels: {…}, source: None`).
-fn server_error(message: &str) -> &str {
-    message
-        .split_once("Error: Kind: ")
-        .and_then(|(_, rest)| rest.split(", labels:").next())
-        .unwrap_or("no server answered")
-}
-
-fn explain(e: &mongodb::error::Error, uri: &str) -> LiveError {
-    let target = hosts(uri);
-    let message = match &*e.kind {
-        ErrorKind::Authentication { message, .. } => format!(
-            "authentication to {target} failed ({message}); check the user and password (or authSource) in the URI"
-        ),
-        ErrorKind::DnsResolve { message, .. } => {
-            let message = message.split(" for Query {").next().unwrap_or(message);
-            format!("cannot resolve {target} ({message}); check the host name")
-        }
-        ErrorKind::InvalidTlsConfig { message, .. } => {
-            format!("TLS settings rejected for {target}: {message}")
-        }
-        ErrorKind::ServerSelection { message, .. } => format!(
-            "cannot reach {target}: {}; is the mongos running and reachable (host, port, firewall, TLS)?",
-            server_error(message)
-        ),
-        ErrorKind::Io(io) => format!("connection to {target} failed: {io}"),
-        ErrorKind::Command(c) => return command_error(&target, c.code, &c.code_name, &c.message),
-        // The kind's own words: the error's `Display` adds `labels: {}, source: None`.
-        kind => format!("{target}: {kind}"),
-    };
-    LiveError {
-        message: redact(&message),
-        input: false,
-        unauthorized: false,
-        code: None,
-    }
-}
-
-/// The server's refusal of a command (its code, code name and message), in words.
-fn command_error(target: &str, code: i32, code_name: &str, message: &str) -> LiveError {
-    let text = if code == 13 {
-        format!(
-            "not authorized on {target}: {message} — `shardtop watch URI --check` lists the privileges each read needs"
-        )
-    } else {
-        format!("{target}: {code_name} ({code}) {message}")
-    };
-    LiveError {
-        message: redact(&text),
-        input: false,
-        unauthorized: code == 13,
-        code: Some(code),
-    }
 }
 
 /// The driver's options from the URI as written (`mongodb+srv://`, TLS, `authMechanism`,

@@ -6,7 +6,12 @@
 //! Owns: the capture's records and header. May not touch: the network, the terminal, the
 //! simulator; it knows nothing of how a poll interprets the documents (that is `live`'s).
 
+use std::sync::Mutex;
+
 use bson::Document;
+
+pub mod file;
+pub mod replay;
 
 /// The newest capture format this build writes and reads.
 pub const FORMAT_VERSION: u32 = 1;
@@ -53,4 +58,40 @@ pub enum Outcome {
         code_name: Option<String>,
         message: String,
     },
+}
+
+/// The reads of a poll as it makes them (`capture`): the client keeps each one here.
+#[derive(Debug, Default)]
+pub struct Recorder {
+    reads: Mutex<Vec<CapturedRead>>,
+}
+
+impl Recorder {
+    /// Keeps one read and its outcome.
+    pub fn keep(&self, db: &str, command: Document, outcome: Outcome) {
+        if let Ok(mut reads) = self.reads.lock() {
+            reads.push(CapturedRead {
+                db: db.to_string(),
+                command,
+                outcome,
+            });
+        }
+    }
+
+    /// How many reads are kept.
+    pub fn len(&self) -> usize {
+        self.reads.lock().map_or(0, |r| r.len())
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The reads kept so far, in order (taken: the recorder is empty after).
+    pub fn take(&self) -> Vec<CapturedRead> {
+        self.reads
+            .lock()
+            .map(|mut r| std::mem::take(&mut *r))
+            .unwrap_or_default()
+    }
 }

@@ -58,6 +58,14 @@ pub enum Command {
     Lab(lab::LabArgs),
     /// Record a live cluster (read-only) into a trace that `replay` reads.
     Record(RecordArgs),
+    /// One read-only poll of a live cluster kept whole in one file, to open anywhere with `open`.
+    ///
+    /// The file holds every read the poll made and the cluster's answer (or its refusal), in
+    /// Extended JSON; `.gz` or `.zst` compresses it. See docs/capture.md.
+    Capture(CaptureArgs),
+    /// The TUI over a capture (a still state: no clock); `--json` prints the summary `watch --once
+    /// --json` printed for the same poll.
+    Open(OpenArgs),
     /// Print MongoDB's hashed-index value of VALUE (what convertShardKeyToHashed returns).
     ///
     /// VALUE is Extended JSON: '"abc"', '42', '{"$oid":"…"}', '{"$numberLong":"42"}'. The result is
@@ -183,6 +191,32 @@ pub struct RecordArgs {
     /// Time between polls (one keyframe each); default 2s, or the configuration's.
     #[arg(long)]
     pub interval: Option<String>,
+}
+
+/// Options of `shardtop capture`.
+#[derive(Debug, Args)]
+pub struct CaptureArgs {
+    /// `mongodb://…` or `mongodb+srv://…` of a mongos (the password never appears anywhere).
+    pub uri: String,
+    /// The capture file (`.gz` or `.zst` to compress).
+    #[arg(short, long, value_name = "FILE")]
+    pub output: PathBuf,
+    /// Replace a file already at `--output` (otherwise refused, exit 2).
+    #[arg(long)]
+    pub force: bool,
+}
+
+/// Options of `shardtop open`.
+#[derive(Debug, Args)]
+pub struct OpenArgs {
+    /// The capture file (from `shardtop capture`).
+    pub file: PathBuf,
+    /// Print the JSON summary instead of the TUI.
+    #[arg(long)]
+    pub json: bool,
+    /// Show this collection first (`db.coll`).
+    #[arg(long)]
+    pub ns: Option<String>,
 }
 
 /// Options of `shardtop demo`.

@@ -6,6 +6,7 @@
 //! `settings` (the configuration and the shared flags), `scenario_file` (the scenario a command
 //! line names) and `time_views` (`--heatmap`/`--history` of the JSON summaries).
 
+mod capture;
 mod export;
 mod hash;
 mod help;
@@ -116,6 +117,8 @@ fn run_command(cli: Cli) -> Result<(), Failure> {
         Some(Command::Serve(args)) => serve::run(&args, &ctx.config),
         Some(Command::Lab(args)) => lab::run(&args, &ctx, &mut out),
         Some(Command::Record(args)) => watch::record(&args, &ctx.config, &mut out),
+        Some(Command::Capture(args)) => capture::capture(&args, &mut out),
+        Some(Command::Open(args)) => capture::open(&args, &ctx, &mut out),
         Some(Command::Watch(args)) if args.check => {
             watch_check::check_flags_then_run(&args, &ctx, &mut out)
         }

@@ -292,6 +292,9 @@ pub struct ClusterView {
     pub history: Option<history::HistoryView>,
     /// The lab's candidates side by side, when the source is `shardtop lab`.
     pub lab: Option<lab::LabView>,
+    /// A still state (a capture opened with `open`): what the header says in place of the live
+    /// state — when it was taken; no clock runs and nothing is polled.
+    pub still: Option<String>,
 }
 
 /// The part of the view a live read feeds.

@@ -15,6 +15,16 @@ use mongodb::options::ClientOptions;
 use tokio::sync::OnceCell;
 
 use super::bounds::{Bounds, InFlight, Tally, check_hello, read_name};
+use crate::capture::Outcome;
+pub use captured::NOT_IN_CAPTURE;
+use captured::{Backend, Keep};
+
+mod captured;
+mod errors;
+
+#[cfg(test)]
+use errors::server_error;
+use errors::{command_error, explain};
 
 /// The commands the live source may send (the driver adds its own handshake, `ping`-like
 /// monitoring and `endSessions`).
@@ -88,52 +98,6 @@ pub fn hosts(uri: &str) -> String {
     format!("{scheme}://{hosts}")
 }
 
-/// The first server's error in a server-selection message (the driver writes its topology
-/// there, with its errors in debug form: `Error: Kind: I/O error: …, labels: {…}, source: None`).
-fn server_error(message: &str) -> &str {
-    message
-        .split_once("Error: Kind: ")
-        .and_then(|(_, rest)| rest.split(", labels:").next())
-        .unwrap_or("no server answered")
-}
-
-fn explain(e: &mongodb::error::Error, uri: &str) -> LiveError {
-    let target = hosts(uri);
-    let message = match &*e.kind {
-        ErrorKind::Authentication { message, .. } => format!(
-            "authentication to {target} failed ({message}); check the user and password (or authSource) in the URI"
-        ),
-        ErrorKind::DnsResolve { message, .. } => {
-            let message = message.split(" for Query {").next().unwrap_or(message);
-            format!("cannot resolve {target} ({message}); check the host name")
-        }
-        ErrorKind::InvalidTlsConfig { message, .. } => {
-            format!("TLS settings rejected for {target}: {message}")
-        }
-        ErrorKind::ServerSelection { message, .. } => format!(
-            "cannot reach {target}: {}; is the mongos running and reachable (host, port, firewall, TLS)?",
-            server_error(message)
-        ),
-        ErrorKind::Io(io) => format!("connection to {target} failed: {io}"),
-        ErrorKind::Command(c) if c.code == 13 => format!(
-            "not authorized on {target}: {} — `shardtop watch URI --check` lists the privileges each read needs",
-            c.message
-        ),
-        ErrorKind::Command(c) => format!("{target}: {} ({}) {}", c.code_name, c.code, c.message),
-        // The kind's own words: the error's `Display` adds `labels: {}, source: None`.
-        kind => format!("{target}: {kind}"),
-    };
-    LiveError {
-        message: redact(&message),
-        input: false,
-        unauthorized: matches!(&*e.kind, ErrorKind::Command(c) if c.code == 13),
-        code: match &*e.kind {
-            ErrorKind::Command(c) => Some(c.code),
-            _ => None,
-        },
-    }
-}
-
 /// The driver's options from the URI as written (`mongodb+srv://`, TLS, `authMechanism`,
 /// `authSource`… all the driver's), plus shardtop's app name and timeouts.
 pub async fn client_options(uri: &str, timeout: Duration) -> Result<ClientOptions, LiveError> {
@@ -163,10 +127,12 @@ pub async fn client_options(uri: &str, timeout: Duration) -> Result<ClientOption
     Ok(options)
 }
 
-/// A connection to a cluster that can only read.
+/// A connection to a cluster that can only read (or, for `open`, a capture answering as one).
 #[derive(Clone, Debug)]
 pub struct LiveClient {
-    client: Client,
+    backend: Backend,
+    /// Keeps every read and its answer (`capture`).
+    recorder: Option<Arc<crate::capture::Recorder>>,
     uri: String,
     /// What one read may bring.
     bounds: Bounds,
@@ -182,7 +148,8 @@ impl LiveClient {
         let options = client_options(uri, timeout).await?;
         let client = Client::with_options(options).map_err(|e| explain(&e, uri))?;
         Ok(Self {
-            client,
+            backend: Backend::Network(client),
+            recorder: None,
             uri: uri.to_string(),
             bounds: Bounds::default(),
             in_flight: InFlight::default(),
@@ -208,8 +175,11 @@ impl LiveClient {
     /// `maxMessageSizeBytes` larger than a real one is refused before any read.
     pub async fn hello(&self) -> Result<Document, LiveError> {
         let asked = self.hello.get_or_init(|| async {
-            let hello = match self.send("admin", doc! {"hello": 1}).await {
-                Err(e) if e.code == Some(59) => self.send("admin", doc! {"isMaster": 1}).await?,
+            let hello = match self.send("admin", doc! {"hello": 1}, Keep::Whole).await {
+                Err(e) if e.code == Some(59) => {
+                    self.send("admin", doc! {"isMaster": 1}, Keep::Whole)
+                        .await?
+                }
                 other => other?,
             };
             check_hello(&self.target(), &hello)?;
@@ -218,8 +188,19 @@ impl LiveClient {
         asked.await.clone()
     }
 
-    /// Runs an allowlisted command on `db`.
+    /// Runs an allowlisted command on `db` (kept whole when capturing).
     pub async fn command(&self, db: &str, cmd: Document) -> Result<Document, LiveError> {
+        self.command_kept(db, cmd, Keep::Whole).await
+    }
+
+    /// Runs an allowlisted command; `keep`: what a capture keeps of it (of a cursor's first
+    /// command only a refusal, of its `getMore`s nothing: `drain_batches` keeps its documents).
+    async fn command_kept(
+        &self,
+        db: &str,
+        cmd: Document,
+        keep: Keep,
+    ) -> Result<Document, LiveError> {
         let name = cmd.keys().next().map_or("", String::as_str);
         if !ALLOWED.contains(&name) {
             return Err(LiveError {
@@ -234,18 +215,23 @@ impl LiveClient {
         if name != "hello" && name != "isMaster" {
             self.hello().await?;
         }
-        self.send(db, cmd).await
+        self.send(db, cmd, keep).await
     }
 
-    /// Sends an allowlisted command, marked as the read in flight until its reply.
-    async fn send(&self, db: &str, cmd: Document) -> Result<Document, LiveError> {
+    /// Sends an allowlisted command, marked as the read in flight until its reply (or answers it
+    /// from the capture opened).
+    async fn send(&self, db: &str, cmd: Document, keep: Keep) -> Result<Document, LiveError> {
         let read = read_name(db, &cmd);
+        let client = match &self.backend {
+            Backend::Network(c) => c,
+            Backend::Capture(replay) => return self.replayed_reply(replay, db, &cmd),
+        };
         let _waiting = self.in_flight.begin(read.clone());
-        self.client
-            .database(db)
-            .run_command(cmd)
-            .await
-            .map_err(|e| match &*e.kind {
+        let kept = self.recorder.as_ref().filter(|_| keep != Keep::Nothing);
+        let kept = kept.map(|r| (r, cmd.clone()));
+        let result = client.database(db).run_command(cmd).await;
+        let result = result.map_err(|e| {
+            let live = match &*e.kind {
                 // A reply over the size the server's hello advertised (at most 48,000,000).
                 ErrorKind::InvalidResponse { message, .. } => LiveError {
                     message: format!("{read}: {}: {message}", self.target()),
@@ -254,7 +240,17 @@ impl LiveClient {
                     code: None,
                 },
                 _ => explain(&e, &self.uri),
-            })
+            };
+            (captured::refusal(&e, &live), live)
+        });
+        if let Some((r, cmd)) = kept {
+            match &result {
+                Ok(reply) if keep == Keep::Whole => r.keep(db, cmd, Outcome::Reply(reply.clone())),
+                Ok(_) => {}
+                Err((outcome, _)) => r.keep(db, cmd, outcome.clone()),
+            }
+        }
+        result.map_err(|(_, live)| live)
     }
 
     /// Every document of a `find` (or `aggregate`) cursor, following `getMore`.
@@ -270,7 +266,8 @@ impl LiveClient {
 
     /// A cursor's documents batch by batch, following `getMore`: `each` gets every batch as it
     /// arrives (so a large result need not be held whole). When `each` fails, or the read passes
-    /// its [`Bounds`], the cursor is killed and the error returned.
+    /// its [`Bounds`], the cursor is killed and the error returned. Capturing, every document is
+    /// kept (or the error); replaying a capture, its documents come as one batch.
     pub async fn drain_batches(
         &self,
         db: &str,
@@ -279,14 +276,43 @@ impl LiveClient {
     ) -> Result<(), LiveError> {
         // `each` may keep every document (`drain` does): the bound of what is held applies.
         let mut tally = Tally::held(read_name(db, &cmd), self.bounds);
-        let mut get_mores = Tally::new(read_name(db, &cmd), self.bounds);
         let mut each = |batch: Vec<Document>| {
             for d in &batch {
                 tally.document(crate::wire::document_len(d))?;
             }
             each(batch)
         };
-        let mut reply = self.command(db, cmd).await?;
+        if let Backend::Capture(replay) = &self.backend {
+            self.hello().await?;
+            return each(self.replayed_documents(replay, db, &cmd)?);
+        }
+        let Some(recorder) = self.recorder.clone() else {
+            return self.drain_network(db, cmd, each).await;
+        };
+        let (mut docs, before) = (Vec::new(), recorder.len());
+        let drained = self.drain_network(db, cmd.clone(), |batch| {
+            docs.extend(batch.iter().cloned());
+            each(batch)
+        });
+        let result = drained.await;
+        match &result {
+            Ok(()) => recorder.keep(db, cmd, Outcome::Documents(docs)),
+            // Its first command's refusal is kept already, in the server's words.
+            Err(e) if recorder.len() == before => recorder.keep(db, cmd, captured::failed(e)),
+            Err(_) => {}
+        }
+        result
+    }
+
+    /// A cursor drained from the cluster.
+    async fn drain_network(
+        &self,
+        db: &str,
+        cmd: Document,
+        mut each: impl FnMut(Vec<Document>) -> Result<(), LiveError>,
+    ) -> Result<(), LiveError> {
+        let mut get_mores = Tally::new(read_name(db, &cmd), self.bounds);
+        let mut reply = self.command_kept(db, cmd, Keep::Refusal).await?;
         let bad = || LiveError {
             message: format!("{}: a cursor reply without `cursor`", hosts(&self.uri)),
             input: false,
@@ -305,7 +331,7 @@ impl LiveClient {
             if let Err(e) = each(take_batch(&mut cursor, key)) {
                 if id != 0 {
                     let kill = doc! {"killCursors": coll.clone(), "cursors": [id]};
-                    let _ = self.command(db, kill).await;
+                    let _ = self.command_kept(db, kill, Keep::Nothing).await;
                 }
                 return Err(e);
             }
@@ -314,12 +340,11 @@ impl LiveClient {
             }
             if let Err(e) = get_mores.get_more() {
                 let kill = doc! {"killCursors": coll.clone(), "cursors": [id]};
-                let _ = self.command(db, kill).await;
+                let _ = self.command_kept(db, kill, Keep::Nothing).await;
                 return Err(e);
             }
-            let mut more = self
-                .command(db, doc! {"getMore": id, "collection": coll.clone()})
-                .await?;
+            let more = doc! {"getMore": id, "collection": coll.clone()};
+            let mut more = self.command_kept(db, more, Keep::Nothing).await?;
             cursor = take_cursor(&mut more).ok_or_else(bad)?;
             id = cursor.get_i64("id").unwrap_or(0);
             key = "nextBatch";
@@ -329,7 +354,7 @@ impl LiveClient {
     /// Every document of `find` on `db.coll` with `filter`, handed to `each` as the driver
     /// delivers it (raw, no `Document` built), batch by batch through the driver's raw batch
     /// cursor; returns how many. When `each` fails or the read passes its [`Bounds`], the cursor
-    /// is dropped (the driver kills it).
+    /// is dropped (the driver kills it). Capturing, every document is kept (or the error).
     pub async fn scan(
         &self,
         db: &str,
@@ -338,11 +363,46 @@ impl LiveClient {
         mut each: impl FnMut(&RawDocument) -> Result<(), LiveError>,
     ) -> Result<usize, LiveError> {
         self.hello().await?;
+        if let Backend::Capture(replay) = &self.backend {
+            return self.replayed_scan(replay, (db, coll), filter, each);
+        }
+        let Some(recorder) = self.recorder.clone() else {
+            return (self.scan_network(db, coll, filter, each).await).map_err(|(_, e)| e);
+        };
+        let mut docs = Vec::new();
+        let scanned = self.scan_network(db, coll, filter.clone(), |raw| {
+            docs.push(captured::owned(raw)?);
+            each(raw)
+        });
+        let result = scanned.await;
+        let outcome = match &result {
+            Ok(_) => Outcome::Documents(docs),
+            Err((outcome, _)) => outcome.clone(),
+        };
+        recorder.keep(db, captured::scan_command(coll, filter), outcome);
+        result.map_err(|(_, e)| e)
+    }
+
+    /// A scan from the cluster; an error also as a capture keeps it.
+    async fn scan_network(
+        &self,
+        db: &str,
+        coll: &str,
+        filter: Document,
+        mut each: impl FnMut(&RawDocument) -> Result<(), LiveError>,
+    ) -> Result<usize, (Outcome, LiveError)> {
+        let Backend::Network(client) = &self.backend else {
+            return Err(captured::no_network());
+        };
         let read = format!("find {db}.{coll}");
         let mut tally = Tally::new(read.clone(), self.bounds);
-        let failed = |e: mongodb::error::Error| explain(&e, &self.uri);
+        let failed = |e: mongodb::error::Error| {
+            let live = explain(&e, &self.uri);
+            (captured::refusal(&e, &live), live)
+        };
+        let plain = |e: LiveError| (captured::failed(&e), e);
         let waiting = self.in_flight.begin(read.clone());
-        let mut cursor = (self.client.database(db).collection::<RawDocumentBuf>(coll))
+        let mut cursor = (client.database(db).collection::<RawDocumentBuf>(coll))
             .find(filter)
             .batch_size(10_000)
             .batch()
@@ -358,22 +418,24 @@ impl LiveClient {
             };
             drop(waiting);
             if !std::mem::take(&mut first) {
-                tally.get_more()?;
+                tally.get_more().map_err(plain)?;
             }
             let batch = batch.map_err(failed)?;
-            let malformed = |what: String| LiveError {
-                message: format!("{read}: {what}"),
-                input: false,
-                unauthorized: false,
-                code: None,
+            let malformed = |what: String| {
+                plain(LiveError {
+                    message: format!("{read}: {what}"),
+                    input: false,
+                    unauthorized: false,
+                    code: None,
+                })
             };
             for d in batch.doc_slices().map_err(failed)? {
                 let d = d.map_err(|e| malformed(format!("a malformed batch: {e}")))?;
                 let d = d
                     .as_document()
                     .ok_or_else(|| malformed("a batch entry that is not a document".into()))?;
-                tally.document(d.as_bytes().len())?;
-                each(d)?;
+                tally.document(d.as_bytes().len()).map_err(plain)?;
+                each(d).map_err(plain)?;
                 n += 1;
             }
         }
@@ -425,67 +487,4 @@ fn take_batch(cursor: &mut Document, key: &str) -> Vec<Document> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn passwords_never_leave() {
-        assert_eq!(
-            redact("mongodb://ops:s3cret@db1:27017,db2/admin?tls=true"),
-            "mongodb://ops:***@db1:27017,db2/admin?tls=true"
-        );
-        assert_eq!(
-            hosts("mongodb+srv://ops:s3cret@cluster0.example.net/?x=1"),
-            "mongodb+srv://cluster0.example.net"
-        );
-        assert_eq!(redact("mongodb://db1"), "mongodb://db1");
-    }
-
-    #[tokio::test]
-    async fn uri_options_reach_the_driver_as_written_and_the_password_stays() {
-        let uri = "mongodb://ops:s3cret@db1:27017,db2/?tls=true&tlsCAFile=/etc/ca.pem&authMechanism=SCRAM-SHA-256&authSource=admin&replicaSet=rs0";
-        let o = client_options(uri, Duration::from_secs(3))
-            .await
-            .expect("parses");
-        let c = o.credential.expect("a credential");
-        assert_eq!(c.username.as_deref(), Some("ops"));
-        assert_eq!(c.source.as_deref(), Some("admin"));
-        assert_eq!(
-            c.mechanism,
-            Some(mongodb::options::AuthMechanism::ScramSha256)
-        );
-        match o.tls {
-            Some(mongodb::options::Tls::Enabled(t)) => {
-                assert_eq!(
-                    t.ca_file_path.as_deref(),
-                    Some(std::path::Path::new("/etc/ca.pem"))
-                );
-            }
-            other => panic!("TLS not as written: {other:?}"),
-        }
-        assert_eq!(o.hosts.len(), 2);
-        assert_eq!(o.repl_set_name.as_deref(), Some("rs0"));
-        assert_eq!(o.app_name.as_deref(), Some("shardtop"));
-        let bad = "mongodb://ops:s3cret@db1/?tls=maybe";
-        let e = client_options(bad, Duration::from_secs(3))
-            .await
-            .expect_err("refused");
-        assert!(e.input && !e.message.contains("s3cret"), "{}", e.message);
-        assert_eq!(
-            redact("mongodb+srv://ops:s3cret@cluster0.example.net/?authSource=admin"),
-            "mongodb+srv://ops:***@cluster0.example.net/?authSource=admin"
-        );
-    }
-
-    #[test]
-    fn driver_errors_are_told_without_their_debug_text() {
-        let selection = "No available servers. Topology: { Type: Unknown, Servers: [ { Address: \
-                         127.0.0.1:1, Type: Unknown, Error: Kind: I/O error: Connection refused \
-                         (os error 111), labels: {\"RetryableError\"}, source: None } ] }";
-        assert_eq!(
-            server_error(selection),
-            "I/O error: Connection refused (os error 111)"
-        );
-        assert_eq!(server_error("nothing said"), "no server answered");
-    }
-}
+mod tests;

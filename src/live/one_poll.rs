@@ -1,4 +1,5 @@
-//! One poll from a URI to an owned cluster state (`watch --once`), and the wall clock polls are
+//! One poll from a URI to an owned cluster state (`watch --once`), one kept as a capture
+//! (`capture`) or made again from one (`open`), and the wall clock polls are
 //! stamped with.
 //!
 //! Owns: connecting and polling once. May not touch: the poller's reads (`poller`).
@@ -92,4 +93,69 @@ pub async fn poll_once(uri: &str, timeout: std::time::Duration) -> Result<OnePol
         state: poller.into_state(),
         log,
     })
+}
+
+/// One poll kept as a capture (`shardtop capture`): every read and its answer, the poll stamped
+/// with the capture's time. Nothing is paced: every collection's `balancerCollectionStatus` is
+/// asked (a later poll's pacing does not apply to a poll that is the only one).
+pub async fn capture_once(
+    uri: &str,
+    timeout: std::time::Duration,
+) -> Result<(OnePoll, crate::capture::Capture), LiveError> {
+    let (client, recorder) = LiveClient::connect(uri, timeout).await?.recording();
+    let mut poller = Poller::new(client);
+    poller.set_compliance_budget(usize::MAX);
+    let at = now_ms();
+    let log = poller
+        .poll_within(at, timeout.max(std::time::Duration::from_secs(1)) * 3)
+        .await?
+        .log;
+    let reads = recorder.take();
+    let server_version = reads.iter().find_map(|r| match &r.outcome {
+        crate::capture::Outcome::Reply(d) if r.command.contains_key("buildInfo") => {
+            d.get_str("version").ok().map(str::to_string)
+        }
+        _ => None,
+    });
+    let capture = crate::capture::Capture {
+        format: crate::capture::FORMAT_VERSION,
+        captured_at_ms: at,
+        target: super::client::hosts(uri),
+        server_version,
+        anonymized: false,
+        reads,
+    };
+    let polled = OnePoll {
+        refused: poller.refused().to_vec(),
+        state: poller.into_state(),
+        log,
+    };
+    Ok((polled, capture))
+}
+
+/// The poll a capture kept, made again from its reads (`shardtop open`): the same poller, its
+/// clock the capture's time, no connection. Also returns the reads the poll asked that the
+/// capture does not hold.
+pub async fn replay_once(
+    capture: crate::capture::Capture,
+) -> Result<(OnePoll, Vec<String>), LiveError> {
+    let at = capture.captured_at_ms;
+    let replay = std::sync::Arc::new(crate::capture::replay::Replay::new(capture));
+    let mut poller = Poller::new(LiveClient::replaying(replay.clone()));
+    poller.set_compliance_budget(usize::MAX);
+    let log = poller.poll(at).await?.log;
+    let polled = OnePoll {
+        refused: poller.refused().to_vec(),
+        state: poller.into_state(),
+        log,
+    };
+    Ok((polled, replay.missing()))
+}
+
+/// [`replay_once`] for a caller without an async runtime (the fuzz target): a replayed poll waits
+/// on nothing but the capture.
+pub fn replay_blocking(
+    capture: crate::capture::Capture,
+) -> Result<(OnePoll, Vec<String>), LiveError> {
+    futures::executor::block_on(replay_once(capture))
 }

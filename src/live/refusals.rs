@@ -2,7 +2,8 @@
 //! (13), a command or stage that version does not have (CommandNotFound 59, 40324), anything
 //! else — gives way to its default and a note (what it needs, or the server's own words), so the
 //! pane it feeds says so and the rest goes on; an essential one (shards, collections, chunks)
-//! fails the poll, in the same words. A read that never reached an answer (the connection went)
+//! fails the poll, in the same words. A read a capture opened does not hold gives way the same
+//! way, saying "not in the capture". A read that never reached an answer (the connection went)
 //! fails the poll: the view then says disconnected rather than showing a pane empty.
 
 use super::client::LiveError;
@@ -42,6 +43,10 @@ impl Refusals {
 
     /// A read the server answered with an error other than Unauthorized: its words.
     pub fn failed(&mut self, read: &Read, e: &LiveError) {
+        if e.code == Some(super::client::NOT_IN_CAPTURE) {
+            // A capture opened without this read: no server refused anything.
+            return self.say(read.feeds, e.message.clone());
+        }
         self.say(
             read.feeds,
             format!("{}: the server refused it — {}", read.read, e.message),

@@ -45,6 +45,8 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: Theme) {
             ),
             theme.error(),
         ));
+    } else if let Some(still) = &v.still {
+        spans.push(Span::styled(format!("■ {still}"), theme.warn()));
     } else {
         live_state(&mut spans, v, theme);
     }

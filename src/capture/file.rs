@@ -1,0 +1,418 @@
+//! A capture's file (docs/capture.md): one JSON value per line in canonical Extended JSON (so a
+//! number's BSON type survives) — a header naming the format and its version, then each read in
+//! the order the poll made it, a cursor's documents in batches of [`BATCH`] lines. Compressed
+//! when the name ends in `.gz` or `.zst` (read by content, whatever the name says). Written whole
+//! or not at all through `files`; read with bounds (line length, bytes, documents, reads), every
+//! error naming the file, the line and the field.
+//!
+//! Owns: the bytes of a capture file. May not touch: the network, how a poll reads the documents.
+
+use std::io::{self, BufRead, BufReader, Read, Write};
+use std::path::{Path, PathBuf};
+
+use bson::{Bson, Document};
+use serde_json::{Map, Value, json};
+
+use super::{Capture, CapturedRead, FORMAT_VERSION, Outcome};
+use crate::files::{Existing, OutFile, Unfinished};
+use crate::trace::writer::Compression;
+
+/// What the header's `kind` says: this file is a shardtop capture.
+pub const KIND: &str = "shardtop capture";
+/// Documents of a cursor per line.
+pub const BATCH: usize = 1_000;
+/// The longest line read (a batch of 1,000 documents of 16 MiB each cannot be; real ones are far
+/// below).
+pub const MAX_LINE: usize = 256 << 20;
+/// The most bytes a capture is read to (decompressed).
+pub const MAX_BYTES: u64 = 8_000_000_000;
+/// The most documents a capture may hold, all reads together: twice the bound of one live read
+/// (`live::bounds::Bounds`, 2,000,000).
+pub const MAX_DOCUMENTS: u64 = 4_000_000;
+/// The most reads a capture may hold (a poll of 100,000 collections makes about 300,000).
+pub const MAX_READS: u64 = 1_000_000;
+
+/// A capture that cannot be read: the file, the place and what is wrong, in words.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CaptureError(pub String);
+
+impl std::fmt::Display for CaptureError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for CaptureError {}
+
+fn canonical(d: &Document) -> Value {
+    Bson::Document(d.clone()).into_canonical_extjson()
+}
+
+fn documents(docs: &[Document]) -> Value {
+    Value::Array(docs.iter().map(canonical).collect())
+}
+
+/// `2026-12-03T14:43:38.123Z`, for people (the reader uses `capturedAtMs`).
+fn rfc3339(ms: u64) -> String {
+    bson::DateTime::from_millis(ms as i64)
+        .try_to_rfc3339_string()
+        .unwrap_or_default()
+}
+
+/// The capture as lines (each ends with a newline).
+pub fn to_writer(capture: &Capture, w: &mut impl Write) -> io::Result<()> {
+    let header = json!({
+        "kind": KIND,
+        "format": capture.format,
+        "capturedAtMs": capture.captured_at_ms,
+        "capturedAt": rfc3339(capture.captured_at_ms),
+        "target": capture.target,
+        "serverVersion": capture.server_version,
+        "anonymized": capture.anonymized,
+        "reads": capture.reads.len(),
+    });
+    let mut line = |v: &Value| -> io::Result<()> {
+        serde_json::to_writer(&mut *w, v)?;
+        w.write_all(b"\n")
+    };
+    line(&header)?;
+    for (i, r) in capture.reads.iter().enumerate() {
+        let mut o = Map::new();
+        o.insert("read".into(), i.into());
+        o.insert("db".into(), r.db.clone().into());
+        o.insert("command".into(), canonical(&r.command));
+        let mut rest: &[Document] = &[];
+        match &r.outcome {
+            Outcome::Reply(d) => {
+                o.insert("reply".into(), canonical(d));
+            }
+            Outcome::Error {
+                code,
+                code_name,
+                message,
+            } => {
+                let mut e = Map::new();
+                if let Some(c) = code {
+                    e.insert("code".into(), (*c).into());
+                }
+                if let Some(n) = code_name {
+                    e.insert("codeName".into(), n.clone().into());
+                }
+                e.insert("errmsg".into(), message.clone().into());
+                o.insert("error".into(), Value::Object(e));
+            }
+            Outcome::Documents(docs) => {
+                let first = &docs[..docs.len().min(BATCH)];
+                rest = &docs[first.len()..];
+                o.insert("documents".into(), docs.len().into());
+                o.insert("batch".into(), documents(first));
+            }
+        }
+        line(&Value::Object(o))?;
+        for batch in rest.chunks(BATCH) {
+            line(&json!({"read": i, "batch": documents(batch)}))?;
+        }
+    }
+    Ok(())
+}
+
+/// Writes `capture` to `path` whole or not at all, compressed by the name (`.gz`, `.zst`).
+pub fn write(capture: &Capture, path: &Path, existing: Existing) -> io::Result<PathBuf> {
+    let out = OutFile::create(path, existing, Unfinished::Remove)?;
+    let out = io::BufWriter::with_capacity(1 << 16, out);
+    let out = match Compression::of(path) {
+        Compression::Gzip => {
+            let mut z = flate2::write::GzEncoder::new(out, flate2::Compression::default());
+            to_writer(capture, &mut z)?;
+            z.finish()?
+        }
+        Compression::Zstd => {
+            let mut z = zstd::Encoder::new(out, 3)?;
+            to_writer(capture, &mut z)?;
+            z.finish()?
+        }
+        Compression::None => {
+            let mut out = out;
+            to_writer(capture, &mut out)?;
+            out
+        }
+    };
+    out.into_inner()
+        .map_err(io::IntoInnerError::into_error)?
+        .finish()
+}
+
+/// Reads the capture at `path`.
+pub fn read(path: &Path) -> Result<Capture, CaptureError> {
+    let name = path.display().to_string();
+    let file = std::fs::File::open(path).map_err(|e| CaptureError(format!("{name}: {e}")))?;
+    from_reader(&name, file)
+}
+
+/// Reads a capture from `input` (compressed or not, told by its first bytes); `name` names it in
+/// errors.
+pub fn from_reader(name: &str, input: impl Read + Send + 'static) -> Result<Capture, CaptureError> {
+    let mut input = BufReader::with_capacity(1 << 16, input);
+    let head = input
+        .fill_buf()
+        .map_err(|e| CaptureError(format!("{name}: {e}")))?;
+    let plain: Box<dyn Read + Send> = match head {
+        [0x1f, 0x8b, ..] => Box::new(flate2::read::MultiGzDecoder::new(input)),
+        [0x28, 0xb5, 0x2f, 0xfd, ..] => Box::new(
+            zstd::Decoder::with_buffer(input).map_err(|e| CaptureError(format!("{name}: {e}")))?,
+        ),
+        _ => Box::new(input),
+    };
+    Reader {
+        name,
+        input: BufReader::with_capacity(1 << 16, plain.take(MAX_BYTES)),
+        line: 0,
+        buf: Vec::new(),
+    }
+    .capture()
+}
+
+struct Reader<'a, R> {
+    name: &'a str,
+    input: BufReader<io::Take<R>>,
+    line: u64,
+    buf: Vec<u8>,
+}
+
+impl<R: Read> Reader<'_, R> {
+    fn err(&self, what: impl std::fmt::Display) -> CaptureError {
+        CaptureError(format!("{}: line {}: {what}", self.name, self.line))
+    }
+
+    /// The next line as a JSON object; `None` at the end of the file.
+    fn next(&mut self) -> Result<Option<Map<String, Value>>, CaptureError> {
+        self.buf.clear();
+        let limit = MAX_LINE as u64 + 1;
+        let n = (&mut self.input)
+            .take(limit)
+            .read_until(b'\n', &mut self.buf)
+            .map_err(|e| {
+                CaptureError(format!(
+                    "{}: after line {}: {e} (damaged or cut short)",
+                    self.name, self.line
+                ))
+            })?;
+        if n == 0 {
+            if self.input.get_ref().limit() == 0 {
+                return Err(CaptureError(format!(
+                    "{}: more than {MAX_BYTES} bytes, the most a capture is read to",
+                    self.name
+                )));
+            }
+            return Ok(None);
+        }
+        self.line += 1;
+        if self.buf.last() != Some(&b'\n') {
+            return Err(if n as u64 >= limit {
+                self.err(format!("longer than {MAX_LINE} bytes"))
+            } else {
+                self.err("cut short (no newline at its end): the file is truncated")
+            });
+        }
+        match serde_json::from_slice::<Value>(&self.buf[..n - 1]) {
+            Ok(Value::Object(o)) => Ok(Some(o)),
+            Ok(_) => Err(self.err("not a JSON object")),
+            Err(e) => Err(self.err(format!("not valid JSON: {e}"))),
+        }
+    }
+
+    fn capture(mut self) -> Result<Capture, CaptureError> {
+        let not_capture = |r: &Self, why: &str| {
+            CaptureError(format!(
+                "{}: not a shardtop capture ({why}); `shardtop capture URI -o FILE` writes one",
+                r.name
+            ))
+        };
+        let header = match self.next() {
+            Ok(Some(h)) => h,
+            Ok(None) => return Err(not_capture(&self, "the file is empty")),
+            Err(e) => return Err(not_capture(&self, &format!("line 1: {}", after_line(&e.0)))),
+        };
+        if header.get("kind").and_then(Value::as_str) != Some(KIND) {
+            return Err(not_capture(
+                &self,
+                "its first line has no `kind` \"shardtop capture\"",
+            ));
+        }
+        let format = header.get("format").and_then(Value::as_u64);
+        let format = format.ok_or_else(|| self.err("`format`: not a whole number"))?;
+        if format > u64::from(FORMAT_VERSION) {
+            return Err(CaptureError(format!(
+                "{}: a capture of format {format}, newer than this shardtop reads (format {FORMAT_VERSION} and older): open it with a newer shardtop",
+                self.name
+            )));
+        }
+        if format == 0 {
+            return Err(self.err("`format`: 0 is no format (the first is 1)"));
+        }
+        let number = |k: &str| {
+            header
+                .get(k)
+                .and_then(Value::as_u64)
+                .ok_or_else(|| self.err(format!("`{k}`: not a whole number")))
+        };
+        let captured_at_ms = number("capturedAtMs")?;
+        let reads = number("reads")?;
+        if reads > MAX_READS {
+            return Err(self.err(format!("`reads`: {reads} is more than {MAX_READS}")));
+        }
+        let target = header.get("target").and_then(Value::as_str);
+        let target = target.ok_or_else(|| self.err("`target`: not a string"))?;
+        let server_version = match header.get("serverVersion") {
+            None | Some(Value::Null) => None,
+            Some(Value::String(s)) => Some(s.clone()),
+            Some(_) => return Err(self.err("`serverVersion`: neither a string nor null")),
+        };
+        let anonymized = match header.get("anonymized") {
+            None => false,
+            Some(v) => v
+                .as_bool()
+                .ok_or_else(|| self.err("`anonymized`: not true or false"))?,
+        };
+        let mut capture = Capture {
+            format: format as u32,
+            captured_at_ms,
+            target: target.to_string(),
+            server_version,
+            anonymized,
+            reads: Vec::new(),
+        };
+        let mut held = 0u64;
+        for i in 0..reads {
+            let read = self.read(i, &mut held)?;
+            capture.reads.push(read);
+        }
+        if self.next()?.is_some() {
+            return Err(self.err(format!(
+                "a line after the {reads} reads the header announces"
+            )));
+        }
+        Ok(capture)
+    }
+
+    /// Read `i` (and the lines of its further batches).
+    fn read(&mut self, i: u64, held: &mut u64) -> Result<CapturedRead, CaptureError> {
+        let cut = |r: &Self| {
+            CaptureError(format!(
+                "{}: truncated after line {}: read {i} of the header's reads is missing",
+                r.name, r.line
+            ))
+        };
+        let mut o = self.next()?.ok_or_else(|| cut(self))?;
+        self.check_index(&o, i)?;
+        let Some(Value::String(db)) = o.remove("db") else {
+            return Err(self.err("`db`: not a string"));
+        };
+        let command = self.document(o.remove("command"), "command")?;
+        let outcome = if let Some(reply) = o.remove("reply") {
+            Outcome::Reply(self.document(Some(reply), "reply")?)
+        } else if let Some(e) = o.remove("error") {
+            self.error(&e)?
+        } else if let Some(n) = o.remove("documents") {
+            let n = n
+                .as_u64()
+                .ok_or_else(|| self.err("`documents`: not a whole number"))?;
+            if held.saturating_add(n) > MAX_DOCUMENTS {
+                return Err(self.err(format!(
+                    "more than {MAX_DOCUMENTS} documents, the most a capture may hold"
+                )));
+            }
+            *held += n;
+            let mut docs = self.batch(o.remove("batch"), n)?;
+            while (docs.len() as u64) < n {
+                let mut more = self.next()?.ok_or_else(|| cut(self))?;
+                self.check_index(&more, i)?;
+                let left = n - docs.len() as u64;
+                docs.extend(self.batch(more.remove("batch"), left)?);
+            }
+            Outcome::Documents(docs)
+        } else {
+            return Err(self.err("a read with none of `reply`, `error`, `documents`"));
+        };
+        Ok(CapturedRead {
+            db,
+            command,
+            outcome,
+        })
+    }
+
+    fn check_index(&self, o: &Map<String, Value>, i: u64) -> Result<(), CaptureError> {
+        match o.get("read").and_then(Value::as_u64) {
+            Some(n) if n == i => Ok(()),
+            Some(n) => Err(self.err(format!("`read`: {n} where read {i} belongs"))),
+            None => Err(self.err("`read`: not a whole number")),
+        }
+    }
+
+    fn document(&self, v: Option<Value>, field: &str) -> Result<Document, CaptureError> {
+        let v = v.ok_or_else(|| self.err(format!("no `{field}`")))?;
+        match crate::model::extjson::bson_from_json(v) {
+            Ok(Bson::Document(d)) => Ok(d),
+            Ok(_) => Err(self.err(format!("`{field}`: not a document"))),
+            Err(e) => Err(self.err(format!("`{field}`: {e}"))),
+        }
+    }
+
+    /// A batch of at most `left` documents.
+    fn batch(&self, v: Option<Value>, left: u64) -> Result<Vec<Document>, CaptureError> {
+        let Some(Value::Array(docs)) = v else {
+            return Err(self.err("`batch`: not an array"));
+        };
+        if docs.len() as u64 > left || docs.is_empty() && left > 0 {
+            return Err(self.err(format!(
+                "`batch`: {} documents where {left} remain of the read's `documents`",
+                docs.len()
+            )));
+        }
+        let mut out = Vec::with_capacity(docs.len());
+        for (k, d) in docs.into_iter().enumerate() {
+            out.push(self.document(Some(d), &format!("batch[{k}]"))?);
+        }
+        Ok(out)
+    }
+
+    fn error(&self, e: &Value) -> Result<Outcome, CaptureError> {
+        let e = e
+            .as_object()
+            .ok_or_else(|| self.err("`error`: not an object"))?;
+        let code = match e.get("code") {
+            None => None,
+            Some(c) => Some(
+                c.as_i64()
+                    .and_then(|c| i32::try_from(c).ok())
+                    .ok_or_else(|| self.err("`error.code`: not a 32-bit whole number"))?,
+            ),
+        };
+        let code_name = match e.get("codeName") {
+            None => None,
+            Some(Value::String(s)) => Some(s.clone()),
+            Some(_) => return Err(self.err("`error.codeName`: not a string")),
+        };
+        let message = e.get("errmsg").and_then(Value::as_str);
+        let message = message.ok_or_else(|| self.err("`error.errmsg`: not a string"))?;
+        Ok(Outcome::Error {
+            code,
+            code_name,
+            message: message.to_string(),
+        })
+    }
+}
+
+/// "…: line 1: not valid JSON" → "not valid JSON" (the header's own words).
+fn after_line(text: &str) -> &str {
+    text.split_once("line 1: ").map_or(text, |(_, rest)| rest)
+}
+
+/// Reads a capture from bytes (the fuzz target's entry).
+pub fn from_bytes(name: &str, bytes: &[u8]) -> Result<Capture, CaptureError> {
+    from_reader(name, io::Cursor::new(bytes.to_vec()))
+}
+
+#[cfg(test)]
+#[path = "file_tests.rs"]
+mod tests;

@@ -1,0 +1,64 @@
+//! Tests of the client: passwords never leave, URI options reach the driver, errors in words.
+
+use super::*;
+
+#[test]
+fn passwords_never_leave() {
+    assert_eq!(
+        redact("mongodb://ops:s3cret@db1:27017,db2/admin?tls=true"),
+        "mongodb://ops:***@db1:27017,db2/admin?tls=true"
+    );
+    assert_eq!(
+        hosts("mongodb+srv://ops:s3cret@cluster0.example.net/?x=1"),
+        "mongodb+srv://cluster0.example.net"
+    );
+    assert_eq!(redact("mongodb://db1"), "mongodb://db1");
+}
+
+#[tokio::test]
+async fn uri_options_reach_the_driver_as_written_and_the_password_stays() {
+    let uri = "mongodb://ops:s3cret@db1:27017,db2/?tls=true&tlsCAFile=/etc/ca.pem&authMechanism=SCRAM-SHA-256&authSource=admin&replicaSet=rs0";
+    let o = client_options(uri, Duration::from_secs(3))
+        .await
+        .expect("parses");
+    let c = o.credential.expect("a credential");
+    assert_eq!(c.username.as_deref(), Some("ops"));
+    assert_eq!(c.source.as_deref(), Some("admin"));
+    assert_eq!(
+        c.mechanism,
+        Some(mongodb::options::AuthMechanism::ScramSha256)
+    );
+    match o.tls {
+        Some(mongodb::options::Tls::Enabled(t)) => {
+            assert_eq!(
+                t.ca_file_path.as_deref(),
+                Some(std::path::Path::new("/etc/ca.pem"))
+            );
+        }
+        other => panic!("TLS not as written: {other:?}"),
+    }
+    assert_eq!(o.hosts.len(), 2);
+    assert_eq!(o.repl_set_name.as_deref(), Some("rs0"));
+    assert_eq!(o.app_name.as_deref(), Some("shardtop"));
+    let bad = "mongodb://ops:s3cret@db1/?tls=maybe";
+    let e = client_options(bad, Duration::from_secs(3))
+        .await
+        .expect_err("refused");
+    assert!(e.input && !e.message.contains("s3cret"), "{}", e.message);
+    assert_eq!(
+        redact("mongodb+srv://ops:s3cret@cluster0.example.net/?authSource=admin"),
+        "mongodb+srv://ops:***@cluster0.example.net/?authSource=admin"
+    );
+}
+
+#[test]
+fn driver_errors_are_told_without_their_debug_text() {
+    let selection = "No available servers. Topology: { Type: Unknown, Servers: [ { Address: \
+                     127.0.0.1:1, Type: Unknown, Error: Kind: I/O error: Connection refused \
+                     (os error 111), labels: {\"RetryableError\"}, source: None } ] }";
+    assert_eq!(
+        server_error(selection),
+        "I/O error: Connection refused (os error 111)"
+    );
+    assert_eq!(server_error("nothing said"), "no server answered");
+}

@@ -1,0 +1,125 @@
+//! A capture opened (`shardtop open FILE`) as a source: the one state its poll made, still — no
+//! clock runs and nothing is polled; the UI's view requests are answered from that state, and a
+//! step or seek is answered with a notice.
+//!
+//! Owns: the still source's task. May not touch: the capture's file or its reads (`capture`,
+//! `live`), the terminal.
+
+use tokio::sync::mpsc;
+
+use super::{SourceControl, SourceEvent};
+use crate::live::poller::OnePoll;
+use crate::view::{self, ClockView, ViewRequest};
+
+/// `capture taken 2026-12-03 14:43:38 UTC`.
+pub fn taken_text(ms: u64) -> String {
+    let at = bson::DateTime::from_millis(ms as i64)
+        .try_to_rfc3339_string()
+        .unwrap_or_default();
+    let at = at.get(..19).unwrap_or(&at).replacen('T', " ", 1);
+    format!("capture taken {at} UTC")
+}
+
+/// Runs until the UI goes away.
+pub async fn run_still(
+    polled: OnePoll,
+    label: String,
+    out: mpsc::Sender<SourceEvent>,
+    mut ctl: mpsc::Receiver<SourceControl>,
+) -> color_eyre::Result<()> {
+    let lines = polled.log;
+    if out
+        .send(SourceEvent::Log { reset: true, lines })
+        .await
+        .is_err()
+    {
+        return Ok(());
+    }
+    let state = polled.state;
+    let still = taken_text(state.now_ms);
+    let mut request = ViewRequest::default();
+    loop {
+        let clock = ClockView {
+            time_ms: state.now_ms,
+            paused: true,
+            speed: 1.0,
+            ..ClockView::default()
+        };
+        let mut v = view::build(&state, &request, &label, clock);
+        // One poll has no write signal: shares are unknown.
+        v.heat = Some("off");
+        v.refused.clone_from(&polled.refused);
+        v.still = Some(still.clone());
+        if out.send(SourceEvent::View(Box::new(v))).await.is_err() {
+            return Ok(());
+        }
+        let Some(c) = ctl.recv().await else {
+            return Ok(());
+        };
+        match c {
+            SourceControl::View(r) => request = r,
+            SourceControl::SetPaused(_) | SourceControl::SetSpeed(_) => {}
+            SourceControl::Step(_) | SourceControl::SeekBy(_) | SourceControl::Migration { .. } => {
+                let n = "a capture is one still state: nothing to step or seek".to_string();
+                if out.send(SourceEvent::Notice(n)).await.is_err() {
+                    return Ok(());
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sim::{Simulator, scenario};
+
+    #[tokio::test]
+    async fn a_still_state_answers_views_and_says_it_cannot_step() {
+        let sc = scenario::built_in("ascending")
+            .expect("known")
+            .expect("a scenario");
+        let mut sim = Simulator::from_scenario(&sc, sc.seed, None).expect("runs");
+        sim.run_until(10_000);
+        let polled = OnePoll {
+            state: sim.cluster.clone(),
+            log: Vec::new(),
+            refused: Vec::new(),
+        };
+        let (to_ui, mut from_source) = mpsc::channel(8);
+        let (to_source, controls) = mpsc::channel(8);
+        let task = tokio::spawn(run_still(polled, "capture:c".into(), to_ui, controls));
+        assert!(matches!(
+            from_source.recv().await,
+            Some(SourceEvent::Log { reset: true, .. })
+        ));
+        let Some(SourceEvent::View(v)) = from_source.recv().await else {
+            panic!("a view first")
+        };
+        let at = sim.cluster.now_ms;
+        assert_eq!(v.still, Some(taken_text(at)));
+        assert_eq!(
+            (v.heat, v.clock.time_ms, v.source.as_str()),
+            (Some("off"), at, "capture:c")
+        );
+        to_source
+            .send(SourceControl::Step(1_000))
+            .await
+            .expect("sent");
+        let Some(SourceEvent::Notice(n)) = from_source.recv().await else {
+            panic!("a notice")
+        };
+        assert!(n.contains("nothing to step"), "{n}");
+        let Some(SourceEvent::View(again)) = from_source.recv().await else {
+            panic!("the same view again")
+        };
+        assert_eq!(again.clock.time_ms, at);
+        drop(to_source);
+        drop(from_source);
+        task.await.expect("ends").expect("without error");
+        assert_eq!(
+            taken_text(1_764_772_218_123),
+            "capture taken 2025-12-03 14:30:18 UTC"
+        );
+    }
+}

@@ -6,6 +6,7 @@
 //! `settings` (the configuration and the shared flags), `scenario_file` (the scenario a command
 //! line names) and `time_views` (`--heatmap`/`--history` of the JSON summaries).
 
+mod explain;
 mod export;
 mod hash;
 mod help;
@@ -15,6 +16,7 @@ mod scenario_file;
 mod serve;
 mod settings;
 mod sim;
+mod source_arg;
 mod terminal;
 mod time_views;
 mod tui;
@@ -126,6 +128,7 @@ fn run_command(cli: Cli) -> Result<(), Failure> {
         Some(Command::Replay(args)) if !args.json => tui::replay(&args, &ctx),
         Some(Command::Replay(args)) => replay::run(&args, &mut out),
         Some(Command::Demo(args)) => tui::demo(&args, &ctx),
+        Some(Command::Explain(args)) => explain::run(&args, &ctx.config, &mut out),
         _ => tui::demo(&crate::cli::DemoArgs::default(), &ctx),
     }
 }

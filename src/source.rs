@@ -5,6 +5,7 @@
 //! Owns: the messages, the playback clock of virtual-time sources, and the source tasks. May use
 //! tokio, `sim`, `trace` and `view`; never the terminal or ratatui.
 
+pub mod explain;
 pub mod heat;
 pub mod lab;
 pub mod live;

@@ -13,7 +13,6 @@ use super::Failure;
 use crate::cluster::{Cluster, ServerVersion};
 use crate::sim::Simulator;
 use crate::sim::balancer::explain::Unread;
-use crate::view::Feeds;
 
 /// A SOURCE argument, parsed.
 #[derive(Clone, Debug, PartialEq)]
@@ -166,7 +165,7 @@ fn trace(path: &std::path::Path, at_ms: Option<u64>) -> Result<Resolved, Failure
     replay.seek(until).map_err(failure)?;
     let live = replay.trace.header.live_start_ms().is_some();
     let cluster = replay.state().clone();
-    let unread = unread_of(live, &cluster, cluster.poll_notes.iter().map(|(p, _)| p));
+    let unread = crate::source::explain::unread_of(live, &cluster, cluster.poll_notes.iter().map(|(p, _)| p));
     Ok(Resolved {
         label: format!("replay:{}", path.display()),
         state: State::Cluster(Box::new(cluster)),
@@ -189,39 +188,12 @@ fn live(uri: &str) -> Result<Resolved, Failure> {
         eprintln!("shardtop: warning: {} ({})", r.text, r.feeds.label());
     }
     let panes: Vec<&str> = polled.refused.iter().map(|r| r.feeds.as_str()).collect();
-    let unread = unread_of(true, &polled.state, panes.into_iter());
+    let unread = crate::source::explain::unread_of(true, &polled.state, panes);
     Ok(Resolved {
         label: crate::live::client::hosts(uri),
         state: State::Cluster(Box::new(polled.state)),
         unread,
     })
-}
-
-/// What a state read from a cluster (`live`) leaves unknown, from the panes its refused reads
-/// feed: every chunk's own document count (a poll reads per-shard totals), whether the window is
-/// open (when there is one), and the sizes or the balancer when their reads were refused.
-fn unread_of<'a>(
-    live: bool,
-    cluster: &Cluster,
-    panes: impl Iterator<Item = impl AsRef<str> + 'a>,
-) -> Unread {
-    let mut unread = Unread {
-        chunk_docs: live,
-        window: live && cluster.settings.active_window.is_some(),
-        ..Unread::default()
-    };
-    for pane in panes {
-        match Feeds::parse(pane.as_ref()) {
-            Some(Feeds::Everything) => {
-                unread.sizes = true;
-                unread.balancer = true;
-            }
-            Some(Feeds::Shards) => unread.sizes = true,
-            Some(Feeds::Balancer) => unread.balancer = true,
-            _ => {}
-        }
-    }
-    unread
 }
 
 #[cfg(test)]

@@ -40,6 +40,7 @@ pub fn build(cluster: &Cluster, req: &ViewRequest, source: &str, clock: ClockVie
         heatmap: None,
         history: None,
         lab: None,
+        explain: None,
     }
 }
 

@@ -383,3 +383,21 @@ fn a_typed_query_shows_its_targeting() {
     f.keys(&[Action::Escape]);
     assert!(f.app.query.is_none());
 }
+
+#[test]
+fn the_explain_panel_replaces_the_event_log() {
+    let mut f = Fixture::new("drain", 40_000, (120, 32));
+    f.keys(&[Action::ToggleExplain]);
+    let text = format!("{}", f.draw().backend());
+    assert!(text.contains("Explain"), "{text}");
+    assert!(text.contains("next:"), "{text}");
+    assert!(!text.contains(" Events "), "{text}");
+    assert_snapshot!("drain_40s_120x32_explain", text);
+    // On the selected cell of the key space: the chunk is the key's.
+    f.keys(&[Action::FocusPrev, Action::Right]);
+    let text = format!("{}", f.draw().backend());
+    assert!(text.contains("(key)"), "{text}");
+    f.keys(&[Action::ToggleExplain]);
+    let text = format!("{}", f.draw().backend());
+    assert!(text.contains(" Events "), "{text}");
+}

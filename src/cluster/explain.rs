@@ -137,9 +137,10 @@ impl Explanation {
             })
             .collect();
         let (next, why) = match &self.next {
-            Next::Move { from, to, reason } => {
-                (json!({"from": from, "to": to, "reason": reason}), Value::Null)
-            }
+            Next::Move { from, to, reason } => (
+                json!({"from": from, "to": to, "reason": reason}),
+                Value::Null,
+            ),
             Next::Nothing { reason } => (Value::Null, json!(reason)),
         };
         json!({

@@ -123,7 +123,7 @@ pub fn resolve(
     }
     match arg {
         SourceArg::Sim { scenario, at_ms } => {
-            let (sc, label) = super::scenario_file::load(Some(&scenario), None)
+            let (sc, label) = super::scenario_file::load(Some(scenario.as_str()), None)
                 .map_err(|f| Failure::input(format!("SOURCE {text}: {}", f.message)))?;
             let mut sim = Simulator::from_scenario(&sc, sc.seed, version)
                 .map_err(|e| Failure::input(format!("SOURCE {text}: {e}")))?;
@@ -165,7 +165,11 @@ fn trace(path: &std::path::Path, at_ms: Option<u64>) -> Result<Resolved, Failure
     replay.seek(until).map_err(failure)?;
     let live = replay.trace.header.live_start_ms().is_some();
     let cluster = replay.state().clone();
-    let unread = crate::source::explain::unread_of(live, &cluster, cluster.poll_notes.iter().map(|(p, _)| p));
+    let unread = crate::source::explain::unread_of(
+        live,
+        &cluster,
+        cluster.poll_notes.iter().map(|(p, _)| p),
+    );
     Ok(Resolved {
         label: format!("replay:{}", path.display()),
         state: State::Cluster(Box::new(cluster)),
@@ -211,7 +215,13 @@ mod tests {
             }
         );
         let (arg, _) = SourceArg::parse("sim:drain@5m", None).expect("parses");
-        assert!(matches!(arg, SourceArg::Sim { at_ms: Some(300_000), .. }));
+        assert!(matches!(
+            arg,
+            SourceArg::Sim {
+                at_ms: Some(300_000),
+                ..
+            }
+        ));
         let (arg, _) = SourceArg::parse("sim:drain", None).expect("parses");
         assert!(matches!(arg, SourceArg::Sim { at_ms: None, .. }));
     }

@@ -100,7 +100,9 @@ pub fn render(frame: &mut Frame, app: &App) {
         Some(events) if app.explain => explain::render(frame, events, app, theme),
         Some(events) => events::render(frame, events, app, theme, app.focus == Focus::Events),
         // No room for the event log: the panel takes the top row's panes.
-        None if app.explain => explain::render(frame, areas.shards.union(areas.balancer), app, theme),
+        None if app.explain => {
+            explain::render(frame, areas.shards.union(areas.balancer), app, theme)
+        }
         None => {}
     }
     footer::render(frame, areas.footer, app, theme);

@@ -66,12 +66,24 @@ fn bad_arguments_exit_2_naming_them() {
         (vec!["sim:drain@soon", "--ns", "a.b"], "sim:drain@soon"),
         (vec!["/no/such.trace", "--ns", "a.b"], "/no/such.trace"),
         (vec!["sim:drain@10s", "--ns", "no.such"], "--ns no.such"),
-        (vec!["sim:drain@10s", "--ns", "shop.orders", "--key", "{x"], "--key"),
         (
-            vec!["sim:drain@10s", "--ns", "shop.orders", "--key", r#"{"x": 1}"#],
+            vec!["sim:drain@10s", "--ns", "shop.orders", "--key", "{x"],
+            "--key",
+        ),
+        (
+            vec![
+                "sim:drain@10s",
+                "--ns",
+                "shop.orders",
+                "--key",
+                r#"{"x": 1}"#,
+            ],
             "customerId",
         ),
-        (vec!["mongodb://localhost:1", "--at", "5s", "--ns", "a.b"], "--at"),
+        (
+            vec!["mongodb://localhost:1", "--at", "5s", "--ns", "a.b"],
+            "--at",
+        ),
         (vec!["sim:drain", "--at", "5s", "--ns", "a.b"], "--at"),
     ] {
         let mut all = vec!["explain"];

@@ -54,7 +54,12 @@ fn next_is_what_the_round_starts(name: &str, until_ms: u64) -> (usize, Vec<Strin
         });
         match (said, started) {
             (Ok(m), Some(s)) => {
-                assert_eq!((m.min, m.from, m.to, m.reason), s, "{name} at {} ms", sim.now_ms());
+                assert_eq!(
+                    (m.min, m.from, m.to, m.reason),
+                    s,
+                    "{name} at {} ms",
+                    sim.now_ms()
+                );
                 moves += 1;
             }
             (Err(why), None) => nothing.push(why),
@@ -123,14 +128,25 @@ fn the_rules_follow_the_release_line() {
     let chunks = v5.cluster.collections[c].table.len() as f32;
     let shards = v5.cluster.shards.iter().filter(|s| !s.removed).count() as f32;
     for row in &e.shards {
-        let r = row.rules.iter().find(|r| r.rule == "donorAboveIdealChunks").unwrap();
+        let r = row
+            .rules
+            .iter()
+            .find(|r| r.rule == "donorAboveIdealChunks")
+            .unwrap();
         assert_eq!(r.limit, serde_json::json!((chunks / shards).round() as u64));
     }
     // 8.0's threshold: 3 × chunk size.
     let c = user_collection(&v8);
     let e = v8.explain(c, None, Unread::default());
-    let gap = e.shards[0].rules.iter().find(|r| r.rule == "dataSizeGap").unwrap();
-    assert_eq!(gap.limit, serde_json::json!(3 * v8.cluster.chunk_size_of(c)));
+    let gap = e.shards[0]
+        .rules
+        .iter()
+        .find(|r| r.rule == "dataSizeGap")
+        .unwrap();
+    assert_eq!(
+        gap.limit,
+        serde_json::json!(3 * v8.cluster.chunk_size_of(c))
+    );
 }
 
 #[test]
@@ -146,8 +162,12 @@ fn what_was_not_read_is_unknown() {
     let e = s.explain(c, None, unread);
     for row in &e.shards {
         for r in &row.rules {
-            if ["dataSizeGap", "donorAboveIdealDataSize", "recipientBelowIdealDataSize"]
-                .contains(&r.rule)
+            if [
+                "dataSizeGap",
+                "donorAboveIdealDataSize",
+                "recipientBelowIdealDataSize",
+            ]
+            .contains(&r.rule)
                 || (r.rule == "chunkTooBig" && r.verdict != Verdict::NotApplicable)
             {
                 assert_eq!(r.verdict, Verdict::Unknown, "{}", r.rule);

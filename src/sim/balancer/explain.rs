@@ -10,8 +10,8 @@
 
 use serde_json::{Value, json};
 
-use super::{chunk_too_big, move_limit};
 use super::policy::steps::{self, Check};
+use super::{chunk_too_big, move_limit};
 use crate::cluster::ServerVersion;
 use crate::cluster::event::{EventKind, MigrationReason};
 use crate::cluster::explain::{ChunkRef, Explanation, Next, Rule, ShardRules, Verdict};
@@ -62,7 +62,11 @@ impl Simulator {
             cluster.next_migration_id,
         );
         let mut sim = Self::empty(cluster);
-        (sim.cluster.now_ms, sim.cluster.balancer, sim.cluster.next_migration_id) = kept;
+        (
+            sim.cluster.now_ms,
+            sim.cluster.balancer,
+            sim.cluster.next_migration_id,
+        ) = kept;
         sim
     }
 
@@ -85,8 +89,7 @@ impl Simulator {
         if copy.cluster.balancer.round.is_some() {
             return Err("a balancer round in progress has not ended within 6 h".into());
         }
-        if (copy.cluster.settings.active_window).is_some_and(|w| !w.contains(copy.cluster.now_ms))
-        {
+        if (copy.cluster.settings.active_window).is_some_and(|w| !w.contains(copy.cluster.now_ms)) {
             return Err("outside the balancer's active window".into());
         }
         copy.take_events();
@@ -163,7 +166,9 @@ impl Simulator {
                     None => m.reason.as_str().to_string(),
                 },
             },
-            Err(_) if unread.sizes && self.cluster.balancing_metric() == BalancingMetric::DataSize => {
+            Err(_)
+                if unread.sizes && self.cluster.balancing_metric() == BalancingMetric::DataSize =>
+            {
                 Next::Nothing {
                     reason: "unknown: the shards' data sizes could not be read".into(),
                 }
@@ -229,7 +234,8 @@ impl Simulator {
                 "defragmentation",
                 Verdict::of(coll.defragmentation.is_none()),
                 (
-                    coll.defragmentation.map_or(Value::Null, |p| json!(p.as_str())),
+                    coll.defragmentation
+                        .map_or(Value::Null, |p| json!(p.as_str())),
                     Value::Null,
                 ),
                 "src/mongo/db/s/balancer/balancer_policy_utils",
@@ -306,7 +312,14 @@ impl Simulator {
         let cl = &self.cluster;
         let coll = &cl.collections[c];
         let ch = coll.table.chunk(i);
-        let na = |rule| Rule::new(rule, Verdict::NotApplicable, (Value::Null, Value::Null), POLICY);
+        let na = |rule| {
+            Rule::new(
+                rule,
+                Verdict::NotApplicable,
+                (Value::Null, Value::Null),
+                POLICY,
+            )
+        };
         if !owner {
             return vec![na("jumbo"), na("chunkTooBig")];
         }
@@ -328,7 +341,14 @@ impl Simulator {
             (json!(ch.info.stats.docs), limit),
             "src/mongo/db/s/migration_chunk_cloner_source.cpp",
         );
-        vec![jumbo, if unread.chunk_docs { big.unknown() } else { big }]
+        vec![
+            jumbo,
+            if unread.chunk_docs {
+                big.unknown()
+            } else {
+                big
+            },
+        ]
     }
 
     /// The imbalance thresholds of the release line, for shard `s` in the chunk's zone (or "no
@@ -366,7 +386,11 @@ impl Simulator {
             BalancingMetric::ChunkCount => {
                 let ideal = steps::ideal_chunks(bucket);
                 vec![
-                    rule("donorAboveIdealChunks", steps::donor_above_ideal(bucket.chunks[s], ideal), true),
+                    rule(
+                        "donorAboveIdealChunks",
+                        steps::donor_above_ideal(bucket.chunks[s], ideal),
+                        true,
+                    ),
                     rule(
                         "recipientBelowIdealChunks",
                         steps::recipient_below_ideal(bucket.chunks[s], ideal),
@@ -375,7 +399,10 @@ impl Simulator {
                 ]
             }
             BalancingMetric::DataSize => {
-                let known = !unread.sizes && !cl.collections[c].invalid_sizes.contains(&ShardIdx(s as u32));
+                let known = !unread.sizes
+                    && !cl.collections[c]
+                        .invalid_sizes
+                        .contains(&ShardIdx(s as u32));
                 let ideal = steps::ideal_data_size(bucket);
                 let most = (0..bucket.members.len())
                     .filter(|&r| bucket.members[r])
@@ -384,7 +411,10 @@ impl Simulator {
                     .unwrap_or(0);
                 let mut rules = vec![rule(
                     "dataSizeGap",
-                    steps::gap_over_threshold(most.saturating_sub(bucket.bytes[s]), cl.chunk_size_of(c)),
+                    steps::gap_over_threshold(
+                        most.saturating_sub(bucket.bytes[s]),
+                        cl.chunk_size_of(c),
+                    ),
                     known,
                 )];
                 if cl.version.donor_must_exceed_average() {

@@ -190,7 +190,11 @@ impl Simulator {
     }
 
     /// The runs (index ranges) the AutoMerger would merge now.
-    pub(in crate::sim) fn mergeable_runs(&self, c: usize, shard: ShardIdx) -> Vec<std::ops::Range<usize>> {
+    pub(in crate::sim) fn mergeable_runs(
+        &self,
+        c: usize,
+        shard: ShardIdx,
+    ) -> Vec<std::ops::Range<usize>> {
         let coll = &self.cluster.collections[c];
         let cutoff = (self.cluster.now_ms / 1000).saturating_sub(HISTORY_WINDOW_SECS);
         let in_flight = self.cluster.balancer.migrating_in(&coll.ns);

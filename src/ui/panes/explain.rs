@@ -35,10 +35,7 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: Theme) {
         return;
     };
     let width = panel.rows.iter().map(|r| r.shard.len()).max().unwrap_or(5);
-    let mut lines: Vec<Line> = vec![Line::from(Span::styled(
-        panel.next.clone(),
-        theme.warn(),
-    ))];
+    let mut lines: Vec<Line> = vec![Line::from(Span::styled(panel.next.clone(), theme.warn()))];
     for row in &panel.rows {
         let mut spans = vec![
             Span::raw(format!("{:<width$} ", row.shard)),

@@ -46,7 +46,23 @@ fn next_is_what_the_round_starts(name: &str, until_ms: u64) -> (usize, Vec<Strin
         let said = sim.next_move(c);
         sim.take_events();
         sim.step();
-        let started = sim.take_events().into_iter().find_map(|e| match e.kind {
+        let events = sim.take_events();
+        // A scheduled action (addShard, removeShard…) or a commit in the same tick runs before
+        // the round: the round then sees another state than the one explained.
+        let before_round = events.iter().take_while(|e| {
+            !matches!(
+                e.kind,
+                EventKind::MigrationStarted { .. } | EventKind::BalancerRoundStarted { .. }
+            )
+        });
+        if before_round
+            .filter(|e| !matches!(e.kind, EventKind::Split { .. } | EventKind::Writes { .. }))
+            .count()
+            > 0
+        {
+            continue;
+        }
+        let started = events.into_iter().find_map(|e| match e.kind {
             EventKind::MigrationStarted { range, reason, .. } if range.ns == ns => {
                 Some((range.min, range.from, range.to, reason))
             }
@@ -74,10 +90,13 @@ fn next_is_what_the_round_starts(name: &str, until_ms: u64) -> (usize, Vec<Strin
 
 #[test]
 fn next_is_the_migration_the_simulator_starts_on_the_seed_scenarios() {
-    for name in ["ascending", "hashed", "zones-ip", "drain", "add-shard"] {
+    for name in ["ascending", "zones-ip", "drain", "add-shard"] {
         let (moves, _) = next_is_what_the_round_starts(name, 900_000);
         assert!(moves > 0, "{name}: no round moved anything to compare");
     }
+    // Pre-split evenly: rounds that move nothing, compared all the same.
+    let (moves, nothing) = next_is_what_the_round_starts("hashed", 900_000);
+    assert!(moves + nothing.len() > 10, "hashed: {moves} {nothing:?}");
 }
 
 #[test]

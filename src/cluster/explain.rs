@@ -101,6 +101,8 @@ pub struct ChunkRef {
     pub max: Value,
     pub shard: String,
     pub jumbo: bool,
+    /// `[min, max)` as the screen writes bounds (not in the JSON, which has `min` and `max`).
+    pub range: String,
     /// How it was chosen: `key` (given), `next` (the next round moves it), `hottest`.
     pub chosen: &'static str,
 }
@@ -158,10 +160,9 @@ impl Explanation {
     /// The text form: one block per shard, one line per rule, then the next move.
     pub fn to_text(&self) -> String {
         let mut out = format!(
-            "{}  chunk [{}, {}) on {}{} ({})\n",
+            "{}  chunk {} on {}{} ({})\n",
             self.ns,
-            self.chunk.min,
-            self.chunk.max,
+            self.chunk.range,
             self.chunk.shard,
             if self.chunk.jumbo { ", jumbo" } else { "" },
             self.chunk.chosen

@@ -80,7 +80,7 @@ pub const HELP: &[HelpGroup] = &[
             (&["zones"], "zone bands on / off"),
             (
                 &["explain"],
-                "explain: the balancer's rules per shard for the selected chunk, and the next move",
+                "explain: balancer rules per shard for the selected chunk",
             ),
             (&["heat"], "write heat on / off"),
             (

@@ -66,16 +66,10 @@ pub fn panel(e: &Explanation) -> ExplainView {
             row
         })
         .collect();
-    let bound = |v: &serde_json::Value| {
-        v.as_object()
-            .map(|o| o.values().map(number).collect::<Vec<_>>().join(", "))
-            .unwrap_or_else(|| number(v))
-    };
     ExplainView {
         chunk: format!(
-            "[{}, {}) on {}{} ({})",
-            bound(&e.chunk.min),
-            bound(&e.chunk.max),
+            "{} on {}{} ({})",
+            e.chunk.range,
             e.chunk.shard,
             if e.chunk.jumbo { ", jumbo" } else { "" },
             e.chunk.chosen

@@ -94,7 +94,8 @@ fn a_too_small_terminal_says_so() {
 
 #[test]
 fn help_lists_every_binding() {
-    let mut f = Fixture::new("ascending", 0, (100, 40));
+    // Tall enough for every row of the main layout's help at once.
+    let mut f = Fixture::new("ascending", 0, (100, 44));
     f.keys(&[Action::ToggleHelp]);
     let text = format!("{}", f.draw().backend());
     for (_, rows) in shardtop::ui::keymap::HELP {
@@ -111,7 +112,7 @@ fn help_lists_every_binding() {
             }
         }
     }
-    assert_snapshot!("help_100x40", text);
+    assert_snapshot!("help_100x44", text);
     f.keys(&[Action::Down]);
     assert!(
         f.app.help,

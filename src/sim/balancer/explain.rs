@@ -148,6 +148,11 @@ impl Simulator {
             max: coll.pattern.bound_to_json(ch.max),
             shard: self.cluster.shard_id(ch.info.shard).to_string(),
             jumbo: ch.info.jumbo,
+            range: format!(
+                "[{}, {})",
+                self.cluster.bound_text(&coll.ns, ch.min),
+                self.cluster.bound_text(&coll.ns, ch.max)
+            ),
             chosen,
         };
         let shards = (0..self.cluster.shards.len())

@@ -101,7 +101,7 @@ pub fn render(frame: &mut Frame, app: &App) {
         Some(events) => events::render(frame, events, app, theme, app.focus == Focus::Events),
         // No room for the event log: the panel takes the top row's panes.
         None if app.explain => {
-            explain::render(frame, areas.shards.union(areas.balancer), app, theme)
+            explain::render(frame, areas.shards.union(areas.balancer), app, theme);
         }
         None => {}
     }

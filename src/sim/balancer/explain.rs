@@ -272,7 +272,7 @@ impl Simulator {
         if cl.version >= ServerVersion::V7_0 {
             let on = self.auto_merger_on() && coll.balancing.auto_merge != Some(false);
             let runs = self.mergeable_runs(c, ShardIdx(s as u32));
-            let chunks: usize = runs.iter().map(|r| r.len()).sum();
+            let chunks: usize = runs.iter().map(ExactSizeIterator::len).sum();
             rules.push(when(
                 !unread.balancer,
                 Rule::new(

@@ -4,7 +4,8 @@
 //! One module per command (or command family); no command imports another. What several share is
 //! the toolbox: `terminal` (the runtime, signals, `require_terminal`, running a source in the TUI),
 //! `settings` (the configuration and the shared flags), `scenario_file` (the scenario a command
-//! line names) and `time_views` (`--heatmap`/`--history` of the JSON summaries).
+//! line names), `source_arg` (the source a command line names: `sim:`, a trace, `mongodb://`) and
+//! `time_views` (`--heatmap`/`--history` of the JSON summaries).
 
 mod explain;
 mod export;

@@ -180,6 +180,18 @@ impl Simulator {
             }
             Err(reason) => Next::Nothing { reason },
         };
+        // The balancer's settings were not all read: the answer stands on what was.
+        let next = match next {
+            Next::Move { from, to, reason } if unread.balancer => Next::Move {
+                from,
+                to,
+                reason: format!("{reason}; if the balancer runs: its settings were not all read"),
+            },
+            Next::Nothing { reason } if unread.balancer => Next::Nothing {
+                reason: format!("{reason} (the balancer's settings were not all read)"),
+            },
+            other => other,
+        };
         Explanation {
             ns: coll.ns.clone(),
             chunk,

@@ -66,6 +66,13 @@ pub enum Command {
     /// The TUI over a capture (a still state: no clock); `--json` prints the summary `watch --once
     /// --json` printed for the same poll.
     Open(OpenArgs),
+    /// Why a chunk moves or not: per shard, each balancer rule of the release line with its
+    /// verdict and number, then the migration the next round would start.
+    ///
+    /// SOURCE: `sim:SCENARIO[@T]` (the simulator at virtual time T, default the scenario's end),
+    /// a trace file (with `--at T`, default its end), or `mongodb://…` / `mongodb+srv://…` (one
+    /// read-only poll).
+    Explain(ExplainArgs),
     /// Print MongoDB's hashed-index value of VALUE (what convertShardKeyToHashed returns).
     ///
     /// VALUE is Extended JSON: '"abc"', '42', '{"$oid":"…"}', '{"$numberLong":"42"}'. The result is
@@ -327,4 +334,27 @@ pub struct ServeArgs {
     /// a cluster with access control; there is no login.
     #[arg(long, value_name = "ROLE@DB,…")]
     pub user_roles: Option<String>,
+}
+
+/// Options of `shardtop explain`.
+#[derive(Debug, Args)]
+pub struct ExplainArgs {
+    /// `sim:SCENARIO[@T]`, a trace file, or `mongodb://…` / `mongodb+srv://…`.
+    pub source: String,
+    /// The collection (`db.coll`).
+    #[arg(long)]
+    pub ns: String,
+    /// The chunk holding this shard-key value, as Extended JSON (`'{"x": 5}'`); default: the
+    /// chunk the next round moves, else the hottest.
+    #[arg(long, value_name = "JSON")]
+    pub key: Option<String>,
+    /// Print JSON instead of text.
+    #[arg(long)]
+    pub json: bool,
+    /// A trace file's time (`90s`, `5m`; default: its end).
+    #[arg(long, value_name = "T")]
+    pub at: Option<String>,
+    /// Run a `sim:` source as this release line (4.4, 5.0, 6.0, 7.0, 8.0).
+    #[arg(long, value_name = "V")]
+    pub server_version: Option<String>,
 }

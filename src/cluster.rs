@@ -16,6 +16,7 @@ pub mod describe;
 pub mod drain;
 pub mod error;
 pub mod event;
+pub mod explain;
 pub mod failed_actions;
 pub mod heat_history;
 pub mod history;

@@ -4,9 +4,11 @@
 //! One module per command (or command family); no command imports another. What several share is
 //! the toolbox: `terminal` (the runtime, signals, `require_terminal`, running a source in the TUI),
 //! `settings` (the configuration and the shared flags), `scenario_file` (the scenario a command
-//! line names) and `time_views` (`--heatmap`/`--history` of the JSON summaries).
+//! line names), `source_arg` (the source a command line names: `sim:`, a trace, `mongodb://`) and
+//! `time_views` (`--heatmap`/`--history` of the JSON summaries).
 
 mod capture;
+mod explain;
 mod export;
 mod hash;
 mod help;
@@ -16,6 +18,7 @@ mod scenario_file;
 mod serve;
 mod settings;
 mod sim;
+mod source_arg;
 mod terminal;
 mod time_views;
 mod tui;
@@ -129,6 +132,7 @@ fn run_command(cli: Cli) -> Result<(), Failure> {
         Some(Command::Replay(args)) if !args.json => tui::replay(&args, &ctx),
         Some(Command::Replay(args)) => replay::run(&args, &mut out),
         Some(Command::Demo(args)) => tui::demo(&args, &ctx),
+        Some(Command::Explain(args)) => explain::run(&args, &ctx.config, &mut out),
         _ => tui::demo(&crate::cli::DemoArgs::default(), &ctx),
     }
 }

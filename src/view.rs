@@ -7,6 +7,7 @@
 //! event-log lines. May not touch: terminals, ratatui, tokio or any I/O.
 
 mod build;
+pub mod explain;
 pub mod history;
 pub mod key_visualizer;
 pub mod lab;
@@ -40,6 +41,8 @@ pub struct ViewRequest {
     pub heatmap: Option<key_visualizer::KeyVisualizerRequest>,
     /// The history view, when it is shown.
     pub history: Option<history::HistoryRequest>,
+    /// The explain panel is open: explain the selected cell's first chunk.
+    pub explain: bool,
 }
 
 impl Default for ViewRequest {
@@ -53,6 +56,7 @@ impl Default for ViewRequest {
             query: None,
             heatmap: None,
             history: None,
+            explain: false,
         }
     }
 }
@@ -295,6 +299,8 @@ pub struct ClusterView {
     /// A still state (a capture opened with `open`): what the header says in place of the live
     /// state — when it was taken; no clock runs and nothing is polled.
     pub still: Option<String>,
+    /// The explain panel, when asked for and the source can run the balancer's rules.
+    pub explain: Option<explain::ExplainView>,
 }
 
 /// The part of the view a live read feeds.

@@ -376,7 +376,13 @@ fn serve_layers_point_down_only() {
 }
 
 /// The modules of `commands` every command may use: the terminal toolbox and shared settings.
-const TOOLBOX: &[&str] = &["terminal", "settings", "scenario_file", "time_views"];
+const TOOLBOX: &[&str] = &[
+    "terminal",
+    "settings",
+    "scenario_file",
+    "source_arg",
+    "time_views",
+];
 
 #[test]
 fn no_command_imports_another() {

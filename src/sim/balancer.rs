@@ -11,6 +11,7 @@
 //! the engine, `cluster` and `model`; may not touch the terminal, I/O or the wall clock.
 
 pub mod collection_balancing;
+pub mod explain;
 pub mod policy;
 pub mod splitter;
 
@@ -359,13 +360,19 @@ struct TooBig {
 // 3.6 onwards to 8.0.10 `db/s/migration_chunk_cloner_source{_legacy}.cpp`, `_storeCurrentRecordId`:
 // `maxRecsWhenFull = 2 * maxRecsWhenFull; // pad some slack` (1.3 × was 3.4 and earlier).
 fn chunk_too_big(chunk_size: u64, donor_bytes: u64, donor_docs: u64, docs: u64) -> Option<TooBig> {
+    let limit = move_limit(chunk_size, donor_bytes, donor_docs);
+    (docs > limit.max_docs).then_some(limit)
+}
+
+/// The donor's limit on a range's documents (whether or not a range is over it).
+fn move_limit(chunk_size: u64, donor_bytes: u64, donor_docs: u64) -> TooBig {
     const MAX_OBJECTS_PER_CHUNK: u64 = 250_000;
     let (max_docs, avg_doc_bytes) = match donor_bytes.checked_div(donor_docs) {
         Some(avg) if donor_docs > 0 => (2 * (chunk_size / avg.max(5)).max(1), avg),
         _ => (MAX_OBJECTS_PER_CHUNK + 1, 0),
     };
-    (docs > max_docs).then_some(TooBig {
+    TooBig {
         max_docs,
         avg_doc_bytes,
-    })
+    }
 }

@@ -216,9 +216,16 @@ impl Timeline for ReplayTimeline {
                 })
             })
             .collect();
-        if self.replay.trace.header.live_start_ms().is_some() {
+        let live = self.replay.trace.header.live_start_ms().is_some();
+        if live {
             // As the live view without heat: a recording has no write signal.
             v.heat = Some(super::live::HeatMode::Off.label());
+        }
+        if req.explain {
+            let notes = state.poll_notes.iter().map(|(pane, _)| pane.as_str());
+            let unread = super::explain::unread_of(live, state, notes);
+            let sim = crate::sim::Simulator::over(state.clone());
+            v.explain = super::explain::panel(&sim, req, &v, unread);
         }
         v
     }

@@ -242,6 +242,12 @@ impl Timeline for SimTimeline {
     fn view(&self, req: &ViewRequest, clock: ClockView) -> ClusterView {
         let mut v = view::build(&self.sim.cluster, req, &self.label, clock);
         self.past.fill(&self.sim.cluster, &mut v, req);
+        v.explain = super::explain::panel(
+            &self.sim,
+            req,
+            &v,
+            crate::sim::balancer::explain::Unread::default(),
+        );
         v
     }
 }

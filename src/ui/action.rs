@@ -33,6 +33,9 @@ pub enum Action {
     ToggleMetric,
     ToggleZones,
     ToggleHeat,
+    /// The explain panel (the balancer's rules per shard for the selected chunk) in place of the
+    /// event log, and back.
+    ToggleExplain,
     /// The key visualizer (writes per key range over time) in place of the main layout, and back.
     ToggleKeyVisualizer,
     /// The history view (per-shard series over time) in place of the main layout, and back.

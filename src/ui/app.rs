@@ -81,6 +81,8 @@ pub struct App {
     pub metric: Metric,
     pub zones: bool,
     pub heat: bool,
+    /// The explain panel (in place of the event log) is open.
+    pub explain: bool,
     pub log_filter: Option<LogKind>,
     pub search: String,
     /// What the keys do now: commands, or typing into the footer.
@@ -123,6 +125,7 @@ impl App {
             metric: Metric::Chunks,
             zones: true,
             heat: true,
+            explain: false,
             log_filter: None,
             search: String::new(),
             input: InputMode::Commands,
@@ -157,6 +160,7 @@ impl App {
             query: self.query.clone(),
             heatmap: (self.screen == Screen::KeyVisualizer).then(|| self.key_visualizer_request()),
             history: (self.screen == Screen::History).then(|| self.history_request()),
+            explain: self.explain && self.screen == Screen::Main,
         }
     }
 
@@ -280,6 +284,7 @@ impl App {
             Action::ToggleMetric => self.toggle_metric(),
             Action::ToggleZones => self.zones = !self.zones,
             Action::ToggleHeat => self.heat = !self.heat,
+            Action::ToggleExplain => self.explain = !self.explain,
             Action::Export => effects.save_screen = true,
             Action::ToggleKeyVisualizer => self.toggle_screen(Screen::KeyVisualizer),
             Action::ToggleHistory => self.toggle_screen(Screen::History),

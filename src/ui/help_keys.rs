@@ -78,6 +78,10 @@ pub const HELP: &[HelpGroup] = &[
                 "click focuses a pane or selects a cell; wheel scrolls, zooms",
             ),
             (&["zones"], "zone bands on / off"),
+            (
+                &["explain"],
+                "explain: balancer rules per shard for the selected chunk",
+            ),
             (&["heat"], "write heat on / off"),
             (
                 &["export"],

@@ -63,6 +63,7 @@ pub const COMMANDS: &[Command] = &[
     cmd("metric", Action::ToggleMetric, &["m"], true),
     cmd("zones", Action::ToggleZones, &["z"], true),
     cmd("heat", Action::ToggleHeat, &["w"], true),
+    cmd("explain", Action::ToggleExplain, &["e"], true),
     cmd("sort-shards", Action::CycleShardSort, &["S"], true),
     cmd("export", Action::Export, &["s"], true),
     cmd("key-visualizer", Action::ToggleKeyVisualizer, &["v"], true),

@@ -14,6 +14,7 @@
 
 pub mod balancer;
 pub mod events;
+pub mod explain;
 pub mod footer;
 pub mod header;
 pub mod help;
@@ -95,8 +96,14 @@ pub fn render(frame: &mut Frame, app: &App) {
         theme,
         app.focus == Focus::KeySpace,
     );
-    if let Some(events) = areas.events {
-        events::render(frame, events, app, theme, app.focus == Focus::Events);
+    match areas.events {
+        Some(events) if app.explain => explain::render(frame, events, app, theme),
+        Some(events) => events::render(frame, events, app, theme, app.focus == Focus::Events),
+        // No room for the event log: the panel takes the top row's panes.
+        None if app.explain => {
+            explain::render(frame, areas.shards.union(areas.balancer), app, theme);
+        }
+        None => {}
     }
     footer::render(frame, areas.footer, app, theme);
     if app.help {

@@ -41,6 +41,7 @@ pub fn build(cluster: &Cluster, req: &ViewRequest, source: &str, clock: ClockVie
         history: None,
         lab: None,
         still: None,
+        explain: None,
     }
 }
 

@@ -6,6 +6,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 mod demo_tape;
+mod explain;
 mod export;
 mod export_png;
 mod files;

@@ -8,6 +8,7 @@ mod collection_balancing;
 mod defragmentation;
 mod docs;
 mod drain;
+mod explain;
 mod heatmap;
 mod hotspot;
 mod limits;

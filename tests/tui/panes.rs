@@ -94,7 +94,8 @@ fn a_too_small_terminal_says_so() {
 
 #[test]
 fn help_lists_every_binding() {
-    let mut f = Fixture::new("ascending", 0, (100, 40));
+    // Tall enough for every row of the main layout's help at once.
+    let mut f = Fixture::new("ascending", 0, (100, 44));
     f.keys(&[Action::ToggleHelp]);
     let text = format!("{}", f.draw().backend());
     for (_, rows) in shardtop::ui::keymap::HELP {
@@ -111,7 +112,7 @@ fn help_lists_every_binding() {
             }
         }
     }
-    assert_snapshot!("help_100x40", text);
+    assert_snapshot!("help_100x44", text);
     f.keys(&[Action::Down]);
     assert!(
         f.app.help,
@@ -382,4 +383,22 @@ fn a_typed_query_shows_its_targeting() {
     ));
     f.keys(&[Action::Escape]);
     assert!(f.app.query.is_none());
+}
+
+#[test]
+fn the_explain_panel_replaces_the_event_log() {
+    let mut f = Fixture::new("drain", 40_000, (120, 32));
+    f.keys(&[Action::ToggleExplain]);
+    let text = format!("{}", f.draw().backend());
+    assert!(text.contains("Explain"), "{text}");
+    assert!(text.contains("next:"), "{text}");
+    assert!(!text.contains(" Events "), "{text}");
+    assert_snapshot!("drain_40s_120x32_explain", text);
+    // On the selected cell of the key space: the chunk is the key's.
+    f.keys(&[Action::FocusPrev, Action::Right]);
+    let text = format!("{}", f.draw().backend());
+    assert!(text.contains("(key)"), "{text}");
+    f.keys(&[Action::ToggleExplain]);
+    let text = format!("{}", f.draw().backend());
+    assert!(text.contains(" Events "), "{text}");
 }

@@ -8,7 +8,7 @@ use crate::cluster::version::BalancingMetric;
 use crate::model::{ShardIdx, ShardKey};
 use crate::sim::engine::Simulator;
 
-mod steps;
+pub(super) mod steps;
 
 /// A migration the policy chose.
 #[derive(Clone, Debug)]
@@ -56,7 +56,7 @@ impl Bucket {
 }
 
 impl Simulator {
-    fn carries(&self, s: usize, zone: &str) -> bool {
+    pub(super) fn carries(&self, s: usize, zone: &str) -> bool {
         self.cluster.shards[s].shard.zones.contains(zone)
     }
 
@@ -110,6 +110,22 @@ impl Simulator {
             return;
         }
         self.drain(c, busy, out, why_not);
+        let buckets = self.buckets(c, |chunk, zone, movable| {
+            self.zone_violation(c, chunk, zone, movable, busy, out, why_not);
+        });
+        for bucket in &buckets {
+            self.balance_bucket(c, bucket, busy, out, why_not);
+        }
+    }
+
+    /// The buckets of collection `c`: one per zone (in name order), then "no zone" last.
+    /// `violation(chunk, zone, movable)` is called, in key order, for each chunk on a shard
+    /// outside its zone.
+    pub(super) fn buckets(
+        &self,
+        c: usize,
+        mut violation: impl FnMut(usize, &str, bool),
+    ) -> Vec<Bucket> {
         let coll = &self.cluster.collections[c];
         let n = self.cluster.shards.len();
         let mut zone_names: Vec<String> = coll.zones.iter().map(|r| r.zone.clone()).collect();
@@ -144,7 +160,7 @@ impl Simulator {
                             continue;
                         };
                         if !self.carries(owner, name) {
-                            self.zone_violation(c, chunk.index, name, movable, busy, out, why_not);
+                            violation(chunk.index, name, movable);
                         }
                         &mut buckets[which]
                     }
@@ -171,9 +187,7 @@ impl Simulator {
                 bucket.chunks.iter().sum()
             };
         }
-        for bucket in &buckets {
-            self.balance_bucket(c, bucket, busy, out, why_not);
-        }
+        buckets
     }
 
     /// Each shard's first chunk in key order that can move (not jumbo, not migrating), in one
@@ -203,7 +217,7 @@ impl Simulator {
     }
 
     /// A shard that can receive chunks: not removed, not draining.
-    fn receives(&self, s: usize) -> bool {
+    pub(super) fn receives(&self, s: usize) -> bool {
         let state = &self.cluster.shards[s];
         !state.removed && !state.shard.draining
     }
@@ -242,7 +256,7 @@ impl Simulator {
             let zone = coll.zones.zone_of_chunk(chunk.min, chunk.max);
             let load = |r: usize| {
                 let t = coll.table.shard_totals(ShardIdx(r as u32));
-                match self.cluster.version.balancing_metric() {
+                match self.cluster.balancing_metric() {
                     BalancingMetric::ChunkCount => t.chunks,
                     BalancingMetric::DataSize => t.stats.bytes,
                 }
@@ -303,7 +317,7 @@ impl Simulator {
         if !movable || busy[from.index()] {
             return;
         }
-        let load = |s: usize| match self.cluster.version.balancing_metric() {
+        let load = |s: usize| match self.cluster.balancing_metric() {
             BalancingMetric::ChunkCount => coll.table.shard_totals(ShardIdx(s as u32)).chunks,
             BalancingMetric::DataSize => coll.table.shard_totals(ShardIdx(s as u32)).stats.bytes,
         };
@@ -356,7 +370,7 @@ impl Simulator {
         let ideal = steps::ideal_data_size(bucket);
         let mut on_demand: Option<Vec<Option<usize>>> = None;
         loop {
-            let step = match self.cluster.version.balancing_metric() {
+            let step = match self.cluster.balancing_metric() {
                 BalancingMetric::ChunkCount => {
                     let all_chunks = |s: ShardIdx| coll.table.shard_totals(s).chunks;
                     steps::chunk_count_step(bucket, busy, &receivers, all_chunks)
@@ -394,7 +408,7 @@ impl Simulator {
                 ));
                 return;
             };
-            let end = match self.cluster.version.balancing_metric() {
+            let end = match self.cluster.balancing_metric() {
                 BalancingMetric::ChunkCount => None,
                 BalancingMetric::DataSize => {
                     let ch = coll.table.chunk(chunk);

@@ -71,7 +71,7 @@ impl AutoMerger {
 }
 
 impl Simulator {
-    fn auto_merger_on(&self) -> bool {
+    pub(in crate::sim) fn auto_merger_on(&self) -> bool {
         let s = &self.cluster.settings;
         self.cluster.version >= ServerVersion::V7_0
             && s.balancer_enabled
@@ -190,7 +190,11 @@ impl Simulator {
     }
 
     /// The runs (index ranges) the AutoMerger would merge now.
-    fn mergeable_runs(&self, c: usize, shard: ShardIdx) -> Vec<std::ops::Range<usize>> {
+    pub(in crate::sim) fn mergeable_runs(
+        &self,
+        c: usize,
+        shard: ShardIdx,
+    ) -> Vec<std::ops::Range<usize>> {
         let coll = &self.cluster.collections[c];
         let cutoff = (self.cluster.now_ms / 1000).saturating_sub(HISTORY_WINDOW_SECS);
         let in_flight = self.cluster.balancer.migrating_in(&coll.ns);

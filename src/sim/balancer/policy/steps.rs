@@ -6,6 +6,50 @@ use crate::cluster::ServerVersion;
 use crate::model::ShardIdx;
 use crate::units::human_bytes;
 
+/// One threshold rule of a step, as it decided: whether it let the move through, the number it
+/// looked at and the limit it compared it with. The policy decides by `pass`; `explain` reports
+/// the same check for every shard.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(in crate::sim) struct Check {
+    pub pass: bool,
+    pub value: u64,
+    pub limit: u64,
+}
+
+/// A donor must hold more than the ideal (chunks before 6.0, data from 7.0).
+pub(in crate::sim) fn donor_above_ideal(value: u64, ideal: u64) -> Check {
+    Check {
+        pass: value > ideal,
+        value,
+        limit: ideal,
+    }
+}
+
+/// A recipient must hold less than the ideal (chunks before 6.0, data from 8.0).
+pub(in crate::sim) fn recipient_below_ideal(value: u64, ideal: u64) -> Check {
+    Check {
+        pass: value < ideal,
+        value,
+        limit: ideal,
+    }
+}
+
+/// From 6.0: the donor's data exceeds the recipient's by at least 3 × chunk size.
+pub(in crate::sim) fn gap_over_threshold(gap: u64, chunk_size: u64) -> Check {
+    let limit = 3 * chunk_size;
+    Check {
+        pass: gap >= limit,
+        value: gap,
+        limit,
+    }
+}
+
+/// Before 6.0: `idealNumberOfChunksPerShardForTag` = round(the zone's chunks ÷ its shards).
+pub(in crate::sim) fn ideal_chunks(bucket: &Bucket) -> u64 {
+    let shards = bucket.members.iter().filter(|m| **m).count().max(1);
+    (bucket.total_chunks as f32 / shards as f32).round() as u64
+}
+
 /// The shard not in a migration with the most of `load` among `eligible` (lowest id on ties: the
 /// first in `shardStats` order, as `_getMostOverloadedShard` keeps the first maximum).
 fn donor(
@@ -36,15 +80,14 @@ pub(super) fn chunk_count_step(
     all_chunks: impl Fn(ShardIdx) -> u64,
 ) -> Result<(ShardIdx, ShardIdx), String> {
     let count = |s: ShardIdx| bucket.chunks[s.index()];
-    let shards = bucket.members.iter().filter(|m| **m).count().max(1);
-    let ideal = (bucket.total_chunks as f32 / shards as f32).round() as u64;
+    let ideal = ideal_chunks(bucket);
     let from = donor(
         bucket,
         busy,
         |s| bucket.members[s] || bucket.chunks[s] > 0,
         count,
     )?;
-    if count(from) <= ideal {
+    if !donor_above_ideal(count(from), ideal).pass {
         return Err(format!(
             "balanced (at most {ideal} chunks per shard, the ideal)"
         ));
@@ -55,7 +98,7 @@ pub(super) fn chunk_count_step(
         .filter(|s| !busy[s.index()] && *s != from)
         .min_by_key(|s| (all_chunks(*s), *s))
         .ok_or("the shards that could receive are busy migrating")?;
-    if count(to) >= ideal {
+    if !recipient_below_ideal(count(to), ideal).pass {
         return Err(format!(
             "balanced (the receiver already holds the ideal {ideal} chunks)"
         ));
@@ -86,25 +129,24 @@ pub(super) fn data_size_step(
         .filter(|s| !busy[s.index()] && *s != from)
         .min_by_key(|s| (size(*s), *s))
         .ok_or("every other shard is in a migration")?;
-    if version.donor_must_exceed_average() && size(from) <= ideal {
+    if version.donor_must_exceed_average() && !donor_above_ideal(size(from), ideal).pass {
         return Err(format!(
             "balanced (no shard holds more than the ideal {})",
             human_bytes(ideal)
         ));
     }
-    if version.receiver_must_be_below_ideal() && size(to) >= ideal {
+    if version.receiver_must_be_below_ideal() && !recipient_below_ideal(size(to), ideal).pass {
         return Err(format!(
             "balanced (no shard that may receive holds less than the ideal {})",
             human_bytes(ideal)
         ));
     }
-    let threshold = 3 * chunk_size;
-    let gap = size(from).saturating_sub(size(to));
-    if gap < threshold {
+    let gap = gap_over_threshold(size(from).saturating_sub(size(to)), chunk_size);
+    if !gap.pass {
         return Err(format!(
             "balanced (largest gap {} < 3 × chunk size = {})",
-            human_bytes(gap),
-            human_bytes(threshold)
+            human_bytes(gap.value),
+            human_bytes(gap.limit)
         ));
     }
     if bucket.chunks[from.index()] == 0 {
@@ -117,7 +159,7 @@ pub(super) fn data_size_step(
 }
 
 /// `idealDataSizePerShardForZone`: the zone's shards' data ÷ their number (draining ones included).
-pub(super) fn ideal_data_size(bucket: &Bucket) -> u64 {
+pub(in crate::sim) fn ideal_data_size(bucket: &Bucket) -> u64 {
     let (total, shards) = (0..bucket.members.len())
         .filter(|&s| bucket.members[s])
         .fold((0u64, 0u64), |(t, n), s| (t + bucket.bytes[s], n + 1));

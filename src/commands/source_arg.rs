@@ -1,0 +1,247 @@
+//! The one way to name a source, for the commands that read a state (`explain`): `sim:SCENARIO[@T]`
+//! (the simulator at virtual time T), a trace file (`--at T`), `mongodb://…` / `mongodb+srv://…`
+//! (one read-only poll, as `watch --once` does). Each resolves to an owned state and what of it
+//! could not be read. A bad argument: exit 2 naming it.
+//!
+//! May import `super::{Failure, settings, scenario_file}` and the floors; never a command module.
+//! A capture file is a kind of its own, added beside these in [`SourceArg::parse`].
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use super::Failure;
+use crate::cluster::{Cluster, ServerVersion};
+use crate::sim::Simulator;
+use crate::sim::balancer::explain::Unread;
+
+/// A SOURCE argument, parsed.
+#[derive(Clone, Debug, PartialEq)]
+pub enum SourceArg {
+    /// `sim:SCENARIO[@T]`: `at_ms` `None` is the scenario's end.
+    Sim {
+        scenario: String,
+        at_ms: Option<u64>,
+    },
+    /// A trace file (`sim --record`, `record`).
+    Trace { path: PathBuf },
+    /// A mongos (or `mongodb+srv://`), read once, read-only.
+    Live { uri: String },
+}
+
+/// A resolved source: its words for messages, the state, and what of it is unknown.
+pub struct Resolved {
+    pub label: String,
+    pub state: State,
+    pub unread: Unread,
+}
+
+/// The state read: the simulator itself (its AutoMerger and schedule kept), or a cluster.
+pub enum State {
+    Sim(Box<Simulator>),
+    Cluster(Box<Cluster>),
+}
+
+impl Resolved {
+    /// A simulator over the state (a cluster is taken as it is, its clock and migrations kept).
+    pub fn simulator(self) -> Simulator {
+        match self.state {
+            State::Sim(sim) => *sim,
+            State::Cluster(cluster) => Simulator::over(*cluster),
+        }
+    }
+}
+
+/// A time: a duration as the CLI's other durations take it (`90s`, `5m`, a bare number of
+/// seconds), or `0`.
+fn time_ms(text: &str, what: &str) -> Result<u64, Failure> {
+    if text.trim().trim_end_matches('s').trim_end_matches('m') == "0" {
+        return Ok(0);
+    }
+    super::settings::duration(text)
+        .map(|d| d.as_millis() as u64)
+        .map_err(|e| Failure::input(format!("{what}: {}", e.message)))
+}
+
+impl SourceArg {
+    /// Parses SOURCE (with `--at`, a trace file's time only).
+    pub fn parse(text: &str, at: Option<&str>) -> Result<(Self, Option<u64>), Failure> {
+        if text.starts_with("mongodb://") || text.starts_with("mongodb+srv://") {
+            if at.is_some() {
+                return Err(Failure::input(
+                    "--at: a live cluster is read now; --at is a trace file's time",
+                ));
+            }
+            return Ok((
+                Self::Live {
+                    uri: text.to_string(),
+                },
+                None,
+            ));
+        }
+        if let Some(rest) = text.strip_prefix("sim:") {
+            if at.is_some() {
+                return Err(Failure::input(format!(
+                    "--at: a simulator's time is given in SOURCE, as sim:{rest}@T"
+                )));
+            }
+            let (scenario, at_ms) = match rest.rsplit_once('@') {
+                Some((name, t)) => (name, Some(time_ms(t, &format!("SOURCE {text}"))?)),
+                None => (rest, None),
+            };
+            if scenario.is_empty() {
+                return Err(Failure::input(format!(
+                    "SOURCE {text}: name a scenario, as sim:ascending (see `shardtop scenarios`)"
+                )));
+            }
+            let scenario = scenario.to_string();
+            return Ok((Self::Sim { scenario, at_ms }, None));
+        }
+        // A capture file (`shardtop capture`) is recognised here, before a trace file.
+        let path = PathBuf::from(text);
+        if !path.is_file() {
+            return Err(Failure::input(format!(
+                "SOURCE {text}: no such file; a source is sim:SCENARIO[@T], a trace file or mongodb://…"
+            )));
+        }
+        let at_ms = at.map(|t| time_ms(t, "--at")).transpose()?;
+        Ok((Self::Trace { path }, at_ms))
+    }
+}
+
+/// Reads the source named by `text` (and `--at`): `version` is the release line a `sim:` source
+/// runs as.
+pub fn resolve(
+    text: &str,
+    at: Option<&str>,
+    version: Option<ServerVersion>,
+) -> Result<Resolved, Failure> {
+    let (arg, at_ms) = SourceArg::parse(text, at)?;
+    if version.is_some() && !matches!(arg, SourceArg::Sim { .. }) {
+        return Err(Failure::input(
+            "--server-version: only a sim: source runs as a chosen release line",
+        ));
+    }
+    match arg {
+        SourceArg::Sim { scenario, at_ms } => {
+            let (sc, label) = super::scenario_file::load(Some(scenario.as_str()), None)
+                .map_err(|f| Failure::input(format!("SOURCE {text}: {}", f.message)))?;
+            let mut sim = Simulator::from_scenario(&sc, sc.seed, version)
+                .map_err(|e| Failure::input(format!("SOURCE {text}: {e}")))?;
+            let until = at_ms.unwrap_or_else(|| (sc.until * 1000.0).round() as u64);
+            sim.run_until(until);
+            Ok(Resolved {
+                label: format!("sim:{label}"),
+                state: State::Sim(Box::new(sim)),
+                unread: Unread::default(),
+            })
+        }
+        SourceArg::Trace { path } => trace(&path, at_ms),
+        SourceArg::Live { uri } => live(&uri),
+    }
+}
+
+fn trace(path: &std::path::Path, at_ms: Option<u64>) -> Result<Resolved, Failure> {
+    use crate::trace::{ReadOptions, Replay};
+    let failure = |e: crate::trace::TraceError| {
+        if e.input {
+            Failure::input(e.message)
+        } else {
+            Failure::runtime(e.message)
+        }
+    };
+    let mut replay = Replay::open(path, ReadOptions::default()).map_err(failure)?;
+    for w in &replay.trace.warnings {
+        eprintln!("shardtop: warning: {w}");
+    }
+    let end = replay.end_ms();
+    let until = at_ms.unwrap_or(end);
+    if until > end {
+        return Err(Failure::input(format!(
+            "--at: {} ends at {} s",
+            path.display(),
+            end as f64 / 1000.0
+        )));
+    }
+    replay.seek(until).map_err(failure)?;
+    let live = replay.trace.header.live_start_ms().is_some();
+    let cluster = replay.state().clone();
+    let unread = crate::source::explain::unread_of(
+        live,
+        &cluster,
+        cluster.poll_notes.iter().map(|(p, _)| p),
+    );
+    Ok(Resolved {
+        label: format!("replay:{}", path.display()),
+        state: State::Cluster(Box::new(cluster)),
+        unread,
+    })
+}
+
+fn live(uri: &str) -> Result<Resolved, Failure> {
+    let rt = super::terminal::runtime()?;
+    let polled = rt
+        .block_on(crate::live::poller::poll_once(uri, Duration::from_secs(10)))
+        .map_err(|e| {
+            if e.input {
+                Failure::input(e.message)
+            } else {
+                Failure::runtime(e.message)
+            }
+        })?;
+    for r in &polled.refused {
+        eprintln!("shardtop: warning: {} ({})", r.text, r.feeds.label());
+    }
+    let panes: Vec<&str> = polled.refused.iter().map(|r| r.feeds.as_str()).collect();
+    let unread = crate::source::explain::unread_of(true, &polled.state, panes);
+    Ok(Resolved {
+        label: crate::live::client::hosts(uri),
+        state: State::Cluster(Box::new(polled.state)),
+        unread,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sim_names_take_a_time() {
+        let (arg, _) = SourceArg::parse("sim:drain@90s", None).expect("parses");
+        assert_eq!(
+            arg,
+            SourceArg::Sim {
+                scenario: "drain".into(),
+                at_ms: Some(90_000)
+            }
+        );
+        let (arg, _) = SourceArg::parse("sim:drain@5m", None).expect("parses");
+        assert!(matches!(
+            arg,
+            SourceArg::Sim {
+                at_ms: Some(300_000),
+                ..
+            }
+        ));
+        let (arg, _) = SourceArg::parse("sim:drain", None).expect("parses");
+        assert!(matches!(arg, SourceArg::Sim { at_ms: None, .. }));
+    }
+
+    #[test]
+    fn bad_sources_are_input_errors_naming_the_argument() {
+        for (text, at) in [
+            ("sim:drain@soon", None),
+            ("sim:", None),
+            ("sim:drain", Some("5s")),
+            ("mongodb://h:27017", Some("5s")),
+            ("/no/such/file.trace", None),
+        ] {
+            let e = SourceArg::parse(text, at).expect_err(text);
+            assert_eq!(e.code, 2, "{text}");
+            assert!(
+                e.message.contains(text) || e.message.starts_with("--at"),
+                "{text}: {}",
+                e.message
+            );
+        }
+    }
+}

@@ -1,0 +1,455 @@
+//! `explain`: the balancer's decision for one collection, told chunk by chunk — per shard each
+//! rule of the release line with its verdict and its number, and the migration the next round
+//! would start. Nothing here decides: the rules are the policy's own checks (`policy::steps`, the
+//! bucket of `policy`, `chunk_too_big`, the AutoMerger's runs) and `next` is what the simulator's
+//! own round (`start_round`) starts on a copy of the state.
+//!
+//! Owns: gathering those verdicts into a [`crate::cluster::explain::Explanation`]. May not touch:
+//! the policy's decisions (it only calls them), I/O, the clock; it never changes the simulator
+//! it explains (the round runs on a copy).
+
+use serde_json::{Value, json};
+
+use super::policy::steps::{self, Check};
+use super::{chunk_too_big, move_limit};
+use crate::cluster::ServerVersion;
+use crate::cluster::event::{EventKind, MigrationReason};
+use crate::cluster::explain::{ChunkRef, Explanation, Next, Rule, ShardRules, Verdict};
+use crate::cluster::version::BalancingMetric;
+use crate::model::{ShardIdx, ShardKey};
+use crate::sim::engine::Simulator;
+
+const POLICY: &str = "src/mongo/db/s/balancer/balancer_policy.cpp";
+const SELECTION: &str = "src/mongo/db/s/balancer/balancer_chunk_selection_policy_impl.cpp";
+
+/// What a source could not read: the rules that need it are `unknown`, never guessed.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Unread {
+    /// The shards' data sizes (a refused or invalid read).
+    pub sizes: bool,
+    /// The balancer's settings and state.
+    pub balancer: bool,
+    /// Each chunk's own document count (a live poll reads each shard's totals and spreads them
+    /// evenly over its chunks).
+    pub chunk_docs: bool,
+    /// Whether the balancing window is open now (a mongos does not say the config server's
+    /// time zone).
+    pub window: bool,
+}
+
+/// The first migration of the next round on one collection, as the simulator starts it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct NextMove {
+    pub min: ShardKey,
+    pub from: ShardIdx,
+    pub to: ShardIdx,
+    pub reason: MigrationReason,
+    /// The move fails when it starts (ChunkTooBig): the server's code name.
+    pub fails: Option<&'static str>,
+}
+
+/// How long a copy plays a round in progress to its end before giving up (virtual time).
+const ROUND_END_LIMIT_MS: u64 = 6 * 3600 * 1000;
+
+impl Simulator {
+    /// A simulator over a state read elsewhere (a trace, a live poll), taken as it is: its clock,
+    /// its migrations in flight and its balancer round kept (unlike [`Simulator::from_cluster`],
+    /// which starts a new clock); no workloads, no scheduled actions.
+    pub fn over(cluster: crate::cluster::Cluster) -> Self {
+        let kept = (
+            cluster.now_ms,
+            cluster.balancer.clone(),
+            cluster.next_migration_id,
+        );
+        let mut sim = Self::empty(cluster);
+        (
+            sim.cluster.now_ms,
+            sim.cluster.balancer,
+            sim.cluster.next_migration_id,
+        ) = kept;
+        sim
+    }
+
+    /// The first migration the next balancer round starts on collection `c`, or why none: the
+    /// round runs on a copy without workloads or scheduled actions (a round in progress is
+    /// played to its end first, its migrations committing as the simulator commits them).
+    pub fn next_move(&self, c: usize) -> Result<NextMove, String> {
+        let ns = self.cluster.collections[c].ns.clone();
+        if !self.cluster.settings.balancer_enabled {
+            return Err("the balancer is stopped".into());
+        }
+        let mut copy = self.clone();
+        copy.workloads.clear();
+        copy.actions.clear();
+        copy.next_action = 0;
+        let limit = copy.cluster.now_ms + ROUND_END_LIMIT_MS;
+        while copy.cluster.balancer.round.is_some() && copy.cluster.now_ms < limit {
+            copy.step();
+        }
+        if copy.cluster.balancer.round.is_some() {
+            return Err("a balancer round in progress has not ended within 6 h".into());
+        }
+        if (copy.cluster.settings.active_window).is_some_and(|w| !w.contains(copy.cluster.now_ms)) {
+            return Err("outside the balancer's active window".into());
+        }
+        copy.take_events();
+        copy.start_round();
+        let events = copy.take_events();
+        let started = events.iter().find_map(|e| match &e.kind {
+            EventKind::MigrationStarted { range, reason, .. } if range.ns == ns => {
+                Some((range.clone(), *reason))
+            }
+            _ => None,
+        });
+        if let Some((range, reason)) = started {
+            let fails = events.iter().find_map(|e| match &e.kind {
+                EventKind::MigrationFailed { range: r, error } if r.id == range.id => {
+                    Some(error.code_name)
+                }
+                _ => None,
+            });
+            return Ok(NextMove {
+                min: range.min,
+                from: range.from,
+                to: range.to,
+                reason,
+                fails,
+            });
+        }
+        let mine: Vec<String> = (copy.cluster.balancer.why_not.iter())
+            .filter_map(|w| w.strip_prefix(ns.as_str()))
+            .filter(|w| w.starts_with(':') || w.starts_with(' '))
+            .map(|w| w.trim_start_matches(':').trim().to_string())
+            .collect();
+        if mine.is_empty() {
+            Err("balanced: the policy picks no migration for this collection".into())
+        } else {
+            Err(mine.join("; "))
+        }
+    }
+
+    /// The explanation of collection `c` for the chunk holding `key` (default: the chunk the
+    /// next round moves, else the one with the most writes, else the largest).
+    pub fn explain(&self, c: usize, key: Option<&ShardKey>, unread: Unread) -> Explanation {
+        let coll = &self.cluster.collections[c];
+        let next = self.next_move(c);
+        let moved = next
+            .as_ref()
+            .ok()
+            .and_then(|m| coll.table.find_by_min(&m.min));
+        let (i, chosen) = match (key, moved) {
+            (Some(k), _) => (coll.table.route(k), "key"),
+            (None, Some(i)) => (i, "next"),
+            (None, None) => (self.hottest(c), "hottest"),
+        };
+        let ch = coll.table.chunk(i);
+        let chunk = ChunkRef {
+            min: coll.pattern.bound_to_json(ch.min),
+            max: coll.pattern.bound_to_json(ch.max),
+            shard: self.cluster.shard_id(ch.info.shard).to_string(),
+            jumbo: ch.info.jumbo,
+            range: format!(
+                "[{}, {})",
+                self.cluster.bound_text(&coll.ns, ch.min),
+                self.cluster.bound_text(&coll.ns, ch.max)
+            ),
+            chosen,
+        };
+        let shards = (0..self.cluster.shards.len())
+            .filter(|&s| !self.cluster.shards[s].removed)
+            .map(|s| ShardRules {
+                shard: self.cluster.shard_id(ShardIdx(s as u32)).to_string(),
+                rules: self.rules(c, i, s, unread),
+            })
+            .collect();
+        let next = match next {
+            Ok(m) => Next::Move {
+                from: self.cluster.shard_id(m.from).to_string(),
+                to: self.cluster.shard_id(m.to).to_string(),
+                reason: match m.fails {
+                    Some(code) => format!("{} (fails: {code})", m.reason.as_str()),
+                    None => m.reason.as_str().to_string(),
+                },
+            },
+            Err(_)
+                if unread.sizes && self.cluster.balancing_metric() == BalancingMetric::DataSize =>
+            {
+                Next::Nothing {
+                    reason: "unknown: the shards' data sizes could not be read".into(),
+                }
+            }
+            Err(reason) => Next::Nothing { reason },
+        };
+        // The balancer's settings were not all read: the answer stands on what was.
+        let next = match next {
+            Next::Move { from, to, reason } if unread.balancer => Next::Move {
+                from,
+                to,
+                reason: format!("{reason}; if the balancer runs: its settings were not all read"),
+            },
+            Next::Nothing { reason } if unread.balancer => Next::Nothing {
+                reason: format!("{reason} (the balancer's settings were not all read)"),
+            },
+            other => other,
+        };
+        Explanation {
+            ns: coll.ns.clone(),
+            chunk,
+            shards,
+            next,
+        }
+    }
+
+    /// The chunk with the most writes counted, else the largest (the first on ties).
+    fn hottest(&self, c: usize) -> usize {
+        let table = &self.cluster.collections[c].table;
+        table
+            .iter()
+            .max_by_key(|ch| {
+                (
+                    ch.info.stats.writes,
+                    ch.info.stats.bytes,
+                    std::cmp::Reverse(ch.index),
+                )
+            })
+            .map_or(0, |ch| ch.index)
+    }
+
+    /// Shard `s`'s row for chunk `i` of collection `c`, in the order the balancer applies them.
+    fn rules(&self, c: usize, i: usize, s: usize, unread: Unread) -> Vec<Rule> {
+        let cl = &self.cluster;
+        let coll = &cl.collections[c];
+        let state = &cl.shards[s];
+        let ch = coll.table.chunk(i);
+        let owner = ch.info.shard.index() == s;
+        let when = |known: bool, r: Rule| if known { r } else { r.unknown() };
+        let mut rules = vec![
+            // `balancer.cpp`: a round runs only in mode `full`.
+            when(
+                !unread.balancer,
+                Rule::new(
+                    "balancerEnabled",
+                    Verdict::of(cl.settings.balancer_enabled),
+                    (json!(cl.balancer_mode().as_str()), json!("full")),
+                    "src/mongo/db/s/balancer/balancer.cpp",
+                ),
+            ),
+            self.window_rule(unread),
+            Rule::new(
+                "noBalance",
+                Verdict::of(!coll.balancing.no_balance),
+                (json!(coll.balancing.no_balance), json!(false)),
+                SELECTION,
+            ),
+            Rule::new(
+                "permitMigrations",
+                Verdict::of(!coll.balancing.migrations_blocked),
+                (json!(!coll.balancing.migrations_blocked), json!(true)),
+                SELECTION,
+            ),
+            Rule::new(
+                "defragmentation",
+                Verdict::of(coll.defragmentation.is_none()),
+                (
+                    coll.defragmentation
+                        .map_or(Value::Null, |p| json!(p.as_str())),
+                    Value::Null,
+                ),
+                "src/mongo/db/s/balancer/balancer_policy_utils",
+            ),
+        ];
+        let zone = coll.zones.zone_of_chunk(ch.min, ch.max);
+        let zones: Vec<&String> = state.shard.zones.iter().collect();
+        rules.push(Rule::new(
+            "zone",
+            Verdict::of(zone.map_or(!state.removed, |z| self.carries(s, z))),
+            (json!(zones), zone.map_or(Value::Null, |z| json!(z))),
+            POLICY,
+        ));
+        rules.push(Rule::new(
+            "draining",
+            Verdict::of(!state.shard.draining),
+            (json!(state.shard.draining), json!(false)),
+            POLICY,
+        ));
+        let busy = self.busy_shards();
+        rules.push(Rule::new(
+            "oneMigrationPerShard",
+            Verdict::of(!busy[s]),
+            (json!(busy[s]), json!(false)),
+            POLICY,
+        ));
+        rules.extend(self.chunk_rules(c, i, owner, unread));
+        rules.extend(self.threshold_rules(c, zone, s, unread));
+        if cl.version >= ServerVersion::V7_0 {
+            let on = self.auto_merger_on() && coll.balancing.auto_merge != Some(false);
+            let runs = self.mergeable_runs(c, ShardIdx(s as u32));
+            let chunks: usize = runs.iter().map(ExactSizeIterator::len).sum();
+            rules.push(when(
+                !unread.balancer,
+                Rule::new(
+                    "autoMerger",
+                    Verdict::of(on),
+                    (json!(chunks), Value::Null),
+                    "src/mongo/db/s/balancer/auto_merger_policy.cpp",
+                ),
+            ));
+        }
+        rules
+    }
+
+    fn window_rule(&self, unread: Unread) -> Rule {
+        let hm = |m: u32| format!("{:02}:{:02}", m / 60, m % 60);
+        let source = "src/mongo/s/balancer_configuration.cpp";
+        let Some(w) = self.cluster.settings.active_window else {
+            return Rule::new(
+                "activeWindow",
+                Verdict::Pass,
+                (Value::Null, Value::Null),
+                source,
+            );
+        };
+        let limit = json!(format!("{}-{}", hm(w.start_minute), hm(w.stop_minute)));
+        let now = ((self.cluster.now_ms / 60_000) % (24 * 60)) as u32;
+        let rule = Rule::new(
+            "activeWindow",
+            Verdict::of(w.contains(self.cluster.now_ms)),
+            (json!(hm(now)), limit),
+            source,
+        );
+        if unread.window || unread.balancer {
+            rule.unknown()
+        } else {
+            rule
+        }
+    }
+
+    /// Jumbo and ChunkTooBig: rules about the chunk, asked of its owner (the donor) only.
+    fn chunk_rules(&self, c: usize, i: usize, owner: bool, unread: Unread) -> Vec<Rule> {
+        let cl = &self.cluster;
+        let coll = &cl.collections[c];
+        let ch = coll.table.chunk(i);
+        let na = |rule| {
+            Rule::new(
+                rule,
+                Verdict::NotApplicable,
+                (Value::Null, Value::Null),
+                POLICY,
+            )
+        };
+        if !owner {
+            return vec![na("jumbo"), na("chunkTooBig")];
+        }
+        let jumbo = Rule::new(
+            "jumbo",
+            Verdict::of(!ch.info.jumbo),
+            (json!(ch.info.jumbo), json!(false)),
+            POLICY,
+        );
+        let donor = coll.table.shard_totals(ch.info.shard).stats;
+        let size = cl.chunk_size_of(c);
+        let too_big = chunk_too_big(size, donor.bytes, donor.docs, ch.info.stats.docs);
+        // With `attemptToBalanceJumboChunks` the balancer's moves carry `kForceBalancer`.
+        let forced = cl.settings.attempt_to_balance_jumbo_chunks;
+        let limit = json!(move_limit(size, donor.bytes, donor.docs).max_docs);
+        let big = Rule::new(
+            "chunkTooBig",
+            Verdict::of(forced || too_big.is_none()),
+            (json!(ch.info.stats.docs), limit),
+            "src/mongo/db/s/migration_chunk_cloner_source.cpp",
+        );
+        vec![
+            jumbo,
+            if unread.chunk_docs {
+                big.unknown()
+            } else {
+                big
+            },
+        ]
+    }
+
+    /// The imbalance thresholds of the release line, for shard `s` in the chunk's zone (or "no
+    /// zone"): chunk counts before 6.0.3, data size from 6.0.3 (with 7.0's donor and 8.0's
+    /// recipient ideal-size checks).
+    fn threshold_rules(&self, c: usize, zone: Option<&str>, s: usize, unread: Unread) -> Vec<Rule> {
+        let cl = &self.cluster;
+        let buckets = self.buckets(c, |_, _, _| {});
+        let zone_index = zone.and_then(|z| {
+            let mut names: Vec<&str> = cl.collections[c]
+                .zones
+                .iter()
+                .map(|r| r.zone.as_str())
+                .collect();
+            names.sort_unstable();
+            names.dedup();
+            names.iter().position(|n| *n == z)
+        });
+        let Some(bucket) = zone_index
+            .and_then(|k| buckets.get(k))
+            .or_else(|| buckets.last())
+        else {
+            return Vec::new();
+        };
+        let rule = |name, check: Check, known: bool| {
+            let r = Rule::new(
+                name,
+                Verdict::of(check.pass),
+                (json!(check.value), json!(check.limit)),
+                POLICY,
+            );
+            if known { r } else { r.unknown() }
+        };
+        match cl.balancing_metric() {
+            BalancingMetric::ChunkCount => {
+                let ideal = steps::ideal_chunks(bucket);
+                vec![
+                    rule(
+                        "donorAboveIdealChunks",
+                        steps::donor_above_ideal(bucket.chunks[s], ideal),
+                        true,
+                    ),
+                    rule(
+                        "recipientBelowIdealChunks",
+                        steps::recipient_below_ideal(bucket.chunks[s], ideal),
+                        true,
+                    ),
+                ]
+            }
+            BalancingMetric::DataSize => {
+                let known = !unread.sizes
+                    && !cl.collections[c]
+                        .invalid_sizes
+                        .contains(&ShardIdx(s as u32));
+                let ideal = steps::ideal_data_size(bucket);
+                let most = (0..bucket.members.len())
+                    .filter(|&r| bucket.members[r])
+                    .map(|r| bucket.bytes[r])
+                    .max()
+                    .unwrap_or(0);
+                let mut rules = vec![rule(
+                    "dataSizeGap",
+                    steps::gap_over_threshold(
+                        most.saturating_sub(bucket.bytes[s]),
+                        cl.chunk_size_of(c),
+                    ),
+                    known,
+                )];
+                if cl.version.donor_must_exceed_average() {
+                    rules.push(rule(
+                        "donorAboveIdealDataSize",
+                        steps::donor_above_ideal(bucket.bytes[s], ideal),
+                        known,
+                    ));
+                }
+                if cl.version.receiver_must_be_below_ideal() {
+                    rules.push(rule(
+                        "recipientBelowIdealDataSize",
+                        steps::recipient_below_ideal(bucket.bytes[s], ideal),
+                        known,
+                    ));
+                }
+                rules
+            }
+        }
+    }
+}

@@ -199,7 +199,10 @@ fn sharded_data_distribution(state: &State) -> Vec<Document> {
         .iter()
         .filter(|c| c.placement == crate::cluster::Placement::Sharded)
         .map(|c| {
+            // A removed shard is no longer asked (the stage runs on the shards `config.shards`
+            // lists), whatever orphans it still held.
             let shards: Vec<Bson> = (0..cluster.shards.len())
+                .filter(|&i| !cluster.shards[i].removed)
                 .map(|i| crate::model::ShardIdx(i as u32))
                 .filter_map(|s| {
                     let t = c.table.shard_totals(s);

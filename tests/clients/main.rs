@@ -35,6 +35,7 @@ const SCRIPTS: &[(&str, &str, u64)] = &[
     ("retryable_writes.py", "8.0", 120),
     ("serve_admin_rules.js", "8.0", 240),
     ("serve_rules_44.js", "4.4", 120),
+    ("list_cluster_catalog.js", "8.1", 120),
 ];
 
 /// The helpers the scripts load; not scripts themselves.
@@ -364,4 +365,9 @@ fn mongosh_serve_admin_rules() {
 #[test]
 fn mongosh_serve_rules_44() {
     run("serve_rules_44.js");
+}
+
+#[test]
+fn mongosh_list_cluster_catalog() {
+    run("list_cluster_catalog.js");
 }

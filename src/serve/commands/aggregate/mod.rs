@@ -1,7 +1,8 @@
 //! `aggregate` with the stages mongosh's helpers and the drivers' `countDocuments` send:
 //! `$match`, `$sort`, `$skip`, `$limit`, `$project` (inclusion, exclusion, field references,
 //! `$ifNull`, `$literal`), `$group` (`$sum`, `$min`, `$max`, `$first`, `$last`, `$push`), `$count`,
-//! `$shardedDataDistribution` (6.0+, on admin), `$currentOp` (on admin, see
+//! `$shardedDataDistribution` (6.0+, on admin), `$listClusterCatalog` (8.1+, see
+//! [`list_cluster_catalog`]), `$currentOp` (on admin, see
 //! [`current_op`]) and `$changeStream` (see [`change_stream`]), over the generated
 //! config database or a user collection's kept documents (a `shardtop` field says when some are
 //! not kept). Other stages are refused as a server refuses an unknown stage.
@@ -13,6 +14,7 @@ pub mod change_stream;
 pub mod coll_stats;
 pub mod current_op;
 pub mod current_op_resharding;
+pub mod list_cluster_catalog;
 
 use crate::serve::reply::number;
 use std::collections::VecDeque;
@@ -102,6 +104,20 @@ pub fn aggregate(state: &mut State, db: &str, cmd: &Document) -> Answer {
             }
             Some("$listSampledQueries") if coll.is_none() && db == "admin" => {
                 docs = sampled_queries::list(state, &first["$listSampledQueries"])?;
+            }
+            Some("$listClusterCatalog")
+                if coll.is_some() && state.sim.cluster.version >= ServerVersion::V8_1 =>
+            {
+                return Err(MongoError {
+                    code: 9621301,
+                    code_name: "Location9621301",
+                    message: "The $listClusterCatalog stage must run on a database, not a \
+                              collection."
+                        .to_string(),
+                });
+            }
+            Some("$listClusterCatalog") if coll.is_none() => {
+                docs = list_cluster_catalog::list(state, db, &first["$listClusterCatalog"])?;
             }
             // `db/pipeline/document_source_documents.cpp`: literal documents, `aggregate: 1`.
             Some("$documents") if coll.is_none() => docs = literal_documents(&first["$documents"])?,

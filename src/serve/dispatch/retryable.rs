@@ -22,6 +22,8 @@
 //! message is rendered as `<id> - <uid>` with the uid of no user (SHA-256 of nothing), our reading
 //! of `LogicalSessionId`'s text form, not confirmed on a server.
 
+use std::fmt::Write as _;
+
 use bson::{Bson, Document, doc};
 
 use crate::cluster::MongoError;
@@ -149,7 +151,10 @@ const NO_USER_UID: &str = "E3B0C44298FC1C149AFBF4C8996FB92427AE41E4649B934CA4959
 fn session_text(cmd: &Document) -> String {
     let id = match cmd.get_document("lsid").ok().and_then(|l| l.get("id")) {
         Some(Bson::Binary(b)) if b.bytes.len() == 16 => {
-            let h: String = b.bytes.iter().map(|x| format!("{x:02x}")).collect();
+            let mut h = String::with_capacity(32);
+            for x in &b.bytes {
+                let _ = write!(h, "{x:02x}");
+            }
             format!(
                 "{}-{}-{}-{}-{}",
                 &h[0..8],
@@ -167,6 +172,7 @@ fn session_text(cmd: &Document) -> String {
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::unwrap_used)]
     use super::*;
 
     #[test]

@@ -69,8 +69,9 @@ pub fn apply(
     cmd: &Document,
     result: Result<Reply, MongoError>,
 ) -> Result<Reply, MongoError> {
-    let Ok(Reply::Doc(mut reply)) = result else {
-        return result;
+    let mut reply = match result {
+        Ok(Reply::Doc(reply)) => reply,
+        other => return other,
     };
     let batch = match name {
         "insert" => Some("documents"),
@@ -153,7 +154,7 @@ fn targets(state: &State, db: &str, ns: &str, name: &str, cmd: &Document) -> Vec
                             let v = crate::serve::query::get_path(d, &field.path)
                                 .cloned()
                                 .unwrap_or(Bson::Null);
-                            f.insert(field.path.clone(), v);
+                            f.insert(field.path.to_string(), v);
                         }
                         f
                     })
@@ -182,6 +183,7 @@ fn targets(state: &State, db: &str, ns: &str, name: &str, cmd: &Document) -> Vec
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::unwrap_used)]
     use super::*;
 
     #[test]

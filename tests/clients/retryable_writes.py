@@ -41,7 +41,11 @@ admin = client.admin
 t.step("enableSharding retry", lambda: admin.command("enableSharding", "retry"))
 t.step("shardCollection retry.counters {_id: 1}",
        lambda: admin.command("shardCollection", "retry.counters", key={"_id": 1}))
-t.step("insert the counter", lambda: db.counters.insert_one({"_id": "visits", "n": 0}))
+# The counter is inserted through another client: a driver's own retryable insert takes a pooled
+# server session with txnNumber 1, and the explicit session below could be that same one (a
+# server would then rightly answer txnNumber 1 again with the insert's reply).
+setup = MongoClient(sys.argv[1], serverSelectionTimeoutMS=10000)
+t.step("insert the counter", lambda: setup.retry.counters.insert_one({"_id": "visits", "n": 0}))
 
 with client.start_session() as s:
     inc = {"update": "counters", "updates": [{"q": {"_id": "visits"}, "u": {"$inc": {"n": 1}}}],

@@ -7,8 +7,8 @@ begin("serve_rules_44");
 
 const admin = db.getSiblingDB("admin");
 function refused(label, cmd) {
-  const r = admin.runCommand(cmd);
-  eq(label, [r.ok, r.code, r.codeName, r.errmsg], [0, 59, "CommandNotFound", "no such command: 'moveRange'"]);
+  expectError(label, () => admin.runCommand(cmd),
+    { code: 59, codeName: "CommandNotFound", message: "no such command: 'moveRange'" });
 }
 refused("moveRange of a namespace that does not exist", { moveRange: "nowhere.nothing", toShard: "shard0001" });
 refused("moveRange without a namespace", { moveRange: 1 });

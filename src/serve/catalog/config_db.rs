@@ -406,8 +406,7 @@ fn settings(state: &State) -> Vec<Document> {
         if let Some(written) = &state.other_settings.active_window {
             balancer.insert("activeWindow", written.clone());
         } else if let Some(w) = s.active_window {
-            let offset =
-                crate::serve::state::settings::wall_minute_at_start(state.started_secs);
+            let offset = crate::serve::state::settings::wall_minute_at_start(state.started_secs);
             let hm = |m: u32| {
                 let m = (m + offset) % 1440;
                 format!("{:02}:{:02}", m / 60, m % 60)

@@ -230,7 +230,9 @@ fn active_window(d: &Document) -> Result<Option<(u32, u32, Document)>, MongoErro
         ));
     };
     if a == b {
-        return Err(MongoError::bad_value("start and stop times must be different"));
+        return Err(MongoError::bad_value(
+            "start and stop times must be different",
+        ));
     }
     Ok(Some((a, b, w.clone())))
 }
@@ -238,7 +240,9 @@ fn active_window(d: &Document) -> Result<Option<(u32, u32, Document)>, MongoErro
 /// "hh:mm" (or "h:mm") as minutes after midnight (`toPointInTime`'s `%H:%M`).
 fn time_of_day(s: &str) -> Option<u32> {
     let (h, m) = s.split_once(':')?;
-    let ok = |p: &str, max: usize| !p.is_empty() && p.len() <= max && p.bytes().all(|b| b.is_ascii_digit());
+    let ok = |p: &str, max: usize| {
+        !p.is_empty() && p.len() <= max && p.bytes().all(|b| b.is_ascii_digit())
+    };
     if !ok(h, 2) || !ok(m, 2) {
         return None;
     }

@@ -108,7 +108,7 @@ pub fn apply(
         [] => return Ok(Reply::Doc(reply)),
         [one] => {
             let mut d = doc! { "code": e.code, "codeName": e.code_name,
-                "errmsg": format!("{} at {one}", e.message) };
+            "errmsg": format!("{} at {one}", e.message) };
             if batch.is_none() {
                 let w = cmd
                     .get_document("writeConcern")
@@ -129,7 +129,7 @@ pub fn apply(
                 .map(|s| format!("{}: {} at {s}", e.code_name, e.message))
                 .collect();
             doc! { "code": 64, "codeName": "WriteConcernFailed",
-                "errmsg": format!("multiple errors reported : {}", parts.join(" :: and :: ")) }
+            "errmsg": format!("multiple errors reported : {}", parts.join(" :: and :: ")) }
         }
     };
     reply.insert("writeConcernError", wce);
@@ -162,7 +162,11 @@ fn targets(state: &State, db: &str, ns: &str, name: &str, cmd: &Document) -> Vec
             })
             .unwrap_or_default(),
         "update" | "delete" => cmd
-            .get_array(if name == "update" { "updates" } else { "deletes" })
+            .get_array(if name == "update" {
+                "updates"
+            } else {
+                "deletes"
+            })
             .map(|s| {
                 s.iter()
                     .filter_map(Bson::as_document)
@@ -189,13 +193,19 @@ mod tests {
     #[test]
     fn a_mode_or_a_number_a_one_member_set_cannot_meet() {
         let unknown = shard_error(&doc! { "writeConcern": { "w": "blah" } }).unwrap();
-        assert_eq!((unknown.code, unknown.code_name), (79, "UnknownReplWriteConcern"));
+        assert_eq!(
+            (unknown.code, unknown.code_name),
+            (79, "UnknownReplWriteConcern")
+        );
         assert_eq!(
             unknown.message,
             "No write concern mode named 'blah' found in replica set configuration"
         );
         let two = shard_error(&doc! { "writeConcern": { "w": 2 } }).unwrap();
-        assert_eq!((two.code, two.code_name), (100, "UnsatisfiableWriteConcern"));
+        assert_eq!(
+            (two.code, two.code_name),
+            (100, "UnsatisfiableWriteConcern")
+        );
         assert!(shard_error(&doc! { "writeConcern": { "w": "majority" } }).is_none());
         assert!(shard_error(&doc! { "writeConcern": { "w": 1 } }).is_none());
         assert!(shard_error(&doc! { "writeConcern": { "w": 0 } }).is_none());

@@ -2,7 +2,8 @@
 //! (shared by the connections and the ticker through [`crate::serve::net::shared::Shared`]).
 //!
 //! The `state` layer owns the data only: the kept documents (`store`) and their unique indexes
-//! (`unique`), sessions and transactions (`sessions`), open cursors (`cursors`,
+//! (`unique`), sessions and transactions (`sessions`), retryable writes' first replies
+//! (`retryable`), open cursors (`cursors`,
 //! `encoded_docs`), change events (`change_events`), query analyzers (`analyzers`), capped logs,
 //! settings, the simulated user (`access`) and what a command waits for (`waits`). No handler
 //! logic. May import `query` and `reply`; nothing above.

@@ -32,7 +32,7 @@ struct Spec {
 fn spec(arg: &Bson) -> Result<Spec, MongoError> {
     let Bson::Document(d) = arg else {
         return Err(MongoError {
-            code: 9621302,
+            code: 9_621_302,
             code_name: "Location9621302",
             message: format!(
                 "$listClusterCatalog must take an object but found: $listClusterCatalog: {}",

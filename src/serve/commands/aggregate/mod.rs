@@ -109,7 +109,7 @@ pub fn aggregate(state: &mut State, db: &str, cmd: &Document) -> Answer {
                 if coll.is_some() && state.sim.cluster.version >= ServerVersion::V8_1 =>
             {
                 return Err(MongoError {
-                    code: 9621301,
+                    code: 9_621_301,
                     code_name: "Location9621301",
                     message: "The $listClusterCatalog stage must run on a database, not a \
                               collection."

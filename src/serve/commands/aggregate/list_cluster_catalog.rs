@@ -71,14 +71,28 @@ fn spec(arg: &Bson) -> Result<Spec, MongoError> {
     Ok(s)
 }
 
-/// The stage's documents on database `db` (`aggregate: 1`).
-pub fn list(state: &State, db: &str, arg: &Bson) -> Result<Vec<Document>, MongoError> {
+/// The documents of `stage` (`{$listClusterCatalog: {…}}`) on database `db` (`aggregate: 1`;
+/// `on_collection`: run on a collection, which the stage refuses).
+pub fn list(
+    state: &State,
+    db: &str,
+    on_collection: bool,
+    stage: &Document,
+) -> Result<Vec<Document>, MongoError> {
     if state.sim.cluster.version < ServerVersion::V8_1 {
         return Err(crate::serve::query::pipeline::unknown_stage(
             "$listClusterCatalog",
         ));
     }
-    let spec = spec(arg)?;
+    if on_collection {
+        return Err(MongoError {
+            code: 9_621_301,
+            code_name: "Location9621301",
+            message: "The $listClusterCatalog stage must run on a database, not a collection."
+                .to_string(),
+        });
+    }
+    let spec = spec(stage.get("$listClusterCatalog").unwrap_or(&Bson::Null))?;
     let cluster = &state.sim.cluster;
     let in_db = |ns: &str| db == "admin" || ns.split_once('.').is_some_and(|(d, _)| d == db);
     let mut names: Vec<String> = state

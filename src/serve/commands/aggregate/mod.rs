@@ -105,27 +105,13 @@ pub fn aggregate(state: &mut State, db: &str, cmd: &Document) -> Answer {
             Some("$listSampledQueries") if coll.is_none() && db == "admin" => {
                 docs = sampled_queries::list(state, &first["$listSampledQueries"])?;
             }
-            Some("$listClusterCatalog")
-                if coll.is_some() && state.sim.cluster.version >= ServerVersion::V8_1 =>
-            {
-                return Err(MongoError {
-                    code: 9_621_301,
-                    code_name: "Location9621301",
-                    message: "The $listClusterCatalog stage must run on a database, not a \
-                              collection."
-                        .to_string(),
-                });
-            }
-            Some("$listClusterCatalog") if coll.is_none() => {
-                docs = list_cluster_catalog::list(state, db, &first["$listClusterCatalog"])?;
+            Some("$listClusterCatalog") => {
+                docs = list_cluster_catalog::list(state, db, coll.is_some(), &first)?;
             }
             // `db/pipeline/document_source_documents.cpp`: literal documents, `aggregate: 1`.
             Some("$documents") if coll.is_none() => docs = literal_documents(&first["$documents"])?,
             Some("$shardedDataDistribution") if coll.is_none() && db == "admin" => {
-                if state.sim.cluster.version < ServerVersion::V6_0 {
-                    return Err(unknown_stage("$shardedDataDistribution"));
-                }
-                docs = sharded_data_distribution(state);
+                docs = sharded_data_distribution(state)?;
             }
             _ => rest.push(first),
         }
@@ -206,11 +192,14 @@ fn finish(state: &mut State, cmd: &Document, ns: &str, docs: Vec<Document>) -> A
 /// (`avgObjSize` × count, the average taken over owned and orphaned documents together).
 // 6.0.x-era and 8.0-era `db/pipeline/document_source_sharded_data_distribution.cpp`; numbers as
 // `appendNumber` and `$multiply` give them (int32 when they fit, int64 otherwise).
-fn sharded_data_distribution(state: &State) -> Vec<Document> {
+fn sharded_data_distribution(state: &State) -> Result<Vec<Document>, MongoError> {
+    if state.sim.cluster.version < ServerVersion::V6_0 {
+        return Err(unknown_stage("$shardedDataDistribution"));
+    }
     let cluster = &state.sim.cluster;
     // 8.0: unsplittable (and untracked) collections are left out
     // (`matchingShardedCollection.unsplittable: {$ne: true}`).
-    state
+    Ok(state
         .catalog()
         .iter()
         .filter(|c| c.placement == crate::cluster::Placement::Sharded)
@@ -240,5 +229,5 @@ fn sharded_data_distribution(state: &State) -> Vec<Document> {
                 .collect();
             doc! { "ns": &c.ns, "shards": shards }
         })
-        .collect()
+        .collect())
 }

@@ -126,27 +126,21 @@ pub fn list(
             d.insert("shardKey", c.pattern.to_document());
         }
         if spec.shards {
-            let shards: Vec<Bson> = match coll.filter(|_| tracked) {
-                Some(c) => {
-                    let mut seen = Vec::new();
-                    for chunk in c.table.iter() {
-                        if !seen.contains(&chunk.info.shard) {
-                            seen.push(chunk.info.shard);
-                        }
+            let mut seen = Vec::new();
+            if let Some(c) = coll.filter(|_| tracked) {
+                for chunk in c.table.iter() {
+                    if !seen.contains(&chunk.info.shard) {
+                        seen.push(chunk.info.shard);
                     }
-                    seen.into_iter()
-                        .map(|s| Bson::String(cluster.shard_id(s).to_string()))
-                        .collect()
                 }
-                None => {
-                    let primary = cluster
-                        .databases
-                        .get(coll_db)
-                        .copied()
-                        .unwrap_or(crate::model::ShardIdx(0));
-                    vec![Bson::String(cluster.shard_id(primary).to_string())]
-                }
-            };
+            } else {
+                let primary = cluster.databases.get(coll_db).copied();
+                seen.push(primary.unwrap_or(crate::model::ShardIdx(0)));
+            }
+            let shards: Vec<Bson> = seen
+                .into_iter()
+                .map(|s| Bson::String(cluster.shard_id(s).to_string()))
+                .collect();
             d.insert("shards", shards);
         }
         if spec.balancing_configuration

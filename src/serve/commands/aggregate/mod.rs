@@ -106,7 +106,7 @@ pub fn aggregate(state: &mut State, db: &str, cmd: &Document) -> Answer {
                 docs = sampled_queries::list(state, &first["$listSampledQueries"])?;
             }
             Some("$listClusterCatalog") => {
-                docs = list_cluster_catalog::list(state, db, coll.is_some(), &first)?;
+                docs = list_cluster_catalog::list(state, db, coll.is_some(), first)?;
             }
             // `db/pipeline/document_source_documents.cpp`: literal documents, `aggregate: 1`.
             Some("$documents") if coll.is_none() => docs = literal_documents(&first["$documents"])?,

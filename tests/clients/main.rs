@@ -32,6 +32,10 @@ const SCRIPTS: &[(&str, &str, u64)] = &[
     ("reshard_currentop.py", "9.0", 180),
     ("analyze_shard_key.js", "8.0", 120),
     ("analyze_shard_key.py", "8.0", 120),
+    ("retryable_writes.py", "8.0", 120),
+    ("serve_admin_rules.js", "8.0", 240),
+    ("serve_rules_44.js", "4.4", 120),
+    ("list_cluster_catalog.js", "8.1", 120),
 ];
 
 /// The helpers the scripts load; not scripts themselves.
@@ -346,4 +350,24 @@ fn mongosh_analyze_shard_key() {
 #[test]
 fn pymongo_analyze_shard_key() {
     run("analyze_shard_key.py");
+}
+
+#[test]
+fn pymongo_retryable_writes() {
+    run("retryable_writes.py");
+}
+
+#[test]
+fn mongosh_serve_admin_rules() {
+    run("serve_admin_rules.js");
+}
+
+#[test]
+fn mongosh_serve_rules_44() {
+    run("serve_rules_44.js");
+}
+
+#[test]
+fn mongosh_list_cluster_catalog() {
+    run("list_cluster_catalog.js");
 }

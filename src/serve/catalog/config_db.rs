@@ -401,8 +401,16 @@ fn settings(state: &State) -> Vec<Document> {
     {
         let mode = if s.balancer_enabled { "full" } else { "off" };
         let mut balancer = doc! { "_id": "balancer", "mode": mode, "stopped": !s.balancer_enabled };
-        if let Some(w) = s.active_window {
-            let hm = |m: u32| format!("{:02}:{:02}", m / 60, m % 60);
+        // The window as a client wrote it (`config_writes`), else the simulator's (minutes of
+        // its clock, shown in the wall-clock time of `serve`'s start plus them).
+        if let Some(written) = &state.other_settings.active_window {
+            balancer.insert("activeWindow", written.clone());
+        } else if let Some(w) = s.active_window {
+            let offset = crate::serve::state::settings::wall_minute_at_start(state.started_secs);
+            let hm = |m: u32| {
+                let m = (m + offset) % 1440;
+                format!("{:02}:{:02}", m / 60, m % 60)
+            };
             balancer.insert(
                 "activeWindow",
                 doc! { "start": hm(w.start_minute), "stop": hm(w.stop_minute) },

@@ -10,7 +10,7 @@
 
 use bson::{Bson, Document, doc};
 
-use crate::cluster::MongoError;
+use crate::cluster::{ActiveWindow, MongoError};
 use crate::serve::query::update;
 use crate::serve::reply::{self, Answer, ok};
 use crate::serve::state::State;
@@ -171,8 +171,16 @@ fn setting(state: &mut State, d: &Document) -> Result<(), MongoError> {
             // `BalancerSettingsType::fromBSON`: `stopped: true` is off, else `mode` decides.
             let stopped = matches!(d.get("stopped"), Some(Bson::Boolean(true)))
                 || d.get_str("mode") == Ok("off");
+            let window = active_window(d)?;
             sim.set_balancer(!stopped);
             sim.set_attempt_to_balance_jumbo_chunks(reply::flag(d, "attemptToBalanceJumboChunks"));
+            let offset = crate::serve::state::settings::wall_minute_at_start(state.started_secs);
+            state.sim.cluster.settings.active_window =
+                window.as_ref().map(|(start, stop, _)| ActiveWindow {
+                    start_minute: (start + 1440 - offset) % 1440,
+                    stop_minute: (stop + 1440 - offset) % 1440,
+                });
+            state.other_settings.active_window = window.map(|(_, _, written)| written);
         }
         "automerge" => sim.set_auto_merge(!matches!(d.get("enabled"), Some(Bson::Boolean(false)))),
         id => {
@@ -181,6 +189,65 @@ fn setting(state: &mut State, d: &Document) -> Result<(), MongoError> {
         }
     }
     Ok(())
+}
+
+/// The balancer document's `activeWindow`: `(start, stop, as written)`, minutes after midnight
+/// of the wall clock; `None` without one. The server's checks and words
+/// (`s/balancer_configuration.cpp`, `BalancerSettingsType::fromBSON`; a config server stores any
+/// document and its balancer refuses the settings when it reads them: here the write is refused,
+/// docs/fidelity.md).
+fn active_window(d: &Document) -> Result<Option<(u32, u32, Document)>, MongoError> {
+    let w = match d.get("activeWindow") {
+        None => return Ok(None),
+        Some(Bson::Document(w)) => w,
+        Some(other) => {
+            return Err(MongoError {
+                code: 14,
+                code_name: "TypeMismatch",
+                message: format!(
+                    "\"activeWindow\" had the wrong type. Expected object, found {}",
+                    crate::serve::reply::type_name(other)
+                ),
+            });
+        }
+    };
+    if w.is_empty() {
+        return Err(MongoError::bad_value("activeWindow not specified"));
+    }
+    let text = |f: &str| match w.get(f) {
+        Some(Bson::String(s)) if !s.is_empty() => Some(s.clone()),
+        _ => None,
+    };
+    let (Some(start), Some(stop)) = (text("start"), text("stop")) else {
+        return Err(MongoError::bad_value(format!(
+            "must specify both start and stop of balancing window: {}",
+            crate::model::shell_text::document(w)
+        )));
+    };
+    let (Some(a), Some(b)) = (time_of_day(&start), time_of_day(&stop)) else {
+        return Err(MongoError::bad_value(
+            "activeWindow format is  { start: \"hh:mm\" , stop: \"hh:mm\" }",
+        ));
+    };
+    if a == b {
+        return Err(MongoError::bad_value(
+            "start and stop times must be different",
+        ));
+    }
+    Ok(Some((a, b, w.clone())))
+}
+
+/// "hh:mm" (or "h:mm") as minutes after midnight (`toPointInTime`'s `%H:%M`).
+fn time_of_day(s: &str) -> Option<u32> {
+    let (h, m) = s.split_once(':')?;
+    let ok = |p: &str, max: usize| {
+        !p.is_empty() && p.len() <= max && p.bytes().all(|b| b.is_ascii_digit())
+    };
+    if !ok(h, 2) || !ok(m, 2) {
+        return None;
+    }
+    let (h, m): (u32, u32) = (h.parse().ok()?, m.parse().ok()?);
+    (h < 24 && m < 60).then_some(h * 60 + m)
 }
 
 fn reset(state: &mut State, id: &str) {
@@ -194,6 +261,8 @@ fn reset(state: &mut State, id: &str) {
         "balancer" => {
             sim.set_balancer(true);
             sim.set_attempt_to_balance_jumbo_chunks(false);
+            sim.cluster.settings.active_window = None;
+            state.other_settings.active_window = None;
         }
         "automerge" => sim.set_auto_merge(true),
         other => {

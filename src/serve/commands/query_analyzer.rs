@@ -31,6 +31,14 @@ pub fn configure(state: &mut State, cmd: &Document) -> Answer {
             "Invalid namespace specified '{ns}'"
         )));
     }
+    // 7.0/8.0 `s/analyze_shard_key_util.cpp` (`validateCollectionOptions`, which the config
+    // server's `configure_query_analyzer_cmd.cpp` runs): a collection that does not exist is
+    // NamespaceNotFound.
+    if state.sim.cluster.collection(&ns).is_none() && !state.unsharded.contains_key(&ns) {
+        return Err(MongoError::namespace_not_found(
+            "The namespace does not exist",
+        ));
+    }
     let old = state.analyzers.on.get(&ns).map(|a| config_doc(Some(a)));
     let new = match reply::string_arg(cmd, "mode")?.as_str() {
         "off" => {

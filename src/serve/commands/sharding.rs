@@ -202,7 +202,21 @@ fn find_or_bounds(state: &State, ns: &str, cmd: &Document) -> Result<ShardKey, M
 /// `moveChunk` with `find` or `bounds` (`forceJumbo` honoured).
 pub fn move_chunk(state: &mut State, cmd: &Document) -> Answer {
     let ns = ns_arg(cmd, "moveChunk")?;
+    // 4.4 to 8.0 `s/commands/cluster_move_chunk_cmd.cpp`: the routing table first (not sharded),
+    // then `to` (ShardNotFound in the words of its log line 22755, `UserAssertAfterLog`), then
+    // `find` or `bounds`.
+    state.sim.coll(&ns)?;
     let to = string_arg(cmd, "to")?;
+    if state
+        .sim
+        .cluster
+        .shard_index(&to)
+        .is_none_or(|s| state.sim.cluster.shards[s.index()].removed)
+    {
+        return Err(MongoError::shard_not_found(format!(
+            "Could not move chunk in {ns} to {to} because that shard does not exist"
+        )));
+    }
     let key = find_or_bounds(state, &ns, cmd)?;
     if flag(cmd, "forceJumbo") {
         state.sim.move_chunk_forced(&ns, &key, &to)?;
@@ -229,6 +243,13 @@ pub fn clear_jumbo_flag(state: &mut State, cmd: &Document) -> Answer {
 
 /// `moveRange` of `[min, max)`; either bound may be left out (6.0+).
 pub fn move_range(state: &mut State, cmd: &Document) -> Answer {
+    // A line without the command (before 6.0) answers CommandNotFound before it reads any field
+    // (`s/commands/cluster_move_range_cmd.cpp` is new in 6.0).
+    if state.sim.cluster.version < crate::cluster::ServerVersion::V6_0 {
+        return Err(MongoError::command_not_found(
+            "no such command: 'moveRange'",
+        ));
+    }
     let ns = ns_arg(cmd, "moveRange")?;
     let to = string_arg(cmd, "toShard")?;
     let p = key_pattern_of(state, &ns)?;
@@ -285,6 +306,9 @@ pub fn set_balancer(state: &mut State, enabled: bool) -> Answer {
     state.sim.set_balancer(enabled);
     // Both commands write the balancer's `config.settings` document.
     state.other_settings.written.insert("balancer".to_string());
+    if !enabled {
+        crate::serve::write_path::completion::wait_for_balancer_round(state);
+    }
     Ok(ok(Document::new()))
 }
 

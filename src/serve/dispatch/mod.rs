@@ -1,16 +1,20 @@
 //! Dispatch: the life of a command around its handler. The command's name is its first field, its
 //! database `$db`; the one registry of commands (`registry`, `table`) says what it is. In order:
 //! admin-only commands off `admin` are refused, then those the user's roles do not allow
-//! (`access`), then the session and transaction fields are read (`transactions`), the query
-//! analyzers sample it, its handler answers it (an unknown command with CommandNotFound, as a
-//! server does), a transaction ends or aborts around it; it is logged when a command log is open.
+//! (`access`), then the session and transaction fields are read (`transactions`), a retried
+//! retryable write is answered with its first reply (`retryable`), the query analyzers sample it,
+//! its handler answers it (an unknown command with CommandNotFound, as a
+//! server does), a write concern a shard cannot meet is reported beside the write
+//! (`write_concern`), a transaction ends or aborts around it; it is logged when a command log is open.
 //!
 //! May import every layer below it (`commands` and down); `net` calls it.
 
 pub mod access;
 pub mod registry;
+pub mod retryable;
 pub mod table;
 pub mod transactions;
+pub mod write_concern;
 
 use std::time::Instant;
 
@@ -45,20 +49,30 @@ pub fn answer(state: &mut State, cmd: &Document, ctx: Context) -> Reply {
     } else {
         let in_transaction = command.is_some_and(|c| c.in_transaction);
         transactions::begin(state, &name, cmd, in_transaction).and_then(|()| {
-            let sampled = command.map_or(registry::Sampled::No, |c| c.sampled);
-            crate::serve::commands::query_analyzer::observe(state, sampled, &name, &db, cmd);
-            let call = registry::Call {
-                name: &name,
-                db: &db,
-                cmd,
-                ctx,
+            let reply = match retryable::before(state, &name, cmd) {
+                Err(answered) => *answered,
+                Ok(attempt) => {
+                    let sampled = command.map_or(registry::Sampled::No, |c| c.sampled);
+                    crate::serve::commands::query_analyzer::observe(
+                        state, sampled, &name, &db, cmd,
+                    );
+                    let call = registry::Call {
+                        name: &name,
+                        db: &db,
+                        cmd,
+                        ctx,
+                    };
+                    let reply = match command {
+                        Some(c) => (c.handler)(state, &call),
+                        None => Err(MongoError::command_not_found(format!(
+                            "no such command: '{name}'"
+                        ))),
+                    };
+                    retryable::after(state, attempt, &reply);
+                    reply
+                }
             };
-            let reply = match command {
-                Some(c) => (c.handler)(state, &call),
-                None => Err(MongoError::command_not_found(format!(
-                    "no such command: '{name}'"
-                ))),
-            };
+            let reply = write_concern::apply(state, &name, &db, cmd, reply);
             transactions::end(state, &name, reply)
         })
     };

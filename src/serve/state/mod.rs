@@ -2,7 +2,8 @@
 //! (shared by the connections and the ticker through [`crate::serve::net::shared::Shared`]).
 //!
 //! The `state` layer owns the data only: the kept documents (`store`) and their unique indexes
-//! (`unique`), sessions and transactions (`sessions`), open cursors (`cursors`,
+//! (`unique`), sessions and transactions (`sessions`), retryable writes' first replies
+//! (`retryable`), open cursors (`cursors`,
 //! `encoded_docs`), change events (`change_events`), query analyzers (`analyzers`), capped logs,
 //! settings, the simulated user (`access`) and what a command waits for (`waits`). No handler
 //! logic. May import `query` and `reply`; nothing above.
@@ -14,6 +15,7 @@ pub mod change_events;
 pub mod cursors;
 pub mod encoded_docs;
 pub mod log;
+pub mod retryable;
 pub mod sessions;
 pub mod settings;
 pub mod store;
@@ -89,6 +91,8 @@ pub struct State {
     pub other_settings: settings::OtherSettings,
     /// Sessions, their transactions and what the command being answered belongs to.
     pub sessions: sessions::Sessions,
+    /// Each session's latest retryable write and its reply (`dispatch::retryable`).
+    pub retryable: retryable::RetryableWrites,
     /// The simulated user's roles (`--user-roles`), when access control is on.
     pub access: Option<access::Access>,
     /// The namespace of each collection uuid of the catalog, as last seen (`config.chunks`
@@ -131,6 +135,7 @@ impl State {
             extra_indexes: BTreeMap::new(),
             uniques: unique::UniqueIndexes::default(),
             sessions: sessions::Sessions::default(),
+            retryable: retryable::RetryableWrites::default(),
             access: None,
             other_settings: settings::OtherSettings::default(),
             chunk_uuids: std::collections::HashMap::new(),

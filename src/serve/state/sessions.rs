@@ -401,6 +401,12 @@ impl Sessions {
         }
     }
 
+    /// The `txnNumber` of the session's latest transaction (a retryable write's number is checked
+    /// against it: `dispatch::retryable`).
+    pub fn txn_number_of(&self, lsid: &[u8]) -> Option<i64> {
+        self.txns.get(lsid).map(|t| t.number)
+    }
+
     pub fn state_of(&self, lsid: &[u8]) -> Option<TxnState> {
         self.txns.get(lsid).map(|t| t.state)
     }

@@ -1,4 +1,5 @@
-//! What the command being answered waits for ([`Wait`]: a migration or a resharding) and how the
+//! What the command being answered waits for ([`Wait`]: a migration, a resharding or the
+//! balancer's round) and how the
 //! latest migrations and reshardings ended ([`Outcomes`]): data only; `write_path::completion`
 //! decides when a waiting command answers.
 //!
@@ -18,6 +19,8 @@ pub enum Wait {
     Migration { id: u64, millis: bool },
     /// The resharding of `ns` (from its incarnation `incarnation`).
     Resharding { ns: String },
+    /// The balancer round in flight (`balancerStop`).
+    BalancerRound,
 }
 
 /// How the latest migrations and reshardings ended.

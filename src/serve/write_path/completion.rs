@@ -1,12 +1,15 @@
 //! Commands a server answers only once their work is done: `moveChunk` and `moveRange` when the
 //! migration commits or fails, `reshardCollection`, `moveCollection` and `unshardCollection` when
-//! the resharding commits or aborts. The handler starts the work and leaves a [`Wait`]; the
+//! the resharding commits or aborts, `balancerStop` when the balancer's round in flight (and the
+//! migrations it started) has ended (`joinCurrentRound`). The handler starts the work and leaves a [`Wait`]; the
 //! connection holds its reply until the work is done, taking the lock only to look, so other
 //! clients are answered meanwhile. With the clock paused (`--paused`) nothing would ever finish,
 //! so the waiting command runs the simulator forward itself until its work is done.
 // 8.0 `s/commands/cluster_move_chunk_cmd.cpp` (`millis` of the whole command),
 // `cluster_move_range_cmd.cpp`, `cluster_reshard_collection_cmd.cpp` (blocks on the
-// coordinator's completion).
+// coordinator's completion); 4.4 to 8.0 `db/s/config/configsvr_control_balancer_command.cpp`
+// (`balancerStop` stops the balancer, then `joinCurrentRound`: "Blocks the caller until the
+// current balancing round completes", `db/s/balancer/balancer.h`).
 
 use std::collections::VecDeque;
 
@@ -36,6 +39,13 @@ pub fn outcome(state: &State, wait: &Wait) -> Option<Result<Document, MongoError
                 _ => Ok(ok(Document::new())),
             })
         }
+        Wait::BalancerRound => state
+            .sim
+            .cluster
+            .balancer
+            .round
+            .is_none()
+            .then(|| Ok(ok(Document::new()))),
         Wait::Resharding { ns } => {
             let running = state
                 .sim
@@ -92,6 +102,13 @@ pub fn wait_for_migration(state: &mut State, millis: bool) {
     let id = state.sim.cluster.next_migration_id.saturating_sub(1);
     if migrating(state, id) {
         state.wait = Some(Wait::Migration { id, millis });
+    }
+}
+
+/// After `balancerStop`: its reply waits for the round in flight, when there is one.
+pub fn wait_for_balancer_round(state: &mut State) {
+    if state.sim.cluster.balancer.round.is_some() {
+        state.wait = Some(Wait::BalancerRound);
     }
 }
 

@@ -1,7 +1,8 @@
 //! `aggregate` with the stages mongosh's helpers and the drivers' `countDocuments` send:
 //! `$match`, `$sort`, `$skip`, `$limit`, `$project` (inclusion, exclusion, field references,
 //! `$ifNull`, `$literal`), `$group` (`$sum`, `$min`, `$max`, `$first`, `$last`, `$push`), `$count`,
-//! `$shardedDataDistribution` (6.0+, on admin), `$currentOp` (on admin, see
+//! `$shardedDataDistribution` (6.0+, on admin), `$listClusterCatalog` (8.1+, see
+//! [`list_cluster_catalog`]), `$currentOp` (on admin, see
 //! [`current_op`]) and `$changeStream` (see [`change_stream`]), over the generated
 //! config database or a user collection's kept documents (a `shardtop` field says when some are
 //! not kept). Other stages are refused as a server refuses an unknown stage.
@@ -13,6 +14,7 @@ pub mod change_stream;
 pub mod coll_stats;
 pub mod current_op;
 pub mod current_op_resharding;
+pub mod list_cluster_catalog;
 
 use crate::serve::reply::number;
 use std::collections::VecDeque;
@@ -103,13 +105,13 @@ pub fn aggregate(state: &mut State, db: &str, cmd: &Document) -> Answer {
             Some("$listSampledQueries") if coll.is_none() && db == "admin" => {
                 docs = sampled_queries::list(state, &first["$listSampledQueries"])?;
             }
+            Some("$listClusterCatalog") => {
+                docs = list_cluster_catalog::list(state, db, coll.is_some(), first)?;
+            }
             // `db/pipeline/document_source_documents.cpp`: literal documents, `aggregate: 1`.
             Some("$documents") if coll.is_none() => docs = literal_documents(&first["$documents"])?,
             Some("$shardedDataDistribution") if coll.is_none() && db == "admin" => {
-                if state.sim.cluster.version < ServerVersion::V6_0 {
-                    return Err(unknown_stage("$shardedDataDistribution"));
-                }
-                docs = sharded_data_distribution(state);
+                docs = sharded_data_distribution(state)?;
             }
             _ => rest.push(first),
         }
@@ -190,16 +192,22 @@ fn finish(state: &mut State, cmd: &Document, ns: &str, docs: Vec<Document>) -> A
 /// (`avgObjSize` × count, the average taken over owned and orphaned documents together).
 // 6.0.x-era and 8.0-era `db/pipeline/document_source_sharded_data_distribution.cpp`; numbers as
 // `appendNumber` and `$multiply` give them (int32 when they fit, int64 otherwise).
-fn sharded_data_distribution(state: &State) -> Vec<Document> {
+fn sharded_data_distribution(state: &State) -> Result<Vec<Document>, MongoError> {
+    if state.sim.cluster.version < ServerVersion::V6_0 {
+        return Err(unknown_stage("$shardedDataDistribution"));
+    }
     let cluster = &state.sim.cluster;
     // 8.0: unsplittable (and untracked) collections are left out
     // (`matchingShardedCollection.unsplittable: {$ne: true}`).
-    state
+    Ok(state
         .catalog()
         .iter()
         .filter(|c| c.placement == crate::cluster::Placement::Sharded)
         .map(|c| {
+            // A removed shard is no longer asked (the stage runs on the shards `config.shards`
+            // lists), whatever orphans it still held.
             let shards: Vec<Bson> = (0..cluster.shards.len())
+                .filter(|&i| !cluster.shards[i].removed)
                 .map(|i| crate::model::ShardIdx(i as u32))
                 .filter_map(|s| {
                     let t = c.table.shard_totals(s);
@@ -221,5 +229,5 @@ fn sharded_data_distribution(state: &State) -> Vec<Document> {
                 .collect();
             doc! { "ns": &c.ns, "shards": shards }
         })
-        .collect()
+        .collect())
 }

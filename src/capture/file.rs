@@ -152,17 +152,7 @@ pub fn read(path: &Path) -> Result<Capture, CaptureError> {
 /// Reads a capture from `input` (compressed or not, told by its first bytes); `name` names it in
 /// errors.
 pub fn from_reader(name: &str, input: impl Read + Send + 'static) -> Result<Capture, CaptureError> {
-    let mut input = BufReader::with_capacity(1 << 16, input);
-    let head = input
-        .fill_buf()
-        .map_err(|e| CaptureError(format!("{name}: {e}")))?;
-    let plain: Box<dyn Read + Send> = match head {
-        [0x1f, 0x8b, ..] => Box::new(flate2::read::MultiGzDecoder::new(input)),
-        [0x28, 0xb5, 0x2f, 0xfd, ..] => Box::new(
-            zstd::Decoder::with_buffer(input).map_err(|e| CaptureError(format!("{name}: {e}")))?,
-        ),
-        _ => Box::new(input),
-    };
+    let plain = decompressed(name, input)?;
     Reader {
         name,
         input: BufReader::with_capacity(1 << 16, plain.take(MAX_BYTES)),
@@ -170,6 +160,42 @@ pub fn from_reader(name: &str, input: impl Read + Send + 'static) -> Result<Capt
         buf: Vec::new(),
     }
     .capture()
+}
+
+/// `input` decompressed as its first bytes say (gzip, zstd, or plain).
+fn decompressed(
+    name: &str,
+    input: impl Read + Send + 'static,
+) -> Result<Box<dyn Read + Send>, CaptureError> {
+    let mut input = BufReader::with_capacity(1 << 16, input);
+    let head = input
+        .fill_buf()
+        .map_err(|e| CaptureError(format!("{name}: {e}")))?;
+    Ok(match head {
+        [0x1f, 0x8b, ..] => Box::new(flate2::read::MultiGzDecoder::new(input)),
+        [0x28, 0xb5, 0x2f, 0xfd, ..] => Box::new(
+            zstd::Decoder::with_buffer(input).map_err(|e| CaptureError(format!("{name}: {e}")))?,
+        ),
+        _ => Box::new(input),
+    })
+}
+
+/// Whether the file at `path` says it is a capture: its first line (at most 1 MiB, decompressed
+/// as its first bytes say) is a JSON object whose `kind` is a capture's. Any failure: not one.
+pub fn is_capture(path: &Path) -> bool {
+    let Ok(file) = std::fs::File::open(path) else {
+        return false;
+    };
+    let Ok(plain) = decompressed(&path.display().to_string(), file) else {
+        return false;
+    };
+    let mut line = Vec::new();
+    let mut first = BufReader::new(plain.take(1 << 20));
+    if first.read_until(b'\n', &mut line).is_err() {
+        return false;
+    }
+    serde_json::from_slice::<Value>(line.trim_ascii_end())
+        .is_ok_and(|v| v.get("kind").and_then(Value::as_str) == Some(KIND))
 }
 
 struct Reader<'a, R> {

@@ -1,10 +1,10 @@
 //! The one way to name a source, for the commands that read a state (`explain`): `sim:SCENARIO[@T]`
-//! (the simulator at virtual time T), a trace file (`--at T`), `mongodb://…` / `mongodb+srv://…`
-//! (one read-only poll, as `watch --once` does). Each resolves to an owned state and what of it
-//! could not be read. A bad argument: exit 2 naming it.
+//! (the simulator at virtual time T), a capture file (`shardtop capture`: the poll it kept, run
+//! again offline), a trace file (`--at T`), `mongodb://…` / `mongodb+srv://…` (one read-only
+//! poll, as `watch --once` does). Each resolves to an owned state and what of it could not be
+//! read. A bad argument: exit 2 naming it.
 //!
 //! May import `super::{Failure, settings, scenario_file}` and the floors; never a command module.
-//! A capture file is a kind of its own, added beside these in [`SourceArg::parse`].
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -22,6 +22,8 @@ pub enum SourceArg {
         scenario: String,
         at_ms: Option<u64>,
     },
+    /// A capture file (`shardtop capture`).
+    Capture { path: PathBuf },
     /// A trace file (`sim --record`, `record`).
     Trace { path: PathBuf },
     /// A mongos (or `mongodb+srv://`), read once, read-only.
@@ -96,12 +98,20 @@ impl SourceArg {
             let scenario = scenario.to_string();
             return Ok((Self::Sim { scenario, at_ms }, None));
         }
-        // A capture file (`shardtop capture`) is recognised here, before a trace file.
         let path = PathBuf::from(text);
         if !path.is_file() {
             return Err(Failure::input(format!(
-                "SOURCE {text}: no such file; a source is sim:SCENARIO[@T], a trace file or mongodb://…"
+                "SOURCE {text}: no such file; a source is sim:SCENARIO[@T], a capture or trace file, or mongodb://…"
             )));
+        }
+        // A capture file says so on its first line; anything else is read as a trace.
+        if crate::capture::file::is_capture(&path) {
+            if at.is_some() {
+                return Err(Failure::input(format!(
+                    "--at: {text} is a capture, one instant; --at is a trace file's time"
+                )));
+            }
+            return Ok((Self::Capture { path }, None));
         }
         let at_ms = at.map(|t| time_ms(t, "--at")).transpose()?;
         Ok((Self::Trace { path }, at_ms))
@@ -135,6 +145,7 @@ pub fn resolve(
                 unread: Unread::default(),
             })
         }
+        SourceArg::Capture { path } => capture(&path),
         SourceArg::Trace { path } => trace(&path, at_ms),
         SourceArg::Live { uri } => live(&uri),
     }
@@ -177,6 +188,36 @@ fn trace(path: &std::path::Path, at_ms: Option<u64>) -> Result<Resolved, Failure
     })
 }
 
+/// A capture: the poll it kept, run again through the live poller (the same state `open` shows).
+fn capture(path: &std::path::Path) -> Result<Resolved, Failure> {
+    let file = path.display().to_string();
+    let capture = crate::capture::file::read(path).map_err(|e| Failure::input(e.0))?;
+    let rt = super::terminal::runtime()?;
+    let (polled, _missing) = rt
+        .block_on(crate::live::one_poll::replay_once(capture))
+        .map_err(|e| {
+            Failure::input(format!(
+                "{file}: the capture cannot be opened: {}",
+                e.message
+            ))
+        })?;
+    Ok(polled_state(format!("capture:{file}"), polled))
+}
+
+/// A poll's state, its refused reads said on standard error and marked unknown.
+fn polled_state(label: String, polled: crate::live::one_poll::OnePoll) -> Resolved {
+    for r in &polled.refused {
+        eprintln!("shardtop: warning: {} ({})", r.text, r.feeds.label());
+    }
+    let panes: Vec<&str> = polled.refused.iter().map(|r| r.feeds.as_str()).collect();
+    let unread = crate::source::explain::unread_of(true, &polled.state, panes);
+    Resolved {
+        label,
+        state: State::Cluster(Box::new(polled.state)),
+        unread,
+    }
+}
+
 fn live(uri: &str) -> Result<Resolved, Failure> {
     let rt = super::terminal::runtime()?;
     let polled = rt
@@ -188,16 +229,7 @@ fn live(uri: &str) -> Result<Resolved, Failure> {
                 Failure::runtime(e.message)
             }
         })?;
-    for r in &polled.refused {
-        eprintln!("shardtop: warning: {} ({})", r.text, r.feeds.label());
-    }
-    let panes: Vec<&str> = polled.refused.iter().map(|r| r.feeds.as_str()).collect();
-    let unread = crate::source::explain::unread_of(true, &polled.state, panes);
-    Ok(Resolved {
-        label: crate::live::client::hosts(uri),
-        state: State::Cluster(Box::new(polled.state)),
-        unread,
-    })
+    Ok(polled_state(crate::live::client::hosts(uri), polled))
 }
 
 #[cfg(test)]

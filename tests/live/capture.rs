@@ -146,6 +146,32 @@ async fn the_commands_capture_and_open_print_what_watch_once_prints() {
         v.remove("time");
     }
     assert_eq!(o, w);
+    // `explain` names a capture as a source: the state it reads is the poll the capture kept.
+    let ns = (o["collections"].as_array().unwrap().iter())
+        .map(|c| c["ns"].as_str().unwrap().to_string())
+        .find(|ns| !ns.starts_with("config."))
+        .unwrap();
+    let explain = |source: &str| {
+        ["explain", source, "--ns", &ns, "--json"]
+            .map(String::from)
+            .to_vec()
+    };
+    let from_capture = shardtop(explain(&p)).await;
+    assert!(from_capture.status.success(), "{from_capture:?}");
+    let from_live = shardtop(explain(&uri)).await;
+    assert!(from_live.status.success(), "{from_live:?}");
+    let c: Value = serde_json::from_slice(&from_capture.stdout).unwrap();
+    let l: Value = serde_json::from_slice(&from_live.stdout).unwrap();
+    assert_eq!(c, l, "the same state, the same verdicts");
+    assert_eq!(c["ns"], ns.as_str());
+    let mut at = explain(&p);
+    at.extend(["--at".to_string(), "5s".to_string()]);
+    let at = shardtop(at).await;
+    assert_eq!(at.status.code(), Some(2), "{at:?}");
+    assert!(
+        String::from_utf8_lossy(&at.stderr).contains("is a capture"),
+        "{at:?}"
+    );
     server.shutdown().await;
 }
 

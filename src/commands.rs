@@ -9,6 +9,7 @@
 mod export;
 mod hash;
 mod help;
+mod man_page;
 mod lab;
 mod replay;
 mod scenario_file;
@@ -59,7 +60,7 @@ pub(crate) fn server_version(
         v.map(str::to_string),
         config.server_version.as_ref(),
         |text| {
-            text.parse::<crate::cluster::ServerVersion>()
+            crate::cluster::ServerVersion::from_user_text(&text)
                 .map_err(|e| Failure::input(format!("--server-version: {e}")))
         },
     )
@@ -126,6 +127,12 @@ fn run_command(cli: Cli) -> Result<(), Failure> {
         Some(Command::Replay(args)) if !args.json => tui::replay(&args, &ctx),
         Some(Command::Replay(args)) => replay::run(&args, &mut out),
         Some(Command::Demo(args)) => tui::demo(&args, &ctx),
-        _ => tui::demo(&crate::cli::DemoArgs::default(), &ctx),
+        _ => tui::demo(
+            &crate::cli::DemoArgs {
+                scenario: None,
+                options: cli.demo,
+            },
+            &ctx,
+        ),
     }
 }

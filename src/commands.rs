@@ -10,6 +10,7 @@ mod export;
 mod hash;
 mod help;
 mod man_page;
+mod record_progress;
 mod lab;
 mod replay;
 mod scenario_file;

@@ -9,9 +9,9 @@
 mod export;
 mod hash;
 mod help;
+mod lab;
 mod man_page;
 mod record_progress;
-mod lab;
 mod replay;
 mod scenario_file;
 mod serve;

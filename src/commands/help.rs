@@ -45,8 +45,7 @@ pub fn man(out: &mut impl Write) -> Result<(), Failure> {
     let cmd = with_scenario_names(Cli::command());
     let man = clap_mangen::Man::new(cmd.clone());
     man.render_title(out).map_err(|e| write_failed(&e))?;
-    man.render_name_section(out)
-        .map_err(|e| write_failed(&e))?;
+    man.render_name_section(out).map_err(|e| write_failed(&e))?;
     man.render_synopsis_section(out)
         .map_err(|e| write_failed(&e))?;
     man.render_description_section(out)

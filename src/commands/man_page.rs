@@ -152,5 +152,8 @@ const ENVIRONMENT: &[(&str, &str)] = &[
         "The folder of the default configuration file's shardtop/ folder.",
     ),
     ("HOME", "Without XDG_CONFIG_HOME: $HOME/.config is used."),
-    ("NO_COLOR", "When set and not empty: no colours (as --no-color)."),
+    (
+        "NO_COLOR",
+        "When set and not empty: no colours (as --no-color).",
+    ),
 ];

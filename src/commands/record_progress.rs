@@ -35,7 +35,11 @@ impl Meter {
 
     /// Draws `p` unless a line was drawn less than a second ago.
     pub fn show(&mut self, p: &Progress) {
-        if !self.terminal || self.last.is_some_and(|t| t.elapsed() < Duration::from_secs(1)) {
+        if !self.terminal
+            || self
+                .last
+                .is_some_and(|t| t.elapsed() < Duration::from_secs(1))
+        {
             return;
         }
         self.last = Some(Instant::now());
@@ -81,14 +85,20 @@ mod tests {
             bytes: Some(2048),
         };
         let text = line(&p, Some(Duration::from_secs(60)));
-        assert!(text.starts_with("12 s / 60 s · 6 polls (1 failed) · 1 event · "), "{text}");
+        assert!(
+            text.starts_with("12 s / 60 s · 6 polls (1 failed) · 1 event · "),
+            "{text}"
+        );
         assert!(text.ends_with("2.0 KiB"), "{text}");
         let p = Progress {
             polls: 1,
             bytes: None,
             ..p
         };
-        assert_eq!(line(&p, None), "12 s (Ctrl-C stops) · 1 poll (1 failed) · 1 event");
+        assert_eq!(
+            line(&p, None),
+            "12 s (Ctrl-C stops) · 1 poll (1 failed) · 1 event"
+        );
     }
 
     #[test]

@@ -83,7 +83,13 @@ mod tests {
 
     #[test]
     fn a_slip_or_a_part_of_a_name_finds_the_scenario() {
-        let names = ["ascending", "hashed", "hot-customer", "zones-gdpr", "zones-ip"];
+        let names = [
+            "ascending",
+            "hashed",
+            "hot-customer",
+            "zones-gdpr",
+            "zones-ip",
+        ];
         assert_eq!(closest("acsending", &names), Some("ascending"));
         assert_eq!(closest("hased", &names), Some("hashed"));
         assert_eq!(closest("customer", &names), Some("hot-customer"));

@@ -18,7 +18,10 @@ use crate::view::LogLine;
 pub fn demo(args: &DemoArgs, ctx: &Context) -> Result<(), Failure> {
     // The scenario first: a wrong name is told as such (with the closest name), not as a
     // missing terminal with a headless command that would fail the same way.
-    let (sc, label) = scenario_file::load(args.scenario.as_deref(), args.options.scenario_file.as_deref())?;
+    let (sc, label) = scenario_file::load(
+        args.scenario.as_deref(),
+        args.options.scenario_file.as_deref(),
+    )?;
     let headless = match &args.options.scenario_file {
         Some(path) => format!("`shardtop sim --scenario-file {} --json`", path.display()),
         None => format!(

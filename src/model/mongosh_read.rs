@@ -227,7 +227,10 @@ impl Reader<'_> {
     /// A run of identifier characters (`_id`, `$gt`, `ObjectId`).
     fn word(&mut self) -> &str {
         let start = self.at;
-        while self.peek().is_some_and(|b| is_word(b) || b.is_ascii_digit()) {
+        while self
+            .peek()
+            .is_some_and(|b| is_word(b) || b.is_ascii_digit())
+        {
             self.at += 1;
         }
         &self.text[start..self.at]
@@ -260,7 +263,9 @@ impl Reader<'_> {
                 let arg = self.argument()?;
                 let ms = match arg {
                     Bson::String(s) => iso_millis(&s).ok_or_else(|| {
-                        self.err(&format!("{s:?} is not an ISO-8601 date (2026-01-01T00:00:00Z)"))
+                        self.err(&format!(
+                            "{s:?} is not an ISO-8601 date (2026-01-01T00:00:00Z)"
+                        ))
                     })?,
                     Bson::Int32(n) => i64::from(n),
                     Bson::Double(n) if n.is_finite() && n.fract() == 0.0 => n as i64,
@@ -411,7 +416,9 @@ fn split_zone(time: &str) -> Option<(&str, i64)> {
     }
     match time.rfind(['+', '-']) {
         Some(i) => {
-            let (h, m) = time[i + 1..].split_once(':').unwrap_or((&time[i + 1..], "0"));
+            let (h, m) = time[i + 1..]
+                .split_once(':')
+                .unwrap_or((&time[i + 1..], "0"));
             let (h, m): (i64, i64) = (h.parse().ok()?, m.parse().ok()?);
             let sign = if time.as_bytes()[i] == b'-' { -1 } else { 1 };
             Some((&time[..i], sign * (h * 60 + m)))
@@ -449,20 +456,45 @@ mod tests {
     #[test]
     fn mongosh_filters_read_as_the_shell_sends_them() {
         assert_eq!(document("{_id: 5}").unwrap(), doc! {"_id": 5});
-        assert_eq!(document("{ 'a.b' : 'x', \"c\": -1.5, }").unwrap(), doc! {"a.b": "x", "c": -1.5});
         assert_eq!(
-            document("{_id: {$gte: NumberLong(7), $lt: NumberLong(\"9007199254740993\")}}").unwrap(),
+            document("{ 'a.b' : 'x', \"c\": -1.5, }").unwrap(),
+            doc! {"a.b": "x", "c": -1.5}
+        );
+        assert_eq!(
+            document("{_id: {$gte: NumberLong(7), $lt: NumberLong(\"9007199254740993\")}}")
+                .unwrap(),
             doc! {"_id": {"$gte": 7i64, "$lt": 9_007_199_254_740_993i64}}
         );
         let oid = bson::oid::ObjectId::parse_str("65a1b2c3d4e5f60718293a4b").unwrap();
-        assert_eq!(document("{_id: ObjectId('65a1b2c3d4e5f60718293a4b')}").unwrap(), doc! {"_id": oid});
-        assert_eq!(document("{_id: new ObjectId(\"65a1b2c3d4e5f60718293a4b\")}").unwrap(), doc! {"_id": oid});
+        assert_eq!(
+            document("{_id: ObjectId('65a1b2c3d4e5f60718293a4b')}").unwrap(),
+            doc! {"_id": oid}
+        );
+        assert_eq!(
+            document("{_id: new ObjectId(\"65a1b2c3d4e5f60718293a4b\")}").unwrap(),
+            doc! {"_id": oid}
+        );
         let at = bson::DateTime::from_millis(1_767_225_602_982);
-        assert_eq!(document("{at: ISODate(\"2026-01-01T00:00:02.982Z\")}").unwrap(), doc! {"at": at});
-        assert_eq!(document("{at: new Date('2026-01-01T01:00:02.982+01:00')}").unwrap(), doc! {"at": at});
-        assert_eq!(document("{at: ISODate('2026-01-01')}").unwrap(), doc! {"at": bson::DateTime::from_millis(1_767_225_600_000)});
-        assert_eq!(document(r#"{"_id": {"$oid": "65a1b2c3d4e5f60718293a4b"}}"#).unwrap(), doc! {"_id": oid});
-        assert_eq!(document("{k: [1, 'two', MinKey, MaxKey()], b: true, n: null}").unwrap(), doc! {"k": [1, "two", Bson::MinKey, Bson::MaxKey], "b": true, "n": Bson::Null});
+        assert_eq!(
+            document("{at: ISODate(\"2026-01-01T00:00:02.982Z\")}").unwrap(),
+            doc! {"at": at}
+        );
+        assert_eq!(
+            document("{at: new Date('2026-01-01T01:00:02.982+01:00')}").unwrap(),
+            doc! {"at": at}
+        );
+        assert_eq!(
+            document("{at: ISODate('2026-01-01')}").unwrap(),
+            doc! {"at": bson::DateTime::from_millis(1_767_225_600_000)}
+        );
+        assert_eq!(
+            document(r#"{"_id": {"$oid": "65a1b2c3d4e5f60718293a4b"}}"#).unwrap(),
+            doc! {"_id": oid}
+        );
+        assert_eq!(
+            document("{k: [1, 'two', MinKey, MaxKey()], b: true, n: null}").unwrap(),
+            doc! {"k": [1, "two", Bson::MinKey, Bson::MaxKey], "b": true, "n": Bson::Null}
+        );
         assert_eq!(document("{big: 3000000000}").unwrap(), doc! {"big": 3e9});
         assert_eq!(
             document("{h: -3074457345618258602}").unwrap(),

@@ -407,8 +407,14 @@ fn the_query_prompt_reads_mongosh_syntax_and_reopens_on_its_text_selected() {
     f.keys(&[Action::StartQuery]);
     assert!(f.app.query_selected);
     let text = format!("{}", f.draw().backend());
-    assert!(text.contains("{username: 'alice'}") && text.contains("typing replaces"), "{text}");
-    let mut keys: Vec<Action> = "{username: 'bob'}".chars().map(Action::SearchChar).collect();
+    assert!(
+        text.contains("{username: 'alice'}") && text.contains("typing replaces"),
+        "{text}"
+    );
+    let mut keys: Vec<Action> = "{username: 'bob'}"
+        .chars()
+        .map(Action::SearchChar)
+        .collect();
     keys.push(Action::SearchDone);
     f.keys(&keys);
     assert_eq!(f.app.query.as_deref(), Some("{username: 'bob'}"));

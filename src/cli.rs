@@ -13,8 +13,7 @@ pub mod lab;
     version,
     about,
     long_about = None,
-    after_help = "Without a command: `shardtop demo ascending` (the demo options above apply).",
-    args_conflicts_with_subcommands = true
+    after_help = "Without a command: `shardtop demo ascending` (the demo options above apply)."
 )]
 pub struct Cli {
     /// Disable colours (also honoured: the NO_COLOR environment variable).
@@ -198,6 +197,17 @@ pub struct RecordArgs {
     pub interval: Option<String>,
 }
 
+impl DemoOptions {
+    /// Whether any is given (before a command, where they do not belong).
+    pub fn any(&self) -> bool {
+        self.seed.is_some()
+            || self.speed.is_some()
+            || self.server_version.is_some()
+            || self.scenario_file.is_some()
+            || self.paused
+    }
+}
+
 /// The heading of the options every command takes, apart from each command's own in `--help`.
 const GLOBAL: &str = "Global options";
 
@@ -205,6 +215,7 @@ const GLOBAL: &str = "Global options";
 #[derive(Debug, Args, Default)]
 pub struct DemoArgs {
     /// A built-in scenario (see `shardtop scenarios`); default `ascending`.
+    #[arg(conflicts_with = "scenario_file")]
     pub scenario: Option<String>,
     #[command(flatten)]
     pub options: DemoOptions,
@@ -224,7 +235,7 @@ pub struct DemoOptions {
     #[arg(long)]
     pub server_version: Option<String>,
     /// Run a scenario file instead of a built-in scenario.
-    #[arg(long, conflicts_with = "scenario")]
+    #[arg(long)]
     pub scenario_file: Option<PathBuf>,
     /// Start paused (Space plays).
     #[arg(long)]

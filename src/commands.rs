@@ -103,6 +103,11 @@ pub fn run(cli: Cli) -> ExitCode {
 /// The commands that need no configuration answer first, so a bad file never hides them.
 fn run_command(cli: Cli) -> Result<(), Failure> {
     let mut out = std::io::stdout().lock();
+    if cli.command.is_some() && cli.demo.any() {
+        return Err(Failure::input(
+            "--paused, --seed, --speed, --server-version and --scenario-file before a command are the demo's (`shardtop --paused`); give them after the command",
+        ));
+    }
     match cli.command {
         Some(Command::Hash { value }) => return hash::run(&value, &mut out),
         Some(Command::Scenarios { json }) => return sim::scenarios(json, &mut out),

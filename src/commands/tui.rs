@@ -29,8 +29,8 @@ pub fn demo(args: &DemoArgs, ctx: &Context) -> Result<(), Failure> {
             args.scenario.as_deref().unwrap_or("ascending")
         ),
     };
-    require_terminal(&headless)?;
     let version = super::server_version(args.options.server_version.as_deref(), &ctx.config)?;
+    require_terminal(&headless)?;
     let playback = Playback {
         speed: speed_of(args.options.speed, ctx)?,
         paused: args.options.paused,

@@ -200,10 +200,10 @@ fn scenario_names_complete_and_global_options_have_their_heading() {
     for name in ["hot-customer", "zones-gdpr", "low-cardinality"] {
         assert!(script.contains(name), "bash completion lacks {name}");
     }
-    let (_, script, _) = run(&["completions", "fish"]);
+    let (_, script, _) = run(&["completions", "zsh"]);
     assert!(
         script.contains("hot-customer"),
-        "fish completion lacks the scenarios"
+        "zsh completion lacks the scenarios"
     );
     let (code, help, _) = run(&["sim", "--help"]);
     assert_eq!(code, 0);

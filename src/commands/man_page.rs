@@ -36,7 +36,7 @@ pub fn commands(out: &mut impl Write, cmd: &clap::Command) -> std::io::Result<()
         "Without a command, shardtop runs \\fBshardtop demo ascending\\fR (the demo's options apply). Each command is described under its own heading below."
     )?;
     for sub in cmd.get_subcommands().filter(|s| !s.is_hide_set()) {
-        let about = sub.get_about().map(|a| a.to_string()).unwrap_or_default();
+        let about = sub.get_about().map(ToString::to_string).unwrap_or_default();
         tagged(out, &format!("shardtop {}", sub.get_name()), &about)?;
     }
     Ok(())
@@ -64,7 +64,7 @@ pub fn keys(out: &mut impl Write) -> std::io::Result<()> {
         writeln!(out, ".SS \"{}\"", esc(screen_title(screen)))?;
         for (group, rows) in help_of(screen) {
             writeln!(out, ".PP\n\\fI{}\\fR", esc(group))?;
-            for (commands, what) in rows.iter() {
+            for (commands, what) in *rows {
                 let keys: Vec<String> = commands
                     .iter()
                     .map(|c| match map.keys_of(c) {

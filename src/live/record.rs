@@ -61,7 +61,9 @@ pub struct Progress {
     pub bytes: Option<u64>,
 }
 
-/// [`record`], refusing a file already at `path` unless `existing` allows replacing it.
+/// [`record`], refusing a file already at `path` unless `existing` allows replacing it;
+/// `progress` hears of every poll.
+#[allow(clippy::too_many_lines)] // one loop: poll, write, report
 pub async fn record_to(
     mut poller: Poller,
     uri: &str,

@@ -86,13 +86,12 @@ impl Reader<'_> {
     fn value(&mut self) -> Result<Bson, String> {
         self.space();
         match self.peek() {
-            None => Err(self.err("expected a value")),
             Some(b'{') => self.nested(Self::doc),
             Some(b'[') => self.nested(Self::array),
             Some(b'"' | b'\'') => self.string().map(Bson::String),
             Some(b'-' | b'+' | b'.' | b'0'..=b'9') => self.number(),
             Some(b) if is_word(b) => self.word_value(),
-            Some(_) => Err(self.err("expected a value")),
+            None | Some(_) => Err(self.err("expected a value")),
         }
     }
 
@@ -213,10 +212,10 @@ impl Reader<'_> {
         // An integer too wide for a double's 53 bits but within 64 is kept exact as an int64
         // (the shell would round it; shardtop prints hashed bounds, such as
         // -3074457345618258602, as plain digits, and a pasted bound must mean that bound).
-        if let Ok(i) = text.parse::<i64>() {
-            if i.unsigned_abs() > 1 << 53 {
-                return Ok(Bson::Int64(i));
-            }
+        if let Ok(i) = text.parse::<i64>()
+            && i.unsigned_abs() > 1 << 53
+        {
+            return Ok(Bson::Int64(i));
         }
         let n: f64 = text
             .parse()
@@ -449,6 +448,7 @@ fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)] // tests: a failed unwrap is a failed test
 mod tests {
     use super::*;
     use bson::doc;

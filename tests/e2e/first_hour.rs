@@ -43,7 +43,10 @@ fn the_query_prompt_takes_mongosh_syntax_and_reopens_selected() {
         Duration::from_secs(5),
     );
     // Replaced, not appended (the key space still shows the kept filter until Enter).
-    let prompt = screen.lines().find(|l| l.contains("query filter:")).unwrap();
+    let prompt = screen
+        .lines()
+        .find(|l| l.contains("query filter:"))
+        .unwrap();
     assert!(!prompt.contains("alice"), "{screen}");
     t.keys("Enter");
     t.wait_for("SHARD_MERGE", Duration::from_secs(5));

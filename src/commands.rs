@@ -10,8 +10,6 @@ mod export;
 mod hash;
 mod help;
 mod lab;
-mod man_page;
-mod record_progress;
 mod replay;
 mod scenario_file;
 mod serve;

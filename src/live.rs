@@ -43,6 +43,18 @@ pub(crate) fn with_scheme(uri: &str) -> Option<String> {
     Some(client::redact(&format!("mongodb://{t}")))
 }
 
+/// The error of a URI without its scheme, with the URI meant.
+pub(crate) fn missing_scheme(uri: &str) -> Option<client::LiveError> {
+    with_scheme(uri).map(|suggested| client::LiveError {
+        message: format!(
+            "malformed URI: a connection string starts with mongodb:// or mongodb+srv:// — did you mean {suggested}?"
+        ),
+        input: true,
+        unauthorized: false,
+        code: None,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -4,6 +4,8 @@
 
 use std::io::Write;
 
+mod man_page;
+
 use clap::CommandFactory;
 
 use super::{Failure, write_failed};
@@ -52,7 +54,7 @@ pub fn man(out: &mut impl Write) -> Result<(), Failure> {
         .map_err(|e| write_failed(&e))?;
     man.render_options_section(out)
         .map_err(|e| write_failed(&e))?;
-    super::man_page::commands(out, &cmd).map_err(|e| write_failed(&e))?;
+    man_page::commands(out, &cmd).map_err(|e| write_failed(&e))?;
     for sub in cmd.get_subcommands().filter(|s| !s.is_hide_set()) {
         let name = format!("shardtop {}", sub.get_name());
         let sub = sub.clone().bin_name(name.clone());
@@ -65,8 +67,8 @@ pub fn man(out: &mut impl Write) -> Result<(), Failure> {
         page.render_options_section(out)
             .map_err(|e| write_failed(&e))?;
     }
-    super::man_page::keys(out).map_err(|e| write_failed(&e))?;
-    super::man_page::closing(out).map_err(|e| write_failed(&e))?;
+    man_page::keys(out).map_err(|e| write_failed(&e))?;
+    man_page::closing(out).map_err(|e| write_failed(&e))?;
     man.render_version_section(out)
         .map_err(|e| write_failed(&e))
 }

@@ -4,6 +4,8 @@
 //! May import the toolbox (`terminal`, `settings`) and the floors; never another command module.
 
 use std::io::Write;
+
+mod record_progress;
 use std::time::Duration;
 
 use super::settings::{Context, duration, heat_of, history_secs, interval_of};
@@ -241,7 +243,7 @@ pub fn record(
     super::check_output("--output", &args.output, args.force)?;
     let rt = runtime()?;
     let said = connecting(&hosts(&args.uri));
-    let mut meter = super::record_progress::Meter::new(said, limit);
+    let mut meter = record_progress::Meter::new(said, limit);
     let recorded = rt
         .block_on(async {
             let client = LiveClient::connect(&args.uri, CONNECT)

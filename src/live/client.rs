@@ -137,17 +137,8 @@ fn explain(e: &mongodb::error::Error, uri: &str) -> LiveError {
 /// The driver's options from the URI as written (`mongodb+srv://`, TLS, `authMechanism`,
 /// `authSource`… all the driver's), plus shardtop's app name and timeouts.
 pub async fn client_options(uri: &str, timeout: Duration) -> Result<ClientOptions, LiveError> {
-    if let Some(suggested) = super::with_scheme(uri) {
-        let message = format!(
-            "malformed URI: a connection string starts with mongodb:// or mongodb+srv:// — did you mean {suggested}?"
-        );
-        let (input, unauthorized, code) = (true, false, None);
-        return Err(LiveError {
-            message,
-            input,
-            unauthorized,
-            code,
-        });
+    if let Some(e) = super::missing_scheme(uri) {
+        return Err(e);
     }
     let mut options = ClientOptions::parse(uri).await.map_err(|e| {
         let input = matches!(&*e.kind, ErrorKind::InvalidArgument { .. });

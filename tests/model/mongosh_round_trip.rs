@@ -66,3 +66,83 @@ fn a_printed_filter_reads_back_as_a_document() {
         want
     });
 }
+
+#[test]
+fn mongosh_filters_read_as_the_shell_sends_them() {
+    assert_eq!(
+        mongosh_read::document("{_id: 5}").unwrap(),
+        bson::doc! {"_id": 5}
+    );
+    assert_eq!(
+        mongosh_read::document("{ 'a.b' : 'x', \"c\": -1.5, }").unwrap(),
+        bson::doc! {"a.b": "x", "c": -1.5}
+    );
+    assert_eq!(
+        mongosh_read::document(
+            "{_id: {$gte: NumberLong(7), $lt: NumberLong(\"9007199254740993\")}}"
+        )
+        .unwrap(),
+        bson::doc! {"_id": {"$gte": 7i64, "$lt": 9_007_199_254_740_993i64}}
+    );
+    let oid = bson::oid::ObjectId::parse_str("65a1b2c3d4e5f60718293a4b").unwrap();
+    assert_eq!(
+        mongosh_read::document("{_id: ObjectId('65a1b2c3d4e5f60718293a4b')}").unwrap(),
+        bson::doc! {"_id": oid}
+    );
+    assert_eq!(
+        mongosh_read::document("{_id: new ObjectId(\"65a1b2c3d4e5f60718293a4b\")}").unwrap(),
+        bson::doc! {"_id": oid}
+    );
+    let at = bson::DateTime::from_millis(1_767_225_602_982);
+    assert_eq!(
+        mongosh_read::document("{at: ISODate(\"2026-01-01T00:00:02.982Z\")}").unwrap(),
+        bson::doc! {"at": at}
+    );
+    assert_eq!(
+        mongosh_read::document("{at: new Date('2026-01-01T01:00:02.982+01:00')}").unwrap(),
+        bson::doc! {"at": at}
+    );
+    assert_eq!(
+        mongosh_read::document("{at: ISODate('2026-01-01')}").unwrap(),
+        bson::doc! {"at": bson::DateTime::from_millis(1_767_225_600_000)}
+    );
+    assert_eq!(
+        mongosh_read::document(r#"{"_id": {"$oid": "65a1b2c3d4e5f60718293a4b"}}"#).unwrap(),
+        bson::doc! {"_id": oid}
+    );
+    assert_eq!(
+        mongosh_read::document("{k: [1, 'two', MinKey, MaxKey()], b: true, n: null}").unwrap(),
+        bson::doc! {"k": [1, "two", Bson::MinKey, Bson::MaxKey], "b": true, "n": Bson::Null}
+    );
+    assert_eq!(
+        mongosh_read::document("{big: 3000000000}").unwrap(),
+        bson::doc! {"big": 3e9}
+    );
+    assert_eq!(
+        mongosh_read::document("{h: -3074457345618258602}").unwrap(),
+        bson::doc! {"h": -3_074_457_345_618_258_602i64}
+    );
+}
+
+#[test]
+fn bad_input_is_told_with_its_column() {
+    for (text, needle) in [
+        ("{_id: }", "expected a value at column 7"),
+        ("{_id: 5", "expected `}`"),
+        ("{_id: foo}", "unknown word \"foo\""),
+        ("{_id: ObjectId('zz')}", "24 hex digits"),
+        ("{at: ISODate('2026-13-01')}", "not an ISO-8601 date"),
+        ("{'a: 1}", "unterminated string"),
+        ("5", "a filter is a document"),
+        ("{a: 1} x", "after the value"),
+    ] {
+        let e = mongosh_read::document(text).unwrap_err();
+        assert!(e.contains(needle), "{text}: {e}");
+    }
+    let deep = "[".repeat(10_000);
+    assert!(
+        mongosh_read::value(&deep)
+            .unwrap_err()
+            .contains("nested too deep")
+    );
+}

@@ -8,21 +8,32 @@ pub mod lab;
 
 /// How a MongoDB sharded cluster places its data: chunks, key space, balancer, migrations.
 #[derive(Debug, Parser)]
-#[command(name = "shardtop", version, about, long_about = None)]
+#[command(
+    name = "shardtop",
+    version,
+    about,
+    long_about = None,
+    after_help = "Without a command: `shardtop demo ascending` (the demo options above apply)."
+)]
 pub struct Cli {
     /// Disable colours (also honoured: the NO_COLOR environment variable).
-    #[arg(long, global = true)]
+    #[arg(long, global = true, help_heading = GLOBAL)]
     pub no_color: bool,
 
     /// The configuration file (default: `$SHARDTOP_CONFIG`, else
     /// `$XDG_CONFIG_HOME/shardtop/config.toml`, else `~/.config/shardtop/config.toml`).
-    #[arg(long, global = true, value_name = "PATH")]
+    #[arg(long, global = true, value_name = "PATH", help_heading = GLOBAL)]
     pub config: Option<PathBuf>,
 
     /// Colour theme of the TUI: dark, light, high-contrast, okabe-ito, or one defined in the
     /// configuration file.
-    #[arg(long, global = true, value_name = "NAME")]
+    #[arg(long, global = true, value_name = "NAME", help_heading = GLOBAL)]
     pub theme: Option<String>,
+
+    /// The demo's options, for `shardtop` without a command (which is `shardtop demo
+    /// ascending`).
+    #[command(flatten, next_help_heading = "Demo options")]
+    pub demo: DemoOptions,
 
     #[command(subcommand)]
     pub command: Option<Command>,
@@ -30,7 +41,7 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// List the built-in scenarios: name, description, the seed passage each reproduces.
+    /// List the built-in scenarios: name, what each teaches, what happens in it.
     Scenarios {
         /// Print JSON instead of text.
         #[arg(long)]
@@ -53,8 +64,9 @@ pub enum Command {
     ///
     /// Each candidate gets a simulated cluster of its own: the first documents are laid out as
     /// reshardCollection would lay them out for that key, the rest arrive as new inserts with
-    /// the balancer on. Prints seed 003's table (one row per candidate) and each key's numbers as
-    /// analyzeShardKey defines them.
+    /// the balancer on. Prints a table comparing the candidates (one row each: how the writes
+    /// spread, the shards each query asks, whether the key's chunks can divide) and each key's numbers as analyzeShardKey defines
+    /// them.
     Lab(lab::LabArgs),
     /// Record a live cluster (read-only) into a trace that `replay` reads.
     Record(RecordArgs),
@@ -226,11 +238,33 @@ pub struct OpenArgs {
     pub ns: Option<String>,
 }
 
+impl DemoOptions {
+    /// Whether any is given (before a command, where they do not belong).
+    pub fn any(&self) -> bool {
+        self.seed.is_some()
+            || self.speed.is_some()
+            || self.server_version.is_some()
+            || self.scenario_file.is_some()
+            || self.paused
+    }
+}
+
+/// The heading of the options every command takes, apart from each command's own in `--help`.
+const GLOBAL: &str = "Global options";
+
 /// Options of `shardtop demo`.
 #[derive(Debug, Args, Default)]
 pub struct DemoArgs {
     /// A built-in scenario (see `shardtop scenarios`); default `ascending`.
+    #[arg(conflicts_with = "scenario_file")]
     pub scenario: Option<String>,
+    #[command(flatten)]
+    pub options: DemoOptions,
+}
+
+/// The options of the demo, with `shardtop demo` or without a command.
+#[derive(Debug, Args, Default)]
+pub struct DemoOptions {
     /// Seed of the simulation's random numbers (default: the scenario's).
     #[arg(long)]
     pub seed: Option<u64>,
@@ -242,7 +276,7 @@ pub struct DemoArgs {
     #[arg(long)]
     pub server_version: Option<String>,
     /// Run a scenario file instead of a built-in scenario.
-    #[arg(long, conflicts_with = "scenario")]
+    #[arg(long)]
     pub scenario_file: Option<PathBuf>,
     /// Start paused (Space plays).
     #[arg(long)]

@@ -63,7 +63,7 @@ pub(crate) fn server_version(
         v.map(str::to_string),
         config.server_version.as_ref(),
         |text| {
-            text.parse::<crate::cluster::ServerVersion>()
+            crate::cluster::ServerVersion::from_user_text(&text)
                 .map_err(|e| Failure::input(format!("--server-version: {e}")))
         },
     )
@@ -105,6 +105,11 @@ pub fn run(cli: Cli) -> ExitCode {
 /// The commands that need no configuration answer first, so a bad file never hides them.
 fn run_command(cli: Cli) -> Result<(), Failure> {
     let mut out = std::io::stdout().lock();
+    if cli.command.is_some() && cli.demo.any() {
+        return Err(Failure::input(
+            "--paused, --seed, --speed, --server-version and --scenario-file before a command are the demo's (`shardtop --paused`); give them after the command",
+        ));
+    }
     match cli.command {
         Some(Command::Hash { value }) => return hash::run(&value, &mut out),
         Some(Command::Scenarios { json }) => return sim::scenarios(json, &mut out),
@@ -133,6 +138,12 @@ fn run_command(cli: Cli) -> Result<(), Failure> {
         Some(Command::Replay(args)) => replay::run(&args, &mut out),
         Some(Command::Demo(args)) => tui::demo(&args, &ctx),
         Some(Command::Explain(args)) => explain::run(&args, &ctx.config, &mut out),
-        _ => tui::demo(&crate::cli::DemoArgs::default(), &ctx),
+        _ => tui::demo(
+            &crate::cli::DemoArgs {
+                scenario: None,
+                options: cli.demo,
+            },
+            &ctx,
+        ),
     }
 }

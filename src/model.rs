@@ -13,6 +13,7 @@ pub mod decimal;
 pub mod extjson;
 pub mod hash;
 pub mod key;
+pub mod mongosh_read;
 pub mod mongosh_text;
 pub mod number;
 pub mod pattern;

@@ -7,7 +7,7 @@ use clap::Args;
 /// A built-in data set with its traffic.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum LabExample {
-    /// Seed 003's `shop.orders`: 200,000 orders from 20,000 customers in eight cities, its
+    /// `shop.orders`: 200,000 orders from 20,000 customers in eight cities, its
     /// unique index `{customerId: 1, orderNo: 1}`, its four candidate keys and its queries.
     Orders,
 }
@@ -67,7 +67,7 @@ pub struct LabArgs {
     /// it.
     #[arg(long = "zone-range", value_name = "JSON")]
     pub zone_ranges: Vec<String>,
-    /// Chunk size in MB (1 to 1024). The default, 1 MB as in seed 003's lab, lets a sample of
+    /// Chunk size in MB (1 to 1024). The default, 1 MB, lets a sample of
     /// documents divide into chunks as a whole collection would at the server's default.
     #[arg(long, value_name = "MB", default_value_t = 1)]
     pub chunk_size: u64,

@@ -172,6 +172,24 @@ impl fmt::Display for ServerVersion {
     }
 }
 
+impl ServerVersion {
+    /// A release line as a user writes it (`--server-version`, the configuration, a scenario
+    /// file): as `FromStr`, and a bare major (`8`) is that major's first line (`8.0`). A server's
+    /// own version string always has a minor, so `FromStr` keeps refusing a bare major.
+    pub fn from_user_text(text: &str) -> Result<Self, String> {
+        let t = text.trim();
+        if !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit()) {
+            return format!("{t}.0").parse().map_err(|_| {
+                format!(
+                    "unknown server version {text:?}: give a release line from 4.4 to {} (4.4, 5.0 … 8.3, 9.0), e.g. 7.0",
+                    Self::NEWEST
+                )
+            });
+        }
+        text.parse()
+    }
+}
+
 impl FromStr for ServerVersion {
     type Err = String;
 
@@ -219,6 +237,13 @@ mod tests {
         ] {
             let v: ServerVersion = text.parse().unwrap_or_else(|e| panic!("{text}: {e}"));
             assert_eq!(v.to_string(), line, "{text}");
+        }
+        for (text, line) in [("8", "8.0"), ("7", "7.0"), (" 5 ", "5.0"), ("6.0", "6.0")] {
+            let v = ServerVersion::from_user_text(text).unwrap_or_else(|e| panic!("{text}: {e}"));
+            assert_eq!(v.to_string(), line, "{text}");
+        }
+        for bad in ["4", "3", "10", "", "x"] {
+            assert!(ServerVersion::from_user_text(bad).is_err(), "{bad:?}");
         }
         for bad in ["", "-22", "7", "7.x", "7.0.x", "7.0.1.2", "3.6.8", "10.0.0"] {
             assert!(bad.parse::<ServerVersion>().is_err(), "{bad:?}");

@@ -20,7 +20,7 @@ pub fn scenarios(json: bool, out: &mut impl Write) -> Result<(), Failure> {
     let text = if json {
         let list: Vec<serde_json::Value> = all
             .iter()
-            .map(|s| serde_json::json!({"name": s.name, "description": s.description, "seedPassage": s.seed_passage}))
+            .map(|s| serde_json::json!({"name": s.name, "description": s.description, "lesson": s.lesson}))
             .collect();
         format!(
             "{}\n",
@@ -32,8 +32,11 @@ pub fn scenarios(json: bool, out: &mut impl Write) -> Result<(), Failure> {
         for s in &all {
             let _ = writeln!(
                 text,
-                "{:<width$}  {}\n{:<width$}  seed: {}",
-                s.name, s.description, "", s.seed_passage
+                "{:<width$}  {}\n{:<width$}  {}",
+                s.name,
+                s.lesson.as_deref().unwrap_or(""),
+                "",
+                s.description
             );
         }
         text

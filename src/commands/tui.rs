@@ -16,16 +16,27 @@ use crate::view::LogLine;
 
 /// `shardtop demo [SCENARIO]` (and `shardtop` alone, which is `demo ascending`).
 pub fn demo(args: &DemoArgs, ctx: &Context) -> Result<(), Failure> {
-    let name = args.scenario.as_deref().unwrap_or("ascending");
-    require_terminal(&format!("`shardtop sim {name} --json`"))?;
-    let (sc, label) = scenario_file::load(args.scenario.as_deref(), args.scenario_file.as_deref())?;
-    let version = super::server_version(args.server_version.as_deref(), &ctx.config)?;
+    // The scenario first: a wrong name is told as such (with the closest name), not as a
+    // missing terminal with a headless command that would fail the same way.
+    let (sc, label) = scenario_file::load(
+        args.scenario.as_deref(),
+        args.options.scenario_file.as_deref(),
+    )?;
+    let headless = match &args.options.scenario_file {
+        Some(path) => format!("`shardtop sim --scenario-file {} --json`", path.display()),
+        None => format!(
+            "`shardtop sim {} --json`",
+            args.scenario.as_deref().unwrap_or("ascending")
+        ),
+    };
+    let version = super::server_version(args.options.server_version.as_deref(), &ctx.config)?;
+    require_terminal(&headless)?;
     let playback = Playback {
-        speed: speed_of(args.speed, ctx)?,
-        paused: args.paused,
+        speed: speed_of(args.options.speed, ctx)?,
+        paused: args.options.paused,
         start_ms: None,
     };
-    let mut timeline = SimTimeline::new(&sc, args.seed.unwrap_or(sc.seed), version)
+    let mut timeline = SimTimeline::new(&sc, args.options.seed.unwrap_or(sc.seed), version)
         .map_err(|e| Failure::input(format!("scenario {label}: {e}")))?;
     timeline.keep_past(history_secs(&ctx.config)?);
     let log = timeline.take_initial_log();

@@ -4,6 +4,8 @@
 //! May import the toolbox (`terminal`, `settings`) and the floors; never another command module.
 
 use std::io::Write;
+
+mod record_progress;
 use std::time::Duration;
 
 use super::settings::{Context, duration, heat_of, history_secs, interval_of};
@@ -105,16 +107,46 @@ pub fn run(args: &WatchArgs, ctx: &Context, out: &mut impl Write) -> Result<(), 
     out.write_all(text.as_bytes()).map_err(|e| write_failed(&e))
 }
 
+/// How long connecting (server selection) may take.
+const CONNECT: Duration = Duration::from_secs(10);
+
+/// Says at once on standard error (a terminal) that `label` is being connected to, and within
+/// which time; returns whether it did (the line is cleared when the first poll ends).
+fn connecting(label: &str) -> bool {
+    use std::io::IsTerminal;
+    if !std::io::stderr().is_terminal() {
+        return false;
+    }
+    eprint!(
+        "\rshardtop: connecting to {label}… (timeout {} s; the first poll within {} s)\x1b[K",
+        CONNECT.as_secs(),
+        FIRST_POLL.as_secs()
+    );
+    true
+}
+
+/// Clears the line [`connecting`] or [`telling`] left on standard error.
+fn clear_line(said: bool) {
+    if said {
+        eprint!("\r\x1b[K");
+    }
+}
+
 /// `work`, saying on standard error (a terminal) what it waits for once it has waited 2 s:
 /// "waiting for mongodb://h:27017: find config.chunks, 12 s" — the screen is never blank.
-async fn telling<T>(client: &LiveClient, label: &str, work: impl Future<Output = T>) -> T {
+/// `said`: a line is there already (from [`connecting`]), to clear at the end.
+async fn telling<T>(
+    client: &LiveClient,
+    label: &str,
+    work: impl Future<Output = T>,
+    mut said: bool,
+) -> T {
     use std::io::IsTerminal;
     if !std::io::stderr().is_terminal() {
         return work.await;
     }
     tokio::pin!(work);
     let mut tick = tokio::time::interval(Duration::from_secs(1));
-    let mut said = false;
     loop {
         tokio::select! {
             done = &mut work => {
@@ -147,9 +179,12 @@ fn interactive(
         hosts(&args.uri)
     ))?;
     let rt = runtime()?;
+    let said = connecting(&hosts(&args.uri));
     let (poller, log, heat) = rt
         .block_on(async {
-            let client = LiveClient::connect(&args.uri, Duration::from_secs(10)).await?;
+            let client = LiveClient::connect(&args.uri, CONNECT)
+                .await
+                .inspect_err(|_| clear_line(said))?;
             let first = async {
                 let heat = resolve_heat(asked, &client).await;
                 let mut poller = poller(client.clone(), heat);
@@ -157,7 +192,7 @@ fn interactive(
                 Ok::<_, LiveError>((poller, log, heat))
             };
             let first = within(&client, FIRST_POLL, first);
-            Box::pin(telling(&client, &hosts(&args.uri), first)).await
+            Box::pin(telling(&client, &hosts(&args.uri), first, said)).await
         })
         .map_err(failure)?;
     let cluster = poller.state();
@@ -207,9 +242,13 @@ pub fn record(
     let limit = args.duration.as_deref().map(duration).transpose()?;
     super::check_output("--output", &args.output, args.force)?;
     let rt = runtime()?;
+    let said = connecting(&hosts(&args.uri));
+    let mut meter = record_progress::Meter::new(said, limit);
     let recorded = rt
         .block_on(async {
-            let client = LiveClient::connect(&args.uri, Duration::from_secs(10)).await?;
+            let client = LiveClient::connect(&args.uri, CONNECT)
+                .await
+                .inspect_err(|_| clear_line(said))?;
             let stop = async {
                 let _ = tokio::signal::ctrl_c().await;
             };
@@ -217,13 +256,15 @@ pub fn record(
                 Poller::new(client),
                 &args.uri,
                 (&args.output, super::existing(args.force)),
-                interval,
-                limit,
+                (interval, limit),
                 stop,
+                |p| meter.show(&p),
             )
             .await
         })
+        .inspect_err(|_| clear_line(meter.on_screen()))
         .map_err(failure)?;
+    clear_line(meter.on_screen());
     let text = format!(
         "recorded {} polls over {:.1} s of {} into {} ({} polls failed)\n",
         recorded.polls,

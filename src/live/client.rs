@@ -101,6 +101,9 @@ pub fn hosts(uri: &str) -> String {
 /// The driver's options from the URI as written (`mongodb+srv://`, TLS, `authMechanism`,
 /// `authSource`… all the driver's), plus shardtop's app name and timeouts.
 pub async fn client_options(uri: &str, timeout: Duration) -> Result<ClientOptions, LiveError> {
+    if let Some(e) = super::missing_scheme(uri) {
+        return Err(e);
+    }
     let mut options = ClientOptions::parse(uri).await.map_err(|e| {
         let input = matches!(&*e.kind, ErrorKind::InvalidArgument { .. });
         if !input {

@@ -45,17 +45,32 @@ pub async fn record(
     stop: impl std::future::Future<Output = ()>,
 ) -> Result<Recorded, LiveError> {
     let to = (path, crate::trace::writer::Existing::Replace);
-    record_to(poller, uri, to, interval, duration, stop).await
+    record_to(poller, uri, to, (interval, duration), stop, |_| {}).await
 }
 
-/// [`record`], refusing a file already at `path` unless `existing` allows replacing it.
+/// How far a recording has come, after each poll (for a progress line).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Progress {
+    /// Milliseconds since the recording began.
+    pub elapsed_ms: u64,
+    pub polls: u64,
+    pub failed_polls: u64,
+    /// Log entries (events) written.
+    pub events: u64,
+    /// Bytes of the file on disk so far (compressed, as flushed); `None` through a FIFO.
+    pub bytes: Option<u64>,
+}
+
+/// [`record`], refusing a file already at `path` unless `existing` allows replacing it;
+/// `progress` hears of every poll.
+#[allow(clippy::too_many_lines)] // one loop: poll, write, report
 pub async fn record_to(
     mut poller: Poller,
     uri: &str,
     (path, existing): (&Path, crate::trace::writer::Existing),
-    interval: Duration,
-    duration: Option<Duration>,
+    (interval, duration): (Duration, Option<Duration>),
     stop: impl std::future::Future<Output = ()>,
+    mut progress: impl FnMut(Progress),
 ) -> Result<Recorded, LiveError> {
     // Trace time 0 is a whole second (the header's `startEpochSeconds`), so a replay's
     // wall-clock times are the live view's.
@@ -102,11 +117,27 @@ pub async fn record_to(
         .map_err(|e| io(&e, path))?;
     // The entries the first poll read (the newest of each log, older than the recording) come
     // right after the first keyframe, at time 0.
-    let mut entries = Entries { start, last_ms: 0 };
+    let mut entries = Entries {
+        start,
+        last_ms: 0,
+        written: 0,
+    };
     entries
         .write(&mut w, poller.logs.take_recorded(), 1)
         .map_err(|e| io(&e, path))?;
     let (mut polls, mut failed, mut last) = (1, 0, 0);
+    let on_disk = |w: &TraceWriter| {
+        w.partial_path()
+            .and_then(|p| std::fs::metadata(p).ok())
+            .map(|m| m.len())
+    };
+    progress(Progress {
+        elapsed_ms: now_ms().saturating_sub(began),
+        polls,
+        failed_polls: failed,
+        events: entries.written,
+        bytes: on_disk(&w),
+    });
     let mut wait = interval;
     loop {
         let elapsed = now_ms() - start;
@@ -147,6 +178,13 @@ pub async fn record_to(
             failed += 1;
             wait = (wait * 2).min(Duration::from_secs(30));
         }
+        progress(Progress {
+            elapsed_ms: now_ms().saturating_sub(began),
+            polls,
+            failed_polls: failed,
+            events: entries.written,
+            bytes: on_disk(&w),
+        });
     }
     let path = w.finish(last).map_err(|e| io(&e, path))?;
     Ok(Recorded {
@@ -164,6 +202,8 @@ struct Entries {
     start: u64,
     /// The last line's time.
     last_ms: u64,
+    /// Entries written so far.
+    written: u64,
 }
 
 impl Entries {
@@ -193,6 +233,7 @@ impl Entries {
                 entry: crate::trace::logged::entry_of(&d),
             };
             w.line(&line.encode())?;
+            self.written += 1;
         }
         Ok(())
     }

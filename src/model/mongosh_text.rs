@@ -14,13 +14,51 @@ pub fn value(v: &Bson) -> String {
         Bson::Document(d) => {
             let fields: Vec<String> = d
                 .iter()
-                .map(|(k, v)| format!("{k}: {}", value(v)))
+                .map(|(k, v)| format!("{}: {}", key(k), value(v)))
                 .collect();
             format!("{{{}}}", fields.join(", "))
         }
         Bson::Array(a) => format!("[{}]", a.iter().map(value).collect::<Vec<_>>().join(", ")),
+        Bson::String(s) => quoted(s),
+        Bson::Double(f) if f.is_nan() => "NaN".into(),
+        Bson::Double(f) if f.is_infinite() => {
+            if *f > 0.0 { "Infinity" } else { "-Infinity" }.into()
+        }
         other => other.to_string(),
     }
+}
+
+/// A field name as mongosh prints it: bare when it is an identifier (`_id`, `$gt`), else quoted
+/// (`"a.b"`), so that `mongosh_read` reads it back.
+fn key(k: &str) -> String {
+    let mut bytes = k.bytes();
+    let first_ok = bytes
+        .next()
+        .is_some_and(|b| b.is_ascii_alphabetic() || b == b'_' || b == b'$');
+    if first_ok && bytes.all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'$') {
+        k.to_string()
+    } else {
+        quoted(k)
+    }
+}
+
+/// A string in double quotes, its quotes, backslashes and control characters escaped.
+fn quoted(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\t' => out.push_str("\\t"),
+            '\r' => out.push_str("\\r"),
+            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
 }
 
 /// `ISODate("YYYY-MM-DDTHH:MM:SS.mmmZ")` of milliseconds since the epoch (UTC, always with the

@@ -29,7 +29,12 @@ pub struct Scenario {
     pub name: String,
     /// One line saying what the scenario shows.
     pub description: String,
-    /// The seed passage it reproduces.
+    /// What the scenario teaches, in one sentence (`shardtop scenarios` prints it).
+    #[serde(default)]
+    pub lesson: Option<String>,
+    /// Where the scenario comes from (the built-in ones: the passage of the book they reproduce,
+    /// credited in docs/scenarios.md); optional, never shown.
+    #[serde(default)]
     pub seed_passage: String,
     /// The release line simulated unless `--server-version` says otherwise.
     #[serde(default)]

@@ -92,6 +92,8 @@ pub struct App {
     pub shard_filter: String,
     /// The query filter being typed, and the one whose targeting is shown.
     pub query_text: String,
+    /// The prompt reopened on its old text, shown selected: typing replaces it.
+    pub query_selected: bool,
     pub query: Option<String>,
     /// Lines scrolled back from the newest (0 follows the log).
     pub log_scroll: usize,
@@ -132,6 +134,7 @@ impl App {
             shard_sort: ShardSort::Name,
             shard_filter: String::new(),
             query_text: String::new(),
+            query_selected: false,
             query: None,
             log_scroll: 0,
             shard_scroll: 0,

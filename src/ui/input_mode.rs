@@ -42,9 +42,17 @@ impl App {
                 self.focus = Focus::Events;
                 self.input = InputMode::Search;
             }
-            Action::StartQuery => self.input = InputMode::Query,
+            Action::StartQuery => {
+                self.input = InputMode::Query;
+                self.query_selected = !self.query_text.is_empty();
+            }
             Action::SearchChar(c) => match self.input {
-                InputMode::Query => self.query_text.push(c),
+                InputMode::Query => {
+                    if std::mem::take(&mut self.query_selected) {
+                        self.query_text.clear();
+                    }
+                    self.query_text.push(c);
+                }
                 InputMode::ShardFilter => {
                     self.shard_filter.push(c);
                     self.shard_scroll = 0;
@@ -55,6 +63,10 @@ impl App {
             },
             Action::SearchBackspace => {
                 match self.input {
+                    InputMode::Query if std::mem::take(&mut self.query_selected) => {
+                        self.query_text.clear();
+                        None
+                    }
                     InputMode::Query => self.query_text.pop(),
                     InputMode::ShardFilter => self.shard_filter.pop(),
                     InputMode::Search | InputMode::Commands | InputMode::HelpFilter => {
@@ -63,6 +75,7 @@ impl App {
                 };
             }
             Action::SearchDone => {
+                self.query_selected = false;
                 if self.input == InputMode::Query {
                     let text = self.query_text.trim();
                     self.query = (!text.is_empty()).then(|| text.to_string());
@@ -79,6 +92,7 @@ impl App {
             Action::Escape if self.input == InputMode::Query || self.query.is_some() => {
                 self.input = InputMode::Commands;
                 self.query_text.clear();
+                self.query_selected = false;
                 self.query = None;
             }
             Action::Escape => {

@@ -6,11 +6,10 @@ use crate::cluster::Cluster;
 use crate::cluster::Collection;
 use crate::model::targeting::{key_ranges, target_ranges, target_spans};
 
-/// Targets `filter` (relaxed Extended JSON) on the collection and marks the cells it reaches.
+/// Targets `filter` (mongosh's relaxed syntax, or Extended JSON) on the collection and marks the
+/// cells it reaches.
 pub fn target(cluster: &Cluster, c: &Collection, filter: &str, cells: &mut [Cell]) -> QueryView {
-    let parsed = serde_json::from_str::<serde_json::Value>(filter)
-        .map_err(|e| e.to_string())
-        .and_then(|v| bson::Bson::try_from(v).map_err(|e| e.to_string()));
+    let parsed = crate::model::mongosh_read::value(filter);
     let doc = match parsed {
         Ok(bson::Bson::Document(d)) => d,
         Ok(_) => {

@@ -174,3 +174,51 @@ fn the_configuration_is_found_where_it_is_looked_for() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2), "a named file must exist");
 }
+
+#[test]
+fn the_manual_page_has_its_sections_and_no_pages_that_do_not_exist() {
+    let (code, page, err) = run(&["man"]);
+    assert_eq!(code, 0, "{err}");
+    for section in [
+        ".SH KEYS",
+        ".SH EXAMPLES",
+        ".SH FILES",
+        ".SH ENVIRONMENT",
+        ".SH COMMANDS",
+    ] {
+        assert!(page.contains(section), "man lacks {section}");
+    }
+    assert!(!page.contains("shardtop\\-demo(1)") && !page.contains("shardtop-demo(1)"));
+    // KEYS from the help's tables, with the default keys.
+    assert!(page.contains("query targeting") && page.contains("SHARDTOP_CONFIG"));
+}
+
+#[test]
+fn scenario_names_complete_and_global_options_have_their_heading() {
+    let (code, script, _) = run(&["completions", "bash"]);
+    assert_eq!(code, 0);
+    for name in ["hot-customer", "zones-gdpr", "low-cardinality"] {
+        assert!(script.contains(name), "bash completion lacks {name}");
+    }
+    let (_, script, _) = run(&["completions", "zsh"]);
+    assert!(
+        script.contains("hot-customer"),
+        "zsh completion lacks the scenarios"
+    );
+    let (code, help, _) = run(&["sim", "--help"]);
+    assert_eq!(code, 0);
+    let global = help
+        .find("Global options:")
+        .expect("a heading for the global options");
+    let own = help.find("Options:").expect("the command's own options");
+    assert!(own < global, "{help}");
+    assert!(
+        help[global..].contains("--theme") && !help[..global].contains("--theme"),
+        "{help}"
+    );
+    let (_, help, _) = run(&["--help"]);
+    assert!(
+        help.contains("Demo options:") && help.contains("--paused"),
+        "{help}"
+    );
+}

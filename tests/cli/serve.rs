@@ -70,3 +70,37 @@ fn serves_a_scenario_to_the_driver() {
     // `config.system.sessions`, as on every cluster.
     assert_eq!(chunks, 7);
 }
+
+/// A client that leaves with a reset (it closes with a reply unread, as a killed process does)
+/// is not logged as an error: only a clean log of the commands remains.
+#[test]
+fn a_client_that_leaves_with_a_reset_is_not_logged() {
+    use std::io::Write;
+    let dir = std::env::temp_dir().join(format!("shardtop-cli-reset-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let log = dir.join("commands.jsonl");
+    let (mut child, addr) = common::tmux::serve_child(&[
+        "--listen",
+        "127.0.0.1:0",
+        "--log-commands",
+        log.to_str().unwrap(),
+    ]);
+    for i in 0..3 {
+        let mut s = std::net::TcpStream::connect(&addr).unwrap();
+        let ping = shardtop::wire::encode_msg(i + 1, 0, &doc! {"ping": 1, "$db": "admin"});
+        s.write_all(&ping).unwrap();
+        // The reply arrives and is never read: closing now sends a reset, not a FIN.
+        std::thread::sleep(std::time::Duration::from_millis(200));
+        drop(s);
+    }
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let text = std::fs::read_to_string(&log).unwrap();
+    assert_eq!(text.matches("\"ping\"").count(), 3, "{text}");
+    assert!(
+        !text.to_lowercase().contains("reset") && !text.contains("closed"),
+        "{text}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -51,10 +51,15 @@ fn scenarios_lists_every_built_in_scenario_with_its_description_and_seed() {
     );
     for s in &list {
         assert!(!s["description"].as_str().unwrap().is_empty());
-        assert!(!s["seedPassage"].as_str().unwrap().is_empty());
+        assert!(!s["lesson"].as_str().unwrap().is_empty());
+        assert!(s.get("seedPassage").is_none(), "{s}");
     }
     let text = stdout(&shardtop(&["scenarios"]));
-    assert!(text.contains("low-cardinality") && text.contains("seed: 003"));
+    assert!(
+        text.contains("low-cardinality") && text.contains("cannot be split"),
+        "{text}"
+    );
+    assert!(!text.contains("seed"), "{text}");
 }
 
 #[test]
@@ -181,7 +186,8 @@ fn a_scenario_file_with_a_bad_field_is_named() {
         assert!(stderr(&o).contains(needle), "case {i}: {}", stderr(&o));
     }
     let ok = dir.join("ok.json");
-    std::fs::write(&ok, r#"{"name": "mine", "description": "d", "seedPassage": "p", "shards": 2, "collections": [{"ns": "a.b", "key": {"k": 1}}], "workloads": [{"ns": "a.b", "rate": 50, "count": 100, "docSize": 10, "fields": {"k": {"sequence": {}}}}], "until": 5}"#).unwrap();
+    // A user's file needs no `seedPassage` (nor `lesson`).
+    std::fs::write(&ok, r#"{"name": "mine", "description": "d", "shards": 2, "collections": [{"ns": "a.b", "key": {"k": 1}}], "workloads": [{"ns": "a.b", "rate": 50, "count": 100, "docSize": 10, "fields": {"k": {"sequence": {}}}}], "until": 5}"#).unwrap();
     let o = shardtop(&["sim", "--scenario-file", ok.to_str().unwrap(), "--json"]);
     assert!(o.status.success(), "{}", stderr(&o));
     let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();

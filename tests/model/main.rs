@@ -4,6 +4,7 @@
 #![allow(clippy::unwrap_used)] // tests: a failed unwrap is a failed test
 
 mod hash_vectors;
+mod mongosh_round_trip;
 mod order;
 mod route_ties;
 mod routing;

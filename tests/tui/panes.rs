@@ -402,3 +402,45 @@ fn the_explain_panel_replaces_the_event_log() {
     let text = format!("{}", f.draw().backend());
     assert!(text.contains(" Events "), "{text}");
 }
+
+#[test]
+fn the_query_prompt_reads_mongosh_syntax_and_reopens_on_its_text_selected() {
+    let mut f = Fixture::new("hashed", 60_000, (100, 30));
+    let mut keys = vec![Action::StartQuery];
+    keys.extend("{username: 'alice'}".chars().map(Action::SearchChar));
+    keys.push(Action::SearchDone);
+    f.keys(&keys);
+    let c = f.app.view.as_ref().unwrap().collection.clone().unwrap();
+    assert!(
+        matches!(
+            c.query,
+            Some(shardtop::view::QueryView::Targeted {
+                stage: "SINGLE_SHARD",
+                ..
+            })
+        ),
+        "{:?}",
+        c.query
+    );
+    // `t` again: the old text, selected; a typed character replaces it instead of being appended.
+    f.keys(&[Action::StartQuery]);
+    assert!(f.app.query_selected);
+    let text = format!("{}", f.draw().backend());
+    assert!(
+        text.contains("{username: 'alice'}") && text.contains("typing replaces"),
+        "{text}"
+    );
+    let mut keys: Vec<Action> = "{username: 'bob'}"
+        .chars()
+        .map(Action::SearchChar)
+        .collect();
+    keys.push(Action::SearchDone);
+    f.keys(&keys);
+    assert_eq!(f.app.query.as_deref(), Some("{username: 'bob'}"));
+    // Reopened and Enter: the same filter is kept; reopened and Backspace: all of it goes.
+    f.keys(&[Action::StartQuery, Action::SearchDone]);
+    assert_eq!(f.app.query.as_deref(), Some("{username: 'bob'}"));
+    f.keys(&[Action::StartQuery, Action::SearchBackspace]);
+    assert_eq!(f.app.query_text, "");
+    assert!(!f.app.query_selected);
+}

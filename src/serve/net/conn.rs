@@ -61,6 +61,13 @@ enum Ended {
     Because(String),
 }
 
+/// A client that simply left between messages (closed its socket with a reset, as a killed
+/// process or a driver's pool does): not worth a log line, as a clean close is not.
+fn left(e: &std::io::Error) -> bool {
+    use std::io::ErrorKind::{BrokenPipe, ConnectionAborted, ConnectionReset};
+    matches!(e.kind(), ConnectionReset | ConnectionAborted | BrokenPipe)
+}
+
 static NEXT_REQUEST_ID: AtomicI32 = AtomicI32::new(1);
 
 pub(crate) struct Connection {
@@ -118,8 +125,10 @@ impl Connection {
             } else {
                 wire::encode_msg_with(id, rid, len, |out| reply.write(out))
             };
-            if let Err(e) = writer.write_all(&out).await {
-                return self.close(&format!("write failed: {e}"));
+            match writer.write_all(&out).await {
+                Err(e) if left(&e) => return,
+                Err(e) => return self.close(&format!("write failed: {e}")),
+                Ok(()) => {}
             }
         }
     }
@@ -135,6 +144,7 @@ impl Connection {
                 r = reader.fill_buf() => match r {
                     Ok([]) => return Err(Ended::Quietly),
                     Ok(_) => break,
+                    Err(e) if left(&e) => return Err(Ended::Quietly),
                     Err(e) => return Err(Ended::Because(format!("read failed: {e}"))),
                 },
                 () = tokio::time::sleep(IDLE_WHEN_FULL) => {

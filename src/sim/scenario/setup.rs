@@ -68,8 +68,7 @@ impl Simulator {
     ) -> Result<Self, String> {
         let version = match (version, &sc.server_version) {
             (Some(v), _) => v,
-            (None, Some(text)) => text
-                .parse()
+            (None, Some(text)) => ServerVersion::from_user_text(text)
                 .map_err(|e| format!("field `serverVersion`: {e}"))?,
             (None, None) => ServerVersion::DEFAULT,
         };

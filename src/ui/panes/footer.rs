@@ -3,6 +3,7 @@
 
 use ratatui::Frame;
 use ratatui::layout::{Alignment, Rect};
+use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
@@ -96,7 +97,16 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: Theme) {
     };
     if let Some((label, text)) = typed {
         spans.push(Span::styled(label, theme.key()));
-        spans.push(Span::raw(format!("{text}▏")));
+        if app.input == InputMode::Query && app.query_selected {
+            // The old filter, selected: typing replaces it (as a text field's selection).
+            spans.push(Span::styled(
+                text.as_str(),
+                Style::default().add_modifier(Modifier::REVERSED),
+            ));
+            spans.push(Span::styled("  typing replaces ·", theme.dim()));
+        } else {
+            spans.push(Span::raw(format!("{text}▏")));
+        }
         spans.push(Span::styled("  Enter keeps · Esc clears", theme.dim()));
     } else {
         // A notice takes the place of the less important keys.

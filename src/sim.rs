@@ -26,6 +26,7 @@ pub mod engine;
 pub mod indexes;
 pub mod merges;
 pub mod move_range;
+pub mod range_deletion_wait;
 pub mod ops;
 pub mod resharding;
 pub mod rng;

@@ -43,7 +43,11 @@ pub fn insert_one(state: &mut State, ns: &str, d: Document) -> Result<Document, 
     let c = state.sim.cluster.collection_index(ns);
     match c {
         Some(c) => route(state, c, &d, bytes).map_err(MongoError::bad_value)?,
-        None => state.unsharded.entry(ns.to_string()).or_default().count += 1,
+        None => {
+            // An insert into a new database creates it in `config.databases`.
+            state.sim.cluster.ensure_database(ns.split_once('.').map_or(ns, |(d, _)| d));
+            state.unsharded.entry(ns.to_string()).or_default().count += 1;
+        }
     }
     let (kept, first_dropped) = state.store.insert(ns, d.clone(), bytes)?;
     if let crate::serve::state::store::Kept::Yes(seq) = kept {

@@ -105,9 +105,12 @@ impl Simulator {
                 "Can't have more than one draining shard at a time",
             ));
         }
-        let serving = self.cluster.shards.iter().enumerate().any(|(i, x)| {
-            i != s.index() && !x.removed && !x.shard.draining
-        });
+        let serving = self
+            .cluster
+            .shards
+            .iter()
+            .enumerate()
+            .any(|(i, x)| i != s.index() && !x.removed && !x.shard.draining);
         if !serving {
             return Err(MongoError::illegal_operation(
                 "Operation not allowed because it would remove the last shard",

@@ -53,7 +53,8 @@ pub struct Simulator {
     pub(super) round_too_big: usize,
     /// Migrations in flight that will fail at their end, with their error (the recipient waited
     /// for the range deleter in vain).
-    pub(super) failing_migrations: std::collections::BTreeMap<u64, crate::cluster::error::MongoError>,
+    pub(super) failing_migrations:
+        std::collections::BTreeMap<u64, crate::cluster::error::MongoError>,
 }
 
 impl Simulator {

@@ -15,7 +15,7 @@
 
 use crate::cluster::balancer::Migration;
 use crate::cluster::error::MongoError;
-use crate::cluster::event::EventKind;
+use crate::cluster::event::{EventKind, MigrationReason};
 use crate::model::{ShardIdx, ShardKey};
 use crate::sim::engine::Simulator;
 
@@ -50,7 +50,13 @@ pub fn range_deletion_timeout() -> MongoError {
 impl Simulator {
     /// How a migration of `[min, max)` of collection `c` onto `to` waits for `to`'s overlapping
     /// range deletions, starting now.
-    pub fn recipient_wait(&self, c: usize, to: ShardIdx, min: &ShardKey, max: &ShardKey) -> RecipientWait {
+    pub fn recipient_wait(
+        &self,
+        c: usize,
+        to: ShardIdx,
+        min: &ShardKey,
+        max: &ShardKey,
+    ) -> RecipientWait {
         let now = self.cluster.now_ms;
         let due = self.cluster.collections[c]
             .range_deletions
@@ -95,6 +101,9 @@ impl Simulator {
             && r.migration_ids.contains(&m.id)
         {
             r.failed += 1;
+        }
+        if m.reason == MigrationReason::Defragmentation {
+            self.give_up_defragmentation_move(&m.ns, &m.min);
         }
         self.emit(EventKind::MigrationFailed {
             range: m.range(),

@@ -14,7 +14,9 @@ use shardtop::sim::{Simulator, scenario};
 /// Two shards and `chunks` chunks of `a.b` on `{x: 1}` (bounds 10, 20, …), the first `on_first`
 /// on shard0000 and the rest on shard0001; a pass every 600 s.
 fn layout(version: &str, chunks: usize, on_first: usize) -> Simulator {
-    let points: Vec<String> = (1..chunks).map(|i| format!(r#"{{"x": {}}}"#, i * 10)).collect();
+    let points: Vec<String> = (1..chunks)
+        .map(|i| format!(r#"{{"x": {}}}"#, i * 10))
+        .collect();
     let shards: Vec<String> = (0..chunks)
         .map(|i| {
             if i < on_first {

@@ -77,7 +77,11 @@ fn moving_a_range_back_onto_its_orphans_fails_after_ten_seconds() {
         );
         assert_eq!(error.code_name, "OperationFailed", "{version}");
         assert!(error.message.contains("ExceededTimeLimit"), "{version}");
-        assert_eq!(owner(&s), ShardIdx(1), "{version}: the range stays where it was");
+        assert_eq!(
+            owner(&s),
+            ShardIdx(1),
+            "{version}: the range stays where it was"
+        );
         assert!(
             !events
                 .iter()
@@ -104,7 +108,10 @@ fn a_range_deleted_within_the_wait_lets_the_migration_go_on() {
             _ => None,
         });
         let (deleted, committed) = (deleted.unwrap(), committed.unwrap());
-        assert!(committed >= deleted + 1_000, "{version}: {deleted} {committed}");
+        assert!(
+            committed >= deleted + 1_000,
+            "{version}: {deleted} {committed}"
+        );
         assert_eq!(owner(&s), ShardIdx(0), "{version}");
     }
 }

@@ -103,7 +103,9 @@ fn before_6_0_a_round_whose_migration_failed_chunk_too_big_counts_as_busy() {
         let mut s = sim(version, body);
         let events = run(&mut s, 30_000);
         let failed_at = events.iter().find_map(|e| match &e.kind {
-            EventKind::BalancerRound { moved: 0, failed, .. } if *failed > 0 => Some(e.at_ms),
+            EventKind::BalancerRound {
+                moved: 0, failed, ..
+            } if *failed > 0 => Some(e.at_ms),
             _ => None,
         });
         let failed_at = failed_at.unwrap_or_else(|| panic!("{version}: no failed round"));

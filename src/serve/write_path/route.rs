@@ -45,7 +45,10 @@ pub fn insert_one(state: &mut State, ns: &str, d: Document) -> Result<Document, 
         Some(c) => route(state, c, &d, bytes).map_err(MongoError::bad_value)?,
         None => {
             // An insert into a new database creates it in `config.databases`.
-            state.sim.cluster.ensure_database(ns.split_once('.').map_or(ns, |(d, _)| d));
+            state
+                .sim
+                .cluster
+                .ensure_database(ns.split_once('.').map_or(ns, |(d, _)| d));
             state.unsharded.entry(ns.to_string()).or_default().count += 1;
         }
     }

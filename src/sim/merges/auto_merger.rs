@@ -33,8 +33,8 @@
 
 use std::collections::{BTreeMap, VecDeque};
 
-use crate::cluster::{Placement, ServerVersion};
 use crate::cluster::event::EventKind;
+use crate::cluster::{Placement, ServerVersion};
 use crate::model::{ShardIdx, ShardKey};
 use crate::sim::engine::Simulator;
 
@@ -166,7 +166,11 @@ impl Simulator {
         let again = reschedules(self.cluster.version);
         for ns in namespaces {
             if self.merge_all_chunks_on_shard(&ns, shard) > 0 && again {
-                self.auto_merger.rescheduled.entry(shard).or_default().push(ns);
+                self.auto_merger
+                    .rescheduled
+                    .entry(shard)
+                    .or_default()
+                    .push(ns);
             }
         }
         self.auto_merger.last_action_ms = Some(self.cluster.now_ms);
@@ -240,7 +244,12 @@ impl Simulator {
     }
 
     /// The runs (index ranges) the AutoMerger would merge now.
-    fn mergeable_runs(&self, c: usize, shard: ShardIdx, limit: usize) -> Vec<std::ops::Range<usize>> {
+    fn mergeable_runs(
+        &self,
+        c: usize,
+        shard: ShardIdx,
+        limit: usize,
+    ) -> Vec<std::ops::Range<usize>> {
         let coll = &self.cluster.collections[c];
         let cutoff = (self.cluster.now_ms / 1000).saturating_sub(HISTORY_WINDOW_SECS);
         let in_flight = self.cluster.balancer.migrating_in(&coll.ns);

@@ -292,7 +292,11 @@ impl Simulator {
                 let coll = &self.cluster.collections[c];
                 let mut out = Vec::with_capacity(table.len());
                 for ch in table.iter() {
-                    out.push((ch.min.clone(), ch.info.shard, coll.keys.stats(ch.min, ch.max)));
+                    out.push((
+                        ch.min.clone(),
+                        ch.info.shard,
+                        coll.keys.stats(ch.min, ch.max),
+                    ));
                 }
                 out
             }

@@ -216,6 +216,42 @@ impl Cluster {
         self.collection_index(ns).map(|i| &self.collections[i])
     }
 
+    /// The primary shard a new database gets: the shard holding the least data (owned and
+    /// orphaned bytes, as `listDatabases`' `totalSize` counts them), the first in `config.shards`
+    /// order on a tie; from 7.0 a draining shard is never chosen.
+    // 4.x `db/s/config/sharding_catalog_manager*.cpp` (`_selectShardForNewDatabase`: the least
+    // `shardutil::retrieveTotalShardSize` over `getAllShardIds`, `<` so the first wins a tie);
+    // 7.0/8.0-era `sharding_catalog_manager_database_operations.cpp` (`createDatabase`:
+    // `shardutil::selectLeastLoadedShard`). That drains are skipped from 7.0 is the issue's
+    // reading, not confirmed in the source read.
+    pub fn shard_for_new_database(&self) -> ShardIdx {
+        let skip_draining = self.version >= ServerVersion::V7_0;
+        let load = |s: usize| -> u64 {
+            let idx = ShardIdx(s as u32);
+            self.collections
+                .iter()
+                .map(|c| c.table.shard_totals(idx).stats.bytes + c.orphans_on(idx).1)
+                .sum()
+        };
+        (0..self.shards.len())
+            .filter(|&s| !self.shards[s].removed)
+            .filter(|&s| !(skip_draining && self.shards[s].shard.draining))
+            .min_by_key(|&s| (load(s), s))
+            .map_or(ShardIdx(0), |s| ShardIdx(s as u32))
+    }
+
+    /// The primary of database `db`, creating it in `config.databases` on the least loaded shard
+    /// ([`Self::shard_for_new_database`]) if it does not exist yet (a `shardCollection`, an
+    /// insert, a `moveCollection` into a new database).
+    pub fn ensure_database(&mut self, db: &str) -> ShardIdx {
+        if let Some(p) = self.databases.get(db) {
+            return *p;
+        }
+        let p = self.shard_for_new_database();
+        self.databases.insert(db.to_string(), p);
+        p
+    }
+
     /// Databases whose primary was the removed `shard` move to the first shard still serving.
     pub fn reassign_primaries(&mut self, shard: ShardIdx) {
         let heir = (0..self.shards.len())

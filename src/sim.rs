@@ -27,6 +27,7 @@ pub mod indexes;
 pub mod merges;
 pub mod move_range;
 pub mod ops;
+pub mod range_deletion_wait;
 pub mod resharding;
 pub mod rng;
 pub mod scenario;

@@ -63,17 +63,23 @@ impl ServerVersion {
     }
 
     /// The pause before the next balancer round, in milliseconds, after a round that selected
-    /// `candidates` migrations of which `moved` committed. 10 s after an idle round
-    /// (`kBalanceRoundDefaultInterval`). Before 6.0, 1 s after a round that moved a chunk
+    /// `candidates` migrations of which `processed` committed (or failed ChunkTooBig, below). 10 s
+    /// after an idle round (`kBalanceRoundDefaultInterval`). Before 6.0, 1 s after a round that
+    /// moved a chunk
     /// (4.4.6 `db/s/balancer/balancer.cpp`, `kShortBalanceRoundInterval`); from 6.0 the next round
     /// starts at once but its migrations wait until `balancerMigrationsThrottlingMs` (1,000) has
     /// passed since the previous batch ended (6.0 `db/s/sharding_config_server_parameters.idl`;
     /// 7.0 and 8.0 `db/s/balancer/balancer.cpp` main loop): either way 1 s.
-    pub fn round_pause_ms(self, candidates: usize, moved: usize) -> u64 {
+    ///
+    /// `processed` counts the round's migrations that moved a chunk and, before 6.0, those that
+    /// failed ChunkTooBig (4.4.6 and 5.0.7 `balancer.cpp`, `_moveChunks`: `numChunksProcessed++`
+    /// on `ErrorCodes::ChunkTooBig` before splitting or marking the chunk jumbo), so such a round
+    /// is followed by another after 1 s.
+    pub fn round_pause_ms(self, candidates: usize, processed: usize) -> u64 {
         const DEFAULT_INTERVAL_MS: u64 = 10_000;
         const SHORT_INTERVAL_MS: u64 = 1_000;
         let busy = if self < Self::V6_0 {
-            moved > 0
+            processed > 0
         } else {
             candidates > 0
         };

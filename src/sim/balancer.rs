@@ -109,6 +109,7 @@ impl Simulator {
             moved: 0,
             failed: defrag_failed,
         };
+        self.round_too_big = 0;
         for cand in candidates {
             match self.start_migration(
                 cand.coll,
@@ -118,7 +119,12 @@ impl Simulator {
                 cand.reason,
             ) {
                 Ok(()) => round.migration_ids.push(self.cluster.next_migration_id - 1),
-                Err(_) => round.failed += 1,
+                Err(e) => {
+                    round.failed += 1;
+                    if e.code_name == "ChunkTooBig" {
+                        self.round_too_big += 1;
+                    }
+                }
             }
         }
         self.cluster.balancer.why_not = why_not.clone();
@@ -150,7 +156,7 @@ impl Simulator {
         let v = self.cluster.version;
         let pause = match self.cluster.settings.balancer_migrations_throttling_ms {
             Some(ms) if v >= crate::cluster::ServerVersion::V6_0 && round.candidates > 0 => ms,
-            _ => v.round_pause_ms(round.candidates, round.moved),
+            _ => v.round_pause_ms(round.candidates, round.moved + self.round_too_big),
         };
         self.cluster.balancer.next_round_ms = self.cluster.now_ms + pause;
         self.emit(EventKind::BalancerRound {
@@ -257,6 +263,7 @@ impl Simulator {
             to,
         } = range;
         let end = (max != *self.cluster.collections[c].table.chunk(i).max).then(|| max.clone());
+        let finish_ms = self.schedule_copy((c, id, to), (&min, &max), millis);
         self.cluster.balancer.in_flight.push(Migration {
             id,
             ns,
@@ -266,7 +273,7 @@ impl Simulator {
             from,
             to,
             started_ms: self.cluster.now_ms,
-            finish_ms: self.cluster.now_ms + millis,
+            finish_ms,
             bytes: Some(stats.bytes),
             bytes_estimated: false,
             reason,
@@ -283,7 +290,9 @@ impl Simulator {
                 .partition(|m| m.finish_ms <= now);
         self.cluster.balancer.in_flight = rest;
         for m in due {
-            self.commit(&m);
+            if !self.fail_if_waited_in_vain(&m) {
+                self.commit(&m);
+            }
         }
     }
 

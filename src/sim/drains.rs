@@ -95,9 +95,25 @@ impl Simulator {
                 "Operation not allowed because it would remove the last shard",
             ));
         }
-        if self.cluster.shards.iter().any(|x| x.shard.draining) {
+        // Before 8.3 one drain at a time; from 8.3 several (the `startShardDraining` docs: "more
+        // than one shard draining operation in progress"; master's
+        // `sharding_catalog_manager_shard_operations` unit tests drain two), as long as a shard
+        // not draining remains to take their chunks.
+        let draining = self.cluster.shards.iter().any(|x| x.shard.draining);
+        if draining && self.cluster.version < ServerVersion::V8_3 {
             return Err(MongoError::conflicting_operation(
                 "Can't have more than one draining shard at a time",
+            ));
+        }
+        let serving = self
+            .cluster
+            .shards
+            .iter()
+            .enumerate()
+            .any(|(i, x)| i != s.index() && !x.removed && !x.shard.draining);
+        if !serving {
+            return Err(MongoError::illegal_operation(
+                "Operation not allowed because it would remove the last shard",
             ));
         }
         self.cluster.shards[s.index()].shard.draining = true;

@@ -48,6 +48,13 @@ pub struct Simulator {
     pub auto_merger: super::merges::auto_merger::AutoMerger,
     /// The defragmentation policy's working state.
     pub(super) defragmenter: super::merges::defragmenter::Defragmenter,
+    /// Migrations of the round in progress that failed ChunkTooBig (before 6.0 they make the
+    /// round a busy one, as a moved chunk does).
+    pub(super) round_too_big: usize,
+    /// Migrations in flight that will fail at their end, with their error (the recipient waited
+    /// for the range deleter in vain).
+    pub(super) failing_migrations:
+        std::collections::BTreeMap<u64, crate::cluster::error::MongoError>,
 }
 
 impl Simulator {
@@ -73,6 +80,8 @@ impl Simulator {
             reshard_origins: std::collections::BTreeMap::new(),
             auto_merger: super::merges::auto_merger::AutoMerger::default(),
             defragmenter: super::merges::defragmenter::Defragmenter::default(),
+            round_too_big: 0,
+            failing_migrations: std::collections::BTreeMap::new(),
         }
     }
 

@@ -91,7 +91,7 @@ impl Simulator {
             ));
         }
         let db = ns.split_once('.').map_or(ns, |(d, _)| d).to_string();
-        let primary = *self.cluster.databases.entry(db).or_insert(ShardIdx(0));
+        let primary = self.cluster.ensure_database(&db);
         let zones = crate::cluster::zones::zones_for(&self.cluster.pending_zones, ns, &key)?;
         let table = if opts.presplit_hashed_zones {
             super::zones::presplit_zones::presplit_hashed_zones(
@@ -150,7 +150,7 @@ impl Simulator {
     /// of `std::shuffle` with a default-seeded engine, and `numInitialChunks` is not used.
     // 8.0.10 `db/s/config/initial_split_policy.cpp` (`getAllNonDrainingShardIdsShuffled`,
     // `SplitPointsBasedSplitPolicy`: "a single chunk is allocated to every shard").
-    fn initial_table(
+    pub(in crate::sim) fn initial_table(
         &self,
         key: &KeyPattern,
         primary: ShardIdx,

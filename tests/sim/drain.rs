@@ -246,3 +246,30 @@ fn remove_shard_refuses_the_last_shard_and_a_second_drain() {
         "IllegalOperation"
     );
 }
+
+#[test]
+fn from_8_3_several_shards_drain_at_once_before_one_at_a_time() {
+    // 8.3's `startShardDraining` docs: "more than one shard draining operation in progress".
+    for (version, second) in [("8.0", false), ("8.2", false), ("8.3", true), ("9.0", true)] {
+        let mut sim = start_at("drain", version);
+        sim.remove_shard("shard0003").unwrap();
+        let r = sim.remove_shard("shard0002");
+        assert_eq!(r.is_ok(), second, "{version}: {r:?}");
+        if second {
+            assert!(sim.cluster.shards[2].shard.draining, "{version}");
+            // Never every shard left: the last one not draining is refused.
+            sim.remove_shard("shard0001").unwrap();
+            assert_eq!(
+                sim.remove_shard("shard0000").unwrap_err().code_name,
+                "IllegalOperation",
+                "{version}"
+            );
+        } else {
+            assert_eq!(
+                r.unwrap_err().code_name,
+                "ConflictingOperationInProgress",
+                "{version}"
+            );
+        }
+    }
+}

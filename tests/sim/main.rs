@@ -4,6 +4,7 @@
 //! What belongs here: a test of `sim` or `trace` driven in process, without a server or terminal.
 #![allow(clippy::unwrap_used)] // tests: a failed unwrap is a failed test
 
+mod auto_merger;
 mod collection_balancing;
 mod defragmentation;
 mod docs;
@@ -13,7 +14,9 @@ mod heatmap;
 mod hotspot;
 mod limits;
 mod move_collection;
+mod new_database;
 mod props;
+mod range_deletion_wait;
 mod reshard;
 mod reshard_distribution;
 mod rules;

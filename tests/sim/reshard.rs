@@ -311,3 +311,34 @@ fn changing_a_shard_key_value_moves_the_document_to_the_owning_shard() {
     assert_eq!(coll.writes_to(a), old.writes_to(a) + 1);
     assert_eq!(coll.writes_to(b), old.writes_to(b) + 1);
 }
+
+#[test]
+fn from_8_2_resharding_to_a_hashed_prefix_splits_like_an_empty_hashed_collection() {
+    // Seed 003's 9.0.2 output: a 90-chunk request to a hashed key ends as one chunk per shard.
+    let resharded = |version: &str| {
+        let text = format!(
+            r#"{{"name": "t", "description": "t", "seedPassage": "t", "shards": 3,
+            "serverVersion": "{version}", "reshardingMinimumOperationDurationMillis": 5000,
+            "collections": [{{"ns": "a.b", "key": {{"x": 1}}}}],
+            "workloads": [{{"ns": "a.b", "rate": 1000, "count": 1000, "docSize": 100,
+                "fields": {{"x": {{"sequence": {{}}}}, "y": {{"sequence": {{}}}}}}}}],
+            "actions": [{{"at": 2, "do": {{"reshardCollection": {{"ns": "a.b",
+                "key": {{"y": "hashed"}}, "numInitialChunks": 90}}}}}}],
+            "until": 40}}"#
+        );
+        let sc = scenario::parse(&text).unwrap();
+        let mut sim = Simulator::from_scenario(&sc, 1, None).unwrap();
+        let events = run(&mut sim, 40_000);
+        assert_eq!(outcome(&events), (1, vec![]), "{version}");
+        let coll = sim.cluster.collection("a.b").unwrap();
+        assert_eq!(coll.pattern.to_string(), r#"{"y":"hashed"}"#);
+        let mut shards: Vec<u32> = coll.table.iter().map(|c| c.info.shard.0).collect();
+        shards.sort_unstable();
+        shards
+    };
+    assert_eq!(resharded("8.0").len(), 90, "8.0 honours numInitialChunks");
+    assert_eq!(resharded("8.1").len(), 90, "8.1");
+    for version in ["8.2", "8.3", "9.0"] {
+        assert_eq!(resharded(version), [0, 1, 2], "{version}");
+    }
+}

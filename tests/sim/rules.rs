@@ -89,6 +89,38 @@ fn from_6_0_a_round_whose_only_migration_failed_still_counts_as_busy() {
     assert_eq!(failed_round("6.0").map(|r| r.2), Some(1_000));
 }
 
+#[test]
+fn before_6_0_a_round_whose_migration_failed_chunk_too_big_counts_as_busy() {
+    // 4.4.6 and 5.0.7 `balancer.cpp` (`_moveChunks`): ChunkTooBig adds to `numChunksProcessed`,
+    // so the next round comes after kShortBalanceRoundInterval (1 s), not 10 s.
+    let body = r#""shards": 2, "chunkSizeMb": 1,
+        "collections": [{"ns": "a.b", "key": {"x": 1}, "initialLayout": {
+            "splitPoints": [{"x": 10}], "shards": ["shard0000", "shard0000"]}}],
+        "workloads": [{"ns": "a.b", "rate": 100000, "count": 20000, "docSize": 200,
+            "fields": {"x": {"const": 5}}}],
+        "until": 30"#;
+    for version in ["4.4", "5.0", "6.0", "8.0"] {
+        let mut s = sim(version, body);
+        let events = run(&mut s, 30_000);
+        let failed_at = events.iter().find_map(|e| match &e.kind {
+            EventKind::BalancerRound {
+                moved: 0, failed, ..
+            } if *failed > 0 => Some(e.at_ms),
+            _ => None,
+        });
+        let failed_at = failed_at.unwrap_or_else(|| panic!("{version}: no failed round"));
+        let next = events.iter().find_map(|e| match &e.kind {
+            EventKind::BalancerRoundStarted { .. } if e.at_ms > failed_at => Some(e.at_ms),
+            _ => None,
+        });
+        assert_eq!(next.map(|t| t - failed_at), Some(1_000), "{version}");
+        assert!(
+            s.cluster.collections[0].table.iter().any(|c| c.info.jumbo),
+            "{version}: the chunk of one value is marked jumbo"
+        );
+    }
+}
+
 /// Moves the chunk [10, 20) of a collection holding `docs` documents of 200 bytes in it.
 fn move_with(version: &str, docs: u64) -> Result<(), shardtop::cluster::MongoError> {
     let body = format!(

@@ -11,7 +11,7 @@ use bson::{Bson, Document, doc};
 
 use crate::cluster::event::MigrationReason;
 use crate::cluster::{MongoError, ServerVersion};
-use crate::model::{KeyPattern, ShardIdx, ShardKey};
+use crate::model::{KeyPattern, ShardKey};
 use crate::serve::reply::{self, Answer, doc_arg, flag, ok, opt_count, string_arg};
 use crate::serve::state::State;
 use crate::sim::collection_balancing::BalancingRequest;
@@ -64,15 +64,20 @@ pub fn enable_sharding(state: &mut State, cmd: &Document) -> Answer {
             "invalid db name specified: {db}"
         )));
     }
-    let primary = match cmd.get("primaryShard") {
-        Some(Bson::String(s)) => state
-            .sim
-            .cluster
-            .shard_index(s)
-            .ok_or_else(|| MongoError::shard_not_found(format!("Shard {s} not found")))?,
-        _ => ShardIdx(0),
-    };
-    state.sim.cluster.databases.entry(db).or_insert(primary);
+    match cmd.get("primaryShard") {
+        Some(Bson::String(s)) => {
+            let primary = state
+                .sim
+                .cluster
+                .shard_index(s)
+                .ok_or_else(|| MongoError::shard_not_found(format!("Shard {s} not found")))?;
+            state.sim.cluster.databases.entry(db).or_insert(primary);
+        }
+        // Without `primaryShard`: the least loaded shard (`Cluster::shard_for_new_database`).
+        _ => {
+            state.sim.cluster.ensure_database(&db);
+        }
+    }
     Ok(ok(Document::new()))
 }
 

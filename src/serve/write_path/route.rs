@@ -41,9 +41,15 @@ pub fn insert_one(state: &mut State, ns: &str, d: Document) -> Result<Document, 
     state.sessions.may_write(ns, &id)?;
     let bytes = crate::wire::document_len(&d) as u64;
     let c = state.sim.cluster.collection_index(ns);
-    match c {
-        Some(c) => route(state, c, &d, bytes).map_err(MongoError::bad_value)?,
-        None => state.unsharded.entry(ns.to_string()).or_default().count += 1,
+    if let Some(c) = c {
+        route(state, c, &d, bytes).map_err(MongoError::bad_value)?;
+    } else {
+        // An insert into a new database creates it in `config.databases`.
+        state
+            .sim
+            .cluster
+            .ensure_database(ns.split_once('.').map_or(ns, |(d, _)| d));
+        state.unsharded.entry(ns.to_string()).or_default().count += 1;
     }
     let (kept, first_dropped) = state.store.insert(ns, d.clone(), bytes)?;
     if let crate::serve::state::store::Kept::Yes(seq) = kept {

@@ -283,7 +283,7 @@ impl Simulator {
         rules.extend(self.threshold_rules(c, zone, s, unread));
         if cl.version >= ServerVersion::V7_0 {
             let on = self.auto_merger_on() && coll.balancing.auto_merge != Some(false);
-            let runs = self.mergeable_runs(c, ShardIdx(s as u32));
+            let runs = self.mergeable_runs(c, ShardIdx(s as u32), usize::MAX);
             let chunks: usize = runs.iter().map(ExactSizeIterator::len).sum();
             rules.push(when(
                 !unread.balancer,

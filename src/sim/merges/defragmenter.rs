@@ -147,6 +147,12 @@ impl Simulator {
         }
     }
 
+    /// A defragmentation move that failed at its end (the recipient waited for the range
+    /// deleter in vain): its chunk is given up, as one whose move fails to start.
+    pub(in crate::sim) fn give_up_defragmentation_move(&mut self, ns: &str, min: &ShardKey) {
+        self.defragmenter.state(ns).given_up.insert(min.clone());
+    }
+
     fn has_auto_splitter(&self) -> bool {
         self.cluster.version < ServerVersion::V6_0
     }

@@ -185,7 +185,7 @@ impl Simulator {
         }
         let key = id_key()?;
         let db = ns.split_once('.').map_or(ns, |(d, _)| d).to_string();
-        let primary = *self.cluster.databases.entry(db).or_insert(ShardIdx(0));
+        let primary = self.cluster.ensure_database(&db);
         let table = RoutingTable::single(key.global_min(), key.global_max(), primary);
         let mut coll = Collection::new(ns, key, table);
         coll.placement = Placement::Untracked;

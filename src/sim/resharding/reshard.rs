@@ -284,8 +284,26 @@ impl Simulator {
         coll.keys.rebuild(entries);
         let members = self.zone_members(r.zones.as_deref().unwrap_or_default());
         let coll = &mut self.cluster.collections[c];
-        let layout =
-            crate::sim::resharding::reshard_layout::new_layout(coll, &r, &recipients, &members);
+        let layout = if splits_like_empty_hashed(self.cluster.version, &r) {
+            {
+                // Split as an empty hashed collection would be: one chunk per shard not draining.
+                let primary = recipients.first().copied().unwrap_or(ShardIdx(0));
+                let table = self.initial_table(&r.key, primary, None);
+                let coll = &self.cluster.collections[c];
+                let mut out = Vec::with_capacity(table.len());
+                for ch in table.iter() {
+                    out.push((
+                        ch.min.clone(),
+                        ch.info.shard,
+                        coll.keys.stats(ch.min, ch.max),
+                    ));
+                }
+                out
+            }
+        } else {
+            crate::sim::resharding::reshard_layout::new_layout(coll, &r, &recipients, &members)
+        };
+        let coll = &mut self.cluster.collections[c];
         let zones = r.zones.clone().unwrap_or_default();
         let unsplittable = r.provenance.ends_unsplittable();
         if coll
@@ -359,4 +377,17 @@ impl Simulator {
             None => Some(write),
         }
     }
+}
+
+/// From 8.2 a resharding to a key whose first field is hashed, with no `shardDistribution` and no
+/// zones, ignores `numInitialChunks` and splits as `shardCollection` splits an empty hashed
+/// collection (one chunk per shard not draining, from 8.0).
+// Seed 003's 9.0.2 output (a 90-chunk request ends as 3 chunks on 3 shards); the 8.2 boundary is
+// the reading, not read on a release tag. The split itself: 8.0.10
+// `db/s/config/initial_split_policy.cpp` (`SplitPointsBasedSplitPolicy`).
+fn splits_like_empty_hashed(version: crate::cluster::ServerVersion, r: &Resharding) -> bool {
+    version >= crate::cluster::ServerVersion::V8_2
+        && r.key.hashed_field() == Some(0)
+        && r.distribution.is_empty()
+        && r.zones.as_ref().is_none_or(Vec::is_empty)
 }

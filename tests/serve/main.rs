@@ -30,5 +30,6 @@ mod remove_shard;
 mod shapes;
 mod system_sessions;
 mod transactions;
+mod txn_lifetime;
 mod updates;
 mod zones;

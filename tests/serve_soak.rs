@@ -485,7 +485,9 @@ async fn serve_under_mixed_load_keeps_its_memory_bounded_and_loses_no_write() {
     // WriteConflict (112) between two of them, NoSuchTransaction (251) after one expired,
     // MaxTimeMSExpired (50) for a write outside that waited past its limit.
     assert!(
-        errors.keys().all(|code| matches!(*code, 43 | 112 | 251 | 50)),
+        errors
+            .keys()
+            .all(|code| matches!(*code, 43 | 112 | 251 | 50)),
         "errors other than CursorNotFound, WriteConflict, NoSuchTransaction, MaxTimeMSExpired: {errors:?}"
     );
 }

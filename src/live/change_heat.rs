@@ -56,7 +56,9 @@ fn batch(reply: &Document, key: &str) -> (Vec<Document>, i64) {
 
 /// A bound's message as a note: the heat of the rest comes at the next poll.
 fn later(past: String) -> String {
-    format!("heat from change streams: {past}; the events past it stay in the stream for the next poll")
+    format!(
+        "heat from change streams: {past}; the events past it stay in the stream for the next poll"
+    )
 }
 
 impl ChangeHeat {

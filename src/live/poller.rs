@@ -235,7 +235,9 @@ impl Poller {
                 jumbo = Some(docs.into_iter().map(|r| r.min).collect());
             }
             let table = self.state.collection(&coll.ns).map(|c| &c.table);
-            if let Some(Ok(patches)) = table.map(|t| routing_cache::patches(&coll.ns, &coll.key, t, changed)) {
+            if let Some(Ok(patches)) =
+                table.map(|t| routing_cache::patches(&coll.ns, &coll.key, t, changed))
+            {
                 return Ok(Refresh::Patch(patches, jumbo));
             }
         }

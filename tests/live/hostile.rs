@@ -285,7 +285,9 @@ async fn a_change_stream_that_never_runs_dry_is_read_up_to_its_bound_per_poll() 
     use shardtop::live::change_heat::ChangeHeat;
     let server = hostile_mongos::start(Mode::EndlessCursor).await;
     let client = client(&server.uri, Bounds::default()).await;
-    let sc = shardtop::sim::scenario::built_in("ascending").unwrap().unwrap();
+    let sc = shardtop::sim::scenario::built_in("ascending")
+        .unwrap()
+        .unwrap();
     let mut cluster = shardtop::sim::Simulator::from_scenario(&sc, sc.seed, None)
         .unwrap()
         .cluster;

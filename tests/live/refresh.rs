@@ -80,7 +80,9 @@ impl Cache {
 
     /// An incremental refresh: the changed chunks and the jumbo ones; returns the patches.
     fn refresh(&mut self, changed: Vec<ChunkRow>, jumbo: Vec<ShardKey>) -> usize {
-        let patches = routing_cache::patches(&self.meta.ns, &self.meta.pattern, &self.table, changed).unwrap();
+        let patches =
+            routing_cache::patches(&self.meta.ns, &self.meta.pattern, &self.table, changed)
+                .unwrap();
         let n = patches.len();
         self.meta
             .patch(&mut self.table, patches, Some(jumbo))
@@ -276,7 +278,9 @@ fn changes_that_do_not_tile_the_cached_ranges_are_refused() {
         "{e}"
     );
     assert!(
-        e.contains(&format!("does not line up with the cached chunk [{{ {field}: ")),
+        e.contains(&format!(
+            "does not line up with the cached chunk [{{ {field}: "
+        )),
         "{e}"
     );
     assert!(!e.contains("{ : "), "no bound without its field name: {e}");

@@ -20,6 +20,7 @@ mod data_events;
 mod driver;
 mod drop_indexes;
 mod explain;
+mod group_limits;
 mod hostile;
 mod indexes;
 mod move_collection;

@@ -56,7 +56,10 @@ async fn a_write_outside_waits_for_the_transaction_then_applies() {
             .map(|r| (r.modified_count, started.elapsed()))
     });
     tokio::time::sleep(Duration::from_millis(400)).await;
-    assert!(!waiting.is_finished(), "the write waits while the transaction is open");
+    assert!(
+        !waiting.is_finished(),
+        "the write waits while the transaction is open"
+    );
     // Others are answered meanwhile.
     assert_eq!(n_of(&coll, 6).await, Some(6));
     s.commit_transaction().await.unwrap();
@@ -100,10 +103,19 @@ async fn a_waiting_write_fails_at_its_max_time_ms_and_changes_nothing() {
 async fn a_transaction_past_its_lifetime_is_aborted() {
     let (_server, client, _) = serve_empty("8.0", true).await;
     let coll = orders(&client).await;
-    let got = admin(&client, doc! {"getParameter": 1, "transactionLifetimeLimitSeconds": 1})
-        .await
-        .unwrap();
-    assert_eq!(got.get_i64("transactionLifetimeLimitSeconds").ok().or(got.get_i32("transactionLifetimeLimitSeconds").ok().map(i64::from)), Some(60));
+    let got = admin(
+        &client,
+        doc! {"getParameter": 1, "transactionLifetimeLimitSeconds": 1},
+    )
+    .await
+    .unwrap();
+    assert_eq!(
+        got.get_i64("transactionLifetimeLimitSeconds").ok().or(got
+            .get_i32("transactionLifetimeLimitSeconds")
+            .ok()
+            .map(i64::from)),
+        Some(60)
+    );
     admin(
         &client,
         doc! {"setParameter": 1, "transactionLifetimeLimitSeconds": 1},
@@ -161,7 +173,11 @@ async fn a_snapshot_does_not_see_a_later_commit() {
         .await
         .unwrap()
         .unwrap();
-    assert_eq!(again.get_i32("n"), Ok(9), "the reader's snapshot is from before the commit");
+    assert_eq!(
+        again.get_i32("n"),
+        Ok(9),
+        "the reader's snapshot is from before the commit"
+    );
     let err = coll
         .update_one(doc! {"_id": 9, "customerId": 9}, doc! {"$set": {"n": 1}})
         .session(&mut reader)

@@ -36,8 +36,8 @@ use crate::cluster::MongoError;
 use crate::model::KeyValue;
 use crate::model::extjson::from_bson;
 use crate::serve::state::change_events::Change;
-use crate::serve::state::txn_errors::{invalid, no_such_transaction};
 pub use crate::serve::state::txn_errors::write_conflict;
+use crate::serve::state::txn_errors::{invalid, no_such_transaction};
 use crate::serve::state::versions::{DocKey, Versions};
 
 /// `transactionLifetimeLimitSeconds`' default (`db/transaction/transaction_participant.idl`).

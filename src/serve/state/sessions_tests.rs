@@ -9,7 +9,8 @@ use bson::{Bson, Document, doc};
 use super::*;
 
 fn txn_cmd(session: i32, start: bool) -> Document {
-    let mut d = doc! {"find": "c", "lsid": {"id": session}, "txnNumber": 1_i64, "autocommit": false};
+    let mut d =
+        doc! {"find": "c", "lsid": {"id": session}, "txnNumber": 1_i64, "autocommit": false};
     if start {
         d.insert("startTransaction", true);
     }
@@ -17,7 +18,8 @@ fn txn_cmd(session: i32, start: bool) -> Document {
 }
 
 fn outside(s: &mut Sessions) {
-    s.begin_command("update", &doc! {"update": "c"}, true).unwrap();
+    s.begin_command("update", &doc! {"update": "c"}, true)
+        .unwrap();
 }
 
 fn old(i: i32) -> Document {
@@ -55,7 +57,11 @@ fn two_hundred_open_transactions_keep_one_version_per_document_written() {
         let lsid = session_id(&txn_cmd(t, false)).unwrap();
         s.finish(&lsid, t % 2 == 0);
     }
-    assert_eq!(s.versions.kept(), 0, "forgotten once no open transaction reads them");
+    assert_eq!(
+        s.versions.kept(),
+        0,
+        "forgotten once no open transaction reads them"
+    );
 }
 
 #[test]
@@ -72,7 +78,9 @@ fn a_transaction_expires_after_its_lifetime() {
     s.finish(&lsid, false);
     assert!(s.expired(now + Duration::from_secs(2)).is_empty());
     // Its next command: NoSuchTransaction.
-    let e = s.begin_command("find", &txn_cmd(1, false), true).unwrap_err();
+    let e = s
+        .begin_command("find", &txn_cmd(1, false), true)
+        .unwrap_err();
     assert_eq!(e.code, 251);
 }
 

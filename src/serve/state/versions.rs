@@ -136,7 +136,11 @@ mod tests {
         let t2 = v.now();
         v.wrote(&key(1), Some(&doc! {"x": 1}), Some(t2));
         v.wrote(&key(1), Some(&doc! {"x": 2}), Some(t2));
-        assert_eq!(v.kept(), 1, "the second write is read by no open transaction");
+        assert_eq!(
+            v.kept(),
+            1,
+            "the second write is read by no open transaction"
+        );
         assert_eq!(v.seen_at(&key(1), t1), Some(&Some(doc! {"x": 1})));
         let t3 = v.now();
         v.wrote(&key(1), Some(&doc! {"x": 3}), Some(t3));

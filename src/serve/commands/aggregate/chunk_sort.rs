@@ -97,7 +97,11 @@ pub fn read(
     Some(answer(state, cmd, &lead).map(|docs| (docs, lead.consumed)))
 }
 
-fn answer(state: &mut State, cmd: &Document, lead: &Leading<'_>) -> Result<Vec<Document>, MongoError> {
+fn answer(
+    state: &mut State,
+    cmd: &Document,
+    lead: &Leading<'_>,
+) -> Result<Vec<Document>, MongoError> {
     if let Some(f) = lead.filter {
         query::matches(&Document::new(), f)?;
     }
@@ -112,7 +116,8 @@ fn answer(state: &mut State, cmd: &Document, lead: &Leading<'_>) -> Result<Vec<D
         return blocking_sort::sorted(state, cursor, lead.sort, lead.skip, lead.limit, allow)
             .map_err(in_aggregation);
     };
-    let mut cursor = ChunkCursor::new(lead.filter, None, lead.skip, lead.limit).scoped(scope, order);
+    let mut cursor =
+        ChunkCursor::new(lead.filter, None, lead.skip, lead.limit).scoped(scope, order);
     let mut out = Vec::new();
     while !cursor.done(state) {
         crate::serve::query::deadline::check()?;
@@ -170,7 +175,10 @@ mod tests {
         let p = pipeline(vec![doc! {"$match": {}}, doc! {"$group": {"_id": 1}}]);
         assert!(leading(&p).is_none());
         let p = pipeline(vec![doc! {"$sort": {"max": 1}}, doc! {"$limit": -1}]);
-        assert!(leading(&p).is_none(), "a bad limit is the general path's error");
+        assert!(
+            leading(&p).is_none(),
+            "a bad limit is the general path's error"
+        );
     }
 
     #[test]

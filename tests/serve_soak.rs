@@ -366,6 +366,47 @@ async fn clients(
     tasks
 }
 
+/// Samples the server's memory every 250 ms for `secs` seconds (the peak under its bound),
+/// prints it every 5 s and checks it is flat: from the middle of the run to its end, no more
+/// growth than the documents written meanwhile hold, plus a margin. Returns the peak.
+async fn sample(serve: &Serve, secs: u64, start_mb: u64, tally: &Tally) -> u64 {
+    let started = Instant::now();
+    let mut peak_mb = start_mb;
+    // (seconds, MB, acknowledged writes) every 5 s: the memory over time.
+    let mut timeline: Vec<(u64, u64, u64)> = Vec::new();
+    while started.elapsed() < Duration::from_secs(secs) {
+        tokio::time::sleep(Duration::from_millis(250)).await;
+        let now_mb = serve.rss_mb();
+        peak_mb = peak_mb.max(now_mb);
+        assert!(peak_mb < PEAK_BOUND_MB, "serve holds {peak_mb} MB");
+        let at = started.elapsed().as_secs();
+        if timeline.last().is_none_or(|(t, _, _)| at >= t + 5) {
+            let writes = tally.acknowledged.lock().await.len() as u64;
+            timeline.push((at, now_mb, writes));
+        }
+    }
+    println!(
+        "soak memory over time (s: MB, acknowledged writes): {}",
+        timeline
+            .iter()
+            .map(|(t, mb, w)| format!("{t}: {mb} MB {w}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    if let (Some(mid), Some(last)) = (timeline.get(timeline.len() / 2), timeline.last()) {
+        let written_mb = (last.2 - mid.2) * KEPT_BYTES_PER_WRITE / (1 << 20);
+        assert!(
+            last.1 <= mid.1 + written_mb + FLAT_MARGIN_MB,
+            "memory grew from {} MB at {} s to {} MB at {} s (the writes meanwhile hold ≈ {written_mb} MB): {timeline:?}",
+            mid.1,
+            mid.0,
+            last.1,
+            last.0
+        );
+    }
+    peak_mb
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn serve_under_mixed_load_keeps_its_memory_bounded_and_loses_no_write() {
     let secs: u64 = std::env::var("SHARDTOP_SOAK_SECS")
@@ -393,43 +434,8 @@ async fn serve_under_mixed_load_keeps_its_memory_bounded_and_loses_no_write() {
     let stop = Arc::new(AtomicBool::new(false));
     let tally = Arc::new(Tally::default());
     let tasks = clients(&serve, &client, &uri, &stop, &tally).await;
-    let started = Instant::now();
-    let mut peak_mb = start_mb;
-    // (seconds, MB, acknowledged writes) every 5 s: the memory over time.
-    let mut timeline: Vec<(u64, u64, u64)> = Vec::new();
-    while started.elapsed() < Duration::from_secs(secs) {
-        tokio::time::sleep(Duration::from_millis(250)).await;
-        let now_mb = serve.rss_mb();
-        peak_mb = peak_mb.max(now_mb);
-        assert!(peak_mb < PEAK_BOUND_MB, "serve holds {peak_mb} MB");
-        let at = started.elapsed().as_secs();
-        if timeline.last().is_none_or(|(t, _, _)| at >= t + 5) {
-            let writes = tally.acknowledged.lock().await.len() as u64;
-            timeline.push((at, now_mb, writes));
-        }
-    }
+    let peak_mb = sample(&serve, secs, start_mb, &tally).await;
     stop.store(true, Ordering::Relaxed);
-    println!(
-        "soak memory over time (s: MB, acknowledged writes): {}",
-        timeline
-            .iter()
-            .map(|(t, mb, w)| format!("{t}: {mb} MB {w}"))
-            .collect::<Vec<_>>()
-            .join(", ")
-    );
-    // Flat: from the middle of the run to its end, no more growth than the documents written
-    // meanwhile hold, plus a margin.
-    if let (Some(mid), Some(last)) = (timeline.get(timeline.len() / 2), timeline.last()) {
-        let written_mb = (last.2 - mid.2) * KEPT_BYTES_PER_WRITE / (1 << 20);
-        assert!(
-            last.1 <= mid.1 + written_mb + FLAT_MARGIN_MB,
-            "memory grew from {} MB at {} s to {} MB at {} s (the writes meanwhile hold ≈ {written_mb} MB): {timeline:?}",
-            mid.1,
-            mid.0,
-            last.1,
-            last.0
-        );
-    }
     for t in tasks {
         let _ = tokio::time::timeout(Duration::from_secs(30), t).await;
     }

@@ -55,7 +55,7 @@ fn batch(reply: &Document, key: &str) -> (Vec<Document>, i64) {
 }
 
 /// A bound's message as a note: the heat of the rest comes at the next poll.
-fn later(past: String) -> String {
+fn later(past: &str) -> String {
     format!(
         "heat from change streams: {past}; the events past it stay in the stream for the next poll"
     )
@@ -86,7 +86,7 @@ impl ChangeHeat {
                     let (first, id) = batch(&reply, "firstBatch");
                     let mut tally = Tally::held(name, Bounds::CHANGE_EVENTS_PER_POLL);
                     let seen = events.entry(ns.clone()).or_default();
-                    notes.extend(keys_of(first, &mut tally, seen).map(later));
+                    notes.extend(keys_of(first, &mut tally, seen).map(|n| later(&n)));
                     self.streams.insert(
                         ns.clone(),
                         Stream {
@@ -102,15 +102,18 @@ impl ChangeHeat {
             };
             let id = s.cursor;
             let seen = events.entry(ns.clone()).or_default();
+            if id == 0 {
+                continue;
+            }
             let mut tally = None;
-            while id != 0 {
+            loop {
                 let cmd =
                     doc! {"getMore": id, "collection": coll, "batchSize": 10_000, "maxTimeMS": 10};
                 let tally = tally.get_or_insert_with(|| {
                     Tally::held(read_name(db, &cmd), Bounds::CHANGE_EVENTS_PER_POLL)
                 });
                 if let Err(past) = tally.get_more() {
-                    notes.push(later(past.message));
+                    notes.push(later(&past.message));
                     break;
                 }
                 let Ok(reply) = client.command(db, cmd).await else {
@@ -121,7 +124,7 @@ impl ChangeHeat {
                     break;
                 }
                 if let Some(note) = keys_of(more, tally, seen) {
-                    notes.push(later(note));
+                    notes.push(later(&note));
                     break;
                 }
             }

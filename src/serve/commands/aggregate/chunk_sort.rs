@@ -14,9 +14,9 @@
 use bson::{Bson, Document};
 
 use crate::cluster::{MongoError, ServerVersion};
+use crate::serve::catalog::blocking_sort;
 use crate::serve::catalog::chunk_scope::{ChunkOrder, ChunkScope};
 use crate::serve::catalog::chunks_cursor::ChunkCursor;
-use crate::serve::commands::find::blocking_sort;
 use crate::serve::query;
 use crate::serve::state::State;
 

@@ -1,11 +1,16 @@
-//! A soak of the real `shardtop serve` (issue 20): many clients at once on loopback — writers,
-//! readers that leave cursors open, change streams, clients that drop the connection in the
-//! middle of a reply, clients that send half a message and stall — for a bounded time
-//! (`SHARDTOP_SOAK_SECS`, default 45; `SOAK_ONLY=wrcd` picks writers, readers, change streams,
-//! droppers), with the server's memory sampled from /proc. The peak
-//! stays under a bound, the memory comes back near the start once the clients leave (what is
-//! still held is the documents written), and every acknowledged write is there afterwards. It
-//! prints its numbers (peak memory, requests served, errors by code).
+//! A soak of the real `shardtop serve` (issues 20, 36): many clients at once on loopback —
+//! writers, readers that leave cursors open, change streams, clients that drop the connection in
+//! the middle of a reply, clients that send half a message and stall, transactions (some left
+//! open until `transactionLifetimeLimitSeconds`, here 3 s, aborts them) with writes outside them
+//! to the same documents (which wait for them), and sorted reads of a 20,000-chunk
+//! `config.chunks` (by `find` and `aggregate`, index-ordered and top-k) — for a bounded time
+//! (`SHARDTOP_SOAK_SECS`, default 45; `SOAK_ONLY=wrcdts` picks writers, readers, change streams,
+//! droppers, transactions, sorted chunk reads), with the server's memory sampled from /proc. The
+//! peak stays under a bound, the memory is flat over time (the second half of the run grows by no
+//! more than what the documents written in it hold, plus a margin), it comes back near the start
+//! once the clients leave (what is still held is the documents written), and every acknowledged
+//! write is there afterwards. It prints its numbers (memory over time, peak, requests served,
+//! errors by code).
 #![allow(clippy::unwrap_used)]
 
 mod common;
@@ -28,17 +33,41 @@ const PEAK_BOUND_MB: u64 = 512;
 /// What serve holds for each document written through it and kept: the document, its `_id`
 /// index entry, its change event, the simulator's bookkeeping (measured: about 7 KB).
 const KEPT_BYTES_PER_WRITE: u64 = 8 * 1024;
+/// How much more than the documents written in the second half of the run the memory may grow
+/// in it (allocator slack, cursors and change streams open at the sample).
+const FLAT_MARGIN_MB: u64 = 96;
+/// The accounts the transactions and the writes outside them share.
+const ACCOUNTS: i64 = 50;
+/// The soak's cluster: a 7.0 cluster with one collection of 20,000 chunks (7.0 honours
+/// `numInitialChunks`) for the sorted chunk reads.
+const SCENARIO: &str = r#"{"name": "soak", "description": "", "seedPassage": "", "shards": 3,
+    "collections": [{"ns": "soak.big", "key": {"h": "hashed"}, "numInitialChunks": 20000}],
+    "until": 1}"#;
 
 struct Serve {
     child: Child,
     addr: String,
+    _scenario: tempfile::TempDir,
 }
 
 impl Serve {
     fn start() -> Self {
-        let (child, addr) =
-            common::tmux::serve_child(&["--listen", "127.0.0.1:0", "--server-version", "8.0"]);
-        Self { child, addr }
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("soak.json");
+        std::fs::write(&file, SCENARIO).unwrap();
+        let (child, addr) = common::tmux::serve_child(&[
+            "--listen",
+            "127.0.0.1:0",
+            "--server-version",
+            "7.0",
+            "--scenario-file",
+            file.to_str().unwrap(),
+        ]);
+        Self {
+            child,
+            addr,
+            _scenario: dir,
+        }
     }
 
     /// Resident memory in MB (`VmRSS`).
@@ -139,6 +168,76 @@ async fn watcher(client: Client, stop: Arc<AtomicBool>, tally: Arc<Tally>) {
     }
 }
 
+/// Transactions on the shared accounts: every third one left open (aborted by the server after
+/// `transactionLifetimeLimitSeconds`), the others committed; between them writes outside a
+/// transaction to the same accounts (which wait for a holder to end, up to their `maxTimeMS`).
+async fn transactions(client: Client, id: i64, stop: Arc<AtomicBool>, tally: Arc<Tally>) {
+    let db = client.database("soak");
+    let c = db.collection::<Document>("accounts");
+    let mut n = 0i64;
+    while !stop.load(Ordering::Relaxed) {
+        n += 1;
+        let Ok(mut s) = client.start_session().await else {
+            continue;
+        };
+        tally.requests.fetch_add(3, Ordering::Relaxed);
+        let account = (id * 7 + n) % ACCOUNTS;
+        if s.start_transaction().await.is_ok() {
+            let update = c
+                .update_one(doc! { "_id": account }, doc! { "$inc": { "balance": 1 } })
+                .session(&mut s)
+                .await;
+            match update {
+                Ok(_) if n % 3 == 0 => {
+                    // Left open: the server aborts it; the session goes with the client later.
+                    std::mem::forget(s);
+                }
+                Ok(_) => {
+                    if let Err(e) = s.commit_transaction().await {
+                        tally.error(&e).await;
+                    }
+                }
+                Err(e) => tally.error(&e).await,
+            }
+        }
+        let outside = db
+            .run_command(doc! {
+                "update": "accounts",
+                "updates": [{ "q": { "_id": (account + 1) % ACCOUNTS }, "u": { "$inc": { "outside": 1 } } }],
+                "maxTimeMS": 500,
+            })
+            .await;
+        if let Err(e) = outside {
+            tally.error(&e).await;
+        }
+    }
+}
+
+/// Sorted reads of the 20,000-chunk collection: by `uuid` in index order (as mongosh's
+/// `sh.status()`), top-k blocking sorts, and the same through `aggregate`.
+async fn sorted_chunks(client: Client, uuid: bson::Bson, stop: Arc<AtomicBool>, tally: Arc<Tally>) {
+    let config = client.database("config");
+    let reads = [
+        doc! { "find": "chunks", "filter": { "uuid": uuid.clone() }, "sort": { "max": -1 }, "limit": 5 },
+        doc! { "find": "chunks", "filter": { "uuid": uuid.clone() }, "sort": { "min": 1 }, "batchSize": 20 },
+        doc! { "find": "chunks", "filter": {}, "sort": { "shard": 1, "min": -1 }, "limit": 5 },
+        doc! { "aggregate": "chunks", "pipeline": [
+            { "$match": { "uuid": uuid.clone() } }, { "$sort": { "lastmod": -1 } }, { "$limit": 10 },
+        ], "cursor": {} },
+        doc! { "aggregate": "chunks", "pipeline": [
+            { "$sort": { "shard": -1, "max": 1 } }, { "$limit": 3 }, { "$project": { "shard": 1 } },
+        ], "cursor": {} },
+    ];
+    let mut i = 0;
+    while !stop.load(Ordering::Relaxed) {
+        tally.requests.fetch_add(1, Ordering::Relaxed);
+        if let Err(e) = config.run_command(reads[i % reads.len()].clone()).await {
+            tally.error(&e).await;
+        }
+        i += 1;
+    }
+}
+
 /// A find over many documents whose reply is never read: the connection drops mid-reply.
 async fn dropper(addr: String, stop: Arc<AtomicBool>, tally: Arc<Tally>) {
     while !stop.load(Ordering::Relaxed) {
@@ -216,6 +315,44 @@ async fn clients(
             Arc::clone(tally),
         )));
     }
+    if on("t") {
+        client
+            .database("soak")
+            .collection::<Document>("accounts")
+            .insert_many((0..ACCOUNTS).map(|i| doc! { "_id": i, "balance": 0 }))
+            .await
+            .unwrap();
+    }
+    for id in 0..4 {
+        if !on("t") {
+            break;
+        }
+        let own = Client::with_uri_str(uri).await.unwrap();
+        tasks.push(tokio::spawn(transactions(
+            own,
+            id,
+            Arc::clone(stop),
+            Arc::clone(tally),
+        )));
+    }
+    if on("s") {
+        let c = client
+            .database("config")
+            .collection::<Document>("collections")
+            .find_one(doc! { "_id": "soak.big" })
+            .await
+            .unwrap()
+            .unwrap();
+        let uuid = c.get("uuid").unwrap().clone();
+        for _ in 0..2 {
+            tasks.push(tokio::spawn(sorted_chunks(
+                client.clone(),
+                uuid.clone(),
+                Arc::clone(stop),
+                Arc::clone(tally),
+            )));
+        }
+    }
     for _ in 0..3 {
         if !on("d") {
             break;
@@ -227,6 +364,47 @@ async fn clients(
         )));
     }
     tasks
+}
+
+/// Samples the server's memory every 250 ms for `secs` seconds (the peak under its bound),
+/// prints it every 5 s and checks it is flat: from the middle of the run to its end, no more
+/// growth than the documents written meanwhile hold, plus a margin. Returns the peak.
+async fn sample(serve: &Serve, secs: u64, start_mb: u64, tally: &Tally) -> u64 {
+    let started = Instant::now();
+    let mut peak_mb = start_mb;
+    // (seconds, MB, acknowledged writes) every 5 s: the memory over time.
+    let mut timeline: Vec<(u64, u64, u64)> = Vec::new();
+    while started.elapsed() < Duration::from_secs(secs) {
+        tokio::time::sleep(Duration::from_millis(250)).await;
+        let now_mb = serve.rss_mb();
+        peak_mb = peak_mb.max(now_mb);
+        assert!(peak_mb < PEAK_BOUND_MB, "serve holds {peak_mb} MB");
+        let at = started.elapsed().as_secs();
+        if timeline.last().is_none_or(|(t, _, _)| at >= t + 5) {
+            let writes = tally.acknowledged.lock().await.len() as u64;
+            timeline.push((at, now_mb, writes));
+        }
+    }
+    println!(
+        "soak memory over time (s: MB, acknowledged writes): {}",
+        timeline
+            .iter()
+            .map(|(t, mb, w)| format!("{t}: {mb} MB {w}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    if let (Some(mid), Some(last)) = (timeline.get(timeline.len() / 2), timeline.last()) {
+        let written_mb = (last.2 - mid.2) * KEPT_BYTES_PER_WRITE / (1 << 20);
+        assert!(
+            last.1 <= mid.1 + written_mb + FLAT_MARGIN_MB,
+            "memory grew from {} MB at {} s to {} MB at {} s (the writes meanwhile hold ≈ {written_mb} MB): {timeline:?}",
+            mid.1,
+            mid.0,
+            last.1,
+            last.0
+        );
+    }
+    peak_mb
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -246,17 +424,17 @@ async fn serve_under_mixed_load_keeps_its_memory_bounded_and_loses_no_write() {
         .run_command(doc! { "ping": 1 })
         .await
         .unwrap();
+    // Open transactions live 3 s here (60 s by default), so the soak sees them aborted.
+    client
+        .database("admin")
+        .run_command(doc! { "setParameter": 1, "transactionLifetimeLimitSeconds": 3 })
+        .await
+        .unwrap();
     let start_mb = serve.rss_mb();
     let stop = Arc::new(AtomicBool::new(false));
     let tally = Arc::new(Tally::default());
     let tasks = clients(&serve, &client, &uri, &stop, &tally).await;
-    let started = Instant::now();
-    let mut peak_mb = start_mb;
-    while started.elapsed() < Duration::from_secs(secs) {
-        tokio::time::sleep(Duration::from_millis(250)).await;
-        peak_mb = peak_mb.max(serve.rss_mb());
-        assert!(peak_mb < PEAK_BOUND_MB, "serve holds {peak_mb} MB");
-    }
+    let peak_mb = sample(&serve, secs, start_mb, &tally).await;
     stop.store(true, Ordering::Relaxed);
     for t in tasks {
         let _ = tokio::time::timeout(Duration::from_secs(30), t).await;
@@ -309,8 +487,13 @@ async fn serve_under_mixed_load_keeps_its_memory_bounded_and_loses_no_write() {
         end_mb <= start_mb + kept_mb + 32,
         "memory did not come back: start {start_mb} MB, end {end_mb} MB, kept ≈ {kept_mb} MB"
     );
+    // CursorNotFound (43, cursors killed with their connection); in the transactions: a
+    // WriteConflict (112) between two of them, NoSuchTransaction (251) after one expired,
+    // MaxTimeMSExpired (50) for a write outside that waited past its limit.
     assert!(
-        errors.keys().all(|code| *code == 43),
-        "errors other than CursorNotFound: {errors:?}"
+        errors
+            .keys()
+            .all(|code| matches!(*code, 43 | 112 | 251 | 50)),
+        "errors other than CursorNotFound, WriteConflict, NoSuchTransaction, MaxTimeMSExpired: {errors:?}"
     );
 }

@@ -44,6 +44,18 @@ impl Default for Bounds {
     }
 }
 
+impl Bounds {
+    /// What `watch --heat changestream` reads of one collection's change stream at one poll:
+    /// 50,000 events, 64,000,000 bytes of events and 64 `getMore`s (a mongos's batches of up to
+    /// 16 MiB need a handful); the rest stays in the stream for the next poll.
+    pub const CHANGE_EVENTS_PER_POLL: Self = Self {
+        documents: 50_000,
+        bytes: 64_000_000,
+        held_bytes: 64_000_000,
+        get_mores: 64,
+    };
+}
+
 fn grouped(n: u64) -> String {
     let s = n.to_string();
     let mut out = String::new();

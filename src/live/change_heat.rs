@@ -1,19 +1,20 @@
 //! Write heat from change streams (`--heat changestream`, opt-in): one `$changeStream` cursor per
 //! sharded collection, drained at each poll with short `getMore`s; each event's `documentKey`
 //! is mapped to its chunk (hashing hashed fields) and counted, so the views and the summary get
-//! the same recent-writes window and per-shard counts the simulator keeps. Under load at most
-//! `MAX_EVENTS` events are read per collection and poll (the rest wait for the next poll).
+//! the same recent-writes window and per-shard counts the simulator keeps. Each poll reads at
+//! most [`Bounds::CHANGE_EVENTS_PER_POLL`] of a collection's stream (events, bytes, `getMore`s)
+//! and keeps only each event's `documentKey`; past a bound the rest wait in the stream for the
+//! next poll, and a note names the read.
 
 use std::collections::HashMap;
 
 use bson::{Document, doc};
 
+use super::bounds::{Bounds, Tally, read_name};
 use super::client::LiveClient;
 use super::heat_counts::{HeatCounts, shard_ids};
 use crate::cluster::Cluster;
 use crate::model::ShardKey;
-
-const MAX_EVENTS: usize = 50_000;
 
 struct Stream {
     cursor: i64,
@@ -24,6 +25,22 @@ struct Stream {
 #[derive(Default)]
 pub struct ChangeHeat {
     streams: HashMap<String, Stream>,
+}
+
+/// The `documentKey`s of a batch's events, counted against `tally`; the note once past it (the
+/// whole batch is counted all the same: the stream has moved past it, so no more is asked for).
+fn keys_of(events: Vec<Document>, tally: &mut Tally, seen: &mut Vec<Document>) -> Option<String> {
+    let mut past = None;
+    for e in events {
+        let bytes = bson::to_vec(&e).map_or(0, |v| v.len());
+        if let Err(err) = tally.document(bytes) {
+            past.get_or_insert(err.message);
+        }
+        if let Ok(dk) = e.get_document("documentKey") {
+            seen.push(dk.clone());
+        }
+    }
+    past
 }
 
 fn batch(reply: &Document, key: &str) -> (Vec<Document>, i64) {
@@ -37,6 +54,13 @@ fn batch(reply: &Document, key: &str) -> (Vec<Document>, i64) {
     (docs, cursor.get_i64("id").unwrap_or(0))
 }
 
+/// A bound's message as a note: the heat of the rest comes at the next poll.
+fn later(past: &str) -> String {
+    format!(
+        "heat from change streams: {past}; the events past it stay in the stream for the next poll"
+    )
+}
+
 impl ChangeHeat {
     /// Each collection's counts by chunk since the last take.
     pub fn take_counted(&mut self) -> Vec<(String, Vec<(ShardKey, u64)>)> {
@@ -47,18 +71,22 @@ impl ChangeHeat {
     }
 
     /// Opens streams for new collections and reads what happened since the last poll; then
-    /// gives `state` its windows and counts.
-    pub async fn observe(&mut self, client: &LiveClient, state: &mut Cluster) {
+    /// gives `state` its windows and counts. Returns a note per stream read up to its bound.
+    pub async fn observe(&mut self, client: &LiveClient, state: &mut Cluster) -> Vec<String> {
         let names = state.namespaces();
+        let mut notes = Vec::new();
         let mut events: HashMap<String, Vec<Document>> = HashMap::new();
         for ns in names {
             let (db, coll) = ns.split_once('.').unwrap_or((ns.as_str(), ""));
             if !self.streams.contains_key(&ns) {
                 let cmd =
                     doc! {"aggregate": coll, "pipeline": [{"$changeStream": {}}], "cursor": {}};
+                let name = read_name(db, &cmd);
                 if let Ok(reply) = client.command(db, cmd).await {
                     let (first, id) = batch(&reply, "firstBatch");
-                    events.entry(ns.clone()).or_default().extend(first);
+                    let mut tally = Tally::held(name, Bounds::CHANGE_EVENTS_PER_POLL);
+                    let seen = events.entry(ns.clone()).or_default();
+                    notes.extend(keys_of(first, &mut tally, seen).map(|n| later(&n)));
                     self.streams.insert(
                         ns.clone(),
                         Stream {
@@ -74,9 +102,20 @@ impl ChangeHeat {
             };
             let id = s.cursor;
             let seen = events.entry(ns.clone()).or_default();
-            while id != 0 && seen.len() < MAX_EVENTS {
+            if id == 0 {
+                continue;
+            }
+            let mut tally = None;
+            loop {
                 let cmd =
                     doc! {"getMore": id, "collection": coll, "batchSize": 10_000, "maxTimeMS": 10};
+                let tally = tally.get_or_insert_with(|| {
+                    Tally::held(read_name(db, &cmd), Bounds::CHANGE_EVENTS_PER_POLL)
+                });
+                if let Err(past) = tally.get_more() {
+                    notes.push(later(&past.message));
+                    break;
+                }
                 let Ok(reply) = client.command(db, cmd).await else {
                     break;
                 };
@@ -84,10 +123,14 @@ impl ChangeHeat {
                 if more.is_empty() {
                     break;
                 }
-                seen.extend(more);
+                if let Some(note) = keys_of(more, tally, seen) {
+                    notes.push(later(&note));
+                    break;
+                }
             }
         }
         self.apply(state, &events);
+        notes
     }
 
     fn apply(&mut self, state: &mut Cluster, events: &HashMap<String, Vec<Document>>) {
@@ -99,10 +142,7 @@ impl ChangeHeat {
             };
             let mut by_chunk: HashMap<usize, (ShardKey, u64)> = HashMap::new();
             let mut by_shard = vec![0u64; shard_ids.len()];
-            for e in events.get(&c.ns).map(Vec::as_slice).unwrap_or_default() {
-                let Ok(dk) = e.get_document("documentKey") else {
-                    continue;
-                };
+            for dk in events.get(&c.ns).map(Vec::as_slice).unwrap_or_default() {
                 let Ok(key) = c.pattern.extract(dk) else {
                     continue;
                 };

@@ -10,7 +10,7 @@ use crate::model::shell_text;
 use crate::model::{ChunkInfo, KeyPattern, ShardKey};
 
 /// A chunk's bounds in mongosh notation: `[{ x: MinKey }, { x: 0 })`.
-fn range(pattern: &KeyPattern, min: &ShardKey, max: &ShardKey) -> String {
+pub(crate) fn range(pattern: &KeyPattern, min: &ShardKey, max: &ShardKey) -> String {
     format!(
         "[{}, {})",
         shell_text::document(&pattern.bound_to_document(min)),

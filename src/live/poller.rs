@@ -241,7 +241,9 @@ impl Poller {
                 jumbo = Some(docs.into_iter().map(|r| r.min).collect());
             }
             let table = self.state.collection(&coll.ns).map(|c| &c.table);
-            if let Some(Ok(patches)) = table.map(|t| routing_cache::patches(&coll.ns, t, changed)) {
+            if let Some(Ok(patches)) =
+                table.map(|t| routing_cache::patches(&coll.ns, &coll.key, t, changed))
+            {
                 return Ok(Refresh::Patch(patches, jumbo));
             }
         }
@@ -466,7 +468,13 @@ impl Poller {
         // The poll's time first: the write heat of this poll is stamped with it.
         self.state.advance_clock(now_ms);
         if let Some(heat) = self.change_heat.as_mut() {
-            heat.observe(&self.client, &mut self.state).await;
+            let notes = heat.observe(&self.client, &mut self.state).await;
+            if !notes.is_empty() {
+                for note in notes {
+                    self.refused.say(crate::view::Feeds::Heat, note);
+                }
+                self.state.poll_notes = self.refused.kept();
+            }
         }
         if let Some(heat) = self.sampled_heat.as_mut() {
             heat.observe(&self.client, &mut self.state).await;

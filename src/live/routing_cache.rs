@@ -69,12 +69,22 @@ impl CachedRouting {
     }
 }
 
-fn gap(ns: &str, at: &ShardKey, expected: &ShardKey) -> ConfigError {
-    use crate::model::shell_text::stripped_key;
+/// A changed chunk (`changed`: its bounds) that does not line up with the cached chunk that
+/// holds `at` (one of its bounds): both named with their fields, in mongosh notation.
+fn gap(
+    ns: &str,
+    pattern: &KeyPattern,
+    table: &RoutingTable,
+    changed: (&ShardKey, &ShardKey),
+    at: &ShardKey,
+) -> ConfigError {
+    use super::inconsistency::range;
+    let cached = table.chunk(table.route(at));
     ConfigError(format!(
-        "config.chunks of {ns}: a gap or overlap at {} (expected a chunk starting at {})",
-        stripped_key(at),
-        stripped_key(expected)
+        "config.chunks of {ns}: the changed chunk {} does not line up with the cached chunk {}          (a gap or overlap at {}: the read raced a commit)",
+        range(pattern, changed.0, changed.1),
+        range(pattern, cached.min, cached.max),
+        crate::model::shell_text::document(&pattern.bound_to_document(at)),
     ))
 }
 
@@ -183,6 +193,7 @@ pub struct Loaded {
 /// its version); an error when they do not tile the ranges they replace.
 pub fn patches(
     ns: &str,
+    pattern: &KeyPattern,
     table: &RoutingTable,
     mut changed: Vec<ChunkRow>,
 ) -> Result<Vec<RangePatch>, ConfigError> {
@@ -198,14 +209,10 @@ pub fn patches(
     for row in changed {
         let continues = run_max.as_ref() == Some(&row.min);
         if !continues {
-            close_run(ns, table, out.last_mut(), run_max.take())?;
-            let start = table.find_by_min(&row.min).ok_or_else(|| {
-                gap(
-                    ns,
-                    &row.min,
-                    &table.chunk(table.route(&row.min)).min.clone(),
-                )
-            })?;
+            close_run(ns, pattern, table, out.last_mut(), run_max.take())?;
+            let start = table
+                .find_by_min(&row.min)
+                .ok_or_else(|| gap(ns, pattern, table, (&row.min, &row.max), &row.min))?;
             out.push(RangePatch {
                 range: start..start,
                 chunks: Vec::new(),
@@ -216,13 +223,14 @@ pub fn patches(
             p.chunks.push((row.min, row.info));
         }
     }
-    close_run(ns, table, out.last_mut(), run_max)?;
+    close_run(ns, pattern, table, out.last_mut(), run_max)?;
     Ok(out)
 }
 
 /// Ends the patch being built at the cached chunk boundary `max`.
 fn close_run(
     ns: &str,
+    pattern: &KeyPattern,
     table: &RoutingTable,
     patch: Option<&mut RangePatch>,
     max: Option<ShardKey>,
@@ -240,7 +248,10 @@ fn close_run(
             patch.range.end = end;
             Ok(())
         }
-        _ => Err(gap(ns, &max, &table.chunk(table.route(&max)).min.clone())),
+        _ => {
+            let min = patch.chunks.last().map_or(&max, |(min, _)| min);
+            Err(gap(ns, pattern, table, (min, &max), &max))
+        }
     }
 }
 

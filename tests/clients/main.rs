@@ -28,6 +28,7 @@ const SCRIPTS: &[(&str, &str, u64)] = &[
     ("003_shard_key_update.py", "9.0", 120),
     ("mongosh_helpers.js", "8.0", 120),
     ("transactions.py", "8.0", 120),
+    ("transactions_lifetime.py", "8.0", 120),
     ("indexes_queries.js", "8.0", 120),
     ("reshard_currentop.py", "9.0", 180),
     ("analyze_shard_key.js", "8.0", 120),
@@ -321,6 +322,11 @@ fn mongosh_helpers() {
 #[test]
 fn pymongo_transactions() {
     run("transactions.py");
+}
+
+#[test]
+fn pymongo_transactions_lifetime() {
+    run("transactions_lifetime.py");
 }
 
 #[test]

@@ -276,3 +276,40 @@ async fn watch_check_ends_at_the_first_poll_deadline_against_a_silent_server() {
         "{stderr}"
     );
 }
+
+/// `--heat changestream` against a stream that never runs dry: each poll reads at most
+/// `Bounds::CHANGE_EVENTS_PER_POLL` of it (here 64,000,000 bytes of 16 MB batches) and says so,
+/// naming the read; the rest is left for the next poll.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_change_stream_that_never_runs_dry_is_read_up_to_its_bound_per_poll() {
+    use shardtop::live::change_heat::ChangeHeat;
+    let server = hostile_mongos::start(Mode::EndlessCursor).await;
+    let client = client(&server.uri, Bounds::default()).await;
+    let sc = shardtop::sim::scenario::built_in("ascending")
+        .unwrap()
+        .unwrap();
+    let mut cluster = shardtop::sim::Simulator::from_scenario(&sc, sc.seed, None)
+        .unwrap()
+        .cluster;
+    let ns = cluster.namespaces()[0].clone();
+    let mut heat = ChangeHeat::default();
+    // The first poll opens the stream (its first batch: 1,000 events, 16 MB).
+    let notes = heat.observe(&client, &mut cluster).await;
+    assert!(notes.is_empty(), "{notes:?}");
+    for _ in 0..2 {
+        let before = server.get_mores.load(std::sync::atomic::Ordering::Relaxed);
+        let started = Instant::now();
+        let notes = heat.observe(&client, &mut cluster).await;
+        let sent = server.get_mores.load(std::sync::atomic::Ordering::Relaxed) - before;
+        assert_eq!(notes.len(), 1, "{notes:?}");
+        assert!(
+            notes[0].starts_with(&format!(
+                "heat from change streams: getMore {ns}: more than 64,000,000 bytes"
+            )) && notes[0].ends_with("the events past it stay in the stream for the next poll"),
+            "{}",
+            notes[0]
+        );
+        assert!(sent <= 5, "{sent} getMores in one poll");
+        assert!(started.elapsed() < Duration::from_secs(30));
+    }
+}

@@ -80,7 +80,9 @@ impl Cache {
 
     /// An incremental refresh: the changed chunks and the jumbo ones; returns the patches.
     fn refresh(&mut self, changed: Vec<ChunkRow>, jumbo: Vec<ShardKey>) -> usize {
-        let patches = routing_cache::patches(&self.meta.ns, &self.table, changed).unwrap();
+        let patches =
+            routing_cache::patches(&self.meta.ns, &self.meta.pattern, &self.table, changed)
+                .unwrap();
         let n = patches.len();
         self.meta
             .patch(&mut self.table, patches, Some(jumbo))
@@ -264,7 +266,24 @@ fn changes_that_do_not_tile_the_cached_ranges_are_refused() {
         .position(|r| cache.table.find_by_min(&r.min).is_none())
         .unwrap();
     changed.remove(split_off);
-    assert!(routing_cache::patches(&ns, &cache.table, changed).is_err());
+    let e = routing_cache::patches(&ns, &coll.key, &cache.table, changed)
+        .unwrap_err()
+        .0;
+    // Named with the collection and both chunks' bounds with their fields, in mongosh notation.
+    let field = coll.key.fields()[0].path.to_string();
+    assert!(
+        e.starts_with(&format!(
+            "config.chunks of {ns}: the changed chunk [{{ {field}: "
+        )),
+        "{e}"
+    );
+    assert!(
+        e.contains(&format!(
+            "does not line up with the cached chunk [{{ {field}: "
+        )),
+        "{e}"
+    );
+    assert!(!e.contains("{ : "), "no bound without its field name: {e}");
 }
 
 #[test]

@@ -95,7 +95,24 @@ async fn index_ordered_reads_equal_the_blocking_sort() {
                 };
                 let one = doc! {key: value.clone()};
                 let blocking = doc! {key: {"$in": [value.clone()]}};
-                let lazy = read(&client, one, opts(&sort)).await;
+                let lazy = read(&client, one.clone(), opts(&sort)).await;
+                // The aggregation `$match`, `$sort`, `$skip`, `$limit` reads the same documents.
+                let mut pipeline = vec![doc! {"$match": one}, doc! {"$sort": sort.clone()}];
+                if skip > 0 {
+                    pipeline.push(doc! {"$skip": skip as i64});
+                }
+                if let Some(l) = limit {
+                    pipeline.push(doc! {"$limit": l});
+                }
+                let aggregated: Vec<Document> = client
+                    .database("config")
+                    .collection::<Document>("chunks")
+                    .aggregate(pipeline)
+                    .await
+                    .unwrap()
+                    .try_collect()
+                    .await
+                    .unwrap();
                 let built = read(&client, blocking, opts(&sort)).await;
                 let want = limit.map_or(700, |l| l as usize);
                 assert_eq!(lazy.len(), want, "{v} {sort}");
@@ -106,9 +123,11 @@ async fn index_ordered_reads_equal_the_blocking_sort() {
                             .map(|x| x.get("lastmod").unwrap().clone())
                             .collect()
                     };
-                    assert_eq!(lm(&lazy), lm(&built), "{v} {sort} {skip} {limit:?}");
+                    assert_eq!(lm(&lazy), lm(&built), "{v} {sort} {skip:?} {limit:?}");
+                    assert_eq!(lm(&aggregated), lm(&built), "{v} {sort} aggregate");
                 } else {
-                    assert_eq!(lazy, built, "{v} {sort} {skip} {limit:?}");
+                    assert_eq!(lazy, built, "{v} {sort} {skip:?} {limit:?}");
+                    assert_eq!(aggregated, built, "{v} {sort} aggregate");
                 }
             }
         }
@@ -206,6 +225,40 @@ async fn blocking_sorts_past_100_mb_fail_without_disk_use() {
             ),
             "{refused}"
         );
+        // The same sort as an aggregation: the same limit, in the aggregation's words.
+        let mut agg = doc! {
+            "aggregate": "chunks",
+            "pipeline": [{"$match": {}}, {"$sort": {"shard": 1, "min": -1}}],
+            "cursor": {},
+        };
+        if v != "5.0" {
+            agg.insert("allowDiskUse", false);
+        }
+        let refused = config.run_command(agg.clone()).await.unwrap_err();
+        assert_eq!(common::code_of(&refused), 292, "{v}");
+        assert!(
+            refused.to_string().contains(
+                "PlanExecutor error during aggregation :: caused by :: Sort exceeded memory \
+                 limit of 104857600 bytes"
+            ),
+            "{refused}"
+        );
+        if v == "7.0" {
+            // With a `$limit` after the `$sort`, only the best are held (top-k).
+            agg.insert(
+                "pipeline",
+                vec![
+                    Bson::Document(doc! {"$sort": {"shard": 1, "min": -1}}),
+                    Bson::Document(doc! {"$limit": 3}),
+                    Bson::Document(doc! {"$project": {"shard": 1}}),
+                ],
+            );
+            let top = config.run_command(agg).await.unwrap();
+            let first = common::first_batch(&top);
+            assert_eq!(first.len(), 3);
+            assert_eq!(first[0].get_str("shard").unwrap(), "shard0000");
+            assert_eq!(first[0].len(), 2, "_id and shard: {}", first[0]);
+        }
         if v == "7.0" {
             let top = run(doc! {"limit": 3}).await.unwrap();
             let first = common::first_batch(&top);

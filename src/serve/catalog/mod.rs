@@ -3,6 +3,7 @@
 //! pipelines and lazy reads that never build a million documents).
 //!
 //! May import `state`, `query` and `reply`; not the command handlers or the write path.
+pub mod blocking_sort;
 pub mod chunk_counts;
 pub mod chunk_pipeline;
 pub mod chunk_scope;

@@ -52,6 +52,13 @@ const PARAMETERS: &[(&str, Get, Set)] = &[
         },
     ),
     (
+        // `db/transaction/transaction_participant.idl` (at least 1; mongod aborts a transaction
+        // open longer, `db/periodic_runner_job_abort_expired_transactions.cpp`).
+        "transactionLifetimeLimitSeconds",
+        |s| s.sessions.lifetime_secs,
+        |s, v| s.sessions.lifetime_secs = v,
+    ),
+    (
         "autoMergerIntervalSecs",
         |s| s.sim.auto_merger.interval_secs,
         |s, v| s.sim.auto_merger.interval_secs = v,
@@ -148,6 +155,12 @@ pub fn set(state: &mut State, cmd: &Document) -> Result<Document, MongoError> {
             )));
         }
     };
+    if name == "transactionLifetimeLimitSeconds" && v < 1 {
+        // `transaction_participant.idl`: `validator: { gte: 1 }`.
+        return Err(MongoError::bad_value(format!(
+            "Invalid value for parameter {name}: at least 1 is expected"
+        )));
+    }
     let was = get(state);
     set(state, v);
     Ok(ok(doc! { "was": int(was) }))

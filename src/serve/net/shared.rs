@@ -74,7 +74,15 @@ impl Shared {
             drop(state);
             return self.answer_held(cmd, ctx, deadline, shutdown).await;
         }
+        let arrived = Instant::now();
         let reply = self.answer_locked(&mut state, cmd, ctx);
+        if let Some(owner) = state.sessions.take_blocked() {
+            drop(state);
+            let deadline = crate::serve::query::deadline::at(cmd, arrived);
+            return self
+                .answer_unblocked(cmd, ctx, owner, deadline, shutdown)
+                .await;
+        }
         let Some(wait) = state.wait.take() else {
             return Some(reply);
         };
@@ -109,6 +117,39 @@ impl Shared {
             state
                 .paused
                 .then(|| Self::reply_of(completion::run_to_end(state, wait)).with_cluster_time(at))
+        })
+        .await
+    }
+
+    /// A write outside a transaction that met a document transaction `owner` holds: run again
+    /// once that transaction ends (and again while it meets another), or MaxTimeMSExpired at
+    /// `deadline`, as a server retries a WriteConflict outside a transaction until the operation
+    /// is interrupted (`writeConflictRetry`, `db/concurrency/exception_util.h`).
+    async fn answer_unblocked(
+        &self,
+        cmd: &Document,
+        ctx: Context,
+        mut owner: (Vec<u8>, i64),
+        deadline: Option<Instant>,
+        shutdown: &mut watch::Receiver<bool>,
+    ) -> Option<Reply> {
+        self.hold(deadline, shutdown, |state| {
+            if state.sessions.is_open(&owner.0, owner.1) {
+                if deadline.is_some_and(|d| Instant::now() >= d) {
+                    let e = crate::serve::query::deadline::expired();
+                    let at = state.cluster_time();
+                    return Some(Self::reply_of(Err(e)).with_cluster_time(at));
+                }
+                return None;
+            }
+            let reply = self.answer_locked(state, cmd, ctx);
+            match state.sessions.take_blocked() {
+                Some(next) => {
+                    owner = next;
+                    None
+                }
+                None => Some(reply),
+            }
         })
         .await
     }
@@ -187,6 +228,16 @@ impl Shared {
                         crate::serve::state::log::line(
                             state.log.as_deref(),
                             &format!("killed {expired} cursors unread for {} ms", state.cursors.timeout_ms()),
+                        );
+                    }
+                    for lsid in state.sessions.expired(Instant::now()) {
+                        let _ = crate::serve::dispatch::transactions::abort(&mut state, &lsid);
+                        crate::serve::state::log::line(
+                            state.log.as_deref(),
+                            &format!(
+                                "aborted a transaction open longer than transactionLifetimeLimitSeconds ({} s)",
+                                state.sessions.lifetime_secs
+                            ),
                         );
                     }
                     if !state.paused {

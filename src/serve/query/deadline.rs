@@ -20,16 +20,21 @@ thread_local! {
 /// The limit of one command, lifted when dropped.
 pub struct Limit(Option<Instant>);
 
+/// When `cmd`'s `maxTimeMS` (counted from `from`) runs out; none when absent or 0.
+pub fn at(cmd: &Document, from: Instant) -> Option<Instant> {
+    let ms = match cmd.get("maxTimeMS") {
+        Some(Bson::Int32(n)) => i64::from(*n),
+        Some(Bson::Int64(n)) => *n,
+        Some(Bson::Double(d)) if d.is_finite() => *d as i64,
+        _ => 0,
+    };
+    (ms > 0).then(|| from + Duration::from_millis(ms.unsigned_abs()))
+}
+
 impl Limit {
     /// The limit `cmd`'s `maxTimeMS` sets (none when absent or 0).
     pub fn of(cmd: &Document) -> Self {
-        let ms = match cmd.get("maxTimeMS") {
-            Some(Bson::Int32(n)) => i64::from(*n),
-            Some(Bson::Int64(n)) => *n,
-            Some(Bson::Double(d)) if d.is_finite() => *d as i64,
-            _ => 0,
-        };
-        let at = (ms > 0).then(|| Instant::now() + Duration::from_millis(ms.unsigned_abs()));
+        let at = at(cmd, Instant::now());
         Self(DEADLINE.with(|d| d.replace(at)))
     }
 }
@@ -57,7 +62,8 @@ pub fn check_every(i: usize) -> Result<(), MongoError> {
     }
 }
 
-fn expired() -> MongoError {
+/// MaxTimeMSExpired (50).
+pub fn expired() -> MongoError {
     MongoError {
         code: 50,
         code_name: "MaxTimeMSExpired",

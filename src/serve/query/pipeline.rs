@@ -25,6 +25,9 @@ pub fn apply(stage: &Document, mut docs: Vec<Document>) -> Result<Vec<Document>,
     let Some((name, arg)) = stage.iter().next() else {
         return Ok(docs);
     };
+    // Every stage starts within the command's time limit (`maxTimeMS`); the long ones check it
+    // as they go, as a server's stages check for interrupts.
+    crate::serve::query::deadline::check()?;
     match (name.as_str(), arg) {
         ("$match", Bson::Document(f)) => crate::serve::query::in_sets::prepared(f, || {
             let mut out = Vec::new();
@@ -161,11 +164,18 @@ fn project(spec: &Document, docs: &[Document]) -> Result<Vec<Document>, MongoErr
         .any(|(_, v)| matches!(v, Bson::String(_) | Bson::Document(_)));
     if !computed {
         let p = Projection::parse(spec)?;
-        return Ok(docs.iter().map(|d| p.apply(d)).collect());
+        let mut out = Vec::with_capacity(docs.len());
+        for (i, d) in docs.iter().enumerate() {
+            crate::serve::query::deadline::check_every(i)?;
+            out.push(p.apply(d));
+        }
+        return Ok(out);
     }
     let keep_id = !matches!(spec.get("_id"), Some(Bson::Int32(0) | Bson::Boolean(false)));
     docs.iter()
-        .map(|d| {
+        .enumerate()
+        .map(|(i, d)| {
+            crate::serve::query::deadline::check_every(i)?;
             let mut out = Document::new();
             if keep_id
                 && !spec.contains_key("_id")
@@ -217,18 +227,22 @@ fn group(spec: &Document, docs: &[Document]) -> Result<Vec<Document>, MongoError
     let id_expr = spec
         .get("_id")
         .ok_or_else(|| bad("a group specification must include an _id"))?;
-    // Each group's `_id` in BSON order once, so a document's is compared without converting
-    // every group's again.
-    let mut groups: Vec<(crate::model::KeyValue, Document)> = Vec::new();
-    for d in docs {
+    // Each group found by its `_id` in BSON order (equal values of different numeric types are
+    // one group, as in `DocumentSourceGroup`'s value comparator) in O(log n), kept in the order
+    // first seen; the deadline checked as documents are grouped
+    // (src/mongo/db/pipeline/document_source_group.cpp).
+    let mut index: std::collections::BTreeMap<crate::model::KeyValue, usize> =
+        std::collections::BTreeMap::new();
+    let mut groups: Vec<Document> = Vec::new();
+    for (i, d) in docs.iter().enumerate() {
+        crate::serve::query::deadline::check_every(i)?;
         let id = eval(d, id_expr)?;
         let key = crate::model::extjson::from_bson(&id);
-        let found = groups.iter().position(|(g, _)| *g == key);
-        let at = found.unwrap_or_else(|| {
-            groups.push((key, doc! { "_id": id }));
+        let at = *index.entry(key).or_insert_with(|| {
+            groups.push(doc! { "_id": id });
             groups.len() - 1
         });
-        let out = &mut groups[at].1;
+        let out = &mut groups[at];
         for (field, acc) in spec.iter().filter(|(k, _)| *k != "_id") {
             let Bson::Document(acc) = acc else {
                 return Err(bad(format!(
@@ -241,7 +255,9 @@ fn group(spec: &Document, docs: &[Document]) -> Result<Vec<Document>, MongoError
                 )));
             };
             let value = eval(d, arg)?;
-            let previous = out.get(field).cloned();
+            // Taken, not copied (a `$push` array grows without being copied per document); the
+            // field keeps its place when set again.
+            let previous = out.get_mut(field).map(|v| std::mem::replace(v, Bson::Null));
             let next = match (op.as_str(), previous) {
                 ("$sum", prev) => {
                     let v = if matches!(value, Bson::Int32(_) | Bson::Int64(_) | Bson::Double(_)) {
@@ -274,5 +290,5 @@ fn group(spec: &Document, docs: &[Document]) -> Result<Vec<Document>, MongoError
             out.insert(field, next);
         }
     }
-    Ok(groups.into_iter().map(|(_, d)| d).collect())
+    Ok(groups)
 }

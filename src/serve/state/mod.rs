@@ -19,7 +19,9 @@ pub mod retryable;
 pub mod sessions;
 pub mod settings;
 pub mod store;
+pub mod txn_errors;
 pub mod unique;
+pub mod versions;
 pub mod waits;
 
 use std::collections::BTreeMap;

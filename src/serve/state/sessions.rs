@@ -7,17 +7,28 @@
 //! - a transaction's writes are applied as they come (its own reads see them) and the documents
 //!   it wrote are locked: other readers see their versions from before the transaction, another
 //!   writer gets WriteConflict (112, `TransientTransactionError`);
-//! - its reads see a snapshot: documents others change after it began keep, for it, the
-//!   version it would have read then; writing one of them is a WriteConflict that aborts it;
+//! - its reads see a snapshot: documents others change (or another transaction commits) after
+//!   it began keep, for it, the version it would have read then (kept once for every open
+//!   transaction, `versions`); writing one of them is a WriteConflict that aborts it;
 //! - `commitTransaction` releases the locks and publishes its change events; `abortTransaction`
-//!   (or a write error, or a newer transaction on the session) puts every document back.
+//!   (or a write error, or a newer transaction on the session) puts every document back;
+//! - a transaction open longer than `transactionLifetimeLimitSeconds` (60 s) is aborted, as
+//!   mongod's periodic job does (`db/periodic_runner_job_abort_expired_transactions.cpp`,
+//!   `TransactionParticipant::abortArbitraryTransactionIfExpired` in
+//!   `db/transaction/transaction_participant.cpp`): the session's next command in it gets
+//!   NoSuchTransaction;
+//! - a write outside a transaction to a document an open transaction holds is not refused: a
+//!   server retries a WriteConflict outside a transaction until it succeeds or the operation is
+//!   interrupted (`writeConflictRetry`, `db/concurrency/exception_util.h`), so the command is
+//!   held until the transaction ends or its `maxTimeMS` passes ([`Sessions::blocked`]).
 //!
-//! Simplifications (docs/fidelity.md): a write outside a transaction to a locked document fails
-//! with WriteConflict where a server would make it wait; the simulator's chunk counts follow the
-//! writes at once (an abort writes the old versions back, so the counts return, but the writes
-//! count in the heat); transactions never expire (`transactionLifetimeLimitSeconds`).
+//! Simplifications (docs/fidelity.md): a write command that blocks after it already wrote some of
+//! its documents fails that statement with WriteConflict instead of waiting; the simulator's
+//! chunk counts follow the writes at once (an abort writes the old versions back, so the counts
+//! return, but the writes count in the heat).
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::time::{Duration, Instant};
 
 use bson::{Bson, Document};
 
@@ -25,9 +36,12 @@ use crate::cluster::MongoError;
 use crate::model::KeyValue;
 use crate::model::extjson::from_bson;
 use crate::serve::state::change_events::Change;
+pub use crate::serve::state::txn_errors::write_conflict;
+use crate::serve::state::txn_errors::{invalid, no_such_transaction};
+use crate::serve::state::versions::{DocKey, Versions};
 
-/// A document of one namespace, by `_id` (in BSON order).
-type DocKey = (String, KeyValue);
+/// `transactionLifetimeLimitSeconds`' default (`db/transaction/transaction_participant.idl`).
+pub const LIFETIME_DEFAULT_SECS: u64 = 60;
 
 /// A change event held until its transaction commits.
 #[derive(Clone, Debug)]
@@ -50,9 +64,11 @@ pub enum TxnState {
 struct Txn {
     number: i64,
     state: TxnState,
-    /// What this transaction reads instead of the store: documents others changed after it
-    /// began (`None`: inserted since, so not visible).
-    snapshot: BTreeMap<DocKey, Option<Document>>,
+    /// When it began, on the clock of [`Versions`]: it reads documents changed since as they
+    /// were then.
+    start: u64,
+    /// When it began, on the wall clock (for `transactionLifetimeLimitSeconds`).
+    began: Instant,
     /// The documents it wrote, in order (each once), for an abort.
     written: Vec<DocKey>,
     held: Vec<HeldEvent>,
@@ -70,11 +86,22 @@ pub enum Current {
 }
 
 /// Every session's transaction and the locks of the open ones.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct Sessions {
     txns: HashMap<Vec<u8>, Txn>,
+    /// The open transactions by when they began.
+    open: BTreeSet<(u64, Vec<u8>)>,
+    /// Versions the open transactions' snapshots read.
+    pub versions: Versions,
     /// Documents written by open transactions: the owner and the version before it.
     locks: BTreeMap<DocKey, (Vec<u8>, Option<Document>)>,
+    /// `transactionLifetimeLimitSeconds`.
+    pub lifetime_secs: u64,
+    /// The transaction whose document the command being answered (outside a transaction) met
+    /// before it wrote anything: the command waits for it to end.
+    pub blocked: Option<Vec<u8>>,
+    /// Documents the command being answered wrote.
+    written_now: u64,
     pub current: Current,
     /// The name of the command being answered.
     pub command: String,
@@ -82,30 +109,25 @@ pub struct Sessions {
     pub restoring: bool,
 }
 
+impl Default for Sessions {
+    fn default() -> Self {
+        Self {
+            txns: HashMap::new(),
+            open: BTreeSet::new(),
+            versions: Versions::default(),
+            locks: BTreeMap::new(),
+            lifetime_secs: LIFETIME_DEFAULT_SECS,
+            blocked: None,
+            written_now: 0,
+            current: Current::None,
+            command: String::new(),
+            restoring: false,
+        }
+    }
+}
+
 fn doc_key(ns: &str, id: &Bson) -> DocKey {
     (ns.to_string(), from_bson(id))
-}
-
-fn no_such_transaction(m: String) -> MongoError {
-    MongoError {
-        code: 251,
-        code_name: "NoSuchTransaction",
-        message: m,
-    }
-}
-
-pub fn write_conflict() -> MongoError {
-    MongoError {
-        code: 112,
-        code_name: "WriteConflict",
-        message: "Caused by :: Write conflict during plan execution and yielding is disabled. :: \
-                  Please retry your operation or multi-document transaction."
-            .to_string(),
-    }
-}
-
-fn invalid(m: &str) -> MongoError {
-    MongoError::invalid_options(m)
 }
 
 /// The session id of `lsid: {id: UUID}`.
@@ -136,6 +158,8 @@ impl Sessions {
         in_transaction: bool,
     ) -> Result<Option<Vec<u8>>, MongoError> {
         self.current = Current::None;
+        self.blocked = None;
+        self.written_now = 0;
         name.clone_into(&mut self.command);
         let lsid = session_id(cmd);
         let number = txn_number(cmd);
@@ -256,16 +280,36 @@ impl Sessions {
 
     /// Begins transaction `number` on session `lsid` (after any older one was aborted).
     pub fn start(&mut self, lsid: &[u8], number: i64) {
-        self.txns.insert(
+        let start = self.versions.now();
+        let before = self.txns.insert(
             lsid.to_vec(),
             Txn {
                 number,
                 state: TxnState::Active,
-                snapshot: BTreeMap::new(),
+                start,
+                began: Instant::now(),
                 written: Vec::new(),
                 held: Vec::new(),
             },
         );
+        if let Some(t) = before {
+            self.open.remove(&(t.start, lsid.to_vec()));
+        }
+        self.open.insert((start, lsid.to_vec()));
+    }
+
+    /// The open transactions begun `transactionLifetimeLimitSeconds` or more before `now`.
+    pub fn expired(&self, now: Instant) -> Vec<Vec<u8>> {
+        let limit = Duration::from_secs(self.lifetime_secs.max(1));
+        self.open
+            .iter()
+            .filter(|(_, l)| {
+                self.txns
+                    .get(l)
+                    .is_some_and(|t| now.saturating_duration_since(t.began) >= limit)
+            })
+            .map(|(_, l)| l.clone())
+            .collect()
     }
 
     fn current_txn(&self) -> Option<&[u8]> {
@@ -286,7 +330,7 @@ impl Sessions {
             && self
                 .current_txn()
                 .and_then(|l| self.txns.get(l))
-                .is_none_or(|t| t.snapshot.is_empty())
+                .is_none_or(|t| !self.versions.any_since(t.start))
     }
 
     /// What the current reader sees of `ns` instead of the store: `_id` → version (`None`:
@@ -303,18 +347,18 @@ impl Sessions {
             }
         }
         if let Some(t) = me.and_then(|l| self.txns.get(l)) {
-            for ((n, id), v) in &t.snapshot {
-                if n == ns {
-                    out.insert(id.clone(), v.clone());
-                }
+            for (id, v) in self.versions.since(ns, t.start) {
+                out.insert(id.clone(), v.clone());
             }
         }
         (!out.is_empty()).then_some(out)
     }
 
     /// Before the current command writes document `id` of `ns`: refused when another open
-    /// transaction holds it, or when the writing transaction's snapshot has an older version.
-    pub fn may_write(&self, ns: &str, id: &Bson) -> Result<(), MongoError> {
+    /// transaction holds it (outside a transaction, before the command wrote anything, noted
+    /// in [`Self::blocked`]: the command waits), or when the writing transaction's snapshot has
+    /// an older version.
+    pub fn may_write(&mut self, ns: &str, id: &Bson) -> Result<(), MongoError> {
         if self.restoring {
             return Ok(());
         }
@@ -323,14 +367,37 @@ impl Sessions {
         if let Some((owner, _)) = self.locks.get(&key)
             && Some(owner.as_slice()) != me
         {
+            if me.is_none() && self.written_now == 0 {
+                self.blocked = Some(owner.clone());
+            }
             return Err(write_conflict());
         }
         if let Some(t) = me.and_then(|l| self.txns.get(l))
-            && t.snapshot.contains_key(&key)
+            && self.versions.changed_since(&key, t.start)
         {
             return Err(write_conflict());
         }
         Ok(())
+    }
+
+    /// The transaction (session id, number) the command just answered waits for: set when, outside
+    /// a transaction, it met a document an open transaction holds and wrote nothing.
+    pub fn take_blocked(&mut self) -> Option<(Vec<u8>, i64)> {
+        let owner = self.blocked.take()?;
+        let t = self.txns.get(&owner)?;
+        (self.written_now == 0).then_some((owner, t.number))
+    }
+
+    /// Whether transaction `number` of session `lsid` is still open.
+    pub fn is_open(&self, lsid: &[u8], number: i64) -> bool {
+        self.txns
+            .get(lsid)
+            .is_some_and(|t| t.number == number && t.state == TxnState::Active)
+    }
+
+    /// When the newest open transaction began.
+    fn newest_open(&self) -> Option<u64> {
+        self.open.last().map(|(s, _)| *s)
     }
 
     /// After the current command wrote document `id` of `ns` (whose version before was `old`).
@@ -339,6 +406,7 @@ impl Sessions {
             return;
         }
         let key = doc_key(ns, id);
+        self.written_now += 1;
         if let Some(lsid) = self.current_txn().map(<[u8]>::to_vec) {
             if !self.locks.contains_key(&key) {
                 self.locks.insert(key.clone(), (lsid.clone(), old.cloned()));
@@ -348,15 +416,8 @@ impl Sessions {
             }
             return;
         }
-        for t in self
-            .txns
-            .values_mut()
-            .filter(|t| t.state == TxnState::Active)
-        {
-            t.snapshot
-                .entry(key.clone())
-                .or_insert_with(|| old.cloned());
-        }
+        let newest = self.newest_open();
+        self.versions.wrote(&key, old, newest);
     }
 
     /// The current transaction's held change events, when the command belongs to one.
@@ -379,15 +440,23 @@ impl Sessions {
         } else {
             TxnState::Aborted
         };
-        t.snapshot.clear();
+        let start = t.start;
         let written = std::mem::take(&mut t.written);
         let held = std::mem::take(&mut t.held);
+        self.open.remove(&(start, lsid.to_vec()));
+        let newest = self.newest_open();
         let mut restore = Vec::new();
         for key in written.into_iter().rev() {
             if let Some((_, pre)) = self.locks.remove(&key) {
-                restore.push((key.0, key.1, pre));
+                if commit {
+                    // Transactions open now began before this commit: they keep reading `pre`.
+                    self.versions.wrote(&key, pre.as_ref(), newest);
+                } else {
+                    restore.push((key.0, key.1, pre));
+                }
             }
         }
+        self.versions.forget(self.open.first().map(|(s, _)| *s));
         if commit {
             Finished {
                 events: held,
@@ -418,3 +487,7 @@ pub struct Finished {
     pub events: Vec<HeldEvent>,
     pub restore: Vec<(String, KeyValue, Option<Document>)>,
 }
+
+#[cfg(test)]
+#[path = "sessions_tests.rs"]
+mod tests;

@@ -11,6 +11,7 @@
 //! `find` and the `$changeStream` of `change_stream`.
 
 pub mod change_stream;
+pub mod chunk_sort;
 pub mod coll_stats;
 pub mod current_op;
 pub mod current_op_resharding;
@@ -150,14 +151,19 @@ fn literal_documents(arg: &Bson) -> Result<Vec<Document>, MongoError> {
         .collect()
 }
 
-/// A `config.chunks` pipeline the routing table answers (`chunk_counts`), or whose leading
-/// `$match` builds only the fields it reads (`chunk_pipeline`), then its other stages.
+/// A `config.chunks` pipeline the routing table answers (`chunk_counts`), whose leading sort
+/// is read in an index order or top-k (`chunk_sort`), or whose leading `$match` builds only the
+/// fields it reads (`chunk_pipeline`), then its other stages.
 fn chunk_counts(state: &mut State, cmd: &Document, pipeline: &[Bson]) -> Option<Answer> {
-    let (mut docs, consumed) = match chunk_counts::answer(state, pipeline) {
-        Some(docs) => (docs, 2),
-        None => match chunk_pipeline::matched(state, pipeline)? {
-            Ok(docs) => (docs, 1),
-            Err(e) => return Some(Err(e)),
+    let (mut docs, consumed) = match chunk_sort::read(state, cmd, pipeline) {
+        Some(Ok(read)) => read,
+        Some(Err(e)) => return Some(Err(e)),
+        None => match chunk_counts::answer(state, pipeline) {
+            Some(docs) => (docs, 2),
+            None => match chunk_pipeline::matched(state, pipeline)? {
+                Ok(docs) => (docs, 1),
+                Err(e) => return Some(Err(e)),
+            },
         },
     };
     for s in pipeline.iter().skip(consumed) {

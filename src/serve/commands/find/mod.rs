@@ -5,7 +5,6 @@
 //!
 //! May import `write_path`, `catalog`, `state`, `query` and `reply`.
 
-pub mod blocking_sort;
 pub mod kept_cursor;
 
 use std::collections::VecDeque;
@@ -13,6 +12,7 @@ use std::collections::VecDeque;
 use bson::{Bson, Document, doc};
 
 use crate::cluster::MongoError;
+use crate::serve::catalog::blocking_sort;
 use crate::serve::catalog::chunk_scope::{ChunkOrder, ChunkScope};
 use crate::serve::catalog::chunks_cursor::ChunkCursor;
 use crate::serve::catalog::config_db;

@@ -1,4 +1,4 @@
-//! A sorted `find` on `config.chunks` that no index order answers (several collections, or a
+//! A sorted `find` on `config.chunks` (and an `aggregate` starting with `$sort`, `commands::aggregate::chunk_sort`) that no index order answers (several collections, or a
 //! sort on other fields): a blocking sort over the chunk documents built in batches, bounded as
 //! mongod bounds it. With a limit it keeps only the best `skip + limit` documents (top-k, as
 //! mongod's sort stage with a limit does); without one it holds every match and fails once

@@ -23,7 +23,9 @@ const FLOORS: &[(&str, &[&str])] = &[
     // `live` records traces and turns refused reads into the view's log lines.
     (
         "live",
-        &["capture", "cluster", "model", "trace", "units", "view", "wire"],
+        &[
+            "capture", "cluster", "model", "trace", "units", "view", "wire",
+        ],
     ),
     ("view", &["cluster", "model", "units"]),
     ("analyze", &["model"]),
@@ -42,8 +44,8 @@ const FLOORS: &[(&str, &[&str])] = &[
     (
         "commands",
         &[
-            "analyze", "capture", "cli", "cluster", "config", "files", "lab", "live", "model", "runtime",
-            "serve", "sim", "source", "trace", "ui", "view", "units", "wire",
+            "analyze", "capture", "cli", "cluster", "config", "files", "lab", "live", "model",
+            "runtime", "serve", "sim", "source", "trace", "ui", "view", "units", "wire",
         ],
     ),
 ];

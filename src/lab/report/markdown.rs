@@ -125,43 +125,8 @@ fn details(c: &CandidateReport, version: &str) -> String {
         p(w, w.shard_key_updates),
         p(w, w.single_without_key)
     ));
-    match &c.by_range {
-        Ok(b) => {
-            let most = |v: &[u64]| v.iter().copied().max().unwrap_or(0);
-            out.push_str(&format!(
-                "  reads by range  |{}| the most in one range: {}\n",
-                heat_strip(&b.reads),
-                most(&b.reads)
-            ));
-            out.push_str(&format!(
-                "  writes by range |{}| the most in one range: {}\n",
-                heat_strip(&b.writes),
-                most(&b.writes)
-            ));
-        }
-        Err(made) => out.push_str(&format!(
-            "  by range: the key makes only {made} of analyzeShardKey's {NUM_RANGES} ranges (it fails with error 4952606)\n"
-        )),
-    }
-    out.push_str(&format!(
-        "  at the default {} MB chunks of MongoDB {}: {}\n",
-        c.default_chunk_size >> 20,
-        version,
-        match c.default_size_chunks {
-            1 => "1 chunk (every targeted range on one shard)".to_string(),
-            n => format!("{n} chunks"),
-        }
-    ));
-    let max = match c.max_chunks {
-        Some(m) => format!(
-            "{m} ({} of the last {} documents brought a new value)",
-            ch.late_new_values, ch.last_tenth
-        ),
-        None => format!(
-            "unbounded ({} of the last {} documents brought a new value: a twentieth or more)",
-            ch.late_new_values, ch.last_tenth
-        ),
-    };
+    out.push_str(&by_range(c, version));
+    let max = max_chunks_text(c);
     out.push_str(&format!(
         "  max chunks: {max}; jumbo: {}; values over the chunk size: {}\n",
         c.jumbo, c.indivisible_values
@@ -194,6 +159,54 @@ fn details(c: &CandidateReport, version: &str) -> String {
             c.first_refusal.as_deref().unwrap_or("")
         ));
     }
+    out
+}
+
+/// `max chunks`: the ceiling and the late new values it is judged by.
+fn max_chunks_text(c: &CandidateReport) -> String {
+    let ch = &c.characteristics;
+    match c.max_chunks {
+        Some(m) => format!(
+            "{m} ({} of the last {} documents brought a new value)",
+            ch.late_new_values, ch.last_tenth
+        ),
+        None => format!(
+            "unbounded ({} of the last {} documents brought a new value: a twentieth or more)",
+            ch.late_new_values, ch.last_tenth
+        ),
+    }
+}
+
+/// The per-range counts as heat strips, and the data at the default chunk size.
+fn by_range(c: &CandidateReport, version: &str) -> String {
+    let mut out = String::new();
+    match &c.by_range {
+        Ok(b) => {
+            let most = |v: &[u64]| v.iter().copied().max().unwrap_or(0);
+            out.push_str(&format!(
+                "  reads by range  |{}| the most in one range: {}\n",
+                heat_strip(&b.reads),
+                most(&b.reads)
+            ));
+            out.push_str(&format!(
+                "  writes by range |{}| the most in one range: {}\n",
+                heat_strip(&b.writes),
+                most(&b.writes)
+            ));
+        }
+        Err(made) => out.push_str(&format!(
+            "  by range: the key makes only {made} of analyzeShardKey's {NUM_RANGES} ranges (it fails with error 4952606)\n"
+        )),
+    }
+    out.push_str(&format!(
+        "  at the default {} MB chunks of MongoDB {}: {}\n",
+        c.default_chunk_size >> 20,
+        version,
+        match c.default_size_chunks {
+            1 => "1 chunk (every targeted range on one shard)".to_string(),
+            n => format!("{n} chunks"),
+        }
+    ));
     out
 }
 

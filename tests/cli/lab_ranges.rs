@@ -29,7 +29,7 @@ fn user_of(i: i64) -> i64 {
     i * 7919 % DOCS
 }
 
-fn write_data(dir: &Path) -> (String, String) {
+fn write_data(dir: &Path, pad: usize) -> (String, String) {
     let data = dir.join("users.json");
     let mut f = std::fs::File::create(&data).unwrap();
     for i in 0..DOCS {
@@ -38,7 +38,7 @@ fn write_data(dir: &Path) -> (String, String) {
             r#"{{"_id": {i}, "user": {}, "region": "r{}", "pad": "{}"}}"#,
             user_of(i),
             i % 3,
-            "x".repeat(100)
+            "x".repeat(pad)
         )
         .unwrap();
     }
@@ -93,7 +93,7 @@ fn counts(v: &Value) -> Vec<u64> {
 #[test]
 fn reads_and_writes_by_range_are_analyze_shard_keys() {
     let dir = tempfile::tempdir().unwrap();
-    let (data, work) = write_data(dir.path());
+    let (data, work) = write_data(dir.path(), 100);
     let report = json(&[
         "--data",
         &data,
@@ -154,7 +154,8 @@ fn reads_and_writes_by_range_are_analyze_shard_keys() {
 #[test]
 fn shard_key_updates_are_counted_and_ranges_said_at_the_default_chunk_size() {
     let dir = tempfile::tempdir().unwrap();
-    let (data, work) = write_data(dir.path());
+    // 1,000 documents of 20 KB: 20 MB, twenty of the lab's 1 MB chunks, not one default chunk.
+    let (data, work) = write_data(dir.path(), 20_000);
     for (version, mb) in [("8.0", 128), ("5.0", 64)] {
         let report = json(&[
             "--data",
@@ -185,10 +186,11 @@ fn shard_key_updates_are_counted_and_ranges_said_at_the_default_chunk_size() {
         );
         assert_eq!(user["queries"][3]["updatesShardKey"], true);
         assert_eq!(user["queries"][0]["updatesShardKey"], false);
-        // 1,000 documents of about 150 bytes are far under one default chunk.
+        // 20 MB is under one default chunk.
         assert_eq!(user["defaultChunkSizeMB"], mb);
         assert_eq!(user["chunksAtDefaultSize"], 1);
-        // The range query meets several of the lab's small chunks, one at the default size.
+        // The range query (a tenth of the users, 2 MB) meets several of the lab's 1 MB chunks,
+        // one at the default size.
         let range = &user["queries"][1];
         assert_eq!(range["dispatch"], "multiShard");
         assert!(range["chunks"].as_u64().unwrap() > 1, "{range}");
@@ -206,7 +208,7 @@ fn shard_key_updates_are_counted_and_ranges_said_at_the_default_chunk_size() {
 #[test]
 fn the_chunk_map_is_each_candidates_final_chunks() {
     let dir = tempfile::tempdir().unwrap();
-    let (data, work) = write_data(dir.path());
+    let (data, work) = write_data(dir.path(), 100);
     let map = dir.path().join("chunks.json");
     let map_s = map.to_str().unwrap();
     let args = [

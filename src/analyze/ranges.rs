@@ -185,7 +185,7 @@ mod tests {
     #[test]
     fn every_tenth_of_a_thousand_sorted_keys_is_a_split_point() {
         let sampled: Vec<_> = (0..1000).rev().map(|n| (k(n), k(n))).collect();
-        let points = split_points(sampled).unwrap();
+        let points = split_points(sampled).expect("99 split points");
         assert_eq!(points.len(), 99);
         assert_eq!(points[0], k(9));
         assert_eq!(points[98], k(989));

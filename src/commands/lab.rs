@@ -92,17 +92,7 @@ pub fn run(
             )));
         }
     }
-    if let Some(path) = &args.chunk_map {
-        let mut body = serde_json::to_string_pretty(&report.chunk_map_json())
-            .map_err(|e| Failure::runtime(e.to_string()))?;
-        body.push('\n');
-        let existing = if args.force {
-            crate::files::Existing::Replace
-        } else {
-            crate::files::Existing::Refuse
-        };
-        super::export::write_whole(path, body.as_bytes(), existing)?;
-    }
+    write_chunk_map(args, &report)?;
     let text = if args.json {
         let mut json = report.to_json();
         if args.log.is_some() {
@@ -135,6 +125,22 @@ pub fn run(
         s + &markdown::text(&report)
     };
     out.write_all(text.as_bytes()).map_err(|e| write_failed(&e))
+}
+
+/// `--chunk-map FILE`: each candidate's final chunks, through the safe writer.
+fn write_chunk_map(args: &LabArgs, report: &crate::lab::report::Report) -> Result<(), Failure> {
+    let Some(path) = &args.chunk_map else {
+        return Ok(());
+    };
+    let mut body = serde_json::to_string_pretty(&report.chunk_map_json())
+        .map_err(|e| Failure::runtime(e.to_string()))?;
+    body.push('\n');
+    let existing = if args.force {
+        crate::files::Existing::Replace
+    } else {
+        crate::files::Existing::Refuse
+    };
+    super::export::write_whole(path, body.as_bytes(), existing)
 }
 
 /// The first candidate with a field no document of `docs` has, as the error the report gives

@@ -111,8 +111,8 @@ fn reads_and_writes_by_range_are_analyze_shard_keys() {
     // scatter-gather in all.
     let mut reads = vec![1u64; 100];
     reads[range_of(5)] += 3;
-    for r in range_of(100)..=range_of(200) {
-        reads[r] += 1;
+    for n in &mut reads[range_of(100)..=range_of(200)] {
+        *n += 1;
     }
     assert_eq!(counts(&user["reads"]["numReadsByRange"]), reads);
     // Writes: the update by user 7 ×2 in its range; the multi update by region in all.

@@ -156,9 +156,10 @@ impl CandidateRun {
             .iter()
             .map(|r| (r.zone.clone(), r.applies_to(&key)))
             .collect();
+        let raw = key.hashed_field().map(|_| ranges::raw_pattern(&key));
         Ok(Self {
             characteristics: Characteristics::new(&key, unique),
-            key: key.clone(),
+            key,
             sim,
             coll,
             inserts: InsertCounts {
@@ -170,7 +171,7 @@ impl CandidateRun {
             first_refusal: None,
             zones,
             key_sample: KeySample::default(),
-            raw: key.hashed_field().map(|_| ranges::raw_pattern(&key)),
+            raw,
         })
     }
 

@@ -1,7 +1,7 @@
 //! `analyzeShardKey`'s rules (7.0+), shared by the lab and by `serve`'s `analyzeShardKey`: a
 //! candidate key's characteristics over documents in insertion order ([`characteristics`]), the
 //! read and write distribution of a traffic under a key ([`distribution`]), the operations that
-//! traffic is made of ([`operation`]) and the sampled queries of `$listSampledQueries` read as
+//! traffic is made of ([`operation`]), the per-range counts `numReadsByRange`/`numWritesByRange` ([`ranges`]) and the sampled queries of `$listSampledQueries` read as
 //! operations ([`sampled`]).
 //!
 //! It imports only [`crate::model`] (shard keys, key patterns, targeting): never the lab, the
@@ -10,4 +10,5 @@
 pub mod characteristics;
 pub mod distribution;
 pub mod operation;
+pub mod ranges;
 pub mod sampled;

@@ -92,6 +92,13 @@ pub struct LabArgs {
     /// from 6.0).
     #[arg(long, value_name = "N")]
     pub num_initial_chunks: Option<u32>,
+    /// Also write each candidate's final chunks (min, max, shard, bytes, documents, jumbo) to
+    /// FILE as JSON (format `shardtop-lab-chunks`, version 1); with the report, not the TUI.
+    #[arg(long, value_name = "FILE")]
+    pub chunk_map: Option<PathBuf>,
+    /// Replace a file already at `--chunk-map` (otherwise refused, exit 2).
+    #[arg(long, requires = "chunk_map")]
+    pub force: bool,
     /// Print the report as JSON (format `shardtop-lab`, version 1).
     #[arg(long, conflicts_with_all = ["markdown", "text"])]
     pub json: bool,

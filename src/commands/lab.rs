@@ -66,6 +66,11 @@ pub fn run(
         initial_docs: total * u64::from(args.initial.min(100)) / 100,
         rate_per_sec: args.rate,
     };
+    if interactive && args.chunk_map.is_some() {
+        return Err(Failure::input(
+            "--chunk-map: the chunk map is the report's final layout; give --text, --json or --markdown with it",
+        ));
+    }
     if interactive {
         let trial = tui::TrialSpec {
             spec,
@@ -87,6 +92,7 @@ pub fn run(
             )));
         }
     }
+    write_chunk_map(args, &report)?;
     let text = if args.json {
         let mut json = report.to_json();
         if args.log.is_some() {
@@ -119,6 +125,49 @@ pub fn run(
         s + &markdown::text(&report)
     };
     out.write_all(text.as_bytes()).map_err(|e| write_failed(&e))
+}
+
+/// `--chunk-map FILE`: each candidate's final chunks, through the safe writer.
+fn write_chunk_map(args: &LabArgs, report: &crate::lab::report::Report) -> Result<(), Failure> {
+    let Some(path) = &args.chunk_map else {
+        return Ok(());
+    };
+    let mut body = serde_json::to_string_pretty(&report.chunk_map_json())
+        .map_err(|e| Failure::runtime(e.to_string()))?;
+    body.push('\n');
+    let existing = if args.force {
+        crate::files::Existing::Replace
+    } else {
+        crate::files::Existing::Refuse
+    };
+    super::export::write_whole(path, body.as_bytes(), existing)
+}
+
+/// The first candidate with a field no document of `docs` has, as the error the report gives
+/// for it (`--key {…}: no document has the field F`); checked before the TUI starts, which
+/// would otherwise show a key that routes every document as null.
+pub(super) fn absent_key_field(
+    keys: &[KeyPattern],
+    docs: &[(Document, u64)],
+) -> Result<(), Failure> {
+    if docs.is_empty() {
+        return Ok(());
+    }
+    for k in keys {
+        for f in k.fields() {
+            if !docs
+                .iter()
+                .any(|(d, _)| crate::model::value_at(d, &f.path).is_some())
+            {
+                return Err(Failure::input(format!(
+                    "--key {}: no document has the field {}",
+                    markdown::shell(&k.to_document()),
+                    f.path
+                )));
+            }
+        }
+    }
+    Ok(())
 }
 
 fn pattern(text: &str, what: &str) -> Result<KeyPattern, Failure> {

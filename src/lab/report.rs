@@ -11,6 +11,7 @@ use serde_json::{Value, json};
 
 use crate::analyze::characteristics::KeyCharacteristics;
 use crate::analyze::distribution::{Counts, Dispatch, ReadWrite};
+use crate::analyze::ranges::{ByRange, too_few_ranges};
 use crate::model::KeyPattern;
 use crate::model::targeting::TargetKind;
 
@@ -31,6 +32,36 @@ pub struct QueryTargeting {
     /// How `analyzeShardKey` counts it: an equality on the whole key (single-shard), a range
     /// of the key (multi-shard), or no shard key in the filter (scatter-gather).
     pub dispatch: Dispatch,
+    /// The chunks its filter's ranges meet when the data is cut at the release line's default
+    /// chunk size ([`CandidateReport::default_chunk_size`]) instead of the lab's.
+    pub default_size_chunks: usize,
+    /// It changes the shard key's value (a transaction or a retryable write, and an equality
+    /// on the whole key, are then required).
+    pub updates_shard_key: bool,
+}
+
+/// The traffic's updates that change a candidate's shard key value.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ShardKeyUpdates {
+    /// Operations of the traffic that do.
+    pub operations: usize,
+    /// Their weights summed.
+    pub weight: u64,
+    /// Of the operations, those whose filter has no equality on the whole key.
+    pub without_full_key: usize,
+    /// Of the operations, those with `multi: true` (refused: one document at a time).
+    pub multi: usize,
+}
+
+/// One chunk of a candidate's final layout.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ChunkEntry {
+    pub min: Document,
+    pub max: Document,
+    pub shard: String,
+    pub bytes: u64,
+    pub docs: u64,
+    pub jumbo: bool,
 }
 
 /// The most common value's documents against the chunk size, at the pace of the last tenth of
@@ -78,6 +109,16 @@ pub struct CandidateReport {
     pub first_refusal: Option<String>,
     /// Each zone range given, and whether it applies to this key (its fields start the key).
     pub zones: Vec<(String, bool)>,
+    /// `numReadsByRange` / `numWritesByRange`, or the ranges the key could make (fewer than
+    /// 100: `analyzeShardKey` fails with error 4952606).
+    pub by_range: Result<ByRange, usize>,
+    /// The release line's default chunk size in bytes (128 MB from 6.0, 64 MB before).
+    pub default_chunk_size: u64,
+    /// The chunks the data fills at that size (`splitVector` over the final data).
+    pub default_size_chunks: usize,
+    pub shard_key_updates: ShardKeyUpdates,
+    /// The final chunks, in key order.
+    pub chunk_map: Vec<ChunkEntry>,
     pub verdict: String,
 }
 
@@ -121,6 +162,12 @@ impl CandidateReport {
         if let Value::Object(m) = extra {
             writes.extend(m);
         }
+        let mut reads = side(&self.distribution.reads, "Reads");
+        if let Ok(r) = &self.by_range {
+            reads.insert("numReadsByRange".into(), json!(r.reads));
+            writes.insert("numWritesByRange".into(), json!(r.writes));
+        }
+        let u = &self.shard_key_updates;
         json!({
             "key": relaxed(&self.key.to_document()),
             "keyCharacteristics": {
@@ -140,7 +187,12 @@ impl CandidateReport {
             },
             "uniqueIndexContradicted": ch.unique_duplicate.as_ref()
                 .map(|(v, n)| json!({"value": relaxed(v), "count": n})),
-            "reads": side(&self.distribution.reads, "Reads"),
+            "reads": reads,
+            "byRangeError": self.by_range.as_ref().err().map(|n| too_few_ranges(*n)),
+            "shardKeyUpdates": {"operations": u.operations, "weight": u.weight,
+                                "withoutFullShardKey": u.without_full_key, "multi": u.multi},
+            "defaultChunkSizeMB": self.default_chunk_size >> 20,
+            "chunksAtDefaultSize": self.default_size_chunks,
             "writes": writes,
             "queries": self.queries.iter().map(|q| json!({
                 "command": q.command,
@@ -150,6 +202,8 @@ impl CandidateReport {
                 "shards": q.shards,
                 "chunks": q.chunks,
                 "dispatch": dispatch_name(q.dispatch),
+                "chunksAtDefaultSize": q.default_size_chunks,
+                "updatesShardKey": q.updates_shard_key,
             })).collect::<Vec<_>>(),
             "chunks": self.chunks,
             "maxChunks": self.max_chunks,
@@ -170,6 +224,20 @@ impl CandidateReport {
                 .map(|(z, a)| json!({"zone": z, "applied": a}))
                 .collect::<Vec<_>>(),
             "verdict": self.verdict,
+        })
+    }
+}
+
+impl ChunkEntry {
+    /// `{"min", "max", "shard", "bytes", "docs", "jumbo"}`, bounds in relaxed Extended JSON.
+    pub fn to_json(&self) -> Value {
+        json!({
+            "min": relaxed(&self.min),
+            "max": relaxed(&self.max),
+            "shard": self.shard,
+            "bytes": self.bytes,
+            "docs": self.docs,
+            "jumbo": self.jumbo,
         })
     }
 }
@@ -224,6 +292,24 @@ impl Report {
                 .map(|(k, v, n)| json!({"key": relaxed(&k.to_document()), "value": relaxed(v), "count": n}))
                 .collect::<Vec<_>>(),
             "candidates": self.candidates.iter().map(CandidateReport::to_json).collect::<Vec<_>>(),
+        })
+    }
+}
+
+impl Report {
+    /// The `--chunk-map` file: each candidate's final chunks in key order (format
+    /// `shardtop-lab-chunks`, version 1).
+    pub fn chunk_map_json(&self) -> Value {
+        json!({
+            "format": "shardtop-lab-chunks",
+            "version": 1,
+            "shards": self.shards,
+            "chunkSizeMB": self.chunk_size_mb,
+            "serverVersion": self.server_version,
+            "candidates": self.candidates.iter().map(|c| json!({
+                "key": relaxed(&c.key.to_document()),
+                "chunks": c.chunk_map.iter().map(ChunkEntry::to_json).collect::<Vec<_>>(),
+            })).collect::<Vec<_>>(),
         })
     }
 }

@@ -8,7 +8,9 @@
 use bson::Document;
 
 use super::Timeline;
+use crate::analyze::distribution::{self, ReplacementRule};
 use crate::analyze::operation::Operation;
+use crate::analyze::ranges;
 use crate::lab::report::markdown::{query_text, shell};
 use crate::lab::report::verdict::targeting;
 use crate::lab::trial::{Trial, jumbo_chunks};
@@ -46,6 +48,9 @@ struct Targets {
     single_shard: usize,
     listed: Vec<(String, String)>,
     jumbo: u64,
+    /// `numReadsByRange` / `numWritesByRange` as heat glyphs (empty: too few key values).
+    reads_by_range: String,
+    writes_by_range: String,
 }
 
 impl LabTimeline {
@@ -92,7 +97,8 @@ impl LabTimeline {
                 continue;
             }
             t.version = Some(version);
-            let shards = c.sim.cluster.shards.len();
+            let v = c.sim.cluster.version;
+            let rule = ReplacementRule::of_release(v.major, v.minor);
             let targeted: Vec<_> = self
                 .traffic
                 .iter()
@@ -103,8 +109,20 @@ impl LabTimeline {
                 .listed
                 .iter()
                 .zip(&targeted)
-                .map(|(q, x)| (q.clone(), targeting(x.kind, x.shards.len(), shards)))
+                .zip(&self.traffic)
+                .map(|((q, x), op)| {
+                    let dispatch = distribution::classify(&c.key, op, rule).0;
+                    (q.clone(), targeting(dispatch, x.shards.len()))
+                })
                 .collect();
+            let by_range = c
+                .key_sample
+                .split_points()
+                .map(|s| ranges::by_range(&c.key, &self.traffic, &s, rule));
+            (t.reads_by_range, t.writes_by_range) = match by_range {
+                Ok(b) => (ranges::heat_strip(&b.reads), ranges::heat_strip(&b.writes)),
+                Err(_) => (String::new(), String::new()),
+            };
         }
     }
 
@@ -156,6 +174,8 @@ impl LabTimeline {
                     operations: self.traffic.len(),
                     jumbo: t.jumbo,
                     targets: t.listed.clone(),
+                    reads_by_range: t.reads_by_range.clone(),
+                    writes_by_range: t.writes_by_range.clone(),
                 };
                 column(label.clone(), &c.sim.cluster, &counts)
             })

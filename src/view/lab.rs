@@ -44,8 +44,13 @@ pub struct LabColumn {
     /// The traffic's operations that go to one shard under the chunks as they are, of all.
     pub single_shard: usize,
     pub operations: usize,
-    /// Each operation (`find({…})`) and where it goes (`one shard`, `broadcast`, `2 shards`).
+    /// Each operation (`find({…})`) and where it goes (`one shard`, `scatter-gather`, `range:
+    /// 2 shards`).
     pub targets: Vec<(String, String)>,
+    /// `numReadsByRange` / `numWritesByRange` over the documents so far as heat glyphs, one a
+    /// range (empty: too few key values for the ranges).
+    pub reads_by_range: String,
+    pub writes_by_range: String,
 }
 
 /// The counts a column shows besides the cluster's own.
@@ -60,6 +65,8 @@ pub struct ColumnCounts {
     /// Chunks over the chunk size with one key value (or flagged jumbo).
     pub jumbo: u64,
     pub targets: Vec<(String, String)>,
+    pub reads_by_range: String,
+    pub writes_by_range: String,
 }
 
 /// The column of `cluster`'s first collection.
@@ -108,6 +115,8 @@ pub fn column(key: String, cluster: &Cluster, counts: &ColumnCounts) -> LabColum
         key,
         jumbo: counts.jumbo,
         targets: counts.targets.clone(),
+        reads_by_range: counts.reads_by_range.clone(),
+        writes_by_range: counts.writes_by_range.clone(),
         shards,
         strip,
         chunks: n,

@@ -67,7 +67,7 @@ fn the_example_prints_seed_003s_table_and_its_json() {
     );
     assert!(
         rows[5].starts_with(
-            "| `{customerId: 1, placedAt: 1}` | spread across customerId values | range: 1 chunk | range: 1 chunk | range: 1 chunk | scatter-gather |"
+            "| `{customerId: 1, placedAt: 1}` | spread across customerId values | range: 1 chunk (1 at 128 MB) | range: 1 chunk (1 at 128 MB) | range: 1 chunk (1 at 128 MB) | scatter-gather |"
         ),
         "{}",
         rows[5]

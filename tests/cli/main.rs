@@ -14,6 +14,7 @@ mod fuzz_regressions;
 mod hash;
 mod help;
 mod lab;
+mod lab_ranges;
 mod serve;
 mod sim;
 mod tui;

@@ -44,3 +44,27 @@ fn the_lab_runs_side_by_side_opens_a_candidate_and_quits_cleanly() {
         "the terminal is untouched"
     );
 }
+
+/// A key on a field no document has is refused before the TUI starts, naming the key and the
+/// field, exit 2 (the report refused it; the TUI showed it routing every document as null).
+#[test]
+fn a_key_no_document_has_is_refused_before_the_tui_starts() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("d.json");
+    let lines: Vec<String> = (0..50).map(|i| format!(r#"{{"user": {i}}}"#)).collect();
+    std::fs::write(&data, lines.join("\n")).unwrap();
+    let t = Tmux::start(
+        &format!(
+            r#"lab --data {} --key '{{"ghost": 1}}' --key '{{"user": 1}}'"#,
+            data.display()
+        ),
+        120,
+        30,
+    );
+    let screen = t.wait_for("EXIT=2", START);
+    assert!(
+        screen.contains("--key {ghost: 1}: no document has the field ghost"),
+        "{screen}"
+    );
+    assert!(!screen.contains("new inserts arriving"), "{screen}");
+}

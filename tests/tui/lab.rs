@@ -94,7 +94,7 @@ fn the_candidates_advance_side_by_side_and_one_opens_in_the_full_layout() {
     assert_eq!(lab.columns[0].new_inserts, 1000);
     assert!(lab.columns[0].strip.iter().any(|(_, hot)| *hot));
     assert_eq!(lab.columns[1].targets[0].1, "one shard");
-    assert_eq!(lab.columns[0].targets[0].1, "broadcast");
+    assert_eq!(lab.columns[0].targets[0].1, "scatter-gather");
     assert_snapshot!("lab_side_by_side_120x40", text);
 
     // → then Enter: the hashed candidate in the full layout.

@@ -30,6 +30,7 @@ pub fn run(
 ) -> Result<(), Failure> {
     // The documents are kept, so that going back can start again from the layout.
     let docs = docs.collect::<Result<Vec<_>, Failure>>()?;
+    super::absent_key_field(&trial.keys, &docs)?;
     let new_trial = Box::new(move || {
         Trial::new(
             trial.spec.clone(),

@@ -6,6 +6,7 @@ use bson::{Bson, Document};
 
 use super::verdict;
 use super::{CandidateReport, Report, percent_text};
+use crate::analyze::ranges::{NUM_RANGES, heat_strip};
 
 /// The most queries given a column of their own (the rest are summed up in the verdicts).
 const QUERY_COLUMNS: usize = 6;
@@ -28,7 +29,7 @@ pub fn table(report: &Report) -> String {
             verdict::writes(c, shards),
         ];
         for q in c.queries.iter().take(QUERY_COLUMNS) {
-            cells.push(verdict::query_cell(q));
+            cells.push(verdict::query_cell(q, c.default_chunk_size));
         }
         cells.push(verdict::divisibility(c));
         out.push_str(&row(&cells));
@@ -61,12 +62,12 @@ pub fn text(report: &Report) -> String {
     out.push_str(&table(report));
     for c in &report.candidates {
         out.push('\n');
-        out.push_str(&details(c));
+        out.push_str(&details(c, &report.server_version));
     }
     out
 }
 
-fn details(c: &CandidateReport) -> String {
+fn details(c: &CandidateReport, version: &str) -> String {
     let ch = &c.characteristics;
     let mut out = format!("{}\n", shell(&c.key.to_document()));
     out.push_str(&format!("  {}\n", c.verdict));
@@ -124,16 +125,8 @@ fn details(c: &CandidateReport) -> String {
         p(w, w.shard_key_updates),
         p(w, w.single_without_key)
     ));
-    let max = match c.max_chunks {
-        Some(m) => format!(
-            "{m} ({} of the last {} documents brought a new value)",
-            ch.late_new_values, ch.last_tenth
-        ),
-        None => format!(
-            "unbounded ({} of the last {} documents brought a new value: a twentieth or more)",
-            ch.late_new_values, ch.last_tenth
-        ),
-    };
+    out.push_str(&by_range(c, version));
+    let max = max_chunks_text(c);
     out.push_str(&format!(
         "  max chunks: {max}; jumbo: {}; values over the chunk size: {}\n",
         c.jumbo, c.indivisible_values
@@ -166,6 +159,54 @@ fn details(c: &CandidateReport) -> String {
             c.first_refusal.as_deref().unwrap_or("")
         ));
     }
+    out
+}
+
+/// `max chunks`: the ceiling and the late new values it is judged by.
+fn max_chunks_text(c: &CandidateReport) -> String {
+    let ch = &c.characteristics;
+    match c.max_chunks {
+        Some(m) => format!(
+            "{m} ({} of the last {} documents brought a new value)",
+            ch.late_new_values, ch.last_tenth
+        ),
+        None => format!(
+            "unbounded ({} of the last {} documents brought a new value: a twentieth or more)",
+            ch.late_new_values, ch.last_tenth
+        ),
+    }
+}
+
+/// The per-range counts as heat strips, and the data at the default chunk size.
+fn by_range(c: &CandidateReport, version: &str) -> String {
+    let mut out = String::new();
+    match &c.by_range {
+        Ok(b) => {
+            let most = |v: &[u64]| v.iter().copied().max().unwrap_or(0);
+            out.push_str(&format!(
+                "  reads by range  |{}| the most in one range: {}\n",
+                heat_strip(&b.reads),
+                most(&b.reads)
+            ));
+            out.push_str(&format!(
+                "  writes by range |{}| the most in one range: {}\n",
+                heat_strip(&b.writes),
+                most(&b.writes)
+            ));
+        }
+        Err(made) => out.push_str(&format!(
+            "  by range: the key makes only {made} of analyzeShardKey's {NUM_RANGES} ranges (it fails with error 4952606)\n"
+        )),
+    }
+    out.push_str(&format!(
+        "  at the default {} MB chunks of MongoDB {}: {}\n",
+        c.default_chunk_size >> 20,
+        version,
+        match c.default_size_chunks {
+            1 => "1 chunk (every targeted range on one shard)".to_string(),
+            n => format!("{n} chunks"),
+        }
+    ));
     out
 }
 

@@ -8,7 +8,6 @@
 use super::{CandidateReport, Growth, QueryTargeting, percent_text};
 use crate::analyze::characteristics::Monotonicity;
 use crate::analyze::distribution::Dispatch;
-use crate::model::targeting::TargetKind;
 
 /// The share of inserts from which a shard takes "all inserts".
 const ALL_ON_ONE: f64 = 0.9;
@@ -26,7 +25,46 @@ pub fn verdict(r: &CandidateReport, shards: usize) -> String {
     if let Some(m) = missing(r) {
         text.push_str(&format!("; missing: {m}"));
     }
+    if let Some(u) = shard_key_updates(r) {
+        text.push_str(&format!("; shard-key updates: {u}"));
+    }
     text
+}
+
+/// The traffic's updates that change the key's value: each must run in a transaction or as a
+/// retryable write with an equality on the whole key (the manual's "Change a Document's Shard
+/// Key Value", from 4.2); `None` when none does.
+pub fn shard_key_updates(r: &CandidateReport) -> Option<String> {
+    let u = &r.shard_key_updates;
+    if u.operations == 0 {
+        return None;
+    }
+    let writes = r.queries.iter().filter(|q| !is_read(q.command)).count();
+    let mut text = format!(
+        "{} of {writes} write{} change{} the key (each needs a transaction or a retryable write)",
+        u.operations,
+        if writes == 1 { "" } else { "s" },
+        if u.operations == 1 { "s" } else { "" },
+    );
+    if u.without_full_key > 0 {
+        text.push_str(&format!(
+            ", {} without an equality on the whole key",
+            u.without_full_key
+        ));
+    }
+    if u.multi > 0 {
+        text.push_str(&format!(", {} multi (refused)", u.multi));
+    }
+    Some(text)
+}
+
+fn is_read(command: &str) -> bool {
+    matches!(command, "find" | "aggregate" | "count" | "distinct")
+}
+
+/// `1 at 128 MB` / `3 at 128 MB`: the chunks a range meets at the release line's default size.
+fn at_default(chunks: usize, r_size: u64) -> String {
+    format!("{chunks} at {} MB", r_size >> 20)
 }
 
 /// The documents lacking key fields, as a share, naming the fields: `63% of documents lack
@@ -98,24 +136,37 @@ pub fn writes(r: &CandidateReport, shards: usize) -> String {
     )
 }
 
-/// One query's cell: `one shard`, `broadcast` (every shard), or `N shards`.
-pub fn targeting(kind: TargetKind, asked: usize, shards: usize) -> String {
-    match kind {
-        TargetKind::SingleShard => "one shard".into(),
-        TargetKind::ShardMerge if asked >= shards => "broadcast".into(),
-        TargetKind::ShardMerge => format!("{asked} shards"),
+/// One query's cell in the TUI, as `analyzeShardKey` tells them apart: `one shard` (the whole
+/// key by equality), `scatter-gather` (no shard key in the filter), or a targeted range and the
+/// shards the chunks as they stand send it to (`range: one shard`, `range: 3 shards`).
+pub fn targeting(dispatch: Dispatch, asked: usize) -> String {
+    match dispatch {
+        Dispatch::SingleShard => "one shard".into(),
+        Dispatch::ScatterGather => "scatter-gather".into(),
+        Dispatch::Variable if asked <= 1 => "range: one shard".into(),
+        Dispatch::Variable => format!("range: {asked} shards"),
     }
 }
 
 /// One query's cell as `analyzeShardKey` tells them apart: `one shard` (the whole key by
 /// equality), `scatter-gather` (no shard key in the filter), or a targeted range and what the
 /// final layout makes of it (`range: one shard`, `range: 12 chunks on 3 shards`).
-pub fn query_cell(q: &QueryTargeting) -> String {
+///
+/// A range's cell ends with the chunks it meets when the data is cut at the release line's
+/// default chunk size (`default_size`, bytes): `range: 12 chunks on 3 shards (1 at 128 MB)`.
+pub fn query_cell(q: &QueryTargeting, default_size: u64) -> String {
+    let real = at_default(q.default_size_chunks, default_size);
     match q.dispatch {
         Dispatch::SingleShard => "one shard".into(),
         Dispatch::ScatterGather => "scatter-gather".into(),
-        Dispatch::Variable if q.shards <= 1 => format!("range: {}", chunks_text(q.chunks)),
-        Dispatch::Variable => format!("range: {} on {} shards", chunks_text(q.chunks), q.shards),
+        Dispatch::Variable if q.shards <= 1 => {
+            format!("range: {} ({real})", chunks_text(q.chunks))
+        }
+        Dispatch::Variable => format!(
+            "range: {} on {} shards ({real})",
+            chunks_text(q.chunks),
+            q.shards
+        ),
     }
 }
 
@@ -162,11 +213,21 @@ fn queries(r: &CandidateReport) -> String {
     if !ranges.is_empty() {
         let on_one = ranges.iter().filter(|q| q.shards <= 1).count();
         let most = ranges.iter().map(|q| q.shards).max().unwrap_or(0);
+        let real = ranges
+            .iter()
+            .map(|q| q.default_size_chunks)
+            .max()
+            .unwrap_or(0);
+        let real = if real <= 1 {
+            format!("one chunk at {} MB", r.default_chunk_size >> 20)
+        } else {
+            format!("up to {}", at_default(real, r.default_chunk_size))
+        };
         let mut text = format!("{} a targeted range", ranges.len());
         if on_one == ranges.len() {
-            text.push_str(" on one shard");
+            text.push_str(&format!(" on one shard ({real})"));
         } else {
-            text.push_str(&format!(" (up to {most} shards as laid out)"));
+            text.push_str(&format!(" (up to {most} shards as laid out; {real})"));
         }
         parts.push(text);
     }

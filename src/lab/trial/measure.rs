@@ -4,10 +4,11 @@
 //! the other way round.
 
 use crate::analyze::characteristics::KeyCharacteristics;
-use crate::analyze::distribution::{self, ReplacementRule};
+use crate::analyze::distribution::{self, Dispatch, ReplacementRule, target_split_ranges};
 use crate::analyze::operation::Operation;
+use crate::analyze::ranges;
 use crate::lab::report::verdict;
-use crate::lab::report::{CandidateReport, Growth, QueryTargeting};
+use crate::lab::report::{CandidateReport, ChunkEntry, Growth, QueryTargeting, ShardKeyUpdates};
 use crate::model::KeyPattern;
 use crate::model::targeting::target;
 
@@ -20,6 +21,16 @@ pub fn measure(run: CandidateRun, traffic: &[Operation], unique: &[KeyPattern]) 
     let chunk_size = run.sim.cluster.chunk_size_of(0);
     let version = run.sim.cluster.version;
     let rule = ReplacementRule::of_release(version.major, version.minor);
+    // The data cut at the release line's default chunk size, as `splitVector` cuts it.
+    let default_chunk_size = version.default_chunk_size_bytes();
+    let default_splits = match coll.table.len() {
+        0 => Vec::new(),
+        _ => coll.keys.split_points(
+            coll.table.chunk(0).min,
+            coll.table.global_max(),
+            default_chunk_size,
+        ),
+    };
     let queries = traffic
         .iter()
         .map(|op| {
@@ -30,6 +41,7 @@ pub fn measure(run: CandidateRun, traffic: &[Operation], unique: &[KeyPattern]) 
                 &coll.table,
                 replaced.as_ref().unwrap_or(&op.filter),
             );
+            let filter = replaced.as_ref().unwrap_or(&op.filter);
             QueryTargeting {
                 command: op.command.as_str(),
                 filter: op.filter.clone(),
@@ -38,9 +50,18 @@ pub fn measure(run: CandidateRun, traffic: &[Operation], unique: &[KeyPattern]) 
                 shards: t.shards.len(),
                 chunks: t.chunks,
                 dispatch: distribution::classify(&run.key, op, rule).0,
+                default_size_chunks: target_split_ranges(&run.key, filter, &default_splits)
+                    .ranges
+                    .len(),
+                updates_shard_key: distribution::updates_shard_key(&run.key, op),
             }
         })
-        .collect();
+        .collect::<Vec<_>>();
+    let shard_key_updates = shard_key_updates(&queries, traffic);
+    let by_range = run
+        .key_sample
+        .split_points()
+        .map(|s| ranges::by_range(&run.key, traffic, &s, rule));
     let ins = &run.inserts;
     let share = |n: u64| round4(n as f64 / ins.total.max(1) as f64);
     let shares: Vec<(String, f64)> = ins
@@ -79,12 +100,66 @@ pub fn measure(run: CandidateRun, traffic: &[Operation], unique: &[KeyPattern]) 
         refused: run.refused,
         first_refusal: run.first_refusal.clone(),
         zones: run.zones.clone(),
+        by_range,
+        default_chunk_size,
+        default_size_chunks: default_splits.len() + 1,
+        shard_key_updates,
+        chunk_map: chunk_map(&run),
         key: run.key.clone(),
         characteristics,
         verdict: String::new(),
     };
     report.verdict = verdict::verdict(&report, run.sim.cluster.shards.len());
     report
+}
+
+/// The traffic's updates that change the key, and those the server would refuse as written:
+/// without an equality on the whole key, or `multi` (the manual's "Change a Document's Shard Key
+/// Value", from 4.2; `src/mongo/db/exec/update_stage.cpp`,
+/// `UpdateStage::checkUpdateChangesShardKeyFields`: outside a transaction or retryable write a
+/// shard refuses one with `IllegalOperation` "Must run update to shard key field in a
+/// multi-statement transaction or with retryWrites: true.", unless the feature flag
+/// `updateDocumentShardKeyUsingTransactionApi` runs it in an internal transaction).
+fn shard_key_updates(queries: &[QueryTargeting], traffic: &[Operation]) -> ShardKeyUpdates {
+    let mut u = ShardKeyUpdates::default();
+    for (q, op) in queries.iter().zip(traffic) {
+        if !q.updates_shard_key {
+            continue;
+        }
+        u.operations += 1;
+        u.weight += op.weight;
+        if q.dispatch != Dispatch::SingleShard {
+            u.without_full_key += 1;
+        }
+        if op.multi {
+            u.multi += 1;
+        }
+    }
+    u
+}
+
+/// The final chunks, bounds as documents with the key's field names.
+fn chunk_map(run: &CandidateRun) -> Vec<ChunkEntry> {
+    let coll = run.collection();
+    let n = coll.table.len();
+    (0..n)
+        .map(|i| {
+            let c = coll.table.chunk(i);
+            ChunkEntry {
+                min: run.key.bound_to_document(c.min),
+                max: run.key.bound_to_document(c.max),
+                shard: run
+                    .sim
+                    .cluster
+                    .shards
+                    .get(c.info.shard.index())
+                    .map_or_else(String::new, |s| s.shard.id.clone()),
+                bytes: c.info.stats.bytes,
+                docs: c.info.stats.docs,
+                jumbo: c.info.jumbo,
+            }
+        })
+        .collect()
 }
 
 /// Chunks larger than the chunk size whose documents all have one key value (or flagged jumbo).

@@ -7,11 +7,13 @@
 //!
 //! Counted over the new inserts: each shard's inserts (the shard that owned the chunk when the
 //! document arrived), the hottest chunk of each balancer round (the round's inserts to its
-//! busiest chunk; a round also ends when the chunks change), and the migrations committed.
+//! busiest chunk; a round also ends when the chunks change), and the migrations committed. A
+//! seeded sample of 1,000 documents' keys is kept for `analyzeShardKey`'s per-range counts.
 
 use bson::Document;
 
 use crate::analyze::characteristics::{Characteristics, KeyCharacteristics};
+use crate::analyze::ranges::{self, KeySample};
 use crate::cluster::event::{Event, EventKind};
 use crate::model::{KeyPattern, ShardIdx};
 use crate::sim::engine::{ROUND_INTERVAL_MS, Simulator};
@@ -124,6 +126,10 @@ pub struct CandidateRun {
     pub first_refusal: Option<String>,
     /// Each zone range given, and whether it applies to this key.
     pub zones: Vec<(String, bool)>,
+    /// The documents' keys `analyzeShardKey`'s per-range counts cut their ranges from.
+    pub key_sample: KeySample,
+    /// The key without hashing (`None`: the key has no hashed field, its keys are raw).
+    raw: Option<KeyPattern>,
 }
 
 impl CandidateRun {
@@ -150,6 +156,7 @@ impl CandidateRun {
             .iter()
             .map(|r| (r.zone.clone(), r.applies_to(&key)))
             .collect();
+        let raw = key.hashed_field().map(|_| ranges::raw_pattern(&key));
         Ok(Self {
             characteristics: Characteristics::new(&key, unique),
             key,
@@ -163,6 +170,8 @@ impl CandidateRun {
             refused: 0,
             first_refusal: None,
             zones,
+            key_sample: KeySample::default(),
+            raw,
         })
     }
 
@@ -179,6 +188,13 @@ impl CandidateRun {
         if let Err(e) = self.characteristics.observe_key(doc, size, key.clone()) {
             self.refuse(e.0);
             return;
+        }
+        if let Some(slot) = self.key_sample.offer() {
+            let raw = match &self.raw {
+                Some(r) => r.extract(doc).unwrap_or_else(|_| key.clone()),
+                None => key.clone(),
+            };
+            self.key_sample.put(slot, raw, key.clone());
         }
         let (chunk, shard) = self.sim.insert_key(self.coll, key, None, size);
         if self.laid_out {

@@ -1,6 +1,7 @@
 //! The lab's side-by-side screen: one column per candidate key, each a compact shards pane
 //! (chunks, data and the share of the new inserts per shard), its key-space strip by owning
-//! shard with the hot chunk marked ▲ below, and its numbers so far.
+//! shard with the hot chunk marked ▲ below, `analyzeShardKey`'s reads and writes per range as
+//! heat strips, and its numbers so far.
 //!
 //! ```text
 //! documents 150,000 of 200,000 · new inserts arriving
@@ -78,6 +79,7 @@ fn render_column(frame: &mut Frame, area: Rect, c: &LabColumn, chosen: bool, the
         .collect();
     lines.push(Line::raw(""));
     lines.extend(strip(c, width, theme));
+    lines.extend(by_range(c, width, theme));
     lines.push(Line::raw(""));
     for text in numbers(c) {
         lines.push(Line::raw(fit(&text, width)));
@@ -121,6 +123,41 @@ fn strip(c: &LabColumn, width: usize, theme: Theme) -> Vec<Line<'static>> {
     vec![
         Line::from(cells),
         Line::from(Span::styled(marks, theme.hot())),
+    ]
+}
+
+/// `analyzeShardKey`'s reads and writes per range as heat strips sampled to `width` (a cell
+/// shows the hottest of the ranges it covers; the glyphs ` ▁…█` order as their chars do).
+fn by_range(c: &LabColumn, width: usize, theme: Theme) -> Vec<Line<'static>> {
+    if c.reads_by_range.is_empty() {
+        return vec![Line::from(Span::styled(
+            fit("by range: too few key values for 100 ranges", width),
+            theme.dim(),
+        ))];
+    }
+    let row = |label: &str, glyphs: &str| {
+        let cells: Vec<char> = glyphs.chars().collect();
+        let w = width.saturating_sub(label.len());
+        let n = cells.len();
+        let strip: String = (0..w)
+            .map(|x| {
+                let from = x * n / w.max(1);
+                let to = ((x + 1) * n / w.max(1)).max(from + 1).min(n);
+                cells[from.min(n - 1)..to]
+                    .iter()
+                    .copied()
+                    .max()
+                    .unwrap_or(' ')
+            })
+            .collect();
+        Line::from(vec![
+            Span::styled(label.to_string(), theme.dim()),
+            Span::styled(strip, theme.warn()),
+        ])
+    };
+    vec![
+        row("reads  ", &c.reads_by_range),
+        row("writes ", &c.writes_by_range),
     ]
 }
 

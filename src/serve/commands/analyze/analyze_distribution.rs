@@ -19,8 +19,6 @@
 //!   the sampled diffs of the updated documents.
 //! - Without samples a side reports its `sampleSize` of zeros only, as the server does.
 
-use std::collections::BTreeSet;
-
 use bson::{Bson, Document, doc};
 
 use crate::analyze::distribution::{
@@ -34,10 +32,7 @@ use crate::model::{KeyPattern, ShardKey};
 use crate::serve::commands::analyze::documents::{array_field, sample};
 use crate::serve::state::State;
 
-/// `analyzeShardKeyNumRanges`.
-const NUM_RANGES: usize = 100;
-/// `analyzeShardKeyNumSamplesPerRange`.
-const SAMPLES_PER_RANGE: usize = 10;
+use crate::analyze::ranges::{self, NUM_RANGES};
 
 /// The read and the write distribution of `ns`'s sampled queries under `key`.
 pub fn read_write(
@@ -81,12 +76,13 @@ fn write_slot(command: Command) -> usize {
     }
 }
 
-/// The split points: the ranges are `[MinKey, s0)`, `[s0, s1)`, …, `[s98, MaxKey)`.
+/// The split points: the ranges are `[MinKey, s0)`, `[s0, s1)`, …, `[s98, MaxKey)` (the rule is
+/// `analyze::ranges`', shared with the lab).
 fn split_points(state: &State, ns: &str, key: &KeyPattern) -> Result<Vec<ShardKey>, MongoError> {
     let docs: Vec<&Document> = state.store.iter(ns).map(|(_, s)| &s.doc).collect();
-    let raw = raw_pattern(key);
+    let raw = ranges::raw_pattern(key);
     let mut sampled = Vec::new();
-    for d in sample(&docs, NUM_RANGES * SAMPLES_PER_RANGE) {
+    for d in sample(&docs, ranges::SAMPLE_SIZE) {
         match (raw.extract(d), key.extract(d)) {
             (Ok(r), Ok(k)) => sampled.push((r, k)),
             (Err(e), _) | (_, Err(e)) => {
@@ -94,39 +90,11 @@ fn split_points(state: &State, ns: &str, key: &KeyPattern) -> Result<Vec<ShardKe
             }
         }
     }
-    sampled.sort_by(|a, b| a.0.cmp(&b.0));
-    let mut points = BTreeSet::new();
-    let mut at = 0;
-    while points.len() < NUM_RANGES - 1 && at < sampled.len() {
-        // Each split point is the last of the next 10 samples (or of those left).
-        let pick = (at + SAMPLES_PER_RANGE - 1).min(sampled.len() - 1);
-        points.insert(sampled[pick].1.clone());
-        at += SAMPLES_PER_RANGE;
-    }
-    if points.len() < NUM_RANGES - 1 {
-        return Err(MongoError {
-            code: 4_952_606,
-            code_name: "Location4952606",
-            message: format!(
-                "Failed to find split points that partition the data into {NUM_RANGES} chunks \
-                 with roughly equal number of documents using the shard key being analyzed :: \
-                 caused by :: The shard key provided does not have enough cardinality to make \
-                 the required number of chunks of {NUM_RANGES}, it can only make {} chunks",
-                points.len() + 1
-            ),
-        });
-    }
-    Ok(points.into_iter().collect())
-}
-
-/// The key's fields, none hashed: the `$sort` of the split-point sample orders raw values.
-fn raw_pattern(key: &KeyPattern) -> KeyPattern {
-    let d: Document = key
-        .fields()
-        .iter()
-        .map(|f| (f.path.to_string(), Bson::Int32(1)))
-        .collect();
-    KeyPattern::parse(&d).unwrap_or_else(|_| key.clone())
+    ranges::split_points(sampled).map_err(|made| MongoError {
+        code: 4_952_606,
+        code_name: "Location4952606",
+        message: ranges::too_few_ranges(made),
+    })
 }
 
 /// The counts of one side.

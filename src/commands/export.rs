@@ -181,7 +181,7 @@ pub fn run<T: Timeline>(timeline: T, log: Vec<LogLine>, spec: &Spec) -> Result<S
             }
             t = t.saturating_add(step_ms).min(screen.end_ms);
         }
-        write_whole(spec.path, body.as_bytes(), spec.existing)?;
+        super::terminal::write_whole(spec.path, body.as_bytes(), spec.existing)?;
         let sampled = if step_ms > 1000 {
             format!(
                 "; one frame per {} s: the run is longer than {MAX_CAST_STEPS} s",
@@ -208,7 +208,7 @@ pub fn run<T: Timeline>(timeline: T, log: Vec<LogLine>, spec: &Spec) -> Result<S
             .map_err(|e| Failure::runtime(format!("cannot draw the PNG: {e}")))?,
         _ => export::svg(&buffer, page).into_bytes(),
     };
-    write_whole(spec.path, &bytes, spec.existing)?;
+    super::terminal::write_whole(spec.path, &bytes, spec.existing)?;
     Ok(format!(
         "wrote {} (the screen at {:.1} s, {w}×{h})",
         spec.path.display(),
@@ -293,24 +293,6 @@ pub fn replay(
         (args.view, args.force),
     )?;
     said(out, &run(timeline, Vec::new(), &spec)?)
-}
-
-/// Writes `body` to `path` whole or not at all, through the one safe writer.
-pub fn write_whole(
-    path: &Path,
-    body: &[u8],
-    existing: crate::files::Existing,
-) -> Result<(), Failure> {
-    crate::files::write_whole(path, body, existing)
-        .map(|_| ())
-        .map_err(|e| {
-            let text = format!("cannot write {}: {e}", path.display());
-            if e.kind() == std::io::ErrorKind::AlreadyExists {
-                Failure::input(text)
-            } else {
-                Failure::runtime(text)
-            }
-        })
 }
 
 #[cfg(test)]

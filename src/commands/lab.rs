@@ -140,7 +140,7 @@ fn write_chunk_map(args: &LabArgs, report: &crate::lab::report::Report) -> Resul
     } else {
         crate::files::Existing::Refuse
     };
-    super::export::write_whole(path, body.as_bytes(), existing)
+    super::terminal::write_whole(path, body.as_bytes(), existing)
 }
 
 /// The first candidate with a field no document of `docs` has, as the error the report gives
@@ -393,12 +393,9 @@ fn documents(
 
 fn open(path: &Path) -> Result<Docs, Failure> {
     let docs = data::open(path).map_err(|e| Failure::input(e.to_string()))?;
-    Ok(Box::new(docs.map(|d| {
-        d.map(|(doc, size)| {
-            let size = crate::lab::input::stored_size(&doc, size);
-            (doc, size)
-        })
-        .map_err(|e| Failure::input(e.to_string()))
+    Ok(Box::new(docs.enumerate().map(|(n, d)| {
+        d.map(|(doc, size)| crate::lab::input::stored(doc, size, n as u64))
+            .map_err(|e| Failure::input(e.to_string()))
     })))
 }
 
@@ -407,8 +404,8 @@ fn open(path: &Path) -> Result<Docs, Failure> {
 fn count(path: &Path, sample: &mut Reservoir) -> Result<u64, Failure> {
     let mut n = 0u64;
     for d in data::open(path).map_err(|e| Failure::input(e.to_string()))? {
-        let (doc, _) = d.map_err(|e| Failure::input(e.to_string()))?;
-        sample.offer(&doc);
+        let (doc, size) = d.map_err(|e| Failure::input(e.to_string()))?;
+        sample.offer(&crate::lab::input::stored(doc, size, n).0);
         n += 1;
     }
     Ok(n)

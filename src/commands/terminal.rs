@@ -1,7 +1,8 @@
 //! The terminal toolbox every command shares: the runtime the terminal commands run on, whether
 //! standard output is a terminal and colours are wanted, and running a source in the TUI — start
 //! the source task, take over the terminal, run the event loop, and give the terminal back on
-//! every path (a signal, or a panic — ratatui's panic hook restores it first).
+//! every path (a signal, or a panic — ratatui's panic hook restores it first); and writing an
+//! output file whole through the one safe writer.
 //!
 //! May import the floors below `commands` and `super::Failure`; never a command module.
 
@@ -167,4 +168,22 @@ fn mouse_capture(on: bool) {
     } else {
         let _ = ratatui::crossterm::execute!(out, DisableMouseCapture);
     }
+}
+
+/// Writes `body` to `path` whole or not at all, through the one safe writer.
+pub fn write_whole(
+    path: &std::path::Path,
+    body: &[u8],
+    existing: crate::files::Existing,
+) -> Result<(), Failure> {
+    crate::files::write_whole(path, body, existing)
+        .map(|_| ())
+        .map_err(|e| {
+            let text = format!("cannot write {}: {e}", path.display());
+            if e.kind() == std::io::ErrorKind::AlreadyExists {
+                Failure::input(text)
+            } else {
+                Failure::runtime(text)
+            }
+        })
 }

@@ -18,12 +18,40 @@ pub mod traffic;
 /// `src/mongo/db/ops/insert.cpp`, `fixDocumentForInsert`, prepends a generated `_id`).
 pub const GENERATED_ID_BYTES: u64 = 1 + 4 + 12;
 
-/// A document's size once stored: `size` bytes of BSON, and the `_id` mongod adds when it has
-/// none (as `avgDocSizeBytes` counts the stored documents).
-pub fn stored_size(doc: &bson::Document, size: u64) -> u64 {
+/// A document as stored, and its size: `size` bytes of BSON, or, for a document without an
+/// `_id`, the document with the ObjectId `_id` mongod gives it put first and its bytes added (as
+/// `avgDocSizeBytes` counts the stored documents, and a key on `_id` sees a unique, increasing
+/// value, not a missing one). `n` is the document's place in the input: the generated ids
+/// increase in insert order, as ObjectIds made one after another do (a fixed time, then the
+/// counter; the same for the same input, so both passes over a file agree).
+pub fn stored(doc: bson::Document, size: u64, n: u64) -> (bson::Document, u64) {
     if doc.contains_key("_id") {
-        size
-    } else {
-        size + GENERATED_ID_BYTES
+        return (doc, size);
+    }
+    /// 2026-01-01T00:00:00Z: the time part of every generated id.
+    const GENERATED_AT: u32 = 1_767_225_600;
+    let counter = (n % (1 << 24)) as u32;
+    let bytes = counter.to_be_bytes();
+    let oid = bson::oid::ObjectId::from_parts(GENERATED_AT, [0; 5], [bytes[1], bytes[2], bytes[3]]);
+    let mut out = bson::doc! {"_id": oid};
+    out.extend(doc);
+    (out, size + GENERATED_ID_BYTES)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_document_without_an_id_gets_the_one_mongod_would_give_it() {
+        let (kept, size) = stored(bson::doc! {"_id": 7, "a": 1}, 20, 0);
+        assert_eq!((kept, size), (bson::doc! {"_id": 7, "a": 1}, 20));
+        let (first, size) = stored(bson::doc! {"a": 1}, 12, 0);
+        let (second, _) = stored(bson::doc! {"a": 1}, 12, 1);
+        assert_eq!(size, 12 + 17);
+        assert_eq!(bson::to_vec(&first).map(|v| v.len()).ok(), Some(12 + 17));
+        assert_eq!(first.keys().next().map(String::as_str), Some("_id"));
+        let id = |d: &bson::Document| d.get_object_id("_id").ok();
+        assert!(id(&first) < id(&second), "increasing in insert order");
     }
 }

@@ -225,7 +225,7 @@ impl Poller {
                 "lastmod",
                 doc! {"$gte": Bson::Timestamp(bson::Timestamp { time: v.major, increment: v.minor })},
             );
-            let mut changed = rows(&self.client, coll, since, shards).await?;
+            let mut changed = routing_cache::rows(&self.client, coll, since, shards).await?;
             self.since_check.rows(&coll.ns, &mut changed);
             self.fetched_chunks += changed.len();
             let due = self
@@ -236,7 +236,7 @@ impl Poller {
             if due {
                 let mut filter = owner.clone();
                 filter.insert("jumbo", true);
-                let docs = rows(&self.client, coll, filter, shards).await?;
+                let docs = routing_cache::rows(&self.client, coll, filter, shards).await?;
                 self.fetched_chunks += docs.len();
                 jumbo = Some(docs.into_iter().map(|r| r.min).collect());
             }
@@ -484,23 +484,4 @@ impl Poller {
             log,
         })
     }
-}
-
-/// The chunk documents of `coll` that `filter` matches, each parsed as the driver delivers it
-/// (never held as documents).
-async fn rows(
-    client: &LiveClient,
-    coll: &CollectionDoc,
-    filter: Document,
-    shards: &mut ShardList,
-) -> Result<Vec<ChunkRow>, LiveError> {
-    let mut out = Vec::new();
-    client
-        .scan("config", "chunks", filter, |raw| {
-            let row = ChunkRow::parse_raw(raw, &coll.key, &mut |s| shards.index_of(s));
-            out.push(row.map_err(bad)?);
-            Ok(())
-        })
-        .await?;
-    Ok(out)
 }

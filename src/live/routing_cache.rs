@@ -14,7 +14,11 @@
 
 use std::time::Instant;
 
+use bson::Document;
+
+use super::client::{LiveClient, LiveError};
 use super::config::{ChunkRow, CollectionDoc, ConfigError, Incarnation};
+use super::snapshot::ShardList;
 use crate::model::{ChunkInfo, KeyPattern, RangePatch, RoutingTable, ShardKey};
 
 /// What the poller remembers of a collection besides its table.
@@ -267,4 +271,23 @@ fn apply_jumbo(table: &mut RoutingTable, old: &[ShardKey], new: &[ShardKey]) {
             table.set_jumbo(i, true);
         }
     }
+}
+
+/// The chunk documents of `coll` that `filter` matches, each parsed as the driver delivers it
+/// (never held as documents).
+pub(super) async fn rows(
+    client: &LiveClient,
+    coll: &CollectionDoc,
+    filter: Document,
+    shards: &mut ShardList,
+) -> Result<Vec<ChunkRow>, LiveError> {
+    let mut out = Vec::new();
+    client
+        .scan("config", "chunks", filter, |raw| {
+            let row = ChunkRow::parse_raw(raw, &coll.key, &mut |s| shards.index_of(s));
+            out.push(row.map_err(super::poller::bad)?);
+            Ok(())
+        })
+        .await?;
+    Ok(out)
 }

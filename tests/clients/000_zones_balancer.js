@@ -8,7 +8,11 @@
 load(__dirname + "/lib.js");
 begin("000_zones_balancer");
 
-step("enableSharding test", () => sh.enableSharding("test"));
+// The database's primary is shard0001, so the collection starts there without a migration: a
+// chunk moved off shard0000 could not come back for orphanCleanupDelaySecs (900 s) — the range
+// deleter has not run and the recipient's wait (receiveChunkWaitForRangeDeleterTimeoutMS, 10 s)
+// ends the migration (migration_destination_manager.cpp).
+step("enableSharding test", () => sh.enableSharding("test", "shard0001"));
 eq("shardCollection test.ips {ip: 1}",
    (step("shardCollection", () => sh.shardCollection("test.ips", { ip: 1 })) || {}).ok, 1);
 

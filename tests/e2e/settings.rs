@@ -102,7 +102,8 @@ fn the_live_footer_offers_the_live_keys_and_a_refused_read_is_named_in_its_pane(
     assert!(screen.contains("Space resume polling"), "{screen}");
     t.keys("?");
     // The help scrolls: every page of it, read page by page.
-    let mut help = t.wait_for("? Esc q close", Duration::from_secs(5));
+    // Its last line is drawn last: wait for it, not for the title (a frame is written in pieces).
+    let mut help = t.wait_for("PgUp PgDn scroll · / filter", Duration::from_secs(5));
     for _ in 0..6 {
         t.keys("PageDown");
         std::thread::sleep(Duration::from_millis(200));

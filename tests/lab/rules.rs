@@ -9,7 +9,7 @@ use bson::{Document, doc, oid::ObjectId};
 use shardtop::analyze::characteristics::{Characteristics, KeyCharacteristics, Monotonicity};
 use shardtop::analyze::distribution::{Dispatch, ReplacementRule, classify, distribution};
 use shardtop::analyze::operation::{Command, Operation};
-use shardtop::lab::input::{GENERATED_ID_BYTES, stored_size};
+use shardtop::lab::input::{self, GENERATED_ID_BYTES};
 use shardtop::lab::report::Growth;
 use shardtop::lab::report::percent_text;
 use shardtop::lab::report::suggest::{Reservoir, suggest};
@@ -144,18 +144,18 @@ fn avg_doc_size_counts_the_object_id_mongod_adds() {
     stored.extend(without.clone());
     let stored = bson::to_vec(&stored).unwrap().len() as u64;
     assert_eq!(stored - plain, GENERATED_ID_BYTES);
-    assert_eq!(stored_size(&without, plain), stored);
+    assert_eq!(input::stored(without.clone(), plain, 0).1, stored);
     let with = doc! {"_id": 1, "a": 1};
     let size = bson::to_vec(&with).unwrap().len() as u64;
-    assert_eq!(stored_size(&with, size), size);
+    assert_eq!(input::stored(with.clone(), size, 0).1, size);
     // A mix: the mean of the stored sizes.
     let docs = [without.clone(), with.clone(), without];
     let mut c = Characteristics::new(&key(r#"{"a": 1}"#), false);
     let mut total = 0;
-    for d in &docs {
-        let s = stored_size(d, bson::to_vec(d).unwrap().len() as u64);
+    for (n, d) in docs.iter().enumerate() {
+        let (d, s) = input::stored(d.clone(), bson::to_vec(d).unwrap().len() as u64, n as u64);
         total += s;
-        c.observe(d, s).unwrap();
+        c.observe(&d, s).unwrap();
     }
     assert_eq!(c.finish().avg_doc_size_bytes, total / 3);
 }

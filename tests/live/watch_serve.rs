@@ -123,7 +123,22 @@ async fn one_poll_gives_the_simulators_summary() {
         let expected = as_polled(summary(&sim.cluster), version);
         let (server, uri) = serve(sim, None).await;
         let polled = poll_once(&uri, Duration::from_secs(5)).await.unwrap();
-        let got = summary(&polled.state);
+        let mut got = summary(&polled.state);
+        // The estimate spreads the donor's bytes over its chunks, the remainder's bytes to the
+        // first ones: the chunk caught may hold one byte more than the even share.
+        let want: Vec<u64> = (expected["balancer"]["inFlight"].as_array().unwrap().iter())
+            .map(|m| m["bytes"].as_u64().unwrap())
+            .collect();
+        for (m, want) in (got["balancer"]["inFlight"]
+            .as_array_mut()
+            .unwrap()
+            .iter_mut())
+        .zip(want)
+        {
+            if m["bytes"].as_u64().is_some_and(|b| b.abs_diff(want) <= 1) {
+                m["bytes"] = want.into();
+            }
+        }
         assert_eq!(got, expected, "{name} on {version}");
         // The comparison is not vacuous: data, chunks and finished migrations are there.
         let c = &got["collections"][0];
@@ -248,6 +263,10 @@ async fn incremental_refresh_converges_and_a_refine_reloads() {
     use shardtop::live::poller::{Poller, now_ms};
     let sc = scenario::built_in("hot-customer").unwrap().unwrap();
     let mut sim = Simulator::from_scenario(&sc, sc.seed, Some("7.0".parse().unwrap())).unwrap();
+    // This test is about the routing refresh: orphans deleted at once, so a chunk may move onto
+    // any shard (with the 900 s default every shard still holds orphans of the first range and
+    // refuses it, as a server does).
+    sim.cluster.settings.orphan_cleanup_delay_secs = Some(0);
     sim.run_until(295_000);
     let (server, uri) = serve(sim, None).await;
     let admin = mongodb::Client::with_uri_str(&uri).await.unwrap();
@@ -270,14 +289,29 @@ async fn incremental_refresh_converges_and_a_refine_reloads() {
         .unwrap();
     let chunks = chunk_list(&admin).await;
     let owner = chunks[0].get_str("shard").unwrap().to_string();
-    let other = polled_shards(&admin)
+    // A shard that still holds this range's orphans refuses it (the range deleter has not run:
+    // the recipient's wait ends the migration), as a server does: the first other shard that
+    // takes it.
+    let mut moved = Vec::new();
+    for other in polled_shards(&admin)
         .await
         .into_iter()
-        .find(|s| *s != owner)
-        .unwrap();
-    run(bson::doc! {"moveChunk": "shop.orders", "bounds": [chunks[0].get_document("min").unwrap(), chunks[0].get_document("max").unwrap()], "to": other, "forceJumbo": true})
-        .await
-        .unwrap();
+        .filter(|s| *s != owner)
+    {
+        let bounds = vec![
+            bson::Bson::Document(chunks[0].get_document("min").unwrap().clone()),
+            bson::Bson::Document(chunks[0].get_document("max").unwrap().clone()),
+        ];
+        let done = run(bson::doc! {"moveChunk": "shop.orders", "bounds": bounds, "to": other.clone(), "forceJumbo": true}).await;
+        moved.push((other, done.as_ref().map_err(ToString::to_string).err()));
+        if moved.last().is_some_and(|m| m.1.is_none()) {
+            break;
+        }
+    }
+    assert!(
+        moved.iter().any(|m| m.1.is_none()),
+        "no shard took the chunk: {moved:?}"
+    );
     watching.poll(now_ms()).await.unwrap();
     let incremental = watching.fetched_chunks;
     let fresh = poll_once(&uri, Duration::from_secs(5)).await.unwrap();

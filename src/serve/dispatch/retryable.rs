@@ -109,6 +109,11 @@ pub fn after(state: &mut State, attempt: Option<Attempt>, result: &Result<Reply,
     let Some(Attempt { lsid, number }) = attempt else {
         return;
     };
+    // A write held behind an open transaction has not run yet: it runs again when the
+    // transaction ends, and that is the answer to remember.
+    if state.sessions.blocked.is_some() {
+        return;
+    }
     let reply = match result {
         Ok(Reply::Doc(d)) => Some(d.clone()),
         _ => None,

@@ -25,11 +25,11 @@ pub const GENERATED_ID_BYTES: u64 = 1 + 4 + 12;
 /// increase in insert order, as ObjectIds made one after another do (a fixed time, then the
 /// counter; the same for the same input, so both passes over a file agree).
 pub fn stored(doc: bson::Document, size: u64, n: u64) -> (bson::Document, u64) {
+    /// 2026-01-01T00:00:00Z: the time part of every generated id.
+    const GENERATED_AT: u32 = 1_767_225_600;
     if doc.contains_key("_id") {
         return (doc, size);
     }
-    /// 2026-01-01T00:00:00Z: the time part of every generated id.
-    const GENERATED_AT: u32 = 1_767_225_600;
     let counter = (n % (1 << 24)) as u32;
     let bytes = counter.to_be_bytes();
     let oid = bson::oid::ObjectId::from_parts(GENERATED_AT, [0; 5], [bytes[1], bytes[2], bytes[3]]);

@@ -14,6 +14,19 @@ pub fn count(n: impl Into<u64>, noun: &str) -> String {
     }
 }
 
+/// `n` with its thousands grouped: `16777216` as `16,777,216`.
+pub fn grouped(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
 /// `1.5 MiB`-style sizes.
 pub fn human_bytes(bytes: u64) -> String {
     const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];

@@ -29,7 +29,10 @@ const FLOORS: &[(&str, &[&str])] = &[
     ),
     ("view", &["cluster", "model", "units"]),
     ("analyze", &["model"]),
-    ("lab", &["analyze", "cluster", "model", "sim", "wire"]),
+    (
+        "lab",
+        &["analyze", "cluster", "model", "sim", "units", "wire"],
+    ),
     ("serve", &["analyze", "cluster", "model", "sim", "wire"]),
     (
         "source",

@@ -56,18 +56,6 @@ impl Bounds {
     };
 }
 
-fn grouped(n: u64) -> String {
-    let s = n.to_string();
-    let mut out = String::new();
-    for (i, c) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
-
 fn stopped(message: String) -> LiveError {
     LiveError {
         message,
@@ -117,14 +105,14 @@ impl Tally {
             return Err(stopped(format!(
                 "{}: more than {} documents — stopped (a read is bounded; see docs/watch.md)",
                 self.read,
-                grouped(self.bounds.documents)
+                crate::units::grouped(self.bounds.documents)
             )));
         }
         if self.bytes > self.max_bytes {
             return Err(stopped(format!(
                 "{}: more than {} bytes — stopped (a read is bounded; see docs/watch.md)",
                 self.read,
-                grouped(self.max_bytes)
+                crate::units::grouped(self.max_bytes)
             )));
         }
         Ok(())
@@ -137,7 +125,7 @@ impl Tally {
             return Err(stopped(format!(
                 "{}: more than {} getMores — stopped (a cursor that does not end; a read is bounded, see docs/watch.md)",
                 self.read,
-                grouped(self.bounds.get_mores)
+                crate::units::grouped(self.bounds.get_mores)
             )));
         }
         Ok(())
@@ -155,9 +143,9 @@ pub fn check_hello(target: &str, hello: &bson::Document) -> Result<(), LiveError
     if advertised > MAX_MESSAGE_SIZE_BYTES {
         return Err(stopped(format!(
             "{target} advertises maxMessageSizeBytes {} in hello, more than the {} a real mongos sends — refused (replies are never accepted above {})",
-            grouped(advertised.max(0) as u64),
-            grouped(MAX_MESSAGE_SIZE_BYTES as u64),
-            grouped(MAX_MESSAGE_SIZE_BYTES as u64),
+            crate::units::grouped(advertised.max(0) as u64),
+            crate::units::grouped(MAX_MESSAGE_SIZE_BYTES as u64),
+            crate::units::grouped(MAX_MESSAGE_SIZE_BYTES as u64),
         )));
     }
     Ok(())

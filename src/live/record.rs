@@ -126,18 +126,16 @@ pub async fn record_to(
         .write(&mut w, poller.logs.take_recorded(), 1)
         .map_err(|e| io(&e, path))?;
     let (mut polls, mut failed, mut last) = (1, 0, 0);
-    let on_disk = |w: &TraceWriter| {
-        w.partial_path()
-            .and_then(|p| std::fs::metadata(p).ok())
-            .map(|m| m.len())
-    };
-    progress(Progress {
+    let report = |w: &TraceWriter, polls, failed_polls, events| Progress {
         elapsed_ms: now_ms().saturating_sub(began),
         polls,
-        failed_polls: failed,
-        events: entries.written,
-        bytes: on_disk(&w),
-    });
+        failed_polls,
+        events,
+        bytes: (w.partial_path())
+            .and_then(|p| std::fs::metadata(p).ok())
+            .map(|m| m.len()),
+    };
+    progress(report(&w, polls, failed, entries.written));
     let mut wait = interval;
     loop {
         let elapsed = now_ms() - start;
@@ -178,13 +176,7 @@ pub async fn record_to(
             failed += 1;
             wait = (wait * 2).min(Duration::from_secs(30));
         }
-        progress(Progress {
-            elapsed_ms: now_ms().saturating_sub(began),
-            polls,
-            failed_polls: failed,
-            events: entries.written,
-            bytes: on_disk(&w),
-        });
+        progress(report(&w, polls, failed, entries.written));
     }
     let path = w.finish(last).map_err(|e| io(&e, path))?;
     Ok(Recorded {

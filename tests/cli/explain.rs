@@ -2,23 +2,7 @@
 //! with `--at`, and bad arguments (exit 2, naming the argument).
 #![allow(clippy::unwrap_used)]
 
-use std::process::{Command, Output};
-
-fn shardtop(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_shardtop"))
-        .args(args)
-        .env("NO_COLOR", "1")
-        .output()
-        .unwrap()
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8(o.stdout.clone()).unwrap()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8(o.stderr.clone()).unwrap()
-}
+use super::process::{shardtop, stderr, stdout};
 
 #[test]
 fn explain_a_sim_source_as_json_and_text() {

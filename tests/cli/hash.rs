@@ -1,23 +1,7 @@
 #![allow(clippy::unwrap_used)]
 //! `shardtop hash VALUE` run as a real process: output, exit codes, error messages.
 
-use std::process::{Command, Output};
-
-fn run(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_shardtop"))
-        .args(args)
-        .env("NO_COLOR", "1")
-        .output()
-        .unwrap()
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8(o.stdout.clone()).unwrap()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8(o.stderr.clone()).unwrap()
-}
+use super::process::{shardtop as run, stderr, stdout};
 
 fn assert_hash(value: &str, expected: i64) {
     let o = run(&["hash", value]);

@@ -5,26 +5,8 @@
 
 use std::io::Write;
 use std::path::Path;
-use std::process::{Command, Output};
 
-fn run(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_shardtop"))
-        .arg("lab")
-        .args(args)
-        .env("NO_COLOR", "1")
-        .env("XDG_CONFIG_HOME", "/nonexistent")
-        .env_remove("SHARDTOP_CONFIG")
-        .output()
-        .unwrap()
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8(o.stdout.clone()).unwrap()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8(o.stderr.clone()).unwrap()
-}
+use super::process::{lab as run, stderr, stdout};
 
 fn refused(args: &[&str], words: &str) {
     let o = run(args);

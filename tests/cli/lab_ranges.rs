@@ -7,22 +7,12 @@
 use std::collections::BTreeSet;
 use std::io::Write;
 use std::path::Path;
-use std::process::{Command, Output};
 
 use serde_json::Value;
 
-const DOCS: i64 = 1000;
+use super::process::lab as run;
 
-fn run(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_shardtop"))
-        .arg("lab")
-        .args(args)
-        .env("NO_COLOR", "1")
-        .env("XDG_CONFIG_HOME", "/nonexistent")
-        .env_remove("SHARDTOP_CONFIG")
-        .output()
-        .unwrap()
-}
+const DOCS: i64 = 1000;
 
 /// `user` runs over 0..1000 in a shuffled order (7919 is prime to 1000), `region` one of 3.
 fn user_of(i: i64) -> i64 {

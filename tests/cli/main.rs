@@ -15,6 +15,7 @@ mod hash;
 mod help;
 mod lab;
 mod lab_ranges;
+mod process;
 mod serve;
 mod sim;
 mod tui;

@@ -1,23 +1,7 @@
 //! `shardtop scenarios` and `shardtop sim` through the real binary.
 #![allow(clippy::unwrap_used)]
 
-use std::process::{Command, Output};
-
-fn shardtop(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_shardtop"))
-        .args(args)
-        .env("NO_COLOR", "1")
-        .output()
-        .unwrap()
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8(o.stdout.clone()).unwrap()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8(o.stderr.clone()).unwrap()
-}
+use super::process::{shardtop, stderr, stdout};
 
 #[test]
 fn scenarios_lists_every_built_in_scenario_with_its_description_and_seed() {

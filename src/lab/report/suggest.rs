@@ -53,11 +53,7 @@ impl Reservoir {
 
     /// splitmix64.
     fn next(&mut self) -> u64 {
-        self.state = self.state.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.state;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
+        crate::analyze::ranges::splitmix64(&mut self.state)
     }
 
     /// Offers the stream's next document: kept with probability `capacity / seen`.

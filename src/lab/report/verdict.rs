@@ -170,18 +170,7 @@ pub fn query_cell(q: &QueryTargeting, default_size: u64) -> String {
     }
 }
 
-/// `62228572` as `62,228,572`.
-pub fn thousands(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
+pub use crate::units::grouped as thousands;
 
 fn chunks_text(n: usize) -> String {
     if n == 1 {

@@ -47,8 +47,8 @@ fn progress(lab: &LabView) -> String {
     };
     format!(
         " documents {} of {} · {state}",
-        thousands(lab.documents),
-        thousands(lab.total)
+        crate::units::grouped(lab.documents),
+        crate::units::grouped(lab.total)
     )
 }
 
@@ -163,7 +163,7 @@ fn by_range(c: &LabColumn, width: usize, theme: Theme) -> Vec<Line<'static>> {
 
 fn numbers(c: &LabColumn) -> Vec<String> {
     vec![
-        format!("new inserts {}", thousands(c.new_inserts)),
+        format!("new inserts {}", crate::units::grouped(c.new_inserts)),
         format!("largest shard share {:.0}%", c.max_share * 100.0),
         format!("chunks {} · jumbo {}", c.chunks, c.jumbo),
         format!("migrations {}", c.migrations),
@@ -172,16 +172,4 @@ fn numbers(c: &LabColumn) -> Vec<String> {
             c.single_shard, c.operations
         ),
     ]
-}
-
-fn thousands(n: u64) -> String {
-    let s = n.to_string();
-    let mut out = String::new();
-    for (i, ch) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(ch);
-    }
-    out
 }

@@ -167,18 +167,7 @@ pub fn kind(value: &Bson) -> String {
     }
 }
 
-/// `n` with its thousands grouped: 1,000,000.
-pub fn grouped(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
+pub use crate::units::grouped;
 
 #[cfg(test)]
 mod tests {

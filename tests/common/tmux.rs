@@ -29,7 +29,7 @@ impl Tmux {
         let socket = format!("shardtop-e2e-{}-{}", std::process::id(), rand_suffix());
         let d = dir.path().display();
         let script = format!(
-            "stty -g > {d}/before; {BIN} {args}; echo EXIT=$?; stty -g > {d}/after; sleep 60"
+            "stty -g > {d}/before; {BIN} {args}; rc=$?; stty -g > {d}/after; echo EXIT=$rc; sleep 60"
         );
         let status = Command::new("tmux")
             .args([

@@ -10,6 +10,7 @@ use std::sync::Mutex;
 
 use bson::Document;
 
+pub mod anonymize;
 pub mod file;
 pub mod replay;
 

@@ -215,7 +215,8 @@ pub struct RecordArgs {
 /// Options of `shardtop capture`.
 #[derive(Debug, Args)]
 pub struct CaptureArgs {
-    /// `mongodb://…` or `mongodb+srv://…` of a mongos (the password never appears anywhere).
+    /// `mongodb://…` or `mongodb+srv://…` of a mongos (the password never appears anywhere), or,
+    /// with `--anonymize`, a capture file to write anonymized.
     pub uri: String,
     /// The capture file (`.gz` or `.zst` to compress).
     #[arg(short, long, value_name = "FILE")]
@@ -223,6 +224,10 @@ pub struct CaptureArgs {
     /// Replace a file already at `--output` (otherwise refused, exit 2).
     #[arg(long)]
     pub force: bool,
+    /// Replace every database, collection, shard, host, zone and user name by a stable pseudonym
+    /// and every shard-key value by an order-preserving stand-in (docs/capture.md#anonymize).
+    #[arg(long)]
+    pub anonymize: bool,
 }
 
 /// Options of `shardtop open`.

@@ -28,14 +28,33 @@ fn warn_refused(refused: &[crate::view::RefusedRead]) {
     }
 }
 
-/// `shardtop capture URI -o FILE [--force]`.
+/// `shardtop capture URI -o FILE [--force] [--anonymize]`, or `shardtop capture CAPTURE -o FILE
+/// --anonymize` (an existing capture written anonymized).
 pub fn capture(args: &CaptureArgs, out: &mut impl Write) -> Result<(), Failure> {
     check_output("--output", &args.output, args.force)?;
-    let rt = runtime()?;
-    let (polled, capture) = rt
-        .block_on(capture_once(&args.uri, Duration::from_secs(10)))
-        .map_err(failure)?;
-    warn_refused(&polled.refused);
+    let from_file = std::path::Path::new(&args.uri);
+    let (capture, source) = if crate::capture::file::is_capture(from_file) {
+        if !args.anonymize {
+            return Err(Failure::input(format!(
+                "{}: a capture file is written again only with --anonymize",
+                args.uri
+            )));
+        }
+        let capture = crate::capture::file::read(from_file).map_err(|e| Failure::input(e.0))?;
+        (capture, args.uri.clone())
+    } else {
+        let rt = runtime()?;
+        let (polled, capture) = rt
+            .block_on(capture_once(&args.uri, Duration::from_secs(10)))
+            .map_err(failure)?;
+        warn_refused(&polled.refused);
+        (capture, hosts(&args.uri))
+    };
+    let capture = if args.anonymize {
+        crate::capture::anonymize::anonymize(&capture)
+    } else {
+        capture
+    };
     let path =
         crate::capture::file::write(&capture, &args.output, existing(args.force)).map_err(|e| {
             let text = format!("--output {}: {e}", args.output.display());
@@ -51,10 +70,11 @@ pub fn capture(args: &CaptureArgs, out: &mut impl Write) -> Result<(), Failure> 
         .filter(|r| matches!(r.outcome, crate::capture::Outcome::Error { .. }))
         .count();
     let text = format!(
-        "captured {} reads of {} ({} refused) into {}\n",
+        "captured {} reads of {} ({} refused){} into {}\n",
         capture.reads.len(),
-        hosts(&args.uri),
+        source,
         refusals,
+        if args.anonymize { ", anonymized," } else { "" },
         path.display()
     );
     out.write_all(text.as_bytes()).map_err(|e| write_failed(&e))

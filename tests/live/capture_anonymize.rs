@@ -1,0 +1,258 @@
+#![allow(clippy::unwrap_used)]
+//! `capture --anonymize`: an anonymized capture of `serve` and of every real-document cluster
+//! holds none of the cluster's names and none of its string shard-key values (the file is
+//! searched for each), its numeric bounds are stand-ins in the same order, and it opens to the
+//! same summary as the plain capture once names and key values are set aside: the same
+//! collections, chunk counts, sizes and per-shard numbers.
+
+use std::collections::BTreeSet;
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use bson::Document;
+use serde_json::Value;
+use shardtop::capture::anonymize::anonymize;
+use shardtop::capture::{Capture, Outcome, file};
+use shardtop::cluster::{Cluster, SummaryOptions};
+use shardtop::files::Existing;
+use shardtop::live::one_poll::{capture_once, replay_once};
+use shardtop::model::KeyValue;
+use shardtop::model::extjson::from_bson;
+use shardtop::serve::{ServeOptions, start};
+use shardtop::sim::{Simulator, scenario};
+
+use super::helpers::shardtop;
+use super::real_clusters::clusters;
+use super::real_mongos::{self, ClusterFile};
+
+fn summary(state: &Cluster) -> Value {
+    state.summary_json(&SummaryOptions {
+        source: String::new(),
+        chunks: true,
+        writes_unknown: true,
+    })
+}
+
+/// `v` with every string emptied and every shard-key bound (`min`, `max`) set to null: what an
+/// anonymized capture must keep.
+fn shape(v: &Value) -> Value {
+    match v {
+        Value::String(_) => Value::String(String::new()),
+        Value::Array(items) => Value::Array(items.iter().map(shape).collect()),
+        Value::Object(o) => Value::Object(
+            o.iter()
+                .map(|(k, v)| {
+                    let v = if k == "min" || k == "max" {
+                        Value::Null
+                    } else {
+                        shape(v)
+                    };
+                    (k.clone(), v)
+                })
+                .collect(),
+        ),
+        other => other.clone(),
+    }
+}
+
+/// The documents of the capture's read of `config.<coll>`.
+fn config<'a>(c: &'a Capture, coll: &str) -> &'a [Document] {
+    let read = c.reads.iter().find(|r| {
+        r.db == "config" && r.command.get_str("find") == Ok(coll)
+    });
+    match read.map(|r| &r.outcome) {
+        Some(Outcome::Documents(d)) => d,
+        _ => &[],
+    }
+}
+
+/// The names the capture holds: databases, collections, shards, replica sets, hosts, zones.
+fn names(c: &Capture) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    for d in config(c, "databases") {
+        out.insert(d.get_str("_id").unwrap().to_string());
+    }
+    for d in config(c, "collections") {
+        let (db, coll) = d.get_str("_id").unwrap().split_once('.').unwrap();
+        out.insert(db.to_string());
+        out.insert(coll.to_string());
+    }
+    for d in config(c, "shards") {
+        out.insert(d.get_str("_id").unwrap().to_string());
+        let host = d.get_str("host").unwrap();
+        let (set, hosts) = host.split_once('/').unwrap_or(("", host));
+        out.insert(set.to_string());
+        for h in hosts.split(',') {
+            out.insert(h.rsplit_once(':').map_or(h, |(h, _)| h).to_string());
+        }
+        for z in d.get_array("tags").into_iter().flatten() {
+            out.insert(z.as_str().unwrap().to_string());
+        }
+    }
+    for d in config(c, "tags") {
+        out.insert(d.get_str("tag").unwrap().to_string());
+    }
+    // MongoDB's own names stay; so do names too short to search for alone.
+    out.retain(|n| {
+        n.len() >= 3
+            && !["admin", "config", "local", "system.sessions"].contains(&n.as_str())
+            && !n.starts_with("system.")
+    });
+    out
+}
+
+/// Every chunk bound of the capture, in file order: `(field, value)`.
+fn bounds(c: &Capture) -> Vec<(String, KeyValue)> {
+    let mut out = Vec::new();
+    for d in config(c, "chunks") {
+        for k in ["min", "max"] {
+            for (f, v) in d.get_document(k).unwrap() {
+                out.push((f.clone(), from_bson(v)));
+            }
+        }
+    }
+    out
+}
+
+/// Checks `anon` against `plain` (see the module doc); `what` names the cluster.
+fn check(plain: &Capture, anon: &Capture, text: &str, what: &str) {
+    assert!(text.lines().next().unwrap().contains("\"anonymized\":true"));
+    let names = names(plain);
+    assert!(names.len() >= 3, "{what}: {names:?}");
+    for n in &names {
+        assert!(!text.contains(n.as_str()), "{what}: the name {n:?} survives");
+    }
+    let (before, after) = (bounds(plain), bounds(anon));
+    assert_eq!(before.len(), after.len(), "{what}");
+    let mut changed = 0;
+    for (i, (f, b)) in before.iter().enumerate() {
+        assert_eq!(&after[i].0, f, "{what}");
+        if let KeyValue::String(s) = b
+            && s.len() >= 3
+        {
+            let quoted = serde_json::to_string(&**s).unwrap();
+            assert!(!text.contains(&quoted), "{what}: the key value {s:?} survives");
+        }
+        changed += usize::from(b != &after[i].1);
+        assert_eq!(b.bson_type(), after[i].1.bson_type(), "{what}: {b:?}");
+        for (j, (g, c)) in before.iter().enumerate() {
+            if g == f {
+                assert_eq!(b.cmp(c), after[i].1.cmp(&after[j].1), "{what}: {b:?} {c:?}");
+            }
+        }
+    }
+    assert!(changed > 0, "{what}: no bound was replaced");
+}
+
+async fn through_files(plain: &Capture, dir: &std::path::Path, name: &str) -> (Value, Value) {
+    let anon = anonymize(plain);
+    let path = dir.join(format!("{name}.anon.capture"));
+    file::write(&anon, &path, Existing::Refuse).unwrap();
+    let text = std::fs::read_to_string(&path).unwrap();
+    let read = file::read(&path).unwrap();
+    assert_eq!(read, anon, "{name}: read back unchanged");
+    check(plain, &anon, &text, name);
+    let (opened_plain, missing) = replay_once(plain.clone()).await.unwrap();
+    assert!(missing.is_empty(), "{name}: {missing:?}");
+    let (opened, missing) = replay_once(read).await.unwrap();
+    assert!(missing.is_empty(), "{name}: the anonymized capture lacks {missing:?}");
+    assert_eq!(opened.refused.len(), opened_plain.refused.len(), "{name}");
+    (summary(&opened_plain.state), summary(&opened.state))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_anonymized_capture_of_serve_holds_no_name_and_opens_to_the_same_numbers() {
+    let dir = tempfile::tempdir().unwrap();
+    for (name, version, at) in [
+        ("ascending", "6.0", 150_000),
+        ("zones-ip", "7.0", 100_000),
+        ("hashed", "8.0", 60_000),
+        ("drain", "8.0", 5_000),
+    ] {
+        let sc = scenario::built_in(name).unwrap().unwrap();
+        let mut sim =
+            Simulator::from_scenario(&sc, sc.seed, Some(version.parse().unwrap())).unwrap();
+        sim.run_until(at);
+        let listen: SocketAddr = "127.0.0.1:0".parse().unwrap();
+        let mut opts = ServeOptions::new(listen, sim);
+        opts.paused = true;
+        let server = start(opts).await.unwrap();
+        let uri = format!(
+            "mongodb://127.0.0.1:{}/?directConnection=true",
+            server.local_addr().port()
+        );
+        let (_, plain) = capture_once(&uri, Duration::from_secs(5)).await.unwrap();
+        let what = format!("{name} on {version}");
+        let (p, a) = through_files(&plain, dir.path(), name).await;
+        assert_eq!(shape(&a), shape(&p), "{what}");
+        assert_ne!(a["collections"], p["collections"], "{what}: names replaced");
+        server.shutdown().await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_anonymized_capture_of_every_real_cluster_holds_no_name() {
+    let dir = tempfile::tempdir().unwrap();
+    for path in clusters() {
+        let file = ClusterFile::load(&path);
+        let name = file.name.clone();
+        let mongos = real_mongos::start(file).await;
+        let (_, plain) = capture_once(&mongos.uri, Duration::from_secs(5))
+            .await
+            .unwrap();
+        let (p, a) = through_files(&plain, dir.path(), &name).await;
+        assert_eq!(shape(&a), shape(&p), "{name}");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_command_anonymizes_a_live_cluster_and_a_capture_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let sc = scenario::built_in("zones-ip").unwrap().unwrap();
+    let mut sim = Simulator::from_scenario(&sc, sc.seed, None).unwrap();
+    sim.run_until(60_000);
+    let mut opts = ServeOptions::new("127.0.0.1:0".parse().unwrap(), sim);
+    opts.paused = true;
+    let server = start(opts).await.unwrap();
+    let uri = format!(
+        "mongodb://127.0.0.1:{}/?directConnection=true",
+        server.local_addr().port()
+    );
+    let p = |n: &str| dir.path().join(n).display().to_string();
+    let run = |args: &[&str]| shardtop(args.iter().map(|a| a.to_string()).collect());
+    let plain = run(&["capture", &uri, "-o", &p("plain.capture")]).await;
+    assert!(plain.status.success(), "{plain:?}");
+    let live = run(&["capture", &uri, "-o", &p("a.capture.zst"), "--anonymize"]).await;
+    assert!(live.status.success(), "{live:?}");
+    assert!(String::from_utf8_lossy(&live.stdout).contains("anonymized"));
+    let again = run(&["capture", &p("plain.capture"), "-o", &p("b.capture"), "--anonymize"]).await;
+    assert!(again.status.success(), "{again:?}");
+    // A capture file is written again only anonymized.
+    let copy = run(&["capture", &p("plain.capture"), "-o", &p("c.capture")]).await;
+    assert_eq!(copy.status.code(), Some(2), "{copy:?}");
+    let json = |f: String| async move {
+        let out = shardtop(vec!["open".into(), f, "--json".into()]).await;
+        assert!(out.status.success(), "{out:?}");
+        let mut v: Value = serde_json::from_slice(&out.stdout).unwrap();
+        v.as_object_mut().unwrap().remove("source");
+        v
+    };
+    let (o_plain, o_live, o_file) = (
+        json(p("plain.capture")).await,
+        json(p("a.capture.zst")).await,
+        json(p("b.capture")).await,
+    );
+    assert_eq!(shape(&o_live), shape(&o_plain));
+    // The same capture anonymized twice: the same file.
+    let plain_capture = file::read(std::path::Path::new(&p("plain.capture"))).unwrap();
+    assert_eq!(
+        file::read(std::path::Path::new(&p("b.capture"))).unwrap(),
+        anonymize(&plain_capture)
+    );
+    assert_eq!(shape(&o_file), shape(&o_plain));
+    let text = std::fs::read_to_string(p("b.capture")).unwrap();
+    for n in names(&plain_capture) {
+        assert!(!text.contains(&n), "{n}");
+    }
+    server.shutdown().await;
+}

@@ -75,8 +75,11 @@ const SET_FIELDS: &[&str] = &["setName", "replicaSet", "rsName"];
 const ZONE_FIELDS: &[&str] = &["tag", "tags", "zone", "zoneName"];
 /// Fields whose string is a user.
 const USER_FIELDS: &[&str] = &["user"];
-/// Fields of a server's words.
-const TEXT_FIELDS: &[&str] = &["errmsg", "errMsg", "msg", "message", "reason", "desc", "note"];
+/// Fields of a server's words (`shardtop`: the words `serve` puts in its changelog entries'
+/// `details`).
+const TEXT_FIELDS: &[&str] = &[
+    "errmsg", "errMsg", "msg", "message", "reason", "desc", "note", "shardtop",
+];
 /// Fields whose document is a shard-key value (or an array of them).
 const BOUND_FIELDS: &[&str] = &[
     "min",
@@ -185,6 +188,14 @@ fn reads_data(command: &Document) -> bool {
     })
 }
 
+/// The bytes of `d`'s BinData field `f` (a UUID, subtype 4).
+fn uuid_of<'a>(d: &'a Document, f: &str) -> Option<&'a [u8]> {
+    match d.get(f) {
+        Some(Bson::Binary(b)) => Some(&b.bytes),
+        _ => None,
+    }
+}
+
 /// A document's namespace, when it names one (`ns`, or a command's namespace argument).
 fn ns_of(d: &Document) -> Option<&str> {
     NS_FIELDS
@@ -201,8 +212,8 @@ impl Anonymizer {
         }
         for d in answered(r) {
             let Ok(ns) = d.get_str("_id") else { continue };
-            if let Ok(uuid) = d.get_binary_generic("uuid") {
-                self.uuids.insert(uuid.clone(), ns.to_string());
+            if let Some(uuid) = uuid_of(d, "uuid") {
+                self.uuids.insert(uuid.to_vec(), ns.to_string());
             }
             if let Ok(key) = d.get_document("key") {
                 for (field, v) in key {
@@ -368,7 +379,7 @@ impl Anonymizer {
         let own = ns_of(d).map(str::to_string).or_else(|| {
             ["uuid", "collectionUUID"]
                 .iter()
-                .find_map(|f| d.get_binary_generic(f).ok())
+                .find_map(|f| uuid_of(d, f))
                 .and_then(|u| self.uuids.get(u).cloned())
         });
         let ns = own.as_deref().or(ns);

@@ -264,7 +264,8 @@ impl Anonymizer {
 
     fn learn_document(&mut self, d: &Document) {
         // `addShard` and `removeShard` log entries name the shard in `details.name`.
-        if d.get_str("what").is_ok_and(|w| w.starts_with("addShard") || w.starts_with("removeShard"))
+        if d.get_str("what")
+            .is_ok_and(|w| w.starts_with("addShard") || w.starts_with("removeShard"))
             && let Ok(name) = d.get_document("details").and_then(|x| x.get_str("name"))
         {
             self.names.shard(name);
@@ -360,7 +361,9 @@ impl Anonymizer {
         let mut out = self.document(d, None);
         // A 4.4 chunk's `_id` is its namespace and minimum in words (`ns-field_value`).
         if coll == Some("chunks") && d.get_str("_id").is_ok() {
-            let ns = d.get_str("ns").map_or_else(|_| "chunk".into(), |ns| self.names.ns(ns));
+            let ns = d
+                .get_str("ns")
+                .map_or_else(|_| "chunk".into(), |ns| self.names.ns(ns));
             out.insert("_id", format!("{ns}-{i}"));
         }
         // A log entry's `_id` begins with the host that wrote it (`host-time-objectid`).
@@ -368,7 +371,10 @@ impl Anonymizer {
             && let Ok(id) = d.get_str("_id")
         {
             let n = self.entries.len() + 1;
-            let id = self.entries.entry(id.to_string()).or_insert_with(|| format!("entry-{n}"));
+            let id = self
+                .entries
+                .entry(id.to_string())
+                .or_insert_with(|| format!("entry-{n}"));
             out.insert("_id", id.clone());
         }
         out

@@ -40,7 +40,7 @@ fn shape(v: &Value) -> Value {
         Value::String(_) => Value::String(String::new()),
         Value::Array(items) => {
             let mut items: Vec<Value> = items.iter().map(shape).collect();
-            items.sort_by_key(|i| i.to_string());
+            items.sort_by_key(ToString::to_string);
             Value::Array(items)
         }
         Value::Object(o) => Value::Object(
@@ -145,7 +145,10 @@ fn check(plain: &Capture, anon: &Capture, text: &str, what: &str) {
             && s.len() >= 3
         {
             let quoted = serde_json::to_string(&**s).unwrap();
-            assert!(!text.contains(&quoted), "{what}: the key value {s:?} survives");
+            assert!(
+                !text.contains(&quoted),
+                "{what}: the key value {s:?} survives"
+            );
         }
         changed += usize::from(b != &after[i].1);
         assert_eq!(b.bson_type(), after[i].1.bson_type(), "{what}: {b:?}");
@@ -172,7 +175,10 @@ async fn through_files(plain: &Capture, dir: &std::path::Path, name: &str) -> (V
     let (opened_plain, missing) = replay_once(plain.clone()).await.unwrap();
     assert!(missing.is_empty(), "{name}: {missing:?}");
     let (opened, missing) = replay_once(read).await.unwrap();
-    assert!(missing.is_empty(), "{name}: the anonymized capture lacks {missing:?}");
+    assert!(
+        missing.is_empty(),
+        "{name}: the anonymized capture lacks {missing:?}"
+    );
     assert_eq!(opened.refused.len(), opened_plain.refused.len(), "{name}");
     (summary(&opened_plain.state), summary(&opened.state))
 }
@@ -236,13 +242,20 @@ async fn the_command_anonymizes_a_live_cluster_and_a_capture_file() {
         server.local_addr().port()
     );
     let p = |n: &str| dir.path().join(n).display().to_string();
-    let run = |args: &[&str]| shardtop(args.iter().map(|a| a.to_string()).collect());
+    let run = |args: &[&str]| shardtop(args.iter().map(ToString::to_string).collect());
     let plain = run(&["capture", &uri, "-o", &p("plain.capture")]).await;
     assert!(plain.status.success(), "{plain:?}");
     let live = run(&["capture", &uri, "-o", &p("a.capture.zst"), "--anonymize"]).await;
     assert!(live.status.success(), "{live:?}");
     assert!(String::from_utf8_lossy(&live.stdout).contains("anonymized"));
-    let again = run(&["capture", &p("plain.capture"), "-o", &p("b.capture"), "--anonymize"]).await;
+    let again = run(&[
+        "capture",
+        &p("plain.capture"),
+        "-o",
+        &p("b.capture"),
+        "--anonymize",
+    ])
+    .await;
     assert!(again.status.success(), "{again:?}");
     // A capture file is written again only anonymized.
     let copy = run(&["capture", &p("plain.capture"), "-o", &p("c.capture")]).await;

@@ -141,9 +141,7 @@ impl Names {
         }
         // `[::1]:27017`, `h:27017`, `h`.
         let (name, port) = match host.rsplit_once(':') {
-            Some((n, p)) if p.bytes().all(|b| b.is_ascii_digit()) && !p.is_empty() => {
-                (n, Some(p))
-            }
+            Some((n, p)) if p.bytes().all(|b| b.is_ascii_digit()) && !p.is_empty() => (n, Some(p)),
             _ => (host, None),
         };
         let name = self.hosts.add(name);
@@ -266,7 +264,10 @@ mod tests {
         assert_eq!(n.ns("shop.orders"), "db_1.coll_1");
         assert_eq!(n.db("shop"), "db_1");
         assert_eq!(n.ns("config.system.sessions"), "config.system.sessions");
-        assert_eq!(n.ns("shop.system.buckets.ticks"), "db_1.system.buckets.coll_2");
+        assert_eq!(
+            n.ns("shop.system.buckets.ticks"),
+            "db_1.system.buckets.coll_2"
+        );
         assert_eq!(n.ns("shop.ticks"), "db_1.coll_2");
         assert_eq!(
             n.connection("rsA/db1.example.net:27018,db2.example.net:27018"),

@@ -108,8 +108,9 @@ fn sample() -> Capture {
                 Outcome::Error {
                     code: Some(13),
                     code_name: Some("Unauthorized".into()),
-                    message: "not authorized on payroll to execute command { aggregate: \"audit\" }"
-                        .into(),
+                    message:
+                        "not authorized on payroll to execute command { aggregate: \"audit\" }"
+                            .into(),
                 },
             ),
         ],
@@ -130,8 +131,24 @@ fn no_name_and_no_key_value_survives() {
     assert!(a.anonymized);
     let t = text(&a);
     for gone in [
-        "acme", "payroll", "salaries", "audit", "shardEU", "shardUS", "shardOLD", "rsEU", "rsUS",
-        "EUROPE", "alice", "bob", "zoe", "carol", "payadmin", "PayrollApp", "10.1.2", "7.5",
+        "acme",
+        "payroll",
+        "salaries",
+        "audit",
+        "shardEU",
+        "shardUS",
+        "shardOLD",
+        "rsEU",
+        "rsUS",
+        "EUROPE",
+        "alice",
+        "bob",
+        "zoe",
+        "carol",
+        "payadmin",
+        "PayrollApp",
+        "10.1.2",
+        "7.5",
         "4611686018427387902",
     ] {
         assert!(!t.contains(gone), "{gone} survives in\n{t}");
@@ -167,7 +184,10 @@ fn a_name_has_one_pseudonym_throughout() {
     assert_eq!(a.reads[7].db, db);
     assert_eq!(a.reads[7].command.get_str("aggregate").unwrap(), coll);
     assert_eq!(
-        a.reads[6].command.get_str("balancerCollectionStatus").unwrap(),
+        a.reads[6]
+            .command
+            .get_str("balancerCollectionStatus")
+            .unwrap(),
         salaries
     );
     let Outcome::Documents(tags) = &a.reads[4].outcome else {
@@ -183,7 +203,10 @@ fn a_name_has_one_pseudonym_throughout() {
     let Outcome::Documents(log) = &a.reads[5].outcome else {
         panic!()
     };
-    assert_eq!(log[0].get_document("details").unwrap().get_str("from"), Ok(eu));
+    assert_eq!(
+        log[0].get_document("details").unwrap().get_str("from"),
+        Ok(eu)
+    );
     assert_eq!(
         log[0].get_document("details").unwrap().get_str("errmsg"),
         Ok(REMOVED)
@@ -245,7 +268,13 @@ fn an_anonymized_capture_reads_back_unchanged() {
     let bytes = text(&a);
     let back = crate::capture::file::from_bytes("a.capture", bytes.as_bytes()).unwrap();
     assert_eq!(back, a);
-    assert!(bytes.lines().next().unwrap().contains("\"anonymized\":true"));
+    assert!(
+        bytes
+            .lines()
+            .next()
+            .unwrap()
+            .contains("\"anonymized\":true")
+    );
 }
 
 /// A BSON value of one of the types a shard key may hold.

@@ -3,7 +3,8 @@
 //! holds none of the cluster's names and none of its string shard-key values (the file is
 //! searched for each), its numeric bounds are stand-ins in the same order, and it opens to the
 //! same summary as the plain capture once names and key values are set aside: the same
-//! collections, chunk counts, sizes and per-shard numbers.
+//! collections, chunk counts, sizes and per-shard numbers — and `explain` of it gives the same
+//! verdicts and numbers.
 
 use std::collections::BTreeSet;
 use std::net::SocketAddr;
@@ -282,6 +283,29 @@ async fn the_command_anonymizes_a_live_cluster_and_a_capture_file() {
         anonymize(&plain_capture)
     );
     assert_eq!(shape(&o_file), shape(&o_plain));
+    // `explain` reads the anonymized capture as the plain one: the same verdicts and numbers.
+    let user_ns = |v: &Value| {
+        (v["collections"].as_array().unwrap().iter())
+            .map(|c| c["ns"].as_str().unwrap().to_string())
+            .find(|ns| !ns.starts_with("config."))
+            .unwrap()
+    };
+    let explain = |f: String, ns: String| async move {
+        let out = shardtop(vec![
+            "explain".into(),
+            f,
+            "--ns".into(),
+            ns,
+            "--json".into(),
+        ])
+        .await;
+        assert!(out.status.success(), "{out:?}");
+        serde_json::from_slice::<Value>(&out.stdout).unwrap()
+    };
+    let e_plain = explain(p("plain.capture"), user_ns(&o_plain)).await;
+    let e_file = explain(p("b.capture"), user_ns(&o_file)).await;
+    assert_eq!(e_file["ns"], user_ns(&o_file).as_str());
+    assert_eq!(shape(&e_file), shape(&e_plain));
     let text = std::fs::read_to_string(p("b.capture")).unwrap();
     for n in names(&plain_capture) {
         assert!(!holds(&text, &n), "{n}");

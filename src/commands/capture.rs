@@ -28,17 +28,43 @@ fn warn_refused(refused: &[crate::view::RefusedRead]) {
     }
 }
 
-/// `shardtop capture URI -o FILE [--force]`.
+/// `shardtop capture --script [--server-version V] [-o FILE]`: the mongosh script, printed or
+/// written whole to the file.
+fn script(args: &CaptureArgs, out: &mut impl Write) -> Result<(), Failure> {
+    let version = args.server_version.as_deref();
+    if let Some(v) = version {
+        v.parse::<crate::cluster::ServerVersion>()
+            .map_err(|e| Failure::input(format!("--server-version {v}: {e}")))?;
+    }
+    let text = crate::live::client::script::script(version);
+    let Some(path) = &args.output else {
+        return out.write_all(text.as_bytes()).map_err(|e| write_failed(&e));
+    };
+    check_output("--output", path, args.force)?;
+    crate::files::write_whole(path, text.as_bytes(), existing(args.force))
+        .map_err(|e| Failure::runtime(format!("--output {}: {e}", path.display())))?;
+    Ok(())
+}
+
+/// `shardtop capture URI -o FILE [--force]`, or `--script`.
 pub fn capture(args: &CaptureArgs, out: &mut impl Write) -> Result<(), Failure> {
-    check_output("--output", &args.output, args.force)?;
+    if args.script {
+        return script(args, out);
+    }
+    let (Some(uri), Some(output)) = (&args.uri, &args.output) else {
+        return Err(Failure::input(
+            "capture needs a URI and --output FILE (or --script)".to_string(),
+        ));
+    };
+    check_output("--output", output, args.force)?;
     let rt = runtime()?;
     let (polled, capture) = rt
-        .block_on(capture_once(&args.uri, Duration::from_secs(10)))
+        .block_on(capture_once(uri, Duration::from_secs(10)))
         .map_err(failure)?;
     warn_refused(&polled.refused);
     let path =
-        crate::capture::file::write(&capture, &args.output, existing(args.force)).map_err(|e| {
-            let text = format!("--output {}: {e}", args.output.display());
+        crate::capture::file::write(&capture, output, existing(args.force)).map_err(|e| {
+            let text = format!("--output {}: {e}", output.display());
             if e.kind() == std::io::ErrorKind::AlreadyExists {
                 Failure::input(text)
             } else {
@@ -53,7 +79,7 @@ pub fn capture(args: &CaptureArgs, out: &mut impl Write) -> Result<(), Failure> 
     let text = format!(
         "captured {} reads of {} ({} refused) into {}\n",
         capture.reads.len(),
-        hosts(&args.uri),
+        hosts(uri),
         refusals,
         path.display()
     );

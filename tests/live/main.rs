@@ -4,6 +4,7 @@
 #![allow(clippy::unwrap_used)] // tests: a failed unwrap is a failed test
 
 mod capture;
+mod capture_script;
 #[path = "../common/mod.rs"]
 mod common;
 mod config;

@@ -238,7 +238,10 @@
     const version = typeof info.reply.version === 'string' ? info.reply.version : '8.0';
     const l = line(version);
     if (l === null) stop('unknown server version ' + JSON.stringify(version));
-    if (C.serverVersion !== null && version !== C.serverVersion && version.indexOf(C.serverVersion + '.') !== 0) {
+    // `--server-version V`: V itself, of line V, or V with a vendor's suffix (`8.0.4-2`).
+    const base = version.split(/[-+]/)[0];
+    if (C.serverVersion !== null && version !== C.serverVersion && base !== C.serverVersion &&
+      base.indexOf(C.serverVersion + '.') !== 0) {
       stop('this script was made for MongoDB ' + C.serverVersion + ' and the mongos is ' + version +
         ': make one with `shardtop capture --script` (without --server-version)');
     }

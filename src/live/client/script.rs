@@ -98,7 +98,10 @@ mod tests {
         let js = script(None);
         let names = sent_names(&js);
         for name in &names {
-            assert!(ALLOWED.contains(&name.as_str()), "{name} is not allowlisted");
+            assert!(
+                ALLOWED.contains(&name.as_str()),
+                "{name} is not allowlisted"
+            );
         }
         // Not vacuous: every kind of read of a poll is there.
         let want = [

@@ -116,7 +116,8 @@ mod tests {
             "killCursors",
             "shardDrainingStatus",
         ];
-        let want: std::collections::BTreeSet<String> = want.iter().map(|s| s.to_string()).collect();
+        let want: std::collections::BTreeSet<String> =
+            want.iter().map(ToString::to_string).collect();
         assert_eq!(names, want);
         // And the script refuses anything else before sending it.
         assert!(js.contains("C.allowed.indexOf(name) < 0"));

@@ -217,17 +217,25 @@ pub struct RecordArgs {
 pub struct CaptureArgs {
     /// `mongodb://…` or `mongodb+srv://…` of a mongos (the password never appears anywhere), or,
     /// with `--anonymize`, a capture file to write anonymized.
-    pub uri: String,
-    /// The capture file (`.gz` or `.zst` to compress).
-    #[arg(short, long, value_name = "FILE")]
-    pub output: PathBuf,
+    #[arg(required_unless_present = "script")]
+    pub uri: Option<String>,
+    /// The capture file (`.gz` or `.zst` to compress); with `--script`, the script's file.
+    #[arg(short, long, value_name = "FILE", required_unless_present = "script")]
+    pub output: Option<PathBuf>,
     /// Replace a file already at `--output` (otherwise refused, exit 2).
     #[arg(long)]
     pub force: bool,
     /// Replace every database, collection, shard, host, zone and user name by a stable pseudonym
     /// and every shard-key value by an order-preserving stand-in (docs/capture.md#anonymize).
-    #[arg(long)]
+    #[arg(long, conflicts_with = "script")]
     pub anonymize: bool,
+    /// Print a mongosh script that makes the same capture without shardtop:
+    /// `mongosh URI --quiet --file capture.js > FILE` (docs/capture.md).
+    #[arg(long, conflicts_with = "uri")]
+    pub script: bool,
+    /// With `--script`: the mongos's version (`7.0`, `8.0.12`); the script stops on another.
+    #[arg(long, value_name = "VERSION", requires = "script")]
+    pub server_version: Option<String>,
 }
 
 /// Options of `shardtop open`.

@@ -28,27 +28,52 @@ fn warn_refused(refused: &[crate::view::RefusedRead]) {
     }
 }
 
-/// `shardtop capture URI -o FILE [--force] [--anonymize]`, or `shardtop capture CAPTURE -o FILE
-/// --anonymize` (an existing capture written anonymized).
+/// `shardtop capture --script [--server-version V] [-o FILE]`: the mongosh script, printed or
+/// written whole to the file.
+fn script(args: &CaptureArgs, out: &mut impl Write) -> Result<(), Failure> {
+    let version = args.server_version.as_deref();
+    if let Some(v) = version {
+        v.parse::<crate::cluster::ServerVersion>()
+            .map_err(|e| Failure::input(format!("--server-version {v}: {e}")))?;
+    }
+    let text = crate::live::client::script::script(version);
+    let Some(path) = &args.output else {
+        return out.write_all(text.as_bytes()).map_err(|e| write_failed(&e));
+    };
+    check_output("--output", path, args.force)?;
+    crate::files::write_whole(path, text.as_bytes(), existing(args.force))
+        .map_err(|e| Failure::runtime(format!("--output {}: {e}", path.display())))?;
+    Ok(())
+}
+
+/// `shardtop capture URI -o FILE [--force] [--anonymize]`, `shardtop capture CAPTURE -o FILE
+/// --anonymize` (an existing capture written anonymized), or `--script`.
 pub fn capture(args: &CaptureArgs, out: &mut impl Write) -> Result<(), Failure> {
-    check_output("--output", &args.output, args.force)?;
-    let from_file = std::path::Path::new(&args.uri);
+    if args.script {
+        return script(args, out);
+    }
+    let (Some(uri), Some(output)) = (&args.uri, &args.output) else {
+        return Err(Failure::input(
+            "capture needs a URI and --output FILE (or --script)".to_string(),
+        ));
+    };
+    check_output("--output", output, args.force)?;
+    let from_file = std::path::Path::new(uri);
     let (capture, source) = if crate::capture::file::is_capture(from_file) {
         if !args.anonymize {
             return Err(Failure::input(format!(
-                "{}: a capture file is written again only with --anonymize",
-                args.uri
+                "{uri}: a capture file is written again only with --anonymize"
             )));
         }
         let capture = crate::capture::file::read(from_file).map_err(|e| Failure::input(e.0))?;
-        (capture, args.uri.clone())
+        (capture, uri.clone())
     } else {
         let rt = runtime()?;
         let (polled, capture) = rt
-            .block_on(capture_once(&args.uri, Duration::from_secs(10)))
+            .block_on(capture_once(uri, Duration::from_secs(10)))
             .map_err(failure)?;
         warn_refused(&polled.refused);
-        (capture, hosts(&args.uri))
+        (capture, hosts(uri))
     };
     let capture = if args.anonymize {
         crate::capture::anonymize::anonymize(&capture)
@@ -56,8 +81,8 @@ pub fn capture(args: &CaptureArgs, out: &mut impl Write) -> Result<(), Failure> 
         capture
     };
     let path =
-        crate::capture::file::write(&capture, &args.output, existing(args.force)).map_err(|e| {
-            let text = format!("--output {}: {e}", args.output.display());
+        crate::capture::file::write(&capture, output, existing(args.force)).map_err(|e| {
+            let text = format!("--output {}: {e}", output.display());
             if e.kind() == std::io::ErrorKind::AlreadyExists {
                 Failure::input(text)
             } else {

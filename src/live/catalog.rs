@@ -35,7 +35,7 @@ const SIZES_EVERY: Duration = Duration::from_secs(60);
 
 /// At most this many unsharded collections' sizes are read a poll (a cluster may hold thousands
 /// of untracked collections: one `$collStats` each).
-const FRESH_PER_POLL: usize = 32;
+pub(crate) const FRESH_PER_POLL: usize = 32;
 
 /// Whether a `config.collections` entry is shown: alive (4.4 keeps dropped ones), sharded or
 /// tracked unsharded.

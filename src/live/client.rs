@@ -21,6 +21,7 @@ use captured::{Backend, Keep};
 
 mod captured;
 mod errors;
+pub mod script;
 
 #[cfg(test)]
 use errors::server_error;
@@ -47,6 +48,9 @@ pub const ALLOWED: &[&str] = &[
     // `ShardingCatalogManager::checkDrainingProgress` / `appendShardDrainingStatus`).
     "shardDrainingStatus",
 ];
+
+/// The documents a `find` asks per batch (`batchSize`).
+pub const FIND_BATCH: i32 = 10_000;
 
 /// A failure to read the cluster, in words.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -407,7 +411,7 @@ impl LiveClient {
         let waiting = self.in_flight.begin(read.clone());
         let mut cursor = (client.database(db).collection::<RawDocumentBuf>(coll))
             .find(filter)
-            .batch_size(10_000)
+            .batch_size(FIND_BATCH as u32)
             .batch()
             .await
             .map_err(failed)?;
@@ -453,7 +457,7 @@ impl LiveClient {
         sort: Option<Document>,
         projection: Option<Document>,
     ) -> Result<Vec<Document>, LiveError> {
-        let mut cmd = doc! {"find": coll, "filter": filter, "batchSize": 10_000};
+        let mut cmd = doc! {"find": coll, "filter": filter, "batchSize": FIND_BATCH};
         if let Some(s) = sort {
             cmd.insert("sort", s);
         }

@@ -14,7 +14,7 @@ use crate::trace::LogCollection;
 use crate::view::{LogKind, LogLine};
 
 /// Entries read per poll and log; more wait for the next poll.
-const PAGE: i64 = 100;
+pub(crate) const PAGE: i64 = 100;
 
 /// What the poller remembers of both logs between polls.
 #[derive(Debug, Default)]

@@ -5,6 +5,7 @@
 
 mod capture;
 mod capture_anonymize;
+mod capture_script;
 #[path = "../common/mod.rs"]
 mod common;
 mod config;

@@ -20,7 +20,7 @@ use shardtop::view::ClockView;
 
 const KEYS: [&str; 2] = [r#"{"placedAt": 1}"#, r#"{"customerId": "hashed"}"#];
 
-fn timeline() -> LabTimeline {
+pub(crate) fn timeline() -> LabTimeline {
     let docs: Vec<(Document, u64)> = example::orders_n(3, 6000)
         .map(|d| {
             let n = bson::to_vec(&d).unwrap().len() as u64;
@@ -50,7 +50,7 @@ fn timeline() -> LabTimeline {
     LabTimeline::new(new_trial, docs, example::traffic()).unwrap()
 }
 
-fn feed(tl: &LabTimeline, app: &mut App) {
+pub(crate) fn feed(tl: &LabTimeline, app: &mut App) {
     let clock = ClockView {
         time_ms: tl.now_ms(),
         paused: true,
@@ -62,7 +62,7 @@ fn feed(tl: &LabTimeline, app: &mut App) {
     app.apply(SourceEvent::View(Box::new(tl.view(&app.request(), clock))));
 }
 
-fn screen(app: &App) -> String {
+pub(crate) fn screen(app: &App) -> String {
     let (w, h) = app.size;
     let mut t = Terminal::new(TestBackend::new(w, h)).unwrap();
     t.draw(|f| shardtop::ui::render(f, app)).unwrap();

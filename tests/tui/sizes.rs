@@ -3,7 +3,8 @@
 //! 80×24, 120×40 and 200×60 (issue 35's three sizes, insta snapshots), and the cut rules: the
 //! least important text goes first and a number is never cut (a number a cut ends on is the
 //! whole number the widest screen shows); the header keeps "balancer on" at 80 columns; the
-//! balancer's recent list keeps a failed migration's destination and reason at 120.
+//! balancer's recent list keeps a failed migration's destination and reason at 120; a title or
+//! a note too long for its pane is cut at a word, the orphans' and the cursor's numbers first.
 
 use crate::common;
 
@@ -75,6 +76,10 @@ fn the_main_screen_at_three_sizes() {
     });
     let header = texts[0].lines().next().unwrap();
     assert!(header.contains("balancer on"), "80 columns: {header}");
+    // The orphans' numbers before their explanation: whole at every size.
+    for text in &texts {
+        assert!(text.contains("orphaned: shard0000 2.0 MiB (2097"), "{text}");
+    }
     // A failed migration in the balancer's recent list: destination and reason.
     let texts = at_every_size("main_low_cardinality_600s", |s| {
         fixture_screen("low-cardinality", 600_000, &[], s)
@@ -94,6 +99,9 @@ fn the_key_visualizer_at_three_sizes() {
     for text in &texts {
         assert!(text.contains("Key visualizer"), "{text}");
         assert!(text.contains("balancer on"), "{text}");
+        // The cursor's writes and shard before its (long) range.
+        let cursor = (text.lines()).find(|l| l.contains("│cursor ")).unwrap();
+        assert!(cursor.contains(" writes · on shard"), "{cursor}");
     }
 }
 

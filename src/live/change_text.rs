@@ -125,7 +125,10 @@ pub fn migration_entry(what: &str, ns: &str, d: &Document) -> Option<MigrationEn
                 let docs = number(c, "cloned")?;
                 let bytes = number(c, "clonedBytes").unwrap_or(0).max(0) as u64;
                 let docs = crate::units::count(docs.max(0) as u64, "doc");
-                Some(format!("{docs}, {} cloned", crate::units::human_bytes(bytes)))
+                Some(format!(
+                    "{docs}, {} cloned",
+                    crate::units::human_bytes(bytes)
+                ))
             })
             .unwrap_or_default(),
         _ => text(d, "errmsg").unwrap_or_default(),
@@ -275,7 +278,10 @@ mod tests {
         );
         let start_ms = start.get_datetime("time").unwrap().timestamp_millis() as u64;
         assert_eq!(log[0].at_ms, start_ms, "the line keeps its start's time");
-        assert!(log.iter().all(|l| l.kind == crate::view::LogKind::Migration));
+        assert!(
+            log.iter()
+                .all(|l| l.kind == crate::view::LogKind::Migration)
+        );
         assert!(texts.iter().all(|t| t.matches("shop.orders").count() == 1));
 
         // A failed one: its start, `moveChunk.error` (no message) and the donor's
@@ -305,7 +311,9 @@ mod tests {
         let log = log_of(&[start, to, commit.clone()]);
         assert_eq!(log.len(), 1, "{log:?}");
         assert!(
-            log[0].text.contains("sh1 → sh2 committed: 3784 docs, 1.0 MiB cloned · ["),
+            log[0]
+                .text
+                .contains("sh1 → sh2 committed: 3784 docs, 1.0 MiB cloned · ["),
             "{}",
             log[0].text
         );

@@ -66,7 +66,10 @@ fn record_shows_its_polls_events_and_bytes_as_it_goes() {
     };
     let first = line(&first);
     assert!(first.contains(" s / 8 s · "), "{first}");
-    assert!(first.contains(" event") && first.contains(" poll"), "{first}");
+    assert!(
+        first.contains(" event") && first.contains(" poll"),
+        "{first}"
+    );
     assert!(first.contains("B"), "bytes: {first}");
     // It goes on: a later line with more polls, before the end.
     let polls = |l: &str| -> u64 {

@@ -10,8 +10,8 @@ use crate::common;
 
 use common::ui_fixture::Fixture;
 use insta::assert_snapshot;
-use shardtop::ui::app_heat::Screen;
 use shardtop::source::Timeline;
+use shardtop::ui::app_heat::Screen;
 use shardtop::ui::{Action, App};
 
 const SIZES: [(u16, u16); 3] = [(80, 24), (120, 40), (200, 60)];
@@ -57,7 +57,10 @@ fn at_every_size(name: &str, draw: impl Fn((u16, u16)) -> String) -> Vec<String>
     let wide = texts.last().unwrap();
     for (text, (w, h)) in texts.iter().zip(SIZES) {
         let cut = cut_numbers(text, wide);
-        assert!(cut.is_empty(), "{name} {w}×{h}: numbers cut {cut:?}:\n{text}");
+        assert!(
+            cut.is_empty(),
+            "{name} {w}×{h}: numbers cut {cut:?}:\n{text}"
+        );
         assert_snapshot!(format!("{name}_{w}x{h}"), text);
     }
     texts

@@ -177,6 +177,7 @@ pub fn details(what: &str, ns: &str, d: &Document) -> String {
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::unwrap_used)]
     use super::*;
     use bson::doc;
 

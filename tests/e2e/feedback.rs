@@ -70,7 +70,7 @@ fn record_shows_its_polls_events_and_bytes_as_it_goes() {
         first.contains(" event") && first.contains(" poll"),
         "{first}"
     );
-    assert!(first.contains("B"), "bytes: {first}");
+    assert!(first.contains('B'), "bytes: {first}");
     // It goes on: a later line with more polls, before the end.
     let polls = |l: &str| -> u64 {
         (l.split_once(" poll"))

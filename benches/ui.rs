@@ -56,6 +56,7 @@ fn frame(c: &mut Criterion) {
                 at_ms: i * 100,
                 kind: LogKind::Migration,
                 text: format!("moveChunk.commit     #{i} app.big shard0001 → shard0002: 1000 docs"),
+                migration: None,
             })
             .collect(),
     });

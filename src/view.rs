@@ -16,7 +16,7 @@ mod query;
 mod strip;
 
 pub use build::build;
-pub use log::{LogKind, LogLine, append as append_log, log_line};
+pub use log::{LogKind, LogLine, MigrationEntry, MigrationStep, append as append_log, log_line};
 
 /// The key visualizer's frame under the module's former name.
 #[doc(hidden)]

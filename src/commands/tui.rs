@@ -75,6 +75,7 @@ pub fn replay(args: &ReplayArgs, ctx: &Context) -> Result<(), Failure> {
             at_ms: 0,
             kind: crate::view::LogKind::Error,
             text: format!("trace warning: {w}"),
+            migration: None,
         })
         .collect();
     run_tui(timeline, playback, log, &ctx.settings)

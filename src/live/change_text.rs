@@ -8,6 +8,7 @@
 use bson::{Bson, Document};
 
 use crate::model::shell_text;
+use crate::view::{MigrationEntry, MigrationStep};
 
 /// `[{ a: 1 }, { a: 5 })`, or `None` without both bounds.
 fn range(d: &Document) -> Option<String> {
@@ -83,6 +84,66 @@ fn multi_split(d: &Document) -> String {
     }
 }
 
+/// A migration's entry (`moveChunk.start`, `.commit`, `.error`, `.from`, `.to`) with what
+/// keys it to the other entries of the same migration, or `None` for another entry or one
+/// without its bounds and shards. The fields are the server's: `migration_source_manager.cpp`
+/// logs `min`, `max`, `from`, `to` (and `counts` in the commit); `move_timing_helper.cpp` logs
+/// the same with `note` and `errmsg`. serve's entries add its own words (`shardtop`), whose
+/// outcome (the start's size and reason, the commit's counts, the error) is kept.
+pub fn migration_entry(what: &str, ns: &str, d: &Document) -> Option<MigrationEntry> {
+    let step = match what {
+        "moveChunk.start" => MigrationStep::Start,
+        "moveChunk.commit" => MigrationStep::Commit,
+        "moveChunk.error" => MigrationStep::Error,
+        "moveChunk.from" | "moveChunk.to" => match d.get_str("note") {
+            Ok("success") => MigrationStep::Succeeded,
+            Ok("aborted") => MigrationStep::Aborted,
+            _ => return None,
+        },
+        _ => return None,
+    };
+    let bounds = range(d)?;
+    let (from, to) = (text(d, "from")?, text(d, "to")?);
+    let ours = d.get_str("shardtop").ok();
+    let mut range = bounds.clone();
+    let outcome = match step {
+        MigrationStep::Start => {
+            // serve's "#1 ns from → to [min, max) (size, reason)": the last parentheses.
+            if let Some((_, tail)) = ours.and_then(|t| t.rsplit_once(" (")) {
+                range.push_str(&format!(" ({tail}"));
+            }
+            String::new()
+        }
+        _ if ours.is_some() => ours
+            .and_then(|t| t.split_once(&format!(" → {to}: ")))
+            .map(|(_, o)| o.to_string())
+            .unwrap_or_default(),
+        MigrationStep::Commit => d
+            .get_document("counts")
+            .ok()
+            .and_then(|c| {
+                let docs = number(c, "cloned")?;
+                let bytes = number(c, "clonedBytes").unwrap_or(0).max(0) as u64;
+                let docs = crate::units::count(docs.max(0) as u64, "doc");
+                Some(format!(
+                    "{docs}, {} cloned",
+                    crate::units::human_bytes(bytes)
+                ))
+            })
+            .unwrap_or_default(),
+        _ => text(d, "errmsg").unwrap_or_default(),
+    };
+    Some(MigrationEntry {
+        key: format!("{ns} {bounds} {from} {to}"),
+        step,
+        ns: ns.to_string(),
+        from,
+        to,
+        range,
+        outcome,
+    })
+}
+
 /// Other details as `key value` pairs, values as the server prints them.
 fn pairs(d: &Document) -> String {
     d.iter()
@@ -116,6 +177,7 @@ pub fn details(what: &str, ns: &str, d: &Document) -> String {
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::unwrap_used)]
     use super::*;
     use bson::doc;
 
@@ -145,5 +207,145 @@ mod tests {
             "[{ a: 1 }, { a: 9 }) on s0 at { a: 5 }"
         );
         assert_eq!(details("addShard", "", &doc! {"host": "h:1"}), "host h:1");
+    }
+
+    /// The changelog of `tests/fixtures/clusters/8.0.32-realrock.json`: a real
+    /// `moveChunk.commit` and a real `moveChunk.from` (of another range), as a mongos returns
+    /// them.
+    fn real_changelog() -> Vec<Document> {
+        let text = include_str!("../../tests/fixtures/clusters/8.0.32-realrock.json");
+        let v: serde_json::Value = serde_json::from_str(text).unwrap();
+        (v["config"]["changelog"].as_array().unwrap().iter())
+            .map(|d| match Bson::try_from(d.clone()).unwrap() {
+                Bson::Document(d) => d,
+                other => panic!("{other}"),
+            })
+            .collect()
+    }
+
+    /// `d` as another entry of the same migration: `what`, its details cut to the fields the
+    /// server logs in it, at `time` + `dt` ms.
+    fn entry_of(d: &Document, what: &str, dt: i64, keep: &[&str]) -> Document {
+        let mut e = d.clone();
+        let det = d.get_document("details").unwrap();
+        let mut details = Document::new();
+        for k in ["min", "max", "from", "to"].iter().chain(keep) {
+            if let Some(v) = det.get(*k) {
+                details.insert(*k, v.clone());
+            }
+        }
+        let t = d.get_datetime("time").unwrap().timestamp_millis() + dt;
+        e.insert("what", what);
+        e.insert("details", details);
+        e.insert("time", bson::DateTime::from_millis(t));
+        e
+    }
+
+    fn log_of(entries: &[Document]) -> Vec<crate::view::LogLine> {
+        let mut log = std::collections::VecDeque::new();
+        for d in entries {
+            let line = crate::live::logs::line_of(crate::trace::LogCollection::Changelog, d);
+            crate::view::append_log(&mut log, line);
+        }
+        log.into()
+    }
+
+    #[test]
+    fn a_live_migration_is_one_line_its_donor_entry_folded_in() {
+        let real = real_changelog();
+        let (commit, other_from) = (&real[0], &real[1]);
+        // The same migration's start (min, max, from, to) and its donor's `moveChunk.from`
+        // (the real entry's steps and note, for the committed range), around the real commit.
+        let start = entry_of(commit, "moveChunk.start", -1_200, &[]);
+        let mut from = other_from.clone();
+        let mut det = from.get_document("details").unwrap().clone();
+        for k in ["min", "max"] {
+            let bound = commit.get_document("details").unwrap().get(k).unwrap();
+            det.insert(k, bound.clone());
+        }
+        from.insert("details", det);
+        from.insert("time", other_from.get_datetime("time").unwrap());
+        let log = log_of(&[start.clone(), commit.clone(), from, other_from.clone()]);
+        let texts: Vec<&str> = log.iter().map(|l| l.text.as_str()).collect();
+        assert_eq!(
+            texts,
+            [
+                "moveChunk            shop.orders sh1 → sh2 committed: 3784 docs, 1.0 MiB cloned \
+                 · [{ customerId: MinKey }, { customerId: 3784 })",
+                // The real `moveChunk.from` of a range whose start and commit were not read.
+                "moveChunk            shop.orders sh1 → sh2 succeeded \
+                 · [{ customerId: 37840 }, { customerId: 41624 })",
+            ]
+        );
+        let start_ms = start.get_datetime("time").unwrap().timestamp_millis() as u64;
+        assert_eq!(log[0].at_ms, start_ms, "the line keeps its start's time");
+        assert!(
+            log.iter()
+                .all(|l| l.kind == crate::view::LogKind::Migration)
+        );
+        assert!(texts.iter().all(|t| t.matches("shop.orders").count() == 1));
+
+        // A failed one: its start, `moveChunk.error` (no message) and the donor's
+        // `moveChunk.from` saying why.
+        let error = entry_of(commit, "moveChunk.error", 0, &[]);
+        let mut aborted = entry_of(other_from, "moveChunk.from", 0, &[]);
+        let mut det = error.get_document("details").unwrap().clone();
+        det.insert("note", "aborted");
+        det.insert("errmsg", "Data transfer error: ExceededTimeLimit");
+        aborted.insert("details", det);
+        let log = log_of(&[start, error, aborted]);
+        assert_eq!(log.len(), 1, "{log:?}");
+        assert_eq!(
+            log[0].text,
+            "moveChunk            shop.orders sh1 → sh2 failed: Data transfer error: \
+             ExceededTimeLimit · [{ customerId: MinKey }, { customerId: 3784 })"
+        );
+        assert_eq!(log[0].kind, crate::view::LogKind::Error);
+
+        // The recipient's `moveChunk.to` may come before the donor's commit: still one line,
+        // the commit's counts in it.
+        let mut to = entry_of(commit, "moveChunk.to", -100, &[]);
+        let mut det = to.get_document("details").unwrap().clone();
+        det.insert("note", "success");
+        to.insert("details", det);
+        let start = entry_of(commit, "moveChunk.start", -1_200, &[]);
+        let log = log_of(&[start, to, commit.clone()]);
+        assert_eq!(log.len(), 1, "{log:?}");
+        assert!(
+            log[0]
+                .text
+                .contains("sh1 → sh2 committed: 3784 docs, 1.0 MiB cloned · ["),
+            "{}",
+            log[0].text
+        );
+    }
+
+    #[test]
+    fn serve_s_migration_entries_keep_its_words_and_the_namespace_once() {
+        let d = |what: &str, text: &str| {
+            doc! {"what": what, "ns": "app.events", "time": bson::DateTime::from_millis(5),
+            "details": {"min": {"_id": 1}, "max": {"_id": 2}, "from": "shard0000",
+            "to": "shard0001", "shardtop": text}}
+        };
+        let start = d(
+            "moveChunk.start",
+            "#1 app.events shard0000 → shard0001 [{_id: 1}, {_id: 2}) (1.0 MiB, chunksImbalance)",
+        );
+        let commit = d(
+            "moveChunk.commit",
+            "#1 app.events shard0000 → shard0001: 1051 docs, 1.0 MiB in 1.1s",
+        );
+        let mut from = d("moveChunk.from", "");
+        let mut det = from.get_document("details").unwrap().clone();
+        det.remove("shardtop");
+        det.insert("note", "success");
+        from.insert("details", det);
+        let log = log_of(&[start, commit, from]);
+        assert_eq!(log.len(), 1, "{log:?}");
+        assert_eq!(
+            log[0].text,
+            "moveChunk            app.events shard0000 → shard0001 committed: 1051 docs, 1.0 MiB \
+             in 1.1s · [{ _id: 1 }, { _id: 2 }) (1.0 MiB, chunksImbalance)"
+        );
     }
 }

@@ -175,7 +175,8 @@ impl LogTails {
                 _ => {}
             }
             self.keep(LogCollection::Changelog, &d);
-            out.push(invalid_at(change_line(&what, &d), valid.is_err(), now_ms));
+            let line = change_line(&what, &d, valid.is_ok());
+            out.push(invalid_at(line, valid.is_err(), now_ms));
         }
         let rounds = tail(
             client,
@@ -290,7 +291,7 @@ fn at_ms(d: &Document) -> u64 {
 /// shows the recorded entries through this).
 pub fn line_of(log: LogCollection, d: &Document) -> LogLine {
     match log {
-        LogCollection::Changelog => change_line(d.get_str("what").unwrap_or("?"), d),
+        LogCollection::Changelog => change_line(d.get_str("what").unwrap_or("?"), d, true),
         LogCollection::Actionlog => {
             let details = d.get_document("details").cloned().unwrap_or_default();
             round_line(d, &details, round_error(&details).as_deref())
@@ -298,8 +299,16 @@ pub fn line_of(log: LogCollection, d: &Document) -> LogLine {
     }
 }
 
-fn change_line(what: &str, d: &Document) -> LogLine {
+/// An entry's line; `merge`: a migration's entry is keyed to be one line with the others of
+/// its migration (not an entry whose time is invalid: shown where it was read, as it is).
+fn change_line(what: &str, d: &Document, merge: bool) -> LogLine {
     let ns = d.get_str("ns").unwrap_or_default();
+    let migration = (d.get_document("details").ok())
+        .filter(|_| merge)
+        .and_then(|det| super::change_text::migration_entry(what, ns, det));
+    if let Some(m) = migration {
+        return m.line(at_ms(d));
+    }
     let details = d.get_document("details").map_or_else(
         |_| String::new(),
         |det| super::change_text::details(what, ns, det),
@@ -308,6 +317,7 @@ fn change_line(what: &str, d: &Document) -> LogLine {
         at_ms: at_ms(d),
         kind: kind_of(what),
         text: crate::units::cut_at_words(&format!("{what:<20} {ns} {details}"), 200),
+        migration: None,
     }
 }
 
@@ -346,6 +356,7 @@ fn round_line(d: &Document, details: &Document, error: Option<&str>) -> LogLine 
             LogKind::Balancer
         },
         text,
+        migration: None,
     }
 }
 
@@ -414,14 +425,18 @@ mod tests {
             "the event log's pane says so"
         );
         // The line: shown when read, marked.
-        let line = invalid_at(change_line("moveChunk.commit", &future), true, NOW);
+        let line = invalid_at(change_line("moveChunk.commit", &future, false), true, NOW);
         assert_eq!(line.at_ms, NOW);
         assert!(
             line.text.starts_with("(time invalid) moveChunk.commit"),
             "{}",
             line.text
         );
-        let line = invalid_at(change_line("moveChunk.commit", &entry(1, 5)), false, NOW);
+        let line = invalid_at(
+            change_line("moveChunk.commit", &entry(1, 5), true),
+            false,
+            NOW,
+        );
         assert_eq!(line.at_ms, 5);
         assert!(!line.text.contains("invalid"));
     }

@@ -44,6 +44,7 @@ fn logged_line(l: &Logged) -> LogLine {
             at_ms: 0,
             kind: LogKind::Other,
             text: format!("{:<20} (an entry this build cannot read)", l.what()),
+            migration: None,
         },
         |d| crate::live::logs::line_of(l.collection, &d),
     );
@@ -115,6 +116,7 @@ impl ReplayTimeline {
                 at_ms: 0,
                 kind: LogKind::Error,
                 text: format!("trace warning: {w}"),
+                migration: None,
             })
             .collect()
     }

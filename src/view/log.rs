@@ -48,6 +48,125 @@ pub struct LogLine {
     pub at_ms: u64,
     pub kind: LogKind,
     pub text: String,
+    /// A live migration's changelog entry the line shows (`None` for any other line): what
+    /// [`append`] keys one line per migration by.
+    pub migration: Option<MigrationEntry>,
+}
+
+/// A live migration's `config.changelog` entry, in words: the donor's `moveChunk.start`,
+/// `moveChunk.commit` or `moveChunk.error` (`src/mongo/db/s/migration_source_manager.cpp`),
+/// or the donor's `moveChunk.from` / the recipient's `moveChunk.to` logged when either side's
+/// part ends, `note: "success"` or `"aborted"` with `errmsg`
+/// (`src/mongo/db/s/move_timing_helper.cpp`). Every one of them carries the migration's `ns`
+/// and `details.min`, `details.max`, `details.from`, `details.to`: together its key.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MigrationEntry {
+    /// Namespace, bounds, donor and recipient: what the entries of one migration share.
+    pub key: String,
+    pub step: MigrationStep,
+    pub ns: String,
+    /// The donor and the recipient shards.
+    pub from: String,
+    pub to: String,
+    /// `[min, max)`, and what the start adds (serve's size and reason).
+    pub range: String,
+    /// What the entry says of the outcome: the commit's counts, the error's message.
+    pub outcome: String,
+}
+
+/// Which entry of a migration, or (once merged) how the migration ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MigrationStep {
+    Start,
+    Commit,
+    Error,
+    /// A `moveChunk.from` or `moveChunk.to` with `note: "success"`.
+    Succeeded,
+    /// A `moveChunk.from` or `moveChunk.to` with `note: "aborted"`.
+    Aborted,
+}
+
+impl MigrationEntry {
+    /// The line of this entry (or of the migration it completed): the head and the outcome
+    /// first, the range last — a cut to the pane's width drops the least important.
+    pub fn line(&self, at_ms: u64) -> LogLine {
+        let word = self.word();
+        let head = format!("{} {} → {}", self.ns, self.from, self.to);
+        let text = if word.is_empty() {
+            format!("{:<20} {head} {}", "moveChunk.start", self.range)
+        } else if self.outcome.is_empty() {
+            format!("{:<20} {head} {word} · {}", "moveChunk", self.range)
+        } else {
+            let (outcome, range) = (&self.outcome, &self.range);
+            format!("{:<20} {head} {word}: {outcome} · {range}", "moveChunk")
+        };
+        let kind = match self.step {
+            MigrationStep::Error | MigrationStep::Aborted => LogKind::Error,
+            _ => LogKind::Migration,
+        };
+        LogLine {
+            at_ms,
+            kind,
+            text: crate::units::cut_at_words(&text, 200),
+            migration: Some(self.clone()),
+        }
+    }
+
+    /// How the migration ended, in a word (empty while only its start is known).
+    pub fn word(&self) -> &'static str {
+        match self.step {
+            MigrationStep::Start => "",
+            MigrationStep::Commit => "committed",
+            MigrationStep::Error => "failed",
+            MigrationStep::Succeeded => "succeeded",
+            MigrationStep::Aborted => "aborted",
+        }
+    }
+
+    /// Whether `self`, a later entry, completes the migration `earlier` shows: a commit or an
+    /// error ends a start (or a start the recipient's `moveChunk.to` already said ended the same
+    /// way); the donor's or the recipient's last word agrees with the outcome (a
+    /// `moveChunk.from` after a commit adds nothing; after an error, its `errmsg`).
+    fn completes(&self, earlier: MigrationStep) -> bool {
+        use MigrationStep::{Aborted, Commit, Error, Start, Succeeded};
+        match self.step {
+            Start => false,
+            Commit => matches!(earlier, Start | Succeeded),
+            Error => matches!(earlier, Start | Aborted),
+            Succeeded => matches!(earlier, Start | Commit | Succeeded),
+            Aborted => matches!(earlier, Start | Error | Aborted),
+        }
+    }
+}
+
+/// Folds a live migration's later entry into the line of its earlier one; `false` when no line
+/// of the same migration is there to complete (the entry is then a line of its own).
+fn fold_migration(log: &mut std::collections::VecDeque<LogLine>, m: &MigrationEntry) -> bool {
+    let earlier = log
+        .iter_mut()
+        .rev()
+        .take(MIGRATION_LOOKBACK)
+        .find(|l| l.migration.as_ref().is_some_and(|e| e.key == m.key));
+    let Some(line) = earlier else {
+        return false;
+    };
+    let Some(mut e) = line.migration.clone() else {
+        return false;
+    };
+    if !m.completes(e.step) {
+        return false;
+    }
+    // The commit or the error is the donor's word on the outcome; a later `moveChunk.from` or
+    // `moveChunk.to` only adds what is missing (an error's message).
+    let decides = matches!(m.step, MigrationStep::Commit | MigrationStep::Error);
+    if decides || e.step == MigrationStep::Start {
+        e.step = m.step;
+    }
+    if (decides && !m.outcome.is_empty()) || e.outcome.is_empty() {
+        e.outcome.clone_from(&m.outcome);
+    }
+    *line = e.line(line.at_ms);
+    true
 }
 
 /// The log line of an event, or `None` for events the log leaves out (write batches, round
@@ -85,6 +204,7 @@ pub fn log_line(cluster: &Cluster, e: &Event) -> Option<LogLine> {
         at_ms: e.at_ms,
         kind,
         text: format!("{:<20} {}", e.kind.what(), cluster.describe_detail(e)),
+        migration: None,
     })
 }
 
@@ -156,7 +276,17 @@ const MIGRATION_LOOKBACK: usize = 500;
 /// line (the latest reason kept), and a migration is one line — its start, completed in place
 /// by its commit or its error (`#3 ns donor → recipient committed: … · [range) (size, reason)`,
 /// `… failed: error · …`).
+///
+/// A live migration (no id: its entries carry the same namespace, bounds, donor and recipient)
+/// is one line the same way: its start, completed by its commit or its error, the donor's
+/// duplicate `moveChunk.from` (and the recipient's `moveChunk.to`) folded in.
 pub fn append(log: &mut std::collections::VecDeque<LogLine>, line: LogLine) {
+    if let Some(m) = &line.migration
+        && m.step != MigrationStep::Start
+        && fold_migration(log, m)
+    {
+        return;
+    }
     if let Some((round, why)) = idle_round(&line)
         && let Some(last) = log.back_mut()
     {
@@ -222,6 +352,7 @@ mod tests {
             at_ms,
             kind,
             text: text.to_string(),
+            migration: None,
         }
     }
 

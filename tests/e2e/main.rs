@@ -4,6 +4,7 @@
 
 #[path = "../common/mod.rs"]
 mod common;
+mod feedback;
 mod first_hour;
 mod hostile;
 #[allow(dead_code)] // the modes the e2e tests do not use

@@ -15,6 +15,7 @@ mod hostile_mongos;
 mod poll_cost;
 mod quiet_cluster;
 mod real_clusters;
+mod real_migrations;
 mod real_mongos;
 mod real_replay;
 mod real_screens;

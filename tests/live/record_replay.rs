@@ -28,8 +28,10 @@ fn texts(log: &[LogLine]) -> Vec<String> {
         .collect()
 }
 
+/// A `moveChunk.start` or `moveChunk.commit` entry's line (a commit's reads `moveChunk … committed`).
 fn is_migration(l: &LogLine) -> bool {
-    l.text.starts_with("moveChunk.start ") || l.text.starts_with("moveChunk.commit ")
+    l.text.starts_with("moveChunk.start ")
+        || (l.text.starts_with("moveChunk ") && l.text.contains(" committed"))
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -2,7 +2,8 @@
 //! The lab's side-by-side screen: every candidate a column (shards with their share of the new
 //! inserts, the strip with the hot chunk, the numbers, each query's targeting), advancing in
 //! lockstep; ←/→ choose a candidate, Enter opens it in the full layout, `L` comes back; going
-//! back in time starts again from the layout and gives the same state. A snapshot at 120×40.
+//! back in time starts again from the layout and gives the same state. A snapshot at 120×40;
+//! every key of its help reachable by scrolling at 80×24.
 
 use bson::Document;
 use insta::assert_snapshot;
@@ -20,7 +21,7 @@ use shardtop::view::ClockView;
 
 const KEYS: [&str; 2] = [r#"{"placedAt": 1}"#, r#"{"customerId": "hashed"}"#];
 
-fn timeline() -> LabTimeline {
+pub(crate) fn timeline() -> LabTimeline {
     let docs: Vec<(Document, u64)> = example::orders_n(3, 6000)
         .map(|d| {
             let n = bson::to_vec(&d).unwrap().len() as u64;
@@ -50,7 +51,7 @@ fn timeline() -> LabTimeline {
     LabTimeline::new(new_trial, docs, example::traffic()).unwrap()
 }
 
-fn feed(tl: &LabTimeline, app: &mut App) {
+pub(crate) fn feed(tl: &LabTimeline, app: &mut App) {
     let clock = ClockView {
         time_ms: tl.now_ms(),
         paused: true,
@@ -62,7 +63,7 @@ fn feed(tl: &LabTimeline, app: &mut App) {
     app.apply(SourceEvent::View(Box::new(tl.view(&app.request(), clock))));
 }
 
-fn screen(app: &App) -> String {
+pub(crate) fn screen(app: &App) -> String {
     let (w, h) = app.size;
     let mut t = Terminal::new(TestBackend::new(w, h)).unwrap();
     t.draw(|f| shardtop::ui::render(f, app)).unwrap();
@@ -140,6 +141,39 @@ fn the_help_of_the_side_by_side_screen_lists_its_own_keys() {
         "not the main view's keys:\n{text}"
     );
     assert_snapshot!("lab_help_80x24", text);
+}
+
+#[test]
+fn every_key_of_the_lab_s_help_is_reachable_by_scrolling_at_80x24() {
+    let mut tl = timeline();
+    tl.advance_to(2_000, &mut Vec::new()).unwrap();
+    let mut app = App::new((80, 24), false, 4.0, true);
+    app.screen = Screen::Lab;
+    feed(&tl, &mut app);
+    app.update(Action::ToggleHelp);
+    let (mut seen, mut last) = (String::new(), String::new());
+    for _ in 0..200 {
+        let text = screen(&app);
+        if text == last {
+            break;
+        }
+        seen.push_str(&text);
+        last = text;
+        app.update(Action::Down);
+    }
+    assert_eq!(screen(&app), last, "the help reached its end");
+    for (_, rows) in shardtop::ui::help_keys::help_of(Screen::Lab) {
+        for (commands, what) in *rows {
+            // A long row wraps under its words.
+            for word in what.split(' ') {
+                assert!(seen.contains(word), "{word:?} of {what:?} never shown");
+            }
+            for c in commands.iter().filter(|c| **c != "mouse") {
+                let keys = app.settings.keys.keys_of(c);
+                assert!(seen.contains(&keys), "{c}'s keys {keys:?}");
+            }
+        }
+    }
 }
 
 #[test]

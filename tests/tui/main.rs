@@ -15,5 +15,6 @@ mod live_features;
 mod panes;
 mod runtime;
 mod settings;
+mod sizes;
 mod time_travel;
 mod truth;

@@ -81,6 +81,7 @@ fn shards_pane(text: &str) -> Vec<String> {
                 .to_string()
         })
         .filter(|l| l.chars().nth(2).is_some() && l.contains(" shard"))
+        .filter(|l| !l.contains("orphaned:"))
         .collect()
 }
 

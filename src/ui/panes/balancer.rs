@@ -10,7 +10,7 @@ use super::{fit, pane_block, time_text};
 use crate::ui::app::App;
 use crate::ui::theme::{Bar, Theme, bar};
 use crate::view::Feeds;
-use crate::view::LogKind;
+use crate::view::{LogKind, MigrationStep};
 
 /// `rounds N · moved N · `; a live cluster's count says which log it is read from.
 fn counts_text(b: &crate::view::BalancerView) -> String {
@@ -136,6 +136,20 @@ fn size_text(m: &crate::view::MigrationView) -> String {
 /// destination and the reason. A line the log joined (`moveChunk … committed: …`) or a
 /// commit or error line of its own (a live cluster's changelog).
 fn finished(l: &crate::view::LogLine) -> Option<(bool, String)> {
+    if let Some(m) = &l.migration {
+        // A live migration's line: the shards, the outcome, the namespace.
+        let ok = match m.step {
+            MigrationStep::Start => return None,
+            MigrationStep::Commit | MigrationStep::Succeeded => true,
+            MigrationStep::Error | MigrationStep::Aborted => false,
+        };
+        let outcome = if m.outcome.is_empty() {
+            m.word()
+        } else {
+            &m.outcome
+        };
+        return Some((ok, format!("{} → {}: {outcome} · {}", m.from, m.to, m.ns)));
+    }
     let (what, detail) = l
         .text
         .split_once(' ')

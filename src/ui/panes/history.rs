@@ -49,6 +49,7 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: Theme) {
         " History · {ns} · {} s per column · per shard: data, chunks, share of writes ",
         h.secs_per_col
     );
+    let title = crate::units::cut_at_words(&title, usize::from(area.width).saturating_sub(2));
     let block = pane_block(Line::from(Span::styled(title, theme.title())), true, theme);
     let inner = block.inner(area);
     let mut lines: Vec<Line> = h
@@ -199,7 +200,10 @@ fn progress_lines(p: &Progress, now_col: usize, theme: Theme, width: usize) -> [
             Span::styled(head, theme.warn()),
             Span::styled(sparkline(trend.iter().copied(), 1.0), theme.bar(Bar::Data)),
         ]),
-        Line::from(Span::styled(format!("  {}", p.detail), theme.dim())),
+        Line::from(Span::styled(
+            crate::units::cut_at_words(&format!("  {}", p.detail), width),
+            theme.dim(),
+        )),
     ]
 }
 

@@ -58,6 +58,8 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: Theme) {
         " Key visualizer · {ns} · {} s per column · rows: key ranges, {keys} ",
         h.secs_per_col
     );
+    // Cut at a word, not at the border: the least important (what the rows are) goes first.
+    let title = crate::units::cut_at_words(&title, usize::from(area.width).saturating_sub(2));
     let block = pane_block(Line::from(Span::styled(title, theme.title())), true, theme);
     let inner = block.inner(area);
     let mut lines = grid_lines(h, app, theme);
@@ -68,16 +70,41 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: Theme) {
             format!("{} ", SHADES[1..].iter().collect::<String>()),
             theme.dim(),
         ),
-        Span::raw(format!(
-            "¼ ½ ¾ all of the busiest cell ({}) · bands: owners at the cursor (left), the cursor's range over time (below)",
-            crate::units::count(h.max, "write")
+        Span::raw(crate::units::cut_at_words(
+            &format!(
+                "¼ ½ ¾ all of the busiest cell ({}) · bands: owners at the cursor (left), the cursor's range over time (below)",
+                crate::units::count(h.max, "write")
+            ),
+            usize::from(inner.width).saturating_sub(5),
         )),
     ]));
     lines.push(Line::from(vec![
         Span::styled("cursor ", theme.key()),
-        Span::raw(h.cursor_text.clone()),
+        Span::raw(cursor_fit(
+            &h.cursor_text,
+            usize::from(inner.width).saturating_sub(7),
+        )),
     ]));
     frame.render_widget(Paragraph::new(lines).block(block), area);
+}
+
+/// The cursor's words (`60–61s · [range) · 0 writes · on shard0001`) in `room` characters:
+/// when they do not fit, the range (the longest and least needed: the rows show where it is)
+/// moves last, so a cut keeps the writes and the shard.
+fn cursor_fit(text: &str, room: usize) -> String {
+    if text.chars().count() <= room {
+        return text.to_string();
+    }
+    let parts: Vec<&str> = text.split(" · ").collect();
+    let text = if parts.len() >= 3 {
+        let mut order = vec![parts[0]];
+        order.extend(&parts[2..]);
+        order.push(parts[1]);
+        order.join(" · ")
+    } else {
+        text.to_string()
+    };
+    crate::units::cut_at_words(&text, room)
 }
 
 fn grid_lines(h: &KeyVisualizerView, app: &App, theme: Theme) -> Vec<Line<'static>> {

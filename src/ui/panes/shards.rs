@@ -139,6 +139,7 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: Theme, focused: b
     }
     others.extend(notes(v, usize::from(inner.width), theme));
     if let Some(note) = orphans_note(v) {
+        let note = crate::units::cut_at_words(&note, usize::from(inner.width));
         others.push(Line::from(Span::styled(note, theme.dim())));
     }
     // The shard rows stay whole; the wrapped refused-read notes take the rows left after the
@@ -347,7 +348,9 @@ fn notes(v: &ClusterView, width: usize, theme: Theme) -> Vec<Line<'static>> {
     out
 }
 
-/// `orphaned: shard0000 769.1 KiB (3938 docs) · …` when migrations left documents on donors.
+/// `orphaned: shard0000 769.1 KiB (3938 docs) · … — until the range deleter runs` when
+/// migrations left documents on donors: the numbers first, so a cut to the pane's width drops the
+/// explanation, never a number.
 fn orphans_note(v: &crate::view::ClusterView) -> Option<String> {
     let parts: Vec<String> = v
         .shards
@@ -364,7 +367,7 @@ fn orphans_note(v: &crate::view::ClusterView) -> Option<String> {
         .collect();
     (!parts.is_empty()).then(|| {
         format!(
-            "orphaned, until the range deleter runs: {}",
+            "orphaned: {} — until the range deleter runs",
             parts.join(" · ")
         )
     })

@@ -35,15 +35,16 @@ pub async fn watch_once_json(uri: &str) -> Output {
     .await
 }
 
-/// `shardtop record URI -o TRACE --duration 1s --interval 1s`.
-pub async fn record_1s(uri: &str, trace: &Path) -> Output {
+/// `shardtop record URI -o TRACE --duration 2s --interval 1s` (a first poll may take over 1 s on
+/// a loaded machine).
+pub async fn record_2s(uri: &str, trace: &Path) -> Output {
     shardtop(vec![
         "record".into(),
         uri.to_string(),
         "-o".into(),
         trace.display().to_string(),
         "--duration".into(),
-        "1s".into(),
+        "2s".into(),
         "--interval".into(),
         "1s".into(),
     ])

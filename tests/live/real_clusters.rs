@@ -413,7 +413,7 @@ async fn a_recording_of_every_real_cluster_replays_to_the_same_summary() {
         let name = file.name.clone();
         let mongos = real_mongos::start(file.clone()).await;
         let trace = dir.path().join(format!("{name}.ndjson"));
-        let out = super::helpers::record_1s(&mongos.uri, &trace).await;
+        let out = super::helpers::record_2s(&mongos.uri, &trace).await;
         assert!(out.status.success(), "{name}: {out:?}");
         let out = shardtop(vec![
             "replay".into(),

@@ -79,7 +79,7 @@ async fn a_replay_says_what_watch_said_of_an_inconsistency_a_drain_and_the_windo
 
     let dir = tempfile::tempdir().unwrap();
     let trace = dir.path().join("overlap.ndjson");
-    let out = super::helpers::record_1s(&mongos.uri, &trace).await;
+    let out = super::helpers::record_2s(&mongos.uri, &trace).await;
     assert!(out.status.success(), "{out:?}");
     let text = std::fs::read_to_string(&trace).unwrap();
     let keyframe: Value = text

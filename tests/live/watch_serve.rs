@@ -517,7 +517,7 @@ async fn record_writes_a_trace_that_replays_to_the_polled_state() {
     let (server, uri) = serve(sim, None).await;
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("live.ndjson.zst");
-    let recorded = super::helpers::record_in_process(&uri, &path, 700).await;
+    let recorded = super::helpers::record_in_process(&uri, &path, 2_000).await;
     server.shutdown().await;
     assert!(recorded.polls >= 2, "{} polls", recorded.polls);
     let mut replay =

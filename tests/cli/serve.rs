@@ -35,6 +35,14 @@ fn bad_input_exits_2() {
             "--listen",
             "127.0.0.1:0",
         ],
+        // 6.0 is simulated as from 6.0.3.
+        &[
+            "serve",
+            "--server-version",
+            "6.0.1",
+            "--listen",
+            "127.0.0.1:0",
+        ],
         &["serve", "no-such-scenario", "--listen", "127.0.0.1:0"],
         &["serve", "--max-docs", "many", "--listen", "127.0.0.1:0"],
     ] {

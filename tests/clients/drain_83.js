@@ -30,8 +30,10 @@ eq("names the shard, after state", [s.shard, Object.keys(s).slice(0, 3)], ["shar
 eq("dbsToMove", s.dbsToMove, ["TestDB"]);
 eq("collectionsToMove", s.collectionsToMove, ["TestDB.CollUnsharded"]);
 eq("note", s.note, "you need to call moveCollection for collectionsToMove and afterwards movePrimary for the dbsToMove");
-eq("a shard not draining", run("status shard0000", { shardDrainingStatus: "shard0000" }).codeName, "IllegalOperation");
-eq("a shard that does not exist", run("status shard1", { shardDrainingStatus: "shard1" }).codeName, "ShardNotFound");
+expectError("a shard not draining", () => admin.runCommand({ shardDrainingStatus: "shard0000" }),
+  { codeName: "IllegalOperation" });
+expectError("a shard that does not exist", () => admin.runCommand({ shardDrainingStatus: "shard1" }),
+  { codeName: "ShardNotFound" });
 
 // shard0002 holds nothing: drained at once, then removed.
 eq("startShardDraining shard0002", run("start 2", { startShardDraining: "shard0002" }).ok, 1);
@@ -40,6 +42,7 @@ eq("drainingComplete", [c.state, c.shard], ["drainingComplete", "shard0002"]);
 eq("commitShardRemoval shard0002", run("commit 2", { commitShardRemoval: "shard0002" }).ok, 1);
 const again = run("removeShard shard0002 again", { removeShard: "shard0002" });
 eq("removeShard of the removed shard succeeds", [again.ok, again.state], [1, "completed"]);
-eq("removeShard of an unknown shard", run("removeShard nope", { removeShard: "nope" }).codeName, "ShardNotFound");
+expectError("removeShard of an unknown shard", () => admin.runCommand({ removeShard: "nope" }),
+  { codeName: "ShardNotFound" });
 
 finish();

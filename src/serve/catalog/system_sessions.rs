@@ -100,3 +100,36 @@ impl State {
         out
     }
 }
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    fn uuid_of(key: &ShardKey) -> Vec<u8> {
+        match key.get(0) {
+            Some(KeyValue::Document(fields)) => match &fields[0].1 {
+                KeyValue::Binary(b) => b.bytes.to_vec(),
+                other => panic!("{other:?}"),
+            },
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn the_presplit_bounds_and_versions() {
+        let key = KeyPattern::parse_json(r#"{"_id": 1}"#).unwrap();
+        let t = table(&key, ShardIdx(1), true).unwrap();
+        assert_eq!(t.len(), 1024);
+        assert_eq!(t.version(), ChunkVersion::new(1, 1024));
+        // i << 22 in the first 32 bits: 0x00400000, 0x00800000, … 0xffc00000.
+        let mut first = [0_u8; 16];
+        first[1] = 0x40;
+        assert_eq!(uuid_of(t.chunk(1).min), first);
+        let mut last = [0_u8; 16];
+        last[..2].copy_from_slice(&[0xff, 0xc0]);
+        assert_eq!(uuid_of(t.chunk(1023).min), last);
+        assert!(t.iter().all(|c| c.info.shard == ShardIdx(1)));
+        assert_eq!(table(&key, ShardIdx(0), false).unwrap().len(), 1);
+    }
+}

@@ -38,7 +38,7 @@ fn reported_patch(
     let located = config.server_version.as_ref();
     let (text, at) = match (flag, located) {
         (Some(t), _) => (t.to_string(), "--server-version".to_string()),
-        (None, Some(l)) => (l.value.clone(), l.at.to_string()),
+        (None, Some(l)) => (l.value.clone(), l.at.clone()),
         (None, None) => return Ok(None),
     };
     let Some(patch) = ServerVersion::patch_of(&text) else {

@@ -289,7 +289,10 @@ fn remove_shard_of_a_removed_shard_is_shard_not_found_before_8_3_and_completed_f
     ] {
         let mut sim = start_at("drain", version);
         sim.run_until(300_000);
-        assert!(sim.cluster.shards[3].removed, "{version}: removed by the scenario");
+        assert!(
+            sim.cluster.shards[3].removed,
+            "{version}: removed by the scenario"
+        );
         let again = sim.remove_shard("shard0003");
         if completed {
             assert_eq!(again, Ok(RemoveShardState::Completed), "{version}");

@@ -16,7 +16,9 @@
 // ("no longer presplitted during balancing rounds"), and a fresh 7.0.24 cluster shows one chunk.
 
 use crate::cluster::{Cluster, Collection, Index, ServerVersion};
-use crate::model::{ChunkInfo, ChunkVersion, KeyPattern, KeyValue, RoutingTable, ShardIdx, ShardKey};
+use crate::model::{
+    ChunkInfo, ChunkVersion, KeyPattern, KeyValue, RoutingTable, ShardIdx, ShardKey,
+};
 use crate::serve::state::State;
 
 pub const NS: &str = "config.system.sessions";
@@ -46,7 +48,11 @@ fn split_point(i: u32, chunks: u32) -> ShardKey {
 /// (`commitChunkSplit` in `sharding_catalog_manager_chunk_operations.cpp`).
 fn table(key: &KeyPattern, shard: ShardIdx, presplit: bool) -> Option<RoutingTable> {
     if !presplit {
-        return Some(RoutingTable::single(key.global_min(), key.global_max(), shard));
+        return Some(RoutingTable::single(
+            key.global_min(),
+            key.global_max(),
+            shard,
+        ));
     }
     let chunks = (0..PRESPLIT_CHUNKS)
         .map(|i| {

@@ -40,6 +40,20 @@ impl ServerVersion {
         Self { major, minor }
     }
 
+    /// The first patch release of the line the simulator answers for: 0, and 3 for 6.0, which
+    /// is simulated as from 6.0.3 (no auto-splitter, `$shardedDataDistribution`: 6.0.0–6.0.2
+    /// had neither change). `serve` reports it unless asked for a later patch.
+    pub fn first_simulated_patch(self) -> u32 {
+        if self == Self::V6_0 { 3 } else { 0 }
+    }
+
+    /// The patch number of a version as a user writes it (`8.0.10`, `6.0.3-ent`), `None` when it
+    /// gives none (`8.0`, `8`). The text must already parse as a release line.
+    pub fn patch_of(text: &str) -> Option<u32> {
+        let numeric = text.trim().split(['-', '+']).next()?;
+        numeric.split('.').nth(2)?.parse().ok()
+    }
+
     /// 64 MB before 6.0, 128 MB from 6.0.
     pub fn default_chunk_size_bytes(self) -> u64 {
         if self < Self::V6_0 {
@@ -254,5 +268,25 @@ mod tests {
         for bad in ["", "-22", "7", "7.x", "7.0.x", "7.0.1.2", "3.6.8", "10.0.0"] {
             assert!(bad.parse::<ServerVersion>().is_err(), "{bad:?}");
         }
+    }
+}
+
+#[cfg(test)]
+mod patch_tests {
+    use super::ServerVersion;
+
+    #[test]
+    fn the_patch_of_a_version_as_written() {
+        for (text, patch) in [
+            ("8.0.10", Some(10)),
+            ("6.0.3-ent", Some(3)),
+            ("7.0.40-22", Some(40)),
+            ("8.0", None),
+            ("8", None),
+        ] {
+            assert_eq!(ServerVersion::patch_of(text), patch, "{text}");
+        }
+        assert_eq!(ServerVersion::V6_0.first_simulated_patch(), 3);
+        assert_eq!(ServerVersion::V8_0.first_simulated_patch(), 0);
     }
 }

@@ -26,6 +26,34 @@ pub fn simulator(
         .map_err(|e| Failure::input(format!("scenario {label}: {e}")))
 }
 
+/// The patch release `--server-version` (or the configuration's `server-version`) names, checked
+/// against the release line simulated: `8.0.10` reports 8.0.10 and has what 8.0.10 added
+/// (`$listClusterCatalog`); a patch before the line's first simulated one (6.0.0–6.0.2: 6.0 is
+/// simulated as from 6.0.3) is refused.
+fn reported_patch(
+    flag: Option<&str>,
+    config: &crate::config::Config,
+    line: ServerVersion,
+) -> Result<Option<u32>, Failure> {
+    let located = config.server_version.as_ref();
+    let (text, at) = match (flag, located) {
+        (Some(t), _) => (t.to_string(), "--server-version".to_string()),
+        (None, Some(l)) => (l.value.clone(), l.at.clone()),
+        (None, None) => return Ok(None),
+    };
+    let Some(patch) = ServerVersion::patch_of(&text) else {
+        return Ok(None);
+    };
+    let first = line.first_simulated_patch();
+    if patch < first {
+        return Err(Failure::input(format!(
+            "{at} {text}: {line} is simulated as from {line}.{first} (no auto-splitter, \
+             $shardedDataDistribution); give {line} or {line}.{first} or later"
+        )));
+    }
+    Ok(Some(patch))
+}
+
 /// Resolves `--listen` and refuses a non-loopback address without `--allow-remote`.
 pub fn listen_address(text: &str, allow_remote: bool) -> Result<SocketAddr, Failure> {
     let addr = text
@@ -55,6 +83,7 @@ pub fn run(args: &ServeArgs, config: &crate::config::Config) -> Result<(), Failu
         args.seed,
         version,
     )?;
+    let patch = reported_patch(args.server_version.as_deref(), config, sim.cluster.version)?;
     // Documents may nest 200 levels (`wire::MAX_BSON_DEPTH`); the stack has room for walking them.
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -77,6 +106,7 @@ pub fn run(args: &ServeArgs, config: &crate::config::Config) -> Result<(), Failu
             max_docs: args.max_docs,
             message_deadline: crate::serve::MESSAGE_DEADLINE,
             access,
+            patch,
         };
         let server = start(opts).await.map_err(|e| {
             Failure::runtime(format!(

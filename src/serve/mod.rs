@@ -75,6 +75,9 @@ pub struct ServeOptions {
     pub message_deadline: std::time::Duration,
     /// Answer as a user with these roles (`--user-roles`); `None`: no access control.
     pub access: Option<access::Access>,
+    /// The patch release to report and honour (`--server-version 8.0.10`); `None`: the line's
+    /// first simulated one.
+    pub patch: Option<u32>,
 }
 
 impl ServeOptions {
@@ -89,6 +92,7 @@ impl ServeOptions {
             max_docs: DEFAULT_MAX_DOCS,
             message_deadline: net::conn::MESSAGE_DEADLINE,
             access: None,
+            patch: None,
         }
     }
 }
@@ -142,6 +146,9 @@ pub async fn start(opts: ServeOptions) -> std::io::Result<Server> {
     );
     let mut state = state;
     state.access = opts.access;
+    if let Some(patch) = opts.patch {
+        state.patch = patch;
+    }
     let shared = net::shared::Shared::new(state);
     let ticker = tokio::spawn(Arc::clone(&shared).tick(shutdown_rx.clone()));
     let limits = Limits {

@@ -37,6 +37,10 @@ const SCRIPTS: &[(&str, &str, u64)] = &[
     ("serve_admin_rules.js", "8.0", 240),
     ("serve_rules_44.js", "4.4", 120),
     ("list_cluster_catalog.js", "8.1", 120),
+    ("list_cluster_catalog_8010.js", "8.0.10", 120),
+    ("sessions_presplit_60.js", "6.0", 120),
+    ("drain_collections_to_move.js", "8.0", 120),
+    ("drain_83.js", "8.3", 120),
 ];
 
 /// The helpers the scripts load; not scripts themselves.
@@ -376,4 +380,24 @@ fn mongosh_serve_rules_44() {
 #[test]
 fn mongosh_list_cluster_catalog() {
     run("list_cluster_catalog.js");
+}
+
+#[test]
+fn mongosh_list_cluster_catalog_8010() {
+    run("list_cluster_catalog_8010.js");
+}
+
+#[test]
+fn mongosh_sessions_presplit_60() {
+    run("sessions_presplit_60.js");
+}
+
+#[test]
+fn mongosh_drain_collections_to_move() {
+    run("drain_collections_to_move.js");
+}
+
+#[test]
+fn mongosh_drain_83() {
+    run("drain_83.js");
 }

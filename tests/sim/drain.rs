@@ -273,3 +273,37 @@ fn from_8_3_several_shards_drain_at_once_before_one_at_a_time() {
         }
     }
 }
+
+#[test]
+fn remove_shard_of_a_removed_shard_is_shard_not_found_before_8_3_and_completed_from_8_3() {
+    // The 8.3-era copy of MongoDB's jstest of a drain blocked by unsharded collections ends with
+    // `assert.commandWorked(removeShard)` of the removed shard; the 8.0-era copy with
+    // `assert.commandFailed`.
+    for (version, completed) in [
+        ("4.4", false),
+        ("7.0", false),
+        ("8.0", false),
+        ("8.2", false),
+        ("8.3", true),
+        ("9.0", true),
+    ] {
+        let mut sim = start_at("drain", version);
+        sim.run_until(300_000);
+        assert!(
+            sim.cluster.shards[3].removed,
+            "{version}: removed by the scenario"
+        );
+        let again = sim.remove_shard("shard0003");
+        if completed {
+            assert_eq!(again, Ok(RemoveShardState::Completed), "{version}");
+        } else {
+            assert_eq!(again.unwrap_err().code_name, "ShardNotFound", "{version}");
+        }
+        // A shard that never existed is ShardNotFound on every line.
+        assert_eq!(
+            sim.remove_shard("nope").unwrap_err().code_name,
+            "ShardNotFound",
+            "{version}"
+        );
+    }
+}

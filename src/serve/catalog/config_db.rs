@@ -66,11 +66,9 @@ pub fn matching(state: &State, coll: &str, filter: Option<&Document>) -> Option<
     })
 }
 
-/// `"8.0.0"` for release line 8.0; `"6.0.3"` for 6.0, which is simulated as from 6.0.3 (no
-/// auto-splitter, `$shardedDataDistribution`: 6.0.0–6.0.2 had neither change, and a client that
-/// reads the version string must not expect less than it gets).
-pub fn version_string(v: ServerVersion) -> String {
-    let patch = if v == ServerVersion::V6_0 { 3 } else { 0 };
+/// The version `serve` reports: release line `v`, patch `patch` (`State::patch`): `"8.0.0"`,
+/// `"8.0.10"` when asked for (`--server-version 8.0.10`).
+pub fn version_string(v: ServerVersion, patch: u32) -> String {
     format!("{}.{}.{patch}", v.major, v.minor)
 }
 
@@ -454,7 +452,7 @@ fn mongos(state: &State, v: ServerVersion) -> Document {
     if v >= ServerVersion::V6_0 {
         d.insert("created", date_secs(state.started_secs));
     }
-    d.insert("mongoVersion", version_string(v));
+    d.insert("mongoVersion", version_string(v, state.patch));
     d.insert(
         "ping",
         Bson::DateTime(DateTime::from_millis(state.now_millis())),

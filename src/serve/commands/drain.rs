@@ -79,10 +79,61 @@ fn answer(state: &RemoveShardState, id: &str, v: ServerVersion) -> Document {
     }
 }
 
+/// The collections `serve` keeps outside the simulator (created by a plain write, never sharded
+/// nor moved) on shard `id`: an untracked unsharded collection lives on its database's primary.
+/// From 8.0 a drain lists them in `collectionsToMove` as it lists tracked ones: MongoDB's 8.0-era
+/// jstest of a drain blocked by unsharded collections expects `db1.collUnsharded`
+/// (`createCollection`, untracked on 8.0) there, and the 8.3-era `shardDrainingStatus` jstest
+/// `TestDB.CollUnsharded`, made by a plain `insert`.
+fn untracked_on(state: &State, id: &str) -> Vec<String> {
+    let cluster = &state.sim.cluster;
+    let Some(shard) = cluster.shard_index(id) else {
+        return Vec::new();
+    };
+    if cluster.version < ServerVersion::V8_0 {
+        return Vec::new();
+    }
+    state
+        .unsharded
+        .keys()
+        .filter(|ns| cluster.collection(ns).is_none())
+        .filter(|ns| {
+            ns.split_once('.')
+                .and_then(|(db, _)| cluster.databases.get(db))
+                .is_some_and(|p| *p == shard)
+        })
+        .cloned()
+        .collect()
+}
+
+/// The simulator's answer with `serve`'s own unsharded collections on the shard added to
+/// `collectionsToMove`, in name order.
+fn with_untracked(state: &State, id: &str, mut result: RemoveShardState) -> RemoveShardState {
+    let extra = untracked_on(state, id);
+    if extra.is_empty() {
+        return result;
+    }
+    if let RemoveShardState::Started {
+        collections_to_move,
+        ..
+    }
+    | RemoveShardState::Ongoing {
+        collections_to_move,
+        ..
+    } = &mut result
+    {
+        collections_to_move.extend(extra);
+        collections_to_move.sort();
+        collections_to_move.dedup();
+    }
+    result
+}
+
 /// `removeShard`: started / ongoing (with what remains) / completed.
 pub fn remove_shard(state: &mut State, cmd: &Document) -> Answer {
     let id = reply::first_string(cmd, "removeShard")?;
     let result = state.sim.remove_shard(&id)?;
+    let result = with_untracked(state, &id, result);
     Ok(ok(answer(&result, &id, state.sim.cluster.version)))
 }
 
@@ -97,7 +148,21 @@ pub fn start_shard_draining(state: &mut State, cmd: &Document) -> Answer {
 pub fn shard_draining_status(state: &mut State, cmd: &Document) -> Answer {
     let id = reply::first_string(cmd, "shardDrainingStatus")?;
     let result = state.sim.shard_draining_status(&id)?;
-    Ok(ok(answer(&result, &id, state.sim.cluster.version)))
+    let result = with_untracked(state, &id, result);
+    let mut reply = answer(&result, &id, state.sim.cluster.version);
+    // The reply names the draining shard in every state (the `shardDrainingStatus` reference
+    // page's output table: msg, state, shard, remaining, …), after `state`.
+    if !reply.contains_key("shard") {
+        let mut named = Document::new();
+        for (k, v) in reply {
+            named.insert(k.clone(), v);
+            if k == "state" {
+                named.insert("shard", id.clone());
+            }
+        }
+        reply = named;
+    }
+    Ok(ok(reply))
 }
 
 /// `stopShardDraining` (8.3+).

@@ -45,19 +45,19 @@ pub fn hello_of(v: ServerVersion, cmd: &Document, ctx: Context, legacy_name: boo
 
 /// `buildInfo`.
 pub fn build_info(state: &State) -> Answer {
-    build_info_of(state.sim.cluster.version)
+    build_info_of(state.sim.cluster.version, state.patch)
 }
 
 /// `buildInfo` of a server of version `v`.
-pub fn build_info_of(v: ServerVersion) -> Answer {
+pub fn build_info_of(v: ServerVersion, patch: u32) -> Answer {
     Ok(ok(doc! {
-        "version": version_string(v),
+        "version": version_string(v, patch),
         "gitVersion": "shardtop-simulator",
         "modules": [],
         "allocator": "system",
         "javascriptEngine": "none",
         "sysInfo": "deprecated",
-        "versionArray": [i32::from(v.major), i32::from(v.minor), i32::from(v == ServerVersion::V6_0) * 3, 0],
+        "versionArray": [i32::from(v.major), i32::from(v.minor), patch as i32, 0],
         "bits": 64,
         "debug": false,
         "maxBsonObjectSize": 16_777_216,
@@ -117,7 +117,7 @@ pub fn server_status(state: &State) -> Answer {
     let up = state.started.elapsed();
     Ok(ok(doc! {
         "host": state.addr.to_string(),
-        "version": version_string(v),
+        "version": version_string(v, state.patch),
         "process": "mongos",
         "uptime": up.as_secs_f64().floor(),
         "uptimeMillis": up.as_millis() as i64,

@@ -104,7 +104,7 @@ pub fn answer(state: &mut State, cmd: &Document, ctx: Context) -> Reply {
 /// so a heavy command on one connection never delays another's `ping` or a driver's monitoring
 /// `hello`.
 pub fn answer_without_state(
-    version: crate::cluster::ServerVersion,
+    (version, patch): (crate::cluster::ServerVersion, u32),
     log: Option<&crate::serve::state::log::CommandLog>,
     cmd: &Document,
     ctx: Context,
@@ -119,7 +119,7 @@ pub fn answer_without_state(
         "ping" => Ok(reply::ok(Document::new())),
         "hello" => handshake::hello_of(version, cmd, ctx, false),
         "isMaster" | "ismaster" => handshake::hello_of(version, cmd, ctx, true),
-        _ => handshake::build_info_of(version),
+        _ => handshake::build_info_of(version, patch),
     };
     let db = match cmd.get("$db") {
         Some(Bson::String(db)) => db.as_str(),

@@ -25,7 +25,7 @@ pub struct Shared {
     changed: Notify,
     /// What the commands answered without the lock read: the version, the command log, and the
     /// commands answered so far (for their cluster time).
-    version: crate::cluster::ServerVersion,
+    version: (crate::cluster::ServerVersion, u32),
     log: Option<Arc<crate::serve::state::log::CommandLog>>,
     answered: AtomicU64,
 }
@@ -33,7 +33,7 @@ pub struct Shared {
 impl Shared {
     pub fn new(state: State) -> Arc<Self> {
         Arc::new(Self {
-            version: state.sim.cluster.version,
+            version: (state.sim.cluster.version, state.patch),
             log: state.log.clone(),
             answered: AtomicU64::new(0),
             state: Mutex::new(state),

@@ -70,6 +70,9 @@ pub struct State {
     pub started: Instant,
     /// Collections written to but not sharded, by namespace.
     pub unsharded: BTreeMap<String, UnshardedColl>,
+    /// The patch of the version reported (`buildInfo`, `serverStatus`, `config.mongos`), and
+    /// honoured where a patch changes what the server does (`$listClusterCatalog` from 8.0.10).
+    pub patch: u32,
     /// What the command being answered waits for before its reply (`completion`).
     pub wait: Option<waits::Wait>,
     /// How the latest migrations and reshardings ended.
@@ -114,6 +117,7 @@ impl State {
         let started_secs = SystemTime::now()
             .duration_since(UNIX_EPOCH)
             .map_or(0, |d| d.as_secs());
+        let patch = sim.cluster.version.first_simulated_patch();
         Self {
             sim,
             addr,
@@ -126,6 +130,7 @@ impl State {
             started_secs,
             started: Instant::now(),
             unsharded: BTreeMap::new(),
+            patch,
             wait: None,
             outcomes: waits::Outcomes::default(),
             commands_answered: 0,

@@ -1,4 +1,5 @@
-//! `$listClusterCatalog` (8.1+; 8.0.10 on the 8.0 line, whose `serve` reports 8.0.0): one document
+//! `$listClusterCatalog` (8.1+; on the 8.0 line from 8.0.10, so `serve --server-version 8.0.10`
+//! has it and `--server-version 8.0`, which reports 8.0.0, does not): one document
 //! per collection of the cluster (on `admin`) or of the database, with its sharding: `ns`, `db`,
 //! `type`, `idIndex`, `options`, `info`, `sharded`, `shardKey` (sharded only); with `shards:
 //! true` the shards holding its chunks (a collection not tracked: its database's primary); with
@@ -79,7 +80,8 @@ pub fn list(
     on_collection: bool,
     stage: &Document,
 ) -> Result<Vec<Document>, MongoError> {
-    if state.sim.cluster.version < ServerVersion::V8_1 {
+    let v = state.sim.cluster.version;
+    if v < ServerVersion::V8_1 && !(v == ServerVersion::V8_0 && state.patch >= 10) {
         return Err(crate::serve::query::pipeline::unknown_stage(
             "$listClusterCatalog",
         ));

@@ -10,5 +10,6 @@ mod hostile;
 #[path = "../live/hostile_mongos.rs"]
 mod hostile_mongos;
 mod lab;
+mod palette;
 mod settings;
 mod tmux;

@@ -94,6 +94,8 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: Theme) {
         InputMode::ShardFilter => Some((" shard or zone: ", &app.shard_filter)),
         InputMode::Search => Some((" search: ", &app.search)),
         InputMode::HelpFilter => Some((" help filter: ", &app.help_view.filter)),
+        // The palette shows its own filter.
+        InputMode::Palette => None,
     };
     if let Some((label, text)) = typed {
         spans.push(Span::styled(label, theme.key()));

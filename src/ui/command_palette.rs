@@ -32,19 +32,22 @@ pub struct Entry {
     pub what: &'static str,
 }
 
-/// How well `needle` matches `hay` (both lower case): a substring ranks by where it starts; the
-/// needle's characters in order but apart rank after every substring, by how spread out they
-/// are; `None` when they are not all there in order.
-pub fn score(hay: &str, needle: &str) -> Option<usize> {
+/// How well `needle` (lower case) matches a command: its name containing it ranks first (by
+/// where it starts), then its keys or words containing it, then the needle's letters in order
+/// but apart in the name (by how spread out they are); `None` for no match.
+pub fn score(name: &str, words: &str, needle: &str) -> Option<usize> {
     if needle.is_empty() {
         return Some(0);
     }
-    if let Some(at) = hay.find(needle) {
+    if let Some(at) = name.find(needle) {
         return Some(at);
+    }
+    if let Some(at) = words.to_lowercase().find(needle) {
+        return Some(1_000 + at);
     }
     let mut wanted = needle.chars().peekable();
     let (mut first, mut last) = (None, 0);
-    for (i, c) in hay.chars().enumerate() {
+    for (i, c) in name.chars().enumerate() {
         if wanted.peek() == Some(&c) {
             wanted.next();
             first.get_or_insert(i);
@@ -85,8 +88,7 @@ impl App {
                     }
                     seen.push(name);
                     let keys = self.settings.keys.keys_of(name);
-                    let hay = format!("{name} {what} {keys}").to_lowercase();
-                    if let Some(s) = score(&hay, &needle) {
+                    if let Some(s) = score(name, &format!("{keys} {what}"), &needle) {
                         let entry = Entry {
                             command: name,
                             action: c.action,
@@ -195,13 +197,19 @@ mod tests {
     use super::score;
 
     #[test]
-    fn substrings_rank_before_scattered_letters_and_missing_letters_do_not_match() {
-        assert_eq!(score("quit", ""), Some(0));
-        assert_eq!(score("quit", "qu"), Some(0));
-        assert_eq!(score("history h", "story"), Some(2));
-        let scattered = score("key-visualizer", "kvz").expect("in order");
-        assert!(scattered > score("key-visualizer", "vis").expect("substring"));
-        assert_eq!(score("quit", "tq"), None);
-        assert_eq!(score("quit", "x"), None);
+    fn names_rank_before_words_and_scattered_letters_match_names_only() {
+        assert_eq!(score("quit", "q quit", ""), Some(0));
+        assert_eq!(score("quit", "q quit", "qu"), Some(0));
+        assert_eq!(score("history", "H history: per shard", "story"), Some(2));
+        let words = score("heat", "w write heat on / off", "write").expect("in the words");
+        assert!(words > score("key-visualizer", "", "vis").expect("in the name"));
+        let scattered = score("key-visualizer", "", "kvz").expect("in order");
+        assert!(scattered > words);
+        // Letters scattered over the words do not match: "clear the search…" is not "heat".
+        assert_eq!(
+            score("clear", "Esc clear the search, filter or query", "heat"),
+            None
+        );
+        assert_eq!(score("quit", "q", "tq"), None);
     }
 }

@@ -21,10 +21,7 @@ const GENERAL: HelpGroup = (
             "quit (Ctrl-C always quits; Ctrl-Z suspends, fg returns)",
         ),
         (&["help"], "this help (scrolls, filters; Esc closes)"),
-        (
-            &["palette"],
-            "command palette: type to filter, ↑/↓ choose, Enter runs, Esc closes",
-        ),
+        (&["palette"], "command palette: type to filter, Enter runs"),
         (&["focus-next", "focus-prev"], "next / previous pane"),
         (
             &["next-collection", "prev-collection"],
@@ -67,10 +64,7 @@ pub const HELP: &[HelpGroup] = &[
                 "zoom in / out around the selection",
             ),
             (&["zoom-reset"], "whole key space"),
-            (
-                &["copy"],
-                "copy the selection's bounds {min: …, max: …} to the clipboard (OSC 52)",
-            ),
+            (&["copy"], "copy the selection's bounds (OSC 52 clipboard)"),
         ],
     ),
     (

@@ -17,12 +17,18 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: Theme) {
         return;
     };
     let entries = app.palette_entries();
+    // Between the header and the footer when there is room: a third of the way down.
     let width = 84.min(area.width);
-    let height = (entries.len() as u16 + 4).clamp(5, area.height.saturating_sub(2).max(5));
-    let height = height.min(area.height);
+    let room = if area.height > 7 {
+        area.height - 2
+    } else {
+        area.height
+    };
+    let height = (entries.len() as u16 + 4).clamp(5.min(room), room);
+    let top = area.y + u16::from(room < area.height);
     let popup = Rect {
         x: area.x + (area.width - width) / 2,
-        y: area.y + (area.height - height) / 3,
+        y: top + (room - height) / 3,
         width,
         height,
     };

@@ -93,7 +93,7 @@ impl App {
                             command: name,
                             action: c.action,
                             keys,
-                            what: *what,
+                            what,
                         };
                         out.push((s, entry));
                     }

@@ -20,7 +20,6 @@ mod settings;
 mod sim;
 mod source_arg;
 mod terminal;
-mod terminal_background;
 mod time_views;
 mod tui;
 mod watch;

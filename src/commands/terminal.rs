@@ -7,6 +7,8 @@
 //!
 //! May import the floors below `commands` and `super::Failure`; never a command module.
 
+mod background;
+
 use std::io::IsTerminal;
 
 use tokio::sync::mpsc;
@@ -85,7 +87,7 @@ where
         // event stream.
         let mut settings = settings.clone();
         if settings.theme_auto && settings.theme.colors {
-            settings.theme.palette = super::terminal_background::theme_for_background();
+            settings.theme.palette = background::theme_for_background();
         }
         let mut terminal = ratatui::try_init()
             .map_err(|e| Failure::runtime(format!("cannot set up the terminal: {e}")))?;

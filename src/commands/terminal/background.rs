@@ -7,7 +7,8 @@
 //! else dark. Light means the background's relative luminance (WCAG 2's) is above 0.179, where
 //! black text contrasts with it more than white text does.
 //!
-//! Part of the terminal toolbox: reads and writes only the terminal, before the TUI owns it.
+//! Part of the terminal toolbox (`terminal`): reads and writes only the terminal, before the TUI
+//! owns it.
 
 use std::io::{IsTerminal, Write};
 use std::time::{Duration, Instant};

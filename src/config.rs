@@ -1,6 +1,6 @@
 //! The configuration file (TOML): theme and custom themes, key bindings, and defaults for the
-//! command line's `--interval`, `--heat`, `--server-version`, `--speed`, the frame rate and
-//! colours. Parses text into checked settings; an unknown key or a bad value is an error naming
+//! command line's `--interval`, `--heat`, `--server-version`, `--speed`, the frame rate,
+//! colours and the terminal's progress indicator. Parses text into checked settings; an unknown key or a bad value is an error naming
 //! the file, the line and the key. Where the file is and reading it belong to `commands`; this
 //! module does no I/O.
 
@@ -29,6 +29,8 @@ pub struct Located<T> {
 pub struct Config {
     pub theme: Option<Located<String>>,
     pub colors: bool,
+    /// Drains' and reshardings' progress in the terminal's tab (OSC 9;4).
+    pub progress: bool,
     pub fps: u32,
     pub speed: Option<Located<f64>>,
     pub server_version: Option<Located<String>>,
@@ -46,6 +48,7 @@ impl Default for Config {
         Self {
             theme: None,
             colors: true,
+            progress: true,
             fps: crate::ui::DEFAULT_FPS,
             speed: None,
             server_version: None,
@@ -73,6 +76,7 @@ impl std::fmt::Display for ConfigError {
 struct RawConfig {
     theme: Option<Spanned<String>>,
     colors: Option<bool>,
+    progress: Option<bool>,
     fps: Option<Spanned<i64>>,
     speed: Option<Spanned<f64>>,
     server_version: Option<Spanned<String>>,
@@ -125,6 +129,7 @@ pub fn parse(text: &str, file: &str) -> Result<Config, ConfigError> {
     })?;
     let mut config = Config {
         colors: raw.colors.unwrap_or(true),
+        progress: raw.progress.unwrap_or(true),
         ..Config::default()
     };
     if let Some(fps) = raw.fps {

@@ -2,7 +2,10 @@
 //! when something changed (at most `fps` times a second); a paused, idle app sleeps. Generic
 //! over the backend and the input stream, so tests drive it with `TestBackend` and scripted keys.
 //!
-//! Only this module and `commands` wire channels, tasks and the terminal.
+//! Only this module and `commands` wire channels, tasks and the terminal. What the terminal is
+//! told besides the frame (the clipboard, the tab's progress) is `osc`'s.
+
+pub mod osc;
 
 use std::time::Duration;
 
@@ -27,12 +30,13 @@ pub enum Ended {
     InputEnded,
 }
 
-/// Runs until the user quits, the input ends, or a background task fails.
+/// Runs until the user quits, the input ends, or a background task fails; nothing is sent to
+/// the terminal besides the frames (see [`run_with`]).
 pub async fn run<B, I>(
     terminal: &mut Terminal<B>,
     app: &mut App,
-    mut input: I,
-    mut from_source: mpsc::Receiver<SourceEvent>,
+    input: I,
+    from_source: mpsc::Receiver<SourceEvent>,
     to_source: mpsc::Sender<SourceControl>,
     tasks: &mut JoinSet<color_eyre::Result<()>>,
 ) -> color_eyre::Result<Ended>
@@ -40,6 +44,36 @@ where
     B: Backend,
     B::Error: Send + Sync + 'static,
     I: Stream<Item = std::io::Result<Event>> + Unpin,
+{
+    let mut osc = osc::Osc::new(std::io::sink());
+    run_with(
+        terminal,
+        app,
+        input,
+        from_source,
+        to_source,
+        tasks,
+        &mut osc,
+    )
+    .await
+}
+
+/// [`run`], sending the clipboard's text and the tab's progress through `osc` (the caller
+/// clears the progress when the TUI ends: [`osc::Osc::finish`]).
+pub async fn run_with<B, I, W>(
+    terminal: &mut Terminal<B>,
+    app: &mut App,
+    mut input: I,
+    mut from_source: mpsc::Receiver<SourceEvent>,
+    to_source: mpsc::Sender<SourceControl>,
+    tasks: &mut JoinSet<color_eyre::Result<()>>,
+    osc: &mut osc::Osc<W>,
+) -> color_eyre::Result<Ended>
+where
+    B: Backend,
+    B::Error: Send + Sync + 'static,
+    I: Stream<Item = std::io::Result<Event>> + Unpin,
+    W: std::io::Write,
 {
     let fps = app.settings.fps.clamp(1, 240);
     let mut frame = tokio::time::interval(Duration::from_secs_f64(1.0 / f64::from(fps)));
@@ -88,6 +122,9 @@ where
                     for cmd in effects.controls {
                         queue(&mut pending, cmd);
                     }
+                    if let Some(text) = &effects.clipboard {
+                        osc.copy(text)?;
+                    }
                     if effects.save_screen {
                         app.notice = Some(save_screen(app, std::path::Path::new(".")));
                     }
@@ -112,6 +149,7 @@ where
                 while let Ok(msg) = from_source.try_recv() {
                     app.apply(msg);
                 }
+                osc.show(app.tab_progress())?;
                 dirty = true;
             }
         }

@@ -15,6 +15,7 @@ pub mod app_help;
 pub mod app_history;
 pub mod app_key_visualizer;
 pub mod app_lab;
+pub mod command_palette;
 pub mod export;
 pub mod export_png;
 pub mod help_keys;
@@ -26,6 +27,7 @@ pub mod palette;
 pub mod panes;
 pub mod screen;
 pub mod shard_order;
+pub mod tab_progress;
 pub mod theme;
 
 pub use action::Action;
@@ -44,6 +46,11 @@ pub struct Settings {
     pub keys: keymap::KeyMap,
     /// Frames per second at most.
     pub fps: u32,
+    /// Drains' and reshardings' progress sent to the terminal's tab (OSC 9;4).
+    pub progress: bool,
+    /// No theme was set: the runtime's caller picks dark or light from the terminal's
+    /// background before the first frame.
+    pub theme_auto: bool,
 }
 
 /// The frame rate when none is configured.
@@ -56,6 +63,8 @@ impl Settings {
             theme: theme::Theme::new(colors),
             keys: keymap::KeyMap::default(),
             fps: DEFAULT_FPS,
+            progress: true,
+            theme_auto: false,
         }
     }
 }

@@ -301,6 +301,9 @@ pub struct ClusterView {
     pub still: Option<String>,
     /// The explain panel, when asked for and the source can run the balancer's rules.
     pub explain: Option<explain::ExplainView>,
+    /// Each drain and the selected collection's resharding under way: its share done (0 to 1),
+    /// `None` when the source does not tell it (the terminal's progress indicator shows these).
+    pub under_way: Vec<Option<f64>>,
 }
 
 /// The part of the view a live read feeds.

@@ -79,6 +79,8 @@ pub fn load(flag: Option<&Path>, theme: Option<&str>, no_color: bool) -> Result<
         theme: Theme { colors, palette },
         keys: config.keys.clone(),
         fps: config.fps,
+        progress: config.progress,
+        theme_auto: theme.is_none() && config.theme.is_none(),
     };
     Ok(Context { config, settings })
 }

@@ -1,10 +1,13 @@
 //! The terminal toolbox every command shares: the runtime the terminal commands run on, whether
 //! standard output is a terminal and colours are wanted, and running a source in the TUI — start
 //! the source task, take over the terminal, run the event loop, and give the terminal back on
-//! every path (a signal, or a panic — ratatui's panic hook restores it first); and writing an
-//! output file whole through the one safe writer.
+//! every path (a signal, or a panic — ratatui's panic hook restores it first; the tab's progress
+//! is cleared on each), with the theme following the terminal's background when none is set;
+//! and writing an output file whole through the one safe writer.
 //!
 //! May import the floors below `commands` and `super::Failure`; never a command module.
+
+mod background;
 
 use std::io::IsTerminal;
 
@@ -80,26 +83,35 @@ where
         let (to_source, controls) = mpsc::channel(16);
         let mut tasks = JoinSet::new();
         tasks.spawn(start(to_ui, controls));
+        // Before the TUI takes the terminal: the background's answer is read here, not by the
+        // event stream.
+        let mut settings = settings.clone();
+        if settings.theme_auto && settings.theme.colors {
+            settings.theme.palette = background::theme_for_background();
+        }
         let mut terminal = ratatui::try_init()
             .map_err(|e| Failure::runtime(format!("cannot set up the terminal: {e}")))?;
         mouse_capture(true);
         let size = terminal.size().unwrap_or_default();
         let mut app = App::new((size.width, size.height), true, speed, paused);
-        app.settings = settings.clone();
+        app.settings = settings;
         configure(&mut app);
+        let mut osc = crate::runtime::osc::Osc::new(std::io::stdout());
         let input = ratatui::crossterm::event::EventStream::new();
         let signals = Signals::new();
         let ended = tokio::select! {
-            r = crate::runtime::run(
+            r = crate::runtime::run_with(
                 &mut terminal,
                 &mut app,
                 input,
                 from_source,
                 to_source,
                 &mut tasks,
+                &mut osc,
             ) => Ok(r),
             n = signals.next() => Err(n),
         };
+        let _ = osc.finish();
         mouse_capture(false);
         let _ = terminal.show_cursor();
         ratatui::restore();
@@ -163,6 +175,7 @@ fn mouse_capture(on: bool) {
         let previous = std::panic::take_hook();
         std::panic::set_hook(Box::new(move |info| {
             let _ = ratatui::crossterm::execute!(std::io::stdout(), DisableMouseCapture);
+            crate::runtime::osc::clear_left_progress();
             previous(info);
         }));
     } else {

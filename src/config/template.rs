@@ -13,10 +13,16 @@ const HEAD: &str = r##"# shardtop configuration.
 # A flag on the command line wins over the file; an unknown key is an error.
 
 # Colour theme of the TUI: dark, light, high-contrast, okabe-ito, or a [themes.NAME] below.
+# When unset, the TUI asks the terminal for its background colour (OSC 11, at most 100 ms) and
+# takes light on a light one; no answer: COLORFGBG's background, else dark.
 # theme = "dark"
 
 # Colours at all (false is --no-color; a non-empty NO_COLOR always turns them off).
 # colors = true
+
+# While a drain or a resharding runs, its percent done in the terminal's tab or title bar
+# (OSC 9;4: Windows Terminal, Ghostty, WezTerm, ConEmu...). false: never sent.
+# progress = true
 
 # Frames per second of the TUI at most (1 to 120).
 # fps = 30

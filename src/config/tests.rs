@@ -84,7 +84,7 @@ fn a_rebound_key_drives_the_reducer_s_action() {
 fn every_error_names_the_file_the_line_and_the_key() {
     assert_eq!(
         err("fps = 30\ncolour = true\n"),
-        "c.toml, line 2: unknown field `colour`, expected one of `theme`, `colors`, `fps`, `speed`, `server-version`, `history`, `watch`, `keys`, `themes`"
+        "c.toml, line 2: unknown field `colour`, expected one of `theme`, `colors`, `progress`, `fps`, `speed`, `server-version`, `history`, `watch`, `keys`, `themes`"
     );
     assert_eq!(
         err("\n\nfps = 500\n"),
@@ -176,4 +176,12 @@ fn a_value_of_the_wrong_type_names_its_key_and_what_it_takes() {
         e.starts_with("c.toml, line 2, key `keys.quit`: not a key"),
         "{e}"
     );
+}
+
+#[test]
+fn the_tab_progress_is_on_unless_turned_off() {
+    assert!(parse("", "t").expect("empty").progress);
+    assert!(!parse("progress = false\n", "t").expect("valid").progress);
+    let e = parse("progress = \"no\"\n", "t").expect_err("not a boolean");
+    assert!(e.0.starts_with("t, line 1"), "{}", e.0);
 }

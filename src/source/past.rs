@@ -69,6 +69,7 @@ impl Past {
         let Some(ns) = v.collection.as_ref().map(|c| c.ns.clone()) else {
             return;
         };
+        v.under_way = view::history::under_way(&self.history, cluster, &ns);
         if let Some(h) = req.heatmap.as_ref().filter(|_| with_key_visualizer) {
             v.heatmap = view::key_visualizer::build(&self.heat, cluster, &ns, h, cluster.now_ms);
         }

@@ -46,6 +46,10 @@ pub enum Action {
     TimeZoom(bool),
     /// Write the screen to files in the working folder (the runtime does it).
     Export,
+    /// The command palette: every command of the screen shown, filtered as one types.
+    OpenPalette,
+    /// Copy the selected key-space cell's bounds to the clipboard (the runtime sends OSC 52).
+    Copy,
     /// Next order of the shard list (name, data, chunks, writes, orphans).
     CycleShardSort,
     CycleLogFilter,

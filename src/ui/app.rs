@@ -48,6 +48,8 @@ pub struct Effects {
     pub controls: Vec<SourceControl>,
     /// `s`: write the screen to files (the runtime writes them and says so).
     pub save_screen: bool,
+    /// `y`: text for the clipboard (the runtime sends it to the terminal with OSC 52).
+    pub clipboard: Option<String>,
     /// End the TUI.
     pub quit: bool,
 }
@@ -68,6 +70,8 @@ pub struct App {
     pub help: bool,
     /// The help's scroll and filter.
     pub help_view: HelpState,
+    /// The command palette, when open.
+    pub palette: Option<super::command_palette::PaletteState>,
     /// Terminal size (columns, rows).
     pub size: (u16, u16),
     /// Theme, keys and frame rate.
@@ -118,6 +122,7 @@ impl App {
             focus: Focus::Shards,
             help: false,
             help_view: HelpState::default(),
+            palette: None,
             size,
             settings: Settings::new(colors),
             collection: 0,
@@ -209,6 +214,9 @@ impl App {
             return self.help_action(action);
         }
         self.notice = None;
+        if let Some(effects) = self.palette_first(action) {
+            return effects;
+        }
         let before = self.request();
         let mut effects = Effects {
             controls: self.time_action(action),

@@ -21,6 +21,7 @@ const GENERAL: HelpGroup = (
             "quit (Ctrl-C always quits; Ctrl-Z suspends, fg returns)",
         ),
         (&["help"], "this help (scrolls, filters; Esc closes)"),
+        (&["palette"], "command palette: type to filter, Enter runs"),
         (&["focus-next", "focus-prev"], "next / previous pane"),
         (
             &["next-collection", "prev-collection"],
@@ -29,8 +30,8 @@ const GENERAL: HelpGroup = (
     ],
 );
 
-/// The rows of the screens in place of the main layout: quitting and the help itself.
-const GENERAL_SHORT: HelpGroup = ("general", GENERAL.1.split_at(2).0);
+/// The rows of the screens in place of the main layout: quitting, the help and the palette.
+const GENERAL_SHORT: HelpGroup = ("general", GENERAL.1.split_at(3).0);
 
 /// The clock's keys (a live cluster has only pause).
 const TIME: HelpGroup = (
@@ -63,6 +64,7 @@ pub const HELP: &[HelpGroup] = &[
                 "zoom in / out around the selection",
             ),
             (&["zoom-reset"], "whole key space"),
+            (&["copy"], "copy the selection's bounds (OSC 52 clipboard)"),
         ],
     ),
     (

@@ -21,6 +21,8 @@ pub enum InputMode {
     ShardFilter,
     /// Typing the help's filter.
     HelpFilter,
+    /// Typing the command palette's filter.
+    Palette,
 }
 
 impl InputMode {
@@ -57,7 +59,10 @@ impl App {
                     self.shard_filter.push(c);
                     self.shard_scroll = 0;
                 }
-                InputMode::Search | InputMode::Commands | InputMode::HelpFilter => {
+                InputMode::Search
+                | InputMode::Commands
+                | InputMode::HelpFilter
+                | InputMode::Palette => {
                     self.search.push(c);
                 }
             },
@@ -69,9 +74,10 @@ impl App {
                     }
                     InputMode::Query => self.query_text.pop(),
                     InputMode::ShardFilter => self.shard_filter.pop(),
-                    InputMode::Search | InputMode::Commands | InputMode::HelpFilter => {
-                        self.search.pop()
-                    }
+                    InputMode::Search
+                    | InputMode::Commands
+                    | InputMode::HelpFilter
+                    | InputMode::Palette => self.search.pop(),
                 };
             }
             Action::SearchDone => {

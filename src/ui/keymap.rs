@@ -37,6 +37,7 @@ const fn cmd(
 pub const COMMANDS: &[Command] = &[
     cmd("quit", Action::Quit, &["q"], true),
     cmd("help", Action::ToggleHelp, &["?"], true),
+    cmd("palette", Action::OpenPalette, &[":"], true),
     cmd("focus-next", Action::FocusNext, &["Tab"], true),
     cmd("focus-prev", Action::FocusPrev, &["Shift-Tab"], true),
     cmd("next-collection", Action::Collection(true), &["c"], true),
@@ -66,6 +67,7 @@ pub const COMMANDS: &[Command] = &[
     cmd("explain", Action::ToggleExplain, &["e"], true),
     cmd("sort-shards", Action::CycleShardSort, &["S"], true),
     cmd("export", Action::Export, &["s"], true),
+    cmd("copy", Action::Copy, &["y"], true),
     cmd("key-visualizer", Action::ToggleKeyVisualizer, &["v"], true),
     cmd("history", Action::ToggleHistory, &["H"], true),
     cmd("lab", Action::ToggleLab, &["L"], false),
@@ -180,6 +182,9 @@ impl KeyMap {
         if searching {
             return match key.code {
                 Code::Char(c) if !key.ctrl && !key.alt => Some(Action::SearchChar(c)),
+                // The palette's and the help's lists move while their filter is typed.
+                Code::Up => Some(Action::Up),
+                Code::Down => Some(Action::Down),
                 Code::Backspace => Some(Action::SearchBackspace),
                 Code::Enter => Some(Action::SearchDone),
                 Code::Esc => Some(Action::Escape),

@@ -13,6 +13,7 @@
 //! ```
 
 pub mod balancer;
+pub mod command_palette;
 pub mod events;
 pub mod explain;
 pub mod footer;
@@ -79,6 +80,7 @@ pub fn render(frame: &mut Frame, app: &App) {
         if app.help {
             help::render(frame, area, app, theme);
         }
+        command_palette::render(frame, area, app, theme);
         return;
     }
     shards::render(frame, areas.shards, app, theme, app.focus == Focus::Shards);
@@ -109,6 +111,7 @@ pub fn render(frame: &mut Frame, app: &App) {
     if app.help {
         help::render(frame, area, app, theme);
     }
+    command_palette::render(frame, area, app, theme);
 }
 
 /// Lines one refused-read note may take in a pane; a longer note ends in `…`.

@@ -134,6 +134,31 @@ pub fn build(
     })
 }
 
+/// The share done of every drain and of `ns`'s resharding under way (the history's numbers, or
+/// a live resharding's copied bytes, else documents, of the total its recipients report); `None`
+/// when a live resharding has not reported what it copies.
+pub fn under_way(history: &History, cluster: &Cluster, ns: &str) -> Vec<Option<f64>> {
+    let mut out: Vec<Option<f64>> = drains(history, cluster, &[])
+        .iter()
+        .map(|p| Some(p.done))
+        .collect();
+    out.extend(resharding(history, cluster, ns, &[]).map(|p| Some(p.done)));
+    let live = cluster
+        .collection(ns)
+        .filter(|c| c.resharding.is_none())
+        .and_then(|c| c.resharding_progress.as_ref());
+    if let Some(r) = live {
+        out.push(r.bytes().or_else(|| r.documents()).map(|(done, total)| {
+            if total == 0 {
+                1.0
+            } else {
+                (done as f64 / total as f64).min(1.0)
+            }
+        }));
+    }
+    out
+}
+
 /// Every draining shard: its share drained since the drain was first seen, what is left, and
 /// the end at the rate of the last minute.
 fn drains(history: &History, cluster: &Cluster, last: &[Option<usize>]) -> Vec<Progress> {

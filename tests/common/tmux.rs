@@ -216,3 +216,15 @@ pub fn serve_child(args: &[&str]) -> (std::process::Child, String) {
         .to_string();
     (child, addr)
 }
+
+impl Tmux {
+    /// A tmux command on this test's server (`set-option …`, `show-buffer`); its output.
+    pub fn command(&self, args: &[&str]) -> String {
+        let out = Command::new("tmux")
+            .args(["-L", &self.socket])
+            .args(args)
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+}

@@ -11,5 +11,6 @@ mod hostile;
 #[path = "../live/hostile_mongos.rs"]
 mod hostile_mongos;
 mod lab;
+mod palette;
 mod settings;
 mod tmux;

@@ -12,6 +12,8 @@ mod history;
 mod hot;
 mod lab;
 mod live_features;
+mod osc;
+mod palette;
 mod panes;
 mod runtime;
 mod settings;

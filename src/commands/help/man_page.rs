@@ -156,4 +156,8 @@ const ENVIRONMENT: &[(&str, &str)] = &[
         "NO_COLOR",
         "When set and not empty: no colours (as --no-color).",
     ),
+    (
+        "COLORFGBG",
+        "With no theme set and no answer from the terminal to its background question (OSC 11): its background colour (FG;BG) picks the light or the dark theme.",
+    ),
 ];

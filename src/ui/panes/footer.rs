@@ -89,7 +89,8 @@ fn keys(app: &App) -> Vec<(String, &'static str)> {
 pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: Theme) {
     let mut spans = Vec::new();
     let typed = match app.input {
-        InputMode::Commands => None,
+        // The palette shows its own filter.
+        InputMode::Commands | InputMode::Palette => None,
         InputMode::Query => Some((" query filter: ", &app.query_text)),
         InputMode::ShardFilter => Some((" shard or zone: ", &app.shard_filter)),
         InputMode::Search => Some((" search: ", &app.search)),

@@ -7,6 +7,7 @@
 //! event-log lines. May not touch: terminals, ratatui, tokio or any I/O.
 
 mod build;
+pub mod conformance;
 pub mod explain;
 pub mod history;
 pub mod key_visualizer;
@@ -301,6 +302,9 @@ pub struct ClusterView {
     pub still: Option<String>,
     /// The explain panel, when asked for and the source can run the balancer's rules.
     pub explain: Option<explain::ExplainView>,
+    /// Whether the cluster does what its release line's balancer rules say, over the polls seen
+    /// (a live source or a live recording; `None` for the others).
+    pub conformance: Option<conformance::Conformance>,
 }
 
 /// The part of the view a live read feeds.

@@ -1,7 +1,9 @@
 //! A live cluster as a source: polls through the read-only poller every interval, keeps the last
 //! state on screen when a poll fails ("disconnected since …, retrying" with backoff), and answers
-//! view requests from the last state without touching the cluster. Time is wall-clock; a live
-//! cluster cannot be stepped or seeked, and pausing stops the polling.
+//! view requests from the last state without touching the cluster — the explain panel and the
+//! conformance of the polls so far included (`explain`, `conformance`: the simulator's rules over
+//! the polled state, no further reads). Time is wall-clock; a live cluster cannot be stepped or
+//! seeked, and pausing stops the polling.
 
 use std::time::Duration;
 
@@ -113,6 +115,12 @@ pub fn clock_text(ms: u64) -> String {
     )
 }
 
+/// What the last poll of `poller` could not read, for the balancer's rules.
+fn unread(poller: &Poller) -> crate::sim::balancer::explain::Unread {
+    let panes = poller.refused().iter().map(|r| r.feeds.as_str());
+    super::explain::unread_of(true, poller.state(), panes)
+}
+
 /// Runs until the UI goes away; the poller has polled once.
 pub async fn run_live(
     mut poller: Poller,
@@ -131,6 +139,8 @@ pub async fn run_live(
         h.observe(poller.state());
     }
     past.sample(poller.state());
+    let mut conformance = super::conformance::Tracker::default();
+    conformance.observe(poller.state(), unread(&poller));
     loop {
         let v = {
             let state = poller.state();
@@ -150,6 +160,12 @@ pub async fn run_live(
             let per_chunk = matches!(heat_mode, HeatMode::ChangeStream | HeatMode::Sampled);
             past.fill_views(state, &mut v, &request, per_chunk);
             v.disconnected(down_since); // no hotspot is current while no poll answers
+            v.conformance = Some(conformance.conformance());
+            if request.explain {
+                // The rules over the last polled state, what it could not read unknown.
+                let sim = crate::sim::Simulator::over(state.clone());
+                v.explain = super::explain::panel(&sim, &request, &v, unread(&poller));
+            }
             v
         };
         if out.send(SourceEvent::View(Box::new(v))).await.is_err() {
@@ -184,6 +200,7 @@ pub async fn run_live(
                             past.heat.moved(&ns, t, (min, max), from);
                         }
                         past.sample(poller.state());
+                        conformance.observe(poller.state(), unread(&poller));
                         wait = interval;
                         if down_since.take().is_some() {
                             let _ = out.send(SourceEvent::Notice("connected again".into())).await;

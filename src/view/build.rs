@@ -42,6 +42,7 @@ pub fn build(cluster: &Cluster, req: &ViewRequest, source: &str, clock: ClockVie
         lab: None,
         still: None,
         explain: None,
+        conformance: None,
     }
 }
 

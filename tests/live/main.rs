@@ -7,6 +7,7 @@ mod capture;
 #[path = "../common/mod.rs"]
 mod common;
 mod config;
+mod conformance;
 mod helpers;
 mod hostile;
 mod hostile_mongos;

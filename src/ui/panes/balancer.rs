@@ -1,5 +1,6 @@
 //! The balancer: mode, policy and window; rounds and migration counts; why it is or is not
-//! balancing; migrations in flight with progress; the latest finished migrations.
+//! balancing; where the cluster did not do what its rules say (conformance); migrations in
+//! flight with progress; the latest finished migrations.
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -90,6 +91,13 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: Theme, focused: b
         Span::raw(fit(&why, width.saturating_sub(5) * 3)),
     ]));
     lines.extend(super::refused_lines(app, &[Feeds::Balancer], width, theme));
+    // What the cluster did against its release line's rules (said only when it diverged).
+    for f in v.conformance.iter().flat_map(|c| &c.findings) {
+        lines.push(Line::from(vec![
+            Span::styled("rules: ", theme.error()),
+            Span::raw(fit(&f.text(), width.saturating_sub(7) * 2)),
+        ]));
+    }
     for m in &b.in_flight {
         let head = format!("#{} {}→{} ", m.id, m.from, m.to);
         lines.push(Line::from(vec![

@@ -1,0 +1,162 @@
+//! The conformance tracker: quiet on the simulator (which follows the rules), a finding when the
+//! rules pick migrations that never start or chunks move that the rules would not move, unknown
+//! when the balancer cannot be compared.
+
+use super::*;
+use crate::sim::scenario;
+
+fn sim(name: &str, version: &str) -> Simulator {
+    let sc = scenario::built_in(name).unwrap().unwrap();
+    Simulator::from_scenario(&sc, sc.seed, Some(version.parse().unwrap())).unwrap()
+}
+
+/// `add-shard` just after its fourth shard came: the rules move chunks to it.
+fn imbalanced() -> Cluster {
+    let mut s = sim("add-shard", "7.0");
+    s.run_until(31_000);
+    let mut state = s.cluster.clone();
+    state.balancer.round = None;
+    state.balancer.in_flight.clear();
+    let over = Simulator::over(state.clone());
+    assert!(over.next_move(0).is_ok(), "{:?}", over.next_move(0));
+    state
+}
+
+/// `state` polled every 10 s for `secs`, nothing changing (the migrations withheld).
+fn still(t: &mut Tracker, state: &Cluster, secs: u64) {
+    let t0 = state.now_ms;
+    for k in 0..=secs / 10 {
+        let mut s = state.clone();
+        s.now_ms = t0 + k * 10_000;
+        t.observe(&s, Unread::default());
+    }
+}
+
+#[test]
+fn migrations_the_rules_pick_that_never_start_are_said_after_ten_minutes() {
+    let state = imbalanced();
+    let mut t = Tracker::default();
+    still(&mut t, &state, 9 * 60);
+    assert_eq!(t.conformance().status, Status::Conforms, "not yet");
+    let mut t = Tracker::default();
+    still(&mut t, &state, 11 * 60);
+    let c = t.conformance();
+    assert_eq!(c.status, Status::Diverges, "{c:?}");
+    let f = &c.findings[0];
+    assert_eq!(
+        (f.kind, f.rule.as_str(), f.ns.as_str()),
+        (Kind::Withheld, "chunksImbalance", "app.items")
+    );
+    assert!(f.for_secs >= 600, "{f:?}");
+    assert!(f.text().contains("saw none"), "{}", f.text());
+    // No zones: no issue is named.
+    assert_eq!(f.issue, None);
+}
+
+#[test]
+fn nothing_is_compared_while_the_balancer_is_off_or_the_reads_were_refused() {
+    let mut state = imbalanced();
+    state.settings.balancer_enabled = false;
+    let mut t = Tracker::default();
+    still(&mut t, &state, 20 * 60);
+    let c = t.conformance();
+    assert_eq!(c.status, Status::Unknown);
+    assert!(c.reason.unwrap().contains("does not migrate"));
+    let state = imbalanced();
+    let mut t = Tracker::default();
+    let t0 = state.now_ms;
+    for k in 0..=120 {
+        let mut s = state.clone();
+        s.now_ms = t0 + k * 10_000;
+        let unread = Unread {
+            balancer: k % 2 == 0, // every other poll refused: the count starts again
+            ..Unread::default()
+        };
+        t.observe(&s, unread);
+    }
+    assert_ne!(t.conformance().status, Status::Diverges);
+}
+
+#[test]
+fn one_poll_is_unknown() {
+    let mut t = Tracker::default();
+    t.observe(&imbalanced(), Unread::default());
+    let c = t.conformance();
+    assert_eq!(c.status, Status::Unknown);
+    assert!(c.reason.unwrap().starts_with("one poll"));
+}
+
+#[test]
+fn a_migration_in_flight_resets_the_count() {
+    let state = imbalanced();
+    let mut t = Tracker::default();
+    still(&mut t, &state, 8 * 60);
+    // The simulator's own next round: its migrations in flight at the next poll.
+    let mut s = Simulator::over(state.clone());
+    s.run_until(state.now_ms + 8 * 60_000 + 2_000);
+    assert!(!s.cluster.balancer.in_flight.is_empty() || s.cluster.balancer.completed > 0);
+    s.cluster.balancer.round = None;
+    t.observe(&s.cluster, Unread::default());
+    let mut later = s.cluster.clone();
+    later.balancer.in_flight.clear();
+    still(&mut t, &later, 5 * 60);
+    assert_eq!(t.conformance().status, Status::Conforms);
+}
+
+#[test]
+fn the_simulator_running_its_own_rules_raises_nothing() {
+    for (name, version) in [
+        ("add-shard", "7.0"),
+        ("add-shard", "5.0"),
+        ("ascending", "8.0"),
+        ("drain", "8.0"),
+        ("zones-ip", "6.0"),
+    ] {
+        let mut s = sim(name, version);
+        let mut t = Tracker::default();
+        let mut compared = 0;
+        for k in 1..=180 {
+            s.run_until(k * 10_000);
+            t.observe(&s.cluster, Unread::default());
+            compared += u32::from(t.conformance().status == Status::Conforms);
+            assert_ne!(
+                t.conformance().status,
+                Status::Diverges,
+                "{name} {version} at {} s: {:?}",
+                k * 10,
+                t.conformance()
+            );
+        }
+        assert!(compared > 0, "{name} {version}: some polls were compared");
+    }
+}
+
+#[test]
+fn chunks_moved_that_the_rules_would_not_move_are_said() {
+    // add-shard once balanced: the rules pick nothing; three chunks are moved by hand.
+    let mut s = sim("add-shard", "7.0");
+    s.run_until(900_000);
+    let mut state = s.cluster.clone();
+    state.balancer.round = None;
+    state.balancer.in_flight.clear();
+    assert!(Simulator::over(state.clone()).next_move(0).is_err());
+    let mut t = Tracker::default();
+    t.observe(&state, Unread::default());
+    for k in 1..=3u64 {
+        state.now_ms += 10_000;
+        let table = &mut state.collections[0].table;
+        let i = (0..table.len())
+            .find(|&i| table.chunk(i).info.shard == ShardIdx(0))
+            .unwrap();
+        table.move_chunk(i, ShardIdx(1), state.now_ms).unwrap();
+        t.observe(&state, Unread::default());
+        let c = t.conformance();
+        if k < 3 {
+            assert_eq!(c.status, Status::Conforms, "{k}: {c:?}");
+        } else {
+            assert_eq!(c.status, Status::Diverges, "{c:?}");
+            assert_eq!(c.findings[0].kind, Kind::Unexpected);
+            assert_eq!(c.findings[0].moves, 3);
+        }
+    }
+}

@@ -315,12 +315,30 @@ impl Tracker {
     }
 }
 
+/// What a poll could not read, as the comparison needs it: as [`super::explain::unread_of`]
+/// from its notes (`(pane, text)`), except that a refused `balancerCollectionStatus` — what the
+/// balancer pane's "why" says, not an input of the rules, which decide for themselves — leaves
+/// the balancer's settings read.
+pub fn unread<'a>(state: &Cluster, notes: impl IntoIterator<Item = (&'a str, &'a str)>) -> Unread {
+    let panes = (notes.into_iter())
+        .filter(|(_, text)| !text.starts_with("balancerCollectionStatus "))
+        .map(|(pane, _)| pane);
+    super::explain::unread_of(true, state, panes)
+}
+
+/// What `refused` leaves unread, as [`unread`].
+pub fn unread_of_refused(state: &Cluster, refused: &[crate::view::RefusedRead]) -> Unread {
+    unread(
+        state,
+        refused.iter().map(|r| (r.feeds.as_str(), r.text.as_str())),
+    )
+}
+
 /// The verdict of one poll (`watch --once`, a capture): unknown — the rules are compared with
 /// the polls that follow — and why, when the balancer could not be compared anyway.
 pub fn of_one_poll(state: &Cluster, refused: &[crate::view::RefusedRead]) -> Conformance {
-    let panes = refused.iter().map(|r| r.feeds.as_str());
     let mut t = Tracker::default();
-    t.observe(state, super::explain::unread_of(true, state, panes));
+    t.observe(state, unread_of_refused(state, refused));
     t.conformance()
 }
 
@@ -361,8 +379,9 @@ impl OverTrace {
         while next <= t_ms {
             cursor.play_to(next)?;
             let state = cursor.state();
-            let notes = state.poll_notes.iter().map(|(pane, _)| pane.as_str());
-            let unread = super::explain::unread_of(true, state, notes);
+            let notes =
+                (state.poll_notes.iter()).map(|(pane, text)| (pane.as_str(), text.as_str()));
+            let unread = unread(state, notes);
             self.tracker.observe(state, unread);
             self.at_ms = Some(next);
             next += step;

@@ -140,7 +140,10 @@ pub async fn run_live(
     }
     past.sample(poller.state());
     let mut conformance = super::conformance::Tracker::default();
-    conformance.observe(poller.state(), unread(&poller));
+    conformance.observe(
+        poller.state(),
+        super::conformance::unread_of_refused(poller.state(), poller.refused()),
+    );
     loop {
         let v = {
             let state = poller.state();
@@ -200,7 +203,8 @@ pub async fn run_live(
                             past.heat.moved(&ns, t, (min, max), from);
                         }
                         past.sample(poller.state());
-                        conformance.observe(poller.state(), unread(&poller));
+                        let unread = super::conformance::unread_of_refused(poller.state(), poller.refused());
+                        conformance.observe(poller.state(), unread);
                         wait = interval;
                         if down_since.take().is_some() {
                             let _ = out.send(SourceEvent::Notice("connected again".into())).await;

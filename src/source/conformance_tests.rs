@@ -1,6 +1,7 @@
 //! The conformance tracker: quiet on the simulator (which follows the rules), a finding when the
 //! rules pick migrations that never start or chunks move that the rules would not move, unknown
 //! when the balancer cannot be compared.
+#![allow(clippy::unwrap_used)] // tests: a failed unwrap is a failed test
 
 use super::*;
 use crate::sim::scenario;
@@ -84,6 +85,12 @@ fn one_poll_is_unknown() {
     let c = t.conformance();
     assert_eq!(c.status, Status::Unknown);
     assert!(c.reason.unwrap().starts_with("one poll"));
+    // After a poll that could not be compared, the next one starts again.
+    let mut off = imbalanced();
+    off.settings.balancer_enabled = false;
+    t.observe(&off, Unread::default());
+    t.observe(&imbalanced(), Unread::default());
+    assert!(t.conformance().reason.unwrap().starts_with("one poll"));
 }
 
 #[test]

@@ -121,6 +121,26 @@ fn unread(poller: &Poller) -> crate::sim::balancer::explain::Unread {
     super::explain::unread_of(true, poller.state(), panes)
 }
 
+/// `poller`'s last poll, compared with the polls before (conformance).
+fn observe(conformance: &mut super::conformance::Tracker, poller: &Poller) {
+    let unread = super::conformance::unread_of_refused(poller.state(), poller.refused());
+    conformance.observe(poller.state(), unread);
+}
+
+/// What `v` says of the rules from the last poll: the conformance so far, and the explain panel
+/// when it is asked for (the rules over the polled state, what the poll could not read unknown).
+fn rules_parts(
+    v: &mut view::ClusterView,
+    (poller, request): (&Poller, &ViewRequest),
+    conformance: &super::conformance::Tracker,
+) {
+    v.conformance = Some(conformance.conformance());
+    if request.explain {
+        let sim = crate::sim::Simulator::over(poller.state().clone());
+        v.explain = super::explain::panel(&sim, request, v, unread(poller));
+    }
+}
+
 /// Runs until the UI goes away; the poller has polled once.
 pub async fn run_live(
     mut poller: Poller,
@@ -139,11 +159,9 @@ pub async fn run_live(
         h.observe(poller.state());
     }
     past.sample(poller.state());
-    let mut conformance = super::conformance::Tracker::default();
-    conformance.observe(
-        poller.state(),
-        super::conformance::unread_of_refused(poller.state(), poller.refused()),
-    );
+    // Boxed: the future `watch` awaits stays small.
+    let mut conformance = Box::new(super::conformance::Tracker::default());
+    observe(&mut conformance, &poller);
     loop {
         let v = {
             let state = poller.state();
@@ -163,12 +181,7 @@ pub async fn run_live(
             let per_chunk = matches!(heat_mode, HeatMode::ChangeStream | HeatMode::Sampled);
             past.fill_views(state, &mut v, &request, per_chunk);
             v.disconnected(down_since); // no hotspot is current while no poll answers
-            v.conformance = Some(conformance.conformance());
-            if request.explain {
-                // The rules over the last polled state, what it could not read unknown.
-                let sim = crate::sim::Simulator::over(state.clone());
-                v.explain = super::explain::panel(&sim, &request, &v, unread(&poller));
-            }
+            rules_parts(&mut v, (&poller, &request), &conformance);
             v
         };
         if out.send(SourceEvent::View(Box::new(v))).await.is_err() {
@@ -203,8 +216,7 @@ pub async fn run_live(
                             past.heat.moved(&ns, t, (min, max), from);
                         }
                         past.sample(poller.state());
-                        let unread = super::conformance::unread_of_refused(poller.state(), poller.refused());
-                        conformance.observe(poller.state(), unread);
+                        observe(&mut conformance, &poller);
                         wait = interval;
                         if down_since.take().is_some() {
                             let _ = out.send(SourceEvent::Notice("connected again".into())).await;

@@ -251,10 +251,6 @@ async fn the_explain_panel_answers_from_the_latest_poll() {
         screen.contains("unknown: ") && screen.contains("chunkTooBig"),
         "{screen}"
     );
-    assert!(
-        !screen.contains("no explanation from a live source"),
-        "{screen}"
-    );
     drop(ctl);
     drop(from_source);
     let _ = task.await;

@@ -6,6 +6,7 @@
 //! tokio, `sim`, `trace` and `view`; never the terminal or ratatui.
 
 pub mod capture;
+pub mod conformance;
 pub mod explain;
 pub mod heat;
 pub mod lab;

@@ -7,6 +7,7 @@
 //! event-log lines. May not touch: terminals, ratatui, tokio or any I/O.
 
 mod build;
+pub mod conformance;
 pub mod explain;
 pub mod history;
 pub mod key_visualizer;
@@ -304,6 +305,9 @@ pub struct ClusterView {
     /// Each drain and the selected collection's resharding under way: its share done (0 to 1),
     /// `None` when the source does not tell it (the terminal's progress indicator shows these).
     pub under_way: Vec<Option<f64>>,
+    /// Whether the cluster does what its release line's balancer rules say, over the polls seen
+    /// (a live source or a live recording; `None` for the others).
+    pub conformance: Option<conformance::Conformance>,
 }
 
 /// The part of the view a live read feeds.

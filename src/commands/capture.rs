@@ -122,11 +122,13 @@ pub fn open(args: &OpenArgs, ctx: &Context, out: &mut impl Write) -> Result<(), 
     warn_refused(&polled.refused);
     let source = format!("capture:{file}");
     if args.json {
-        let summary = polled.state.summary_json(&SummaryOptions {
+        let mut summary = polled.state.summary_json(&SummaryOptions {
             source,
             chunks: false,
             writes_unknown: true,
         });
+        let one = crate::source::conformance::of_one_poll(&polled.state, &polled.refused);
+        summary["conformance"] = one.to_json();
         let text = format!(
             "{}\n",
             serde_json::to_string_pretty(&summary).unwrap_or_default()

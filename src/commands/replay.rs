@@ -67,6 +67,10 @@ pub fn run(args: &ReplayArgs, out: &mut impl Write) -> Result<(), Failure> {
         summary["time"] = serde_json::json!((start + replay.time_ms()) as f64 / 1000.0);
     }
     views.add_to(&mut summary, replay.state(), until);
+    // A live recording: the rules one round ahead of each poll, against what the cluster did.
+    if let Some(mut over) = crate::source::conformance::OverTrace::of(&replay.trace) {
+        summary["conformance"] = over.at(until).map_err(failure)?.to_json();
+    }
     let text = format!(
         "{}\n",
         serde_json::to_string_pretty(&summary).unwrap_or_default()

@@ -88,11 +88,13 @@ pub fn run(args: &WatchArgs, ctx: &Context, out: &mut impl Write) -> Result<(), 
     }
     let source = hosts(&args.uri);
     let text = if args.json {
-        let summary = polled.state.summary_json(&SummaryOptions {
+        let mut summary = polled.state.summary_json(&SummaryOptions {
             source,
             chunks: false,
             writes_unknown: heat != HeatMode::ChangeStream,
         });
+        let one = crate::source::conformance::of_one_poll(&polled.state, &polled.refused);
+        summary["conformance"] = one.to_json();
         format!(
             "{}\n",
             serde_json::to_string_pretty(&summary).unwrap_or_default()

@@ -1,7 +1,9 @@
 //! A live cluster as a source: polls through the read-only poller every interval, keeps the last
 //! state on screen when a poll fails ("disconnected since …, retrying" with backoff), and answers
-//! view requests from the last state without touching the cluster. Time is wall-clock; a live
-//! cluster cannot be stepped or seeked, and pausing stops the polling.
+//! view requests from the last state without touching the cluster — the explain panel and the
+//! conformance of the polls so far included (`explain`, `conformance`: the simulator's rules over
+//! the polled state, no further reads). Time is wall-clock; a live cluster cannot be stepped or
+//! seeked, and pausing stops the polling.
 
 use std::time::Duration;
 
@@ -113,6 +115,32 @@ pub fn clock_text(ms: u64) -> String {
     )
 }
 
+/// What the last poll of `poller` could not read, for the balancer's rules.
+fn unread(poller: &Poller) -> crate::sim::balancer::explain::Unread {
+    let panes = poller.refused().iter().map(|r| r.feeds.as_str());
+    super::explain::unread_of(true, poller.state(), panes)
+}
+
+/// `poller`'s last poll, compared with the polls before (conformance).
+fn observe(conformance: &mut super::conformance::Tracker, poller: &Poller) {
+    let unread = super::conformance::unread_of_refused(poller.state(), poller.refused());
+    conformance.observe(poller.state(), unread);
+}
+
+/// What `v` says of the rules from the last poll: the conformance so far, and the explain panel
+/// when it is asked for (the rules over the polled state, what the poll could not read unknown).
+fn rules_parts(
+    v: &mut view::ClusterView,
+    (poller, request): (&Poller, &ViewRequest),
+    conformance: &super::conformance::Tracker,
+) {
+    v.conformance = Some(conformance.conformance());
+    if request.explain {
+        let sim = crate::sim::Simulator::over(poller.state().clone());
+        v.explain = super::explain::panel(&sim, request, v, unread(poller));
+    }
+}
+
 /// Runs until the UI goes away; the poller has polled once.
 pub async fn run_live(
     mut poller: Poller,
@@ -131,6 +159,9 @@ pub async fn run_live(
         h.observe(poller.state());
     }
     past.sample(poller.state());
+    // Boxed: the future `watch` awaits stays small.
+    let mut conformance = Box::new(super::conformance::Tracker::default());
+    observe(&mut conformance, &poller);
     loop {
         let v = {
             let state = poller.state();
@@ -150,6 +181,7 @@ pub async fn run_live(
             let per_chunk = matches!(heat_mode, HeatMode::ChangeStream | HeatMode::Sampled);
             past.fill_views(state, &mut v, &request, per_chunk);
             v.disconnected(down_since); // no hotspot is current while no poll answers
+            rules_parts(&mut v, (&poller, &request), &conformance);
             v
         };
         if out.send(SourceEvent::View(Box::new(v))).await.is_err() {
@@ -184,6 +216,7 @@ pub async fn run_live(
                             past.heat.moved(&ns, t, (min, max), from);
                         }
                         past.sample(poller.state());
+                        observe(&mut conformance, &poller);
                         wait = interval;
                         if down_since.take().is_some() {
                             let _ = out.send(SourceEvent::Notice("connected again".into())).await;

@@ -24,6 +24,8 @@ pub struct ReplayTimeline {
     past: super::past::Past,
     /// The trace's event log, built as far as a jump needed it.
     book: LogBook,
+    /// Conformance over a live recording, as far as the view was asked (a cursor of its own).
+    conformance: Option<std::sync::Mutex<super::conformance::OverTrace>>,
 }
 
 /// The log line of an event or of a recorded entry (at its trace time), as the live view and
@@ -91,6 +93,8 @@ fn failed(e: &TraceError) -> color_eyre::Report {
 impl ReplayTimeline {
     pub fn open(path: &Path) -> Result<Self, TraceError> {
         let replay = Replay::open(path, ReadOptions::default())?;
+        let conformance =
+            super::conformance::OverTrace::of(&replay.trace).map(std::sync::Mutex::new);
         Ok(Self {
             label: format!(
                 "replay:{}",
@@ -105,6 +109,7 @@ impl ReplayTimeline {
                 cursor: None,
                 lines: Vec::new(),
             },
+            conformance,
         })
     }
 
@@ -223,6 +228,8 @@ impl Timeline for ReplayTimeline {
             // As the live view without heat: a recording has no write signal.
             v.heat = Some(super::live::HeatMode::Off.label());
         }
+        v.conformance =
+            (self.conformance.as_ref()).and_then(|m| m.lock().ok()?.at(self.replay.time_ms()).ok());
         if req.explain {
             let notes = state.poll_notes.iter().map(|(pane, _)| pane.as_str());
             let unread = super::explain::unread_of(live, state, notes);

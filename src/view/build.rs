@@ -43,6 +43,7 @@ pub fn build(cluster: &Cluster, req: &ViewRequest, source: &str, clock: ClockVie
         still: None,
         explain: None,
         under_way: Vec::new(),
+        conformance: None,
     }
 }
 

@@ -9,6 +9,7 @@ mod capture_script;
 #[path = "../common/mod.rs"]
 mod common;
 mod config;
+mod conformance;
 mod helpers;
 mod hostile;
 mod hostile_mongos;

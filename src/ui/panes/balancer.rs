@@ -1,5 +1,6 @@
 //! The balancer: mode, policy and window; rounds and migration counts; why it is or is not
-//! balancing; migrations in flight with progress; the latest finished migrations.
+//! balancing; where the cluster did not do what its rules say (conformance); migrations in
+//! flight with progress; the latest finished migrations.
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -90,6 +91,7 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: Theme, focused: b
         Span::raw(fit(&why, width.saturating_sub(5) * 3)),
     ]));
     lines.extend(super::refused_lines(app, &[Feeds::Balancer], width, theme));
+    lines.extend(conformance_lines(v, width, theme));
     for m in &b.in_flight {
         let head = format!("#{} {}→{} ", m.id, m.from, m.to);
         lines.push(Line::from(vec![
@@ -120,6 +122,23 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: Theme, focused: b
         Paragraph::new(lines).wrap(Wrap { trim: true }).block(block),
         area,
     );
+}
+
+/// What the cluster did against its release line's rules: a line per finding (nothing while it
+/// conforms or that is unknown).
+fn conformance_lines(
+    v: &crate::view::ClusterView,
+    width: usize,
+    theme: Theme,
+) -> Vec<Line<'static>> {
+    (v.conformance.iter().flat_map(|c| &c.findings))
+        .map(|f| {
+            Line::from(vec![
+                Span::styled("rules: ", theme.error()),
+                Span::raw(fit(&f.text(), width.saturating_sub(7) * 2)),
+            ])
+        })
+        .collect()
 }
 
 /// `12.0 MiB`, `≈12.0 MiB` for an estimate, `size unknown`.

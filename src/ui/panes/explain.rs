@@ -21,11 +21,7 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: Theme) {
     };
     let block = pane_block(Line::from(Span::styled(title, theme.title())), false, theme);
     let Some(panel) = panel else {
-        let text = if app.view.as_ref().is_some_and(|v| v.clock.is_live()) {
-            "no explanation from a live source here: `shardtop explain URI --ns DB.COLL` gives it"
-        } else {
-            "waiting for the source's explanation (e closes)"
-        };
+        let text = "waiting for the source's explanation (e closes)";
         frame.render_widget(
             Paragraph::new(Span::styled(text, theme.dim()))
                 .wrap(Wrap { trim: true })

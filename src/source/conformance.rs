@@ -185,9 +185,9 @@ impl Tracker {
         }
         self.unknown = None;
         let sim = Simulator::over(state.clone());
-        let rules: BTreeMap<String, Rules> = (0..state.collections.len())
-            .map(|c| {
-                let r = match sim.next_move(c) {
+        let rules: BTreeMap<String, Rules> = (sim.next_moves().into_iter().enumerate())
+            .map(|(c, next)| {
+                let r = match next {
                     Ok(m) if m.fails.is_none() => Rules::Move {
                         from: m.from,
                         reason: m.reason.as_str(),

@@ -51,6 +51,49 @@ pub struct NextMove {
 /// How long a copy plays a round in progress to its end before giving up (virtual time).
 const ROUND_END_LIMIT_MS: u64 = 6 * 3600 * 1000;
 
+/// One round started on a copy of the simulator ([`Simulator::next_moves`]).
+struct CopiedRound {
+    events: Vec<crate::cluster::event::Event>,
+    why_not: Vec<String>,
+}
+
+impl CopiedRound {
+    /// The first migration this round started on `ns`, or why none.
+    fn of(&self, ns: &str) -> Result<NextMove, String> {
+        let started = self.events.iter().find_map(|e| match &e.kind {
+            EventKind::MigrationStarted { range, reason, .. } if range.ns == ns => {
+                Some((range.clone(), *reason))
+            }
+            _ => None,
+        });
+        if let Some((range, reason)) = started {
+            let fails = self.events.iter().find_map(|e| match &e.kind {
+                EventKind::MigrationFailed { range: r, error } if r.id == range.id => {
+                    Some(error.code_name)
+                }
+                _ => None,
+            });
+            return Ok(NextMove {
+                min: range.min,
+                from: range.from,
+                to: range.to,
+                reason,
+                fails,
+            });
+        }
+        let mine: Vec<String> = (self.why_not.iter())
+            .filter_map(|w| w.strip_prefix(ns))
+            .filter(|w| w.starts_with(':') || w.starts_with(' '))
+            .map(|w| w.trim_start_matches(':').trim().to_string())
+            .collect();
+        if mine.is_empty() {
+            Err("balanced: the policy picks no migration for this collection".into())
+        } else {
+            Err(mine.join("; "))
+        }
+    }
+}
+
 impl Simulator {
     /// A simulator over a state read elsewhere (a trace, a live poll), taken as it is: its clock,
     /// its migrations in flight and its balancer round kept (unlike [`Simulator::from_cluster`],
@@ -74,7 +117,24 @@ impl Simulator {
     /// round runs on a copy without workloads or scheduled actions (a round in progress is
     /// played to its end first, its migrations committing as the simulator commits them).
     pub fn next_move(&self, c: usize) -> Result<NextMove, String> {
-        let ns = self.cluster.collections[c].ns.clone();
+        let round = self.round_on_copy()?;
+        round.of(&self.cluster.collections[c].ns)
+    }
+
+    /// [`Simulator::next_move`] of every collection, in the cluster's order, from one round on
+    /// one copy (a round picks for every collection at once: the answers are the same).
+    pub fn next_moves(&self) -> Vec<Result<NextMove, String>> {
+        let round = self.round_on_copy();
+        (self.cluster.collections.iter())
+            .map(|coll| match &round {
+                Ok(round) => round.of(&coll.ns),
+                Err(e) => Err(e.clone()),
+            })
+            .collect()
+    }
+
+    /// The next round, started on a copy: its events and its reasons for not moving.
+    fn round_on_copy(&self) -> Result<CopiedRound, String> {
         if !self.cluster.settings.balancer_enabled {
             return Err("the balancer is stopped".into());
         }
@@ -94,38 +154,10 @@ impl Simulator {
         }
         copy.take_events();
         copy.start_round();
-        let events = copy.take_events();
-        let started = events.iter().find_map(|e| match &e.kind {
-            EventKind::MigrationStarted { range, reason, .. } if range.ns == ns => {
-                Some((range.clone(), *reason))
-            }
-            _ => None,
-        });
-        if let Some((range, reason)) = started {
-            let fails = events.iter().find_map(|e| match &e.kind {
-                EventKind::MigrationFailed { range: r, error } if r.id == range.id => {
-                    Some(error.code_name)
-                }
-                _ => None,
-            });
-            return Ok(NextMove {
-                min: range.min,
-                from: range.from,
-                to: range.to,
-                reason,
-                fails,
-            });
-        }
-        let mine: Vec<String> = (copy.cluster.balancer.why_not.iter())
-            .filter_map(|w| w.strip_prefix(ns.as_str()))
-            .filter(|w| w.starts_with(':') || w.starts_with(' '))
-            .map(|w| w.trim_start_matches(':').trim().to_string())
-            .collect();
-        if mine.is_empty() {
-            Err("balanced: the policy picks no migration for this collection".into())
-        } else {
-            Err(mine.join("; "))
-        }
+        Ok(CopiedRound {
+            events: copy.take_events(),
+            why_not: std::mem::take(&mut copy.cluster.balancer.why_not),
+        })
     }
 
     /// The explanation of collection `c` for the chunk holding `key` (default: the chunk the

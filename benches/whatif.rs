@@ -35,7 +35,9 @@ fn whatif(c: &mut Criterion) {
         p.collection.balanced_at_ms.map(|ms| ms / 1000),
     );
     let mut group = c.benchmark_group("whatif 1000 shards × 1M chunks, add 100 shards");
-    group.sample_size(10).measurement_time(Duration::from_secs(20));
+    group
+        .sample_size(10)
+        .measurement_time(Duration::from_secs(20));
     group.bench_function("ten minutes of cluster time", |b| {
         b.iter_batched(
             || sim.clone(),

@@ -35,7 +35,7 @@ pub fn run(
     let (kind, _) = SourceArg::parse(&args.source, args.at.as_deref())?;
     let resolved = resolve(&args.source, args.at.as_deref(), version)?;
     let (label, unread) = (resolved.label.clone(), resolved.unread);
-    let sim = resolved.simulator();
+    let mut sim = resolved.simulator();
     let c = sim.cluster.collection_index(&args.ns).ok_or_else(|| {
         Failure::input(format!(
             "--ns {}: no such sharded collection in {label} (it has: {})",
@@ -55,10 +55,19 @@ pub fn run(
             )));
         }
     }
+    let mut assumed = assumptions(&kind, &sim, unread);
+    if !matches!(kind, SourceArg::Sim { .. }) {
+        let note = if crate::sim::whatif::keys::spread_evenly(&mut sim, c) {
+            "each chunk's documents spread evenly over its range (where a migration of part of a chunk cuts it)"
+        } else {
+            "unknown for this key: a migration moves whole chunks, and one too big fails (ChunkTooBig)"
+        };
+        assumed.push(("keyDistribution".into(), "assumed", note.into()));
+    }
     let ctx = Context {
         source: label,
         unix_clock: matches!(kind, SourceArg::Live { .. } | SourceArg::Capture { .. }),
-        assumptions: assumptions(&kind, &sim, unread),
+        assumptions: assumed,
     };
     let until_ms = sim.now_ms().saturating_add(span_ms);
     let prediction = predict(sim, c, &changes, until_ms);
@@ -142,7 +151,11 @@ fn assumptions(
     let mut out = Vec::new();
     let mut say = |what: &str, how, note: String| out.push((what.to_string(), how, note));
     if let SourceArg::Sim { .. } = kind {
-        say("migrationRate", "measured", format!("the simulator's own: {cost}"));
+        say(
+            "migrationRate",
+            "measured",
+            format!("the simulator's own: {cost}"),
+        );
         say(
             "writes",
             "measured",
@@ -200,7 +213,13 @@ mod tests {
     fn windows_read_as_the_balancer_document_writes_them() {
         let w = window("23:00-06:30").expect("parses");
         assert_eq!((w.start_minute, w.stop_minute), (23 * 60, 6 * 60 + 30));
-        for bad in ["23:00", "24:00-01:00", "1:00-2:00", "ab:cd-01:00", "23:00-06:60"] {
+        for bad in [
+            "23:00",
+            "24:00-01:00",
+            "1:00-2:00",
+            "ab:cd-01:00",
+            "23:00-06:60",
+        ] {
             let e = window(bad).expect_err(bad);
             assert_eq!(e.code, 2);
             assert!(e.message.contains("--window"), "{bad}: {}", e.message);

@@ -9,6 +9,7 @@
 //! JSON and text are in `whatif/report.rs`. May not touch: I/O, the wall clock, the source a
 //! fork came from (the caller hands over an owned simulator), the policy's decisions.
 
+pub mod keys;
 pub mod report;
 
 use crate::cluster::event::EventKind;
@@ -126,7 +127,10 @@ pub fn predict(mut sim: Simulator, c: usize, changes: &Changes, until_ms: u64) -
     let ns = sim.cluster.collections[c].ns.clone();
     let mut refused = Vec::new();
     let added = apply(&mut sim, changes, &mut refused);
-    let reshard = changes.reshard.as_ref().map(|key| start_reshard(&mut sim, c, key));
+    let reshard = changes
+        .reshard
+        .as_ref()
+        .map(|key| start_reshard(&mut sim, c, key));
     let drains: Vec<ShardIdx> = changes
         .drain
         .iter()
@@ -149,7 +153,17 @@ pub fn predict(mut sim: Simulator, c: usize, changes: &Changes, until_ms: u64) -
         }
         sim.step();
     }
-    run.finish(sim, c, &drains, Ended { forked_at_ms, until_ms, added, refused })
+    run.finish(
+        sim,
+        c,
+        &drains,
+        Ended {
+            forked_at_ms,
+            until_ms,
+            added,
+            refused,
+        },
+    )
 }
 
 struct Ended {
@@ -216,13 +230,16 @@ fn start_reshard(sim: &mut Simulator, c: usize, key: &KeyPattern) -> ReshardPred
     let minimum_duration_ms = settings.resharding.minimum_operation_duration_ms;
     // The cloning phase as `reshard.rs` times it: the data at the migration rate, at least
     // `reshardingMinimumOperationDurationMillis`.
-    let clone_ms =
-        (bytes.saturating_mul(1000) / settings.migration_bytes_per_sec.max(1)).max(minimum_duration_ms);
+    let clone_ms = (bytes.saturating_mul(1000) / settings.migration_bytes_per_sec.max(1))
+        .max(minimum_duration_ms);
     let ns = coll.ns.clone();
     let has_docs = coll.docs.is_some();
     let (error, simulated) = match sim.reshard_collection(&ns, key.clone(), None) {
         Ok(()) if sim.cluster.collections[c].resharding.is_some() => (None, true),
-        Ok(()) => (Some("the collection already has this shard key".into()), false),
+        Ok(()) => (
+            Some("the collection already has this shard key".into()),
+            false,
+        ),
         Err(e) if !has_docs => (Some(format!("not simulated: {}", e.message)), false),
         Err(e) => (Some(refusal(&e)), false),
     };
@@ -276,7 +293,11 @@ impl Run {
     }
 
     fn blocker(&mut self, what: &'static str, detail: String, at_ms: u64) {
-        match self.blockers.iter_mut().find(|b| b.what == what && b.detail == detail) {
+        match self
+            .blockers
+            .iter_mut()
+            .find(|b| b.what == what && b.detail == detail)
+        {
             Some(b) => b.times += 1,
             None => self.blockers.push(Blocker {
                 what,
@@ -300,7 +321,8 @@ impl Run {
                     self.failed += 1;
                     self.last_migration_at_ms = Some(e.at_ms);
                     if error.code_name == "ChunkTooBig" {
-                        let detail = "a chunk over the size a migration takes (split, or marked jumbo)";
+                        let detail =
+                            "a chunk over the size a migration takes (split, or marked jumbo)";
                         self.blocker("chunkTooBig", detail.into(), e.at_ms);
                     }
                 }

@@ -163,7 +163,10 @@ impl Prediction {
             ));
         }
         for b in &c.blockers {
-            s.push_str(&format!("  blocker: {} — {} ({}×)\n", b.what, b.detail, b.times));
+            s.push_str(&format!(
+                "  blocker: {} — {} ({}×)\n",
+                b.what, b.detail, b.times
+            ));
         }
         s.push_str("  end state:\n");
         for sh in &c.shards {

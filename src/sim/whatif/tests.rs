@@ -21,7 +21,9 @@ fn reference(
     loop {
         for e in sim.take_events() {
             match e.kind {
-                EventKind::MigrationCommitted { range, moved: m, .. } if range.ns == ns => {
+                EventKind::MigrationCommitted {
+                    range, moved: m, ..
+                } if range.ns == ns => {
                     (moved, bytes, last) = (moved + 1, bytes + m.bytes, Some(e.at_ms));
                 }
                 EventKind::MigrationFailed { range, .. } if range.ns == ns => {
@@ -115,7 +117,12 @@ fn added_shards_receive_chunks_until_the_policy_picks_nothing() {
     assert_eq!(p.collection.balanced_at_ms, None);
     let why = p.collection.not_balanced_why.expect("why");
     assert!(why.contains("balancer is stopped"), "{why}");
-    assert!(p.collection.blockers.iter().any(|b| b.what == "balancerStopped"));
+    assert!(
+        p.collection
+            .blockers
+            .iter()
+            .any(|b| b.what == "balancerStopped")
+    );
 }
 
 #[test]
@@ -130,6 +137,15 @@ fn a_drain_ends_when_the_shard_owns_no_chunk_and_a_refused_one_is_said() {
     let d = &p.drains[0];
     assert_eq!(d.shard, first);
     assert!(d.drained_at_ms.is_some(), "{p:?}");
-    assert!(p.collection.shards.iter().any(|s| s.shard == first && s.chunks == 0));
-    assert!(p.refused.iter().any(|r| r.contains("nowhere")), "{:?}", p.refused);
+    assert!(
+        p.collection
+            .shards
+            .iter()
+            .any(|s| s.shard == first && s.chunks == 0)
+    );
+    assert!(
+        p.refused.iter().any(|r| r.contains("nowhere")),
+        "{:?}",
+        p.refused
+    );
 }

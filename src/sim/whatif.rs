@@ -131,11 +131,10 @@ pub fn predict(mut sim: Simulator, c: usize, changes: &Changes, until_ms: u64) -
         .reshard
         .as_ref()
         .map(|key| start_reshard(&mut sim, c, key));
-    let drains: Vec<ShardIdx> = changes
-        .drain
-        .iter()
-        .filter_map(|id| sim.cluster.shard_index(id))
-        .filter(|s| sim.cluster.shards[s.index()].shard.draining)
+    // Every drain: the ones asked for and the ones in progress at the fork.
+    let drains: Vec<ShardIdx> = (0..sim.cluster.shards.len())
+        .filter(|&s| sim.cluster.shards[s].shard.draining && !sim.cluster.shards[s].removed)
+        .map(|s| ShardIdx(s as u32))
         .collect();
     let mut run = Run::new(ns, drains.len(), reshard);
     let mut first = true;
@@ -419,6 +418,26 @@ impl Run {
                 blockers.push(Blocker {
                     what: "policy",
                     detail: w.clone(),
+                    first_at_ms: sim.now_ms(),
+                    times: 1,
+                });
+            }
+        }
+        for sh in (0..cl.shards.len()).filter(|&s| !cl.shards[s].removed) {
+            let jumbo = coll.table.shard_totals(ShardIdx(sh as u32)).jumbo;
+            if jumbo > 0 {
+                let draining = cl.shards[sh].shard.draining;
+                blockers.push(Blocker {
+                    what: "jumbo",
+                    detail: format!(
+                        "{jumbo} jumbo chunk(s) on {} at the end: the balancer never moves them{}",
+                        cl.shard_id(ShardIdx(sh as u32)),
+                        if draining {
+                            " (the drain waits on them: moveChunk with forceJumbo, or clearJumboFlag)"
+                        } else {
+                            ""
+                        }
+                    ),
                     first_at_ms: sim.now_ms(),
                     times: 1,
                 });

@@ -1,5 +1,6 @@
 //! `whatif` at scale: 1,000 shards × 1,000,000 chunks, 100 shards added, the fork run forward.
 //! Reports simulated seconds per real second (target: an hour of cluster time in under 10 s).
+#![allow(clippy::unwrap_used)]
 
 use std::hint::black_box;
 use std::time::{Duration, Instant};

@@ -153,7 +153,7 @@ pub fn predict(mut sim: Simulator, c: usize, changes: &Changes, until_ms: u64) -
         sim.step();
     }
     run.finish(
-        sim,
+        &sim,
         c,
         &drains,
         Ended {
@@ -391,7 +391,7 @@ impl Run {
         self.balanced_at_ms.is_some() && self.drained.iter().all(Option::is_some)
     }
 
-    fn finish(self, sim: Simulator, c: usize, drains: &[ShardIdx], ended: Ended) -> Prediction {
+    fn finish(self, sim: &Simulator, c: usize, drains: &[ShardIdx], ended: Ended) -> Prediction {
         let cl = &sim.cluster;
         let coll = &cl.collections[c];
         let not_balanced_why = self.balanced_at_ms.is_none().then(|| {

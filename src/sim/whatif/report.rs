@@ -168,29 +168,34 @@ impl Prediction {
                 b.what, b.detail, b.times
             ));
         }
-        s.push_str("  end state:\n");
-        for sh in &c.shards {
-            let mark = match (sh.added, sh.draining) {
-                (true, _) => " (added)",
-                (_, true) => " (draining)",
-                _ => "",
-            };
-            s.push_str(&format!(
-                "    {:<12} {:>8} chunks {:>10}{}{mark}\n",
-                sh.shard,
-                grouped(sh.chunks),
-                human_bytes(sh.bytes),
-                if sh.jumbo > 0 {
-                    format!(", {} jumbo", grouped(sh.jumbo))
-                } else {
-                    String::new()
-                }
-            ));
-        }
+        end_state(&mut s, &c.shards);
         for (what, how, note) in &ctx.assumptions {
             s.push_str(&format!("  {how}: {what} — {note}\n"));
         }
         s
+    }
+}
+
+/// The end state, one line per shard.
+fn end_state(s: &mut String, shards: &[super::ShardEnd]) {
+    s.push_str("  end state:\n");
+    for sh in shards {
+        let mark = match (sh.added, sh.draining) {
+            (true, _) => " (added)",
+            (_, true) => " (draining)",
+            _ => "",
+        };
+        s.push_str(&format!(
+            "    {:<12} {:>8} chunks {:>10}{}{mark}\n",
+            sh.shard,
+            grouped(sh.chunks),
+            human_bytes(sh.bytes),
+            if sh.jumbo > 0 {
+                format!(", {} jumbo", grouped(sh.jumbo))
+            } else {
+                String::new()
+            }
+        ));
     }
 }
 

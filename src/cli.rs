@@ -85,6 +85,13 @@ pub enum Command {
     /// a trace file (with `--at T`, default its end), or `mongodb://…` / `mongodb+srv://…` (one
     /// read-only poll).
     Explain(ExplainArgs),
+    /// Fork a source into the simulator, change it (shards added or drained, chunk size,
+    /// window, balancer, reshard) and predict when the collection is balanced, each drain done,
+    /// the migrations and bytes moved, the blockers met and the end state per shard.
+    ///
+    /// SOURCE: `sim:SCENARIO[@T]`, a capture file, a trace file (with `--at T`), or
+    /// `mongodb://…` / `mongodb+srv://…` (one read-only poll). See docs/whatif.md.
+    Whatif(WhatifArgs),
     /// Print MongoDB's hashed-index value of VALUE (what convertShardKeyToHashed returns).
     ///
     /// VALUE is Extended JSON: '"abc"', '42', '{"$oid":"…"}', '{"$numberLong":"42"}'. The result is
@@ -395,6 +402,47 @@ pub struct ExplainArgs {
     /// chunk the next round moves, else the hottest.
     #[arg(long, value_name = "JSON")]
     pub key: Option<String>,
+    /// Print JSON instead of text.
+    #[arg(long)]
+    pub json: bool,
+    /// A trace file's time (`90s`, `5m`; default: its end).
+    #[arg(long, value_name = "T")]
+    pub at: Option<String>,
+    /// Run a `sim:` source as this release line (4.4, 5.0, 6.0, 7.0, 8.0).
+    #[arg(long, value_name = "V")]
+    pub server_version: Option<String>,
+}
+
+/// Options of `shardtop whatif`.
+#[derive(Debug, Args)]
+pub struct WhatifArgs {
+    /// `sim:SCENARIO[@T]`, a capture file, a trace file, or `mongodb://…` / `mongodb+srv://…`.
+    pub source: String,
+    /// The collection (`db.coll`).
+    #[arg(long)]
+    pub ns: String,
+    /// Add N empty shards (named added01, added02…).
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub add_shards: u32,
+    /// Drain SHARD (removeShard); repeat for several (one at a time before 8.3).
+    #[arg(long, value_name = "SHARD")]
+    pub drain: Vec<String>,
+    /// Set the chunk size (config.settings chunksize), MB.
+    #[arg(long, value_name = "MB")]
+    pub chunk_size: Option<u64>,
+    /// Set the balancer's active window, `HH:MM-HH:MM` (on the source's clock, UTC for a live
+    /// cluster).
+    #[arg(long, value_name = "HH:MM-HH:MM")]
+    pub window: Option<String>,
+    /// Start or stop the balancer.
+    #[arg(long, value_name = "on|off")]
+    pub balancer: Option<String>,
+    /// Reshard the collection to this key (`'{"k": 1}'`).
+    #[arg(long, value_name = "KEY")]
+    pub reshard: Option<String>,
+    /// How far to run past the fork (`90s`, `30m`, `6h`; default 24 h).
+    #[arg(long, value_name = "T")]
+    pub until: Option<String>,
     /// Print JSON instead of text.
     #[arg(long)]
     pub json: bool,

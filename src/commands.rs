@@ -24,6 +24,7 @@ mod time_views;
 mod tui;
 mod watch;
 mod watch_check;
+mod whatif;
 
 use std::process::ExitCode;
 
@@ -138,6 +139,7 @@ fn run_command(cli: Cli) -> Result<(), Failure> {
         Some(Command::Replay(args)) => replay::run(&args, &mut out),
         Some(Command::Demo(args)) => tui::demo(&args, &ctx),
         Some(Command::Explain(args)) => explain::run(&args, &ctx.config, &mut out),
+        Some(Command::Whatif(args)) => whatif::run(&args, &ctx.config, &mut out),
         _ => tui::demo(
             &crate::cli::DemoArgs {
                 scenario: None,

@@ -6,7 +6,7 @@
 //! Grouped by mechanism: `scenario` (scenario files, set-up, key generators, scheduled actions),
 //! `balancer` (rounds, policy, auto-splitter, per-collection settings), `merges` (AutoMerger,
 //! defragmentation), `resharding` (`reshardCollection`, `moveCollection`), `drains`
-//! (`removeShard`), `zones`; the engine and the sharding commands it serves (`ops`, `move_range`,
+//! (`removeShard`), `zones`, `whatif` (a fork run forward to answer "what if"); the engine and the sharding commands it serves (`ops`, `move_range`,
 //! `indexes`, `docs`, `update`) and the seeded random numbers stay at the top.
 //!
 //! Owns: the rules of how a cluster changes over (virtual) time, scenarios and their files. The
@@ -33,6 +33,7 @@ pub mod rng;
 pub mod scenario;
 mod std_shuffle;
 pub mod update;
+pub mod whatif;
 pub mod zones;
 
 pub use engine::Simulator;

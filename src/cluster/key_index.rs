@@ -124,6 +124,24 @@ impl KeyIndex {
         inner.sorted.iter().filter(|(_, c)| c.bytes > bytes).count() as u64
     }
 
+    /// Adds `count` documents of one key value at once (a fork's estimate of what a chunk holds
+    /// when only its totals were read); cheapest in ascending key order.
+    pub fn insert_count(&mut self, key: ShardKey, count: KeyCount) {
+        let inner = self.inner.get_mut();
+        inner.settle();
+        if inner.sorted.last().is_none_or(|(last, _)| *last < key) {
+            inner.sorted.push((key, count));
+            return;
+        }
+        match inner.sorted.binary_search_by(|(k, _)| k.cmp(&key)) {
+            Ok(i) => {
+                inner.sorted[i].1.docs += count.docs;
+                inner.sorted[i].1.bytes += count.bytes;
+            }
+            Err(i) => inner.sorted.insert(i, (key, count)),
+        }
+    }
+
     pub fn insert(&mut self, key: ShardKey, bytes: u64) {
         self.inner.get_mut().pending.push((key, bytes));
     }

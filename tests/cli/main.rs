@@ -19,3 +19,4 @@ mod process;
 mod serve;
 mod sim;
 mod tui;
+mod whatif;

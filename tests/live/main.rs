@@ -32,3 +32,4 @@ mod watch_privileges;
 mod watch_reshard;
 mod watch_sampled;
 mod watch_serve;
+mod whatif;

@@ -1,0 +1,151 @@
+//! A what-if of a `sim:` fork with no change is exact: it predicts what the scenario itself then
+//! does (checked on every built-in scenario at several instants against a separate run from 0).
+
+use super::*;
+use crate::sim::scenario::{built_in, names};
+
+/// What the scenario itself does after `t_ms`, up to `end_ms`, for collection `c`: a run of its
+/// own from 0, its events counted after `t_ms`.
+fn reference(
+    name: &str,
+    c: usize,
+    t_ms: u64,
+    end_ms: u64,
+) -> (Option<u64>, Option<u64>, u64, u64, u64) {
+    let sc = built_in(name).expect("built in").expect("parses");
+    let mut sim = Simulator::from_scenario(&sc, sc.seed, None).expect("starts");
+    sim.run_until(t_ms);
+    sim.take_events();
+    let ns = sim.cluster.collections[c].ns.clone();
+    let (mut balanced, mut last, mut moved, mut failed, mut bytes) = (None, None, 0, 0, 0);
+    loop {
+        for e in sim.take_events() {
+            match e.kind {
+                EventKind::MigrationCommitted {
+                    range, moved: m, ..
+                } if range.ns == ns => {
+                    (moved, bytes, last) = (moved + 1, bytes + m.bytes, Some(e.at_ms));
+                }
+                EventKind::MigrationFailed { range, .. } if range.ns == ns => {
+                    (failed, last) = (failed + 1, Some(e.at_ms));
+                }
+                _ => {}
+            }
+        }
+        let resharding = sim.cluster.collections[c].resharding.is_some();
+        if balanced.is_none()
+            && !resharding
+            && !sim.cluster.balancer.migrating_in(&ns)
+            && sim.compliance_violation(c).is_none()
+        {
+            balanced = Some(sim.now_ms());
+        }
+        if sim.now_ms() >= end_ms {
+            break;
+        }
+        sim.step();
+    }
+    (balanced, last, moved, failed, bytes)
+}
+
+#[test]
+fn a_fork_of_the_simulator_with_no_change_predicts_what_it_then_does() {
+    for name in names() {
+        let sc = built_in(name).expect("built in").expect("parses");
+        let end = (sc.until * 1000.0).round() as u64;
+        for t in [0, end / 3 / 100 * 100, 2 * end / 3 / 100 * 100] {
+            let mut fork = Simulator::from_scenario(&sc, sc.seed, None).expect("starts");
+            fork.run_until(t);
+            for c in 0..fork.cluster.collections.len() {
+                if fork.cluster.collections[c].placement != crate::cluster::Placement::Sharded {
+                    continue;
+                }
+                let p = predict(fork.clone(), c, &Changes::default(), end);
+                let got = &p.collection;
+                let want = reference(name, c, t, p.ended_ms);
+                assert_eq!(
+                    (
+                        got.balanced_at_ms,
+                        got.last_migration_at_ms,
+                        got.migrations,
+                        got.failed,
+                        got.bytes_moved
+                    ),
+                    want,
+                    "{name} at {t} ms, {}",
+                    got.ns
+                );
+                assert_eq!(p.forked_at_ms, t);
+                assert!(p.ended_ms <= end, "{name}: ran past --until");
+            }
+        }
+    }
+}
+
+fn add_shard_at_60s() -> Simulator {
+    let sc = built_in("add-shard").expect("built in").expect("parses");
+    let mut sim = Simulator::from_scenario(&sc, sc.seed, None).expect("starts");
+    sim.run_until(60_000);
+    sim
+}
+
+#[test]
+fn added_shards_receive_chunks_until_the_policy_picks_nothing() {
+    let sim = add_shard_at_60s();
+    let c = 0;
+    let before = sim.cluster.shards.len();
+    let changes = Changes {
+        add_shards: 2,
+        ..Changes::default()
+    };
+    let until = sim.now_ms() + 24 * 3600 * 1000;
+    let p = predict(sim.clone(), c, &changes, until);
+    assert_eq!(p.added, ["added01", "added02"]);
+    assert_eq!(p.collection.shards.len(), before + 2);
+    let at = p.collection.balanced_at_ms.expect("balanced within a day");
+    assert!(p.collection.migrations > 0);
+    assert!(p.collection.last_migration_at_ms.is_some_and(|l| l <= at));
+    for s in p.collection.shards.iter().filter(|s| s.added) {
+        assert!(s.chunks > 0, "{} received nothing", s.shard);
+    }
+    // With the balancer stopped the same change is never balanced, and says why.
+    let stopped = Changes {
+        balancer: Some(false),
+        ..changes
+    };
+    let p = predict(sim, c, &stopped, until.min(3_600_000 + 60_000));
+    assert_eq!(p.collection.balanced_at_ms, None);
+    let why = p.collection.not_balanced_why.expect("why");
+    assert!(why.contains("balancer is stopped"), "{why}");
+    assert!(
+        p.collection
+            .blockers
+            .iter()
+            .any(|b| b.what == "balancerStopped")
+    );
+}
+
+#[test]
+fn a_drain_ends_when_the_shard_owns_no_chunk_and_a_refused_one_is_said() {
+    let sim = add_shard_at_60s();
+    let first = sim.cluster.shard_id(crate::model::ShardIdx(0)).to_string();
+    let changes = Changes {
+        drain: vec![first.clone(), "nowhere".into()],
+        ..Changes::default()
+    };
+    let p = predict(sim, 0, &changes, 24 * 3600 * 1000);
+    let d = &p.drains[0];
+    assert_eq!(d.shard, first);
+    assert!(d.drained_at_ms.is_some(), "{p:?}");
+    assert!(
+        p.collection
+            .shards
+            .iter()
+            .any(|s| s.shard == first && s.chunks == 0)
+    );
+    assert!(
+        p.refused.iter().any(|r| r.contains("nowhere")),
+        "{:?}",
+        p.refused
+    );
+}

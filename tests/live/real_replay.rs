@@ -49,6 +49,10 @@ fn comparable(mut v: Value) -> (Value, f64) {
         o.remove("source");
         o.remove("time");
     }
+    // `watch --once` reads one poll, a recording as many as its duration holds.
+    if let Some(c) = v["conformance"].as_object_mut() {
+        c.remove("polls");
+    }
     (v, time)
 }
 

@@ -177,6 +177,27 @@ pub fn axis_time(ms: u64, virtual_time: bool, label: bool) -> String {
     }
 }
 
+/// `text` broken into lines of at most `width` characters at spaces (a
+/// word longer than `width` is a line of its own).
+pub fn wrap(text: &str, width: usize) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut line = String::new();
+    for word in text.split(' ') {
+        let len = line.chars().count();
+        if len > 0 && len + 1 + word.chars().count() > width {
+            out.push(std::mem::take(&mut line));
+        }
+        if !line.is_empty() {
+            line.push(' ');
+        }
+        line.push_str(word);
+    }
+    if !line.is_empty() {
+        out.push(line);
+    }
+    out
+}
+
 /// Cuts `s` to `width` characters, ending in `…` when cut.
 pub fn fit(s: &str, width: usize) -> String {
     if s.chars().count() <= width {

@@ -9,7 +9,7 @@ use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Clear, Paragraph};
 
-use super::pane_block;
+use super::{pane_block, wrap};
 use crate::ui::app::App;
 use crate::ui::help_keys::{HelpGroup, help_of};
 use crate::ui::input_mode::InputMode;
@@ -79,26 +79,6 @@ fn group_lines(
         lines.clear();
     }
     lines
-}
-
-/// `text` broken into lines of at most `width` characters at spaces.
-fn wrap(text: &str, width: usize) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut line = String::new();
-    for word in text.split(' ') {
-        let len = line.chars().count();
-        if len > 0 && len + 1 + word.chars().count() > width {
-            out.push(std::mem::take(&mut line));
-        }
-        if !line.is_empty() {
-            line.push(' ');
-        }
-        line.push_str(word);
-    }
-    if !line.is_empty() {
-        out.push(line);
-    }
-    out
 }
 
 /// The overlay's shape for the app's terminal: where it goes, its columns of lines, and the

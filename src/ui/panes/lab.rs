@@ -18,7 +18,7 @@ use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
-use super::{fit, pane_block};
+use super::{fit, pane_block, wrap};
 use crate::ui::app::App;
 use crate::ui::theme::Theme;
 use crate::units::human_bytes;
@@ -92,8 +92,20 @@ fn render_column(frame: &mut Frame, area: Rect, c: &LabColumn, chosen: bool, the
             theme.warn()
         };
         lines.push(Line::from(Span::styled(fit(goes, width), style)));
+        // Wrapped at spaces, not cut: a query's last bound is a number the reader needs.
+        for part in wrap(query, width.saturating_sub(2)) {
+            lines.push(Line::from(Span::styled(
+                fit(&format!("  {part}"), width),
+                theme.dim(),
+            )));
+        }
+    }
+    let height = usize::from(inner.height);
+    if lines.len() > height && height > 0 {
+        // A query cut by the pane's height would read as a shorter query: say more follow.
+        lines.truncate(height - 1);
         lines.push(Line::from(Span::styled(
-            fit(&format!("  {query}"), width),
+            fit("  … more queries (a taller terminal)", width),
             theme.dim(),
         )));
     }

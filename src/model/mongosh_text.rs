@@ -24,6 +24,11 @@ pub fn value(v: &Bson) -> String {
         Bson::Double(f) if f.is_infinite() => {
             if *f > 0.0 { "Infinity" } else { "-Infinity" }.into()
         }
+        // A whole double past 2^53 in digits would read back as the int64 of those digits
+        // (`mongosh_read` keeps such integers exact); its exponent form is the same number.
+        Bson::Double(f) if f.fract() == 0.0 && f.abs() > 9_007_199_254_740_992.0 => {
+            format!("{f:e}")
+        }
         other => other.to_string(),
     }
 }

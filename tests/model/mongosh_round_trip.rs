@@ -146,3 +146,13 @@ fn bad_input_is_told_with_its_column() {
             .contains("nested too deep")
     );
 }
+
+/// A whole double past 2^53 (4.016488138132229e17) printed in digits read back as an int64 of
+/// other value: it is printed in exponent form (found by the property above).
+#[test]
+fn a_whole_double_past_two_to_the_53_reads_back_as_that_double() {
+    let v = Bson::Double(4.016488138132229e17);
+    let text = mongosh_text::value(&v);
+    assert_eq!(text, "4.016488138132229e17");
+    assert_eq!(mongosh_read::value(&text).unwrap(), v);
+}

@@ -10,8 +10,7 @@ use super::source_arg::{SourceArg, resolve};
 use super::{Failure, write_failed};
 use crate::cli::WhatifArgs;
 use crate::cluster::ActiveWindow;
-use crate::sim::Simulator;
-use crate::sim::balancer::explain::Unread;
+use crate::sim::whatif::assumptions::{ForkedFrom, prepare};
 use crate::sim::whatif::report::Context;
 use crate::sim::whatif::{Changes, predict};
 
@@ -55,18 +54,16 @@ pub fn run(
             )));
         }
     }
-    let mut assumed = assumptions(&kind, &sim, unread);
-    if !matches!(kind, SourceArg::Sim { .. }) {
-        let note = if crate::sim::whatif::keys::spread_evenly(&mut sim, c) {
-            "each chunk's documents spread evenly over its range (where a migration of part of a chunk cuts it)"
-        } else {
-            "unknown for this key: a migration moves whole chunks, and one too big fails (ChunkTooBig)"
-        };
-        assumed.push(("keyDistribution".into(), "assumed", note.into()));
-    }
+    let from = match kind {
+        SourceArg::Sim { .. } => ForkedFrom::Simulator,
+        SourceArg::Trace { .. } => ForkedFrom::Trace,
+        SourceArg::Capture { .. } => ForkedFrom::Capture,
+        SourceArg::Live { .. } => ForkedFrom::Live,
+    };
+    let assumed = prepare(from, &mut sim, c, unread);
     let ctx = Context {
         source: label,
-        unix_clock: matches!(kind, SourceArg::Live { .. } | SourceArg::Capture { .. }),
+        unix_clock: from.unix_clock(),
         assumptions: assumed,
     };
     let until_ms = sim.now_ms().saturating_add(span_ms);
@@ -134,75 +131,6 @@ fn window(text: &str) -> Result<ActiveWindow, Failure> {
         start_minute: minute(start)?,
         stop_minute: minute(stop)?,
     })
-}
-
-/// What the fork measured of the source and what it assumed.
-fn assumptions(
-    kind: &SourceArg,
-    sim: &Simulator,
-    unread: Unread,
-) -> Vec<(String, &'static str, String)> {
-    let set = &sim.cluster.settings;
-    let cost = format!(
-        "{} ms + bytes ÷ {}/s per migration",
-        set.migration_overhead_ms,
-        crate::units::human_bytes(set.migration_bytes_per_sec)
-    );
-    let mut out = Vec::new();
-    let mut say = |what: &str, how, note: String| out.push((what.to_string(), how, note));
-    if let SourceArg::Sim { .. } = kind {
-        say(
-            "migrationRate",
-            "measured",
-            format!("the simulator's own: {cost}"),
-        );
-        say(
-            "writes",
-            "measured",
-            "the scenario's workloads and scheduled actions continue, same random stream".into(),
-        );
-        say("chunkSizes", "measured", "the simulator's own".into());
-        return out;
-    }
-    say(
-        "migrationRate",
-        "assumed",
-        format!("the simulator's cost model, {cost} (not calibrated from the changelog)"),
-    );
-    say(
-        "writes",
-        "assumed",
-        "none: the fork runs without writes (the write rate and key distribution are not calibrated)"
-            .into(),
-    );
-    let sizes = match (kind, unread.sizes, unread.chunk_docs) {
-        (_, true, _) => (
-            "assumed",
-            "the shards' data sizes could not be read: chunks count as empty",
-        ),
-        (SourceArg::Trace { .. }, false, _) => ("measured", "as the trace keeps them"),
-        (_, false, true) => (
-            "measured",
-            "each shard's data size read, spread evenly over its chunks",
-        ),
-        (_, false, false) => ("measured", "each chunk's size read"),
-    };
-    say("chunkSizes", sizes.0, sizes.1.into());
-    if unread.balancer {
-        say(
-            "balancerSettings",
-            "assumed",
-            "not all read: the defaults stand for what was not".into(),
-        );
-    }
-    if unread.window {
-        say(
-            "activeWindow",
-            "assumed",
-            "the config server's time zone is unknown: the window is read as UTC".into(),
-        );
-    }
-    out
 }
 
 #[cfg(test)]

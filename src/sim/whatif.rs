@@ -9,6 +9,7 @@
 //! JSON and text are in `whatif/report.rs`. May not touch: I/O, the wall clock, the source a
 //! fork came from (the caller hands over an owned simulator), the policy's decisions.
 
+pub mod assumptions;
 pub mod keys;
 pub mod report;
 

@@ -1,0 +1,112 @@
+//! What a fork measured of its source and what it assumed (the `assumptions` of a what-if's
+//! output, docs/whatif.md "Calibration, and its limits"), and the estimates a fork of a read state
+//! needs before it runs (the key distribution, `keys.rs`). One implementation for `shardtop
+//! whatif` and the TUI's what-if mode.
+//!
+//! Owns: that list and the preparation of a fork. May not touch: I/O, the source it came from.
+
+use crate::sim::balancer::explain::Unread;
+use crate::sim::engine::Simulator;
+
+/// The kind of source a fork was made from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ForkedFrom {
+    /// The simulator itself (`sim:SCENARIO@T`, the simulator's TUI).
+    Simulator,
+    /// A recorded trace at an instant.
+    Trace,
+    /// A capture file.
+    Capture,
+    /// A live cluster's poll.
+    Live,
+}
+
+impl ForkedFrom {
+    /// Whether its times are Unix seconds (a live cluster, a capture) rather than virtual ones.
+    pub fn unix_clock(self) -> bool {
+        matches!(self, Self::Live | Self::Capture)
+    }
+}
+
+/// One input of a fork: its name, `measured` or `assumed`, and how.
+pub type Assumption = (String, &'static str, String);
+
+/// Prepares a fork of collection `c` (the key distribution a read state lacks) and says what of
+/// it was measured and what assumed.
+pub fn prepare(from: ForkedFrom, sim: &mut Simulator, c: usize, unread: Unread) -> Vec<Assumption> {
+    let mut assumed = assumptions(from, sim, unread);
+    if from != ForkedFrom::Simulator {
+        let note = if super::keys::spread_evenly(sim, c) {
+            "each chunk's documents spread evenly over its range (where a migration of part of a chunk cuts it)"
+        } else {
+            "unknown for this key: a migration moves whole chunks, and one too big fails (ChunkTooBig)"
+        };
+        assumed.push(("keyDistribution".into(), "assumed", note.into()));
+    }
+    assumed
+}
+
+/// What the fork measured of the source and what it assumed.
+pub fn assumptions(from: ForkedFrom, sim: &Simulator, unread: Unread) -> Vec<Assumption> {
+    let set = &sim.cluster.settings;
+    let cost = format!(
+        "{} ms + bytes ÷ {}/s per migration",
+        set.migration_overhead_ms,
+        crate::units::human_bytes(set.migration_bytes_per_sec)
+    );
+    let mut out = Vec::new();
+    let mut say = |what: &str, how, note: String| out.push((what.to_string(), how, note));
+    if from == ForkedFrom::Simulator {
+        say(
+            "migrationRate",
+            "measured",
+            format!("the simulator's own: {cost}"),
+        );
+        say(
+            "writes",
+            "measured",
+            "the scenario's workloads and scheduled actions continue, same random stream".into(),
+        );
+        say("chunkSizes", "measured", "the simulator's own".into());
+        return out;
+    }
+    say(
+        "migrationRate",
+        "assumed",
+        format!("the simulator's cost model, {cost} (not calibrated from the changelog)"),
+    );
+    say(
+        "writes",
+        "assumed",
+        "none: the fork runs without writes (the write rate and key distribution are not calibrated)"
+            .into(),
+    );
+    let sizes = match (from, unread.sizes, unread.chunk_docs) {
+        (_, true, _) => (
+            "assumed",
+            "the shards' data sizes could not be read: chunks count as empty",
+        ),
+        (ForkedFrom::Trace, false, _) => ("measured", "as the trace keeps them"),
+        (_, false, true) => (
+            "measured",
+            "each shard's data size read, spread evenly over its chunks",
+        ),
+        (_, false, false) => ("measured", "each chunk's size read"),
+    };
+    say("chunkSizes", sizes.0, sizes.1.into());
+    if unread.balancer {
+        say(
+            "balancerSettings",
+            "assumed",
+            "not all read: the defaults stand for what was not".into(),
+        );
+    }
+    if unread.window {
+        say(
+            "activeWindow",
+            "assumed",
+            "the config server's time zone is unknown: the window is read as UTC".into(),
+        );
+    }
+    out
+}

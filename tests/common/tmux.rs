@@ -132,7 +132,9 @@ fn rand_suffix() -> u128 {
         .map_or(0, |d| d.as_nanos())
 }
 
-pub const START: Duration = Duration::from_secs(20);
+/// How long a first frame may take: a bound, not an expectation (on a loaded 2-core machine the
+/// lab's first frame took over 20 s).
+pub const START: Duration = Duration::from_secs(60);
 
 /// `shardtop serve` as a child process, killed on drop.
 pub struct Served(pub std::process::Child, pub u16);

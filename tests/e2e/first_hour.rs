@@ -14,11 +14,11 @@ fn the_bare_command_starts_paused() {
     let screen = if screen.contains("❚❚ paused") {
         screen
     } else {
-        t.wait_for("❚❚ paused", Duration::from_secs(5))
+        t.wait_for("❚❚ paused", Duration::from_secs(20))
     };
     assert!(screen.contains("0s"), "{screen}");
     t.keys("q");
-    t.wait_for("EXIT=0", Duration::from_secs(10));
+    t.wait_for("EXIT=0", Duration::from_secs(20));
 }
 
 #[test]
@@ -26,13 +26,13 @@ fn the_query_prompt_takes_mongosh_syntax_and_reopens_selected() {
     let t = Tmux::start("demo hashed --paused", 120, 32);
     t.wait_for("sim:hashed", START);
     t.keys("t");
-    t.wait_for("query filter:", Duration::from_secs(5));
+    t.wait_for("query filter:", Duration::from_secs(20));
     t.keys("{username: 'alice'}");
     t.keys("Enter");
-    t.wait_for("SINGLE_SHARD", Duration::from_secs(5));
+    t.wait_for("SINGLE_SHARD", Duration::from_secs(20));
     // `t` again: the old filter is there, selected; typing replaces it.
     t.keys("t");
-    let screen = t.wait_for("typing replaces", Duration::from_secs(5));
+    let screen = t.wait_for("typing replaces", Duration::from_secs(20));
     assert!(
         screen.contains("query filter: {username: 'alice'}"),
         "{screen}"
@@ -40,7 +40,7 @@ fn the_query_prompt_takes_mongosh_syntax_and_reopens_selected() {
     t.keys("{username: {$gt: 'm'}}");
     let screen = t.wait_for(
         "query filter: {username: {$gt: 'm'}}",
-        Duration::from_secs(5),
+        Duration::from_secs(20),
     );
     // Replaced, not appended (the key space still shows the kept filter until Enter).
     let prompt = screen
@@ -49,7 +49,7 @@ fn the_query_prompt_takes_mongosh_syntax_and_reopens_selected() {
         .unwrap();
     assert!(!prompt.contains("alice"), "{screen}");
     t.keys("Enter");
-    t.wait_for("SHARD_MERGE", Duration::from_secs(5));
+    t.wait_for("SHARD_MERGE", Duration::from_secs(20));
     t.keys("q");
-    t.wait_for("EXIT=0", Duration::from_secs(10));
+    t.wait_for("EXIT=0", Duration::from_secs(20));
 }

@@ -50,14 +50,14 @@ fn ctrl_z_gives_the_terminal_back_and_fg_redraws() {
     t.wait_for("sim:ascending", START);
     assert_eq!(t.format("#{alternate_on}"), "1");
     t.keys("C-z");
-    let screen = t.wait_for("Stopped", Duration::from_secs(10));
+    let screen = t.wait_for("Stopped", Duration::from_secs(20));
     assert!(screen.contains("READY$"), "the prompt is back:\n{screen}");
     assert_eq!(t.format("#{alternate_on}"), "0", "off the alternate screen");
     assert_eq!(t.format("#{mouse_any_flag}"), "0", "mouse reporting off");
     assert_eq!(t.format("#{cursor_flag}"), "1", "the cursor shown");
     t.keys("fg");
     t.keys("Enter");
-    t.wait_for("sim:ascending", Duration::from_secs(10));
+    t.wait_for("sim:ascending", Duration::from_secs(20));
     assert_eq!(
         t.format("#{alternate_on}"),
         "1",
@@ -70,7 +70,7 @@ fn ctrl_z_gives_the_terminal_back_and_fg_redraws() {
     );
     // Raw mode is back: q is a key, not a line.
     t.keys("q");
-    t.wait_for("READY$", Duration::from_secs(10));
+    t.wait_for("READY$", Duration::from_secs(20));
     // A SIGTSTP from outside (`kill -TSTP`) does the same.
     t.keys("\"$ST\" demo ascending");
     t.keys("Enter");
@@ -81,7 +81,7 @@ fn ctrl_z_gives_the_terminal_back_and_fg_redraws() {
         .status()
         .unwrap();
     assert!(status.success());
-    t.wait_for("Stopped", Duration::from_secs(10));
+    t.wait_for("Stopped", Duration::from_secs(20));
     assert_eq!(
         t.format("#{alternate_on}"),
         "0",
@@ -89,7 +89,7 @@ fn ctrl_z_gives_the_terminal_back_and_fg_redraws() {
     );
     t.keys("fg");
     t.keys("Enter");
-    t.wait_for("sim:ascending", Duration::from_secs(10));
+    t.wait_for("sim:ascending", Duration::from_secs(20));
     t.keys("q");
 }
 

@@ -26,18 +26,18 @@ fn the_lab_runs_side_by_side_opens_a_candidate_and_quits_cleanly() {
     t.keys("Enter");
     t.wait_for(
         "Key space · lab.candidate {city: 1}",
-        Duration::from_secs(10),
+        Duration::from_secs(20),
     );
     t.keys("?");
     t.wait_for(
         "lab: the candidate keys side by side",
-        Duration::from_secs(10),
+        Duration::from_secs(20),
     );
     t.keys("Escape");
     t.keys("L");
-    t.wait_for("queries on one shard", Duration::from_secs(10));
+    t.wait_for("queries on one shard", Duration::from_secs(20));
     t.keys("q");
-    t.wait_for("EXIT=0", Duration::from_secs(10));
+    t.wait_for("EXIT=0", Duration::from_secs(20));
     assert_eq!(
         t.stty("before"),
         t.stty("after"),

@@ -13,23 +13,23 @@ fn colon_opens_the_palette_and_enter_runs_the_chosen_command() {
     let t = Tmux::start("demo drain --paused", 100, 30);
     t.wait_for("sim:drain", START);
     t.keys(":");
-    let screen = t.wait_for("Enter runs · Esc closes", Duration::from_secs(5));
+    let screen = t.wait_for("Enter runs · Esc closes", Duration::from_secs(20));
     assert!(screen.contains("Commands"), "{screen}");
     t.keys("histo");
-    let screen = t.wait_for(": histo", Duration::from_secs(5));
+    let screen = t.wait_for(": histo", Duration::from_secs(20));
     assert!(screen.contains("history"), "{screen}");
     t.keys("Enter");
-    t.wait_for("data per shard", Duration::from_secs(5));
+    t.wait_for("data per shard", Duration::from_secs(20));
     // Esc closes the palette without running anything.
     t.keys(":");
-    t.wait_for("Enter runs · Esc closes", Duration::from_secs(5));
+    t.wait_for("Enter runs · Esc closes", Duration::from_secs(20));
     t.keys("Escape");
     std::thread::sleep(Duration::from_millis(300));
     let screen = t.screen();
     assert!(!screen.contains("Enter runs · Esc closes"), "{screen}");
     assert!(screen.contains("data per shard"), "{screen}");
     t.keys("q");
-    t.wait_for("EXIT=0", Duration::from_secs(10));
+    t.wait_for("EXIT=0", Duration::from_secs(20));
 }
 
 #[test]
@@ -37,9 +37,13 @@ fn y_puts_the_selected_cell_s_bounds_on_the_clipboard_through_osc_52() {
     let t = Tmux::start("demo ascending --paused", 100, 30);
     t.command(&["set-option", "-g", "set-clipboard", "on"]);
     t.wait_for("sim:ascending", START);
-    t.keys("BTab");
+    // Three Tabs (Shards → Balancer → Events → Key space), not one Shift-Tab: a Tab is one byte,
+    // while Shift-Tab's escape sequence read in two parts on a loaded machine is Esc, `[`, `Z`.
+    for _ in 0..3 {
+        t.keys("Tab");
+    }
     t.keys("y");
-    t.wait_for("(OSC 52)", Duration::from_secs(5));
+    t.wait_for("(OSC 52)", Duration::from_secs(20));
     let deadline = std::time::Instant::now() + Duration::from_secs(5);
     let buffer = loop {
         let b = t.command(&["show-buffer"]);
@@ -53,5 +57,5 @@ fn y_puts_the_selected_cell_s_bounds_on_the_clipboard_through_osc_52() {
         "{buffer:?}"
     );
     t.keys("q");
-    t.wait_for("EXIT=0", Duration::from_secs(10));
+    t.wait_for("EXIT=0", Duration::from_secs(20));
 }

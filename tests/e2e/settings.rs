@@ -29,7 +29,7 @@ fn a_rebound_quit_key_quits_and_the_old_one_does_not() {
     std::thread::sleep(Duration::from_millis(500));
     assert!(!t.screen().contains("EXIT="), "q is no longer quit");
     t.keys("F1");
-    let screen = t.wait_for("Ctrl-C always quits", Duration::from_secs(5));
+    let screen = t.wait_for("Ctrl-C always quits", Duration::from_secs(20));
     let line = screen
         .lines()
         .find(|l| l.contains("Ctrl-C always quits"))
@@ -45,7 +45,7 @@ fn a_rebound_quit_key_quits_and_the_old_one_does_not() {
         std::thread::sleep(Duration::from_millis(50));
     }
     t.keys("x");
-    t.wait_for("EXIT=0", Duration::from_secs(10));
+    t.wait_for("EXIT=0", Duration::from_secs(20));
 }
 
 #[test]
@@ -53,7 +53,7 @@ fn a_theme_is_taken_and_a_bad_one_exits_2() {
     let t = Tmux::start("--theme okabe-ito demo --paused", 100, 30);
     t.wait_for("shard0000", START);
     t.keys("q");
-    t.wait_for("EXIT=0", Duration::from_secs(10));
+    t.wait_for("EXIT=0", Duration::from_secs(20));
     let t = Tmux::start("demo --theme solarized", 100, 30);
     let screen = t.wait_for("EXIT=2", START);
     assert!(
@@ -98,16 +98,16 @@ fn the_live_footer_offers_the_live_keys_and_a_refused_read_is_named_in_its_pane(
         "the rest of the view goes on:\n{screen}"
     );
     t.keys("Space");
-    let screen = t.wait_for("polling paused", Duration::from_secs(5));
+    let screen = t.wait_for("polling paused", Duration::from_secs(20));
     assert!(screen.contains("Space resume polling"), "{screen}");
     t.keys("?");
     // The help scrolls: every page of it, read page by page.
     // Its last line is drawn last: wait for it, not for the title (a frame is written in pieces).
-    let mut help = t.wait_for("PgUp PgDn scroll · / filter", Duration::from_secs(5));
+    let mut help = t.wait_for("PgUp PgDn scroll · / filter", Duration::from_secs(20));
     for _ in 0..6 {
         t.keys("PageDown");
         std::thread::sleep(Duration::from_millis(200));
-        help.push_str(&t.wait_for("? Esc q close", Duration::from_secs(5)));
+        help.push_str(&t.wait_for("? Esc q close", Duration::from_secs(20)));
     }
     assert!(
         !help.contains("faster / slower") && help.contains("pause / resume"),
@@ -115,7 +115,7 @@ fn the_live_footer_offers_the_live_keys_and_a_refused_read_is_named_in_its_pane(
     );
     t.keys("q");
     t.keys("q");
-    t.wait_for("EXIT=0", Duration::from_secs(10));
+    t.wait_for("EXIT=0", Duration::from_secs(20));
 }
 
 #[test]
@@ -123,20 +123,20 @@ fn v_opens_the_key_visualizer_h_the_history_and_both_go_back() {
     let t = Tmux::start("demo ascending --speed 32", 100, 30);
     t.wait_for("shard0000", START);
     t.keys("v");
-    t.wait_for("Key visualizer · app.events", Duration::from_secs(5));
+    t.wait_for("Key visualizer · app.events", Duration::from_secs(20));
     let screen = t.wait_for("█", Duration::from_secs(15));
     assert!(screen.contains("MinKey at the bottom"), "{screen}");
     t.keys("v");
-    t.wait_for("Key space", Duration::from_secs(5));
+    t.wait_for("Key space", Duration::from_secs(20));
     t.keys("H");
-    let screen = t.wait_for("History · app.events", Duration::from_secs(5));
+    let screen = t.wait_for("History · app.events", Duration::from_secs(20));
     assert!(screen.contains("data per shard"), "{screen}");
     t.keys(">");
-    t.wait_for("1 s per column", Duration::from_secs(5));
+    t.wait_for("1 s per column", Duration::from_secs(20));
     t.keys("<");
-    t.wait_for("2 s per column", Duration::from_secs(5));
+    t.wait_for("2 s per column", Duration::from_secs(20));
     t.keys("Escape");
-    t.wait_for("Key space", Duration::from_secs(5));
+    t.wait_for("Key space", Duration::from_secs(20));
     t.keys("q");
-    t.wait_for("EXIT=0", Duration::from_secs(10));
+    t.wait_for("EXIT=0", Duration::from_secs(20));
 }

@@ -14,14 +14,11 @@ use common::tmux::{START, Served, Tmux};
 fn demo_shows_the_hot_shard_opens_help_and_quits_cleanly() {
     let t = Tmux::start("demo ascending", 100, 30);
     t.wait_for("sim:ascending", START);
-    let first_frame = Instant::now();
-    // Every write goes to shard0000 at once …
-    let screen = t.wait_for("100%", Duration::from_secs(10));
-    assert!(
-        first_frame.elapsed() <= Duration::from_secs(2),
-        "the writes took {:?} after the first frame",
-        first_frame.elapsed()
-    );
+    // Every write goes to shard0000 at once: within the first seconds of virtual time (the
+    // header's clock, not the wall clock, which a loaded machine stretches) …
+    let screen = t.wait_for("100%", Duration::from_secs(20));
+    let clock = virtual_seconds(&screen);
+    assert!(clock <= 10.0, "the writes showed at {clock} s:\n{screen}");
     assert!(screen.contains("shard0000"), "{screen}");
     // … and it is HOT once the balancer has given another shard a chunk (41 s of virtual time,
     // about 10 s at ×4): while the collection lives on shard0000 alone, no other shard can take
@@ -32,17 +29,17 @@ fn demo_shows_the_hot_shard_opens_help_and_quits_cleanly() {
         "{screen}"
     );
     t.keys("?");
-    t.wait_for("? Esc q close", Duration::from_secs(5));
+    t.wait_for("? Esc q close", Duration::from_secs(20));
     // Another key leaves it open; PgDn scrolls to the legend at its end.
     t.keys("x");
     t.keys("PageDown");
     t.keys("PageDown");
-    let screen = t.wait_for("zone bands below", Duration::from_secs(5));
+    let screen = t.wait_for("zone bands below", Duration::from_secs(20));
     assert!(screen.contains("? Esc q close"), "{screen}");
     t.keys("Escape");
-    t.wait_for("Events", Duration::from_secs(5));
+    t.wait_for("Events", Duration::from_secs(20));
     t.keys("q");
-    t.wait_for("EXIT=0", Duration::from_secs(10));
+    t.wait_for("EXIT=0", Duration::from_secs(20));
     let deadline = Instant::now() + Duration::from_secs(5);
     while t.stty("after").is_empty() && Instant::now() < deadline {
         std::thread::sleep(Duration::from_millis(50));
@@ -60,7 +57,7 @@ fn a_too_small_terminal_shows_its_message() {
     let t = Tmux::start("demo", 50, 12);
     t.wait_for("terminal too small", START);
     t.keys("q");
-    t.wait_for("EXIT=0", Duration::from_secs(10));
+    t.wait_for("EXIT=0", Duration::from_secs(20));
 }
 
 #[test]
@@ -76,7 +73,7 @@ fn a_fixture_trace_replays_and_pauses_at_its_end() {
     assert!(screen.contains("moved 5"), "{screen}");
     t.keys("[");
     t.keys("q");
-    t.wait_for("EXIT=0", Duration::from_secs(10));
+    t.wait_for("EXIT=0", Duration::from_secs(20));
 }
 
 #[test]
@@ -105,7 +102,7 @@ fn watch_shows_a_live_cluster_and_survives_losing_it() {
         "the last state stays on screen:\n{screen}"
     );
     t.keys("q");
-    t.wait_for("EXIT=0", Duration::from_secs(10));
+    t.wait_for("EXIT=0", Duration::from_secs(20));
 }
 
 #[test]
@@ -124,7 +121,7 @@ fn a_signal_gives_the_terminal_back() {
             .status()
             .unwrap();
         assert!(status.success());
-        t.wait_for(&format!("EXIT={}", 128 + number), Duration::from_secs(10));
+        t.wait_for(&format!("EXIT={}", 128 + number), Duration::from_secs(20));
         let deadline = Instant::now() + Duration::from_secs(5);
         while t.stty("after").is_empty() && Instant::now() < deadline {
             std::thread::sleep(Duration::from_millis(50));
@@ -150,4 +147,20 @@ fn a_signal_gives_the_terminal_back() {
             "SIG{signal}: mouse reporting is on"
         );
     }
+}
+
+/// The header's virtual clock, in seconds (`… │ 12.3s / 5m00s │ …`, `1m02s / 5m00s`).
+fn virtual_seconds(screen: &str) -> f64 {
+    let header = screen.lines().next().unwrap_or_default();
+    let clock = header
+        .split('│')
+        .find(|part| part.contains(" / "))
+        .and_then(|part| part.split(" / ").next())
+        .map(str::trim)
+        .unwrap_or_else(|| panic!("no clock in the header: {header}"));
+    let (minutes, seconds) = match clock.split_once('m') {
+        Some((m, s)) => (m.parse::<f64>().unwrap(), s),
+        None => (0.0, clock),
+    };
+    minutes * 60.0 + seconds.trim_end_matches('s').parse::<f64>().unwrap()
 }

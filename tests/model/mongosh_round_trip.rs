@@ -151,7 +151,7 @@ fn bad_input_is_told_with_its_column() {
 /// other value: it is printed in exponent form (found by the property above).
 #[test]
 fn a_whole_double_past_two_to_the_53_reads_back_as_that_double() {
-    let v = Bson::Double(4.016488138132229e17);
+    let v = Bson::Double(4.016_488_138_132_229e17);
     let text = mongosh_text::value(&v);
     assert_eq!(text, "4.016488138132229e17");
     assert_eq!(mongosh_read::value(&text).unwrap(), v);

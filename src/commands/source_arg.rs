@@ -13,6 +13,7 @@ use super::Failure;
 use crate::cluster::{Cluster, ServerVersion};
 use crate::sim::Simulator;
 use crate::sim::balancer::explain::Unread;
+use crate::sim::whatif::calibration::Calibration;
 
 /// A SOURCE argument, parsed.
 #[derive(Clone, Debug, PartialEq)]
@@ -30,11 +31,13 @@ pub enum SourceArg {
     Live { uri: String },
 }
 
-/// A resolved source: its words for messages, the state, and what of it is unknown.
+/// A resolved source: its words for messages, the state, what of it is unknown, and what a
+/// fork of it calibrates with (the changelog's migrations, where the source keeps them).
 pub struct Resolved {
     pub label: String,
     pub state: State,
     pub unread: Unread,
+    pub calibration: Calibration,
 }
 
 /// The state read: the simulator itself (its AutoMerger and schedule kept), or a cluster.
@@ -143,6 +146,9 @@ pub fn resolve(
                 label: format!("sim:{label}"),
                 state: State::Sim(Box::new(sim)),
                 unread: Unread::default(),
+                calibration: Calibration {
+                    migrations: Err("the simulator's own".into()),
+                },
             })
         }
         SourceArg::Capture { path } => capture(&path),
@@ -173,8 +179,27 @@ fn trace(path: &std::path::Path, at_ms: Option<u64>) -> Result<Resolved, Failure
             end as f64 / 1000.0
         )));
     }
-    replay.seek(until).map_err(failure)?;
     let live = replay.trace.header.live_start_ms().is_some();
+    let calibration = if live {
+        // Played from the start, not sought: every recorded entry before `until` is seen.
+        let mut changelog = Vec::new();
+        replay
+            .play_to_with(until, |_, played| {
+                if let crate::trace::replay::Played::Logged(l) = played
+                    && l.collection == crate::trace::LogCollection::Changelog
+                    && let Ok(bson::Bson::Document(d)) = bson::Bson::try_from(l.entry.clone())
+                {
+                    changelog.push(d);
+                }
+            })
+            .map_err(failure)?;
+        Calibration::of_changelog(&changelog)
+    } else {
+        replay.seek(until).map_err(failure)?;
+        Calibration {
+            migrations: Err("a simulator's trace keeps no changelog".into()),
+        }
+    };
     let cluster = replay.state().clone();
     let unread = crate::source::explain::unread_of(
         live,
@@ -185,6 +210,7 @@ fn trace(path: &std::path::Path, at_ms: Option<u64>) -> Result<Resolved, Failure
         label: format!("replay:{}", path.display()),
         state: State::Cluster(Box::new(cluster)),
         unread,
+        calibration,
     })
 }
 
@@ -211,10 +237,19 @@ fn polled_state(label: String, polled: crate::live::one_poll::OnePoll) -> Resolv
     }
     let panes: Vec<&str> = polled.refused.iter().map(|r| r.feeds.as_str()).collect();
     let unread = crate::source::explain::unread_of(true, &polled.state, panes);
+    let refused = (polled.refused.iter()).any(|r| r.text.contains("config.changelog"));
+    let calibration = if refused {
+        Calibration {
+            migrations: Err("the changelog could not be read".into()),
+        }
+    } else {
+        Calibration::of_changelog(&polled.changelog)
+    };
     Resolved {
         label,
         state: State::Cluster(Box::new(polled.state)),
         unread,
+        calibration,
     }
 }
 

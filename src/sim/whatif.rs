@@ -10,6 +10,7 @@
 //! fork came from (the caller hands over an owned simulator), the policy's decisions.
 
 pub mod assumptions;
+pub mod calibration;
 pub mod keys;
 pub mod report;
 

@@ -1,10 +1,12 @@
 //! What a fork measured of its source and what it assumed (the `assumptions` of a what-if's
 //! output, docs/whatif.md "Calibration, and its limits"), and the estimates a fork of a read state
 //! needs before it runs (the key distribution, `keys.rs`). One implementation for `shardtop
-//! whatif` and the TUI's what-if mode.
+//! whatif` and the TUI's what-if mode. The migration rate is measured from the changelog
+//! entries a source hands over (`calibration.rs`) when they hold enough migrations.
 //!
 //! Owns: that list and the preparation of a fork. May not touch: I/O, the source it came from.
 
+use super::calibration::{Calibration, MIN_SAMPLES, fit};
 use crate::sim::balancer::explain::Unread;
 use crate::sim::engine::Simulator;
 
@@ -32,9 +34,28 @@ impl ForkedFrom {
 pub type Assumption = (String, &'static str, String);
 
 /// Prepares a fork of collection `c` (the key distribution a read state lacks) and says what of
-/// it was measured and what assumed.
+/// it was measured and what assumed; the migration rate is not calibrated (see
+/// [`prepare_calibrated`]).
 pub fn prepare(from: ForkedFrom, sim: &mut Simulator, c: usize, unread: Unread) -> Vec<Assumption> {
+    prepare_calibrated(from, sim, c, unread, &Calibration::default())
+}
+
+/// [`prepare`], the migration rate fitted to the migrations of the source's changelog
+/// (`calibration`) when it holds enough of them.
+pub fn prepare_calibrated(
+    from: ForkedFrom,
+    sim: &mut Simulator,
+    c: usize,
+    unread: Unread,
+    calibration: &Calibration,
+) -> Vec<Assumption> {
+    let rate = (from != ForkedFrom::Simulator).then(|| migration_rate(sim, calibration));
     let mut assumed = assumptions(from, sim, unread);
+    if let Some(rate) = rate
+        && let Some(slot) = assumed.iter_mut().find(|a| a.0 == "migrationRate")
+    {
+        *slot = rate;
+    }
     if from != ForkedFrom::Simulator {
         let note = if super::keys::spread_evenly(sim, c) {
             "each chunk's documents spread evenly over its range (where a migration of part of a chunk cuts it)"
@@ -44,6 +65,58 @@ pub fn prepare(from: ForkedFrom, sim: &mut Simulator, c: usize, unread: Unread) 
         assumed.push(("keyDistribution".into(), "assumed", note.into()));
     }
     assumed
+}
+
+fn seconds(ms: u64) -> String {
+    format!("{:.1} s", ms as f64 / 1000.0)
+}
+
+/// The cost model of the fork's migrations: fitted to the changelog's migrations (and set in
+/// `sim`'s settings) when there are enough, else the simulator's own, said as assumed.
+fn migration_rate(sim: &mut Simulator, calibration: &Calibration) -> Assumption {
+    let set = &mut sim.cluster.settings;
+    let cost = format!(
+        "{} ms + bytes ÷ {}/s per migration",
+        set.migration_overhead_ms,
+        crate::units::human_bytes(set.migration_bytes_per_sec)
+    );
+    let m = match &calibration.migrations {
+        Err(why) => {
+            let note = format!("the simulator's cost model, {cost} (not calibrated: {why})");
+            return ("migrationRate".into(), "assumed", note);
+        }
+        Ok(m) => m,
+    };
+    let paired =
+        "a moveChunk.commit's clonedBytes paired with its donor's moveChunk.from step times";
+    let Some(f) = fit(&m.samples, set.migration_bytes_per_sec) else {
+        let note = format!(
+            "the simulator's cost model, {cost}: the changelog read holds {} ({} moveChunk.commit, \
+             {} moveChunk.from with step times), fewer than {MIN_SAMPLES} to measure from",
+            crate::units::count(m.samples.len() as u64, "timed migration"),
+            m.commits,
+            m.timed
+        );
+        return ("migrationRate".into(), "assumed", note);
+    };
+    set.migration_overhead_ms = f.overhead_ms;
+    set.migration_bytes_per_sec = f.bytes_per_sec;
+    let rate = crate::units::human_bytes(f.bytes_per_sec);
+    let model = if f.rate_measured {
+        format!("{rate}/s + {} each", seconds(f.overhead_ms))
+    } else {
+        format!(
+            "{} each + bytes ÷ {rate}/s (assumed: their sizes are too alike to tell a rate)",
+            seconds(f.overhead_ms)
+        )
+    };
+    let note = format!(
+        "{} migrations in the changelog ({paired}), median {}, {model}; cluster-wide (the \
+         simulator has one cost model for every shard)",
+        m.samples.len(),
+        seconds(f.median_ms),
+    );
+    ("migrationRate".into(), "measured", note)
 }
 
 /// What the fork measured of the source and what it assumed.

@@ -91,6 +91,16 @@ fn whatif_a_trace_whose_drain_a_jumbo_chunk_blocks() {
         .find(|a| a["what"] == "writes")
         .unwrap();
     assert_eq!(writes["how"], "assumed");
+    // A trace of the simulator keeps no changelog to measure migrations from.
+    let rate = (j["assumptions"].as_array().unwrap().iter())
+        .find(|a| a["what"] == "migrationRate")
+        .unwrap();
+    assert_eq!(rate["how"], "assumed");
+    assert!(
+        (rate["note"].as_str().unwrap())
+            .ends_with("(not calibrated: a simulator's trace keeps no changelog)"),
+        "{rate}"
+    );
     std::fs::remove_dir_all(&dir).ok();
 }
 

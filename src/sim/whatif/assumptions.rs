@@ -57,12 +57,27 @@ pub fn prepare_calibrated(
         *slot = rate;
     }
     if from != ForkedFrom::Simulator {
-        let note = if super::keys::spread_evenly(sim, c) {
-            "each chunk's documents spread evenly over its range (where a migration of part of a chunk cuts it)"
-        } else {
-            "unknown for this key: a migration moves whole chunks, and one too big fails (ChunkTooBig)"
+        use super::keys::Spread;
+        let spread = super::keys::spread_evenly(sim, c);
+        let note = match spread {
+            Spread::Made => {
+                "each chunk's documents spread evenly over its range, on the shard key's first \
+                 field (where a migration of part of a chunk cuts it)"
+            }
+            Spread::Empty => "none: no chunk holds documents, as read",
+            Spread::KeysKnown => "the documents' keys as the source keeps them",
+            Spread::NotInterpolated => {
+                "unknown for this key (bounds of a type not interpolated, or a compound key's \
+                 bounds sharing their first field): a migration moves whole chunks, and one too \
+                 big fails (ChunkTooBig)"
+            }
         };
-        assumed.push(("keyDistribution".into(), "assumed", note.into()));
+        let how = if spread == Spread::KeysKnown {
+            "measured"
+        } else {
+            "assumed"
+        };
+        assumed.push(("keyDistribution".into(), how, note.into()));
     }
     assumed
 }

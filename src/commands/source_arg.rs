@@ -148,6 +148,7 @@ pub fn resolve(
                 unread: Unread::default(),
                 calibration: Calibration {
                     migrations: Err("the simulator's own".into()),
+                    earlier: Err("the simulator's own".into()),
                 },
             })
         }
@@ -198,7 +199,12 @@ fn trace(path: &std::path::Path, at_ms: Option<u64>) -> Result<Resolved, Failure
         replay.seek(until).map_err(failure)?;
         Calibration {
             migrations: Err("a simulator's trace keeps no changelog".into()),
+            ..Calibration::default()
         }
+    };
+    let calibration = Calibration {
+        earlier: earlier(path, until).map_err(failure)?,
+        ..calibration
     };
     let cluster = replay.state().clone();
     let unread = crate::source::explain::unread_of(
@@ -212,6 +218,26 @@ fn trace(path: &std::path::Path, at_ms: Option<u64>) -> Result<Resolved, Failure
         unread,
         calibration,
     })
+}
+
+/// How far before a trace's fork its growth is measured from.
+const GROWTH_WINDOW_MS: u64 = 5 * 60 * 1000;
+
+/// The trace's state `GROWTH_WINDOW_MS` before `until` (or at its start, if later) and how long
+/// before; `Err` with why when the trace holds less than a second before `until`.
+#[allow(clippy::type_complexity)]
+fn earlier(
+    path: &std::path::Path,
+    until: u64,
+) -> Result<Result<(Box<Cluster>, u64), String>, crate::trace::TraceError> {
+    let mut replay = crate::trace::Replay::open(path, crate::trace::ReadOptions::default())?;
+    let at = until.saturating_sub(GROWTH_WINDOW_MS).max(replay.time_ms());
+    let span = until.saturating_sub(at);
+    if span < 1_000 {
+        return Ok(Err("the trace holds under a second before the fork".into()));
+    }
+    replay.seek(at)?;
+    Ok(Ok((Box::new(replay.state().clone()), span)))
 }
 
 /// A capture: the poll it kept, run again through the live poller (the same state `open` shows).
@@ -241,9 +267,14 @@ fn polled_state(label: String, polled: crate::live::one_poll::OnePoll) -> Resolv
     let calibration = if refused {
         Calibration {
             migrations: Err("the changelog could not be read".into()),
+            ..Calibration::default()
         }
     } else {
         Calibration::of_changelog(&polled.changelog)
+    };
+    let calibration = Calibration {
+        earlier: Err("a poll is one instant: no growth to measure".into()),
+        ..calibration
     };
     Resolved {
         label,

@@ -11,6 +11,7 @@
 
 pub mod assumptions;
 pub mod calibration;
+pub mod growth;
 pub mod keys;
 pub mod report;
 

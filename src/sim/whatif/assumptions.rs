@@ -49,12 +49,17 @@ pub fn prepare_calibrated(
     unread: Unread,
     calibration: &Calibration,
 ) -> Vec<Assumption> {
-    let rate = (from != ForkedFrom::Simulator).then(|| migration_rate(sim, calibration));
+    let measured = (from != ForkedFrom::Simulator).then(|| {
+        [
+            migration_rate(sim, calibration),
+            writes(sim, c, calibration),
+        ]
+    });
     let mut assumed = assumptions(from, sim, unread);
-    if let Some(rate) = rate
-        && let Some(slot) = assumed.iter_mut().find(|a| a.0 == "migrationRate")
-    {
-        *slot = rate;
+    for m in measured.into_iter().flatten() {
+        if let Some(slot) = assumed.iter_mut().find(|a| a.0 == m.0) {
+            *slot = m;
+        }
     }
     if from != ForkedFrom::Simulator {
         use super::keys::Spread;
@@ -80,6 +85,56 @@ pub fn prepare_calibrated(
         assumed.push(("keyDistribution".into(), how, note.into()));
     }
     assumed
+}
+
+/// The writes of the fork: the growth before it, applied as inserts (`growth.rs`), where the
+/// source has an earlier state.
+fn writes(sim: &mut Simulator, c: usize, calibration: &Calibration) -> Assumption {
+    const UNSEEN: &str = "inserts assumed; updates and deletes that don't change the size are \
+                          invisible";
+    let say = |how, note: String| ("writes".to_string(), how, note);
+    let (before, span_ms) = match &calibration.earlier {
+        Err(why) => {
+            return say(
+                "assumed",
+                format!("none: the fork runs without writes ({why})"),
+            );
+        }
+        Ok((before, span)) => (before, *span),
+    };
+    let minutes = format!("{:.1} min", span_ms as f64 / 60_000.0);
+    let ns = sim.cluster.collections[c].ns.clone();
+    let Some(then) = before.collection(&ns) else {
+        let note = format!("none: {ns} was not sharded {minutes} before the fork");
+        return say("assumed", note);
+    };
+    let g = super::growth::growth(then, &sim.cluster.collections[c], span_ms);
+    let rate = g.docs as f64 * 1000.0 / span_ms.max(1) as f64;
+    if g.docs <= 0 {
+        let note = format!(
+            "none: no growth over the last {minutes} of the trace ({:+} docs), so the fork runs \
+             without writes ({UNSEEN})",
+            g.docs
+        );
+        return say("measured", note);
+    }
+    match super::growth::apply(sim, c, &g) {
+        Ok(()) => say(
+            "measured",
+            format!(
+                "growth of {rate:+.1} docs/s over the last {minutes} of the trace, inserted in \
+                 the shares of the key ranges that grew, {} a document ({UNSEEN})",
+                crate::units::human_bytes(u64::try_from(g.bytes / g.docs).unwrap_or(0))
+            ),
+        ),
+        Err(why) => say(
+            "assumed",
+            format!(
+                "none: the trace grew {rate:+.1} docs/s over the last {minutes}, but {why}, so \
+                 the fork runs without writes"
+            ),
+        ),
+    }
 }
 
 fn seconds(ms: u64) -> String {

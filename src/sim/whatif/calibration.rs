@@ -47,17 +47,21 @@ pub struct Migrations {
 }
 
 /// What a source hands a fork to calibrate it with.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug)]
 pub struct Calibration {
     /// The migrations its changelog held, or why it has none to read (a capture that kept
     /// no changelog, a trace of the simulator…).
     pub migrations: Result<Migrations, String>,
+    /// The state some time before the fork and how long before (ms), to measure the writes
+    /// from its growth (`growth.rs`), or why there is none (a source of one instant).
+    pub earlier: Result<(Box<crate::cluster::Cluster>, u64), String>,
 }
 
 impl Default for Calibration {
     fn default() -> Self {
         Self {
             migrations: Err("the changelog was not read".into()),
+            earlier: Err("no earlier state to measure growth from".into()),
         }
     }
 }
@@ -67,6 +71,7 @@ impl Calibration {
     pub fn of_changelog<'a>(entries: impl IntoIterator<Item = &'a Document>) -> Self {
         Self {
             migrations: Ok(migrations(entries)),
+            ..Self::default()
         }
     }
 }

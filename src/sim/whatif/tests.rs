@@ -185,6 +185,7 @@ fn a_fork_of_a_read_state_takes_its_migration_rate_from_the_changelog() {
     let mut measured = add_shard_at_60s();
     let cal = Calibration {
         migrations: Ok(timed_migrations()),
+        ..Calibration::default()
     };
     let said = prepare_calibrated(ForkedFrom::Live, &mut measured, 0, unread, &cal);
     let set = &measured.cluster.settings;
@@ -220,7 +221,10 @@ fn a_fork_of_a_read_state_takes_its_migration_rate_from_the_changelog() {
     let before = few.cluster.settings.migration_bytes_per_sec;
     let mut m = timed_migrations();
     m.samples.truncate(2);
-    let cal = Calibration { migrations: Ok(m) };
+    let cal = Calibration {
+        migrations: Ok(m),
+        ..Calibration::default()
+    };
     let said = prepare_calibrated(ForkedFrom::Capture, &mut few, 0, unread, &cal);
     assert_eq!(few.cluster.settings.migration_bytes_per_sec, before);
     let (how, note) = rate_of(&said);
@@ -236,6 +240,7 @@ fn a_fork_of_a_read_state_takes_its_migration_rate_from_the_changelog() {
     let mut own = add_shard_at_60s();
     let cal = Calibration {
         migrations: Ok(timed_migrations()),
+        ..Calibration::default()
     };
     let said = prepare_calibrated(ForkedFrom::Simulator, &mut own, 0, unread, &cal);
     assert_eq!(own.cluster.settings.migration_bytes_per_sec, before);

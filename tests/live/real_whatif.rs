@@ -18,8 +18,9 @@ fn fixture() -> ClusterFile {
     ClusterFile::load(&path)
 }
 
-/// The `migrationRate` and `keyDistribution` assumptions of a what-if of `source`: how and note.
-async fn assumed(source: &str) -> [(String, String); 2] {
+/// The `migrationRate`, `keyDistribution` and `writes` assumptions of a what-if of `source`:
+/// how and note.
+async fn assumed(source: &str) -> [(String, String); 3] {
     let out = shardtop(
         [
             "whatif",
@@ -36,7 +37,7 @@ async fn assumed(source: &str) -> [(String, String); 2] {
     .await;
     assert!(out.status.success(), "{out:?}");
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
-    ["migrationRate", "keyDistribution"].map(|what| {
+    ["migrationRate", "keyDistribution", "writes"].map(|what| {
         let a = (v["assumptions"].as_array().unwrap().iter())
             .find(|a| a["what"] == what)
             .unwrap();
@@ -62,7 +63,7 @@ fn read_only(mongos: &real_mongos::RealMongos) {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_real_changelog_pairs_no_migration_so_the_rate_is_assumed() {
     let mongos = real_mongos::start(fixture()).await;
-    let [(how, note), keys] = assumed(&mongos.uri).await;
+    let [(how, note), keys, writes] = assumed(&mongos.uri).await;
     read_only(&mongos);
     // `customerId` bounds are Int32: the documents are spread over each chunk's range.
     assert_eq!(keys.0, "assumed");
@@ -71,6 +72,9 @@ async fn the_real_changelog_pairs_no_migration_so_the_rate_is_assumed() {
         "{}",
         keys.1
     );
+    // One poll: no growth to measure writes from.
+    assert_eq!(writes.0, "assumed");
+    assert!(writes.1.contains("a poll is one instant"), "{}", writes.1);
     assert_eq!(how, "assumed", "{note}");
     assert!(
         note.ends_with(
@@ -149,7 +153,7 @@ async fn four_migrations_made_from_the_real_entries_give_a_measured_rate() {
     assert!(out.status.success(), "{out:?}");
     let trace = trace.display().to_string();
     for source in [mongos.uri.as_str(), &capture, &trace] {
-        let [(how, note), _] = assumed(source).await;
+        let [(how, note), _, _] = assumed(source).await;
         assert_eq!(how, "measured", "{source}: {note}");
         // 1,050,063 bytes per 184 ms of steps (0 + 2 + 9 + 104 + 15 + 54), times 1 to 4: no
         // fixed cost, 5,706,864 bytes/s; the median (upper) of 184, 368, 552, 736 ms.

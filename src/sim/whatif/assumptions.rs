@@ -2,7 +2,8 @@
 //! output, docs/whatif.md "Calibration, and its limits"), and the estimates a fork of a read state
 //! needs before it runs (the key distribution, `keys.rs`). One implementation for `shardtop
 //! whatif` and the TUI's what-if mode. The migration rate is measured from the changelog
-//! entries a source hands over (`calibration.rs`) when they hold enough migrations.
+//! entries a source hands over (`calibration.rs`) when they hold enough migrations, the writes
+//! from a trace's growth before the fork (`growth.rs`).
 //!
 //! Owns: that list and the preparation of a fork. May not touch: I/O, the source it came from.
 

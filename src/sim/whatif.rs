@@ -15,8 +15,7 @@ pub mod growth;
 pub mod keys;
 pub mod report;
 
-use crate::cluster::event::EventKind;
-use crate::cluster::{ActiveWindow, MongoError};
+use crate::cluster::{ActiveWindow, MongoError, event::EventKind};
 use crate::model::{KeyPattern, ShardIdx};
 use crate::sim::engine::Simulator;
 

@@ -203,7 +203,7 @@ fn trace(path: &std::path::Path, at_ms: Option<u64>) -> Result<Resolved, Failure
         }
     };
     let calibration = Calibration {
-        earlier: earlier(path, until).map_err(failure)?,
+        earlier: earlier(replay.trace.clone(), until).map_err(failure)?,
         ..calibration
     };
     let cluster = replay.state().clone();
@@ -227,10 +227,10 @@ const GROWTH_WINDOW_MS: u64 = 5 * 60 * 1000;
 /// before; `Err` with why when the trace holds less than a second before `until`.
 #[allow(clippy::type_complexity)]
 fn earlier(
-    path: &std::path::Path,
+    trace: std::sync::Arc<crate::trace::TraceFile>,
     until: u64,
 ) -> Result<Result<(Box<Cluster>, u64), String>, crate::trace::TraceError> {
-    let mut replay = crate::trace::Replay::open(path, crate::trace::ReadOptions::default())?;
+    let mut replay = crate::trace::Replay::start(trace)?;
     let at = until.saturating_sub(GROWTH_WINDOW_MS).max(replay.time_ms());
     let span = until.saturating_sub(at);
     if span < 1_000 {

@@ -13,6 +13,7 @@ use super::Failure;
 use crate::cluster::{Cluster, ServerVersion};
 use crate::sim::Simulator;
 use crate::sim::balancer::explain::Unread;
+use crate::sim::whatif::calibration::Calibration;
 
 /// A SOURCE argument, parsed.
 #[derive(Clone, Debug, PartialEq)]
@@ -30,11 +31,13 @@ pub enum SourceArg {
     Live { uri: String },
 }
 
-/// A resolved source: its words for messages, the state, and what of it is unknown.
+/// A resolved source: its words for messages, the state, what of it is unknown, and what a
+/// fork of it calibrates with (the changelog's migrations, where the source keeps them).
 pub struct Resolved {
     pub label: String,
     pub state: State,
     pub unread: Unread,
+    pub calibration: Calibration,
 }
 
 /// The state read: the simulator itself (its AutoMerger and schedule kept), or a cluster.
@@ -143,6 +146,10 @@ pub fn resolve(
                 label: format!("sim:{label}"),
                 state: State::Sim(Box::new(sim)),
                 unread: Unread::default(),
+                calibration: Calibration {
+                    migrations: Err("the simulator's own".into()),
+                    earlier: Err("the simulator's own".into()),
+                },
             })
         }
         SourceArg::Capture { path } => capture(&path),
@@ -173,8 +180,32 @@ fn trace(path: &std::path::Path, at_ms: Option<u64>) -> Result<Resolved, Failure
             end as f64 / 1000.0
         )));
     }
-    replay.seek(until).map_err(failure)?;
     let live = replay.trace.header.live_start_ms().is_some();
+    let calibration = if live {
+        // Played from the start, not sought: every recorded entry before `until` is seen.
+        let mut changelog = Vec::new();
+        replay
+            .play_to_with(until, |_, played| {
+                if let crate::trace::replay::Played::Logged(l) = played
+                    && l.collection == crate::trace::LogCollection::Changelog
+                    && let Ok(bson::Bson::Document(d)) = bson::Bson::try_from(l.entry.clone())
+                {
+                    changelog.push(d);
+                }
+            })
+            .map_err(failure)?;
+        Calibration::of_changelog(&changelog)
+    } else {
+        replay.seek(until).map_err(failure)?;
+        Calibration {
+            migrations: Err("a simulator's trace keeps no changelog".into()),
+            ..Calibration::default()
+        }
+    };
+    let calibration = Calibration {
+        earlier: earlier(replay.trace.clone(), until).map_err(failure)?,
+        ..calibration
+    };
     let cluster = replay.state().clone();
     let unread = crate::source::explain::unread_of(
         live,
@@ -185,7 +216,28 @@ fn trace(path: &std::path::Path, at_ms: Option<u64>) -> Result<Resolved, Failure
         label: format!("replay:{}", path.display()),
         state: State::Cluster(Box::new(cluster)),
         unread,
+        calibration,
     })
+}
+
+/// How far before a trace's fork its growth is measured from.
+const GROWTH_WINDOW_MS: u64 = 5 * 60 * 1000;
+
+/// The trace's state `GROWTH_WINDOW_MS` before `until` (or at its start, if later) and how long
+/// before; `Err` with why when the trace holds less than a second before `until`.
+#[allow(clippy::type_complexity)]
+fn earlier(
+    trace: std::sync::Arc<crate::trace::TraceFile>,
+    until: u64,
+) -> Result<Result<(Box<Cluster>, u64), String>, crate::trace::TraceError> {
+    let mut replay = crate::trace::Replay::start(trace)?;
+    let at = until.saturating_sub(GROWTH_WINDOW_MS).max(replay.time_ms());
+    let span = until.saturating_sub(at);
+    if span < 1_000 {
+        return Ok(Err("the trace holds under a second before the fork".into()));
+    }
+    replay.seek(at)?;
+    Ok(Ok((Box::new(replay.state().clone()), span)))
 }
 
 /// A capture: the poll it kept, run again through the live poller (the same state `open` shows).
@@ -211,10 +263,24 @@ fn polled_state(label: String, polled: crate::live::one_poll::OnePoll) -> Resolv
     }
     let panes: Vec<&str> = polled.refused.iter().map(|r| r.feeds.as_str()).collect();
     let unread = crate::source::explain::unread_of(true, &polled.state, panes);
+    let refused = (polled.refused.iter()).any(|r| r.text.contains("config.changelog"));
+    let calibration = if refused {
+        Calibration {
+            migrations: Err("the changelog could not be read".into()),
+            ..Calibration::default()
+        }
+    } else {
+        Calibration::of_changelog(&polled.changelog)
+    };
+    let calibration = Calibration {
+        earlier: Err("a poll is one instant: no growth to measure".into()),
+        ..calibration
+    };
     Resolved {
         label,
         state: State::Cluster(Box::new(polled.state)),
         unread,
+        calibration,
     }
 }
 

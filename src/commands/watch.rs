@@ -76,6 +76,7 @@ pub fn run(args: &WatchArgs, ctx: &Context, out: &mut impl Write) -> Result<(), 
             };
             let (p, log, heat) = within(&client, FIRST_POLL, first).await?;
             let polled = OnePoll {
+                changelog: Vec::new(),
                 refused: p.refused().to_vec(),
                 state: p.into_state(),
                 log,

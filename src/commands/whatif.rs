@@ -10,7 +10,7 @@ use super::source_arg::{SourceArg, resolve};
 use super::{Failure, write_failed};
 use crate::cli::WhatifArgs;
 use crate::cluster::ActiveWindow;
-use crate::sim::whatif::assumptions::{ForkedFrom, prepare};
+use crate::sim::whatif::assumptions::{ForkedFrom, prepare_calibrated};
 use crate::sim::whatif::report::Context;
 use crate::sim::whatif::{Changes, predict};
 
@@ -34,6 +34,7 @@ pub fn run(
     let (kind, _) = SourceArg::parse(&args.source, args.at.as_deref())?;
     let resolved = resolve(&args.source, args.at.as_deref(), version)?;
     let (label, unread) = (resolved.label.clone(), resolved.unread);
+    let calibration = resolved.calibration.clone();
     let mut sim = resolved.simulator();
     let c = sim.cluster.collection_index(&args.ns).ok_or_else(|| {
         Failure::input(format!(
@@ -60,7 +61,7 @@ pub fn run(
         SourceArg::Capture { .. } => ForkedFrom::Capture,
         SourceArg::Live { .. } => ForkedFrom::Live,
     };
-    let assumed = prepare(from, &mut sim, c, unread);
+    let assumed = prepare_calibrated(from, &mut sim, c, unread, &calibration);
     let ctx = Context {
         source: label,
         unix_clock: from.unix_clock(),

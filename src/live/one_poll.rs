@@ -20,6 +20,9 @@ pub fn now_ms() -> u64 {
 pub struct OnePoll {
     pub state: Cluster,
     pub log: Vec<LogLine>,
+    /// The `config.changelog` entries the poll read (its tail), oldest first: what a what-if
+    /// calibrates its migrations from.
+    pub changelog: Vec<bson::Document>,
     /// The reads refused to this user, with what each needs.
     pub refused: Vec<crate::view::RefusedRead>,
 }
@@ -80,16 +83,26 @@ pub async fn within<T>(
     }
 }
 
+/// The changelog entries a recording poller read (see `LogTails::record`).
+fn changelog_of(poller: &mut Poller) -> Vec<bson::Document> {
+    (poller.logs.take_recorded().into_iter())
+        .filter(|(log, _)| *log == crate::trace::LogCollection::Changelog)
+        .map(|(_, d)| d)
+        .collect()
+}
+
 /// Connects and polls once.
 pub async fn poll_once(uri: &str, timeout: std::time::Duration) -> Result<OnePoll, LiveError> {
     let client = LiveClient::connect(uri, timeout).await?;
     let mut poller = Poller::new(client);
+    poller.logs.record();
     let log = poller
         .poll_within(now_ms(), timeout.max(std::time::Duration::from_secs(1)) * 3)
         .await?
         .log;
     Ok(OnePoll {
         refused: poller.refused().to_vec(),
+        changelog: changelog_of(&mut poller),
         state: poller.into_state(),
         log,
     })
@@ -127,6 +140,7 @@ pub async fn capture_once(
     };
     let polled = OnePoll {
         refused: poller.refused().to_vec(),
+        changelog: Vec::new(),
         state: poller.into_state(),
         log,
     };
@@ -143,9 +157,11 @@ pub async fn replay_once(
     let replay = std::sync::Arc::new(crate::capture::replay::Replay::new(capture));
     let mut poller = Poller::new(LiveClient::replaying(replay.clone()));
     poller.set_compliance_budget(usize::MAX);
+    poller.logs.record();
     let log = poller.poll(at).await?.log;
     let polled = OnePoll {
         refused: poller.refused().to_vec(),
+        changelog: changelog_of(&mut poller),
         state: poller.into_state(),
         log,
     };

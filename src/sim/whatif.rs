@@ -10,11 +10,12 @@
 //! fork came from (the caller hands over an owned simulator), the policy's decisions.
 
 pub mod assumptions;
+pub mod calibration;
+pub mod growth;
 pub mod keys;
 pub mod report;
 
-use crate::cluster::event::EventKind;
-use crate::cluster::{ActiveWindow, MongoError};
+use crate::cluster::{ActiveWindow, MongoError, event::EventKind};
 use crate::model::{KeyPattern, ShardIdx};
 use crate::sim::engine::Simulator;
 

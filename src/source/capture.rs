@@ -84,6 +84,7 @@ mod tests {
         let polled = OnePoll {
             state: sim.cluster.clone(),
             log: Vec::new(),
+            changelog: Vec::new(),
             refused: Vec::new(),
         };
         let (to_ui, mut from_source) = mpsc::channel(8);

@@ -90,7 +90,24 @@ fn whatif_a_trace_whose_drain_a_jumbo_chunk_blocks() {
     let writes = (j["assumptions"].as_array().unwrap().iter())
         .find(|a| a["what"] == "writes")
         .unwrap();
-    assert_eq!(writes["how"], "assumed");
+    // The trace's growth before 90 s (its 60,000 inserts, all in its first 30 s), continued as
+    // the average over the window.
+    assert_eq!(writes["how"], "measured", "{writes}");
+    assert!(
+        (writes["note"].as_str().unwrap())
+            .starts_with("growth of +666.7 docs/s over the last 1.5 min of the trace"),
+        "{writes}"
+    );
+    // A trace of the simulator keeps no changelog to measure migrations from.
+    let rate = (j["assumptions"].as_array().unwrap().iter())
+        .find(|a| a["what"] == "migrationRate")
+        .unwrap();
+    assert_eq!(rate["how"], "assumed");
+    assert!(
+        (rate["note"].as_str().unwrap())
+            .ends_with("(not calibrated: a simulator's trace keeps no changelog)"),
+        "{rate}"
+    );
     std::fs::remove_dir_all(&dir).ok();
 }
 

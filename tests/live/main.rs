@@ -21,6 +21,7 @@ mod real_mongos;
 mod real_replay;
 mod real_screens;
 mod real_untracked;
+mod real_whatif;
 mod record_replay;
 mod refresh;
 mod time_invalid;

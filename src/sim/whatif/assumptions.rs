@@ -1,10 +1,13 @@
 //! What a fork measured of its source and what it assumed (the `assumptions` of a what-if's
 //! output, docs/whatif.md "Calibration, and its limits"), and the estimates a fork of a read state
 //! needs before it runs (the key distribution, `keys.rs`). One implementation for `shardtop
-//! whatif` and the TUI's what-if mode.
+//! whatif` and the TUI's what-if mode. The migration rate is measured from the changelog
+//! entries a source hands over (`calibration.rs`) when they hold enough migrations, the writes
+//! from a trace's growth before the fork (`growth.rs`).
 //!
 //! Owns: that list and the preparation of a fork. May not touch: I/O, the source it came from.
 
+use super::calibration::{Calibration, MIN_SAMPLES, fit};
 use crate::sim::balancer::explain::Unread;
 use crate::sim::engine::Simulator;
 
@@ -32,18 +35,159 @@ impl ForkedFrom {
 pub type Assumption = (String, &'static str, String);
 
 /// Prepares a fork of collection `c` (the key distribution a read state lacks) and says what of
-/// it was measured and what assumed.
+/// it was measured and what assumed; the migration rate is not calibrated (see
+/// [`prepare_calibrated`]).
 pub fn prepare(from: ForkedFrom, sim: &mut Simulator, c: usize, unread: Unread) -> Vec<Assumption> {
+    prepare_calibrated(from, sim, c, unread, &Calibration::default())
+}
+
+/// [`prepare`], the migration rate fitted to the migrations of the source's changelog
+/// (`calibration`) when it holds enough of them.
+pub fn prepare_calibrated(
+    from: ForkedFrom,
+    sim: &mut Simulator,
+    c: usize,
+    unread: Unread,
+    calibration: &Calibration,
+) -> Vec<Assumption> {
+    let measured = (from != ForkedFrom::Simulator).then(|| {
+        [
+            migration_rate(sim, calibration),
+            writes(sim, c, calibration),
+        ]
+    });
     let mut assumed = assumptions(from, sim, unread);
+    for m in measured.into_iter().flatten() {
+        if let Some(slot) = assumed.iter_mut().find(|a| a.0 == m.0) {
+            *slot = m;
+        }
+    }
     if from != ForkedFrom::Simulator {
-        let note = if super::keys::spread_evenly(sim, c) {
-            "each chunk's documents spread evenly over its range (where a migration of part of a chunk cuts it)"
-        } else {
-            "unknown for this key: a migration moves whole chunks, and one too big fails (ChunkTooBig)"
+        use super::keys::Spread;
+        let spread = super::keys::spread_evenly(sim, c);
+        let note = match spread {
+            Spread::Made => {
+                "each chunk's documents spread evenly over its range, on the shard key's first \
+                 field (where a migration of part of a chunk cuts it)"
+            }
+            Spread::Empty => "none: no chunk holds documents, as read",
+            Spread::KeysKnown => "the documents' keys as the source keeps them",
+            Spread::NotInterpolated => {
+                "unknown for this key (bounds of a type not interpolated, or a compound key's \
+                 bounds sharing their first field): a migration moves whole chunks, and one too \
+                 big fails (ChunkTooBig)"
+            }
         };
-        assumed.push(("keyDistribution".into(), "assumed", note.into()));
+        let how = if spread == Spread::KeysKnown {
+            "measured"
+        } else {
+            "assumed"
+        };
+        assumed.push(("keyDistribution".into(), how, note.into()));
     }
     assumed
+}
+
+/// The writes of the fork: the growth before it, applied as inserts (`growth.rs`), where the
+/// source has an earlier state.
+fn writes(sim: &mut Simulator, c: usize, calibration: &Calibration) -> Assumption {
+    const UNSEEN: &str = "inserts assumed; updates and deletes that don't change the size are \
+                          invisible";
+    let say = |how, note: String| ("writes".to_string(), how, note);
+    let (before, span_ms) = match &calibration.earlier {
+        Err(why) => {
+            return say(
+                "assumed",
+                format!("none: the fork runs without writes ({why})"),
+            );
+        }
+        Ok((before, span)) => (before, *span),
+    };
+    let minutes = format!("{:.1} min", span_ms as f64 / 60_000.0);
+    let ns = sim.cluster.collections[c].ns.clone();
+    let Some(then) = before.collection(&ns) else {
+        let note = format!("none: {ns} was not sharded {minutes} before the fork");
+        return say("assumed", note);
+    };
+    let g = super::growth::growth(then, &sim.cluster.collections[c], span_ms);
+    let rate = g.docs as f64 * 1000.0 / span_ms.max(1) as f64;
+    if g.docs <= 0 {
+        let note = format!(
+            "none: no growth over the last {minutes} of the trace ({:+} docs), so the fork runs \
+             without writes ({UNSEEN})",
+            g.docs
+        );
+        return say("measured", note);
+    }
+    match super::growth::apply(sim, c, &g) {
+        Ok(()) => say(
+            "measured",
+            format!(
+                "growth of {rate:+.1} docs/s over the last {minutes} of the trace, inserted in \
+                 the shares of the key ranges that grew, {} a document ({UNSEEN})",
+                crate::units::human_bytes(u64::try_from(g.bytes / g.docs).unwrap_or(0))
+            ),
+        ),
+        Err(why) => say(
+            "assumed",
+            format!(
+                "none: the trace grew {rate:+.1} docs/s over the last {minutes}, but {why}, so \
+                 the fork runs without writes"
+            ),
+        ),
+    }
+}
+
+fn seconds(ms: u64) -> String {
+    format!("{:.1} s", ms as f64 / 1000.0)
+}
+
+/// The cost model of the fork's migrations: fitted to the changelog's migrations (and set in
+/// `sim`'s settings) when there are enough, else the simulator's own, said as assumed.
+fn migration_rate(sim: &mut Simulator, calibration: &Calibration) -> Assumption {
+    let set = &mut sim.cluster.settings;
+    let cost = format!(
+        "{} ms + bytes ÷ {}/s per migration",
+        set.migration_overhead_ms,
+        crate::units::human_bytes(set.migration_bytes_per_sec)
+    );
+    let m = match &calibration.migrations {
+        Err(why) => {
+            let note = format!("the simulator's cost model, {cost} (not calibrated: {why})");
+            return ("migrationRate".into(), "assumed", note);
+        }
+        Ok(m) => m,
+    };
+    let paired =
+        "a moveChunk.commit's clonedBytes paired with its donor's moveChunk.from step times";
+    let Some(f) = fit(&m.samples, set.migration_bytes_per_sec) else {
+        let note = format!(
+            "the simulator's cost model, {cost}: the changelog read holds {} ({} moveChunk.commit, \
+             {} moveChunk.from with step times), fewer than {MIN_SAMPLES} to measure from",
+            crate::units::count(m.samples.len() as u64, "timed migration"),
+            m.commits,
+            m.timed
+        );
+        return ("migrationRate".into(), "assumed", note);
+    };
+    set.migration_overhead_ms = f.overhead_ms;
+    set.migration_bytes_per_sec = f.bytes_per_sec;
+    let rate = crate::units::human_bytes(f.bytes_per_sec);
+    let model = if f.rate_measured {
+        format!("{rate}/s + {} each", seconds(f.overhead_ms))
+    } else {
+        format!(
+            "{} each + bytes ÷ {rate}/s (assumed: their sizes are too alike to tell a rate)",
+            seconds(f.overhead_ms)
+        )
+    };
+    let note = format!(
+        "{} migrations in the changelog ({paired}), median {}, {model}; cluster-wide (the \
+         simulator has one cost model for every shard)",
+        m.samples.len(),
+        seconds(f.median_ms),
+    );
+    ("migrationRate".into(), "measured", note)
 }
 
 /// What the fork measured of the source and what it assumed.

@@ -149,3 +149,100 @@ fn a_drain_ends_when_the_shard_owns_no_chunk_and_a_refused_one_is_said() {
         p.refused
     );
 }
+
+/// Migrations of 800 ms + bytes at 4 MiB/s, 64 KiB to 128 MiB.
+fn timed_migrations() -> calibration::Migrations {
+    let samples: Vec<calibration::Sample> = (0..12u64)
+        .map(|i| {
+            let bytes = (64 << 10) << i;
+            calibration::Sample {
+                bytes,
+                ms: 800 + bytes * 1000 / (4 << 20),
+            }
+        })
+        .collect();
+    calibration::Migrations {
+        commits: 12,
+        timed: 13,
+        samples,
+    }
+}
+
+#[test]
+fn a_fork_of_a_read_state_takes_its_migration_rate_from_the_changelog() {
+    use assumptions::{ForkedFrom, prepare, prepare_calibrated};
+    use calibration::Calibration;
+    let rate_of = |a: &[assumptions::Assumption]| {
+        let r = a.iter().find(|a| a.0 == "migrationRate").expect("said");
+        (r.1, r.2.clone())
+    };
+    let unread = crate::sim::balancer::explain::Unread::default();
+    let changes = Changes {
+        add_shards: 1,
+        ..Changes::default()
+    };
+    // Measured: the fit is the fork's cost model, and its numbers are said.
+    let mut measured = add_shard_at_60s();
+    let cal = Calibration {
+        migrations: Ok(timed_migrations()),
+        ..Calibration::default()
+    };
+    let said = prepare_calibrated(ForkedFrom::Live, &mut measured, 0, unread, &cal);
+    let set = &measured.cluster.settings;
+    assert_eq!(set.migration_overhead_ms, 800);
+    assert!(
+        set.migration_bytes_per_sec.abs_diff(4 << 20) < 100,
+        "{set:?}"
+    );
+    let (how, note) = rate_of(&said);
+    assert_eq!(how, "measured");
+    assert!(
+        note.starts_with(
+            "12 migrations in the changelog (a moveChunk.commit's clonedBytes paired with its \
+             donor's moveChunk.from step times), median 1.8 s, 4.0 MiB/s + 0.8 s each; \
+             cluster-wide"
+        ),
+        "{note}"
+    );
+    // Slower migrations than the simulator's: the same change balances later.
+    let mut assumed = add_shard_at_60s();
+    let said = prepare(ForkedFrom::Live, &mut assumed, 0, unread);
+    assert_eq!(rate_of(&said).0, "assumed");
+    let until = measured.now_ms() + 24 * 3600 * 1000;
+    let slow = predict(measured, 0, &changes, until).collection;
+    let fast = predict(assumed, 0, &changes, until).collection;
+    assert!(slow.migrations > 0);
+    assert!(
+        slow.balanced_at_ms.expect("balanced") > fast.balanced_at_ms.expect("balanced"),
+        "{slow:?} / {fast:?}"
+    );
+    // Too few: the model is kept, and how few is said.
+    let mut few = add_shard_at_60s();
+    let before = few.cluster.settings.migration_bytes_per_sec;
+    let mut m = timed_migrations();
+    m.samples.truncate(2);
+    let cal = Calibration {
+        migrations: Ok(m),
+        ..Calibration::default()
+    };
+    let said = prepare_calibrated(ForkedFrom::Capture, &mut few, 0, unread, &cal);
+    assert_eq!(few.cluster.settings.migration_bytes_per_sec, before);
+    let (how, note) = rate_of(&said);
+    assert_eq!(how, "assumed");
+    assert!(
+        note.ends_with(
+            "the changelog read holds 2 timed migrations (12 moveChunk.commit, 13 \
+             moveChunk.from with step times), fewer than 3 to measure from"
+        ),
+        "{note}"
+    );
+    // The simulator's own fork ignores a changelog: its cost model is its own.
+    let mut own = add_shard_at_60s();
+    let cal = Calibration {
+        migrations: Ok(timed_migrations()),
+        ..Calibration::default()
+    };
+    let said = prepare_calibrated(ForkedFrom::Simulator, &mut own, 0, unread, &cal);
+    assert_eq!(own.cluster.settings.migration_bytes_per_sec, before);
+    assert!(rate_of(&said).1.starts_with("the simulator's own"));
+}

@@ -1,0 +1,83 @@
+#![allow(clippy::unwrap_used)]
+use super::*;
+use crate::sim::scenario::built_in;
+
+/// The scenario at `t1_ms`, and its cluster at `t0_ms`.
+fn states(name: &str, t0_ms: u64, t1_ms: u64) -> (crate::cluster::Cluster, Simulator) {
+    let sc = built_in(name).unwrap().unwrap();
+    let mut sim = Simulator::from_scenario(&sc, sc.seed, None).unwrap();
+    sim.run_until(t0_ms);
+    let before = sim.cluster.clone();
+    sim.run_until(t1_ms);
+    (before, sim)
+}
+
+fn docs(sim: &Simulator, c: usize) -> u64 {
+    (sim.cluster.collections[c].table.iter())
+        .map(|ch| ch.info.stats.docs)
+        .sum()
+}
+
+#[test]
+fn a_scenario_s_growth_is_its_insert_rate_and_a_fork_continues_it() {
+    // `random`: 200 inserts a second of 60-byte documents, `x` a uniform Double.
+    let (before, sim) = states("random", 10_000, 40_000);
+    let then = before.collection("test.random").unwrap();
+    let g = growth(then, &sim.cluster.collections[0], 30_000);
+    assert_eq!((g.docs, g.bytes), (6_000, 6_000 * 60));
+    assert_eq!(g.ranges.iter().map(|r| r.2).sum::<u64>(), 6_000);
+    let mut fork = Simulator::over(sim.cluster.clone());
+    apply(&mut fork, 0, &g).unwrap();
+    let at = docs(&fork, 0);
+    fork.run_until(fork.now_ms() + 10_000);
+    assert_eq!(docs(&fork, 0) - at, 2_000, "200 a second for 10 s");
+}
+
+#[test]
+fn a_fork_inserts_only_where_the_key_space_grew() {
+    // `ascending`: ObjectIds in time order, so only the top of the key space grows.
+    let (before, sim) = states("ascending", 60_000, 120_000);
+    let g = growth(
+        before.collection("app.events").unwrap(),
+        &sim.cluster.collections[0],
+        60_000,
+    );
+    assert!(g.docs > 0 && !g.ranges.is_empty(), "{g:?}");
+    let grown = |k: &ShardKey| g.ranges.iter().any(|(lo, hi, _)| k >= lo && k < hi);
+    let mut fork = Simulator::over(sim.cluster.clone());
+    apply(&mut fork, 0, &g).unwrap();
+    let table = |s: &Simulator| {
+        (s.cluster.collections[0].table.iter())
+            .map(|ch| (ch.min.clone(), ch.info.stats.docs))
+            .collect::<Vec<_>>()
+    };
+    let at = table(&fork);
+    fork.run_until(fork.now_ms() + 5_000);
+    assert!(docs(&fork, 0) > at.iter().map(|c| c.1).sum::<u64>());
+    // Every chunk that gained documents starts in a range that grew (or splits one that did).
+    for (min, n) in table(&fork) {
+        let was = at.iter().find(|c| c.0 == min).map_or(0, |c| c.1);
+        assert!(
+            n <= was || grown(&min),
+            "{min:?} gained {} outside {:?}",
+            n - was,
+            g.ranges
+        );
+    }
+}
+
+#[test]
+fn a_hashed_key_s_inserts_spread_over_the_hashed_values() {
+    let (before, sim) = states("hashed", 10_000, 40_000);
+    let g = growth(
+        before.collection("app.users").unwrap(),
+        &sim.cluster.collections[0],
+        30_000,
+    );
+    assert_eq!(g.docs, 3_000);
+    let mut fork = Simulator::over(sim.cluster.clone());
+    apply(&mut fork, 0, &g).unwrap();
+    let at = docs(&fork, 0);
+    fork.run_until(fork.now_ms() + 10_000);
+    assert_eq!(docs(&fork, 0) - at, 1_000);
+}

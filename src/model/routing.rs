@@ -1,6 +1,7 @@
 //! The routing table of one sharded collection: chunks `[min, max)` covering MinKey..MaxKey with
 //! no gap and no overlap, the operations that change it (split, merge, move, moveRange) with
-//! MongoDB's chunk-version rules, and per-shard totals kept up to date incrementally.
+//! MongoDB's chunk-version rules, and per-shard totals (and each shard's first chunk in key order)
+//! kept up to date incrementally.
 //!
 //! Only each chunk's lower bound is stored; a chunk's upper bound is the next chunk's lower bound
 //! (the global max for the last), so coverage without gaps or overlaps holds by construction.

@@ -198,7 +198,8 @@ impl Simulator {
         let mut k = coll.table.first_on(s)?;
         loop {
             let ch = coll.table.chunk(k);
-            if !ch.info.jumbo && !(in_flight && self.cluster.balancer.migrating(&coll.ns, ch.min)) {
+            let migrating = in_flight && self.cluster.balancer.migrating(&coll.ns, ch.min);
+            if !(ch.info.jumbo || migrating) {
                 return Some(k);
             }
             k = coll.table.next_on(s, k + 1)?;

@@ -12,6 +12,7 @@ mod common;
 static COUNTING: peak_alloc::PeakAlloc = peak_alloc::PeakAlloc;
 
 const MB: f64 = 1e6;
+const POLLS: u64 = 3;
 
 fn main() {
     let base = COUNTING.current_usage();
@@ -21,7 +22,6 @@ fn main() {
     COUNTING.reset_peak_usage();
     let before = COUNTING.current_usage();
     let start = std::time::Instant::now();
-    const POLLS: u64 = 3;
     for k in 0..POLLS {
         let mut poll = state.clone();
         poll.now_ms += k * 10_000;

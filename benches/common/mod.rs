@@ -11,22 +11,28 @@ use shardtop::sim::Simulator;
 /// 1,000 shards, 1,000,000 chunks of 1 MiB on an `{_id: 1}` Int64 key, the first 100 shards
 /// holding twice as many chunks as the rest, so the balancer has work.
 pub fn scale_cluster() -> Simulator {
-    let shards = 1000u32;
+    scale_cluster_of(1000, 1_000_000)
+}
+
+/// [`scale_cluster`] at another scale: `shards` shards, `n` chunks of 1 MiB, the first tenth
+/// of the shards holding twice as many chunks as the rest.
+pub fn scale_cluster_of(shards: u32, n: u32) -> Simulator {
     let pattern = KeyPattern::parse_json(r#"{"_id": 1}"#).unwrap();
-    let mut chunks = Vec::with_capacity(1_000_000);
+    let heavy = shards / 10;
+    let mut chunks = Vec::with_capacity(n as usize);
     chunks.push((
         pattern.global_min(),
         ChunkInfo::new(ShardIdx(0), ChunkVersion::new(1, 0)),
     ));
-    let weights: Vec<u32> = (0..shards).map(|s| if s < 100 { 2 } else { 1 }).collect();
+    let weights: Vec<u32> = (0..shards).map(|s| if s < heavy { 2 } else { 1 }).collect();
     let total: u32 = weights.iter().sum();
-    let mut owner = Vec::with_capacity(1_000_000);
+    let mut owner = Vec::with_capacity(n as usize);
     for (s, w) in weights.iter().enumerate() {
-        let n = 1_000_000u64 * u64::from(*w) / u64::from(total);
-        owner.extend(std::iter::repeat_n(s as u32, n as usize));
+        let k = u64::from(n) * u64::from(*w) / u64::from(total);
+        owner.extend(std::iter::repeat_n(s as u32, k as usize));
     }
-    owner.resize(1_000_000, shards - 1);
-    for i in 1..1_000_000u32 {
+    owner.resize(n as usize, shards - 1);
+    for i in 1..n {
         chunks.push((
             ShardKey::single(KeyValue::Int64(i64::from(i) * 1000)),
             ChunkInfo::new(ShardIdx(owner[i as usize]), ChunkVersion::new(1, i)),

@@ -74,7 +74,7 @@ pub struct Collection {
     /// and whether the AutoMerger may consider it.
     pub balancing: CollectionBalancing,
     /// Ranges migrations left on their donors, waiting for the range deleter (orphans).
-    pub range_deletions: Vec<super::orphans::RangeDeletion>,
+    pub range_deletions: super::orphans::RangeDeletions,
     /// Sharded, or unsharded (8.0: tracked as `unsplittable`, or not in the catalog at all).
     pub placement: Placement,
     /// `defragmentCollection: true` and its `defragmentationPhase`, while it runs.
@@ -154,7 +154,7 @@ impl Collection {
             resharding: None,
             resharding_progress: None,
             balancing: CollectionBalancing::default(),
-            range_deletions: Vec::new(),
+            range_deletions: super::orphans::RangeDeletions::default(),
             defragmentation: None,
             inconsistencies: Vec::new(),
             placement: Placement::Sharded,

@@ -6,6 +6,9 @@
 // the change is not pinned: 8.2 here, as the audit reads it). `rangeDeleterBatchSize` is INT_MAX,
 // so a range goes in one batch.
 
+mod queue;
+pub use queue::RangeDeletions;
+
 use super::{Cluster, Collection};
 use crate::model::{ChunkStats, ShardIdx, ShardKey};
 
@@ -25,18 +28,13 @@ impl Collection {
     /// Orphaned documents and bytes on `shard`.
     pub fn orphans_on(&self, shard: ShardIdx) -> (u64, u64) {
         self.range_deletions
-            .iter()
-            .filter(|r| r.shard == shard)
+            .on(shard)
             .fold((0, 0), |(d, b), r| (d + r.docs, b + r.bytes))
     }
 
     /// The ranges whose cleanup delay has passed at `now_ms`, taken out.
     pub fn take_due_deletions(&mut self, now_ms: u64) -> Vec<RangeDeletion> {
-        let (due, rest) = std::mem::take(&mut self.range_deletions)
-            .into_iter()
-            .partition(|r| r.due_ms <= now_ms);
-        self.range_deletions = rest;
-        due
+        self.range_deletions.take_due(now_ms)
     }
 
     /// Removes the pending deletion of `[min, max)` on `shard` (the range deleter ran).

@@ -1,6 +1,7 @@
 //! The routing table of one sharded collection: chunks `[min, max)` covering MinKey..MaxKey with
 //! no gap and no overlap, the operations that change it (split, merge, move, moveRange) with
-//! MongoDB's chunk-version rules, and per-shard totals kept up to date incrementally.
+//! MongoDB's chunk-version rules, and per-shard totals (and each shard's first chunk in key order)
+//! kept up to date incrementally.
 //!
 //! Only each chunk's lower bound is stored; a chunk's upper bound is the next chunk's lower bound
 //! (the global max for the last), so coverage without gaps or overlaps holds by construction.
@@ -32,6 +33,10 @@ pub struct RoutingTable {
     totals: Vec<ShardTotals>,
     /// Built on the first lookup after a change of the bounds.
     index: OnceLock<RouteIndex>,
+    /// Each shard's first chunk in key order (`None`: it owns none), by shard: built on the
+    /// first question after a change of the bounds or of many owners, kept up to date by a
+    /// migration.
+    firsts: OnceLock<Vec<Option<usize>>>,
     /// The versions given lately (an index on `lastmod`).
     log: version_log::VersionLog,
 }
@@ -106,6 +111,7 @@ impl RoutingTable {
             version: ChunkVersion::default(),
             totals: Vec::new(),
             index: OnceLock::new(),
+            firsts: OnceLock::new(),
             log: version_log::VersionLog::default(),
         };
         table.recompute_totals();
@@ -201,6 +207,63 @@ impl RoutingTable {
         let start = self.prefixes[..end].partition_point(|&x| x < p);
         let past = start + self.mins[start..end].partition_point(|m| m <= key);
         past.saturating_sub(1)
+    }
+
+    /// The first chunk of `shard` in key order (`None`: it owns none): a scan of the table on
+    /// the first question after the bounds changed, O(1) after it.
+    pub fn first_on(&self, shard: ShardIdx) -> Option<usize> {
+        let firsts = self.firsts.get_or_init(|| self.scan_firsts());
+        firsts.get(shard.index()).copied().flatten()
+    }
+
+    /// The first chunk of `shard` at position `from` or after it, in key order (a scan from
+    /// `from`).
+    pub fn next_on(&self, shard: ShardIdx, from: usize) -> Option<usize> {
+        if self.shard_totals(shard).chunks == 0 {
+            return None;
+        }
+        (from..self.len()).find(|&k| self.chunks[k].shard == shard)
+    }
+
+    fn scan_firsts(&self) -> Vec<Option<usize>> {
+        let mut firsts = vec![None; self.totals.len()];
+        for (k, info) in self.chunks.iter().enumerate().rev() {
+            if let Some(f) = firsts.get_mut(info.shard.index()) {
+                *f = Some(k);
+            }
+        }
+        firsts
+    }
+
+    /// The bounds (or the owners of many chunks) changed: the indexes are built again when
+    /// next needed.
+    fn bounds_changed(&mut self) {
+        self.index = OnceLock::new();
+        self.firsts = OnceLock::new();
+    }
+
+    /// Chunk `k` moved from `from` to `to`: each shard's first chunk, if known, kept up to date.
+    fn note_owner(&mut self, k: usize, from: ShardIdx, to: ShardIdx) {
+        let Some(firsts) = self.firsts.get() else {
+            return;
+        };
+        let from_next = if firsts.get(from.index()).copied().flatten() == Some(k) {
+            Some(self.next_on(from, k + 1))
+        } else {
+            None
+        };
+        let Some(firsts) = self.firsts.get_mut() else {
+            return;
+        };
+        if firsts.len() <= to.index() {
+            firsts.resize(to.index() + 1, None);
+        }
+        if firsts[to.index()].is_none_or(|f| f > k) {
+            firsts[to.index()] = Some(k);
+        }
+        if let Some(next) = from_next {
+            firsts[from.index()] = next;
+        }
     }
 
     /// The index of the chunk whose lower bound is exactly `min`.

@@ -60,8 +60,8 @@ impl Simulator {
         let now = self.cluster.now_ms;
         let due = self.cluster.collections[c]
             .range_deletions
-            .iter()
-            .filter(|r| r.shard == to && r.min < *max && *min < r.max)
+            .on(to)
+            .filter(|r| r.min < *max && *min < r.max)
             .map(|r| r.due_ms)
             .max();
         match due {

@@ -46,10 +46,73 @@ enum Rules {
     Unknown,
 }
 
-/// A poll compared with the next.
+/// A poll compared with the next: what the rules said, and what the comparison reads of the
+/// polled state — not the state itself (at a million chunks a copy of it is hundreds of MB).
 struct Prev {
-    sim: Simulator,
+    seen: Seen,
     rules: BTreeMap<String, Rules>,
+}
+
+/// What [`Tracker::compare`] reads of the poll before.
+struct Seen {
+    now_ms: u64,
+    failed: u64,
+    /// Shard ids by index.
+    shards: Vec<String>,
+    colls: BTreeMap<String, SeenColl>,
+}
+
+/// What [`Tracker::compare`] reads of one collection of the poll before.
+struct SeenColl {
+    incarnation: u32,
+    /// The collection version's major.
+    major: u32,
+    /// A migration of it was in flight.
+    migrating: bool,
+    /// Who owned what, in key order: each run of contiguous chunks on one shard, by the run's
+    /// lower bound (a table's chunks, fewer when neighbours share a shard).
+    runs: Vec<(ShardKey, ShardIdx)>,
+}
+
+impl Seen {
+    fn of(state: &Cluster) -> Self {
+        let colls = (state.collections.iter())
+            .map(|c| {
+                let mut runs: Vec<(ShardKey, ShardIdx)> = Vec::new();
+                for ch in c.table.iter() {
+                    if runs.last().is_none_or(|(_, s)| *s != ch.info.shard) {
+                        runs.push((ch.min.clone(), ch.info.shard));
+                    }
+                }
+                let seen = SeenColl {
+                    incarnation: c.incarnation,
+                    major: c.table.version().major,
+                    migrating: state.balancer.migrating_in(&c.ns),
+                    runs,
+                };
+                (c.ns.clone(), seen)
+            })
+            .collect();
+        Self {
+            now_ms: state.now_ms,
+            failed: state.balancer.failed,
+            shards: state.shards.iter().map(|s| s.shard.id.clone()).collect(),
+            colls,
+        }
+    }
+
+    /// As [`Cluster::shard_id`].
+    fn shard_id(&self, s: ShardIdx) -> &str {
+        self.shards.get(s.index()).map_or("?", String::as_str)
+    }
+}
+
+impl SeenColl {
+    /// The shard that owned `key` (the chunk a router would have sent it to).
+    fn owner(&self, key: &ShardKey) -> ShardIdx {
+        let k = self.runs.partition_point(|(min, _)| min <= key);
+        self.runs[k.saturating_sub(1)].1
+    }
 }
 
 /// One collection's account.
@@ -115,11 +178,8 @@ fn unknown_reason(state: &Cluster, unread: Unread) -> Option<String> {
 
 /// The chunks of `now` whose major version is above `before`'s collection version: each moved
 /// since (a migration or moveRange), with its donor then.
-fn moved(
-    before: &crate::cluster::Collection,
-    now: &crate::cluster::Collection,
-) -> Vec<(ShardKey, ShardIdx)> {
-    let major = before.table.version().major;
+fn moved(before: &SeenColl, now: &crate::cluster::Collection) -> Vec<(ShardKey, ShardIdx)> {
+    let major = before.major;
     if now.table.version().major <= major {
         return Vec::new();
     }
@@ -127,7 +187,7 @@ fn moved(
         .iter()
         .filter(|ch| ch.info.version.major > major)
         .filter_map(|ch| {
-            let from = before.table.chunk(before.table.route(ch.min)).info.shard;
+            let from = before.owner(ch.min);
             (from != ch.info.shard).then(|| (ch.min.clone(), from))
         })
         .collect()
@@ -202,13 +262,14 @@ impl Tracker {
             self.compare(&prev, &sim);
             self.compared += 1;
         }
-        self.prev = Some(Box::new(Prev { sim, rules }));
+        let seen = Seen::of(&sim.cluster);
+        self.prev = Some(Box::new(Prev { seen, rules }));
     }
 
     /// What happened between `prev`'s poll and `now`'s, against what the rules said at `prev`.
     fn compare(&mut self, prev: &Prev, now: &Simulator) {
-        let (before, state) = (&prev.sim.cluster, &now.cluster);
-        let failed = state.balancer.failed != before.balancer.failed;
+        let (before, state) = (&prev.seen, &now.cluster);
+        let failed = state.balancer.failed != before.failed;
         let busy = |s: ShardIdx| {
             let id = before.shard_id(s);
             (state.balancer.in_flight.iter())
@@ -218,18 +279,16 @@ impl Tracker {
         for (c, coll) in state.collections.iter().enumerate() {
             let ns = &coll.ns;
             let track = self.tracks.entry(ns.clone()).or_default();
-            let Some(was) = before.collection(ns) else {
+            let Some(was) = before.colls.get(ns) else {
                 *track = Track::default();
                 continue;
             };
-            if was.incarnation != coll.incarnation
-                || coll.table.version().major < was.table.version().major
-            {
+            if was.incarnation != coll.incarnation || coll.table.version().major < was.major {
                 *track = Track::default();
                 continue;
             }
             let moves = moved(was, coll);
-            let in_flight = state.balancer.migrating_in(ns) || before.balancer.migrating_in(ns);
+            let in_flight = state.balancer.migrating_in(ns) || was.migrating;
             match prev.rules.get(ns) {
                 Some(Rules::Move { from, reason }) => {
                     if !moves.is_empty() || in_flight || failed || busy(*from) {

@@ -196,3 +196,24 @@ fn chunks_moved_that_the_rules_would_not_move_are_said() {
         }
     }
 }
+
+/// What the tracker keeps of a poll (runs of chunks on one shard) names the owner a router would,
+/// at every chunk's bounds, before and after the balancer moved chunks.
+#[test]
+fn the_kept_owners_are_the_tables() {
+    let mut s = sim("add-shard", "7.0");
+    s.run_until(120_000);
+    for state in [imbalanced(), s.cluster.clone()] {
+        let seen = Seen::of(&state);
+        for c in &state.collections {
+            let kept = &seen.colls[&c.ns];
+            assert!(kept.runs.len() <= c.table.len());
+            for ch in c.table.iter() {
+                for key in [ch.min, ch.max] {
+                    let want = c.table.chunk(c.table.route(key)).info.shard;
+                    assert_eq!(kept.owner(key), want, "{} at {key:?}", c.ns);
+                }
+            }
+        }
+    }
+}

@@ -533,6 +533,18 @@ impl Harness {
             all_chunks += totals.chunks;
         }
         prop_assert_eq!(all_chunks, t.len() as u64);
+        // Each shard's first chunk (kept up to date across moves) is a scan's, and so is the
+        // next one after any position.
+        for s in 0..SHARDS {
+            let shard = ShardIdx(s);
+            let scan = |from: usize| {
+                (from..self.reference.len()).find(|&k| self.reference[k].shard == shard)
+            };
+            prop_assert_eq!(t.first_on(shard), scan(0), "first chunk of shard {}", s);
+            for from in [1, t.len() / 2, t.len() - 1, t.len()] {
+                prop_assert_eq!(t.next_on(shard, from), scan(from));
+            }
+        }
         // Documents are conserved by splits, merges and moves.
         prop_assert_eq!(all_docs, self.docs);
         prop_assert_eq!(t.iter().map(|c| c.info.stats.docs).sum::<u64>(), self.docs);

@@ -3,7 +3,6 @@
 //! the next major version, and a chunk left on the donor (the control chunk) the minor after it.
 
 use std::ops::Range;
-use std::sync::OnceLock;
 
 use super::{RoutingError, RoutingTable};
 use crate::model::chunk::{ChunkInfo, ChunkStats};
@@ -45,7 +44,7 @@ impl RoutingTable {
         self.mins.splice(at..at, points.iter().cloned());
         self.prefixes
             .splice(at..at, points.iter().map(ShardKey::order_prefix));
-        self.index = OnceLock::new();
+        self.bounds_changed();
         for k in i..=i + points.len() {
             self.log.note(self.chunks[k].version, &self.mins[k]);
         }
@@ -122,7 +121,7 @@ impl RoutingTable {
         self.chunks.splice(range.clone(), [merged]);
         self.mins.drain(range.start + 1..range.end);
         self.prefixes.drain(range.start + 1..range.end);
-        self.index = OnceLock::new();
+        self.bounds_changed();
         self.log.note(self.version, &self.mins[range.start]);
         Ok(())
     }
@@ -205,6 +204,7 @@ impl RoutingTable {
     /// Gives chunk `k` to shard `to` at time `now` with the next major version.
     fn migrate(&mut self, k: usize, to: ShardIdx, now: u64) {
         let mut info = self.chunks[k];
+        let from = info.shard;
         self.account(&info, false);
         self.version = self.version.next_major();
         info.shard = to;
@@ -212,6 +212,7 @@ impl RoutingTable {
         info.since = now;
         self.account(&info, true);
         self.chunks[k] = info;
+        self.note_owner(k, from, to);
         self.log.note(self.version, &self.mins[k]);
     }
 

@@ -8,7 +8,7 @@ use crate::model::shard::ShardIdx;
 impl RoutingTable {
     /// Checks every invariant: bounds strictly increasing from the global min, prefixes in step,
     /// chunk versions unique with the collection version their maximum, totals equal to a
-    /// recount. Tests call it after every change.
+    /// recount, each shard's first chunk (when kept) a scan's. Tests call it after every change.
     pub fn check_invariants(&self) -> Result<(), String> {
         if self.mins.len() != self.chunks.len() || self.prefixes.len() != self.chunks.len() {
             return Err("parallel vectors out of step".into());
@@ -64,6 +64,20 @@ impl RoutingTable {
                 if got != want {
                     return Err(format!(
                         "the version log names {got:?} as changed since {at}, a scan {want:?}"
+                    ));
+                }
+            }
+        }
+        if let Some(firsts) = self.firsts.get() {
+            let scan = self.scan_firsts();
+            for s in 0..firsts.len().max(scan.len()) {
+                let (kept, found) = (
+                    firsts.get(s).copied().flatten(),
+                    scan.get(s).copied().flatten(),
+                );
+                if kept != found {
+                    return Err(format!(
+                        "the first chunk of shard {s} is kept as {kept:?}, a scan finds {found:?}"
                     ));
                 }
             }

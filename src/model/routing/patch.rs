@@ -4,7 +4,6 @@
 //! chunks (a mongos does not know a chunk's size).
 
 use std::ops::Range;
-use std::sync::OnceLock;
 
 use super::{RoutingError, RoutingTable};
 use crate::model::{ChunkInfo, ChunkStats, ChunkVersion, KeyValue, ShardIdx, ShardKey};
@@ -173,7 +172,7 @@ impl RoutingTable {
         } else {
             self.rebuild(patches);
         }
-        self.index = OnceLock::new();
+        self.bounds_changed();
         dirty.recount(self);
         Ok(())
     }
@@ -257,6 +256,7 @@ impl RoutingTable {
             c.shard = to.get(c.shard.index()).copied().unwrap_or(c.shard);
         }
         self.recompute_totals();
+        self.bounds_changed();
     }
 
     /// Sets every chunk's documents and bytes from its shard's owned totals (`owned`, by shard;

@@ -190,30 +190,20 @@ impl Simulator {
         buckets
     }
 
-    /// Each shard's first chunk in key order that can move (not jumbo, not migrating), in one
-    /// pass over the table.
-    fn first_movable_per_shard(&self, c: usize) -> Vec<Option<usize>> {
+    /// Shard `s`'s first chunk in key order that can move (not jumbo, not migrating): from the
+    /// table's first chunk of the shard, onwards over the shard's chunks.
+    fn first_movable_on(&self, c: usize, s: ShardIdx) -> Option<usize> {
         let coll = &self.cluster.collections[c];
         let in_flight = self.cluster.balancer.migrating_in(&coll.ns);
-        let n = self.cluster.shards.len();
-        let mut first = vec![None; n];
-        let mut left = (0..n)
-            .filter(|&s| coll.table.shard_totals(ShardIdx(s as u32)).chunks > 0)
-            .count();
-        for ch in coll.table.iter() {
-            let s = ch.info.shard.index();
-            if left == 0 {
-                break;
+        let mut k = coll.table.first_on(s)?;
+        loop {
+            let ch = coll.table.chunk(k);
+            let migrating = in_flight && self.cluster.balancer.migrating(&coll.ns, ch.min);
+            if !(ch.info.jumbo || migrating) {
+                return Some(k);
             }
-            if first[s].is_none()
-                && !ch.info.jumbo
-                && !(in_flight && self.cluster.balancer.migrating(&coll.ns, ch.min))
-            {
-                first[s] = Some(ch.index);
-                left -= 1;
-            }
+            k = coll.table.next_on(s, k + 1)?;
         }
-        first
     }
 
     /// A shard that can receive chunks: not removed, not draining.
@@ -237,14 +227,12 @@ impl Simulator {
     ) {
         let coll = &self.cluster.collections[c];
         for s in (0..self.cluster.shards.len()).filter(|&s| self.cluster.shards[s].shard.draining) {
-            let mine = || coll.table.iter().filter(|ch| ch.info.shard.index() == s);
-            if busy[s] || mine().next().is_none() {
+            let shard = ShardIdx(s as u32);
+            if busy[s] || coll.table.first_on(shard).is_none() {
                 continue;
             }
-            let Some(chunk) = mine()
-                .find(|ch| !ch.info.jumbo && !self.cluster.balancer.migrating(&coll.ns, ch.min))
-            else {
-                if mine().any(|ch| ch.info.jumbo) {
+            let Some(chunk) = self.first_movable_on(c, shard).map(|k| coll.table.chunk(k)) else {
+                if coll.table.shard_totals(shard).jumbo > 0 {
                     why_not.push(format!(
                         "{}: {} is draining but only jumbo chunks are left on it: move them with forceJumbo or clear their flag with clearJumboFlag",
                         coll.ns,
@@ -368,7 +356,6 @@ impl Simulator {
             return;
         }
         let ideal = steps::ideal_data_size(bucket);
-        let mut on_demand: Option<Vec<Option<usize>>> = None;
         loop {
             let step = match self.cluster.balancing_metric() {
                 BalancingMetric::ChunkCount => {
@@ -392,7 +379,7 @@ impl Simulator {
                 }
             };
             let first = if bucket.movable_on_demand {
-                on_demand.get_or_insert_with(|| self.first_movable_per_shard(c))[from.index()]
+                self.first_movable_on(c, from)
             } else {
                 bucket.first_movable[from.index()]
             };

@@ -5,7 +5,7 @@ use serde_json::Value;
 
 use super::shard_of;
 use crate::cluster::defragmentation::DefragmentationPhase;
-use crate::cluster::orphans::RangeDeletion;
+use crate::cluster::orphans::{RangeDeletion, RangeDeletions};
 use crate::cluster::resharding::Resharding;
 use crate::cluster::window::WriteWindow;
 use crate::cluster::{Cluster, Collection, Index};
@@ -165,9 +165,9 @@ fn window_of(v: &Value, p: &str) -> Res<WriteWindow> {
 }
 
 /// The orphaned ranges of a keyframe's collection (none in traces older than the field).
-fn range_deletions_of(cluster: &Cluster, v: &Value, p: &str) -> Res<Vec<RangeDeletion>> {
+fn range_deletions_of(cluster: &Cluster, v: &Value, p: &str) -> Res<RangeDeletions> {
     let Some(list) = v.get("rangeDeletions") else {
-        return Ok(Vec::new());
+        return Ok(RangeDeletions::default());
     };
     let list = list
         .as_array()

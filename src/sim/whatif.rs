@@ -10,6 +10,7 @@
 //! fork came from (the caller hands over an owned simulator), the policy's decisions.
 
 pub mod assumptions;
+pub mod changes;
 pub mod keys;
 pub mod report;
 
@@ -126,12 +127,11 @@ pub fn predict(mut sim: Simulator, c: usize, changes: &Changes, until_ms: u64) -
     let forked_at_ms = sim.now_ms();
     sim.take_events();
     let ns = sim.cluster.collections[c].ns.clone();
-    let mut refused = Vec::new();
-    let added = apply(&mut sim, changes, &mut refused);
-    let reshard = changes
-        .reshard
-        .as_ref()
-        .map(|key| start_reshard(&mut sim, c, key));
+    let Applied {
+        added,
+        refused,
+        reshard,
+    } = apply_changes(&mut sim, c, changes);
     // Every drain: the ones asked for and the ones in progress at the fork.
     let drains: Vec<ShardIdx> = (0..sim.cluster.shards.len())
         .filter(|&s| sim.cluster.shards[s].shard.draining && !sim.cluster.shards[s].removed)
@@ -171,6 +171,34 @@ struct Ended {
     until_ms: u64,
     added: Vec<String>,
     refused: Vec<String>,
+}
+
+/// How far a what-if runs past the fork when not told: a day of the source's clock.
+pub const DEFAULT_SPAN_MS: u64 = 24 * 3600 * 1000;
+
+/// What applying the changes did.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Applied {
+    /// The shards added, by name.
+    pub added: Vec<String>,
+    /// Changes the cluster refused.
+    pub refused: Vec<String>,
+    /// The reshard started, when one was asked.
+    pub reshard: Option<ReshardPrediction>,
+}
+
+/// The changes applied to a fork of collection `c` at its clock, in [`Changes`]' order, through
+/// the simulator's own commands (`addShard`, `chunksize`, `activeWindow`, `balancerStart`/`Stop`,
+/// `removeShard`, `reshardCollection`): the one step [`predict`] and the TUI's fork share.
+pub fn apply_changes(sim: &mut Simulator, c: usize, changes: &Changes) -> Applied {
+    let mut refused = Vec::new();
+    let added = apply(sim, changes, &mut refused);
+    let reshard = (changes.reshard.as_ref()).map(|key| start_reshard(sim, c, key));
+    Applied {
+        added,
+        refused,
+        reshard,
+    }
 }
 
 /// The changes, applied through the simulator's own commands (their refusals kept).

@@ -42,7 +42,7 @@ pub async fn run_still(
     let still = taken_text(state.now_ms);
     let mut request = ViewRequest::default();
     // The what-if mode's fork plays on a clock of its own: the capture's is still.
-    let mut fork: Option<OwnClock> = None;
+    let mut fork: Option<Box<OwnClock>> = None;
     loop {
         let clock = ClockView {
             time_ms: state.now_ms,
@@ -108,7 +108,7 @@ pub async fn run_still(
                 };
                 match Fork::new(point, &text, request.collection) {
                     Ok(f) => {
-                        fork = Some(OwnClock::new(f, false));
+                        fork = Some(Box::new(OwnClock::new(f, false)));
                         None
                     }
                     Err(e) => Some(format!("what if: {e}")),

@@ -48,8 +48,14 @@ struct Asked {
     paused: bool,
     /// The what-if fork's speed (the cluster's own clock has none).
     speed: f64,
-    /// A what-if fork to make (`Some`) or drop (`None`), not yet done.
-    whatif: Option<Option<String>>,
+    /// A what-if fork asked for and not yet made or dropped.
+    whatif: Option<WhatIfAsk>,
+}
+
+/// The what-if mode's ask: a fork with these changes, or none.
+enum WhatIfAsk {
+    Make(String),
+    Drop,
 }
 
 /// Applies a control from the UI; the notice to show, if any.
@@ -58,7 +64,7 @@ fn control(c: SourceControl, asked: &mut Asked) -> Option<&'static str> {
         SourceControl::View(r) => asked.request = r,
         SourceControl::SetPaused(p) => asked.paused = p,
         SourceControl::SetSpeed(s) => asked.speed = s,
-        SourceControl::WhatIf(w) => asked.whatif = Some(w),
+        SourceControl::WhatIf(w) => asked.whatif = Some(w.map_or(WhatIfAsk::Drop, WhatIfAsk::Make)),
         SourceControl::Step(_) | SourceControl::SeekBy(_) | SourceControl::Migration { .. } => {
             return Some(
                 "a live cluster cannot be stepped or seeked (record it, then replay the trace)",
@@ -154,6 +160,43 @@ fn rules_parts(
     }
 }
 
+/// The view of the last poll for what the UI asked, the fork beside it when there is one.
+fn live_view(
+    (poller, label, asked, fork): (&Poller, &str, &Asked, &mut Option<Box<OwnClock>>),
+    (heat_mode, heat, past, down_since): (
+        HeatMode,
+        Option<&super::heat::SizeHeat>,
+        &super::past::Past,
+        Option<u64>,
+    ),
+    conformance: &super::conformance::Tracker,
+) -> view::ClusterView {
+    let state = poller.state();
+    let clock = ClockView {
+        time_ms: state.now_ms,
+        paused: asked.paused,
+        speed: fork.as_ref().map_or(1.0, |_| asked.speed),
+        ..ClockView::default()
+    };
+    let request = &asked.request;
+    let mut v = view::build(state, request, label, clock);
+    v.heat = Some(heat_mode.label());
+    v.refused = poller.refused().to_vec();
+    if let (Some(h), Some(ns)) = (heat, v.collection.as_ref().map(|c| c.ns.clone())) {
+        h.fill(&ns, &mut v.shards);
+    }
+    // Without a per-chunk signal the key visualizer says so (a heatmap would be empty).
+    let per_chunk = matches!(heat_mode, HeatMode::ChangeStream | HeatMode::Sampled);
+    past.fill_views(state, &mut v, request, per_chunk);
+    v.disconnected(down_since); // no hotspot is current while no poll answers
+    rules_parts(&mut v, (poller, request), conformance);
+    if let Some(f) = fork.as_mut() {
+        (f.paused, f.speed) = (asked.paused, asked.speed);
+        v.whatif = Some(Box::new(f.view(request, &v.clock)));
+    }
+    v
+}
+
 /// Runs until the UI goes away; the poller has polled once.
 pub async fn run_live(
     mut poller: Poller,
@@ -167,7 +210,7 @@ pub async fn run_live(
         ..Asked::default()
     };
     // The what-if mode's fork, on a clock of its own (real time × its speed).
-    let mut fork: Option<OwnClock> = None;
+    let mut fork: Option<Box<OwnClock>> = None;
     let mut wait = interval;
     let mut down_since: Option<u64> = None;
     let mut next_poll = tokio::time::Instant::now() + interval;
@@ -180,32 +223,11 @@ pub async fn run_live(
     let mut conformance = Box::new(super::conformance::Tracker::default());
     observe(&mut conformance, &poller);
     loop {
-        let v = {
-            let state = poller.state();
-            let clock = ClockView {
-                time_ms: state.now_ms,
-                paused: asked.paused,
-                speed: fork.as_ref().map_or(1.0, |_| asked.speed),
-                ..ClockView::default()
-            };
-            let request = &asked.request;
-            let mut v = view::build(state, request, &label, clock);
-            v.heat = Some(heat_mode.label());
-            v.refused = poller.refused().to_vec();
-            if let (Some(h), Some(ns)) = (&heat, v.collection.as_ref().map(|c| c.ns.clone())) {
-                h.fill(&ns, &mut v.shards);
-            }
-            // Without a per-chunk signal the key visualizer says so (a heatmap would be empty).
-            let per_chunk = matches!(heat_mode, HeatMode::ChangeStream | HeatMode::Sampled);
-            past.fill_views(state, &mut v, request, per_chunk);
-            v.disconnected(down_since); // no hotspot is current while no poll answers
-            rules_parts(&mut v, (&poller, request), &conformance);
-            if let Some(f) = fork.as_mut() {
-                (f.paused, f.speed) = (asked.paused, asked.speed);
-                v.whatif = Some(Box::new(f.view(request, &v.clock)));
-            }
-            v
-        };
+        let v = live_view(
+            (&poller, &label, &asked, &mut fork),
+            (heat_mode, heat.as_ref(), &past, down_since),
+            &conformance,
+        );
         if out.send(SourceEvent::View(Box::new(v))).await.is_err() {
             return Ok(());
         }
@@ -270,19 +292,27 @@ pub async fn run_live(
                 next_poll = tokio::time::Instant::now() + wait;
             }
         }
-        if let Some(w) = asked.whatif.take() {
-            let made = w.map(|text| fork_latest(&poller, &text, asked.request.collection));
-            fork = None;
-            match made {
-                Some(Ok(f)) => fork = Some(OwnClock::new(f, asked.paused)),
-                Some(Err(e)) => {
-                    if out.send(SourceEvent::Notice(e)).await.is_err() {
-                        return Ok(());
-                    }
-                }
-                None => {}
-            }
+        if let Some(n) = what_if(&mut asked, &mut fork, &poller)
+            && out.send(SourceEvent::Notice(n)).await.is_err()
+        {
+            return Ok(());
         }
+    }
+}
+
+/// Makes or drops the fork asked for; the notice when it cannot be made.
+fn what_if(asked: &mut Asked, fork: &mut Option<Box<OwnClock>>, poller: &Poller) -> Option<String> {
+    let ask = asked.whatif.take()?;
+    *fork = None;
+    let WhatIfAsk::Make(text) = ask else {
+        return None;
+    };
+    match fork_latest(poller, &text, asked.request.collection) {
+        Ok(f) => {
+            *fork = Some(Box::new(OwnClock::new(f, asked.paused)));
+            None
+        }
+        Err(e) => Some(e),
     }
 }
 

@@ -61,7 +61,7 @@ fn checked(text: &str, shards: &[&str]) -> Result<Changes, String> {
 /// What `predict` has answered for a collection so far.
 enum Predicting {
     Running(Receiver<Prediction>),
-    Done(Prediction),
+    Done(Box<Prediction>),
     Failed(String),
 }
 
@@ -166,7 +166,7 @@ impl Fork {
         {
             if let Predicting::Running(rx) = p {
                 *p = match rx.try_recv() {
-                    Ok(done) => Predicting::Done(done),
+                    Ok(done) => Predicting::Done(Box::new(done)),
                     Err(TryRecvError::Empty) => return,
                     Err(TryRecvError::Disconnected) => {
                         Predicting::Failed("the prediction ended without an answer".into())

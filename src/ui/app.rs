@@ -151,7 +151,7 @@ impl App {
             history: HistoryState::default(),
             paused,
             speed,
-            whatif: Default::default(),
+            whatif: super::app_whatif::WhatIfState::default(),
         }
     }
 

@@ -78,13 +78,12 @@ fn words(text: &str) -> Result<Vec<String>, String> {
     for ch in text.chars() {
         match (quote, ch) {
             (Some(q), c) if c == q => quote = None,
-            (Some(_), c) => word.get_or_insert_with(String::new).push(c),
             (None, '\'' | '"') => {
                 quote = Some(ch);
                 word.get_or_insert_with(String::new);
             }
             (None, c) if c.is_whitespace() => out.extend(word.take()),
-            (None, c) => word.get_or_insert_with(String::new).push(c),
+            (_, c) => word.get_or_insert_with(String::new).push(c),
         }
     }
     if let Some(q) = quote {

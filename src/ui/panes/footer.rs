@@ -123,7 +123,7 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: Theme) {
         }
         match (&app.whatif.error, app.input) {
             (Some(e), InputMode::WhatIf) => {
-                spans.push(Span::styled(format!("  {e}"), theme.warn()))
+                spans.push(Span::styled(format!("  {e}"), theme.warn()));
             }
             (None, InputMode::WhatIf) => spans.push(Span::styled(
                 "  Enter forks · Esc cancels · empty: no change",

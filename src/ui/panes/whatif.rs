@@ -49,7 +49,7 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: Theme) {
             frame,
             left,
             app,
-            format!("now · {}", at(clock.time_ms, &clock)),
+            &format!("now · {}", at(clock.time_ms, &clock)),
             theme,
         );
         return;
@@ -61,7 +61,7 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: Theme) {
         left,
         app,
         rows,
-        format!("now · {}", at(clock.time_ms, &clock)),
+        &format!("now · {}", at(clock.time_ms, &clock)),
         theme,
     );
     let fork = app.side(&w.fork, &w.log);
@@ -70,7 +70,7 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: Theme) {
         w.changes,
         at(w.fork.clock.time_ms, &clock)
     );
-    side_rows(frame, right, &fork, rows, title, theme);
+    side_rows(frame, right, &fork, rows, &title, theme);
 }
 
 /// A time of the source as its own clock shows it: virtual seconds, or `HH:MM:SS UTC`.
@@ -84,13 +84,13 @@ fn shard_rows(app: &App, w: &WhatIfView) -> usize {
     now.max(w.fork.shards.len())
 }
 
-fn side(frame: &mut Frame, area: Rect, app: &App, title: String, theme: Theme) {
+fn side(frame: &mut Frame, area: Rect, app: &App, title: &str, theme: Theme) {
     let rows = app.view.as_ref().map_or(0, |v| v.shards.len());
     side_rows(frame, area, app, rows, title, theme);
 }
 
 /// One side: its title, then the shards, the key space and the balancer panes of `app`.
-fn side_rows(frame: &mut Frame, area: Rect, app: &App, rows: usize, title: String, theme: Theme) {
+fn side_rows(frame: &mut Frame, area: Rect, app: &App, rows: usize, title: &str, theme: Theme) {
     // Every shard first (the borders, the header and a note or two: orphans, no writes), then
     // the key space (its strip at least), then the balancer (three rows at least).
     let h = area.height.saturating_sub(1);

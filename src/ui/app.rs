@@ -217,10 +217,7 @@ impl App {
             return self.help_action(action);
         }
         self.notice = None;
-        if let Some(effects) = self
-            .palette_first(action)
-            .or_else(|| self.whatif_first(action))
-        {
+        if let Some(effects) = self.palette_first(action) {
             return effects;
         }
         let before = self.request();

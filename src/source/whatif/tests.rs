@@ -131,3 +131,62 @@ fn bad_changes_are_refused_naming_the_option() {
         assert!(e.contains(says), "{text}: {e}");
     }
 }
+
+/// The next view from the source, skipping log lines and notices.
+async fn next_view(
+    rx: &mut tokio::sync::mpsc::Receiver<crate::source::SourceEvent>,
+) -> Box<crate::view::ClusterView> {
+    loop {
+        match rx.recv().await {
+            Some(crate::source::SourceEvent::View(v)) => return v,
+            Some(_) => {}
+            None => panic!("the source ended"),
+        }
+    }
+}
+
+#[tokio::test]
+async fn the_runner_forks_on_the_ui_s_ask_follows_its_steps_and_drops_the_fork() {
+    use crate::source::{Playback, SourceControl, run_timeline};
+    let mut tl = timeline("ascending");
+    tl.advance_to(30_000, &mut Vec::new()).expect("plays");
+    let (to_ui, mut from_source) = tokio::sync::mpsc::channel(64);
+    let (to_source, controls) = tokio::sync::mpsc::channel(64);
+    let playback = Playback {
+        speed: 1.0,
+        paused: true,
+        start_ms: None,
+    };
+    let task = tokio::spawn(run_timeline(tl, playback, Vec::new(), to_ui, controls));
+    let send = |c| to_source.send(c);
+    send(SourceControl::WhatIf(Some("--add-shards 1".into())))
+        .await
+        .expect("sent");
+    let v = loop {
+        let v = next_view(&mut from_source).await;
+        if v.whatif.is_some() {
+            break v;
+        }
+    };
+    let w = v.whatif.as_ref().expect("a fork");
+    assert_eq!((w.forked_at_ms, w.fork.clock.time_ms), (30_000, 30_000));
+    assert!(w.fork.shards.iter().any(|s| s.id == "added01"));
+    send(SourceControl::Step(5_000)).await.expect("sent");
+    let v = loop {
+        let v = next_view(&mut from_source).await;
+        if v.clock.time_ms == 35_000 {
+            break v;
+        }
+    };
+    let w = v.whatif.as_ref().expect("still forked");
+    assert_eq!(w.fork.clock.time_ms, 35_000, "the fork follows the step");
+    send(SourceControl::WhatIf(None)).await.expect("sent");
+    loop {
+        if next_view(&mut from_source).await.whatif.is_none() {
+            break;
+        }
+    }
+    drop(to_source);
+    drop(from_source);
+    task.await.expect("ends").expect("without error");
+}

@@ -1,6 +1,7 @@
 //! The what-if mode through tmux (issue 37): `W` opens the prompt, the changes are typed in the
 //! `whatif` CLI's words, Enter shows "now" and the fork side by side with the added shards; `W`
-//! leaves. On the default demo and on `open` of a capture taken from `shardtop serve`.
+//! leaves. On the default demo, on `open` of a capture taken from `shardtop serve`, and on `watch`
+//! of `shardtop serve`.
 
 use crate::common;
 
@@ -69,4 +70,24 @@ fn w_on_an_opened_capture_forks_its_state_and_says_what_it_assumed() {
     }
     t.keys("q");
     t.wait_for("EXIT=0", Duration::from_secs(10));
+}
+
+#[test]
+fn w_on_watch_forks_the_latest_poll() {
+    let served = Served::start();
+    let uri = format!("'mongodb://127.0.0.1:{}/?directConnection=true'", served.1);
+    let t = Tmux::start(&format!("watch {uri} --interval 1s"), 120, 40);
+    t.wait_for("● live", START);
+    let screen = fork_with_two_added_shards(&t);
+    assert!(screen.contains("UTC"), "{screen}");
+    assert!(screen.contains("assumed: "), "{screen}");
+    t.keys("W");
+    let deadline = std::time::Instant::now() + Duration::from_secs(5);
+    while t.screen().contains("what if: +2 shards") {
+        assert!(std::time::Instant::now() < deadline, "{}", t.screen());
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    t.keys("q");
+    t.wait_for("EXIT=0", Duration::from_secs(10));
+    drop(served);
 }

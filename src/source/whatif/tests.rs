@@ -190,3 +190,26 @@ async fn the_runner_forks_on_the_ui_s_ask_follows_its_steps_and_drops_the_fork()
     drop(from_source);
     task.await.expect("ends").expect("without error");
 }
+
+#[test]
+fn a_replay_forks_its_state_at_its_clock() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/traces/ascending.ndjson.zst");
+    let mut tl = crate::source::replay::ReplayTimeline::open(&path).expect("opens");
+    let at = tl.end_ms().expect("an end") / 2;
+    tl.seek(at, &mut Vec::new()).expect("seeks");
+    let point = tl.fork_point().expect("a replay forks");
+    assert_eq!(point.from, ForkedFrom::Trace);
+    let mut fork = Fork::new(point, "--add-shards 1", 0).expect("forks");
+    assert_eq!(fork.forked_at_ms(), tl.now_ms());
+    fork.follow(tl.now_ms() + 60_000, None);
+    let v = fork.view(&ViewRequest::default(), &ClockView::default());
+    assert!(v.fork.shards.iter().any(|s| s.id == "added01"));
+    assert!(
+        v.assumed
+            .as_deref()
+            .is_some_and(|a| a.starts_with("migrationRate:")),
+        "{:?}",
+        v.assumed
+    );
+}

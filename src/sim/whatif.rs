@@ -15,6 +15,8 @@ pub mod changes;
 pub mod keys;
 pub mod report;
 
+use std::sync::atomic::{AtomicBool, Ordering};
+
 use crate::cluster::ActiveWindow;
 use crate::cluster::event::EventKind;
 use crate::model::{KeyPattern, ShardIdx};
@@ -127,7 +129,19 @@ pub struct Prediction {
 }
 
 /// A what-if over `sim` for collection `c`, run to `until_ms` at most (on the source's clock).
-pub fn predict(mut sim: Simulator, c: usize, changes: &Changes, until_ms: u64) -> Prediction {
+pub fn predict(sim: Simulator, c: usize, changes: &Changes, until_ms: u64) -> Prediction {
+    predict_unless(sim, c, changes, until_ms, &AtomicBool::new(false))
+}
+
+/// [`predict`], ended early (what it observed so far) once `cancelled` is set: the TUI drops a
+/// prediction nobody waits for any more.
+pub fn predict_unless(
+    mut sim: Simulator,
+    c: usize,
+    changes: &Changes,
+    until_ms: u64,
+    cancelled: &AtomicBool,
+) -> Prediction {
     let forked_at_ms = sim.now_ms();
     sim.take_events();
     let ns = sim.cluster.collections[c].ns.clone();
@@ -152,7 +166,10 @@ pub fn predict(mut sim: Simulator, c: usize, changes: &Changes, until_ms: u64) -
             run.check(&sim, c, &drains);
         }
         first = false;
-        if run.done() || sim.now_ms() + crate::sim::engine::TICK_MS > until_ms {
+        if run.done()
+            || sim.now_ms() + crate::sim::engine::TICK_MS > until_ms
+            || cancelled.load(Ordering::Relaxed)
+        {
             break;
         }
         sim.step();

@@ -5,12 +5,15 @@
 //! (`sim::whatif::apply_changes`), and then played beside the source: on its clock for a source
 //! in virtual time (going back plays again from the fork), on a clock of its own for a capture and
 //! a live cluster (real time × the speed, paused with the source). `predict` runs on a copy of the
-//! fork on a thread of its own, so neither the source nor the UI waits for it.
+//! fork on a thread of its own, so neither the source nor the UI waits for it; a fork dropped (or
+//! another collection chosen) ends the run nobody waits for.
 //!
 //! Owns: the fork, its clock and its prediction. May not touch: the rules (`sim`), the terminal,
 //! the source it was forked from (it is handed an owned simulator).
 
 use std::collections::VecDeque;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{Receiver, TryRecvError, channel};
 use std::time::{Duration, Instant};
 
@@ -18,7 +21,9 @@ use crate::sim::Simulator;
 use crate::sim::balancer::explain::Unread;
 use crate::sim::engine::TICK_MS;
 use crate::sim::whatif::assumptions::{Assumption, ForkedFrom, prepare};
-use crate::sim::whatif::{Changes, DEFAULT_SPAN_MS, Prediction, apply_changes, changes, predict};
+use crate::sim::whatif::{
+    Changes, DEFAULT_SPAN_MS, Prediction, apply_changes, changes, predict_unless,
+};
 use crate::view::whatif::{PredictionView, WhatIfView};
 use crate::view::{self, ClockView, LogLine, ViewRequest};
 
@@ -60,7 +65,8 @@ fn checked(text: &str, shards: &[&str]) -> Result<Changes, String> {
 
 /// What `predict` has answered for a collection so far.
 enum Predicting {
-    Running(Receiver<Prediction>),
+    /// The answer to come, and the flag that ends the run when nobody waits for it any more.
+    Running(Receiver<Prediction>, Arc<AtomicBool>),
     Done(Box<Prediction>),
     Failed(String),
 }
@@ -156,7 +162,7 @@ impl Fork {
 
     /// Whether a prediction is running (its source should look again soon).
     pub fn predicting(&self) -> bool {
-        matches!(self.predicted, Some((_, Predicting::Running(_))))
+        matches!(self.predicted, Some((_, Predicting::Running(..))))
     }
 
     /// Starts `predict` for collection `c` on a copy of the fork, or takes its answer.
@@ -164,7 +170,7 @@ impl Fork {
         if let Some((at, p)) = self.predicted.as_mut()
             && *at == c
         {
-            if let Predicting::Running(rx) = p {
+            if let Predicting::Running(rx, _) = p {
                 *p = match rx.try_recv() {
                     Ok(done) => Predicting::Done(Box::new(done)),
                     Err(TryRecvError::Empty) => return,
@@ -175,7 +181,10 @@ impl Fork {
             }
             return;
         }
+        self.cancel();
         let (tx, rx) = channel();
+        let cancelled = Arc::new(AtomicBool::new(false));
+        let flag = Arc::clone(&cancelled);
         let sim = self.base.clone();
         let changes = self.changes.clone();
         let until = sim.now_ms().saturating_add(DEFAULT_SPAN_MS);
@@ -183,13 +192,20 @@ impl Fork {
             .name("whatif-predict".into())
             .spawn(move || {
                 // The fork is dropped before the answer comes: nobody is waiting for it.
-                let _ = tx.send(predict(sim, c, &changes, until));
+                let _ = tx.send(predict_unless(sim, c, &changes, until, &flag));
             });
         let p = match started {
-            Ok(_) => Predicting::Running(rx),
+            Ok(_) => Predicting::Running(rx, cancelled),
             Err(e) => Predicting::Failed(format!("the prediction could not start: {e}")),
         };
         self.predicted = Some((c, p));
+    }
+
+    /// Ends a prediction still running (its answer is not wanted any more).
+    fn cancel(&mut self) {
+        if let Some((_, Predicting::Running(_, cancelled))) = &self.predicted {
+            cancelled.store(true, Ordering::Relaxed);
+        }
     }
 
     /// The fork's frame for `req`, its clock on the source's `clock`.
@@ -226,6 +242,13 @@ impl Fork {
             prediction,
             assumed,
         }
+    }
+}
+
+/// A dropped fork ends its prediction.
+impl Drop for Fork {
+    fn drop(&mut self) {
+        self.cancel();
     }
 }
 

@@ -149,3 +149,21 @@ fn a_drain_ends_when_the_shard_owns_no_chunk_and_a_refused_one_is_said() {
         p.refused
     );
 }
+
+#[test]
+fn a_cancelled_prediction_ends_at_once_with_what_it_saw() {
+    let sc = built_in("ascending").expect("built in").expect("parses");
+    let mut sim = Simulator::from_scenario(&sc, sc.seed, None).expect("starts");
+    sim.run_until(60_000);
+    let changes = Changes {
+        add_shards: 2,
+        ..Changes::default()
+    };
+    let until = 60_000 + DEFAULT_SPAN_MS;
+    let cancelled = AtomicBool::new(true);
+    let p = predict_unless(sim.clone(), 0, &changes, until, &cancelled);
+    assert_eq!(p.ended_ms, 60_000, "no tick run once cancelled");
+    assert_eq!(p.added, vec!["added01".to_string(), "added02".to_string()]);
+    let full = predict(sim, 0, &changes, until);
+    assert!(full.ended_ms > 60_000);
+}

@@ -16,6 +16,7 @@ pub mod record;
 pub mod replay;
 pub mod runner;
 pub mod sim;
+pub mod whatif;
 
 pub use runner::{Playback, run_timeline};
 
@@ -47,6 +48,9 @@ pub enum SourceControl {
     },
     /// What to aggregate.
     View(ViewRequest),
+    /// The what-if mode: fork the state at "now" with these changes (the `whatif` CLI's options,
+    /// as typed) and play the fork beside it; `None` drops the fork.
+    WhatIf(Option<String>),
 }
 
 /// A source that lives in virtual time: it can advance, jump anywhere and build views. The
@@ -82,4 +86,8 @@ pub trait Timeline: Send + 'static {
     }
     /// The view for `req`.
     fn view(&self, req: &ViewRequest, clock: ClockView) -> ClusterView;
+    /// The state at "now" for the what-if mode to fork; `None`: this source has none.
+    fn fork_point(&self) -> Option<whatif::ForkPoint> {
+        None
+    }
 }

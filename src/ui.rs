@@ -15,6 +15,7 @@ pub mod app_help;
 pub mod app_history;
 pub mod app_key_visualizer;
 pub mod app_lab;
+pub mod app_whatif;
 pub mod command_palette;
 pub mod export;
 pub mod export_png;

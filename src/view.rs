@@ -15,6 +15,7 @@ pub mod lab;
 mod log;
 mod query;
 mod strip;
+pub mod whatif;
 
 pub use build::build;
 pub use log::{LogKind, LogLine, MigrationEntry, MigrationStep, append as append_log, log_line};
@@ -308,6 +309,8 @@ pub struct ClusterView {
     /// Whether the cluster does what its release line's balancer rules say, over the polls seen
     /// (a live source or a live recording; `None` for the others).
     pub conformance: Option<conformance::Conformance>,
+    /// The what-if mode's fork beside this view, when the UI asked for one.
+    pub whatif: Option<Box<whatif::WhatIfView>>,
 }
 
 /// The part of the view a live read feeds.

@@ -9,13 +9,10 @@ use std::io::Write;
 use super::source_arg::{SourceArg, resolve};
 use super::{Failure, write_failed};
 use crate::cli::WhatifArgs;
-use crate::cluster::ActiveWindow;
 use crate::sim::whatif::assumptions::{ForkedFrom, prepare_calibrated};
+use crate::sim::whatif::changes::Asked;
 use crate::sim::whatif::report::Context;
-use crate::sim::whatif::{Changes, predict};
-
-/// How far a what-if runs past the fork without `--until`: a day of the source's clock.
-const DEFAULT_UNTIL_MS: u64 = 24 * 3600 * 1000;
+use crate::sim::whatif::{Changes, DEFAULT_SPAN_MS, predict};
 
 pub fn run(
     args: &WhatifArgs,
@@ -29,7 +26,7 @@ pub fn run(
         Some(t) => super::settings::duration(t)
             .map_err(|e| Failure::input(format!("--until: {}", e.message)))?
             .as_millis() as u64,
-        None => DEFAULT_UNTIL_MS,
+        None => DEFAULT_SPAN_MS,
     };
     let (kind, _) = SourceArg::parse(&args.source, args.at.as_deref())?;
     let resolved = resolve(&args.source, args.at.as_deref(), version)?;
@@ -81,77 +78,13 @@ pub fn run(
 }
 
 fn changes(args: &WhatifArgs) -> Result<Changes, Failure> {
-    let balancer = match args.balancer.as_deref() {
-        None => None,
-        Some("on") => Some(true),
-        Some("off") => Some(false),
-        Some(other) => {
-            return Err(Failure::input(format!(
-                "--balancer {other}: give on or off"
-            )));
-        }
-    };
-    if let Some(mb) = args.chunk_size
-        && !(1..=1024).contains(&mb)
-    {
-        return Err(Failure::input(format!(
-            "--chunk-size {mb}: the chunk size is 1 to 1024 MB"
-        )));
-    }
-    let reshard = args
-        .reshard
-        .as_deref()
-        .map(|k| {
-            crate::model::KeyPattern::parse_json(k)
-                .map_err(|e| Failure::input(format!("--reshard {k}: {}", e.0)))
-        })
-        .transpose()?;
-    Ok(Changes {
+    let asked = Asked {
         add_shards: args.add_shards,
         drain: args.drain.clone(),
-        chunk_size_mb: args.chunk_size,
-        window: args.window.as_deref().map(window).transpose()?,
-        balancer,
-        reshard,
-    })
-}
-
-/// `HH:MM-HH:MM`, as the balancer document's `activeWindow` `{start, stop}`.
-fn window(text: &str) -> Result<ActiveWindow, Failure> {
-    let bad = || Failure::input(format!("--window {text}: give HH:MM-HH:MM, as 23:00-06:00"));
-    let minute = |t: &str| -> Result<u32, Failure> {
-        let (h, m) = t.trim().split_once(':').ok_or_else(bad)?;
-        let (h, m): (u32, u32) = (h.parse().map_err(|_| bad())?, m.parse().map_err(|_| bad())?);
-        if h > 23 || m > 59 || t.trim().len() != 5 {
-            return Err(bad());
-        }
-        Ok(h * 60 + m)
+        chunk_size: args.chunk_size,
+        window: args.window.clone(),
+        balancer: args.balancer.clone(),
+        reshard: args.reshard.clone(),
     };
-    let (start, stop) = text.split_once('-').ok_or_else(bad)?;
-    Ok(ActiveWindow {
-        start_minute: minute(start)?,
-        stop_minute: minute(stop)?,
-    })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn windows_read_as_the_balancer_document_writes_them() {
-        let w = window("23:00-06:30").expect("parses");
-        assert_eq!((w.start_minute, w.stop_minute), (23 * 60, 6 * 60 + 30));
-        for bad in [
-            "23:00",
-            "24:00-01:00",
-            "1:00-2:00",
-            "ab:cd-01:00",
-            "23:00-06:60",
-        ] {
-            let e = window(bad).expect_err(bad);
-            assert_eq!(e.code, 2);
-            assert!(e.message.contains("--window"), "{bad}: {}", e.message);
-        }
-    }
+    asked.changes().map_err(Failure::input)
 }

@@ -9,15 +9,22 @@
 //! JSON and text are in `whatif/report.rs`. May not touch: I/O, the wall clock, the source a
 //! fork came from (the caller hands over an owned simulator), the policy's decisions.
 
+mod apply;
 pub mod assumptions;
 pub mod calibration;
+pub mod changes;
 pub mod growth;
 pub mod keys;
 pub mod report;
 
-use crate::cluster::{ActiveWindow, MongoError, event::EventKind};
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use crate::cluster::{ActiveWindow, event::EventKind};
 use crate::model::{KeyPattern, ShardIdx};
 use crate::sim::engine::Simulator;
+
+use apply::refusal;
+pub use apply::{Applied, DEFAULT_SPAN_MS, apply_changes};
 
 /// What a what-if changes at the fork, in the order they are applied.
 #[derive(Clone, Debug, Default)]
@@ -123,16 +130,27 @@ pub struct Prediction {
 }
 
 /// A what-if over `sim` for collection `c`, run to `until_ms` at most (on the source's clock).
-pub fn predict(mut sim: Simulator, c: usize, changes: &Changes, until_ms: u64) -> Prediction {
+pub fn predict(sim: Simulator, c: usize, changes: &Changes, until_ms: u64) -> Prediction {
+    predict_unless(sim, c, changes, until_ms, &AtomicBool::new(false))
+}
+
+/// [`predict`], ended early (what it observed so far) once `cancelled` is set: the TUI drops a
+/// prediction nobody waits for any more.
+pub fn predict_unless(
+    mut sim: Simulator,
+    c: usize,
+    changes: &Changes,
+    until_ms: u64,
+    cancelled: &AtomicBool,
+) -> Prediction {
     let forked_at_ms = sim.now_ms();
     sim.take_events();
     let ns = sim.cluster.collections[c].ns.clone();
-    let mut refused = Vec::new();
-    let added = apply(&mut sim, changes, &mut refused);
-    let reshard = changes
-        .reshard
-        .as_ref()
-        .map(|key| start_reshard(&mut sim, c, key));
+    let Applied {
+        added,
+        refused,
+        reshard,
+    } = apply_changes(&mut sim, c, changes);
     // Every drain: the ones asked for and the ones in progress at the fork.
     let drains: Vec<ShardIdx> = (0..sim.cluster.shards.len())
         .filter(|&s| sim.cluster.shards[s].shard.draining && !sim.cluster.shards[s].removed)
@@ -149,7 +167,10 @@ pub fn predict(mut sim: Simulator, c: usize, changes: &Changes, until_ms: u64) -
             run.check(&sim, c, &drains);
         }
         first = false;
-        if run.done() || sim.now_ms() + crate::sim::engine::TICK_MS > until_ms {
+        if run.done()
+            || sim.now_ms() + crate::sim::engine::TICK_MS > until_ms
+            || cancelled.load(Ordering::Relaxed)
+        {
             break;
         }
         sim.step();
@@ -172,92 +193,6 @@ struct Ended {
     until_ms: u64,
     added: Vec<String>,
     refused: Vec<String>,
-}
-
-/// The changes, applied through the simulator's own commands (their refusals kept).
-fn apply(sim: &mut Simulator, changes: &Changes, refused: &mut Vec<String>) -> Vec<String> {
-    let mut added = Vec::new();
-    let live: Vec<f64> = (sim.cluster.shards.iter())
-        .filter(|s| !s.removed && !s.unlisted)
-        .map(|s| s.capacity)
-        .collect();
-    let capacity = if live.is_empty() {
-        1.0
-    } else {
-        live.iter().sum::<f64>() / live.len() as f64
-    };
-    let mut n = 0;
-    while added.len() < changes.add_shards as usize {
-        n += 1;
-        let id = format!("added{n:02}");
-        if sim.cluster.shard_index(&id).is_some() {
-            continue;
-        }
-        match sim.add_shard(&id, capacity) {
-            Ok(_) => added.push(id),
-            Err(e) => {
-                refused.push(format!("addShard {id}: {}", e.message));
-                break;
-            }
-        }
-    }
-    if let Some(mb) = changes.chunk_size_mb
-        && let Err(e) = sim.set_chunk_size_mb(mb)
-    {
-        refused.push(format!("chunksize {mb}: {}", e.message));
-    }
-    if let Some(w) = changes.window {
-        sim.cluster.settings.active_window = Some(w);
-    }
-    if let Some(on) = changes.balancer {
-        sim.set_balancer(on);
-    }
-    for id in &changes.drain {
-        if let Err(e) = sim.remove_shard(id) {
-            refused.push(format!("removeShard {id}: {}", e.message));
-        }
-    }
-    added
-}
-
-fn start_reshard(sim: &mut Simulator, c: usize, key: &KeyPattern) -> ReshardPrediction {
-    let coll = &sim.cluster.collections[c];
-    let (mut docs, mut bytes) = (0, 0);
-    for s in 0..sim.cluster.shards.len() {
-        let t = coll.table.shard_totals(ShardIdx(s as u32)).stats;
-        (docs, bytes) = (docs + t.docs, bytes + t.bytes);
-    }
-    let settings = &sim.cluster.settings;
-    let minimum_duration_ms = settings.resharding.minimum_operation_duration_ms;
-    // The cloning phase as `reshard.rs` times it: the data at the migration rate, at least
-    // `reshardingMinimumOperationDurationMillis`.
-    let clone_ms = (bytes.saturating_mul(1000) / settings.migration_bytes_per_sec.max(1))
-        .max(minimum_duration_ms);
-    let ns = coll.ns.clone();
-    let has_docs = coll.docs.is_some();
-    let (error, simulated) = match sim.reshard_collection(&ns, key.clone(), None) {
-        Ok(()) if sim.cluster.collections[c].resharding.is_some() => (None, true),
-        Ok(()) => (
-            Some("the collection already has this shard key".into()),
-            false,
-        ),
-        Err(e) if !has_docs => (Some(format!("not simulated: {}", e.message)), false),
-        Err(e) => (Some(refusal(&e)), false),
-    };
-    ReshardPrediction {
-        key: key.server_text(),
-        bytes,
-        docs,
-        clone_ms,
-        minimum_duration_ms,
-        committed_at_ms: None,
-        error,
-        simulated,
-    }
-}
-
-fn refusal(e: &MongoError) -> String {
-    format!("{}: {}", e.code_name, e.message)
 }
 
 /// What the loop has seen so far.

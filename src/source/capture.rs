@@ -7,8 +7,11 @@
 
 use tokio::sync::mpsc;
 
+use super::whatif::{FRAME, Fork, ForkPoint, OwnClock};
 use super::{SourceControl, SourceEvent};
 use crate::live::poller::OnePoll;
+use crate::sim::Simulator;
+use crate::sim::whatif::assumptions::ForkedFrom;
 use crate::view::{self, ClockView, ViewRequest};
 
 /// `capture taken 2026-12-03 14:43:38 UTC`.
@@ -38,11 +41,13 @@ pub async fn run_still(
     let state = polled.state;
     let still = taken_text(state.now_ms);
     let mut request = ViewRequest::default();
+    // The what-if mode's fork plays on a clock of its own: the capture's is still.
+    let mut fork: Option<Box<OwnClock>> = None;
     loop {
         let clock = ClockView {
             time_ms: state.now_ms,
-            paused: true,
-            speed: 1.0,
+            paused: fork.as_ref().is_none_or(|f| f.paused),
+            speed: fork.as_ref().map_or(1.0, |f| f.speed),
             ..ClockView::default()
         };
         let mut v = view::build(&state, &request, &label, clock);
@@ -50,21 +55,70 @@ pub async fn run_still(
         v.heat = Some("off");
         v.refused.clone_from(&polled.refused);
         v.still = Some(still.clone());
+        if let Some(f) = fork.as_mut() {
+            v.whatif = Some(Box::new(f.view(&request, &v.clock)));
+        }
         if out.send(SourceEvent::View(Box::new(v))).await.is_err() {
             return Ok(());
         }
-        let Some(c) = ctl.recv().await else {
-            return Ok(());
-        };
-        match c {
-            SourceControl::View(r) => request = r,
-            SourceControl::SetPaused(_) | SourceControl::SetSpeed(_) => {}
-            SourceControl::Step(_) | SourceControl::SeekBy(_) | SourceControl::Migration { .. } => {
-                let n = "a capture is one still state: nothing to step or seek".to_string();
-                if out.send(SourceEvent::Notice(n)).await.is_err() {
-                    return Ok(());
+        let c = if let Some(f) = fork.as_mut() {
+            tokio::select! {
+                c = ctl.recv() => c,
+                () = tokio::time::sleep(FRAME) => {
+                    f.tick();
+                    continue;
                 }
             }
+        } else {
+            ctl.recv().await
+        };
+        let Some(c) = c else {
+            return Ok(());
+        };
+        let notice = match c {
+            SourceControl::View(r) => {
+                request = r;
+                None
+            }
+            SourceControl::SetPaused(p) => {
+                if let Some(f) = fork.as_mut() {
+                    f.paused = p;
+                }
+                None
+            }
+            SourceControl::SetSpeed(s) => {
+                if let Some(f) = fork.as_mut() {
+                    f.speed = s;
+                }
+                None
+            }
+            SourceControl::Step(_) | SourceControl::SeekBy(_) | SourceControl::Migration { .. } => {
+                Some("a capture is one still state: nothing to step or seek".to_string())
+            }
+            SourceControl::WhatIf(None) => {
+                fork = None;
+                None
+            }
+            SourceControl::WhatIf(Some(text)) => {
+                let panes = polled.refused.iter().map(|r| r.feeds.as_str());
+                let point = ForkPoint {
+                    unread: super::explain::unread_of(true, &state, panes),
+                    sim: Simulator::over(state.clone()),
+                    from: ForkedFrom::Capture,
+                };
+                match Fork::new(point, &text, request.collection) {
+                    Ok(f) => {
+                        fork = Some(Box::new(OwnClock::new(f, false)));
+                        None
+                    }
+                    Err(e) => Some(format!("what if: {e}")),
+                }
+            }
+        };
+        if let Some(n) = notice
+            && out.send(SourceEvent::Notice(n)).await.is_err()
+        {
+            return Ok(());
         }
     }
 }

@@ -9,6 +9,7 @@ use std::time::Duration;
 
 use tokio::sync::mpsc;
 
+use super::whatif::{FRAME, Fork, ForkPoint, OwnClock};
 use super::{SourceControl, SourceEvent};
 use crate::live::one_poll::{later_poll, waiting_text};
 use crate::live::poller::{Poller, now_ms};
@@ -40,12 +41,30 @@ impl HeatMode {
 /// A poll that has waited this long says on screen what it waits for.
 const WAIT_SAID_AFTER: Duration = Duration::from_secs(2);
 
+/// What the UI has asked of the source.
+#[derive(Default)]
+struct Asked {
+    request: ViewRequest,
+    paused: bool,
+    /// The what-if fork's speed (the cluster's own clock has none).
+    speed: f64,
+    /// A what-if fork asked for and not yet made or dropped.
+    whatif: Option<WhatIfAsk>,
+}
+
+/// The what-if mode's ask: a fork with these changes, or none.
+enum WhatIfAsk {
+    Make(String),
+    Drop,
+}
+
 /// Applies a control from the UI; the notice to show, if any.
-fn control(c: SourceControl, request: &mut ViewRequest, paused: &mut bool) -> Option<&'static str> {
+fn control(c: SourceControl, asked: &mut Asked) -> Option<&'static str> {
     match c {
-        SourceControl::View(r) => *request = r,
-        SourceControl::SetPaused(p) => *paused = p,
-        SourceControl::SetSpeed(_) => {}
+        SourceControl::View(r) => asked.request = r,
+        SourceControl::SetPaused(p) => asked.paused = p,
+        SourceControl::SetSpeed(s) => asked.speed = s,
+        SourceControl::WhatIf(w) => asked.whatif = Some(w.map_or(WhatIfAsk::Drop, WhatIfAsk::Make)),
         SourceControl::Step(_) | SourceControl::SeekBy(_) | SourceControl::Migration { .. } => {
             return Some(
                 "a live cluster cannot be stepped or seeked (record it, then replay the trace)",
@@ -65,7 +84,7 @@ async fn poll_taking_controls(
         &mut mpsc::Receiver<SourceControl>,
         &str,
     ),
-    (request, paused): (&mut ViewRequest, &mut bool),
+    asked: &mut Asked,
 ) -> Option<Result<Vec<crate::view::LogLine>, crate::live::client::LiveError>> {
     let started = tokio::time::Instant::now();
     let client = poller.client.clone();
@@ -78,7 +97,7 @@ async fn poll_taking_controls(
         tokio::select! {
             polled = &mut poll => break polled,
             c = ctl.recv() => {
-                let n = control(c?, request, paused);
+                let n = control(c?, asked);
                 if let Some(n) = n {
                     out.send(SourceEvent::Notice(n.into())).await.ok()?;
                 }
@@ -141,6 +160,43 @@ fn rules_parts(
     }
 }
 
+/// The view of the last poll for what the UI asked, the fork beside it when there is one.
+fn live_view(
+    (poller, label, asked, fork): (&Poller, &str, &Asked, &mut Option<Box<OwnClock>>),
+    (heat_mode, heat, past, down_since): (
+        HeatMode,
+        Option<&super::heat::SizeHeat>,
+        &super::past::Past,
+        Option<u64>,
+    ),
+    conformance: &super::conformance::Tracker,
+) -> view::ClusterView {
+    let state = poller.state();
+    let clock = ClockView {
+        time_ms: state.now_ms,
+        paused: asked.paused,
+        speed: fork.as_ref().map_or(1.0, |_| asked.speed),
+        ..ClockView::default()
+    };
+    let request = &asked.request;
+    let mut v = view::build(state, request, label, clock);
+    v.heat = Some(heat_mode.label());
+    v.refused = poller.refused().to_vec();
+    if let (Some(h), Some(ns)) = (heat, v.collection.as_ref().map(|c| c.ns.clone())) {
+        h.fill(&ns, &mut v.shards);
+    }
+    // Without a per-chunk signal the key visualizer says so (a heatmap would be empty).
+    let per_chunk = matches!(heat_mode, HeatMode::ChangeStream | HeatMode::Sampled);
+    past.fill_views(state, &mut v, request, per_chunk);
+    v.disconnected(down_since); // no hotspot is current while no poll answers
+    rules_parts(&mut v, (poller, request), conformance);
+    if let Some(f) = fork.as_mut() {
+        (f.paused, f.speed) = (asked.paused, asked.speed);
+        v.whatif = Some(Box::new(f.view(request, &v.clock)));
+    }
+    v
+}
+
 /// Runs until the UI goes away; the poller has polled once.
 pub async fn run_live(
     mut poller: Poller,
@@ -149,8 +205,12 @@ pub async fn run_live(
     out: mpsc::Sender<SourceEvent>,
     mut ctl: mpsc::Receiver<SourceControl>,
 ) -> color_eyre::Result<()> {
-    let mut request = ViewRequest::default();
-    let mut paused = false;
+    let mut asked = Asked {
+        speed: 1.0,
+        ..Asked::default()
+    };
+    // The what-if mode's fork, on a clock of its own (real time × its speed).
+    let mut fork: Option<Box<OwnClock>> = None;
     let mut wait = interval;
     let mut down_since: Option<u64> = None;
     let mut next_poll = tokio::time::Instant::now() + interval;
@@ -163,27 +223,11 @@ pub async fn run_live(
     let mut conformance = Box::new(super::conformance::Tracker::default());
     observe(&mut conformance, &poller);
     loop {
-        let v = {
-            let state = poller.state();
-            let clock = ClockView {
-                time_ms: state.now_ms,
-                paused,
-                speed: 1.0,
-                ..ClockView::default()
-            };
-            let mut v = view::build(state, &request, &label, clock);
-            v.heat = Some(heat_mode.label());
-            v.refused = poller.refused().to_vec();
-            if let (Some(h), Some(ns)) = (&heat, v.collection.as_ref().map(|c| c.ns.clone())) {
-                h.fill(&ns, &mut v.shards);
-            }
-            // Without a per-chunk signal the key visualizer says so (a heatmap would be empty).
-            let per_chunk = matches!(heat_mode, HeatMode::ChangeStream | HeatMode::Sampled);
-            past.fill_views(state, &mut v, &request, per_chunk);
-            v.disconnected(down_since); // no hotspot is current while no poll answers
-            rules_parts(&mut v, (&poller, &request), &conformance);
-            v
-        };
+        let v = live_view(
+            (&poller, &label, &asked, &mut fork),
+            (heat_mode, heat.as_ref(), &past, down_since),
+            &conformance,
+        );
         if out.send(SourceEvent::View(Box::new(v))).await.is_err() {
             return Ok(());
         }
@@ -192,16 +236,20 @@ pub async fn run_live(
         tokio::select! {
             c = ctl.recv() => {
                 let Some(c) = c else { return Ok(()) };
-                if let Some(n) = control(c, &mut request, &mut paused)
+                if let Some(n) = control(c, &mut asked)
                     && out.send(SourceEvent::Notice(n.into())).await.is_err()
                 {
                     return Ok(());
                 }
             }
-            () = &mut timer, if !paused => {
+            () = tokio::time::sleep(FRAME), if fork.is_some() => {
+                if let Some(f) = fork.as_mut() {
+                    f.tick();
+                }
+            }
+            () = &mut timer, if !asked.paused => {
                 let ui = (&out, &mut ctl, label.as_str());
-                let asked = (&mut request, &mut paused);
-                let polled = poll_taking_controls(&mut poller, interval, ui, asked).await;
+                let polled = poll_taking_controls(&mut poller, interval, ui, &mut asked).await;
                 let Some(result) = polled else { return Ok(()) };
                 match result {
                     Ok(log) => {
@@ -244,5 +292,36 @@ pub async fn run_live(
                 next_poll = tokio::time::Instant::now() + wait;
             }
         }
+        if let Some(n) = what_if(&mut asked, &mut fork, &poller)
+            && out.send(SourceEvent::Notice(n)).await.is_err()
+        {
+            return Ok(());
+        }
     }
+}
+
+/// Makes or drops the fork asked for; the notice when it cannot be made.
+fn what_if(asked: &mut Asked, fork: &mut Option<Box<OwnClock>>, poller: &Poller) -> Option<String> {
+    let ask = asked.whatif.take()?;
+    *fork = None;
+    let WhatIfAsk::Make(text) = ask else {
+        return None;
+    };
+    match fork_latest(poller, &text, asked.request.collection) {
+        Ok(f) => {
+            *fork = Some(Box::new(OwnClock::new(f, asked.paused)));
+            None
+        }
+        Err(e) => Some(e),
+    }
+}
+
+/// The what-if mode's fork of the latest poll's cluster (as `shardtop whatif mongodb://…`).
+fn fork_latest(poller: &Poller, text: &str, collection: usize) -> Result<Fork, String> {
+    let point = ForkPoint {
+        sim: crate::sim::Simulator::over(poller.state().clone()),
+        from: crate::sim::whatif::assumptions::ForkedFrom::Live,
+        unread: unread(poller),
+    };
+    Fork::new(point, text, collection).map_err(|e| format!("what if: {e}"))
 }

@@ -209,6 +209,18 @@ impl Timeline for ReplayTimeline {
         Ok(moved)
     }
 
+    /// The state at the replay's clock, as `shardtop whatif TRACE --at T` forks it.
+    fn fork_point(&self) -> Option<super::whatif::ForkPoint> {
+        let state = self.replay.state();
+        let live = self.replay.trace.header.live_start_ms().is_some();
+        let notes = state.poll_notes.iter().map(|(pane, _)| pane.as_str());
+        Some(super::whatif::ForkPoint {
+            unread: super::explain::unread_of(live, state, notes),
+            sim: crate::sim::Simulator::over(state.clone()),
+            from: crate::sim::whatif::assumptions::ForkedFrom::Trace,
+        })
+    }
+
     fn view(&self, req: &ViewRequest, clock: ClockView) -> ClusterView {
         let state = self.replay.state();
         let mut v = view::build(state, req, &self.label, clock);

@@ -42,6 +42,8 @@ struct Runner<T: Timeline> {
     reset_log: bool,
     notice: Option<String>,
     out: mpsc::Sender<SourceEvent>,
+    /// The what-if mode's fork, following the clock.
+    fork: Option<super::whatif::Fork>,
 }
 
 /// Runs `timeline` until the UI drops its command sender (or the UI is gone).
@@ -61,6 +63,7 @@ pub async fn run_timeline<T: Timeline>(
         reset_log: true,
         notice: None,
         out,
+        fork: None,
     };
     if let Some(t) = playback.start_ms {
         r.timeline.seek(t, &mut r.log)?;
@@ -70,7 +73,9 @@ pub async fn run_timeline<T: Timeline>(
         if !r.publish().await {
             return Ok(());
         }
-        let cmd = if r.paused {
+        // A prediction under way is looked for again while paused.
+        let waiting = r.fork.as_ref().is_some_and(super::whatif::Fork::predicting);
+        let cmd = if r.paused && !waiting {
             match ctl.recv().await {
                 Some(c) => Some(c),
                 None => return Ok(()),
@@ -83,7 +88,7 @@ pub async fn run_timeline<T: Timeline>(
         };
         if let Some(c) = cmd {
             r.control(c)?;
-        } else {
+        } else if !r.paused {
             let elapsed = last.elapsed().as_secs_f64() * 1000.0;
             r.play(elapsed.min(MAX_CATCH_UP_MS))?;
         }
@@ -119,7 +124,9 @@ impl<T: Timeline> Runner<T> {
             virtual_time: self.timeline.wall_start_ms().is_none(),
             wall_start_ms: self.timeline.wall_start_ms(),
         };
-        let view = self.timeline.view(&self.request, clock);
+        let whatif = (self.fork.as_mut()).map(|f| Box::new(f.view(&self.request, &clock)));
+        let mut view = self.timeline.view(&self.request, clock);
+        view.whatif = whatif;
         self.out
             .send(SourceEvent::View(Box::new(view)))
             .await
@@ -148,6 +155,7 @@ impl<T: Timeline> Runner<T> {
         while at < target {
             at = (at + SLICE_MS).min(target);
             self.timeline.advance_to(at, &mut self.log)?;
+            self.follow();
             if started.elapsed() >= WORK_BUDGET {
                 if self.paused && at < target {
                     // Not at the end after all: keep playing.
@@ -167,12 +175,37 @@ impl<T: Timeline> Runner<T> {
             if let Some(stop) = self.timeline.stop_at_ms() {
                 target = target.min(stop);
             }
-            self.timeline.advance_to(target, &mut self.log)
+            self.timeline.advance_to(target, &mut self.log)?;
         } else {
             // The log becomes the log up to the new time.
             self.reset_log = true;
             self.timeline
-                .seek(now.saturating_sub(delta_ms.unsigned_abs()), &mut self.log)
+                .seek(now.saturating_sub(delta_ms.unsigned_abs()), &mut self.log)?;
+        }
+        self.follow();
+        Ok(())
+    }
+
+    /// The fork to the timeline's clock.
+    fn follow(&mut self) {
+        if let Some(f) = self.fork.as_mut() {
+            f.follow(self.timeline.now_ms(), None);
+        }
+    }
+
+    /// Forks the timeline's state at its clock, or drops the fork.
+    fn what_if(&mut self, text: Option<String>) {
+        let Some(text) = text else {
+            self.fork = None;
+            return;
+        };
+        let Some(point) = self.timeline.fork_point() else {
+            self.notice = Some(format!("{} has no what-if", self.timeline.label()));
+            return;
+        };
+        match super::whatif::Fork::new(point, &text, self.request.collection) {
+            Ok(f) => self.fork = Some(f),
+            Err(e) => self.notice = Some(format!("what if: {e}")),
         }
     }
 
@@ -195,7 +228,9 @@ impl<T: Timeline> Runner<T> {
                 } else {
                     self.notice = Some(self.timeline.no_migration(forward));
                 }
+                self.follow();
             }
+            SourceControl::WhatIf(text) => self.what_if(text),
             SourceControl::View(req) => self.request = req,
         }
         Ok(())

@@ -239,6 +239,15 @@ impl Timeline for SimTimeline {
         )
     }
 
+    /// The simulator itself, copied: its workloads and schedule go on in the fork.
+    fn fork_point(&self) -> Option<super::whatif::ForkPoint> {
+        Some(super::whatif::ForkPoint {
+            sim: self.sim.clone(),
+            from: crate::sim::whatif::assumptions::ForkedFrom::Simulator,
+            unread: crate::sim::balancer::explain::Unread::default(),
+        })
+    }
+
     fn view(&self, req: &ViewRequest, clock: ClockView) -> ClusterView {
         let mut v = view::build(&self.sim.cluster, req, &self.label, clock);
         self.past.fill(&self.sim.cluster, &mut v, req);

@@ -42,6 +42,8 @@ pub enum Action {
     ToggleHistory,
     /// The lab's candidates side by side in place of the main layout, and back.
     ToggleLab,
+    /// The what-if mode: a prompt for the changes, then the fork beside "now"; again leaves it.
+    ToggleWhatIf,
     /// Halve (true) or double the seconds per column of a view over time.
     TimeZoom(bool),
     /// Write the screen to files in the working folder (the runtime does it).

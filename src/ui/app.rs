@@ -112,6 +112,8 @@ pub struct App {
     /// What the source was last told (the view's clock is the source's answer).
     pub paused: bool,
     pub speed: f64,
+    /// The what-if mode's prompt and the changes of the fork shown.
+    pub whatif: super::app_whatif::WhatIfState,
 }
 
 impl App {
@@ -149,12 +151,13 @@ impl App {
             history: HistoryState::default(),
             paused,
             speed,
+            whatif: super::app_whatif::WhatIfState::default(),
         }
     }
 
     /// The strip width the current terminal gives the key-space pane.
     pub fn strip_cells(&self) -> usize {
-        usize::from(self.size.0.saturating_sub(2)).max(8)
+        usize::from(self.pane_width().saturating_sub(2)).max(8)
     }
 
     /// What the source should aggregate for the current state.
@@ -257,7 +260,7 @@ impl App {
 
     fn view_action(&mut self, action: Action, effects: &mut Effects) {
         let action = match (self.screen, action) {
-            (Screen::Main, a) => a,
+            (Screen::Main | Screen::WhatIf, a) => a,
             (_, Action::Page(up)) => {
                 if up {
                     Action::Up
@@ -269,7 +272,7 @@ impl App {
         };
         let taken = !self.input.typing()
             && match self.screen {
-                Screen::Main => false,
+                Screen::Main | Screen::WhatIf => false,
                 Screen::KeyVisualizer => self.key_visualizer_action(action),
                 Screen::History => self.history_action(action),
                 Screen::Lab => self.lab_action(action),

@@ -106,7 +106,8 @@ impl App {
 
     /// Opens the palette, copies, or applies an action while the palette is open; `None` leaves
     /// the action to the rest of the reducer. Also: while a footer field is typed, ↑/↓ do
-    /// nothing (the key map passes them for the palette's and the help's lists).
+    /// nothing (the key map passes them for the palette's and the help's lists); then the
+    /// what-if mode's keys (`app_whatif`).
     pub(super) fn palette_first(&mut self, action: Action) -> Option<Effects> {
         if self.palette.is_some() {
             return Some(self.palette_action(action));
@@ -119,7 +120,7 @@ impl App {
                 Some(Effects::default())
             }
             Action::Copy if !self.input.typing() => Some(self.copy_selection()),
-            _ => None,
+            _ => self.whatif_first(action),
         }
     }
 

@@ -1,6 +1,7 @@
 //! What the help overlay lists, screen by screen: groups of rows, each row some commands of the
 //! key map (shown with their keys as bound) and what they do there. The main layout, the key
-//! visualizer, the history and the lab's side-by-side screen each list the keys that act on them.
+//! visualizer, the history, the lab's side-by-side screen and the what-if screen each list the keys
+//! that act on them.
 //!
 //! Part of `ui`: plain tables, no state and no I/O; the overlay (`panes::help`) draws them.
 
@@ -99,6 +100,10 @@ pub const HELP: &[HelpGroup] = &[
                 "lab: the candidate keys side by side (Enter opens one, L back)",
             ),
             (
+                &["whatif"],
+                "what if: fork now with changes (--add-shards 2…), beside now",
+            ),
+            (
                 &["time-zoom-in", "time-zoom-out"],
                 "in those: fewer / more seconds a column",
             ),
@@ -186,6 +191,27 @@ const LAB: &[HelpGroup] = &[
     ),
 ];
 
+/// The what-if screen's help.
+const WHAT_IF: &[HelpGroup] = &[
+    GENERAL,
+    TIME,
+    (
+        "what if",
+        &[
+            (
+                &["whatif", "clear"],
+                "leave: back to the main layout (the fork is dropped)",
+            ),
+            (
+                &["focus-next", "focus-prev"],
+                "the pane both sides highlight",
+            ),
+            (&["metric"], "shard bars: chunk count / data size first"),
+            (&["zones"], "zone bands on / off"),
+        ],
+    ),
+];
+
 /// The help of a screen.
 pub fn help_of(screen: Screen) -> &'static [HelpGroup] {
     match screen {
@@ -193,13 +219,15 @@ pub fn help_of(screen: Screen) -> &'static [HelpGroup] {
         Screen::KeyVisualizer => KEY_VISUALIZER,
         Screen::History => HISTORY,
         Screen::Lab => LAB,
+        Screen::WhatIf => WHAT_IF,
     }
 }
 
 /// Every screen, for tests that walk all the helps.
-pub const SCREENS: [Screen; 4] = [
+pub const SCREENS: [Screen; 5] = [
     Screen::Main,
     Screen::KeyVisualizer,
     Screen::History,
     Screen::Lab,
+    Screen::WhatIf,
 ];

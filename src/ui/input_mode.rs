@@ -23,6 +23,8 @@ pub enum InputMode {
     HelpFilter,
     /// Typing the command palette's filter.
     Palette,
+    /// Typing the what-if mode's changes.
+    WhatIf,
 }
 
 impl InputMode {
@@ -62,7 +64,8 @@ impl App {
                 InputMode::Search
                 | InputMode::Commands
                 | InputMode::HelpFilter
-                | InputMode::Palette => {
+                | InputMode::Palette
+                | InputMode::WhatIf => {
                     self.search.push(c);
                 }
             },
@@ -77,7 +80,8 @@ impl App {
                     InputMode::Search
                     | InputMode::Commands
                     | InputMode::HelpFilter
-                    | InputMode::Palette => self.search.pop(),
+                    | InputMode::Palette
+                    | InputMode::WhatIf => self.search.pop(),
                 };
             }
             Action::SearchDone => {

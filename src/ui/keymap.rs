@@ -71,6 +71,7 @@ pub const COMMANDS: &[Command] = &[
     cmd("key-visualizer", Action::ToggleKeyVisualizer, &["v"], true),
     cmd("history", Action::ToggleHistory, &["H"], true),
     cmd("lab", Action::ToggleLab, &["L"], false),
+    cmd("whatif", Action::ToggleWhatIf, &["W"], true),
     cmd("time-zoom-in", Action::TimeZoom(true), &[">"], true),
     cmd("time-zoom-out", Action::TimeZoom(false), &["<"], true),
     cmd("filter-events", Action::CycleLogFilter, &["f"], true),

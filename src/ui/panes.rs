@@ -25,6 +25,7 @@ pub mod key_visualizer_shards;
 pub mod keyspace;
 pub mod lab;
 pub mod shards;
+pub mod whatif;
 
 use ratatui::Frame;
 use ratatui::layout::{Alignment, Rect};
@@ -73,6 +74,8 @@ pub fn render(frame: &mut Frame, app: &App) {
             history::render(frame, body, app, theme);
         } else if app.screen == crate::ui::screen::Screen::Lab {
             lab::render(frame, body, app, theme);
+        } else if app.screen == crate::ui::screen::Screen::WhatIf {
+            whatif::render(frame, body, app, theme);
         } else {
             key_visualizer::render(frame, body, app, theme);
         }

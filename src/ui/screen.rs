@@ -14,6 +14,8 @@ pub enum Screen {
     History,
     /// `shardtop lab`'s candidates side by side.
     Lab,
+    /// The what-if mode: "now" and the fork side by side.
+    WhatIf,
 }
 
 /// The coarsest time zoom of the views over time, in seconds per column.

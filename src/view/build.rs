@@ -44,6 +44,7 @@ pub fn build(cluster: &Cluster, req: &ViewRequest, source: &str, clock: ClockVie
         explain: None,
         under_way: Vec::new(),
         conformance: None,
+        whatif: None,
     }
 }
 

@@ -14,3 +14,4 @@ mod lab;
 mod palette;
 mod settings;
 mod tmux;
+mod whatif;

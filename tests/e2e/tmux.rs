@@ -156,8 +156,7 @@ fn virtual_seconds(screen: &str) -> f64 {
         .split('│')
         .find(|part| part.contains(" / "))
         .and_then(|part| part.split(" / ").next())
-        .map(str::trim)
-        .unwrap_or_else(|| panic!("no clock in the header: {header}"));
+        .map_or_else(|| panic!("no clock in the header: {header}"), str::trim);
     let (minutes, seconds) = match clock.split_once('m') {
         Some((m, s)) => (m.parse::<f64>().unwrap(), s),
         None => (0.0, clock),

@@ -20,3 +20,4 @@ mod settings;
 mod sizes;
 mod time_travel;
 mod truth;
+mod whatif;

@@ -48,6 +48,7 @@ fn screen_title(screen: Screen) -> &'static str {
         Screen::KeyVisualizer => "The key visualizer (v)",
         Screen::History => "The history (H)",
         Screen::Lab => "The lab's candidates side by side (shardtop lab)",
+        Screen::WhatIf => "The what-if screen (W): now and a fork of it side by side",
     }
 }
 

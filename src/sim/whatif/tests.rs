@@ -246,3 +246,21 @@ fn a_fork_of_a_read_state_takes_its_migration_rate_from_the_changelog() {
     assert_eq!(own.cluster.settings.migration_bytes_per_sec, before);
     assert!(rate_of(&said).1.starts_with("the simulator's own"));
 }
+
+#[test]
+fn a_cancelled_prediction_ends_at_once_with_what_it_saw() {
+    let sc = built_in("ascending").expect("built in").expect("parses");
+    let mut sim = Simulator::from_scenario(&sc, sc.seed, None).expect("starts");
+    sim.run_until(60_000);
+    let changes = Changes {
+        add_shards: 2,
+        ..Changes::default()
+    };
+    let until = 60_000 + DEFAULT_SPAN_MS;
+    let cancelled = AtomicBool::new(true);
+    let p = predict_unless(sim.clone(), 0, &changes, until, &cancelled);
+    assert_eq!(p.ended_ms, 60_000, "no tick run once cancelled");
+    assert_eq!(p.added, vec!["added01".to_string(), "added02".to_string()]);
+    let full = predict(sim, 0, &changes, until);
+    assert!(full.ended_ms > 60_000);
+}

@@ -37,6 +37,17 @@ const LAB_KEYS: &[(&[&str], &str)] = &[
     (&["zoom-in"], "open"),
 ];
 
+/// The keys of the what-if screen.
+const WHAT_IF_KEYS: &[(&[&str], &str)] = &[
+    (&["help"], "help"),
+    (&["quit"], "quit"),
+    (&["pause"], "pause"),
+    (&["faster", "slower"], "speed"),
+    (&["step-forward", "step-back"], "step"),
+    (&["next-collection"], "collection"),
+    (&["whatif"], "leave"),
+];
+
 /// The keys of the key visualizer and the history view, in place of the main layout's last
 /// ones.
 const TIME_VIEW_KEYS: &[(&[&str], &str)] = &[
@@ -59,6 +70,7 @@ fn keys(app: &App) -> Vec<(String, &'static str)> {
         Screen::KeyVisualizer => TIME_VIEW_KEYS,
         Screen::History => &TIME_VIEW_KEYS[..6],
         Screen::Lab => LAB_KEYS,
+        Screen::WhatIf => WHAT_IF_KEYS,
     };
     let lab = app.view.as_ref().is_some_and(|v| v.lab.is_some());
     let back: &[(&[&str], &str)] = match app.screen {
@@ -95,6 +107,7 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: Theme) {
         InputMode::ShardFilter => Some((" shard or zone: ", &app.shard_filter)),
         InputMode::Search => Some((" search: ", &app.search)),
         InputMode::HelpFilter => Some((" help filter: ", &app.help_view.filter)),
+        InputMode::WhatIf => Some((" what if: ", &app.whatif.text)),
     };
     if let Some((label, text)) = typed {
         spans.push(Span::styled(label, theme.key()));
@@ -108,7 +121,16 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: Theme) {
         } else {
             spans.push(Span::raw(format!("{text}▏")));
         }
-        spans.push(Span::styled("  Enter keeps · Esc clears", theme.dim()));
+        match (&app.whatif.error, app.input) {
+            (Some(e), InputMode::WhatIf) => {
+                spans.push(Span::styled(format!("  {e}"), theme.warn()));
+            }
+            (None, InputMode::WhatIf) => spans.push(Span::styled(
+                "  Enter forks · Esc cancels · empty: no change",
+                theme.dim(),
+            )),
+            _ => spans.push(Span::styled("  Enter keeps · Esc clears", theme.dim())),
+        }
     } else {
         // A notice takes the place of the less important keys.
         let room = usize::from(area.width)

@@ -195,6 +195,7 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: Theme) {
         crate::ui::screen::Screen::KeyVisualizer => " Keys of the key visualizer ",
         crate::ui::screen::Screen::History => " Keys of the history ",
         crate::ui::screen::Screen::Lab => " Keys of the side-by-side screen ",
+        crate::ui::screen::Screen::WhatIf => " Keys of the what-if screen ",
     };
     let block = pane_block(Line::from(format!("{title}— {close} ")), true, theme);
     let inner = block.inner(g.popup);

@@ -1,0 +1,93 @@
+//! The what-if mode through tmux (issue 37): `W` opens the prompt, the changes are typed in the
+//! `whatif` CLI's words, Enter shows "now" and the fork side by side with the added shards; `W`
+//! leaves. On the default demo, on `open` of a capture taken from `shardtop serve`, and on `watch`
+//! of `shardtop serve`.
+
+use crate::common;
+
+use std::process::Command;
+use std::time::Duration;
+
+use common::tmux::{BIN, START, Served, Tmux};
+
+/// `W`, the changes typed literally (they start with `-`), Enter: both sides and `added01`.
+fn fork_with_two_added_shards(t: &Tmux) -> String {
+    t.keys("W");
+    t.wait_for("Enter forks · Esc cancels", Duration::from_secs(5));
+    t.command(&["send-keys", "-t", "t", "-l", "--", "--add-shards 2"]);
+    t.wait_for("what if: --add-shards 2", Duration::from_secs(5));
+    t.keys("Enter");
+    let screen = t.wait_for("what if: +2 shards", Duration::from_secs(20));
+    let screen = if screen.contains("added01") {
+        screen
+    } else {
+        t.wait_for("added01", Duration::from_secs(20))
+    };
+    assert!(screen.contains("now · "), "{screen}");
+    assert_eq!(screen.matches("Shards · app.events").count(), 2, "{screen}");
+    screen
+}
+
+#[test]
+fn w_on_the_default_demo_forks_it_beside_now() {
+    let t = Tmux::start("", 120, 40);
+    t.wait_for("sim:ascending", START);
+    let screen = fork_with_two_added_shards(&t);
+    assert!(screen.contains("forked at"), "{screen}");
+    // The prediction comes from its own thread: "…" until then, then its numbers.
+    t.wait_for("migrations ·", Duration::from_secs(120));
+    t.keys("W");
+    let deadline = std::time::Instant::now() + Duration::from_secs(5);
+    while t.screen().contains("what if: +2 shards") {
+        assert!(std::time::Instant::now() < deadline, "{}", t.screen());
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    t.keys("q");
+    t.wait_for("EXIT=0", Duration::from_secs(10));
+}
+
+#[test]
+fn w_on_an_opened_capture_forks_its_state_and_says_what_it_assumed() {
+    let served = Served::start();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("c.capture");
+    let uri = format!("mongodb://127.0.0.1:{}/?directConnection=true", served.1);
+    let out = Command::new(BIN)
+        .args(["capture", &uri, "-o", &path.display().to_string()])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    drop(served);
+    let t = Tmux::start(&format!("open {}", path.display()), 120, 40);
+    t.wait_for("capture taken", START);
+    let screen = fork_with_two_added_shards(&t);
+    assert!(screen.contains("assumed: "), "{screen}");
+    t.keys("Escape");
+    let deadline = std::time::Instant::now() + Duration::from_secs(5);
+    while t.screen().contains("what if: +2 shards") {
+        assert!(std::time::Instant::now() < deadline, "{}", t.screen());
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    t.keys("q");
+    t.wait_for("EXIT=0", Duration::from_secs(10));
+}
+
+#[test]
+fn w_on_watch_forks_the_latest_poll() {
+    let served = Served::start();
+    let uri = format!("'mongodb://127.0.0.1:{}/?directConnection=true'", served.1);
+    let t = Tmux::start(&format!("watch {uri} --interval 1s"), 120, 40);
+    t.wait_for("● live", START);
+    let screen = fork_with_two_added_shards(&t);
+    assert!(screen.contains("UTC"), "{screen}");
+    assert!(screen.contains("assumed: "), "{screen}");
+    t.keys("W");
+    let deadline = std::time::Instant::now() + Duration::from_secs(5);
+    while t.screen().contains("what if: +2 shards") {
+        assert!(std::time::Instant::now() < deadline, "{}", t.screen());
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    t.keys("q");
+    t.wait_for("EXIT=0", Duration::from_secs(10));
+    drop(served);
+}

@@ -1,0 +1,133 @@
+#![allow(clippy::unwrap_used)]
+//! The what-if screen: `W` opens the prompt, a bad change is said in it and it stays open, Enter
+//! asks the source for the fork and shows "now" and the fork side by side with the same panes,
+//! the prediction above them; `?` lists this screen's keys; `W` again leaves and drops the fork.
+//! Snapshots at 80×24 and 120×40, the fork made by the source's own code (`source::whatif`).
+
+use std::time::{Duration, Instant};
+
+use insta::assert_snapshot;
+use shardtop::source::sim::SimTimeline;
+use shardtop::source::whatif::Fork;
+use shardtop::source::{SourceControl, SourceEvent, Timeline};
+use shardtop::ui::app_heat::Screen;
+use shardtop::ui::{Action, App, InputMode};
+use shardtop::view::ClockView;
+
+use super::lab::screen;
+
+fn timeline() -> SimTimeline {
+    let sc = shardtop::sim::scenario::built_in("ascending")
+        .unwrap()
+        .unwrap();
+    SimTimeline::new(&sc, sc.seed, None).unwrap()
+}
+
+fn clock(tl: &SimTimeline) -> ClockView {
+    ClockView {
+        time_ms: tl.now_ms(),
+        paused: true,
+        speed: 4.0,
+        end_ms: tl.end_ms(),
+        virtual_time: true,
+        wall_start_ms: None,
+    }
+}
+
+/// The source's view with its fork beside it (the prediction waited for: a generous deadline).
+fn feed(tl: &SimTimeline, fork: Option<&mut Fork>, app: &mut App) {
+    let c = clock(tl);
+    let mut v = tl.view(&app.request(), c.clone());
+    if let Some(f) = fork {
+        let deadline = Instant::now() + Duration::from_secs(300);
+        let w = loop {
+            let w = f.view(&app.request(), &c);
+            if w.prediction.is_some() || Instant::now() > deadline {
+                break w;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        };
+        v.whatif = Some(Box::new(w));
+    }
+    app.apply(SourceEvent::View(Box::new(v)));
+}
+
+fn type_text(app: &mut App, text: &str) {
+    for ch in text.chars() {
+        app.update(Action::SearchChar(ch));
+    }
+}
+
+fn what_if_screen(size: (u16, u16)) -> (App, String) {
+    let mut tl = timeline();
+    tl.advance_to(60_000, &mut Vec::new()).unwrap();
+    let mut app = App::new(size, false, 4.0, true);
+    feed(&tl, None, &mut app);
+    app.update(Action::ToggleWhatIf);
+    assert_eq!(app.input, InputMode::WhatIf);
+    type_text(&mut app, "--add-shards 2");
+    let asked = app.update(Action::SearchDone);
+    assert_eq!(app.screen, Screen::WhatIf);
+    assert_eq!(
+        asked.controls[0],
+        SourceControl::WhatIf(Some("--add-shards 2".into()))
+    );
+    let mut fork = Fork::new(tl.fork_point().unwrap(), "--add-shards 2", 0).unwrap();
+    tl.advance_to(240_000, &mut Vec::new()).unwrap();
+    fork.follow(240_000, None);
+    feed(&tl, Some(&mut fork), &mut app);
+    let text = screen(&app);
+    (app, text)
+}
+
+#[test]
+fn the_fork_plays_beside_now_with_the_same_panes_at_120x40() {
+    let (_, text) = what_if_screen((120, 40));
+    for what in [
+        "now · 4m00s",
+        "what if: +2 shards · 4m00s",
+        "forked at 1m00s · prediction for app.events:",
+        "added01",
+        "Key space",
+        "Balancer",
+    ] {
+        assert!(text.contains(what), "{what}:\n{text}");
+    }
+    assert_eq!(text.matches("Shards · app.events").count(), 2, "{text}");
+    assert_snapshot!("whatif_ascending_120x40", text);
+}
+
+#[test]
+fn the_fork_plays_beside_now_at_80x24_and_leaves_with_w() {
+    let (mut app, text) = what_if_screen((80, 24));
+    assert!(text.contains("added01"), "{text}");
+    assert_snapshot!("whatif_ascending_80x24", text);
+    app.update(Action::ToggleHelp);
+    let help = screen(&app);
+    assert!(help.contains("Keys of the what-if screen"), "{help}");
+    assert!(help.contains("the fork is dropped"), "{help}");
+    app.update(Action::ToggleHelp);
+    let left = app.update(Action::ToggleWhatIf);
+    assert_eq!(app.screen, Screen::Main);
+    assert_eq!(left.controls[0], SourceControl::WhatIf(None));
+}
+
+#[test]
+fn a_bad_change_is_said_in_the_prompt_which_stays_open_and_esc_cancels() {
+    let mut tl = timeline();
+    tl.advance_to(10_000, &mut Vec::new()).unwrap();
+    let mut app = App::new((120, 24), false, 4.0, true);
+    feed(&tl, None, &mut app);
+    app.update(Action::ToggleWhatIf);
+    type_text(&mut app, "--drain shard9");
+    let none = app.update(Action::SearchDone);
+    assert!(none.controls.is_empty());
+    assert_eq!(app.input, InputMode::WhatIf);
+    let text = screen(&app);
+    assert!(
+        text.contains("what if: --drain shard9") && text.contains("--drain shard9: no such shard"),
+        "{text}"
+    );
+    app.update(Action::Escape);
+    assert_eq!((app.input, app.screen), (InputMode::Commands, Screen::Main));
+}

@@ -105,6 +105,9 @@ pub async fn run_still(
                     unread: super::explain::unread_of(true, &state, panes),
                     sim: Simulator::over(state.clone()),
                     from: ForkedFrom::Capture,
+                    calibration: crate::sim::whatif::calibration::Calibration::of_changelog(
+                        &polled.changelog,
+                    ),
                 };
                 match Fork::new(point, &text, request.collection) {
                     Ok(f) => {

@@ -322,6 +322,7 @@ fn fork_latest(poller: &Poller, text: &str, collection: usize) -> Result<Fork, S
         sim: crate::sim::Simulator::over(poller.state().clone()),
         from: crate::sim::whatif::assumptions::ForkedFrom::Live,
         unread: unread(poller),
+        calibration: crate::sim::whatif::calibration::Calibration::default(),
     };
     Fork::new(point, text, collection).map_err(|e| format!("what if: {e}"))
 }

@@ -218,6 +218,7 @@ impl Timeline for ReplayTimeline {
             unread: super::explain::unread_of(live, state, notes),
             sim: crate::sim::Simulator::over(state.clone()),
             from: crate::sim::whatif::assumptions::ForkedFrom::Trace,
+            calibration: crate::sim::whatif::calibration::Calibration::default(),
         })
     }
 

@@ -245,6 +245,7 @@ impl Timeline for SimTimeline {
             sim: self.sim.clone(),
             from: crate::sim::whatif::assumptions::ForkedFrom::Simulator,
             unread: crate::sim::balancer::explain::Unread::default(),
+            calibration: crate::sim::whatif::calibration::Calibration::default(),
         })
     }
 

@@ -1,7 +1,7 @@
 //! The TUI's what-if mode on the source's side: the source's state at "now" forked into the
 //! simulator (a simulator source's own copy, a replay's state at its clock, a capture's state,
 //! a live cluster's latest poll — as `shardtop whatif` forks them), prepared
-//! (`sim::whatif::assumptions::prepare`), changed through the same step as `predict`
+//! (`sim::whatif::assumptions::prepare_calibrated`, with what the source keeps to calibrate it), changed through the same step as `predict`
 //! (`sim::whatif::apply_changes`), and then played beside the source: on its clock for a source
 //! in virtual time (going back plays again from the fork), on a clock of its own for a capture and
 //! a live cluster (real time × the speed, paused with the source). `predict` runs on a copy of the
@@ -20,7 +20,8 @@ use std::time::{Duration, Instant};
 use crate::sim::Simulator;
 use crate::sim::balancer::explain::Unread;
 use crate::sim::engine::TICK_MS;
-use crate::sim::whatif::assumptions::{Assumption, ForkedFrom, prepare};
+use crate::sim::whatif::assumptions::{Assumption, ForkedFrom, prepare_calibrated};
+use crate::sim::whatif::calibration::Calibration;
 use crate::sim::whatif::{
     Changes, DEFAULT_SPAN_MS, Prediction, apply_changes, changes, predict_unless,
 };
@@ -42,6 +43,9 @@ pub struct ForkPoint {
     pub from: ForkedFrom,
     /// What the source could not read (its rules are unknown, said in the assumptions).
     pub unread: Unread,
+    /// What it keeps to calibrate the fork with (a capture's changelog tail); the default says
+    /// nothing was read, and the assumptions say so.
+    pub calibration: Calibration,
 }
 
 /// The prompt's text checked as [`Fork::new`] checks it: the changes' words for the screen, or
@@ -93,6 +97,7 @@ impl Fork {
             mut sim,
             from,
             unread,
+            calibration,
         } = point;
         let ids: Vec<String> = (sim.cluster.shards.iter())
             .filter(|s| !s.removed)
@@ -103,7 +108,9 @@ impl Fork {
         if n == 0 {
             return Err("no sharded collection to fork".into());
         }
-        let assumed = (0..n).map(|c| prepare(from, &mut sim, c, unread)).collect();
+        let assumed = (0..n)
+            .map(|c| prepare_calibrated(from, &mut sim, c, unread, &calibration))
+            .collect();
         sim.take_events();
         let base = sim.clone();
         let applied = apply_changes(&mut sim, collection.min(n - 1), &changes);

@@ -105,6 +105,23 @@ impl Tmux {
         }
     }
 
+    /// Polls the screen until it no longer contains `text`; panics with the screen after
+    /// `timeout`.
+    pub fn wait_gone(&self, text: &str, timeout: Duration) {
+        let deadline = Instant::now() + timeout;
+        loop {
+            let screen = self.screen();
+            if !screen.contains(text) {
+                return;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "{text:?} was still there after {timeout:?}:\n{screen}"
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
     pub fn keys(&self, keys: &str) {
         let status = Command::new("tmux")
             .args(["-L", &self.socket, "send-keys", "-t", "t", keys])

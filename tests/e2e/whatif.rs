@@ -37,13 +37,9 @@ fn w_on_the_default_demo_forks_it_beside_now() {
     // The prediction comes from its own thread: "…" until then, then its numbers.
     t.wait_for("migrations ·", Duration::from_secs(120));
     t.keys("W");
-    let deadline = std::time::Instant::now() + Duration::from_secs(5);
-    while t.screen().contains("what if: +2 shards") {
-        assert!(std::time::Instant::now() < deadline, "{}", t.screen());
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    t.wait_gone("what if: +2 shards", Duration::from_secs(20));
     t.keys("q");
-    t.wait_for("EXIT=0", Duration::from_secs(10));
+    t.wait_for("EXIT=0", Duration::from_secs(20));
 }
 
 #[test]
@@ -63,13 +59,9 @@ fn w_on_an_opened_capture_forks_its_state_and_says_what_it_assumed() {
     let screen = fork_with_two_added_shards(&t);
     assert!(screen.contains("assumed: "), "{screen}");
     t.keys("Escape");
-    let deadline = std::time::Instant::now() + Duration::from_secs(5);
-    while t.screen().contains("what if: +2 shards") {
-        assert!(std::time::Instant::now() < deadline, "{}", t.screen());
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    t.wait_gone("what if: +2 shards", Duration::from_secs(20));
     t.keys("q");
-    t.wait_for("EXIT=0", Duration::from_secs(10));
+    t.wait_for("EXIT=0", Duration::from_secs(20));
 }
 
 #[test]
@@ -82,12 +74,8 @@ fn w_on_watch_forks_the_latest_poll() {
     assert!(screen.contains("UTC"), "{screen}");
     assert!(screen.contains("assumed: "), "{screen}");
     t.keys("W");
-    let deadline = std::time::Instant::now() + Duration::from_secs(5);
-    while t.screen().contains("what if: +2 shards") {
-        assert!(std::time::Instant::now() < deadline, "{}", t.screen());
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    t.wait_gone("what if: +2 shards", Duration::from_secs(20));
     t.keys("q");
-    t.wait_for("EXIT=0", Duration::from_secs(10));
+    t.wait_for("EXIT=0", Duration::from_secs(20));
     drop(served);
 }

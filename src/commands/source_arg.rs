@@ -167,7 +167,7 @@ fn trace(path: &std::path::Path, at_ms: Option<u64>) -> Result<Resolved, Failure
             Failure::runtime(e.message)
         }
     };
-    let mut replay = Replay::open(path, ReadOptions::default()).map_err(failure)?;
+    let replay = Replay::open(path, ReadOptions::default()).map_err(failure)?;
     for w in &replay.trace.warnings {
         eprintln!("shardtop: warning: {w}");
     }
@@ -181,32 +181,8 @@ fn trace(path: &std::path::Path, at_ms: Option<u64>) -> Result<Resolved, Failure
         )));
     }
     let live = replay.trace.header.live_start_ms().is_some();
-    let calibration = if live {
-        // Played from the start, not sought: every recorded entry before `until` is seen.
-        let mut changelog = Vec::new();
-        replay
-            .play_to_with(until, |_, played| {
-                if let crate::trace::replay::Played::Logged(l) = played
-                    && l.collection == crate::trace::LogCollection::Changelog
-                    && let Ok(bson::Bson::Document(d)) = bson::Bson::try_from(l.entry.clone())
-                {
-                    changelog.push(d);
-                }
-            })
-            .map_err(failure)?;
-        Calibration::of_changelog(&changelog)
-    } else {
-        replay.seek(until).map_err(failure)?;
-        Calibration {
-            migrations: Err("a simulator's trace keeps no changelog".into()),
-            ..Calibration::default()
-        }
-    };
-    let calibration = Calibration {
-        earlier: earlier(replay.trace.clone(), until).map_err(failure)?,
-        ..calibration
-    };
-    let cluster = replay.state().clone();
+    let (calibration, cluster) =
+        crate::source::whatif::calibrate::of_trace(replay.trace.clone(), until).map_err(failure)?;
     let unread = crate::source::explain::unread_of(
         live,
         &cluster,
@@ -214,30 +190,10 @@ fn trace(path: &std::path::Path, at_ms: Option<u64>) -> Result<Resolved, Failure
     );
     Ok(Resolved {
         label: format!("replay:{}", path.display()),
-        state: State::Cluster(Box::new(cluster)),
+        state: State::Cluster(cluster),
         unread,
         calibration,
     })
-}
-
-/// How far before a trace's fork its growth is measured from.
-const GROWTH_WINDOW_MS: u64 = 5 * 60 * 1000;
-
-/// The trace's state `GROWTH_WINDOW_MS` before `until` (or at its start, if later) and how long
-/// before; `Err` with why when the trace holds less than a second before `until`.
-#[allow(clippy::type_complexity)]
-fn earlier(
-    trace: std::sync::Arc<crate::trace::TraceFile>,
-    until: u64,
-) -> Result<Result<(Box<Cluster>, u64), String>, crate::trace::TraceError> {
-    let mut replay = crate::trace::Replay::start(trace)?;
-    let at = until.saturating_sub(GROWTH_WINDOW_MS).max(replay.time_ms());
-    let span = until.saturating_sub(at);
-    if span < 1_000 {
-        return Ok(Err("the trace holds under a second before the fork".into()));
-    }
-    replay.seek(at)?;
-    Ok(Ok((Box::new(replay.state().clone()), span)))
 }
 
 /// A capture: the poll it kept, run again through the live poller (the same state `open` shows).
@@ -263,19 +219,9 @@ fn polled_state(label: String, polled: crate::live::one_poll::OnePoll) -> Resolv
     }
     let panes: Vec<&str> = polled.refused.iter().map(|r| r.feeds.as_str()).collect();
     let unread = crate::source::explain::unread_of(true, &polled.state, panes);
-    let refused = (polled.refused.iter()).any(|r| r.text.contains("config.changelog"));
-    let calibration = if refused {
-        Calibration {
-            migrations: Err("the changelog could not be read".into()),
-            ..Calibration::default()
-        }
-    } else {
-        Calibration::of_changelog(&polled.changelog)
-    };
-    let calibration = Calibration {
-        earlier: Err("a poll is one instant: no growth to measure".into()),
-        ..calibration
-    };
+    let one_instant = Err("a poll is one instant: no growth to measure".into());
+    let calibration =
+        crate::source::whatif::calibrate::of_poll(&polled.refused, &polled.changelog, one_instant);
     Resolved {
         label,
         state: State::Cluster(Box::new(polled.state)),

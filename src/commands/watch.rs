@@ -228,7 +228,12 @@ fn interactive(
             })
             .await;
         let past = crate::source::past::Past::keeping(keep_secs);
-        crate::source::live::run_live(poller, label, (interval, heat, past), to_ui, controls).await
+        let args = (interval, heat, past);
+        // Pinned on the heap: the loop's state (the poller, the fork) is over clippy's 16 KiB.
+        Box::pin(crate::source::live::run_live(
+            poller, label, args, to_ui, controls,
+        ))
+        .await
     };
     run_source_in(&rt, start, 1.0, false, settings, move |app| {
         app.collection = collection;

@@ -33,6 +33,9 @@ pub struct LogTails {
     pub committed: Vec<(u64, Document)>,
     /// Every entry read since the last take, for a recording (`None`: not recording).
     recorded: Option<Vec<(LogCollection, Document)>>,
+    /// The newest `MAX_MIGRATION_ENTRIES` `moveChunk.commit` and `moveChunk.from` entries read
+    /// (the first poll's tail included): what a what-if fork measures migrations from.
+    migration_entries: std::collections::VecDeque<Document>,
     /// When the balancer rounds read were logged (ms since the epoch), the newest
     /// `MAX_ROUND_TIMES`: the evidence of the balancing window's time zone.
     pub round_times_ms: std::collections::VecDeque<u64>,
@@ -50,6 +53,9 @@ const MAX_ROUND_TIMES: usize = 1_000;
 
 /// Committed migrations kept between two takes, at most.
 const MAX_COMMITTED: usize = 10_000;
+
+/// Migration entries kept for a what-if fork, at most (the oldest go first).
+const MAX_MIGRATION_ENTRIES: usize = 2_000;
 
 impl LogTails {
     /// The migrations committed since the last take: `(at_ms, ns, min, max, donor shard)`, the
@@ -94,6 +100,19 @@ impl LogTails {
             .as_mut()
             .map(std::mem::take)
             .unwrap_or_default()
+    }
+
+    /// The `moveChunk.commit` and `moveChunk.from` entries read so far (the newest
+    /// `MAX_MIGRATION_ENTRIES`), oldest first.
+    pub fn migration_entries(&self) -> impl Iterator<Item = &Document> {
+        self.migration_entries.iter()
+    }
+
+    fn keep_migration(&mut self, d: &Document) {
+        self.migration_entries.push_back(d.clone());
+        if self.migration_entries.len() > MAX_MIGRATION_ENTRIES {
+            self.migration_entries.pop_front();
+        }
     }
 
     fn keep(&mut self, log: LogCollection, d: &Document) {
@@ -163,6 +182,9 @@ impl LogTails {
             }
             if valid.is_ok() {
                 track(&mut self.last_change, &d);
+                if what == "moveChunk.commit" || what == "moveChunk.from" {
+                    self.keep_migration(&d);
+                }
             }
             match what.as_str() {
                 "moveChunk.commit" if !first => {
@@ -392,6 +414,19 @@ mod tests {
     fn entry(id: i32, t_ms: i64) -> Document {
         doc! {"_id": id, "what": "moveChunk.commit", "ns": "app.orders",
         "time": DateTime::from_millis(t_ms), "details": {"from": "rs0", "to": "rs1"}}
+    }
+
+    #[test]
+    fn the_migration_entries_kept_for_a_fork_are_the_newest_two_thousand() {
+        let mut tails = LogTails::default();
+        for i in 0..2_500 {
+            tails.keep_migration(&entry(i, NOW as i64));
+        }
+        let ids: Vec<i32> = (tails.migration_entries())
+            .filter_map(|d| d.get_i32("_id").ok())
+            .collect();
+        assert_eq!(ids.len(), MAX_MIGRATION_ENTRIES);
+        assert_eq!((ids[0], ids[ids.len() - 1]), (500, 2_499));
     }
 
     #[test]

@@ -105,8 +105,10 @@ pub async fn run_still(
                     unread: super::explain::unread_of(true, &state, panes),
                     sim: Simulator::over(state.clone()),
                     from: ForkedFrom::Capture,
-                    calibration: crate::sim::whatif::calibration::Calibration::of_changelog(
+                    calibration: super::whatif::calibrate::of_poll(
+                        &polled.refused,
                         &polled.changelog,
+                        Err("a capture is one instant: no growth to measure".into()),
                     ),
                 };
                 match Fork::new(point, &text, request.collection) {

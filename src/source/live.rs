@@ -9,6 +9,7 @@ use std::time::Duration;
 
 use tokio::sync::mpsc;
 
+use super::whatif::calibrate::LiveGrowth;
 use super::whatif::{FRAME, Fork, ForkPoint, OwnClock};
 use super::{SourceControl, SourceEvent};
 use crate::live::one_poll::{later_poll, waiting_text};
@@ -219,6 +220,8 @@ pub async fn run_live(
         h.observe(poller.state());
     }
     past.sample(poller.state());
+    let mut growth = LiveGrowth::default();
+    growth.observe(poller.state());
     // Boxed: the future `watch` awaits stays small.
     let mut conformance = Box::new(super::conformance::Tracker::default());
     observe(&mut conformance, &poller);
@@ -264,6 +267,7 @@ pub async fn run_live(
                             past.heat.moved(&ns, t, (min, max), from);
                         }
                         past.sample(poller.state());
+                        growth.observe(poller.state());
                         observe(&mut conformance, &poller);
                         wait = interval;
                         if down_since.take().is_some() {
@@ -292,7 +296,7 @@ pub async fn run_live(
                 next_poll = tokio::time::Instant::now() + wait;
             }
         }
-        if let Some(n) = what_if(&mut asked, &mut fork, &poller)
+        if let Some(n) = what_if(&mut asked, &mut fork, (&poller, &growth))
             && out.send(SourceEvent::Notice(n)).await.is_err()
         {
             return Ok(());
@@ -301,13 +305,17 @@ pub async fn run_live(
 }
 
 /// Makes or drops the fork asked for; the notice when it cannot be made.
-fn what_if(asked: &mut Asked, fork: &mut Option<Box<OwnClock>>, poller: &Poller) -> Option<String> {
+fn what_if(
+    asked: &mut Asked,
+    fork: &mut Option<Box<OwnClock>>,
+    (poller, growth): (&Poller, &LiveGrowth),
+) -> Option<String> {
     let ask = asked.whatif.take()?;
     *fork = None;
     let WhatIfAsk::Make(text) = ask else {
         return None;
     };
-    match fork_latest(poller, &text, asked.request.collection) {
+    match fork_latest((poller, growth), &text, asked.request.collection) {
         Ok(f) => {
             *fork = Some(Box::new(OwnClock::new(f, asked.paused)));
             None
@@ -316,13 +324,24 @@ fn what_if(asked: &mut Asked, fork: &mut Option<Box<OwnClock>>, poller: &Poller)
     }
 }
 
-/// The what-if mode's fork of the latest poll's cluster (as `shardtop whatif mongodb://…`).
-fn fork_latest(poller: &Poller, text: &str, collection: usize) -> Result<Fork, String> {
+/// The what-if mode's fork of the latest poll's cluster (as `shardtop whatif mongodb://…`),
+/// calibrated from what the session has seen: the migration entries its polls read, and its
+/// growth since a poll about 5 minutes before.
+fn fork_latest(
+    (poller, growth): (&Poller, &LiveGrowth),
+    text: &str,
+    collection: usize,
+) -> Result<Fork, String> {
+    let state = poller.state();
     let point = ForkPoint {
-        sim: crate::sim::Simulator::over(poller.state().clone()),
+        sim: crate::sim::Simulator::over(state.clone()),
         from: crate::sim::whatif::assumptions::ForkedFrom::Live,
         unread: unread(poller),
-        calibration: crate::sim::whatif::calibration::Calibration::default(),
+        calibration: super::whatif::calibrate::of_poll(
+            poller.refused(),
+            poller.logs.migration_entries(),
+            growth.earlier(state.now_ms),
+        ),
     };
     Fork::new(point, text, collection).map_err(|e| format!("what if: {e}"))
 }

@@ -209,16 +209,32 @@ impl Timeline for ReplayTimeline {
         Ok(moved)
     }
 
-    /// The state at the replay's clock, as `shardtop whatif TRACE --at T` forks it.
+    /// The state at the replay's clock, calibrated as `shardtop whatif TRACE --at T` forks it
+    /// (a live recording played again from its start for its changelog; the state 5 minutes
+    /// before for its growth).
     fn fork_point(&self) -> Option<super::whatif::ForkPoint> {
         let state = self.replay.state();
         let live = self.replay.trace.header.live_start_ms().is_some();
         let notes = state.poll_notes.iter().map(|(pane, _)| pane.as_str());
+        let at = self.replay.time_ms();
+        let calibration = match super::whatif::calibrate::of_trace(self.replay.trace.clone(), at) {
+            Ok((calibration, _)) => calibration,
+            Err(e) => crate::sim::whatif::calibration::Calibration {
+                migrations: Err(format!(
+                    "the trace could not be played again: {}",
+                    e.message
+                )),
+                earlier: Err(format!(
+                    "the trace could not be played again: {}",
+                    e.message
+                )),
+            },
+        };
         Some(super::whatif::ForkPoint {
             unread: super::explain::unread_of(live, state, notes),
             sim: crate::sim::Simulator::over(state.clone()),
             from: crate::sim::whatif::assumptions::ForkedFrom::Trace,
-            calibration: crate::sim::whatif::calibration::Calibration::default(),
+            calibration,
         })
     }
 

@@ -11,6 +11,8 @@
 //! Owns: the fork, its clock and its prediction. May not touch: the rules (`sim`), the terminal,
 //! the source it was forked from (it is handed an owned simulator).
 
+pub mod calibrate;
+
 use std::collections::VecDeque;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};

@@ -33,4 +33,5 @@ mod watch_privileges;
 mod watch_reshard;
 mod watch_sampled;
 mod watch_serve;
+mod watch_whatif;
 mod whatif;

@@ -7,7 +7,8 @@
 //!
 //! Owns: that list and the preparation of a fork. May not touch: I/O, the source it came from.
 
-use super::calibration::{Calibration, MIN_SAMPLES, fit};
+use super::calibration::{Calibration, Earlier, MIN_SAMPLES, fit};
+use super::growth::{Growth, Placed};
 use crate::sim::balancer::explain::Unread;
 use crate::sim::engine::Simulator;
 
@@ -89,50 +90,80 @@ pub fn prepare_calibrated(
 }
 
 /// The writes of the fork: the growth before it, applied as inserts (`growth.rs`), where the
-/// source has an earlier state.
+/// source has an earlier state (a trace) or an earlier poll's totals (a live session).
 fn writes(sim: &mut Simulator, c: usize, calibration: &Calibration) -> Assumption {
-    const UNSEEN: &str = "inserts assumed; updates and deletes that don't change the size are \
-                          invisible";
     let say = |how, note: String| ("writes".to_string(), how, note);
-    let (before, span_ms) = match &calibration.earlier {
+    let ns = sim.cluster.collections[c].ns.clone();
+    let (g, of, placed) = match &calibration.earlier {
         Err(why) => {
             return say(
                 "assumed",
                 format!("none: the fork runs without writes ({why})"),
             );
         }
-        Ok((before, span)) => (before, *span),
+        Ok(Earlier::State(before, span_ms)) => {
+            let minutes = minutes(*span_ms);
+            let Some(then) = before.collection(&ns) else {
+                let note = format!("none: {ns} was not sharded {minutes} before the fork");
+                return say("assumed", note);
+            };
+            let g = super::growth::growth(then, &sim.cluster.collections[c], *span_ms);
+            let placed = "in the shares of the key ranges that grew";
+            (g, format!("the last {minutes} of the trace"), placed)
+        }
+        Ok(Earlier::Totals(totals)) => {
+            let span_ms = sim.now_ms().saturating_sub(totals.at_ms);
+            let minutes = minutes(span_ms);
+            let Some(then) = totals.by_ns.get(&ns) else {
+                let note = format!("none: {ns} was not sharded at the poll {minutes} before");
+                return say("assumed", note);
+            };
+            let coll = &sim.cluster.collections[c];
+            let (g, placed) = super::growth::growth_by_shard(then, &sim.cluster, coll, span_ms);
+            let placed = match placed {
+                Placed::ByHeat => "where the heat source's writes per chunk of the last 60 s went",
+                Placed::ByShard => {
+                    "as each shard grew, spread evenly over its chunks (assumed: a mongos does \
+                     not know where in a shard's ranges documents land)"
+                }
+            };
+            (g, format!("the polls of the last {minutes}"), placed)
+        }
     };
-    let minutes = format!("{:.1} min", span_ms as f64 / 60_000.0);
-    let ns = sim.cluster.collections[c].ns.clone();
-    let Some(then) = before.collection(&ns) else {
-        let note = format!("none: {ns} was not sharded {minutes} before the fork");
-        return say("assumed", note);
-    };
-    let g = super::growth::growth(then, &sim.cluster.collections[c], span_ms);
-    let rate = g.docs as f64 * 1000.0 / span_ms.max(1) as f64;
+    grown_writes(sim, c, &g, &of, placed)
+}
+
+fn minutes(span_ms: u64) -> String {
+    format!("{:.1} min", span_ms as f64 / 60_000.0)
+}
+
+/// The fork's writes made of growth `g` over `of`, placed in the key space as `placed` says.
+fn grown_writes(sim: &mut Simulator, c: usize, g: &Growth, of: &str, placed: &str) -> Assumption {
+    const UNSEEN: &str = "inserts assumed; updates and deletes that don't change the size are \
+                          invisible";
+    let say = |how, note: String| ("writes".to_string(), how, note);
+    let rate = g.docs as f64 * 1000.0 / g.span_ms.max(1) as f64;
     if g.docs <= 0 {
         let note = format!(
-            "none: no growth over the last {minutes} of the trace ({:+} docs), so the fork runs \
-             without writes ({UNSEEN})",
+            "none: no growth over {of} ({:+} docs), so the fork runs without writes ({UNSEEN})",
             g.docs
         );
         return say("measured", note);
     }
-    match super::growth::apply(sim, c, &g) {
+    match super::growth::apply(sim, c, g) {
         Ok(()) => say(
             "measured",
             format!(
-                "growth of {rate:+.1} docs/s over the last {minutes} of the trace, inserted in \
-                 the shares of the key ranges that grew, {} a document ({UNSEEN})",
+                "growth of {rate:+.1} docs/s over {of}, inserted {placed}, {} a document \
+                 ({UNSEEN})",
                 crate::units::human_bytes(u64::try_from(g.bytes / g.docs).unwrap_or(0))
             ),
         ),
         Err(why) => say(
             "assumed",
             format!(
-                "none: the trace grew {rate:+.1} docs/s over the last {minutes}, but {why}, so \
-                 the fork runs without writes"
+                "none: it grew {rate:+.1} docs/s over {of}, but {why}, so the fork runs without \
+                 writes"
             ),
         ),
     }

@@ -52,9 +52,18 @@ pub struct Calibration {
     /// The migrations its changelog held, or why it has none to read (a capture that kept
     /// no changelog, a trace of the simulator…).
     pub migrations: Result<Migrations, String>,
-    /// The state some time before the fork and how long before (ms), to measure the writes
-    /// from its growth (`growth.rs`), or why there is none (a source of one instant).
-    pub earlier: Result<(Box<crate::cluster::Cluster>, u64), String>,
+    /// What the source held some time before the fork, to measure the writes from its growth
+    /// (`growth.rs`), or why there is none (a source of one instant).
+    pub earlier: Result<Earlier, String>,
+}
+
+/// What a source held some time before a fork.
+#[derive(Clone, Debug)]
+pub enum Earlier {
+    /// A trace's state, and how long before the fork (ms).
+    State(Box<crate::cluster::Cluster>, u64),
+    /// A live session's poll: each collection's documents and bytes per shard.
+    Totals(super::growth::Totals),
 }
 
 impl Default for Calibration {

@@ -8,16 +8,28 @@
 //! documents. A range's inserts get keys spread within it (`keys::estimate`); a hashed key's
 //! inserts are spread over the hashed values, as hashing spreads them. Only single-field keys.
 //!
+//! A live session keeps less than a trace: each collection's documents and bytes per shard at an
+//! earlier poll ([`Totals`], as a mongos reports them: it does not know a chunk's size). Its
+//! growth is the difference of the totals, and where it went is the heat source's writes per
+//! chunk when the session has any (change streams, sampled queries), else each shard's growth
+//! spread evenly over its chunks ([`growth_by_shard`]).
+//!
 //! Owns: the measure and the workload made of it. May not touch: I/O, the source.
 
+use std::collections::BTreeMap;
+
 use super::keys::estimate;
-use crate::cluster::Collection;
-use crate::model::{KeyValue, ShardKey};
+use crate::cluster::{Cluster, Collection};
+use crate::model::{KeyValue, ShardIdx, ShardKey};
 use crate::sim::engine::{Simulator, WorkloadRun};
 use crate::sim::scenario::keygen::KeyGen;
 
-/// Keys drawn per range of the key space.
+/// Keys drawn per range of the key space, at most.
 const KEYS_PER_RANGE: u64 = 16;
+/// Keys drawn over all the ranges, at most (fewer per range when there are many ranges).
+const MAX_KEYS: u64 = 65_536;
+/// Ranges a fork's inserts are spread over, at most: more are merged with their neighbours.
+const MAX_RANGES: usize = 65_536;
 
 /// How the documents grew between two states of one collection.
 #[derive(Clone, Debug, PartialEq)]
@@ -26,8 +38,47 @@ pub struct Growth {
     /// Documents and bytes, fork minus earlier (negative: it shrank).
     pub docs: i64,
     pub bytes: i64,
-    /// The ranges of the key space that grew, and by how many documents.
-    pub ranges: Vec<(ShardKey, ShardKey, u64)>,
+    /// The ranges of the key space that grew, and by how many documents (or their share of
+    /// the growth, where it is spread).
+    pub ranges: Vec<(ShardKey, ShardKey, f64)>,
+}
+
+/// Where a live session's growth was placed in the key space.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Placed {
+    /// In the shares of the heat source's writes per chunk.
+    ByHeat,
+    /// Each shard's growth spread evenly over its chunks.
+    ByShard,
+}
+
+/// Each collection's documents and bytes per shard (by shard id) at one instant of the source's
+/// clock: what a live session keeps of an earlier poll.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Totals {
+    pub at_ms: u64,
+    pub by_ns: BTreeMap<String, Vec<(String, u64, u64)>>,
+}
+
+impl Totals {
+    /// The totals of `cluster` now.
+    pub fn of(cluster: &Cluster) -> Self {
+        let by_ns = (cluster.collections.iter())
+            .map(|c| {
+                let per = (cluster.shards.iter().enumerate())
+                    .map(|(i, s)| {
+                        let t = c.table.shard_totals(ShardIdx(i as u32)).stats;
+                        (s.shard.id.clone(), t.docs, t.bytes)
+                    })
+                    .collect();
+                (c.ns.clone(), per)
+            })
+            .collect();
+        Self {
+            at_ms: cluster.now_ms,
+            by_ns,
+        }
+    }
 }
 
 /// Ranges of `table` closed at the bounds `other` also has: `(min, max, docs)` each.
@@ -67,7 +118,7 @@ pub fn growth(before: &Collection, after: &Collection, span_ms: u64) -> Growth {
     let ((d1, b1), (d0, b0)) = (total(after), total(before));
     let ranges = (now.into_iter().zip(then))
         .filter(|(n, t)| n.0 == t.0 && n.1 == t.1 && n.2 > t.2)
-        .map(|(n, t)| (n.0, n.1, n.2 - t.2))
+        .map(|(n, t)| (n.0, n.1, (n.2 - t.2) as f64))
         .collect();
     Growth {
         span_ms,
@@ -75,6 +126,98 @@ pub fn growth(before: &Collection, after: &Collection, span_ms: u64) -> Growth {
         bytes: b1 - b0,
         ranges,
     }
+}
+
+/// The growth of `after` (collection `ns` of `cluster`, at the fork) since `then`, its totals
+/// per shard `span_ms` before: the documents and bytes, placed by the heat window's writes per
+/// chunk when it holds any, else by each shard's growth spread evenly over its chunks.
+/// A migration within the span shows as growth of its recipient in that spread (the totals do
+/// not say which documents moved); the totals are right.
+pub fn growth_by_shard(
+    then: &[(String, u64, u64)],
+    cluster: &Cluster,
+    after: &Collection,
+    span_ms: u64,
+) -> (Growth, Placed) {
+    let mut grew = vec![0.0f64; cluster.shards.len()];
+    let (mut docs, mut bytes) = (0i64, 0i64);
+    for (i, s) in cluster.shards.iter().enumerate() {
+        let now = after.table.shard_totals(ShardIdx(i as u32)).stats;
+        let (d0, b0) = (then.iter())
+            .find(|t| t.0 == s.shard.id)
+            .map_or((0, 0), |t| (t.1, t.2));
+        let d = now.docs as i64 - d0 as i64;
+        docs += d;
+        bytes += now.bytes as i64 - b0 as i64;
+        grew[i] = d.max(0) as f64;
+    }
+    let by_chunk = after.window.by_chunk(&after.table, cluster.now_ms);
+    let (ranges, placed) = if by_chunk.values().any(|&n| n > 0) {
+        let ranges = (by_chunk.into_iter())
+            .filter(|&(_, n)| n > 0)
+            .map(|(i, n)| {
+                let ch = after.table.chunk(i);
+                (ch.min.clone(), ch.max.clone(), n as f64)
+            })
+            .collect();
+        (ranges, Placed::ByHeat)
+    } else {
+        (spread_by_shard(after, &grew), Placed::ByShard)
+    };
+    let g = Growth {
+        span_ms,
+        docs,
+        bytes,
+        ranges: merged(ranges),
+    };
+    (g, placed)
+}
+
+/// Each shard's growth (`grew`, by shard index) spread evenly over its chunks: one range per run
+/// of neighbouring chunks of a shard that grew.
+fn spread_by_shard(after: &Collection, grew: &[f64]) -> Vec<(ShardKey, ShardKey, f64)> {
+    let chunks = |i: usize| {
+        let n = after.table.shard_totals(ShardIdx(i as u32)).chunks;
+        n.max(1) as f64
+    };
+    let mut out: Vec<(ShardKey, ShardKey, f64)> = Vec::new();
+    let mut last_shard = None;
+    for ch in after.table.iter() {
+        let i = ch.info.shard.index();
+        let share = grew.get(i).copied().unwrap_or(0.0) / chunks(i);
+        if share <= 0.0 {
+            last_shard = None;
+            continue;
+        }
+        match out.last_mut() {
+            Some(run) if last_shard == Some(i) => {
+                run.1 = ch.max.clone();
+                run.2 += share;
+            }
+            _ => out.push((ch.min.clone(), ch.max.clone(), share)),
+        }
+        last_shard = Some(i);
+    }
+    out
+}
+
+/// `ranges` (ascending), neighbours merged until at most [`MAX_RANGES`] remain.
+fn merged(ranges: Vec<(ShardKey, ShardKey, f64)>) -> Vec<(ShardKey, ShardKey, f64)> {
+    if ranges.len() <= MAX_RANGES {
+        return ranges;
+    }
+    let per = ranges.len().div_ceil(MAX_RANGES);
+    let mut out: Vec<(ShardKey, ShardKey, f64)> = Vec::with_capacity(MAX_RANGES);
+    for (i, r) in ranges.into_iter().enumerate() {
+        match out.last_mut() {
+            Some(last) if i % per != 0 => {
+                last.1 = r.1;
+                last.2 += r.2;
+            }
+            _ => out.push(r),
+        }
+    }
+    out
 }
 
 /// The inserts of `g` as a workload of collection `c` from now on, or why not.
@@ -92,12 +235,13 @@ pub fn apply(sim: &mut Simulator, c: usize, g: &Growth) -> Result<(), &'static s
         }
     } else {
         let (mut values, mut weights) = (Vec::new(), Vec::new());
+        let per_range = (MAX_KEYS / g.ranges.len().max(1) as u64).clamp(1, KEYS_PER_RANGE);
         for (min, max, docs) in &g.ranges {
-            let keys = estimate(min, max, KEYS_PER_RANGE)
+            let keys = estimate(min, max, per_range)
                 .ok_or("a range's bounds are of a type the key estimate does not interpolate")?;
             for k in &keys {
                 values.push(k.get(0).cloned().unwrap_or(KeyValue::Null));
-                weights.push(*docs as f64 / keys.len() as f64);
+                weights.push(*docs / keys.len() as f64);
             }
         }
         let total: f64 = weights.iter().sum();

@@ -25,7 +25,7 @@ fn a_scenario_s_growth_is_its_insert_rate_and_a_fork_continues_it() {
     let then = before.collection("test.random").unwrap();
     let g = growth(then, &sim.cluster.collections[0], 30_000);
     assert_eq!((g.docs, g.bytes), (6_000, 6_000 * 60));
-    assert_eq!(g.ranges.iter().map(|r| r.2).sum::<u64>(), 6_000);
+    assert!((g.ranges.iter().map(|r| r.2).sum::<f64>() - 6_000.0).abs() < 1e-9);
     let mut fork = Simulator::over(sim.cluster.clone());
     apply(&mut fork, 0, &g).unwrap();
     let at = docs(&fork, 0);
@@ -80,4 +80,65 @@ fn a_hashed_key_s_inserts_spread_over_the_hashed_values() {
     let at = docs(&fork, 0);
     fork.run_until(fork.now_ms() + 10_000);
     assert_eq!(docs(&fork, 0) - at, 1_000);
+}
+
+#[test]
+fn a_live_session_s_growth_is_the_difference_of_its_totals_placed_by_the_heat_source() {
+    let sc = built_in("random").unwrap().unwrap();
+    let mut sim = Simulator::from_scenario(&sc, sc.seed, None).unwrap();
+    sim.run_until(10_000);
+    let then = Totals::of(&sim.cluster);
+    sim.run_until(40_000);
+    let per_shard = then.by_ns.get("test.random").unwrap();
+    let coll = &sim.cluster.collections[0];
+    let (g, placed) = growth_by_shard(per_shard, &sim.cluster, coll, 30_000);
+    assert_eq!(
+        (g.docs, g.bytes, placed),
+        (6_000, 6_000 * 60, Placed::ByHeat)
+    );
+    // The heat window holds the last 60 s of writes, each range one chunk written to.
+    assert!(g.ranges.iter().all(|r| r.2 > 0.0) && !g.ranges.is_empty());
+    let mut fork = Simulator::over(sim.cluster.clone());
+    apply(&mut fork, 0, &g).unwrap();
+    let at = docs(&fork, 0);
+    fork.run_until(fork.now_ms() + 10_000);
+    assert_eq!(docs(&fork, 0) - at, 2_000, "200 a second for 10 s");
+}
+
+#[test]
+fn without_heat_each_shard_s_growth_is_spread_over_its_own_chunks() {
+    let sc = built_in("ascending").unwrap().unwrap();
+    let mut sim = Simulator::from_scenario(&sc, sc.seed, None).unwrap();
+    sim.run_until(60_000);
+    let then = Totals::of(&sim.cluster);
+    sim.run_until(120_000);
+    sim.cluster.collections[0].window = crate::cluster::window::WriteWindow::new();
+    let per_shard = then.by_ns.get("app.events").unwrap().clone();
+    let coll = &sim.cluster.collections[0];
+    let (g, placed) = growth_by_shard(&per_shard, &sim.cluster, coll, 60_000);
+    assert_eq!(placed, Placed::ByShard);
+    let grew = |shard: &str| {
+        let i = sim
+            .cluster
+            .shards
+            .iter()
+            .position(|s| s.shard.id == shard)
+            .unwrap();
+        let now = coll.table.shard_totals(ShardIdx(i as u32)).stats.docs;
+        let was = per_shard.iter().find(|t| t.0 == shard).map_or(0, |t| t.1);
+        now.saturating_sub(was)
+    };
+    let positive: u64 = sim.cluster.shards.iter().map(|s| grew(&s.shard.id)).sum();
+    let spread: f64 = g.ranges.iter().map(|r| r.2).sum();
+    assert!(positive > 0 && (spread - positive as f64).abs() < 1e-6 * positive as f64);
+    // Every chunk inside a range belongs to a shard that grew.
+    for ch in coll.table.iter() {
+        if g.ranges
+            .iter()
+            .any(|(lo, hi, _)| ch.min >= lo && ch.min < hi)
+        {
+            let id = &sim.cluster.shards[ch.info.shard.index()].shard.id;
+            assert!(grew(id) > 0, "{id} did not grow");
+        }
+    }
 }

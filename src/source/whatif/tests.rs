@@ -1,5 +1,6 @@
 use super::*;
 use crate::model::ShardIdx;
+use crate::sim::whatif::calibration::Earlier;
 use crate::source::Timeline;
 use crate::source::sim::SimTimeline;
 
@@ -200,7 +201,19 @@ fn a_replay_forks_its_state_at_its_clock() {
     tl.seek(at, &mut Vec::new()).expect("seeks");
     let point = tl.fork_point().expect("a replay forks");
     assert_eq!(point.from, ForkedFrom::Trace);
+    // Calibrated as `shardtop whatif TRACE --at T`: its growth over the 5 minutes before (or
+    // from its start); a simulator's trace keeps no changelog.
+    let span = at.min(crate::source::whatif::calibrate::GROWTH_WINDOW_MS);
+    assert!(
+        matches!(&point.calibration.earlier, Ok(Earlier::State(_, s)) if *s == span),
+        "{:?}",
+        point.calibration.earlier.as_ref().err()
+    );
     let mut fork = Fork::new(point, "--add-shards 1", 0).expect("forks");
+    let writes = (fork.assumed[0].iter()).find(|a| a.0 == "writes");
+    let (_, how, note) = writes.expect("writes said");
+    assert_eq!(*how, "measured", "{note}");
+    assert!(note.contains("over the last"), "{note}");
     assert_eq!(fork.forked_at_ms(), tl.now_ms());
     fork.follow(tl.now_ms() + 60_000, None);
     let v = fork.view(&ViewRequest::default(), &ClockView::default());

@@ -192,6 +192,32 @@ fn forty_long_shard_names_stay_distinct() {
 }
 
 #[test]
+fn the_shards_not_shown_are_counted_with_the_notes_on_screen() {
+    let shards: Vec<(String, bool)> = (1..=40)
+        .map(|i| (format!("mongos-01-shard-rs-{i:04}"), false))
+        .collect();
+    for (extra, height) in [
+        (doc! {}, 30),
+        (doc! {"noBalance": true, "permitMigrations": false}, 30),
+        (doc! {"noBalance": true}, 50),
+    ] {
+        let noted = !extra.is_empty();
+        let c = cluster(&shards, extra, doc! {});
+        let text = screen(&c, (120, height), None);
+        let shown = text.lines().filter(|l| l.contains("mongos-01")).count();
+        let more: usize = (text.lines())
+            .find_map(|l| l.split("… ").nth(1)?.split(" more").next()?.parse().ok())
+            .unwrap_or_else(|| panic!("no \"… N more\": {text}"));
+        assert_eq!(shown + more, 40, "{text}");
+        assert_eq!(
+            text.contains("noBalance: the balancer skips it"),
+            noted,
+            "{text}"
+        );
+    }
+}
+
+#[test]
 fn a_failed_poll_shows_disconnected_not_live() {
     let c = cluster(&three(), doc! {}, doc! {});
     let text = screen(&c, (120, 30), Some(NOW_MS + 5000));

@@ -113,13 +113,28 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: Theme, focused: b
     let hot = v.hot_shard();
     let mut lines = vec![heading(&cols, app.metric, signal(v), theme)];
     let rows = usize::from(inner.height).saturating_sub(1);
+    let width = usize::from(inner.width);
+    let mut others: Vec<Line> = Vec::new();
+    if let Some(note) = quiet_note(v, app) {
+        others.push(Line::from(Span::styled(note, theme.dim())));
+    }
+    others.extend(notes(v, width, theme));
+    if let Some(note) = orphans_note(v) {
+        let note = crate::units::cut_at_words(&note, width);
+        others.push(Line::from(Span::styled(note, theme.dim())));
+    }
+    // The one-line notes take their rows first (all but one); the shard rows the rest, the last
+    // one saying how many are not shown when they do not all fit.
+    let note_rows = others.len().min(rows.saturating_sub(1));
+    let shard_rows = rows - note_rows;
     let order = shard_order::order(&v.shards, app.shard_sort, &app.shard_filter);
     let keep: Vec<usize> = hot
         .into_iter()
         .chain((0..v.shards.len()).filter(|&i| v.shards[i].draining))
         .collect();
-    let scroll = app.shard_scroll.min(order.len().saturating_sub(rows));
-    for i in shard_order::visible(&order, &keep, scroll, rows) {
+    let scroll = app.shard_scroll.min(order.len().saturating_sub(shard_rows));
+    let shown = shard_order::visible(&order, &keep, scroll, shard_rows);
+    for &i in &shown {
         let s = &v.shards[i];
         let fractions = (
             s.chunks as f64 / max_chunks as f64,
@@ -127,24 +142,26 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: Theme, focused: b
         );
         lines.push(row(i, s, &cols, fractions, hot == Some(i), app, theme));
     }
+    // The shards below the last one shown (the rows scrolled past above are not counted).
+    let last = shown.last().and_then(|i| order.iter().position(|o| o == i));
+    let below = last.map_or(0, |p| {
+        order[p + 1..].iter().filter(|i| !shown.contains(i)).count()
+    });
+    if below > 0
+        && let Some(last) = lines.last_mut()
+    {
+        let more = format!("… {} more (↓ with the focus here)", below + 1);
+        *last = Line::from(Span::styled(more, theme.dim()));
+    }
     let refused = super::refused_lines(
         app,
         &[crate::view::Feeds::Shards, crate::view::Feeds::Heat],
-        usize::from(inner.width),
+        width,
         theme,
     );
-    let mut others: Vec<Line> = Vec::new();
-    if let Some(note) = quiet_note(v, app) {
-        others.push(Line::from(Span::styled(note, theme.dim())));
-    }
-    others.extend(notes(v, usize::from(inner.width), theme));
-    if let Some(note) = orphans_note(v) {
-        let note = crate::units::cut_at_words(&note, usize::from(inner.width));
-        others.push(Line::from(Span::styled(note, theme.dim())));
-    }
-    // The shard rows stay whole; the wrapped refused-read notes take the rows left after the
-    // one-line notes, the last one kept ending in `…` when they do not all fit.
-    let room = (rows + 1).saturating_sub(lines.len() + others.len());
+    // The wrapped refused-read notes take the rows the shards leave, the last one kept ending
+    // in `…` when they do not all fit.
+    let room = (rows + 1).saturating_sub(lines.len() + note_rows);
     let cut = refused.len() > room;
     lines.extend(refused.into_iter().take(room));
     if cut
@@ -152,16 +169,10 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: Theme, focused: b
         && let Some(last) = lines.last_mut()
     {
         let text: String = last.spans.iter().map(|s| s.content.as_ref()).collect();
-        let width = usize::from(inner.width);
         let head: String = text.chars().take(width.saturating_sub(1)).collect();
         *last = Line::from(Span::styled(format!("{}…", head.trim_end()), theme.error()));
     }
-    for line in others {
-        if lines.len() > rows {
-            lines.pop();
-        }
-        lines.push(line);
-    }
+    lines.extend(others.into_iter().take(note_rows));
     if order.is_empty() && !app.shard_filter.is_empty() {
         lines.push(Line::from(Span::styled(
             format!(
@@ -170,15 +181,6 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: Theme, focused: b
             ),
             theme.dim(),
         )));
-    }
-    if scroll + rows < order.len() && rows > 0 {
-        let more = format!(
-            "… {} more (↓ with the focus here)",
-            order.len() - scroll - rows
-        );
-        if let Some(last) = lines.last_mut() {
-            *last = Line::from(Span::styled(more, theme.dim()));
-        }
     }
     frame.render_widget(Paragraph::new(lines).block(block), area);
 }

@@ -6,7 +6,6 @@
 
 use crate::common;
 
-use std::net::SocketAddr;
 use std::path::Path;
 use std::time::Duration;
 
@@ -16,7 +15,7 @@ use shardtop::cluster::{Cluster, SummaryOptions};
 use shardtop::files::Existing;
 use shardtop::live::one_poll::{capture_once, replay_once};
 use shardtop::live::poller::{OnePoll, poll_once};
-use shardtop::serve::{ServeOptions, start};
+use shardtop::serve::ServeOptions;
 use shardtop::sim::{Simulator, scenario};
 
 use super::helpers::shardtop;
@@ -45,17 +44,7 @@ fn timeless(mut v: Value) -> Value {
     v
 }
 
-async fn serve(sim: Simulator) -> (shardtop::serve::Server, String) {
-    let listen: SocketAddr = "127.0.0.1:0".parse().unwrap();
-    let mut opts = ServeOptions::new(listen, sim);
-    opts.paused = true;
-    let server = start(opts).await.unwrap();
-    let uri = format!(
-        "mongodb://127.0.0.1:{}/?directConnection=true",
-        server.local_addr().port()
-    );
-    (server, uri)
-}
+use super::helpers::serve_paused as serve;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_capture_of_serve_opens_to_the_summary_of_watch_once() {

@@ -7,7 +7,6 @@
 //! verdicts and numbers.
 
 use std::collections::BTreeSet;
-use std::net::SocketAddr;
 use std::time::Duration;
 
 use bson::Document;
@@ -19,7 +18,6 @@ use shardtop::files::Existing;
 use shardtop::live::one_poll::{capture_once, replay_once};
 use shardtop::model::KeyValue;
 use shardtop::model::extjson::from_bson;
-use shardtop::serve::{ServeOptions, start};
 use shardtop::sim::{Simulator, scenario};
 
 use super::helpers::shardtop;
@@ -197,14 +195,7 @@ async fn an_anonymized_capture_of_serve_holds_no_name_and_opens_to_the_same_numb
         let mut sim =
             Simulator::from_scenario(&sc, sc.seed, Some(version.parse().unwrap())).unwrap();
         sim.run_until(at);
-        let listen: SocketAddr = "127.0.0.1:0".parse().unwrap();
-        let mut opts = ServeOptions::new(listen, sim);
-        opts.paused = true;
-        let server = start(opts).await.unwrap();
-        let uri = format!(
-            "mongodb://127.0.0.1:{}/?directConnection=true",
-            server.local_addr().port()
-        );
+        let (server, uri) = super::helpers::serve_paused(sim).await;
         let (_, plain) = capture_once(&uri, Duration::from_secs(5)).await.unwrap();
         let what = format!("{name} on {version}");
         let (p, a) = through_files(&plain, dir.path(), name).await;
@@ -235,13 +226,7 @@ async fn the_command_anonymizes_a_live_cluster_and_a_capture_file() {
     let sc = scenario::built_in("zones-ip").unwrap().unwrap();
     let mut sim = Simulator::from_scenario(&sc, sc.seed, None).unwrap();
     sim.run_until(60_000);
-    let mut opts = ServeOptions::new("127.0.0.1:0".parse().unwrap(), sim);
-    opts.paused = true;
-    let server = start(opts).await.unwrap();
-    let uri = format!(
-        "mongodb://127.0.0.1:{}/?directConnection=true",
-        server.local_addr().port()
-    );
+    let (server, uri) = super::helpers::serve_paused(sim).await;
     let p = |n: &str| dir.path().join(n).display().to_string();
     let run = |args: &[&str]| shardtop(args.iter().map(ToString::to_string).collect());
     let plain = run(&["capture", &uri, "-o", &p("plain.capture")]).await;

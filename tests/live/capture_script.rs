@@ -12,7 +12,6 @@ use serde_json::Value;
 use shardtop::capture::{Capture, file, replay};
 use shardtop::live::client::ALLOWED;
 use shardtop::live::one_poll::replay_once;
-use shardtop::serve::{ServeOptions, start};
 use shardtop::sim::{Simulator, scenario};
 
 use super::helpers::shardtop;
@@ -150,15 +149,10 @@ async fn serve(
     let sc = scenario::built_in(name).unwrap().unwrap();
     let mut sim = Simulator::from_scenario(&sc, sc.seed, Some(version.parse().unwrap())).unwrap();
     sim.run_until(at);
-    let mut opts = ServeOptions::new("127.0.0.1:0".parse().unwrap(), sim);
-    opts.paused = true;
-    opts.access = roles.map(|r| shardtop::serve::access::Access::parse(r).unwrap());
-    let server = start(opts).await.unwrap();
-    let uri = format!(
-        "mongodb://127.0.0.1:{}/?directConnection=true",
-        server.local_addr().port()
-    );
-    (server, uri)
+    super::helpers::serve_with(sim, |opts| {
+        opts.access = roles.map(|r| shardtop::serve::access::Access::parse(r).unwrap());
+    })
+    .await
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

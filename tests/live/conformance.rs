@@ -4,13 +4,11 @@
 //! left imbalanced with its balancer on and no migration for 15 minutes does, through `replay
 //! --json`; and `watch`'s source answers the explain panel from its latest poll.
 
-use std::net::SocketAddr;
 use std::time::Duration;
 
 use shardtop::cluster::Cluster;
 use shardtop::live::client::LiveClient;
 use shardtop::live::poller::Poller;
-use shardtop::serve::{ServeOptions, start};
 use shardtop::sim::{Simulator, scenario};
 use shardtop::source::conformance::Tracker;
 use shardtop::view::conformance::Status;
@@ -22,14 +20,7 @@ fn sim(name: &str, version: &str) -> Simulator {
 
 /// One poll of `sim` served paused, stamped with the simulator's time; what it could not read.
 async fn poll(sim: &Simulator) -> (Cluster, shardtop::sim::balancer::explain::Unread) {
-    let listen: SocketAddr = "127.0.0.1:0".parse().unwrap();
-    let mut opts = ServeOptions::new(listen, sim.clone());
-    opts.paused = true;
-    let server = start(opts).await.unwrap();
-    let uri = format!(
-        "mongodb://127.0.0.1:{}/?directConnection=true",
-        server.local_addr().port()
-    );
+    let (server, uri) = super::helpers::serve_paused(sim.clone()).await;
     let client = LiveClient::connect(&uri, Duration::from_secs(5))
         .await
         .unwrap();
@@ -180,14 +171,7 @@ async fn the_explain_panel_answers_from_the_latest_poll() {
     use tokio::sync::mpsc;
     let mut s = sim("add-shard", "7.0");
     s.run_until(31_000);
-    let listen: SocketAddr = "127.0.0.1:0".parse().unwrap();
-    let mut opts = ServeOptions::new(listen, s);
-    opts.paused = true;
-    let server = start(opts).await.unwrap();
-    let uri = format!(
-        "mongodb://127.0.0.1:{}/?directConnection=true",
-        server.local_addr().port()
-    );
+    let (server, uri) = super::helpers::serve_paused(s).await;
     let client = LiveClient::connect(&uri, Duration::from_secs(5))
         .await
         .unwrap();

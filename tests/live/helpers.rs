@@ -1,5 +1,6 @@
 //! Helpers the live tests share: the `shardtop` binary run with no configuration, a one-second
-//! `record` through it, and a `record` in process. Owns nothing of what is tested.
+//! `record` through it, a `record` in process, and `serve` on a free local port. Owns nothing of
+//! what is tested.
 
 use std::path::Path;
 use std::process::Output;
@@ -8,6 +9,29 @@ use std::time::Duration;
 use shardtop::live::client::LiveClient;
 use shardtop::live::poller::Poller;
 use shardtop::live::record::Recorded;
+
+/// `sim` served on a free local port, paused (its clock moves only when the test runs it), with
+/// `edit` made to the options; the server and the URI a client connects with.
+pub async fn serve_with(
+    sim: shardtop::sim::Simulator,
+    edit: impl FnOnce(&mut shardtop::serve::ServeOptions),
+) -> (shardtop::serve::Server, String) {
+    let listen = "127.0.0.1:0".parse().unwrap();
+    let mut opts = shardtop::serve::ServeOptions::new(listen, sim);
+    opts.paused = true;
+    edit(&mut opts);
+    let server = shardtop::serve::start(opts).await.unwrap();
+    let uri = format!(
+        "mongodb://127.0.0.1:{}/?directConnection=true",
+        server.local_addr().port()
+    );
+    (server, uri)
+}
+
+/// `sim` served paused on a free local port; the server and its URI.
+pub async fn serve_paused(sim: shardtop::sim::Simulator) -> (shardtop::serve::Server, String) {
+    serve_with(sim, |_| {}).await
+}
 
 /// The `shardtop` binary with `args`, no configuration file and no colour.
 pub async fn shardtop(args: Vec<String>) -> Output {

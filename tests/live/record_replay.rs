@@ -2,12 +2,10 @@
 //! view's (the changelog and actionlog entries each poll read), `n`/`p` step through the
 //! recorded migrations and stop at both ends, and playing forward shows each poll's state.
 
-use std::net::SocketAddr;
 use std::time::Duration;
 
 use shardtop::cluster::Cluster;
 use shardtop::live::poller::poll_once;
-use shardtop::serve::{ServeOptions, start};
 use shardtop::sim::{Simulator, scenario};
 use shardtop::source::Timeline;
 use shardtop::source::replay::ReplayTimeline;
@@ -43,14 +41,7 @@ async fn a_recording_replays_the_live_views_events_migrations_and_states() {
     let (db, name) = coll.ns.split_once('.').unwrap();
     let (db, name) = (db.to_string(), name.to_string());
     let field = coll.pattern.to_document().keys().next().unwrap().clone();
-    let listen: SocketAddr = "127.0.0.1:0".parse().unwrap();
-    let mut opts = ServeOptions::new(listen, sim);
-    opts.paused = true;
-    let server = start(opts).await.unwrap();
-    let uri = format!(
-        "mongodb://127.0.0.1:{}/?directConnection=true",
-        server.local_addr().port()
-    );
+    let (server, uri) = super::helpers::serve_paused(sim).await;
     // What the live view's event log shows at its first poll.
     let live = poll_once(&uri, Duration::from_secs(5)).await.unwrap();
     assert!(live.log.iter().any(is_migration), "{:?}", texts(&live.log));

@@ -4,28 +4,19 @@
 //! line with its candidates, moves and time), and the donors' `moveChunk.from` entries that
 //! `sh.status()` counts as migration results.
 
-use std::net::SocketAddr;
 use std::time::Duration;
 
 use bson::{Document, doc};
 use futures::TryStreamExt;
 use shardtop::live::poller::poll_once;
-use shardtop::serve::{ServeOptions, Server, start};
+use shardtop::serve::Server;
 use shardtop::sim::{Simulator, scenario};
 
 async fn serve_ascending(version: &str, until_ms: u64) -> (Server, String) {
     let sc = scenario::built_in("ascending").unwrap().unwrap();
     let mut sim = Simulator::from_scenario(&sc, sc.seed, Some(version.parse().unwrap())).unwrap();
     sim.run_until(until_ms);
-    let listen: SocketAddr = "127.0.0.1:0".parse().unwrap();
-    let mut opts = ServeOptions::new(listen, sim);
-    opts.paused = true;
-    let server = start(opts).await.unwrap();
-    let uri = format!(
-        "mongodb://127.0.0.1:{}/?directConnection=true",
-        server.local_addr().port()
-    );
-    (server, uri)
+    super::helpers::serve_paused(sim).await
 }
 
 async fn actionlog(uri: &str) -> Vec<Document> {

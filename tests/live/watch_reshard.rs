@@ -9,7 +9,6 @@ use bson::{Document, doc};
 use shardtop::cluster::{Cluster, SummaryOptions};
 use shardtop::live::client::LiveClient;
 use shardtop::live::poller::{Poller, now_ms, poll_once};
-use shardtop::serve::{ServeOptions, start};
 use shardtop::sim::{Simulator, scenario};
 
 const SCENARIO: &str = r#"{
@@ -37,12 +36,7 @@ async fn a_reshard_makes_the_watcher_reload_everything() {
     let sc = scenario::parse(SCENARIO).unwrap();
     let mut sim = Simulator::from_scenario(&sc, 7, None).unwrap();
     sim.run_until(3_000);
-    let listen = "127.0.0.1:0".parse().unwrap();
-    let server = start(ServeOptions::new(listen, sim)).await.unwrap();
-    let uri = format!(
-        "mongodb://127.0.0.1:{}/?directConnection=true",
-        server.local_addr().port()
-    );
+    let (server, uri) = super::helpers::serve_with(sim, |o| o.paused = false).await;
     let admin = mongodb::Client::with_uri_str(&uri).await.unwrap();
     let mut watching = Poller::new(
         LiveClient::connect(&uri, Duration::from_secs(5))

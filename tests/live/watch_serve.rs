@@ -4,13 +4,11 @@
 
 use crate::common;
 
-use std::net::SocketAddr;
 use std::time::Duration;
 
 use serde_json::Value;
 use shardtop::cluster::{Cluster, SummaryOptions};
 use shardtop::live::poller::poll_once;
-use shardtop::serve::{ServeOptions, start};
 use shardtop::sim::{Simulator, scenario};
 
 /// The simulator's summary as a poll through a mongos can know it: from 6.0
@@ -89,16 +87,7 @@ async fn serve(
     sim: Simulator,
     log: Option<std::path::PathBuf>,
 ) -> (shardtop::serve::Server, String) {
-    let listen: SocketAddr = "127.0.0.1:0".parse().unwrap();
-    let mut opts = ServeOptions::new(listen, sim);
-    opts.paused = true;
-    opts.command_log = log;
-    let server = start(opts).await.unwrap();
-    let uri = format!(
-        "mongodb://127.0.0.1:{}/?directConnection=true",
-        server.local_addr().port()
-    );
-    (server, uri)
+    super::helpers::serve_with(sim, |o| o.command_log = log).await
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

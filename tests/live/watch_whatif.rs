@@ -5,13 +5,11 @@
 //! growth between an earlier poll and the latest (`serve` of `ascending`, polled paused one
 //! simulated minute apart: the rate the simulator inserted at).
 
-use std::net::SocketAddr;
 use std::time::Duration;
 
 use shardtop::cluster::Cluster;
 use shardtop::live::client::LiveClient;
 use shardtop::live::poller::{Poller, now_ms};
-use shardtop::serve::{ServeOptions, start};
 use shardtop::sim::Simulator;
 use shardtop::sim::balancer::explain::Unread;
 use shardtop::sim::whatif::assumptions::{ForkedFrom, prepare_calibrated};
@@ -72,14 +70,7 @@ async fn a_watch_fork_measures_the_migrations_its_polls_read() {
 
 /// `sim` served paused and polled once; the poll's state stamped with the simulator's clock.
 async fn poll_paused(sim: &Simulator) -> (Poller, Cluster) {
-    let listen: SocketAddr = "127.0.0.1:0".parse().unwrap();
-    let mut opts = ServeOptions::new(listen, sim.clone());
-    opts.paused = true;
-    let server = start(opts).await.unwrap();
-    let uri = format!(
-        "mongodb://127.0.0.1:{}/?directConnection=true",
-        server.local_addr().port()
-    );
+    let (server, uri) = super::helpers::serve_paused(sim.clone()).await;
     let poller = polled(&uri).await;
     let mut state = poller.state().clone();
     state.now_ms = sim.cluster.now_ms;

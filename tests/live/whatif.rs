@@ -6,26 +6,14 @@
 //! (the very state it serves, paused) run in virtual time with the same `addShard`: deterministic,
 //! not timing-dependent.
 
-use std::net::SocketAddr;
-
 use serde_json::Value;
-use shardtop::serve::{ServeOptions, start};
 use shardtop::sim::whatif::{Changes, predict};
 use shardtop::sim::{Simulator, scenario};
 
 use super::helpers::shardtop;
 
 async fn serve(sim: Simulator, log: std::path::PathBuf) -> (shardtop::serve::Server, String) {
-    let listen: SocketAddr = "127.0.0.1:0".parse().unwrap();
-    let mut opts = ServeOptions::new(listen, sim);
-    opts.paused = true;
-    opts.command_log = Some(log);
-    let server = start(opts).await.unwrap();
-    let uri = format!(
-        "mongodb://127.0.0.1:{}/?directConnection=true",
-        server.local_addr().port()
-    );
-    (server, uri)
+    super::helpers::serve_with(sim, |o| o.command_log = Some(log)).await
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -1,6 +1,7 @@
 //! `shardtop whatif mongodb://…` against `serve`: the what-if reads only allowlisted commands
 //! (nothing is written to the cluster: serve's state is unchanged), and its prediction after
-//! `addShard` is within 20% of what serve's own simulator then does with the same shard added.
+//! `addShard` is within 20% of what serve's own simulator then does with the same shard added, its
+//! migration rate measured from serve's changelog.
 //!
 //! serve's clock runs on the wall clock unless paused, so "what serve then does" is its simulator
 //! (the very state it serves, paused) run in virtual time with the same `addShard`: deterministic,
@@ -43,6 +44,15 @@ async fn a_whatif_of_serve_reads_only_and_predicts_its_balance_within_20_percent
     assert_eq!(v["clock"], "unixSeconds", "{v}");
     let c = &v["collections"][0];
     assert_eq!(c["ns"], ns.as_str());
+    // serve logs each migration's clonedBytes and its donor's step times: the rate is measured,
+    // and it is serve's own cost model (1 s + bytes ÷ 32 MiB/s; the chunks are too alike in size
+    // to tell the rate, so it is kept and the fixed cost fitted).
+    let rate = (v["assumptions"].as_array().unwrap().iter())
+        .find(|a| a["what"] == "migrationRate")
+        .unwrap();
+    assert_eq!(rate["how"], "measured", "{rate}");
+    let note = rate["note"].as_str().unwrap();
+    assert!(note.contains("1.0 s each + bytes ÷ 32.0 MiB/s"), "{note}");
     // Read-only: every command the what-if (and the watch after it) sent is allowlisted…
     let text = std::fs::read_to_string(&log).unwrap();
     let driver_own = ["isMaster", "ismaster", "hello", "endSessions", "ping"];

@@ -3,13 +3,15 @@
 //! with the real `details` of the version (`errorOccured` before 5.0, `errorOccurred` after);
 //! everything else goes to the changelog with `what` (the names the events already use), `ns`,
 //! `time` (the start of serving plus virtual time) and `details` (the event in words, plus
-//! `min`/`max`/`from`/`to` for migrations, whose donor also logs `moveChunk.from`). Write
+//! `min`/`max`/`from`/`to` for migrations, a commit's `counts`, whose donor also logs
+//! `moveChunk.from` with its step times). Write
 //! batches and round starts are not logged, as on a real cluster; the newest `KEEP` entries of
 //! each are kept (the real collections are capped too).
 
 use bson::{Document, doc};
 
 use crate::cluster::{Event, EventKind, ServerVersion};
+use crate::model::ChunkStats;
 use crate::serve::state::State;
 
 fn ns_of(kind: &EventKind) -> String {
@@ -88,6 +90,9 @@ pub fn record(state: &mut State) {
         }
         let text = state.sim.cluster.describe_detail(e);
         let mut details = migration_details(state, &e.kind);
+        if let EventKind::MigrationCommitted { moved, .. } = &e.kind {
+            details.insert("counts", counts(*moved));
+        }
         details.insert("shardtop", text);
         let entry = doc! {
             "server": "shardtop",
@@ -128,13 +133,49 @@ fn migration_details(state: &State, kind: &EventKind) -> Document {
     }
 }
 
-/// The donor's `moveChunk.from` entry of a finished migration: `note: "success"`, or
-/// `"aborted"` with `errmsg` — what `sh.status()` counts as migration results. (The donor's
-/// per-step timings, `"step 1 of 6"` …, are not simulated and left out.)
+/// A committed migration's `counts` in its `moveChunk.commit` entry, as the real 8.0.32 entry
+/// holds them (all Int64): what was cloned, nothing caught up or steady (the simulator has no
+/// writes during a migration's copy that it would send again).
+fn counts(moved: ChunkStats) -> Document {
+    let long = |n: u64| i64::try_from(n).unwrap_or(i64::MAX);
+    doc! {
+        "cloned": long(moved.docs),
+        "clonedBytes": long(moved.bytes),
+        "catchup": 0_i64,
+        "steady": 0_i64,
+    }
+}
+
+/// The donor's step times of a migration that took `millis`: the six `"step K of 6"` fields
+/// `src/mongo/db/s/migration_source_manager.cpp` logs through `move_timing_helper.cpp` (Int32
+/// milliseconds since the step before, ahead of `min`/`max`/`to`/`from`/`note`, as in the real
+/// 8.0.32 entry). Step 4 ends when the clone has caught up (`awaitToCatchUp`), step 6 when the
+/// commit is done. The simulator's time is one cost (a fixed cost + bytes ÷ a rate,
+/// `sim/balancer.rs`), so its split is ours: the copy in step 4, the fixed cost in step 6, the
+/// other steps 0 (docs/fidelity.md).
+fn steps(state: &State, millis: u64) -> Document {
+    let fixed = state.sim.cluster.settings.migration_overhead_ms.min(millis);
+    let int = |n: u64| i32::try_from(n).unwrap_or(i32::MAX);
+    doc! {
+        "step 1 of 6": 0_i32,
+        "step 2 of 6": 0_i32,
+        "step 3 of 6": 0_i32,
+        "step 4 of 6": int(millis - fixed),
+        "step 5 of 6": 0_i32,
+        "step 6 of 6": int(fixed),
+    }
+}
+
+/// The donor's `moveChunk.from` entry of a finished migration: its step times and
+/// `note: "success"`, or `"aborted"` with `errmsg` — what `sh.status()` counts as migration
+/// results.
 fn donor_entry(state: &State, kind: &EventKind) -> Option<Document> {
     let mut d = migration_details(state, kind);
     match kind {
-        EventKind::MigrationCommitted { .. } => {
+        EventKind::MigrationCommitted { millis, .. } => {
+            let mut timed = steps(state, *millis);
+            timed.extend(d);
+            d = timed;
             d.insert("note", "success");
         }
         EventKind::MigrationFailed { error, .. } => {

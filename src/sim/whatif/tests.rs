@@ -156,6 +156,7 @@ fn timed_migrations() -> calibration::Migrations {
         .map(|i| {
             let bytes = (64 << 10) << i;
             calibration::Sample {
+                donor: "shard01".into(),
                 bytes,
                 ms: 800 + bytes * 1000 / (4 << 20),
             }

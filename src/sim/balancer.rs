@@ -407,3 +407,7 @@ fn move_limit(chunk_size: u64, donor_bytes: u64, donor_docs: u64) -> TooBig {
         avg_doc_bytes,
     }
 }
+
+#[cfg(test)]
+#[path = "balancer/cost_tests.rs"]
+mod cost_tests;

@@ -263,7 +263,8 @@ pub struct Fits {
 /// not tell a rate apart keeps the cluster-wide rate.
 pub fn fits(samples: &[Sample], model_rate: u64) -> Option<Fits> {
     let all = fit(samples, model_rate)?;
-    let mut donors: std::collections::BTreeMap<&str, Vec<Sample>> = Default::default();
+    let mut donors: std::collections::BTreeMap<&str, Vec<Sample>> =
+        std::collections::BTreeMap::new();
     for s in samples {
         donors.entry(&s.donor).or_default().push(s.clone());
     }

@@ -3,8 +3,9 @@
 //! collection it picks migrations by MongoDB's policy of the selected version — chunk counts
 //! before 6.0, data size from 6.0 (threshold 3 × chunk size; from 7.0 the donor must be above
 //! the average) — with every shard in at most one migration at a time. Migrations take virtual
-//! time proportional to their bytes; one that is too big fails with ChunkTooBig and the chunk is
-//! split or marked jumbo. Jumbo chunks are never picked.
+//! time: a fixed cost plus their bytes at a rate (the settings', or in a calibrated what-if fork
+//! their donor's own, [`MigrationCost`]); one that is too big fails with ChunkTooBig and the
+//! chunk is split or marked jumbo. Jumbo chunks are never picked.
 //!
 //! The balancer group: the policy of each release line (`policy`), per-collection balancing
 //! settings (`collection_balancing`) and the auto-splitter and jumbo chunks (`splitter`). Builds on

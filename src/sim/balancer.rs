@@ -3,8 +3,9 @@
 //! collection it picks migrations by MongoDB's policy of the selected version — chunk counts
 //! before 6.0, data size from 6.0 (threshold 3 × chunk size; from 7.0 the donor must be above
 //! the average) — with every shard in at most one migration at a time. Migrations take virtual
-//! time proportional to their bytes; one that is too big fails with ChunkTooBig and the chunk is
-//! split or marked jumbo. Jumbo chunks are never picked.
+//! time: a fixed cost plus their bytes at a rate (the settings', or in a calibrated what-if fork
+//! their donor's own, [`MigrationCost`]); one that is too big fails with ChunkTooBig and the
+//! chunk is split or marked jumbo. Jumbo chunks are never picked.
 //!
 //! The balancer group: the policy of each release line (`policy`), per-collection balancing
 //! settings (`collection_balancing`) and the auto-splitter and jumbo chunks (`splitter`). Builds on
@@ -21,7 +22,31 @@ use crate::cluster::error::MongoError;
 use crate::cluster::event::{EventKind, MigrationRange, MigrationReason};
 use crate::model::{ShardIdx, ShardKey};
 
+/// A cost model of migrations: a fixed cost plus the bytes at a rate.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MigrationCost {
+    pub overhead_ms: u64,
+    pub bytes_per_sec: u64,
+}
+
 impl Simulator {
+    /// How long a migration of `bytes` from `donor` takes: its donor's cost model where the
+    /// fork has one, else the settings' (`migration_overhead_ms` + bytes ÷
+    /// `migration_bytes_per_sec`). The time is the donor's part, what `moveChunk.from` measures
+    /// (`src/mongo/db/s/move_timing_helper.cpp`); a cost model per donor is our calibration
+    /// of a fork from the changelog, not a MongoDB rule.
+    pub(super) fn migration_ms(&self, donor: ShardIdx, bytes: u64) -> u64 {
+        let set = &self.cluster.settings;
+        let cost = (self.migration_cost_by_donor)
+            .get(self.cluster.shard_id(donor))
+            .copied()
+            .unwrap_or(MigrationCost {
+                overhead_ms: set.migration_overhead_ms,
+                bytes_per_sec: set.migration_bytes_per_sec,
+            });
+        cost.overhead_ms + bytes * 1000 / cost.bytes_per_sec.max(1)
+    }
+
     /// Shards taking part in a migration now.
     pub(super) fn busy_shards(&self) -> Vec<bool> {
         let mut busy = vec![false; self.cluster.shards.len()];
@@ -251,9 +276,7 @@ impl Simulator {
             }
             return Err(error);
         }
-        let settings = &self.cluster.settings;
-        let millis = settings.migration_overhead_ms
-            + stats.bytes * 1000 / settings.migration_bytes_per_sec.max(1);
+        let millis = self.migration_ms(range.from, stats.bytes);
         let MigrationRange {
             id,
             ns,
@@ -385,3 +408,7 @@ fn move_limit(chunk_size: u64, donor_bytes: u64, donor_docs: u64) -> TooBig {
         avg_doc_bytes,
     }
 }
+
+#[cfg(test)]
+#[path = "balancer/cost_tests.rs"]
+mod cost_tests;

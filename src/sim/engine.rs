@@ -55,6 +55,11 @@ pub struct Simulator {
     /// for the range deleter in vain).
     pub(super) failing_migrations:
         std::collections::BTreeMap<u64, crate::cluster::error::MongoError>,
+    /// A fork's cost model of the migrations from a donor shard (by shard id) where its source's
+    /// changelog measured one (`whatif/calibration.rs`); the other donors use the settings'.
+    /// Empty but for a calibrated fork. Not in the cluster state, so not in traces: a fork is
+    /// not recorded.
+    pub migration_cost_by_donor: std::collections::BTreeMap<String, super::balancer::MigrationCost>,
 }
 
 impl Simulator {
@@ -82,6 +87,7 @@ impl Simulator {
             defragmenter: super::merges::defragmenter::Defragmenter::default(),
             round_too_big: 0,
             failing_migrations: std::collections::BTreeMap::new(),
+            migration_cost_by_donor: std::collections::BTreeMap::new(),
         }
     }
 

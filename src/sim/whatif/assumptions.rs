@@ -7,7 +7,7 @@
 //!
 //! Owns: that list and the preparation of a fork. May not touch: I/O, the source it came from.
 
-use super::calibration::{Calibration, Earlier, MIN_SAMPLES, fit};
+use super::calibration::{Calibration, DonorFit, Earlier, Fit, Fits, MIN_SAMPLES, Sample, fits};
 use super::growth::{Growth, Placed};
 use crate::sim::balancer::explain::Unread;
 use crate::sim::engine::Simulator;
@@ -174,9 +174,10 @@ fn seconds(ms: u64) -> String {
 }
 
 /// The cost model of the fork's migrations: fitted to the changelog's migrations (and set in
-/// `sim`'s settings) when there are enough, else the simulator's own, said as assumed.
+/// `sim`: the settings' for every donor, each donor's own where it has enough) when there are
+/// enough, else the simulator's own, said as assumed.
 fn migration_rate(sim: &mut Simulator, calibration: &Calibration) -> Assumption {
-    let set = &mut sim.cluster.settings;
+    let set = &sim.cluster.settings;
     let cost = format!(
         "{} ms + bytes ÷ {}/s per migration",
         set.migration_overhead_ms,
@@ -191,7 +192,7 @@ fn migration_rate(sim: &mut Simulator, calibration: &Calibration) -> Assumption 
     };
     let paired =
         "a moveChunk.commit's clonedBytes paired with its donor's moveChunk.from step times";
-    let Some(f) = fit(&m.samples, set.migration_bytes_per_sec) else {
+    let Some(Fits { all, by_donor }) = fits(&m.samples, set.migration_bytes_per_sec) else {
         let note = format!(
             "the simulator's cost model, {cost}: the changelog read holds {} ({} moveChunk.commit, \
              {} moveChunk.from with step times), fewer than {MIN_SAMPLES} to measure from",
@@ -201,24 +202,58 @@ fn migration_rate(sim: &mut Simulator, calibration: &Calibration) -> Assumption 
         );
         return ("migrationRate".into(), "assumed", note);
     };
-    set.migration_overhead_ms = f.overhead_ms;
-    set.migration_bytes_per_sec = f.bytes_per_sec;
+    let set = &mut sim.cluster.settings;
+    set.migration_overhead_ms = all.overhead_ms;
+    set.migration_bytes_per_sec = all.bytes_per_sec;
+    let per_donor = donors(sim, &m.samples, &by_donor);
+    let note = format!(
+        "{} migrations in the changelog ({paired}), median {}, {}; cluster-wide{per_donor}",
+        m.samples.len(),
+        seconds(all.median_ms),
+        model(&all),
+    );
+    ("migrationRate".into(), "measured", note)
+}
+
+/// Sets each donor's own cost model in `sim` and says them, or, when the migrations came from one
+/// donor only (its fit is the cluster-wide one), which.
+fn donors(sim: &mut Simulator, samples: &[Sample], by_donor: &[DonorFit]) -> String {
+    sim.migration_cost_by_donor.clear();
+    if by_donor.is_empty() {
+        return match samples.first() {
+            Some(s) => format!(" (every one from {})", s.donor),
+            None => String::new(),
+        };
+    }
+    let mut said = Vec::new();
+    for (id, f) in by_donor {
+        match f {
+            Ok(f) => {
+                let cost = crate::sim::balancer::MigrationCost {
+                    overhead_ms: f.overhead_ms,
+                    bytes_per_sec: f.bytes_per_sec,
+                };
+                sim.migration_cost_by_donor.insert(id.clone(), cost);
+                let n = samples.iter().filter(|s| s.donor == *id).count();
+                said.push(format!("{id} {n} migrations, {}", model(f)));
+            }
+            Err(n) => said.push(format!("{id} {n} (too few: cluster-wide)")),
+        }
+    }
+    format!(", and per donor: {}", said.join("; "))
+}
+
+/// A fit in words: its rate and fixed cost, the rate said as assumed when not measured.
+fn model(f: &Fit) -> String {
     let rate = crate::units::human_bytes(f.bytes_per_sec);
-    let model = if f.rate_measured {
+    if f.rate_measured {
         format!("{rate}/s + {} each", seconds(f.overhead_ms))
     } else {
         format!(
             "{} each + bytes ÷ {rate}/s (assumed: their sizes are too alike to tell a rate)",
             seconds(f.overhead_ms)
         )
-    };
-    let note = format!(
-        "{} migrations in the changelog ({paired}), median {}, {model}; cluster-wide (the \
-         simulator has one cost model for every shard)",
-        m.samples.len(),
-        seconds(f.median_ms),
-    );
-    ("migrationRate".into(), "measured", note)
+    }
 }
 
 /// What the fork measured of the source and what it assumed.

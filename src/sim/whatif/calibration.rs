@@ -2,7 +2,9 @@
 //! bytes (its `moveChunk.commit`'s `counts.clonedBytes`) paired with its donor's time (the
 //! `moveChunk.from` entry's step times, summed), and the simulator's cost model (a fixed cost
 //! plus bytes at a rate, `settings.migration_overhead_ms` and `migration_bytes_per_sec`) fitted
-//! to those pairs. Cluster-wide: the simulator has one cost model for every shard.
+//! to those pairs: one fit of every migration (cluster-wide) and, where the migrations came from
+//! more than one donor, one per donor with enough of them ([`fits`]; the simulator's
+//! `Simulator::migration_cost_by_donor`).
 //!
 //! The entries are the server's. `src/mongo/db/s/move_timing_helper.cpp` logs
 //! `moveChunk.from` when the donor's part ends: `min`, `max`, `to`, `from`, `note` (`success`
@@ -28,9 +30,11 @@ const SLACK_MS: i64 = 1_000;
 /// A rate above this (1 TiB/s) is not told apart from no cost per byte.
 const MAX_RATE: u64 = 1 << 40;
 
-/// One migration measured: what it cloned and how long its donor took.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// One migration measured: its donor shard, what it cloned and how long its donor took.
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Sample {
+    /// The donor's shard id (the entries' `from`).
+    pub donor: String,
     pub bytes: u64,
     pub ms: u64,
 }
@@ -118,19 +122,21 @@ fn is_step(field: &str) -> bool {
 }
 
 /// What keys the entries of one migration together: its namespace, bounds and shards.
-fn key(e: &Document, d: &Document) -> Option<String> {
+fn key(e: &Document, d: &Document) -> Option<(String, String)> {
     let text = |k: &str| -> Option<String> {
         let v = d.get(k)?;
         Some(v.clone().into_canonical_extjson().to_string())
     };
-    Some(format!(
+    let from = d.get_str("from").ok()?;
+    let key = format!(
         "{} {} {} {} {}",
         e.get_str("ns").ok()?,
         text("min")?,
         text("max")?,
-        d.get_str("from").ok()?,
+        from,
         d.get_str("to").ok()?
-    ))
+    );
+    Some((key, from.to_string()))
 }
 
 /// The migrations of a changelog: each donor's `moveChunk.from` (success, with step times)
@@ -138,7 +144,7 @@ fn key(e: &Document, d: &Document) -> Option<String> {
 /// ran.
 pub fn migrations<'a>(entries: impl IntoIterator<Item = &'a Document>) -> Migrations {
     let mut commits: Vec<(String, i64, u64, bool)> = Vec::new();
-    let mut froms: Vec<(String, i64, u64)> = Vec::new();
+    let mut froms: Vec<((String, String), i64, u64)> = Vec::new();
     for e in entries {
         let (Ok(what), Ok(d), Ok(at)) = (
             e.get_str("what"),
@@ -154,7 +160,7 @@ pub fn migrations<'a>(entries: impl IntoIterator<Item = &'a Document>) -> Migrat
             "moveChunk.commit" => {
                 let counts = d.get_document("counts").ok();
                 if let Some(bytes) = counts.and_then(|c| number(c.get("clonedBytes"))) {
-                    commits.push((key, at, bytes.max(0) as u64, false));
+                    commits.push((key.0, at, bytes.max(0) as u64, false));
                 }
             }
             "moveChunk.from" if d.get_str("note") == Ok("success") => {
@@ -175,15 +181,15 @@ pub fn migrations<'a>(entries: impl IntoIterator<Item = &'a Document>) -> Migrat
         samples: Vec::new(),
     };
     let mut paired: Vec<(i64, Sample)> = Vec::new();
-    for (key, at, ms) in &froms {
-        let began = at - *ms as i64 - SLACK_MS;
+    for ((key, donor), at, ms) in froms {
+        let began = at - ms as i64 - SLACK_MS;
         let commit = (commits.iter_mut())
-            .filter(|c| !c.3 && c.0 == *key && (began..=at + SLACK_MS).contains(&c.1))
+            .filter(|c| !c.3 && c.0 == key && (began..=at + SLACK_MS).contains(&c.1))
             .max_by_key(|c| c.1);
         if let Some(c) = commit {
             c.3 = true;
             let bytes = c.2;
-            paired.push((*at, Sample { bytes, ms: *ms }));
+            paired.push((at, Sample { donor, bytes, ms }));
         }
     }
     paired.sort_by_key(|p| p.0);
@@ -245,6 +251,43 @@ pub fn fit(samples: &[Sample], model_rate: u64) -> Option<Fit> {
         median_ms: median,
         rate_measured: true,
     })
+}
+
+/// A donor's own fit, or how many of its migrations were found when too few to fit.
+pub type DonorFit = (String, Result<Fit, usize>);
+
+/// The fits of a changelog's migrations.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Fits {
+    /// Of every migration: the cost model of the donors without one of their own (and of the
+    /// shards a fork adds, which have none).
+    pub all: Fit,
+    /// Each donor's, in shard id order, when the migrations came from more than one donor
+    /// (empty otherwise: the one donor's fit is `all`).
+    pub by_donor: Vec<DonorFit>,
+}
+
+/// [`fit`] of every sample and of each donor's (the donors with fewer than [`MIN_SAMPLES`] say
+/// how many they have), or `None` with fewer than [`MIN_SAMPLES`] in all. A donor whose sizes do
+/// not tell a rate apart keeps the cluster-wide rate.
+pub fn fits(samples: &[Sample], model_rate: u64) -> Option<Fits> {
+    let all = fit(samples, model_rate)?;
+    let mut donors: std::collections::BTreeMap<&str, Vec<Sample>> =
+        std::collections::BTreeMap::new();
+    for s in samples {
+        donors.entry(&s.donor).or_default().push(s.clone());
+    }
+    let by_donor = if donors.len() < 2 {
+        Vec::new()
+    } else {
+        (donors.into_iter())
+            .map(|(id, mine)| {
+                let f = fit(&mine, all.bytes_per_sec).ok_or(mine.len());
+                (id.to_string(), f)
+            })
+            .collect()
+    };
+    Some(Fits { all, by_donor })
 }
 
 #[cfg(test)]

@@ -60,6 +60,7 @@ fn a_donor_entry_of_the_same_migration_pairs_with_its_commit() {
     assert_eq!(
         m.samples,
         [Sample {
+            donor: "sh1".into(),
             bytes: 1_050_063,
             ms: 184
         }]
@@ -136,6 +137,7 @@ fn a_fit_finds_the_cost_model_the_samples_were_made_with() {
         .map(|i| {
             let bytes = (64 << 10) << i;
             Sample {
+                donor: "a".into(),
                 bytes,
                 ms: 800 + bytes * 1000 / rate,
             }
@@ -164,7 +166,11 @@ fn a_fit_with_no_fixed_cost_goes_through_zero_and_alike_sizes_keep_the_rate() {
         (3_000_000, 30),
         (4_000_000, 40),
     ]
-    .map(|(bytes, ms)| Sample { bytes, ms });
+    .map(|(bytes, ms)| Sample {
+        donor: "a".into(),
+        bytes,
+        ms,
+    });
     let f = fit(&samples, 32 * MIB).unwrap();
     assert_eq!(f.overhead_ms, 0);
     assert!(f.rate_measured);
@@ -173,6 +179,7 @@ fn a_fit_with_no_fixed_cost_goes_through_zero_and_alike_sizes_keep_the_rate() {
     assert!(f.bytes_per_sec.abs_diff(101_694_915) < 1_000, "{f:?}");
     // The same size each time: the rate is the model's, the fixed cost the median's rest.
     let alike = [900, 1_100, 1_000].map(|ms| Sample {
+        donor: "a".into(),
         bytes: 32 * MIB,
         ms: ms + 1_000,
     });
@@ -182,4 +189,88 @@ fn a_fit_with_no_fixed_cost_goes_through_zero_and_alike_sizes_keep_the_rate() {
         (f.bytes_per_sec, f.overhead_ms, f.median_ms),
         (32 * MIB, 1_000, 2_000)
     );
+}
+
+/// `n` migrations from `donor` of `overhead` ms + bytes at `rate`, 64 KiB doubling.
+fn made(donor: &str, n: u64, overhead: u64, rate: u64) -> Vec<Sample> {
+    (0..n)
+        .map(|i| {
+            let bytes = (64 << 10) << i;
+            Sample {
+                donor: donor.into(),
+                bytes,
+                ms: overhead + bytes * 1000 / rate,
+            }
+        })
+        .collect()
+}
+
+#[test]
+fn two_donors_of_different_rates_are_fitted_each_on_its_own() {
+    let (slow, fast) = (4 * MIB, 40 * MIB);
+    let mut samples = made("shard01", 8, 700, slow);
+    samples.extend(made("shard02", 11, 200, fast));
+    let f = fits(&samples, 32 * MIB).unwrap();
+    assert_eq!(f.all, fit(&samples, 32 * MIB).unwrap(), "all of them");
+    let ids: Vec<&str> = f.by_donor.iter().map(|d| d.0.as_str()).collect();
+    assert_eq!(ids, ["shard01", "shard02"]);
+    for ((_, got), (overhead, rate)) in f.by_donor.iter().zip([(700, slow), (200, fast)]) {
+        let got = got.as_ref().unwrap();
+        assert!(got.rate_measured, "{got:?}");
+        assert!(got.overhead_ms.abs_diff(overhead) <= 1, "{got:?}");
+        // Within 1% (the times are whole milliseconds).
+        assert!(got.bytes_per_sec.abs_diff(rate) < rate / 100, "{got:?}");
+    }
+    // The cluster-wide fit of both is neither donor's model.
+    for rate in [slow, fast] {
+        assert!(
+            f.all.bytes_per_sec.abs_diff(rate) > rate / 10,
+            "{:?}",
+            f.all
+        );
+    }
+}
+
+#[test]
+fn a_donor_with_too_few_migrations_falls_back_and_one_donor_has_no_own_fit() {
+    let mut samples = made("shard01", 5, 700, 4 * MIB);
+    samples.extend(made("shard02", 2, 200, 40 * MIB));
+    let f = fits(&samples, 32 * MIB).unwrap();
+    assert!(f.by_donor[0].1.is_ok(), "{f:?}");
+    assert_eq!(f.by_donor[1], ("shard02".to_string(), Err(2)));
+    // One donor: its fit is the cluster-wide one, none per donor.
+    let one = made("shard01", 5, 700, 4 * MIB);
+    let f = fits(&one, 32 * MIB).unwrap();
+    assert!(f.by_donor.is_empty());
+    assert_eq!(f.all, fit(&one, 32 * MIB).unwrap());
+    // Too few in all: nothing is fitted.
+    let mut two = made("shard01", 1, 700, 4 * MIB);
+    two.extend(made("shard02", 1, 200, 40 * MIB));
+    assert_eq!(fits(&two, 32 * MIB), None);
+    // Several donors, none with enough: only the cluster-wide fit, each donor's count said.
+    let mut thin = made("shard01", 2, 700, 4 * MIB);
+    thin.extend(made("shard02", 2, 200, 40 * MIB));
+    let f = fits(&thin, 32 * MIB).unwrap();
+    assert_eq!(
+        f.by_donor,
+        [
+            ("shard01".to_string(), Err(2)),
+            ("shard02".to_string(), Err(2))
+        ]
+    );
+}
+
+#[test]
+fn a_donors_alike_sizes_keep_the_cluster_wide_rate() {
+    let mut samples = made("shard01", 6, 700, 4 * MIB);
+    samples.extend([900, 1_100, 1_000].map(|ms| Sample {
+        donor: "shard02".into(),
+        bytes: MIB,
+        ms,
+    }));
+    let f = fits(&samples, 32 * MIB).unwrap();
+    let own = f.by_donor[1].1.as_ref().unwrap();
+    assert!(!own.rate_measured);
+    assert_eq!(own.bytes_per_sec, f.all.bytes_per_sec);
+    assert_eq!(own.median_ms, 1_000);
 }

@@ -150,22 +150,76 @@ fn a_drain_ends_when_the_shard_owns_no_chunk_and_a_refused_one_is_said() {
     );
 }
 
-/// Migrations of 800 ms + bytes at 4 MiB/s, 64 KiB to 128 MiB.
-fn timed_migrations() -> calibration::Migrations {
-    let samples: Vec<calibration::Sample> = (0..12u64)
+/// `n` migrations from `donor` of `overhead` ms + bytes at `rate`, 64 KiB doubling.
+fn timed_from(donor: &str, n: u64, overhead: u64, rate: u64) -> Vec<calibration::Sample> {
+    (0..n)
         .map(|i| {
             let bytes = (64 << 10) << i;
             calibration::Sample {
+                donor: donor.into(),
                 bytes,
-                ms: 800 + bytes * 1000 / (4 << 20),
+                ms: overhead + bytes * 1000 / rate,
             }
         })
-        .collect();
+        .collect()
+}
+
+/// Migrations of 800 ms + bytes at 4 MiB/s, 64 KiB to 128 MiB, all from shard0000.
+fn timed_migrations() -> calibration::Migrations {
     calibration::Migrations {
         commits: 12,
         timed: 13,
-        samples,
+        samples: timed_from("shard0000", 12, 800, 4 << 20),
     }
+}
+
+#[test]
+fn a_fork_takes_each_donors_own_rate_where_it_has_enough_migrations() {
+    use assumptions::{ForkedFrom, prepare_calibrated};
+    use calibration::{Calibration, Migrations};
+    let mut samples = timed_from("shard0000", 12, 800, 4 << 20);
+    samples.extend(timed_from("shard0001", 10, 300, 40 << 20));
+    samples.extend(timed_from("shard0002", 2, 300, 40 << 20));
+    let all = calibration::fits(&samples, 32 << 20).expect("enough").all;
+    let cal = Calibration {
+        migrations: Ok(Migrations {
+            commits: 24,
+            timed: 24,
+            samples,
+        }),
+        ..Calibration::default()
+    };
+    let mut sim = add_shard_at_60s();
+    let unread = crate::sim::balancer::explain::Unread::default();
+    let said = prepare_calibrated(ForkedFrom::Live, &mut sim, 0, unread, &cal);
+    let set = &sim.cluster.settings;
+    assert_eq!(
+        (set.migration_overhead_ms, set.migration_bytes_per_sec),
+        (all.overhead_ms, all.bytes_per_sec)
+    );
+    let own: Vec<(&str, u64, u64)> = (sim.migration_cost_by_donor.iter())
+        .map(|(id, c)| (id.as_str(), c.overhead_ms, c.bytes_per_sec))
+        .collect();
+    assert_eq!(own.len(), 2, "shard0002 has too few: {own:?}");
+    assert_eq!((own[0].0, own[0].1), ("shard0000", 800));
+    assert!(own[0].2.abs_diff(4 << 20) < 100, "{own:?}");
+    assert_eq!((own[1].0, own[1].1), ("shard0001", 300));
+    assert!(own[1].2.abs_diff(40 << 20) < (40 << 20) / 100, "{own:?}");
+    let note = &said
+        .iter()
+        .find(|a| a.0 == "migrationRate")
+        .expect("said")
+        .2;
+    let tail = format!(
+        "; cluster-wide, and per donor: shard0000 12 migrations, 4.0 MiB/s + 0.8 s each; \
+         shard0001 10 migrations, {}/s + 0.3 s each; shard0002 2 (too few: cluster-wide)",
+        crate::units::human_bytes(own[1].2)
+    );
+    assert!(
+        note.starts_with("24 migrations in the changelog ("),
+        "{note}"
+    );
+    assert!(note.ends_with(&tail), "{note}");
 }
 
 #[test]
@@ -196,14 +250,13 @@ fn a_fork_of_a_read_state_takes_its_migration_rate_from_the_changelog() {
     );
     let (how, note) = rate_of(&said);
     assert_eq!(how, "measured");
-    assert!(
-        note.starts_with(
-            "12 migrations in the changelog (a moveChunk.commit's clonedBytes paired with its \
-             donor's moveChunk.from step times), median 1.8 s, 4.0 MiB/s + 0.8 s each; \
-             cluster-wide"
-        ),
-        "{note}"
+    assert_eq!(
+        note,
+        "12 migrations in the changelog (a moveChunk.commit's clonedBytes paired with its \
+         donor's moveChunk.from step times), median 1.8 s, 4.0 MiB/s + 0.8 s each; \
+         cluster-wide (every one from shard0000)"
     );
+    assert!(measured.migration_cost_by_donor.is_empty(), "one donor");
     // Slower migrations than the simulator's: the same change balances later.
     let mut assumed = add_shard_at_60s();
     let said = prepare(ForkedFrom::Live, &mut assumed, 0, unread);

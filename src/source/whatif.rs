@@ -27,7 +27,7 @@ use crate::sim::whatif::calibration::Calibration;
 use crate::sim::whatif::{
     Changes, DEFAULT_SPAN_MS, Prediction, apply_changes, changes, predict_unless,
 };
-use crate::view::whatif::{PredictionView, WhatIfView};
+use crate::view::whatif::{InputView, PredictionView, WhatIfView};
 use crate::view::{self, ClockView, LogLine, ViewRequest};
 
 /// The fork's newest event-log lines kept for its screen.
@@ -239,9 +239,17 @@ impl Fork {
             }),
             _ => None,
         };
-        let assumed = (self.assumed.get(c).into_iter().flatten())
+        let said = self.assumed.get(c).into_iter().flatten();
+        let assumed = (said.clone())
             .find(|(_, how, _)| *how == "assumed")
             .map(|(what, _, note)| format!("{what}: {note}"));
+        let inputs = (said)
+            .map(|(what, how, note)| InputView {
+                what: what.clone(),
+                measured: *how == "measured",
+                note: note.clone(),
+            })
+            .collect();
         WhatIfView {
             changes: label,
             fork: Box::new(fork),
@@ -250,6 +258,7 @@ impl Fork {
             refused: self.refused.clone(),
             prediction,
             assumed,
+            inputs,
         }
     }
 }

@@ -2,7 +2,8 @@
 //! `whatif` CLI's own words (`--add-shards 2 --drain shard0001 --chunk-size 256 --window
 //! 23:00-06:00 --balancer on`; empty is no change), checked as the source checks them (a bad one
 //! is said in the prompt, which stays open); Enter asks the source for the fork and shows it
-//! beside "now", Esc cancels. On that screen `W` or Esc leaves it and the fork is dropped.
+//! beside "now", Esc cancels. On that screen `e` lists every input of the fork (measured or
+//! assumed), and `W` or Esc leaves it and the fork is dropped.
 //!
 //! Part of `ui`'s state: no I/O; the fork itself lives in the source (`source::whatif`).
 
@@ -23,6 +24,8 @@ pub struct WhatIfState {
     pub error: Option<String>,
     /// The changes of the fork asked for, as the screen names them.
     pub changes: String,
+    /// Whether the screen lists every input of the fork (`e`), not only the first assumed one.
+    pub inputs: bool,
 }
 
 impl App {
@@ -37,6 +40,11 @@ impl App {
         }
         match (action, self.screen) {
             (Action::ToggleWhatIf | Action::Escape, Screen::WhatIf) => Some(self.leave_whatif()),
+            // The fork's own explanation: what it measured of the source and what it assumed.
+            (Action::ToggleExplain, Screen::WhatIf) => {
+                self.whatif.inputs = !self.whatif.inputs;
+                Some(Effects::default())
+            }
             (Action::ToggleWhatIf, _) => {
                 self.open_whatif_prompt();
                 Some(Effects::default())
@@ -121,6 +129,7 @@ impl App {
 
     fn leave_whatif(&mut self) -> Effects {
         self.screen = Screen::Main;
+        self.whatif.inputs = false;
         Effects {
             controls: vec![
                 SourceControl::WhatIf(None),

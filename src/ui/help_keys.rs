@@ -208,6 +208,10 @@ const WHAT_IF: &[HelpGroup] = &[
             ),
             (&["metric"], "shard bars: chunk count / data size first"),
             (&["zones"], "zone bands on / off"),
+            (
+                &["explain"],
+                "every input of the fork: measured from the source or assumed, and how",
+            ),
         ],
     ),
 ];

@@ -1,7 +1,8 @@
 //! The what-if screen's frame: the source's state forked into the simulator at an instant,
 //! changed as asked, playing beside "now" — the fork's own view (the same panes as the main
 //! view), its newest event-log lines, and the prediction for the chosen collection (`predict`
-//! run on a copy of the fork) with the first of its inputs that is assumed, not measured.
+//! run on a copy of the fork) with the first of its inputs that is assumed, not measured, and
+//! every input measured or assumed.
 //!
 //! Owns: that frame. May not touch: the simulator (the source fills it), ratatui, I/O.
 
@@ -25,6 +26,17 @@ pub struct WhatIfView {
     /// The first input of the fork that is assumed (`writes: none: …`); `None` when every one
     /// was measured (a fork of the simulator itself).
     pub assumed: Option<String>,
+    /// Every input of the fork for the chosen collection, in `shardtop whatif`'s order.
+    pub inputs: Vec<InputView>,
+}
+
+/// One input of a fork: what it is (`migrationRate`, `writes`…), whether it was measured from
+/// the source or assumed, and how (the `assumptions` of `shardtop whatif`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct InputView {
+    pub what: String,
+    pub measured: bool,
+    pub note: String,
 }
 
 /// What `predict` answered for one collection, times on the source's clock.

@@ -98,6 +98,44 @@ fn the_fork_plays_beside_now_with_the_same_panes_at_120x40() {
 }
 
 #[test]
+fn e_lists_every_input_of_the_fork_measured_or_assumed() {
+    let mut tl = timeline();
+    tl.advance_to(60_000, &mut Vec::new()).unwrap();
+    let mut app = App::new((120, 40), false, 4.0, true);
+    feed(&tl, None, &mut app);
+    app.update(Action::ToggleWhatIf);
+    type_text(&mut app, "--add-shards 1");
+    app.update(Action::SearchDone);
+    // As a capture's state forks: the cluster alone, its inputs measured or assumed.
+    let mut point = tl.fork_point().unwrap();
+    point.sim = shardtop::sim::Simulator::over(point.sim.cluster.clone());
+    point.from = shardtop::sim::whatif::assumptions::ForkedFrom::Capture;
+    let mut fork = Fork::new(point, "--add-shards 1", 0).unwrap();
+    feed(&tl, Some(&mut fork), &mut app);
+    let first = screen(&app);
+    assert!(first.contains(" assumed: migrationRate: "), "{first}");
+    assert!(!first.contains("measured · "), "{first}");
+    app.update(Action::ToggleExplain);
+    feed(&tl, Some(&mut fork), &mut app);
+    let text = screen(&app);
+    for what in [
+        "assumed · migrationRate: the simulator's cost model",
+        "assumed · writes: none",
+        "measured · chunkSizes: each chunk's size read",
+        "measured · keyDistribution: the documents' keys as the source keeps them",
+        "what if: +1 shard",
+    ] {
+        assert!(text.contains(what), "{what}:\n{text}");
+    }
+    assert_snapshot!("whatif_inputs_120x40", text);
+    app.update(Action::ToggleExplain);
+    assert!(screen(&app).contains(" assumed: migrationRate: "));
+    app.update(Action::ToggleExplain);
+    app.update(Action::ToggleWhatIf);
+    assert!(!app.whatif.inputs, "leaving the screen forgets the list");
+}
+
+#[test]
 fn the_fork_plays_beside_now_at_80x24_and_leaves_with_w() {
     let (mut app, text) = what_if_screen((80, 24));
     assert!(text.contains("added01"), "{text}");

@@ -1,7 +1,8 @@
 //! The what-if screen: "now" on the left and the fork on the right, each drawn by the main
 //! layout's own panes (shards with their chunk and data bars, the key space strip, the
 //! balancer), the fork's clock on the source's, and above them the prediction for the chosen
-//! collection with the first input that is assumed (so nothing reads as measured that is not).
+//! collection with the first input that is assumed (so nothing reads as measured that is not),
+//! or with `e` every input of the fork, measured or assumed, and how.
 //!
 //! ```text
 //!  prediction for db.c: balanced at 14m20s (+12m20s after the fork) · 40 migrations · …
@@ -32,7 +33,8 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: Theme) {
         .map(|v| v.clock.clone())
         .unwrap_or_default();
     let width = usize::from(area.width);
-    let lines = whatif.map_or_else(Vec::new, |w| summary(w, &clock, width, theme));
+    let inputs = app.whatif.inputs;
+    let lines = whatif.map_or_else(Vec::new, |w| summary(w, &clock, (width, inputs), theme));
     let top_h = (lines.len() as u16).max(1);
     let [top, columns] =
         Layout::vertical([Constraint::Length(top_h), Constraint::Min(0)]).areas(area);
@@ -123,8 +125,13 @@ fn side_rows(frame: &mut Frame, area: Rect, app: &App, rows: usize, title: &str,
 }
 
 /// When the fork was made and the prediction (two lines at most), then the assumption's (or
-/// the refusals') line.
-fn summary(w: &WhatIfView, clock: &ClockView, width: usize, theme: Theme) -> Vec<Line<'static>> {
+/// the refusals') line — or, with `inputs`, every input of the fork, measured or assumed.
+fn summary(
+    w: &WhatIfView,
+    clock: &ClockView,
+    (width, inputs): (usize, bool),
+    theme: Theme,
+) -> Vec<Line<'static>> {
     let prediction = match &w.prediction {
         None => "prediction: … (predict runs on a copy of the fork)".to_string(),
         Some(p) => prediction_text(p, w.forked_at_ms, clock),
@@ -135,6 +142,10 @@ fn summary(w: &WhatIfView, clock: &ClockView, width: usize, theme: Theme) -> Vec
         .take(2)
         .map(|l| Line::raw(format!(" {l}")))
         .collect();
+    if inputs {
+        lines.extend(input_lines(w, width, theme));
+        return lines;
+    }
     let second = if !w.refused.is_empty() {
         Span::styled(
             fit(&format!(" refused: {}", w.refused.join("; ")), width),
@@ -153,6 +164,29 @@ fn summary(w: &WhatIfView, clock: &ClockView, width: usize, theme: Theme) -> Vec
     };
     lines.push(Line::from(second));
     lines
+}
+
+/// Every input of the fork, wrapped: `measured · migrationRate: …`, `assumed · writes: …`;
+/// then the refusals, if any.
+fn input_lines(w: &WhatIfView, width: usize, theme: Theme) -> Vec<Line<'static>> {
+    let mut out = Vec::new();
+    for i in &w.inputs {
+        let (how, style) = if i.measured {
+            ("measured", theme.dim())
+        } else {
+            ("assumed", theme.warn())
+        };
+        let text = format!("{how} · {}: {}", i.what, i.note);
+        for (k, l) in wrap(&text, width.saturating_sub(3)).into_iter().enumerate() {
+            let indent = if k == 0 { " " } else { "   " };
+            out.push(Line::from(Span::styled(format!("{indent}{l}"), style)));
+        }
+    }
+    if !w.refused.is_empty() {
+        let text = format!(" refused: {}", w.refused.join("; "));
+        out.push(Line::from(Span::styled(fit(&text, width), theme.error())));
+    }
+    out
 }
 
 fn prediction_text(p: &PredictionView, forked_at_ms: u64, clock: &ClockView) -> String {
@@ -174,8 +208,13 @@ fn prediction_text(p: &PredictionView, forked_at_ms: u64, clock: &ClockView) -> 
             None => format!("{shard} not drained by {}", at(p.until_ms, clock)),
         });
     }
+    let noun = if p.migrations == 1 {
+        "migration"
+    } else {
+        "migrations"
+    };
     parts.push(format!(
-        "{} migrations · {} moved",
+        "{} {noun} · {} moved",
         crate::units::grouped(p.migrations),
         human_bytes(p.bytes_moved)
     ));

@@ -73,6 +73,11 @@ fn w_on_watch_forks_the_latest_poll() {
     let screen = fork_with_two_added_shards(&t);
     assert!(screen.contains("UTC"), "{screen}");
     assert!(screen.contains("assumed: "), "{screen}");
+    // `e`: every input, the session's calibration among them (its changelog, its growth).
+    t.keys("e");
+    let inputs = t.wait_for("· migrationRate: ", Duration::from_secs(20));
+    assert!(inputs.contains("measured · chunkSizes: "), "{inputs}");
+    assert!(inputs.contains("· writes: "), "{inputs}");
     t.keys("W");
     t.wait_gone("what if: +2 shards", Duration::from_secs(20));
     t.keys("q");

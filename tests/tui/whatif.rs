@@ -58,18 +58,25 @@ fn type_text(app: &mut App, text: &str) {
     }
 }
 
-fn what_if_screen(size: (u16, u16)) -> (App, String) {
+/// The timeline at `at_ms`, and the app of `size` whose what-if prompt got `text` and Enter: the
+/// source controls Enter asked for.
+fn prompted(at_ms: u64, size: (u16, u16), text: &str) -> (SimTimeline, App, Vec<SourceControl>) {
     let mut tl = timeline();
-    tl.advance_to(60_000, &mut Vec::new()).unwrap();
+    tl.advance_to(at_ms, &mut Vec::new()).unwrap();
     let mut app = App::new(size, false, 4.0, true);
     feed(&tl, None, &mut app);
     app.update(Action::ToggleWhatIf);
     assert_eq!(app.input, InputMode::WhatIf);
-    type_text(&mut app, "--add-shards 2");
-    let asked = app.update(Action::SearchDone);
+    type_text(&mut app, text);
+    let asked = app.update(Action::SearchDone).controls;
+    (tl, app, asked)
+}
+
+fn what_if_screen(size: (u16, u16)) -> (App, String) {
+    let (mut tl, mut app, asked) = prompted(60_000, size, "--add-shards 2");
     assert_eq!(app.screen, Screen::WhatIf);
     assert_eq!(
-        asked.controls[0],
+        asked[0],
         SourceControl::WhatIf(Some("--add-shards 2".into()))
     );
     let mut fork = Fork::new(tl.fork_point().unwrap(), "--add-shards 2", 0).unwrap();
@@ -99,13 +106,7 @@ fn the_fork_plays_beside_now_with_the_same_panes_at_120x40() {
 
 #[test]
 fn e_lists_every_input_of_the_fork_measured_or_assumed() {
-    let mut tl = timeline();
-    tl.advance_to(60_000, &mut Vec::new()).unwrap();
-    let mut app = App::new((120, 40), false, 4.0, true);
-    feed(&tl, None, &mut app);
-    app.update(Action::ToggleWhatIf);
-    type_text(&mut app, "--add-shards 1");
-    app.update(Action::SearchDone);
+    let (tl, mut app, _) = prompted(60_000, (120, 40), "--add-shards 1");
     // As a capture's state forks: the cluster alone, its inputs measured or assumed.
     let mut point = tl.fork_point().unwrap();
     point.sim = shardtop::sim::Simulator::over(point.sim.cluster.clone());
@@ -152,14 +153,8 @@ fn the_fork_plays_beside_now_at_80x24_and_leaves_with_w() {
 
 #[test]
 fn a_bad_change_is_said_in_the_prompt_which_stays_open_and_esc_cancels() {
-    let mut tl = timeline();
-    tl.advance_to(10_000, &mut Vec::new()).unwrap();
-    let mut app = App::new((120, 24), false, 4.0, true);
-    feed(&tl, None, &mut app);
-    app.update(Action::ToggleWhatIf);
-    type_text(&mut app, "--drain shard9");
-    let none = app.update(Action::SearchDone);
-    assert!(none.controls.is_empty());
+    let (_, mut app, none) = prompted(10_000, (120, 24), "--drain shard9");
+    assert!(none.is_empty());
     assert_eq!(app.input, InputMode::WhatIf);
     let text = screen(&app);
     assert!(

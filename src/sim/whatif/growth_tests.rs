@@ -18,6 +18,15 @@ fn docs(sim: &Simulator, c: usize) -> u64 {
         .sum()
 }
 
+/// The documents a fork of `sim` with `g`'s inserts gains in 10 s.
+fn inserted_in_10_s(sim: &Simulator, g: &Growth) -> u64 {
+    let mut fork = Simulator::over(sim.cluster.clone());
+    apply(&mut fork, 0, g).unwrap();
+    let at = docs(&fork, 0);
+    fork.run_until(fork.now_ms() + 10_000);
+    docs(&fork, 0) - at
+}
+
 #[test]
 fn a_scenario_s_growth_is_its_insert_rate_and_a_fork_continues_it() {
     // `random`: 200 inserts a second of 60-byte documents, `x` a uniform Double.
@@ -26,11 +35,7 @@ fn a_scenario_s_growth_is_its_insert_rate_and_a_fork_continues_it() {
     let g = growth(then, &sim.cluster.collections[0], 30_000);
     assert_eq!((g.docs, g.bytes), (6_000, 6_000 * 60));
     assert!((g.ranges.iter().map(|r| r.2).sum::<f64>() - 6_000.0).abs() < 1e-9);
-    let mut fork = Simulator::over(sim.cluster.clone());
-    apply(&mut fork, 0, &g).unwrap();
-    let at = docs(&fork, 0);
-    fork.run_until(fork.now_ms() + 10_000);
-    assert_eq!(docs(&fork, 0) - at, 2_000, "200 a second for 10 s");
+    assert_eq!(inserted_in_10_s(&sim, &g), 2_000, "200 a second for 10 s");
 }
 
 #[test]
@@ -75,20 +80,13 @@ fn a_hashed_key_s_inserts_spread_over_the_hashed_values() {
         30_000,
     );
     assert_eq!(g.docs, 3_000);
-    let mut fork = Simulator::over(sim.cluster.clone());
-    apply(&mut fork, 0, &g).unwrap();
-    let at = docs(&fork, 0);
-    fork.run_until(fork.now_ms() + 10_000);
-    assert_eq!(docs(&fork, 0) - at, 1_000);
+    assert_eq!(inserted_in_10_s(&sim, &g), 1_000);
 }
 
 #[test]
 fn a_live_session_s_growth_is_the_difference_of_its_totals_placed_by_the_heat_source() {
-    let sc = built_in("random").unwrap().unwrap();
-    let mut sim = Simulator::from_scenario(&sc, sc.seed, None).unwrap();
-    sim.run_until(10_000);
-    let then = Totals::of(&sim.cluster);
-    sim.run_until(40_000);
+    let (before, sim) = states("random", 10_000, 40_000);
+    let then = Totals::of(&before);
     let per_shard = then.by_ns.get("test.random").unwrap();
     let coll = &sim.cluster.collections[0];
     let (g, placed) = growth_by_shard(per_shard, &sim.cluster, coll, 30_000);
@@ -98,20 +96,13 @@ fn a_live_session_s_growth_is_the_difference_of_its_totals_placed_by_the_heat_so
     );
     // The heat window holds the last 60 s of writes, each range one chunk written to.
     assert!(g.ranges.iter().all(|r| r.2 > 0.0) && !g.ranges.is_empty());
-    let mut fork = Simulator::over(sim.cluster.clone());
-    apply(&mut fork, 0, &g).unwrap();
-    let at = docs(&fork, 0);
-    fork.run_until(fork.now_ms() + 10_000);
-    assert_eq!(docs(&fork, 0) - at, 2_000, "200 a second for 10 s");
+    assert_eq!(inserted_in_10_s(&sim, &g), 2_000, "200 a second for 10 s");
 }
 
 #[test]
 fn without_heat_each_shard_s_growth_is_spread_over_its_own_chunks() {
-    let sc = built_in("ascending").unwrap().unwrap();
-    let mut sim = Simulator::from_scenario(&sc, sc.seed, None).unwrap();
-    sim.run_until(60_000);
-    let then = Totals::of(&sim.cluster);
-    sim.run_until(120_000);
+    let (before, mut sim) = states("ascending", 60_000, 120_000);
+    let then = Totals::of(&before);
     sim.cluster.collections[0].window = crate::cluster::window::WriteWindow::new();
     let per_shard = then.by_ns.get("app.events").unwrap().clone();
     let coll = &sim.cluster.collections[0];

@@ -105,7 +105,9 @@ pub fn run(cli: Cli) -> ExitCode {
 
 /// The commands that need no configuration answer first, so a bad file never hides them.
 fn run_command(cli: Cli) -> Result<(), Failure> {
-    let mut out = std::io::stdout().lock();
+    // Not locked for the whole command: a TUI's panic hook (another thread's panic while the
+    // runtime shuts down) writes to stdout too, and must not wait on this thread.
+    let mut out = std::io::stdout();
     if cli.command.is_some() && cli.demo.any() {
         return Err(Failure::input(
             "--paused, --seed, --speed, --server-version and --scenario-file before a command are the demo's (`shardtop --paused`); give them after the command",

@@ -147,7 +147,7 @@ pub fn open(args: &OpenArgs, ctx: &Context, out: &mut impl Write) -> Result<(), 
     };
     let start =
         move |to_ui, controls| crate::source::capture::run_still(polled, source, to_ui, controls);
-    run_source_in(&rt, start, 1.0, true, &ctx.settings, move |app| {
+    run_source_in(rt, start, 1.0, true, &ctx.settings, move |app| {
         app.collection = collection;
     })
 }

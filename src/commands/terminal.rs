@@ -43,14 +43,7 @@ pub fn run_tui<T: Timeline>(
 ) -> Result<(), Failure> {
     let rt = runtime()?;
     let start = move |to_ui, controls| run_timeline(timeline, playback, log, to_ui, controls);
-    run_source_in(
-        &rt,
-        start,
-        playback.speed,
-        playback.paused,
-        settings,
-        |_| {},
-    )
+    run_source_in(rt, start, playback.speed, playback.paused, settings, |_| {})
 }
 
 /// The runtime the TUI commands run on.
@@ -62,9 +55,11 @@ pub fn runtime() -> Result<tokio::runtime::Runtime, Failure> {
         .map_err(|e| Failure::runtime(format!("cannot start the runtime: {e}")))
 }
 
-/// Starts the source task, takes over the terminal, runs the event loop, gives the terminal back.
+/// Starts the source task, takes over the terminal, runs the event loop, gives the terminal back,
+/// and shuts the runtime down: what is still running on it (a driver's sessions being ended in
+/// the background) gets [`SHUTDOWN`], and the process never waits longer to exit.
 pub fn run_source_in<F, Fut>(
-    rt: &tokio::runtime::Runtime,
+    rt: tokio::runtime::Runtime,
     start: F,
     speed: f64,
     paused: bool,
@@ -78,7 +73,7 @@ where
     ) -> Fut,
     Fut: std::future::Future<Output = color_eyre::Result<()>> + Send + 'static,
 {
-    rt.block_on(async move {
+    let ended = rt.block_on(async move {
         let (to_ui, from_source) = mpsc::channel(64);
         let (to_source, controls) = mpsc::channel(16);
         let mut tasks = JoinSet::new();
@@ -123,8 +118,13 @@ where
             // Killed: the terminal is back; end as a process killed by that signal ends.
             Err(signal) => std::process::exit(128 + signal),
         }
-    })
+    });
+    rt.shutdown_timeout(SHUTDOWN);
+    ended
 }
+
+/// How long the TUI's runtime may take to end what still runs on it when the TUI has ended.
+const SHUTDOWN: std::time::Duration = std::time::Duration::from_millis(500);
 
 /// SIGTERM, SIGHUP, SIGQUIT and SIGINT while the TUI runs (in raw mode Ctrl-C is a key; these
 /// come from `kill`, a closed terminal, Ctrl-\ outside raw mode…).

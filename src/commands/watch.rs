@@ -235,7 +235,7 @@ fn interactive(
         ))
         .await
     };
-    run_source_in(&rt, start, 1.0, false, settings, move |app| {
+    run_source_in(rt, start, 1.0, false, settings, move |app| {
         app.collection = collection;
     })
 }

@@ -49,7 +49,7 @@ pub fn run(
     let start =
         move |to_ui, controls| run_timeline(timeline, playback, Vec::new(), to_ui, controls);
     crate::commands::terminal::run_source_in(
-        &rt,
+        rt,
         start,
         playback.speed,
         playback.paused,

@@ -110,6 +110,11 @@ where
         mouse_capture(false);
         let _ = terminal.show_cursor();
         ratatui::restore();
+        // The source ends by itself now that the UI's channels are gone: a moment for it to
+        // (a live source's driver ends its sessions while the runtime still runs), then the
+        // rest is stopped.
+        let ends = async { while tasks.join_next().await.is_some() {} };
+        let _ = tokio::time::timeout(SOURCE_ENDS, ends).await;
         tasks.shutdown().await;
         match ended {
             Ok(result) => result
@@ -122,6 +127,9 @@ where
     rt.shutdown_timeout(SHUTDOWN);
     ended
 }
+
+/// How long the source may take to end by itself when the TUI has ended.
+const SOURCE_ENDS: std::time::Duration = std::time::Duration::from_millis(500);
 
 /// How long the TUI's runtime may take to end what still runs on it when the TUI has ended.
 const SHUTDOWN: std::time::Duration = std::time::Duration::from_millis(500);

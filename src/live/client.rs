@@ -225,6 +225,15 @@ impl LiveClient {
         self.send(db, cmd, keep).await
     }
 
+    /// Ends the driver's sessions (its own `endSessions`) and closes its connections, waiting at
+    /// most `within`; a capture's client has none. Dropped instead, the driver ends them in a
+    /// task of its own, which panics if the runtime shuts down under it.
+    pub async fn close(self, within: std::time::Duration) {
+        if let Backend::Network(client) = self.backend {
+            let _ = tokio::time::timeout(within, client.shutdown()).await;
+        }
+    }
+
     /// Sends an allowlisted command, marked as the read in flight until its reply (or answers it
     /// from the capture opened).
     async fn send(&self, db: &str, cmd: Document, keep: Keep) -> Result<Document, LiveError> {

@@ -164,6 +164,11 @@ impl Poller {
         self.state
     }
 
+    /// Ends the driver's sessions on the cluster and closes its connections, within `within`.
+    pub async fn close(self, within: std::time::Duration) {
+        self.client.close(within).await;
+    }
+
     /// Checks the target is a mongos and reads its version.
     async fn handshake(&mut self) -> Result<ServerVersion, LiveError> {
         if let Some(v) = self.version {

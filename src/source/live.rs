@@ -39,6 +39,9 @@ impl HeatMode {
     }
 }
 
+/// How long the driver may take to end its sessions when the UI has gone.
+const CLOSE_WITHIN: Duration = Duration::from_millis(300);
+
 /// A poll that has waited this long says on screen what it waits for.
 const WAIT_SAID_AFTER: Duration = Duration::from_secs(2);
 
@@ -198,9 +201,22 @@ fn live_view(
     v
 }
 
-/// Runs until the UI goes away; the poller has polled once.
+/// Runs until the UI goes away, then ends the driver's sessions (while the runtime still runs:
+/// ended by the runtime's shutdown instead, the driver panics); the poller has polled once.
 pub async fn run_live(
     mut poller: Poller,
+    label: String,
+    args: (Duration, HeatMode, super::past::Past),
+    out: mpsc::Sender<SourceEvent>,
+    ctl: mpsc::Receiver<SourceControl>,
+) -> color_eyre::Result<()> {
+    let ended = live_loop(&mut poller, label, args, out, ctl).await;
+    poller.close(CLOSE_WITHIN).await;
+    ended
+}
+
+async fn live_loop(
+    poller: &mut Poller,
     label: String,
     (interval, heat_mode, mut past): (Duration, HeatMode, super::past::Past),
     out: mpsc::Sender<SourceEvent>,
@@ -224,10 +240,10 @@ pub async fn run_live(
     growth.observe(poller.state());
     // Boxed: the future `watch` awaits stays small.
     let mut conformance = Box::new(super::conformance::Tracker::default());
-    observe(&mut conformance, &poller);
+    observe(&mut conformance, &*poller);
     loop {
         let v = live_view(
-            (&poller, &label, &asked, &mut fork),
+            (&*poller, &label, &asked, &mut fork),
             (heat_mode, heat.as_ref(), &past, down_since),
             &conformance,
         );
@@ -252,7 +268,7 @@ pub async fn run_live(
             }
             () = &mut timer, if !asked.paused => {
                 let ui = (&out, &mut ctl, label.as_str());
-                let polled = poll_taking_controls(&mut poller, interval, ui, &mut asked).await;
+                let polled = poll_taking_controls(&mut *poller, interval, ui, &mut asked).await;
                 let Some(result) = polled else { return Ok(()) };
                 match result {
                     Ok(log) => {
@@ -268,7 +284,7 @@ pub async fn run_live(
                         }
                         past.sample(poller.state());
                         growth.observe(poller.state());
-                        observe(&mut conformance, &poller);
+                        observe(&mut conformance, &*poller);
                         wait = interval;
                         if down_since.take().is_some() {
                             let _ = out.send(SourceEvent::Notice("connected again".into())).await;
@@ -296,7 +312,7 @@ pub async fn run_live(
                 next_poll = tokio::time::Instant::now() + wait;
             }
         }
-        if let Some(n) = what_if(&mut asked, &mut fork, (&poller, &growth))
+        if let Some(n) = what_if(&mut asked, &mut fork, (&*poller, &growth))
             && out.send(SourceEvent::Notice(n)).await.is_err()
         {
             return Ok(());

@@ -78,7 +78,7 @@ pub fn run(args: &WatchArgs, ctx: &Context, out: &mut impl Write) -> Result<(), 
             let polled = OnePoll {
                 changelog: Vec::new(),
                 refused: p.refused().to_vec(),
-                state: p.into_state(),
+                state: p.finish().await,
                 log,
             };
             Ok::<_, LiveError>((polled, heat))

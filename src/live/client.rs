@@ -134,6 +134,9 @@ pub async fn client_options(uri: &str, timeout: Duration) -> Result<ClientOption
     Ok(options)
 }
 
+/// How long the driver may take to end its sessions when a command is done with a cluster.
+pub const CLOSE_WITHIN: std::time::Duration = std::time::Duration::from_millis(300);
+
 /// A connection to a cluster that can only read (or, for `open`, a capture answering as one).
 #[derive(Clone, Debug)]
 pub struct LiveClient {
@@ -226,7 +229,7 @@ impl LiveClient {
     }
 
     /// Ends the driver's sessions (its own `endSessions`) and closes its connections, waiting at
-    /// most `within`; a capture's client has none. Dropped instead, the driver ends them in a
+    /// most `within` ([`CLOSE_WITHIN`] where nothing else is said); a capture's client has none. Dropped instead, the driver ends them in a
     /// task of its own, which panics if the runtime shuts down under it.
     pub async fn close(self, within: std::time::Duration) {
         if let Backend::Network(client) = self.backend {

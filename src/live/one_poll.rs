@@ -103,7 +103,7 @@ pub async fn poll_once(uri: &str, timeout: std::time::Duration) -> Result<OnePol
     Ok(OnePoll {
         refused: poller.refused().to_vec(),
         changelog: changelog_of(&mut poller),
-        state: poller.into_state(),
+        state: poller.finish().await,
         log,
     })
 }
@@ -141,7 +141,7 @@ pub async fn capture_once(
     let polled = OnePoll {
         refused: poller.refused().to_vec(),
         changelog: Vec::new(),
-        state: poller.into_state(),
+        state: poller.finish().await,
         log,
     };
     Ok((polled, capture))

@@ -169,6 +169,13 @@ impl Poller {
         self.client.close(within).await;
     }
 
+    /// The state, the driver's sessions ended first ([`Poller::close`]).
+    pub async fn finish(self) -> Cluster {
+        let Self { client, state, .. } = self;
+        client.close(super::client::CLOSE_WITHIN).await;
+        state
+    }
+
     /// Checks the target is a mongos and reads its version.
     async fn handshake(&mut self) -> Result<ServerVersion, LiveError> {
         if let Some(v) = self.version {

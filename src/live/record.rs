@@ -179,6 +179,7 @@ pub async fn record_to(
         progress(report(&w, polls, failed, entries.written));
     }
     let path = w.finish(last).map_err(|e| io(&e, path))?;
+    poller.close(super::client::CLOSE_WITHIN).await;
     Ok(Recorded {
         path,
         polls,

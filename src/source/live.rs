@@ -39,9 +39,6 @@ impl HeatMode {
     }
 }
 
-/// How long the driver may take to end its sessions when the UI has gone.
-const CLOSE_WITHIN: Duration = Duration::from_millis(300);
-
 /// A poll that has waited this long says on screen what it waits for.
 const WAIT_SAID_AFTER: Duration = Duration::from_secs(2);
 
@@ -211,7 +208,7 @@ pub async fn run_live(
     ctl: mpsc::Receiver<SourceControl>,
 ) -> color_eyre::Result<()> {
     let ended = live_loop(&mut poller, label, args, out, ctl).await;
-    poller.close(CLOSE_WITHIN).await;
+    poller.close(crate::live::client::CLOSE_WITHIN).await;
     ended
 }
 

@@ -20,8 +20,10 @@ pub use captured::NOT_IN_CAPTURE;
 use captured::{Backend, Keep};
 
 mod captured;
+mod close;
 mod errors;
 pub mod script;
+pub use close::CLOSE_WITHIN;
 
 #[cfg(test)]
 use errors::server_error;
@@ -134,9 +136,6 @@ pub async fn client_options(uri: &str, timeout: Duration) -> Result<ClientOption
     Ok(options)
 }
 
-/// How long the driver may take to end its sessions when a command is done with a cluster.
-pub const CLOSE_WITHIN: std::time::Duration = std::time::Duration::from_millis(300);
-
 /// A connection to a cluster that can only read (or, for `open`, a capture answering as one).
 #[derive(Clone, Debug)]
 pub struct LiveClient {
@@ -226,15 +225,6 @@ impl LiveClient {
             self.hello().await?;
         }
         self.send(db, cmd, keep).await
-    }
-
-    /// Ends the driver's sessions (its own `endSessions`) and closes its connections, waiting at
-    /// most `within` ([`CLOSE_WITHIN`] where nothing else is said); a capture's client has none. Dropped instead, the driver ends them in a
-    /// task of its own, which panics if the runtime shuts down under it.
-    pub async fn close(self, within: std::time::Duration) {
-        if let Backend::Network(client) = self.backend {
-            let _ = tokio::time::timeout(within, client.shutdown()).await;
-        }
     }
 
     /// Sends an allowlisted command, marked as the read in flight until its reply (or answers it

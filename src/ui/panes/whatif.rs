@@ -190,7 +190,12 @@ fn input_lines(w: &WhatIfView, width: usize, theme: Theme) -> Vec<Line<'static>>
 }
 
 fn prediction_text(p: &PredictionView, forked_at_ms: u64, clock: &ClockView) -> String {
+    // Already so at the fork (a collection the policy has nothing to move from): said so, not
+    // as "+0.0s after the fork".
     let when = |ms: u64| {
+        if ms <= forked_at_ms {
+            return format!("{} (already at the fork)", at(ms, clock));
+        }
         format!(
             "{} (+{} after the fork)",
             at(ms, clock),
@@ -224,4 +229,28 @@ fn prediction_text(p: &PredictionView, forked_at_ms: u64, clock: &ClockView) -> 
         format!(" for {}", p.ns)
     };
     format!("prediction{ns}: {}", parts.join(" · "))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn what_holds_at_the_fork_is_said_so_and_what_comes_later_counts_from_it() {
+        let clock = ClockView {
+            virtual_time: true,
+            ..ClockView::default()
+        };
+        let p = |balanced_at_ms| PredictionView {
+            ns: "app.events".into(),
+            balanced_at_ms: Some(balanced_at_ms),
+            until_ms: 90_000,
+            ..PredictionView::default()
+        };
+        let now = prediction_text(&p(60_000), 60_000, &clock);
+        assert!(now.contains("(already at the fork)"), "{now}");
+        assert!(!now.contains("after the fork"), "{now}");
+        let later = prediction_text(&p(67_500), 60_000, &clock);
+        assert!(later.contains("(+7.5s after the fork)"), "{later}");
+    }
 }

@@ -24,6 +24,7 @@ pub mod hotspot;
 pub mod key_index;
 pub mod ns_kind;
 pub mod orphans;
+pub mod outcomes;
 pub mod privileges;
 pub mod resharding;
 mod resharding_json;
@@ -129,6 +130,8 @@ pub struct Cluster {
     /// A live poll's notes on the reads it could not use (refused, failed, invalid): `(the pane
     /// it feeds, as the view names it, the note)`, kept so a recording replays them.
     pub poll_notes: Vec<(String, String)>,
+    /// Each collection's recent migration outcomes (commits, failures with their error).
+    pub outcomes: outcomes::Outcomes,
 }
 
 impl Cluster {

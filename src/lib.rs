@@ -76,6 +76,7 @@ pub mod cli;
 pub mod cluster;
 pub mod commands;
 pub mod config;
+pub mod diagnosis;
 pub mod files;
 pub mod lab;
 pub mod live;

@@ -17,6 +17,8 @@ const FLOORS: &[(&str, &[&str])] = &[
     ("wire", &[]),
     ("cluster", &["model", "units"]),
     ("sim", &["cluster", "model", "units"]),
+    // The one answer per collection (status, cause, next move, estimate), by the simulator's rules.
+    ("diagnosis", &["cluster", "model", "sim", "units"]),
     ("trace", &["cluster", "files", "model"]),
     // A capture's records, file and anonymizer: `live` writes and replays them.
     ("capture", &["files", "model", "trace"]),
@@ -27,7 +29,7 @@ const FLOORS: &[(&str, &[&str])] = &[
             "capture", "cluster", "model", "trace", "units", "view", "wire",
         ],
     ),
-    ("view", &["cluster", "model", "units"]),
+    ("view", &["cluster", "diagnosis", "model", "units"]),
     ("analyze", &["model"]),
     (
         "lab",
@@ -37,7 +39,16 @@ const FLOORS: &[(&str, &[&str])] = &[
     (
         "source",
         &[
-            "analyze", "capture", "cluster", "lab", "live", "model", "sim", "trace", "view",
+            "analyze",
+            "capture",
+            "cluster",
+            "diagnosis",
+            "lab",
+            "live",
+            "model",
+            "sim",
+            "trace",
+            "view",
         ],
     ),
     ("ui", &["model", "source", "units", "view"]),
@@ -47,8 +58,25 @@ const FLOORS: &[(&str, &[&str])] = &[
     (
         "commands",
         &[
-            "analyze", "capture", "cli", "cluster", "config", "files", "lab", "live", "model",
-            "runtime", "serve", "sim", "source", "trace", "ui", "view", "units", "wire",
+            "analyze",
+            "capture",
+            "cli",
+            "cluster",
+            "config",
+            "diagnosis",
+            "files",
+            "lab",
+            "live",
+            "model",
+            "runtime",
+            "serve",
+            "sim",
+            "source",
+            "trace",
+            "ui",
+            "view",
+            "units",
+            "wire",
         ],
     ),
 ];

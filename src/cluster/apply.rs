@@ -61,6 +61,7 @@ impl Cluster {
     #[allow(clippy::too_many_lines)] // one arm per event kind
     pub fn apply(&mut self, e: &Event) -> Result<(), ApplyError> {
         self.advance_clock(e.at_ms);
+        self.note_outcome(e);
         match &e.kind {
             EventKind::ShardAdded { id, .. } => {
                 self.shards.push(ShardState {

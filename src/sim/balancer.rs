@@ -22,6 +22,27 @@ use crate::cluster::error::MongoError;
 use crate::cluster::event::{EventKind, MigrationRange, MigrationReason};
 use crate::model::{ShardIdx, ShardKey};
 
+/// `firstComplianceViolation` of `balancerCollectionStatus`, in MongoDB's words.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Violation {
+    Draining,
+    ZoneViolation,
+    ChunksImbalance,
+    DefragmentingChunks,
+}
+
+impl Violation {
+    /// `kBalancerPolicyStatus*` of `balancer.cpp`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Draining => "draining",
+            Self::ZoneViolation => "zoneViolation",
+            Self::ChunksImbalance => "chunksImbalance",
+            Self::DefragmentingChunks => "defragmentingChunks",
+        }
+    }
+}
+
 /// A cost model of migrations: a fixed cost plus the bytes at a rate.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct MigrationCost {
@@ -97,15 +118,29 @@ impl Simulator {
         }
     }
 
-    /// Why the balancer's policy would move a chunk of collection `c` now — the reason of the
-    /// first migration it picks with every shard free (draining, then zone violations, then
-    /// imbalance; jumbo chunks and chunks in a migration are never picked) — or `None` when the
-    /// collection is balanced. This is how `balancerCollectionStatus` answers.
-    pub fn compliance_violation(&self, c: usize) -> Option<MigrationReason> {
+    /// Whether collection `c` is balanced as `balancerCollectionStatus` answers it, and if not its
+    /// first compliance violation: a defragmentation in progress first, then a chunk straddling a
+    /// zone boundary (the round's first step would split it), then the reason of the first
+    /// migration the policy picks with every shard free (draining, then zone violations, then
+    /// imbalance; jumbo chunks and chunks in a migration are never picked). A collection the
+    /// balancer skips (`noBalance`, `permitMigrations: false`) is compliant, as MongoDB says.
+    // 8.0 `src/mongo/db/s/balancer/balancer.cpp` `getBalancerStatusForNs`:
+    // `getDefragmentCollection()`, then `selectChunksToSplit`, then `selectChunksToMove`'s reason.
+    pub fn balancer_compliance(&self, c: usize) -> Option<Violation> {
+        if self.cluster.collections[c].defragmentation.is_some() {
+            return Some(Violation::DefragmentingChunks);
+        }
+        if self.zone_split_pending(c) {
+            return Some(Violation::ZoneViolation);
+        }
         let mut busy = vec![false; self.cluster.shards.len()];
         let (mut out, mut why_not) = (Vec::new(), Vec::new());
         self.select(c, &mut busy, &mut out, &mut why_not);
-        out.first().map(|cand| cand.reason)
+        out.first().map(|cand| match cand.reason {
+            MigrationReason::Drain => Violation::Draining,
+            MigrationReason::ZoneViolation => Violation::ZoneViolation,
+            _ => Violation::ChunksImbalance,
+        })
     }
 
     /// Runs a balancer round now, whatever the schedule (used by benchmarks and step-by-step

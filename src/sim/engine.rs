@@ -111,10 +111,28 @@ impl Simulator {
     }
 
     pub(super) fn emit(&mut self, kind: EventKind) {
-        self.events.push(Event {
+        let e = Event {
             at_ms: self.cluster.now_ms,
             kind,
-        });
+        };
+        self.cluster.note_outcome(&e);
+        self.events.push(e);
+    }
+
+    /// Whether anything will still change the state by itself: a workload not finished, a
+    /// scheduled action not run yet, a migration in flight.
+    pub fn has_future_inputs(&self) -> bool {
+        let now = self.cluster.now_ms;
+        let writing = (self.workloads.iter())
+            .any(|w| w.remaining != Some(0) && w.stop_ms.is_none_or(|s| now < s));
+        writing
+            || self.next_action < self.actions.len()
+            || !self.cluster.balancer.in_flight.is_empty()
+            || self
+                .cluster
+                .collections
+                .iter()
+                .any(|c| c.resharding.is_some())
     }
 
     /// Whether every workload has finished and nothing is migrating.

@@ -1,7 +1,7 @@
 //! `whatif`: a simulator forked from a source's state, changed as asked (shards added, shards
 //! drained, the chunk size, the balancing window, the balancer on or off, a reshard), then run
 //! forward until the collection is balanced, each drain is done and a reshard has ended, or a
-//! time bound. "Balanced" is the balancer's own answer (`compliance_violation`, what
+//! time bound. "Balanced" is the balancer's own answer (`balancer_compliance`, what
 //! `balancerCollectionStatus` reports: the policy of the release line picks nothing, every shard
 //! free) with no migration of the collection in flight; nothing here re-implements a rule.
 //!
@@ -317,7 +317,7 @@ impl Run {
         if self.balanced_at_ms.is_none()
             && sim.cluster.collections[c].resharding.is_none()
             && !sim.cluster.balancer.migrating_in(&self.ns)
-            && sim.compliance_violation(c).is_none()
+            && sim.balancer_compliance(c).is_none()
         {
             self.balanced_at_ms = Some(now);
         }
@@ -332,7 +332,7 @@ impl Run {
         let cl = &sim.cluster;
         let coll = &cl.collections[c];
         let not_balanced_why = self.balanced_at_ms.is_none().then(|| {
-            let mut why = match sim.compliance_violation(c) {
+            let mut why = match sim.balancer_compliance(c) {
                 Some(reason) => format!(
                     "not reached by {} s: the policy still moves chunks ({})",
                     ended.until_ms / 1000,

@@ -168,6 +168,17 @@ impl Simulator {
         self.update_zone_key_range(ns, &pattern.bound_to_document(&new_min), &max, Some(zone))
     }
 
+    /// Whether the balancer's first step would split a chunk of collection `c` (one not being
+    /// migrated straddles a zone boundary): `selectChunksToSplit` is not empty.
+    pub(super) fn zone_split_pending(&self, c: usize) -> bool {
+        let coll = &self.cluster.collections[c];
+        !coll.zones.is_empty()
+            && coll.table.iter().any(|ch| {
+                !self.cluster.balancer.migrating(&coll.ns, ch.min)
+                    && !coll.zones.boundaries_inside(ch.min, ch.max).is_empty()
+            })
+    }
+
     /// The balancer's first step: split every chunk that straddles a zone boundary.
     pub(super) fn split_at_zone_boundaries(&mut self) {
         for c in 0..self.cluster.collections.len() {

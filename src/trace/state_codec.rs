@@ -16,6 +16,7 @@ use crate::model::{Shard, ShardIdx, ShardKey};
 
 mod collection;
 mod observed;
+mod outcomes;
 
 pub(super) use collection::{ChunkFields, Heavy, collection_of};
 pub use observed::POLL_NOTE_FEEDS;
@@ -70,6 +71,7 @@ pub fn encode(c: &Cluster) -> Value {
         line["keyframe"]["serverVersionBefore603"] = json!(true);
     }
     observed::encode_notes(c, &mut line["keyframe"]);
+    outcomes::encode(c, &mut line["keyframe"]);
     line
 }
 
@@ -210,6 +212,7 @@ pub(super) fn decode_frame(
         next_migration_id: 1,
         failed_actions: Vec::new(),
         poll_notes: Vec::new(),
+        outcomes: crate::cluster::outcomes::Outcomes::default(),
     };
     for (i, db) in array_at(frame, "databases", p)?.iter().enumerate() {
         let dp = format!("{p}databases[{i}].");
@@ -246,6 +249,7 @@ pub(super) fn decode_frame(
     }
     cluster.failed_actions = failed_actions_of(frame)?;
     cluster.poll_notes = observed::decode_notes(frame, p)?;
+    outcomes::decode(frame, p, &mut cluster)?;
     let bal = field(frame, "balancer", p)?;
     let (balancer, next_id) = balancer_of(&cluster, bal, "keyframe.balancer.")?;
     cluster.balancer = balancer;

@@ -9,7 +9,6 @@
 
 use bson::{Bson, Document, doc};
 
-use crate::cluster::event::MigrationReason;
 use crate::cluster::{MongoError, ServerVersion};
 use crate::model::{KeyPattern, ShardKey};
 use crate::serve::reply::{self, Answer, doc_arg, flag, ok, opt_count, string_arg};
@@ -364,11 +363,7 @@ pub fn balancer_collection_status(state: &State, cmd: &Document) -> Answer {
         );
         return Ok(ok(reply));
     }
-    let violation = state.sim.compliance_violation(c).map(|r| match r {
-        MigrationReason::Drain => "draining",
-        MigrationReason::ZoneViolation => "zoneViolation",
-        _ => "chunksImbalance",
-    });
+    let violation = (state.sim.balancer_compliance(c)).map(crate::sim::balancer::Violation::as_str);
     reply.insert("balancerCompliant", violation.is_none());
     if let Some(v) = violation {
         reply.insert("firstComplianceViolation", v);

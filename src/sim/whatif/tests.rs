@@ -36,7 +36,7 @@ fn reference(
         if balanced.is_none()
             && !resharding
             && !sim.cluster.balancer.migrating_in(&ns)
-            && sim.compliance_violation(c).is_none()
+            && sim.balancer_compliance(c).is_none()
         {
             balanced = Some(sim.now_ms());
         }

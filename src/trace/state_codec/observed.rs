@@ -245,13 +245,13 @@ pub(super) fn decode_balancer(b: &Value, p: &str, state: &mut BalancerState) -> 
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
     use crate::model::ShardIdx;
     use crate::trace::state_codec::{decode, encode};
 
     /// A small cluster to hang the observed fields on: two shards, one collection.
-    fn cluster() -> Cluster {
+    pub(in crate::trace::state_codec) fn cluster() -> Cluster {
         let chunk = |min: Value, shard: &str| {
             json!({"min": {"_id": min}, "shard": shard, "v": [1, 0], "docs": 0, "bytes": 0,
                 "writes": 0, "jumbo": false, "since": 0})

@@ -106,6 +106,27 @@ pub struct NextMove {
     pub reason: &'static str,
     /// It fails as it starts, with this error name (ChunkTooBig).
     pub fails: Option<&'static str>,
+    /// The chunk's lower bound, as the routing table keys it.
+    pub min_key: crate::model::ShardKey,
+}
+
+impl Next {
+    /// The answer as the explanation takes it.
+    pub fn told(&self) -> crate::sim::balancer::explain::Told {
+        use crate::sim::balancer::explain::Told;
+        match self {
+            Self::Move(m) => Told::Move {
+                min: m.min_key.clone(),
+                from: m.from.clone(),
+                to: m.to.clone(),
+                reason: match m.fails {
+                    Some(code) => format!("{} (fails: {code})", m.reason),
+                    None => m.reason.to_string(),
+                },
+            },
+            Self::Nothing(why) => Told::Nothing(why.clone()),
+        }
+    }
 }
 
 /// What the next round does for the collection: a migration, or why none.

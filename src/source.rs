@@ -7,6 +7,7 @@
 
 pub mod capture;
 pub mod conformance;
+pub mod diagnose;
 pub mod explain;
 pub mod heat;
 pub mod lab;
@@ -84,10 +85,22 @@ pub trait Timeline: Send + 'static {
             "no earlier migration".into()
         }
     }
-    /// The view for `req`.
-    fn view(&self, req: &ViewRequest, clock: ClockView) -> ClusterView;
+    /// The view for `req`, with the newest diagnosis the source has (`diagnoses`; the explain
+    /// panel's next move is its).
+    fn view(
+        &self,
+        req: &ViewRequest,
+        clock: ClockView,
+        diagnoses: Option<&crate::diagnosis::Diagnoses>,
+    ) -> ClusterView;
     /// The state at "now" for the what-if mode to fork; `None`: this source has none.
     fn fork_point(&self) -> Option<whatif::ForkPoint> {
         None
+    }
+    /// What the diagnosing thread builds the state at "now" with (what is costly to build runs
+    /// there, not on the source's task); by default [`Timeline::fork_point`], built here.
+    fn diagnosis_work(&self) -> Option<diagnose::Work> {
+        let point = self.fork_point()?;
+        Some(Box::new(move || Some(point)))
     }
 }

@@ -200,3 +200,23 @@ mod count_tests {
         assert_eq!(super::count(2_u32, "migration"), "2 migrations");
     }
 }
+
+/// A time of a source's clock for people: virtual time as `12.3s`, `4m05s`, `2h03m`; a Unix
+/// clock (milliseconds since the epoch) as the wall-clock time `14:03:09 UTC`.
+pub fn clock_time(ms: u64, unix: bool) -> String {
+    let s = ms / 1000;
+    if unix {
+        format!(
+            "{:02}:{:02}:{:02} UTC",
+            (s / 3600) % 24,
+            (s / 60) % 60,
+            s % 60
+        )
+    } else if s < 60 {
+        format!("{:.1}s", ms as f64 / 1000.0)
+    } else if s < 3600 {
+        format!("{}m{:02}s", s / 60, s % 60)
+    } else {
+        format!("{}h{:02}m", s / 3600, (s % 3600) / 60)
+    }
+}

@@ -8,6 +8,7 @@
 
 mod build;
 pub mod conformance;
+pub mod diagnosis;
 pub mod explain;
 pub mod history;
 pub mod key_visualizer;
@@ -311,6 +312,11 @@ pub struct ClusterView {
     pub conformance: Option<conformance::Conformance>,
     /// The what-if mode's fork beside this view, when the UI asked for one.
     pub whatif: Option<Box<whatif::WhatIfView>>,
+    /// The selected collection's diagnosis (`None`: the source has none yet, or the collection
+    /// is not sharded).
+    pub diagnosis: Option<diagnosis::DiagnosisView>,
+    /// Each draining shard: what is left and its estimate, as the diagnosis says it.
+    pub drain_estimates: Vec<String>,
 }
 
 /// The part of the view a live read feeds.

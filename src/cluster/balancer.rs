@@ -142,4 +142,7 @@ pub struct BalancerState {
     pub window_now: Option<super::balancing_window::WindowNow>,
     /// A live cluster's shard drains.
     pub drains: Vec<super::drain::DrainStatus>,
+    /// A live cluster's own `balancerCollectionStatus` answers, per namespace asked: `None`
+    /// compliant, else its `firstComplianceViolation`.
+    pub compliance: std::collections::BTreeMap<String, Option<String>>,
 }

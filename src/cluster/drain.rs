@@ -48,7 +48,8 @@ pub struct DrainStatus {
 }
 
 impl DrainStatus {
-    /// One line: the shard, what remains, what blocks it, the estimate.
+    /// One line: the shard, what remains, what blocks it, and the rate observed since watching
+    /// began (the estimate of its end is the diagnosis's, which may rest on this rate).
     pub fn text(&self) -> String {
         let mut parts = vec![format!(
             "draining {}: {} left{}",
@@ -77,24 +78,11 @@ impl DrainStatus {
         {
             parts.push(state.clone());
         }
-        parts.push(match self.eta_secs {
-            Some(s) => format!(
-                "~{} left (estimate from the last {} s)",
-                duration(s),
-                self.rate_over_secs
-            ),
-            None => "time left: unknown (no progress seen yet)".to_string(),
-        });
+        if self.eta_secs.is_none() {
+            parts.push("no progress seen yet".to_string());
+        }
         parts.push(format!("({})", self.source.as_str()));
         parts.join(" · ")
-    }
-}
-
-fn duration(secs: u64) -> String {
-    match secs {
-        0..60 => format!("{secs} s"),
-        60..3600 => format!("{} min", secs / 60),
-        _ => format!("{} h {:02} min", secs / 3600, secs % 3600 / 60),
     }
 }
 
@@ -135,7 +123,7 @@ mod tests {
         assert_eq!(
             d.text(),
             "draining sh2: 80 chunks left (2 jumbo) · moveCollection TestDB.CollUnsharded · \
-             movePrimary TestDB · ~4 min left (estimate from the last 60 s) · (shardDrainingStatus)"
+             movePrimary TestDB · (shardDrainingStatus)"
         );
     }
 }

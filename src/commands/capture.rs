@@ -129,6 +129,11 @@ pub fn open(args: &OpenArgs, ctx: &Context, out: &mut impl Write) -> Result<(), 
         });
         let one = crate::source::conformance::of_one_poll(&polled.state, &polled.refused);
         summary["conformance"] = one.to_json();
+        crate::source::diagnose::of_poll(
+            &polled,
+            crate::sim::whatif::assumptions::ForkedFrom::Capture,
+        )
+            .attach(&mut summary, &polled.state.namespaces());
         let text = format!(
             "{}\n",
             serde_json::to_string_pretty(&summary).unwrap_or_default()

@@ -7,7 +7,8 @@
 
 use std::io::Write;
 
-use super::source_arg::resolve;
+use super::source_arg::{SourceArg, resolve};
+use crate::sim::balancer::explain::Told;
 use super::{Failure, write_failed};
 use crate::cli::ExplainArgs;
 use crate::model::{KeyPattern, ShardKey};
@@ -20,9 +21,11 @@ pub fn run(
     let version = super::server_version(args.server_version.as_deref(), config)?;
     // Checked before the source is read (a live poll takes time).
     let key_doc = args.key.as_deref().map(key_document).transpose()?;
+    let (kind, _) = SourceArg::parse(&args.source, args.at.as_deref())?;
     let resolved = resolve(&args.source, args.at.as_deref(), version)?;
     let (label, unread) = (resolved.label.clone(), resolved.unread);
-    let sim = resolved.simulator();
+    let point = resolved.fork_point(kind.forked_from());
+    let sim = point.sim.clone();
     let c = sim.cluster.collection_index(&args.ns).ok_or_else(|| {
         Failure::input(format!(
             "--ns {}: no such sharded collection in {label} (it has: {})",
@@ -33,14 +36,25 @@ pub fn run(
     let key = key_doc
         .map(|doc| key_of(&doc, &sim.cluster.collections[c].pattern))
         .transpose()?;
-    let explanation = sim.explain(c, key.as_ref(), unread);
+    let diagnoses = crate::source::diagnose::of_point(point);
+    let diagnosis = diagnoses.of(&args.ns);
+    let told = diagnosis.map_or_else(
+        || Told::Nothing("not a sharded collection: the balancer does not move it".into()),
+        |d| d.next.told(),
+    );
+    let explanation = sim.explain(c, key.as_ref(), unread, told);
     let text = if args.json {
-        format!(
-            "{}\n",
-            serde_json::to_string_pretty(&explanation.to_json()).unwrap_or_default()
-        )
+        let mut json = explanation.to_json();
+        json["diagnosis"] = diagnosis.map_or(serde_json::Value::Null, |d| d.to_json());
+        format!("{}\n", serde_json::to_string_pretty(&json).unwrap_or_default())
     } else {
-        explanation.to_text()
+        let at = |ms: u64| crate::units::clock_time(ms, diagnoses.unix_clock);
+        let mut text = explanation.to_text();
+        for line in diagnosis.map(|d| d.lines(&at)).unwrap_or_default() {
+            text.push_str(&line);
+            text.push('\n');
+        }
+        text
     };
     out.write_all(text.as_bytes()).map_err(|e| write_failed(&e))
 }

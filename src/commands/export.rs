@@ -136,7 +136,15 @@ impl<T: Timeline> Screen<T> {
             virtual_time: self.timeline.wall_start_ms().is_none(),
             wall_start_ms: self.timeline.wall_start_ms(),
         };
-        let view = self.timeline.view(&self.app.request(), clock);
+        // An export waits for the diagnosis of each frame: the same frame every time.
+        let diagnoses = self.timeline.diagnosis_work().and_then(|work| {
+            let mut d = crate::source::diagnose::Diagnoser::default();
+            d.start(work);
+            d.wait().cloned()
+        });
+        let view = self
+            .timeline
+            .view(&self.app.request(), clock, diagnoses.as_ref());
         self.app
             .apply(crate::source::SourceEvent::View(Box::new(view)));
         Ok(())

@@ -67,6 +67,8 @@ pub fn run(args: &ReplayArgs, out: &mut impl Write) -> Result<(), Failure> {
         summary["time"] = serde_json::json!((start + replay.time_ms()) as f64 / 1000.0);
     }
     views.add_to(&mut summary, replay.state(), until);
+    crate::source::diagnose::of_point(crate::source::replay::fork_point_of(&replay))
+        .attach(&mut summary, &replay.state().namespaces());
     // A live recording: the rules one round ahead of each poll, against what the cluster did.
     if let Some(mut over) = crate::source::conformance::OverTrace::of(&replay.trace) {
         summary["conformance"] = over.at(until).map_err(failure)?.to_json();

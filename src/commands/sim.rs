@@ -106,6 +106,8 @@ pub fn run(
             writes_unknown: false,
         });
         views.add_to(&mut summary, &sim.cluster, sim.now_ms());
+        crate::source::diagnose::of_point(crate::source::whatif::ForkPoint::of_simulator(&sim))
+            .attach(&mut summary, &sim.cluster.namespaces());
         format!(
             "{}\n",
             serde_json::to_string_pretty(&summary).unwrap_or_default()

@@ -46,7 +46,33 @@ pub enum State {
     Cluster(Box<Cluster>),
 }
 
+impl SourceArg {
+    /// What a fork of this source says it was forked from.
+    pub fn forked_from(&self) -> crate::sim::whatif::assumptions::ForkedFrom {
+        use crate::sim::whatif::assumptions::ForkedFrom;
+        match self {
+            Self::Sim { .. } => ForkedFrom::Simulator,
+            Self::Trace { .. } => ForkedFrom::Trace,
+            Self::Capture { .. } => ForkedFrom::Capture,
+            Self::Live { .. } => ForkedFrom::Live,
+        }
+    }
+}
+
 impl Resolved {
+    /// The state as a fork (and a diagnosis) starts from it.
+    pub fn fork_point(
+        self,
+        from: crate::sim::whatif::assumptions::ForkedFrom,
+    ) -> crate::source::whatif::ForkPoint {
+        crate::source::whatif::ForkPoint {
+            unread: self.unread,
+            calibration: self.calibration.clone(),
+            from,
+            sim: self.simulator(),
+        }
+    }
+
     /// A simulator over the state (a cluster is taken as it is, its clock and migrations kept).
     pub fn simulator(self) -> Simulator {
         match self.state {
@@ -217,16 +243,17 @@ fn polled_state(label: String, polled: crate::live::one_poll::OnePoll) -> Resolv
     for r in &polled.refused {
         eprintln!("shardtop: warning: {} ({})", r.text, r.feeds.label());
     }
-    let panes: Vec<&str> = polled.refused.iter().map(|r| r.feeds.as_str()).collect();
-    let unread = crate::source::explain::unread_of(true, &polled.state, panes);
-    let one_instant = Err("a poll is one instant: no growth to measure".into());
-    let calibration =
-        crate::source::whatif::calibrate::of_poll(&polled.refused, &polled.changelog, one_instant);
+    let point = crate::source::diagnose::poll_point(
+        &polled.refused,
+        &polled.changelog,
+        polled.state.clone(),
+        crate::sim::whatif::assumptions::ForkedFrom::Live,
+    );
     Resolved {
         label,
         state: State::Cluster(Box::new(polled.state)),
-        unread,
-        calibration,
+        unread: point.unread,
+        calibration: point.calibration,
     }
 }
 

@@ -96,6 +96,11 @@ pub fn run(args: &WatchArgs, ctx: &Context, out: &mut impl Write) -> Result<(), 
         });
         let one = crate::source::conformance::of_one_poll(&polled.state, &polled.refused);
         summary["conformance"] = one.to_json();
+        crate::source::diagnose::of_poll(
+            &polled,
+            crate::sim::whatif::assumptions::ForkedFrom::Live,
+        )
+            .attach(&mut summary, &polled.state.namespaces());
         format!(
             "{}\n",
             serde_json::to_string_pretty(&summary).unwrap_or_default()

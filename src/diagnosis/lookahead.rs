@@ -116,7 +116,7 @@ impl Watch {
             else {
                 continue;
             };
-            if !f.balanced_at.contains_key(ns) && balanced(sim, c) {
+            if !f.balanced_at.contains_key(ns) && crate::sim::whatif::balanced(sim, c) {
                 f.balanced_at.insert(ns.clone(), now);
             }
             if *drains
@@ -142,15 +142,6 @@ impl Watch {
             && colls_done
             && f.shard_drained_at.len() == self.draining.len()
     }
-}
-
-/// Balanced as `whatif` says it: the balancer's own compliance, nothing of it in flight, no
-/// resharding running.
-pub fn balanced(sim: &Simulator, c: usize) -> bool {
-    let coll = &sim.cluster.collections[c];
-    coll.resharding.is_none()
-        && !sim.cluster.balancer.migrating_in(&coll.ns)
-        && sim.balancer_compliance(c).is_none()
 }
 
 /// Chunks of collection `c` on the draining shards.
@@ -212,6 +203,7 @@ fn round_of(sim: &Simulator, events: &[Event]) -> Option<RoundSeen> {
             ),
             reason: reason.as_str(),
             fails,
+            min_key: range.min.clone(),
         };
         moves.insert(range.ns.clone(), Ok(next));
     }

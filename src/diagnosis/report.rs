@@ -146,3 +146,20 @@ impl DrainEta {
         json!({"shard": self.shard, "chunksLeft": self.chunks_left, "eta": self.eta.to_json()})
     }
 }
+
+impl super::Diagnoses {
+    /// Puts each collection's diagnosis in a JSON summary (`collections[].diagnosis`; `null` for
+    /// a collection that is not sharded) and the drains' estimates (`balancer.drainEstimates`);
+    /// `namespaces` are the state's collections, in the summary's order.
+    pub fn attach(&self, summary: &mut Value, namespaces: &[String]) {
+        if let Some(colls) = summary["collections"].as_array_mut() {
+            for (c, ns) in colls.iter_mut().zip(namespaces) {
+                c["diagnosis"] = self.of(ns).map_or(Value::Null, Diagnosis::to_json);
+            }
+        }
+        if summary["balancer"].is_object() {
+            summary["balancer"]["drainEstimates"] =
+                self.drains.iter().map(DrainEta::to_json).collect();
+        }
+    }
+}

@@ -222,7 +222,7 @@ fn status_of(input: &Input, f: &Facts) -> (Status, Cause) {
         );
         return (Status::Unknown, cause);
     };
-    if compliant && !f.moving && !f.resharding {
+    if compliant && !f.moving && !f.resharding && f.draining_chunks == 0 {
         return (Status::Balanced, balanced_cause(input, f));
     }
     if !f.moving

@@ -93,6 +93,19 @@ impl CompliancePace {
     }
 }
 
+/// The answers in the compliance lines (`"<ns>: balanced (balancerCompliant)"`, `"<ns>:
+/// <violation>"`), per namespace: `None` compliant, else the violation.
+pub fn answers(lines: &[String]) -> std::collections::BTreeMap<String, Option<String>> {
+    lines
+        .iter()
+        .filter_map(|l| {
+            let (ns, rest) = l.split_once(": ")?;
+            let answer = (!rest.starts_with("balanced")).then(|| rest.to_string());
+            Some((ns.to_string(), answer))
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

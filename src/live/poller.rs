@@ -456,6 +456,7 @@ impl Poller {
         self.refused = refused;
         let state = &mut self.state;
         state.balancer = balancer_status::state(&status, &self.logs, now_ms);
+        state.balancer.compliance = super::compliance::answers(&why_not);
         if let Some(mode) = balancer_status::mode(&status) {
             state.set_balancer_mode(mode);
         }

@@ -129,6 +129,22 @@ pub struct Prediction {
     pub refused: Vec<String>,
 }
 
+/// Whether collection `c` is balanced, as a what-if and a diagnosis say it: the balancer's own
+/// compliance (`balancerCollectionStatus`), no draining shard still holding a chunk of it (a
+/// drain left with jumbo chunks only is compliant to MongoDB, but not done), nothing of it in
+/// flight, no resharding running.
+pub fn balanced(sim: &Simulator, c: usize) -> bool {
+    let cl = &sim.cluster;
+    let coll = &cl.collections[c];
+    let on_draining = (0..cl.shards.len())
+        .filter(|&s| cl.shards[s].shard.draining && !cl.shards[s].removed)
+        .any(|s| coll.table.shard_totals(ShardIdx(s as u32)).chunks > 0);
+    coll.resharding.is_none()
+        && !on_draining
+        && !cl.balancer.migrating_in(&coll.ns)
+        && sim.balancer_compliance(c).is_none()
+}
+
 /// A what-if over `sim` for collection `c`, run to `until_ms` at most (on the source's clock).
 pub fn predict(sim: Simulator, c: usize, changes: &Changes, until_ms: u64) -> Prediction {
     predict_unless(sim, c, changes, until_ms, &AtomicBool::new(false))
@@ -314,11 +330,7 @@ impl Run {
                 self.drained[k] = Some(now);
             }
         }
-        if self.balanced_at_ms.is_none()
-            && sim.cluster.collections[c].resharding.is_none()
-            && !sim.cluster.balancer.migrating_in(&self.ns)
-            && sim.balancer_compliance(c).is_none()
-        {
+        if self.balanced_at_ms.is_none() && balanced(sim, c) {
             self.balanced_at_ms = Some(now);
         }
     }

@@ -7,7 +7,7 @@
 
 use tokio::sync::mpsc;
 
-use super::whatif::{FRAME, Fork, ForkPoint, OwnClock};
+use super::whatif::{FRAME, Fork, OwnClock};
 use super::{SourceControl, SourceEvent};
 use crate::live::poller::OnePoll;
 use crate::sim::Simulator;
@@ -43,6 +43,10 @@ pub async fn run_still(
     let mut request = ViewRequest::default();
     // The what-if mode's fork plays on a clock of its own: the capture's is still.
     let mut fork: Option<Box<OwnClock>> = None;
+    // One state: diagnosed once, on a thread of its own.
+    let mut diagnoser = super::diagnose::Diagnoser::default();
+    let point = super::diagnose::poll_point(&polled.refused, &polled.changelog, state.clone(), ForkedFrom::Capture);
+    diagnoser.start(Box::new(move || Some(point)));
     loop {
         let clock = ClockView {
             time_ms: state.now_ms,
@@ -55,17 +59,27 @@ pub async fn run_still(
         v.heat = Some("off");
         v.refused.clone_from(&polled.refused);
         v.still = Some(still.clone());
+        let diagnoses = diagnoser.latest();
+        if request.explain {
+            let panes = polled.refused.iter().map(|r| r.feeds.as_str());
+            let unread = super::explain::unread_of(true, &state, panes);
+            let sim = Simulator::over(state.clone());
+            v.explain = super::explain::panel(&sim, &request, &v, unread, diagnoses);
+        }
+        view::diagnosis::attach(&mut v, diagnoses, super::explain::ns_of(&state, &request));
         if let Some(f) = fork.as_mut() {
             v.whatif = Some(Box::new(f.view(&request, &v.clock)));
         }
         if out.send(SourceEvent::View(Box::new(v))).await.is_err() {
             return Ok(());
         }
-        let c = if let Some(f) = fork.as_mut() {
+        let c = if fork.is_some() || diagnoser.running() {
             tokio::select! {
                 c = ctl.recv() => c,
                 () = tokio::time::sleep(FRAME) => {
-                    f.tick();
+                    if let Some(f) = fork.as_mut() {
+                        f.tick();
+                    }
                     continue;
                 }
             }
@@ -100,17 +114,12 @@ pub async fn run_still(
                 None
             }
             SourceControl::WhatIf(Some(text)) => {
-                let panes = polled.refused.iter().map(|r| r.feeds.as_str());
-                let point = ForkPoint {
-                    unread: super::explain::unread_of(true, &state, panes),
-                    sim: Simulator::over(state.clone()),
-                    from: ForkedFrom::Capture,
-                    calibration: super::whatif::calibrate::of_poll(
-                        &polled.refused,
-                        &polled.changelog,
-                        Err("a capture is one instant: no growth to measure".into()),
-                    ),
-                };
+                let point = super::diagnose::poll_point(
+                    &polled.refused,
+                    &polled.changelog,
+                    state.clone(),
+                    ForkedFrom::Capture,
+                );
                 match Fork::new(point, &text, request.collection) {
                     Ok(f) => {
                         fork = Some(Box::new(OwnClock::new(f, false)));

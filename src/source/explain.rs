@@ -7,7 +7,7 @@
 
 use crate::cluster::Cluster;
 use crate::sim::Simulator;
-use crate::sim::balancer::explain::Unread;
+use crate::sim::balancer::explain::{Told, Unread};
 use crate::view::explain::ExplainView;
 use crate::view::{ClusterView, Feeds, ViewRequest};
 
@@ -41,12 +41,13 @@ pub fn unread_of<S: AsRef<str>>(
 }
 
 /// The explain panel for `req` (when it asks for one): the selected cell's first chunk, else the
-/// chunk the next round moves, else the hottest.
+/// chunk the next round moves (the diagnosis's), else the hottest.
 pub fn panel(
     sim: &Simulator,
     req: &ViewRequest,
     view: &ClusterView,
     unread: Unread,
+    diagnoses: Option<&crate::diagnosis::Diagnoses>,
 ) -> Option<ExplainView> {
     if !req.explain {
         return None;
@@ -63,6 +64,17 @@ pub fn panel(
         .and_then(|cv| cv.selection.as_ref())
         .filter(|s| s.first < coll.table.len())
         .map(|s| coll.table.chunk(s.first).min.clone());
-    let e = sim.explain(c, key.as_ref(), unread);
+    let told = match diagnoses.and_then(|d| d.of(&coll.ns)) {
+        Some(d) => d.next.told(),
+        None => Told::Nothing("not worked out yet (the diagnosis runs on a thread of its own)".into()),
+    };
+    let e = sim.explain(c, key.as_ref(), unread, told);
     Some(crate::view::explain::panel(&e))
+}
+
+/// The frame's collection: the one `req` asks for, else the first.
+pub fn ns_of<'a>(cluster: &'a crate::cluster::Cluster, req: &ViewRequest) -> Option<&'a str> {
+    (cluster.collections.get(req.collection))
+        .or_else(|| cluster.collections.first())
+        .map(|c| c.ns.as_str())
 }

@@ -234,7 +234,12 @@ impl Timeline for LabTimeline {
         Ok(false)
     }
 
-    fn view(&self, req: &ViewRequest, clock: ClockView) -> ClusterView {
+    fn view(
+        &self,
+        req: &ViewRequest,
+        clock: ClockView,
+        _diagnoses: Option<&crate::diagnosis::Diagnoses>,
+    ) -> ClusterView {
         let i = req
             .collection
             .min(self.trial.candidates.len().saturating_sub(1));

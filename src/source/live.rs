@@ -152,13 +152,15 @@ fn observe(conformance: &mut super::conformance::Tracker, poller: &Poller) {
 fn rules_parts(
     v: &mut view::ClusterView,
     (poller, request): (&Poller, &ViewRequest),
-    conformance: &super::conformance::Tracker,
+    (conformance, diagnoses): (&super::conformance::Tracker, Option<&crate::diagnosis::Diagnoses>),
 ) {
     v.conformance = Some(conformance.conformance());
     if request.explain {
         let sim = crate::sim::Simulator::over(poller.state().clone());
-        v.explain = super::explain::panel(&sim, request, v, unread(poller));
+        v.explain = super::explain::panel(&sim, request, v, unread(poller), diagnoses);
     }
+    let ns = super::explain::ns_of(poller.state(), request);
+    view::diagnosis::attach(v, diagnoses, ns);
 }
 
 /// The view of the last poll for what the UI asked, the fork beside it when there is one.
@@ -170,7 +172,7 @@ fn live_view(
         &super::past::Past,
         Option<u64>,
     ),
-    conformance: &super::conformance::Tracker,
+    rules: (&super::conformance::Tracker, Option<&crate::diagnosis::Diagnoses>),
 ) -> view::ClusterView {
     let state = poller.state();
     let clock = ClockView {
@@ -190,7 +192,7 @@ fn live_view(
     let per_chunk = matches!(heat_mode, HeatMode::ChangeStream | HeatMode::Sampled);
     past.fill_views(state, &mut v, request, per_chunk);
     v.disconnected(down_since); // no hotspot is current while no poll answers
-    rules_parts(&mut v, (poller, request), conformance);
+    rules_parts(&mut v, (poller, request), rules);
     if let Some(f) = fork.as_mut() {
         (f.paused, f.speed) = (asked.paused, asked.speed);
         v.whatif = Some(Box::new(f.view(request, &v.clock)));
@@ -238,11 +240,17 @@ async fn live_loop(
     // Boxed: the future `watch` awaits stays small.
     let mut conformance = Box::new(super::conformance::Tracker::default());
     observe(&mut conformance, &*poller);
+    // The diagnosis of each poll, on a thread of its own.
+    let mut diagnoser = super::diagnose::Diagnoser::default();
     loop {
+        if diagnoser.due(poller.state().now_ms) {
+            let point = live_point((&*poller, &growth));
+            diagnoser.start(Box::new(move || Some(point)));
+        }
         let v = live_view(
             (&*poller, &label, &asked, &mut fork),
             (heat_mode, heat.as_ref(), &past, down_since),
-            &conformance,
+            (&conformance, diagnoser.latest()),
         );
         if out.send(SourceEvent::View(Box::new(v))).await.is_err() {
             return Ok(());
@@ -258,7 +266,7 @@ async fn live_loop(
                     return Ok(());
                 }
             }
-            () = tokio::time::sleep(FRAME), if fork.is_some() => {
+            () = tokio::time::sleep(FRAME), if fork.is_some() || diagnoser.running() => {
                 if let Some(f) = fork.as_mut() {
                     f.tick();
                 }
@@ -345,8 +353,15 @@ fn fork_latest(
     text: &str,
     collection: usize,
 ) -> Result<Fork, String> {
+    Fork::new(live_point((poller, growth)), text, collection).map_err(|e| format!("what if: {e}"))
+}
+
+/// The latest poll's cluster as a fork (and a diagnosis) starts from it, calibrated from what
+/// the session has seen: the migration entries its polls read, and its growth since a poll
+/// about 5 minutes before.
+fn live_point((poller, growth): (&Poller, &LiveGrowth)) -> ForkPoint {
     let state = poller.state();
-    let point = ForkPoint {
+    ForkPoint {
         sim: crate::sim::Simulator::over(state.clone()),
         from: crate::sim::whatif::assumptions::ForkedFrom::Live,
         unread: unread(poller),
@@ -355,6 +370,5 @@ fn fork_latest(
             poller.logs.migration_entries(),
             growth.earlier(state.now_ms),
         ),
-    };
-    Fork::new(point, text, collection).map_err(|e| format!("what if: {e}"))
+    }
 }

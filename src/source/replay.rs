@@ -213,32 +213,15 @@ impl Timeline for ReplayTimeline {
     /// (a live recording played again from its start for its changelog; the state 5 minutes
     /// before for its growth).
     fn fork_point(&self) -> Option<super::whatif::ForkPoint> {
-        let state = self.replay.state();
-        let live = self.replay.trace.header.live_start_ms().is_some();
-        let notes = state.poll_notes.iter().map(|(pane, _)| pane.as_str());
-        let at = self.replay.time_ms();
-        let calibration = match super::whatif::calibrate::of_trace(self.replay.trace.clone(), at) {
-            Ok((calibration, _)) => calibration,
-            Err(e) => crate::sim::whatif::calibration::Calibration {
-                migrations: Err(format!(
-                    "the trace could not be played again: {}",
-                    e.message
-                )),
-                earlier: Err(format!(
-                    "the trace could not be played again: {}",
-                    e.message
-                )),
-            },
-        };
-        Some(super::whatif::ForkPoint {
-            unread: super::explain::unread_of(live, state, notes),
-            sim: crate::sim::Simulator::over(state.clone()),
-            from: crate::sim::whatif::assumptions::ForkedFrom::Trace,
-            calibration,
-        })
+        Some(fork_point_of(&self.replay))
     }
 
-    fn view(&self, req: &ViewRequest, clock: ClockView) -> ClusterView {
+    fn view(
+        &self,
+        req: &ViewRequest,
+        clock: ClockView,
+        diagnoses: Option<&crate::diagnosis::Diagnoses>,
+    ) -> ClusterView {
         let state = self.replay.state();
         let mut v = view::build(state, req, &self.label, clock);
         self.past.fill(state, &mut v, req);
@@ -263,9 +246,55 @@ impl Timeline for ReplayTimeline {
             let notes = state.poll_notes.iter().map(|(pane, _)| pane.as_str());
             let unread = super::explain::unread_of(live, state, notes);
             let sim = crate::sim::Simulator::over(state.clone());
-            v.explain = super::explain::panel(&sim, req, &v, unread);
+            v.explain = super::explain::panel(&sim, req, &v, unread, diagnoses);
         }
+        view::diagnosis::attach(&mut v, diagnoses, super::explain::ns_of(state, req));
         v
+    }
+
+    /// The trace is played again on the diagnosing thread, not on the source's task.
+    fn diagnosis_work(&self) -> Option<super::diagnose::Work> {
+        let trace = self.replay.trace.clone();
+        let at = self.replay.time_ms();
+        let state = self.replay.state().clone();
+        Some(Box::new(move || Some(fork_point_parts(trace, at, state))))
+    }
+}
+
+/// A replay's state at its clock as a fork starts from it: calibrated by playing the trace again
+/// from its start to the clock, as `shardtop whatif TRACE --at T` does.
+pub fn fork_point_of(replay: &crate::trace::Replay) -> super::whatif::ForkPoint {
+    fork_point_parts(
+        replay.trace.clone(),
+        replay.time_ms(),
+        replay.state().clone(),
+    )
+}
+
+/// [`fork_point_of`] from its parts: the trace, its time and its state then.
+fn fork_point_parts(
+    trace: std::sync::Arc<crate::trace::TraceFile>,
+    at: u64,
+    state: crate::cluster::Cluster,
+) -> super::whatif::ForkPoint {
+    let live = trace.header.live_start_ms().is_some();
+    let notes = state.poll_notes.iter().map(|(pane, _)| pane.as_str());
+    let unread = super::explain::unread_of(live, &state, notes);
+    let calibration = match super::whatif::calibrate::of_trace(trace, at) {
+        Ok((calibration, _)) => calibration,
+        Err(e) => {
+            let why = format!("the trace could not be played again: {}", e.message);
+            crate::sim::whatif::calibration::Calibration {
+                migrations: Err(why.clone()),
+                earlier: Err(why),
+            }
+        }
+    };
+    super::whatif::ForkPoint {
+        unread,
+        sim: crate::sim::Simulator::over(state),
+        from: crate::sim::whatif::assumptions::ForkedFrom::Trace,
+        calibration,
     }
 }
 

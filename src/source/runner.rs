@@ -44,6 +44,8 @@ struct Runner<T: Timeline> {
     out: mpsc::Sender<SourceEvent>,
     /// The what-if mode's fork, following the clock.
     fork: Option<super::whatif::Fork>,
+    /// The diagnosis of the state, worked out on a thread of its own.
+    diagnoser: super::diagnose::Diagnoser,
 }
 
 /// Runs `timeline` until the UI drops its command sender (or the UI is gone).
@@ -64,6 +66,7 @@ pub async fn run_timeline<T: Timeline>(
         notice: None,
         out,
         fork: None,
+        diagnoser: super::diagnose::Diagnoser::default(),
     };
     if let Some(t) = playback.start_ms {
         r.timeline.seek(t, &mut r.log)?;
@@ -73,8 +76,9 @@ pub async fn run_timeline<T: Timeline>(
         if !r.publish().await {
             return Ok(());
         }
-        // A prediction under way is looked for again while paused.
-        let waiting = r.fork.as_ref().is_some_and(super::whatif::Fork::predicting);
+        // A prediction or a diagnosis under way is looked for again while paused.
+        let waiting = r.fork.as_ref().is_some_and(super::whatif::Fork::predicting)
+            || r.diagnoser.running();
         let cmd = if r.paused && !waiting {
             match ctl.recv().await {
                 Some(c) => Some(c),
@@ -125,7 +129,13 @@ impl<T: Timeline> Runner<T> {
             wall_start_ms: self.timeline.wall_start_ms(),
         };
         let whatif = (self.fork.as_mut()).map(|f| Box::new(f.view(&self.request, &clock)));
-        let mut view = self.timeline.view(&self.request, clock);
+        let now = self.timeline.now_ms();
+        if self.diagnoser.due(now)
+            && let Some(work) = self.timeline.diagnosis_work()
+        {
+            self.diagnoser.start(work);
+        }
+        let mut view = self.timeline.view(&self.request, clock, self.diagnoser.latest());
         view.whatif = whatif;
         self.out
             .send(SourceEvent::View(Box::new(view)))

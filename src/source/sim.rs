@@ -241,15 +241,15 @@ impl Timeline for SimTimeline {
 
     /// The simulator itself, copied: its workloads and schedule go on in the fork.
     fn fork_point(&self) -> Option<super::whatif::ForkPoint> {
-        Some(super::whatif::ForkPoint {
-            sim: self.sim.clone(),
-            from: crate::sim::whatif::assumptions::ForkedFrom::Simulator,
-            unread: crate::sim::balancer::explain::Unread::default(),
-            calibration: crate::sim::whatif::calibration::Calibration::default(),
-        })
+        Some(super::whatif::ForkPoint::of_simulator(&self.sim))
     }
 
-    fn view(&self, req: &ViewRequest, clock: ClockView) -> ClusterView {
+    fn view(
+        &self,
+        req: &ViewRequest,
+        clock: ClockView,
+        diagnoses: Option<&crate::diagnosis::Diagnoses>,
+    ) -> ClusterView {
         let mut v = view::build(&self.sim.cluster, req, &self.label, clock);
         self.past.fill(&self.sim.cluster, &mut v, req);
         v.explain = super::explain::panel(
@@ -257,7 +257,10 @@ impl Timeline for SimTimeline {
             req,
             &v,
             crate::sim::balancer::explain::Unread::default(),
+            diagnoses,
         );
+        let ns = super::explain::ns_of(&self.sim.cluster, req);
+        view::diagnosis::attach(&mut v, diagnoses, ns);
         v
     }
 }

@@ -50,6 +50,18 @@ pub struct ForkPoint {
     pub calibration: Calibration,
 }
 
+impl ForkPoint {
+    /// The simulator itself, copied: its workloads and schedule go on.
+    pub fn of_simulator(sim: &Simulator) -> Self {
+        Self {
+            sim: sim.clone(),
+            from: ForkedFrom::Simulator,
+            unread: Unread::default(),
+            calibration: Calibration::default(),
+        }
+    }
+}
+
 /// The prompt's text checked as [`Fork::new`] checks it: the changes' words for the screen, or
 /// what is wrong naming the option (for the prompt, before anything is sent to the source).
 pub fn check(text: &str, shards: &[&str]) -> Result<String, String> {

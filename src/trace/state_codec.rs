@@ -16,7 +16,7 @@ use crate::model::{Shard, ShardIdx, ShardKey};
 
 mod collection;
 mod observed;
-mod outcomes;
+mod diagnosed;
 
 pub(super) use collection::{ChunkFields, Heavy, collection_of};
 pub use observed::POLL_NOTE_FEEDS;
@@ -71,7 +71,7 @@ pub fn encode(c: &Cluster) -> Value {
         line["keyframe"]["serverVersionBefore603"] = json!(true);
     }
     observed::encode_notes(c, &mut line["keyframe"]);
-    outcomes::encode(c, &mut line["keyframe"]);
+    diagnosed::encode(c, &mut line["keyframe"]);
     line
 }
 
@@ -98,6 +98,7 @@ fn balancer_json(c: &Cluster) -> Value {
         }).collect::<Vec<_>>(),
     });
     observed::encode_balancer(b, &mut out);
+    diagnosed::encode_compliance(b, &mut out);
     out
 }
 
@@ -249,7 +250,7 @@ pub(super) fn decode_frame(
     }
     cluster.failed_actions = failed_actions_of(frame)?;
     cluster.poll_notes = observed::decode_notes(frame, p)?;
-    outcomes::decode(frame, p, &mut cluster)?;
+    diagnosed::decode(frame, p, &mut cluster)?;
     let bal = field(frame, "balancer", p)?;
     let (balancer, next_id) = balancer_of(&cluster, bal, "keyframe.balancer.")?;
     cluster.balancer = balancer;
@@ -377,7 +378,9 @@ fn balancer_of(cluster: &Cluster, b: &Value, p: &str) -> Res<(BalancerState, u64
         why_not: strings_at(b, "whyNot", p)?,
         window_now: None,
         drains: Vec::new(),
+        compliance: std::collections::BTreeMap::new(),
     };
     observed::decode_balancer(b, p, &mut state)?;
+    diagnosed::decode_compliance(b, p, &mut state)?;
     Ok((state, u64_at(b, "nextMigrationId", p)?))
 }

@@ -45,6 +45,8 @@ pub fn build(cluster: &Cluster, req: &ViewRequest, source: &str, clock: ClockVie
         under_way: Vec::new(),
         conformance: None,
         whatif: None,
+        diagnosis: None,
+        drain_estimates: Vec::new(),
     }
 }
 

@@ -220,12 +220,8 @@ fn drain_detail(chunks: u64, bytes: u64, rate: Option<f64>) -> String {
     let left = format!("{chunks} chunk{s} ({}) left", human_bytes(bytes));
     match rate {
         _ if chunks == 0 => "no chunk left: removeShard can complete".to_string(),
-        Some(r) if r > 0.0 => format!(
-            "{left} · {:.1} chunks/min over the last minute · about {} to go",
-            r * 60.0,
-            duration_text(chunks as f64 / r)
-        ),
-        _ => format!("{left} · none moved in the last minute: no estimate"),
+        Some(r) if r > 0.0 => format!("{left} · {:.1} chunks/min over the last minute", r * 60.0),
+        _ => format!("{left} · none moved in the last minute"),
     }
 }
 

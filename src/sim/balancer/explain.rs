@@ -48,6 +48,19 @@ pub struct NextMove {
     pub fails: Option<&'static str>,
 }
 
+/// What the diagnosis says the next round does for a collection: a move of the chunk starting
+/// at `min` (its donor, recipient and reason in words), or why none.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Told {
+    Move {
+        min: ShardKey,
+        from: String,
+        to: String,
+        reason: String,
+    },
+    Nothing(String),
+}
+
 /// How long a copy plays a round in progress to its end before giving up (virtual time).
 const ROUND_END_LIMIT_MS: u64 = 6 * 3600 * 1000;
 
@@ -161,14 +174,20 @@ impl Simulator {
     }
 
     /// The explanation of collection `c` for the chunk holding `key` (default: the chunk the
-    /// next round moves, else the one with the most writes, else the largest).
-    pub fn explain(&self, c: usize, key: Option<&ShardKey>, unread: Unread) -> Explanation {
+    /// next round moves — `told`, the diagnosis's answer — else the one with the most writes,
+    /// else the largest). The next move is the diagnosis's, never decided here again.
+    pub fn explain(
+        &self,
+        c: usize,
+        key: Option<&ShardKey>,
+        unread: Unread,
+        told: Told,
+    ) -> Explanation {
         let coll = &self.cluster.collections[c];
-        let next = self.next_move(c);
-        let moved = next
-            .as_ref()
-            .ok()
-            .and_then(|m| coll.table.find_by_min(&m.min));
+        let moved = match &told {
+            Told::Move { min, .. } => coll.table.find_by_min(min),
+            Told::Nothing(_) => None,
+        };
         let (i, chosen) = match (key, moved) {
             (Some(k), _) => (coll.table.route(k), "key"),
             (None, Some(i)) => (i, "next"),
@@ -194,23 +213,18 @@ impl Simulator {
                 rules: self.rules(c, i, s, unread),
             })
             .collect();
-        let next = match next {
-            Ok(m) => Next::Move {
-                from: self.cluster.shard_id(m.from).to_string(),
-                to: self.cluster.shard_id(m.to).to_string(),
-                reason: match m.fails {
-                    Some(code) => format!("{} (fails: {code})", m.reason.as_str()),
-                    None => m.reason.as_str().to_string(),
-                },
-            },
-            Err(_)
+        let next = match told {
+            Told::Move {
+                from, to, reason, ..
+            } => Next::Move { from, to, reason },
+            Told::Nothing(_)
                 if unread.sizes && self.cluster.balancing_metric() == BalancingMetric::DataSize =>
             {
                 Next::Nothing {
                     reason: "unknown: the shards' data sizes could not be read".into(),
                 }
             }
-            Err(reason) => Next::Nothing { reason },
+            Told::Nothing(reason) => Next::Nothing { reason },
         };
         // The balancer's settings were not all read: the answer stands on what was.
         let next = match next {

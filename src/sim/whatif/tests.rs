@@ -32,12 +32,7 @@ fn reference(
                 _ => {}
             }
         }
-        let resharding = sim.cluster.collections[c].resharding.is_some();
-        if balanced.is_none()
-            && !resharding
-            && !sim.cluster.balancer.migrating_in(&ns)
-            && sim.balancer_compliance(c).is_none()
-        {
+        if balanced.is_none() && super::balanced(&sim, c) {
             balanced = Some(sim.now_ms());
         }
         if sim.now_ms() >= end_ms {

@@ -73,23 +73,7 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: Theme, focused: b
             Span::raw("")
         },
     ]));
-    let live = !v.clock.virtual_time;
-    let why = if b.why_not.is_empty() {
-        if !b.in_flight.is_empty() {
-            "balancing".to_string()
-        } else if live {
-            // A live cluster's compliance is what balancerCollectionStatus said; none answered.
-            "not known (no balancerCollectionStatus answer)".to_string()
-        } else {
-            "balanced".to_string()
-        }
-    } else {
-        b.why_not.join("; ")
-    };
-    lines.push(Line::from(vec![
-        Span::styled("why: ", theme.title()),
-        Span::raw(fit(&why, width.saturating_sub(5) * 3)),
-    ]));
+    lines.extend(why_lines(v, width, theme));
     lines.extend(super::refused_lines(app, &[Feeds::Balancer], width, theme));
     lines.extend(conformance_lines(v, width, theme));
     for m in &b.in_flight {
@@ -110,11 +94,9 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: Theme, focused: b
             ),
         ]));
     }
-    for d in &b.drains {
-        lines.push(Line::from(Span::styled(
-            fit(d, width.saturating_mul(2)),
-            theme.warn(),
-        )));
+    // Each drain's estimate is the diagnosis's; a live cluster's own drain facts follow it.
+    for d in v.drain_estimates.iter().chain(&b.drains) {
+        lines.push(Line::from(Span::styled(d.clone(), theme.warn())));
     }
     let room = usize::from(inner.height).saturating_sub(lines.len() + 1);
     lines.extend(recent(app, room, width, theme));
@@ -122,6 +104,47 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: Theme, focused: b
         Paragraph::new(lines).wrap(Wrap { trim: true }).block(block),
         area,
     );
+}
+
+/// The collection's diagnosis, whole (the pane wraps it): status and cause, the next move, the
+/// estimate — or, before the source has one, the balancer's own reasons of its last round.
+fn why_lines(v: &crate::view::ClusterView, width: usize, theme: Theme) -> Vec<Line<'static>> {
+    let Some(d) = &v.diagnosis else {
+        let b = &v.balancer;
+        let why = if b.why_not.is_empty() {
+            if b.in_flight.is_empty() {
+                "being worked out".to_string()
+            } else {
+                "balancing".to_string()
+            }
+        } else {
+            b.why_not.join("; ")
+        };
+        return vec![Line::from(vec![
+            Span::styled("why: ", theme.title()),
+            Span::raw(fit(&why, width.saturating_sub(5) * 3)),
+        ])];
+    };
+    let style = match d.status {
+        "balanced" => theme.ok(),
+        "stalled" | "blocked" => theme.error(),
+        "unknown" | "disabled" => theme.warn(),
+        _ => theme.warn(),
+    };
+    let mut out = vec![Line::from(vec![
+        Span::styled("why: ", theme.title()),
+        Span::styled(d.status_line.clone(), style),
+    ])];
+    if d.status != "balanced" {
+        out.push(Line::from(Span::raw(d.next.clone())));
+        out.push(Line::from(Span::raw(d.eta.clone())));
+    }
+    // Worked out on a thread of its own, a diagnosis may lag the clock: said when it shows.
+    if let Some(t) = d.of_earlier_ms.filter(|&t| v.clock.time_ms.abs_diff(t) > 5_000) {
+        let at = crate::units::clock_time(v.clock.shown_ms(t), !v.clock.virtual_time);
+        out.push(Line::from(Span::styled(format!("(diagnosed at {at})"), theme.dim())));
+    }
+    out
 }
 
 /// What the cluster did against its release line's rules: a line per finding (nothing while it

@@ -111,6 +111,16 @@ fn balancer_state(spans: &mut Vec<Span<'static>>, v: &crate::view::ClusterView, 
     } else {
         spans.push(Span::styled("balancer off", theme.warn()));
     }
+    // The selected collection's status, the diagnosis's word.
+    if let Some(d) = &v.diagnosis {
+        let style = match d.status {
+            "balanced" => theme.ok(),
+            "stalled" | "blocked" => theme.error(),
+            _ => theme.warn(),
+        };
+        spans.push(Span::styled(" · ", theme.dim()));
+        spans.push(Span::styled(d.status, style));
+    }
 }
 
 /// `5`, `0.5`, `0.25`.

@@ -1,13 +1,15 @@
-//! A keyframe's `outcomes` (format 1.2): each collection's recent migration outcomes
-//! (`cluster::outcomes`), so a replay that starts at a keyframe knows the failures before it as
-//! the source did. Written only when there are some; absent reads as none, so older traces read
-//! as before.
+//! The keyframe fields a diagnosis reads (format 1.2): `outcomes`, each collection's recent
+//! migration outcomes (`cluster::outcomes`), so a replay that starts at a keyframe knows the
+//! failures before it as the source did; and the balancer's `compliance`, a live cluster's own
+//! `balancerCollectionStatus` answers. Written only when there are some; absent reads as none,
+//! so older traces read as before.
 //!
-//! Owns: this field's JSON, both ways. May not touch: the rest of a keyframe (`state_codec`).
+//! Owns: these fields' JSON, both ways. May not touch: the rest of a keyframe (`state_codec`).
 
 use serde_json::{Value, json};
 
 use crate::cluster::Cluster;
+use crate::cluster::balancer::BalancerState;
 use crate::cluster::outcomes::{Outcome, OutcomeError};
 use crate::trace::json::{Res, array_at, str_at, u64_at};
 
@@ -49,6 +51,31 @@ pub(super) fn decode(frame: &Value, p: &str, cluster: &mut Cluster) -> Res<()> {
             error,
         };
         cluster.outcomes.push(str_at(o, "ns", &op)?, outcome);
+    }
+    Ok(())
+}
+
+/// Adds `compliance` to the keyframe's balancer object `out` (absent when none was asked).
+pub(super) fn encode_compliance(b: &BalancerState, out: &mut Value) {
+    if !b.compliance.is_empty() {
+        out["compliance"] = (b.compliance.iter())
+            .map(|(ns, v)| json!({"ns": ns, "violation": v}))
+            .collect();
+    }
+}
+
+/// The balancer's `compliance` (absent: none asked); `p` is the keyframe's path.
+pub(super) fn decode_compliance(b: &Value, p: &str, state: &mut BalancerState) -> Res<()> {
+    if b.get("compliance").is_none() {
+        return Ok(());
+    }
+    for (i, c) in array_at(b, "compliance", p)?.iter().enumerate() {
+        let cp = format!("{p}compliance[{i}].");
+        let violation = match c.get("violation") {
+            None | Some(Value::Null) => None,
+            Some(_) => Some(str_at(c, "violation", &cp)?.to_string()),
+        };
+        state.compliance.insert(str_at(c, "ns", &cp)?.to_string(), violation);
     }
     Ok(())
 }

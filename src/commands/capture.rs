@@ -133,7 +133,7 @@ pub fn open(args: &OpenArgs, ctx: &Context, out: &mut impl Write) -> Result<(), 
             &polled,
             crate::sim::whatif::assumptions::ForkedFrom::Capture,
         )
-            .attach(&mut summary, &polled.state.namespaces());
+        .attach(&mut summary, &polled.state.namespaces());
         let text = format!(
             "{}\n",
             serde_json::to_string_pretty(&summary).unwrap_or_default()

@@ -8,10 +8,10 @@
 use std::io::Write;
 
 use super::source_arg::{SourceArg, resolve};
-use crate::sim::balancer::explain::Told;
 use super::{Failure, write_failed};
 use crate::cli::ExplainArgs;
 use crate::model::{KeyPattern, ShardKey};
+use crate::sim::balancer::explain::Told;
 
 pub fn run(
     args: &ExplainArgs,
@@ -46,7 +46,10 @@ pub fn run(
     let text = if args.json {
         let mut json = explanation.to_json();
         json["diagnosis"] = diagnosis.map_or(serde_json::Value::Null, |d| d.to_json());
-        format!("{}\n", serde_json::to_string_pretty(&json).unwrap_or_default())
+        format!(
+            "{}\n",
+            serde_json::to_string_pretty(&json).unwrap_or_default()
+        )
     } else {
         let at = |ms: u64| crate::units::clock_time(ms, diagnoses.unix_clock);
         let mut text = explanation.to_text();

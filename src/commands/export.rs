@@ -137,11 +137,7 @@ impl<T: Timeline> Screen<T> {
             wall_start_ms: self.timeline.wall_start_ms(),
         };
         // An export waits for the diagnosis of each frame: the same frame every time.
-        let diagnoses = self.timeline.diagnosis_work().and_then(|work| {
-            let mut d = crate::source::diagnose::Diagnoser::default();
-            d.start(work);
-            d.wait().cloned()
-        });
+        let diagnoses = (self.timeline.diagnosis_work()).and_then(crate::source::diagnose::now);
         let view = self
             .timeline
             .view(&self.app.request(), clock, diagnoses.as_ref());

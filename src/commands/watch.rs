@@ -100,7 +100,7 @@ pub fn run(args: &WatchArgs, ctx: &Context, out: &mut impl Write) -> Result<(), 
             &polled,
             crate::sim::whatif::assumptions::ForkedFrom::Live,
         )
-            .attach(&mut summary, &polled.state.namespaces());
+        .attach(&mut summary, &polled.state.namespaces());
         format!(
             "{}\n",
             serde_json::to_string_pretty(&summary).unwrap_or_default()

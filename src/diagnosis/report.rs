@@ -93,11 +93,16 @@ impl Diagnosis {
 
     /// The one line that says it: `draining: a draining shard still holds 4 of its chunks …`.
     pub fn status_line(&self) -> String {
-        let mut line = format!("{}: {}", self.status.as_str(), self.cause.plain);
+        format!("{}: {}", self.status.as_str(), self.cause_text())
+    }
+
+    /// The cause in plain words, then in MongoDB's words when they say more.
+    pub fn cause_text(&self) -> String {
+        let mut text = self.cause.plain.clone();
         if self.cause.message != self.cause.rule && self.cause.message != self.cause.plain {
-            line.push_str(&format!(" — {}", self.cause.message));
+            text.push_str(&format!(" — {}", self.cause.message));
         }
-        line
+        text
     }
 
     /// `next: shard0001 → shard0000 [{ ts: 1 }, { ts: 5 }) (drain) at 12:00:10`, or why none.

@@ -269,11 +269,9 @@ fn balanced_cause(input: &Input, f: &Facts) -> Cause {
             "the server says the balancer has nothing to do for it",
         )
     } else {
-        Cause::new(
-            "balancerCompliant",
-            "the policy picks no migration and nothing of it is moving",
-            "nothing to move: no zone violation, no draining shard, no imbalance above the threshold",
-        )
+        let plain = "nothing to move: no zone violation, no draining shard, no imbalance above the \
+                     threshold, nothing of it in flight";
+        Cause::new("balancerCompliant", plain, plain)
     };
     cause.source = Some("src/mongo/db/s/balancer/balancer.cpp");
     cause

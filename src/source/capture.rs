@@ -45,7 +45,12 @@ pub async fn run_still(
     let mut fork: Option<Box<OwnClock>> = None;
     // One state: diagnosed once, on a thread of its own.
     let mut diagnoser = super::diagnose::Diagnoser::default();
-    let point = super::diagnose::poll_point(&polled.refused, &polled.changelog, state.clone(), ForkedFrom::Capture);
+    let point = super::diagnose::poll_point(
+        &polled.refused,
+        &polled.changelog,
+        state.clone(),
+        ForkedFrom::Capture,
+    );
     diagnoser.start(Box::new(move || Some(point)));
     loop {
         let clock = ClockView {
@@ -73,18 +78,21 @@ pub async fn run_still(
         if out.send(SourceEvent::View(Box::new(v))).await.is_err() {
             return Ok(());
         }
-        let c = if fork.is_some() || diagnoser.running() {
+        let diagnosing = diagnoser.running();
+        let c = if let Some(f) = fork.as_mut() {
             tokio::select! {
                 c = ctl.recv() => c,
+                () = diagnoser.arrival(), if diagnosing => continue,
                 () = tokio::time::sleep(FRAME) => {
-                    if let Some(f) = fork.as_mut() {
-                        f.tick();
-                    }
+                    f.tick();
                     continue;
                 }
             }
         } else {
-            ctl.recv().await
+            tokio::select! {
+                c = ctl.recv() => c,
+                () = diagnoser.arrival(), if diagnosing => continue,
+            }
         };
         let Some(c) = c else {
             return Ok(());

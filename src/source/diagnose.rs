@@ -8,8 +8,9 @@
 //! (`sim`, `diagnosis`), the terminal.
 
 use std::collections::BTreeMap;
-use std::sync::mpsc::{Receiver, TryRecvError, channel};
 use std::time::{Duration, Instant};
+
+use tokio::sync::oneshot::{self, Receiver, error::TryRecvError};
 
 use super::whatif::ForkPoint;
 use crate::diagnosis::{Diagnoses, Input, SourceKind};
@@ -89,6 +90,12 @@ pub fn poll_point(
 /// What builds the state a diagnosis starts from, run on the diagnosing thread.
 pub type Work = Box<dyn FnOnce() -> Option<ForkPoint> + Send>;
 
+/// The diagnosis of what `work` builds, here and now (an export's frames, tests): the answer the
+/// diagnosing thread would give.
+pub fn now(work: Work) -> Option<Diagnoses> {
+    work().map(of_point)
+}
+
 /// At most one diagnosis a source asks for in this time.
 const EVERY: Duration = Duration::from_millis(250);
 
@@ -103,13 +110,13 @@ pub struct Diagnoser {
 impl Diagnoser {
     /// Takes a finished answer; the newest one.
     pub fn latest(&mut self) -> Option<&Diagnoses> {
-        if let Some(rx) = &self.running {
+        if let Some(rx) = self.running.as_mut() {
             match rx.try_recv() {
                 Ok(d) => {
                     self.latest = Some(d);
                     self.running = None;
                 }
-                Err(TryRecvError::Disconnected) => self.running = None,
+                Err(TryRecvError::Closed) => self.running = None,
                 Err(TryRecvError::Empty) => {}
             }
         }
@@ -136,7 +143,7 @@ impl Diagnoser {
 
     /// Diagnoses what `work` builds on a thread of its own.
     pub fn start(&mut self, work: Work) {
-        let (tx, rx) = channel();
+        let (tx, rx) = oneshot::channel();
         let spawned = std::thread::Builder::new()
             .name("diagnosis".into())
             .spawn(move || {
@@ -156,13 +163,14 @@ impl Diagnoser {
         self.running = None;
     }
 
-    /// Waits for the running diagnosis (tests and one-shot commands).
-    pub fn wait(&mut self) -> Option<&Diagnoses> {
-        if let Some(rx) = self.running.take()
-            && let Ok(d) = rx.recv()
-        {
-            self.latest = Some(d);
+    /// Waits for the running diagnosis to end (at once when none runs): a source's task awaits
+    /// it beside its commands, and shows the answer when it comes.
+    pub async fn arrival(&mut self) {
+        if let Some(rx) = self.running.as_mut() {
+            if let Ok(d) = rx.await {
+                self.latest = Some(d);
+            }
+            self.running = None;
         }
-        self.latest.as_ref()
     }
 }

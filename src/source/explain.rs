@@ -66,7 +66,9 @@ pub fn panel(
         .map(|s| coll.table.chunk(s.first).min.clone());
     let told = match diagnoses.and_then(|d| d.of(&coll.ns)) {
         Some(d) => d.next.told(),
-        None => Told::Nothing("not worked out yet (the diagnosis runs on a thread of its own)".into()),
+        None => {
+            Told::Nothing("not worked out yet (the diagnosis runs on a thread of its own)".into())
+        }
     };
     let e = sim.explain(c, key.as_ref(), unread, told);
     Some(crate::view::explain::panel(&e))

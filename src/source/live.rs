@@ -152,7 +152,10 @@ fn observe(conformance: &mut super::conformance::Tracker, poller: &Poller) {
 fn rules_parts(
     v: &mut view::ClusterView,
     (poller, request): (&Poller, &ViewRequest),
-    (conformance, diagnoses): (&super::conformance::Tracker, Option<&crate::diagnosis::Diagnoses>),
+    (conformance, diagnoses): (
+        &super::conformance::Tracker,
+        Option<&crate::diagnosis::Diagnoses>,
+    ),
 ) {
     v.conformance = Some(conformance.conformance());
     if request.explain {
@@ -172,7 +175,10 @@ fn live_view(
         &super::past::Past,
         Option<u64>,
     ),
-    rules: (&super::conformance::Tracker, Option<&crate::diagnosis::Diagnoses>),
+    rules: (
+        &super::conformance::Tracker,
+        Option<&crate::diagnosis::Diagnoses>,
+    ),
 ) -> view::ClusterView {
     let state = poller.state();
     let clock = ClockView {
@@ -266,7 +272,8 @@ async fn live_loop(
                     return Ok(());
                 }
             }
-            () = tokio::time::sleep(FRAME), if fork.is_some() || diagnoser.running() => {
+            () = diagnoser.arrival(), if diagnoser.running() => {}
+            () = tokio::time::sleep(FRAME), if fork.is_some() => {
                 if let Some(f) = fork.as_mut() {
                     f.tick();
                 }

@@ -48,6 +48,13 @@ struct Runner<T: Timeline> {
     diagnoser: super::diagnose::Diagnoser,
 }
 
+/// What woke the runner.
+enum Wake {
+    Control(SourceControl),
+    Frame,
+    Diagnosed,
+}
+
 /// Runs `timeline` until the UI drops its command sender (or the UI is gone).
 pub async fn run_timeline<T: Timeline>(
     timeline: T,
@@ -76,25 +83,28 @@ pub async fn run_timeline<T: Timeline>(
         if !r.publish().await {
             return Ok(());
         }
-        // A prediction or a diagnosis under way is looked for again while paused.
-        let waiting = r.fork.as_ref().is_some_and(super::whatif::Fork::predicting)
-            || r.diagnoser.running();
+        // A prediction under way is looked for again while paused; a diagnosis is shown when
+        // it comes.
+        let waiting = r.fork.as_ref().is_some_and(super::whatif::Fork::predicting);
+        let diagnosing = r.diagnoser.running();
         let cmd = if r.paused && !waiting {
-            match ctl.recv().await {
-                Some(c) => Some(c),
-                None => return Ok(()),
+            tokio::select! {
+                c = ctl.recv() => match c { Some(c) => Wake::Control(c), None => return Ok(()) },
+                () = r.diagnoser.arrival(), if diagnosing => Wake::Diagnosed,
             }
         } else {
             tokio::select! {
-                c = ctl.recv() => match c { Some(c) => Some(c), None => return Ok(()) },
-                () = tokio::time::sleep(FRAME) => None,
+                c = ctl.recv() => match c { Some(c) => Wake::Control(c), None => return Ok(()) },
+                () = tokio::time::sleep(FRAME) => Wake::Frame,
             }
         };
-        if let Some(c) = cmd {
-            r.control(c)?;
-        } else if !r.paused {
-            let elapsed = last.elapsed().as_secs_f64() * 1000.0;
-            r.play(elapsed.min(MAX_CATCH_UP_MS))?;
+        match cmd {
+            Wake::Control(c) => r.control(c)?,
+            Wake::Frame if !r.paused => {
+                let elapsed = last.elapsed().as_secs_f64() * 1000.0;
+                r.play(elapsed.min(MAX_CATCH_UP_MS))?;
+            }
+            Wake::Frame | Wake::Diagnosed => {}
         }
         last = Instant::now();
     }
@@ -135,7 +145,9 @@ impl<T: Timeline> Runner<T> {
         {
             self.diagnoser.start(work);
         }
-        let mut view = self.timeline.view(&self.request, clock, self.diagnoser.latest());
+        let mut view = self
+            .timeline
+            .view(&self.request, clock, self.diagnoser.latest());
         view.whatif = whatif;
         self.out
             .send(SourceEvent::View(Box::new(view)))

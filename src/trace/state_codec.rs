@@ -15,8 +15,8 @@ use crate::cluster::{Cluster, Collection, Settings, ShardState};
 use crate::model::{Shard, ShardIdx, ShardKey};
 
 mod collection;
-mod observed;
 mod diagnosed;
+mod observed;
 
 pub(super) use collection::{ChunkFields, Heavy, collection_of};
 pub use observed::POLL_NOTE_FEEDS;

@@ -19,10 +19,16 @@ pub struct DiagnosisView {
     pub status_line: String,
     /// The rule, and the MongoDB source file it follows.
     pub rule: String,
+    /// The rule alone (`jumbo`, `rangeDeletionPending`, `chunksImbalance`).
+    pub rule_name: &'static str,
+    /// The cause in plain words, then in MongoDB's words when they differ — whole.
+    pub cause: String,
     /// The events the cause rests on, whole, each with its time.
     pub events: Vec<String>,
     /// `next: shard0001 → shard0000 [{ ts: 1 }, { ts: 5 }) (drain) at 1m10s`, or why none.
     pub next: String,
+    /// Why the next round moves nothing of it, when it moves nothing.
+    pub next_why: Option<String>,
     /// `balanced at 1m40s (in 30.0 s, simulated)`, or why there is no estimate.
     pub eta: String,
     /// The diagnosis is of an earlier instant than the frame (it is worked out on a thread of
@@ -45,6 +51,8 @@ pub fn attach(v: &mut ClusterView, d: Option<&Diagnoses>, ns: Option<&str>) {
             ns: one.ns.clone(),
             status: one.status.as_str(),
             status_line: one.status_line(),
+            rule_name: one.cause.rule,
+            cause: one.cause_text(),
             rule: match one.cause.source {
                 Some(src) => format!("{} [{src}]", one.cause.rule),
                 None => one.cause.rule.to_string(),
@@ -53,6 +61,10 @@ pub fn attach(v: &mut ClusterView, d: Option<&Diagnoses>, ns: Option<&str>) {
                 .map(|e| format!("{} {}", shown(e.at_ms), e.text))
                 .collect(),
             next: one.next_text(&shown),
+            next_why: match &one.next {
+                crate::diagnosis::Next::Nothing(why) => Some(why.clone()),
+                crate::diagnosis::Next::Move(_) => None,
+            },
             eta: one.eta.text(one.at_ms, &shown),
             of_earlier_ms: (one.at_ms != v.clock.time_ms).then_some(one.at_ms),
             alarming: matches!(one.status, Status::Stalled | Status::Blocked),
@@ -68,7 +80,5 @@ pub fn attach(v: &mut ClusterView, d: Option<&Diagnoses>, ns: Option<&str>) {
             }
         }
     }
-    v.drain_estimates = (d.drains.iter())
-        .map(|x| x.text(d.at_ms, &shown))
-        .collect();
+    v.drain_estimates = (d.drains.iter()).map(|x| x.text(d.at_ms, &shown)).collect();
 }

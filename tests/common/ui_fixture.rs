@@ -41,7 +41,9 @@ impl Fixture {
             virtual_time: true,
             wall_start_ms: None,
         };
-        let view = self.timeline.view(&self.app.request(), clock);
+        // The diagnosis the source's thread would give, waited for: the same frame every time.
+        let diagnoses = (self.timeline.diagnosis_work()).and_then(shardtop::source::diagnose::now);
+        let view = (self.timeline).view(&self.app.request(), clock, diagnoses.as_ref());
         self.app.apply(SourceEvent::View(Box::new(view)));
     }
 

@@ -124,7 +124,7 @@ async fn a_replay_says_what_watch_said_of_an_inconsistency_a_drain_and_the_windo
         ..Default::default()
     };
     assert!(!clock.is_live());
-    let view = tl.view(&shardtop::view::ViewRequest::default(), clock);
+    let view = tl.view(&shardtop::view::ViewRequest::default(), clock, None);
     assert_eq!(view.heat, Some("off"));
     // The notes on the reads a poll could not use (the overlap's failed balancerCollectionStatus,
     // the chunks' onCurrentShardSince) degrade the same panes in the replay as in watch.

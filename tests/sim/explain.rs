@@ -2,8 +2,10 @@
 //! the seed scenarios; the rules table follows the release line (chunk counts before 6.0.3, data
 //! size after, with 7.0's donor and 8.0's recipient ideal-size checks).
 
+use shardtop::cluster::event::MigrationReason;
 use shardtop::cluster::explain::{Next, Verdict};
 use shardtop::cluster::{EventKind, ServerVersion};
+use shardtop::diagnosis::Next as Next2;
 use shardtop::sim::balancer::explain::Unread;
 use shardtop::sim::{Simulator, scenario};
 
@@ -18,90 +20,109 @@ fn user_collection(sim: &Simulator) -> usize {
         .unwrap()
 }
 
-/// Steps to the instant a balancer round is due (the next step starts it); false at `until_ms`.
-fn to_round_start(sim: &mut Simulator, until_ms: u64) -> bool {
-    while sim.now_ms() < until_ms {
-        let b = &sim.cluster.balancer;
-        let window = (sim.cluster.settings.active_window).is_none_or(|w| w.contains(sim.now_ms()));
-        if b.round.is_none()
-            && sim.now_ms() >= b.next_round_ms
-            && sim.cluster.settings.balancer_enabled
-            && window
-        {
-            return true;
-        }
-        sim.step();
-    }
-    false
+/// The diagnosis of the simulator's state, as every surface takes it.
+fn diagnosis(sim: &Simulator) -> shardtop::diagnosis::Diagnoses {
+    shardtop::source::diagnose::of_point(shardtop::source::whatif::ForkPoint::of_simulator(sim))
 }
 
-/// Over the scenario's first `until_ms`, at every round start: `next_move` equals the first
-/// migration the round starts on the collection (or there is none). Returns (moves, nothings).
-fn next_is_what_the_round_starts(name: &str, until_ms: u64) -> (usize, Vec<String>) {
-    let mut sim = sim(name, None);
-    let c = user_collection(&sim);
-    let ns = sim.cluster.collections[c].ns.clone();
-    let (mut moves, mut nothing) = (0, Vec::new());
-    while to_round_start(&mut sim, until_ms) {
-        let said = sim.next_move(c);
-        sim.take_events();
+/// `explain` of collection `c` with the diagnosis's next move, as the command and the panel do.
+fn explain(sim: &Simulator, c: usize, unread: Unread) -> shardtop::cluster::explain::Explanation {
+    let d = diagnosis(sim);
+    let told = d.of(&sim.cluster.collections[c].ns).unwrap().next.told();
+    sim.explain(c, None, unread, told)
+}
+
+/// The first balancer migration of `ns` the simulator starts in its next round after now, found
+/// by running the simulator itself; `None`: that round starts none of it. Panics when no round
+/// starts within an hour.
+fn started_by_next_round(mut sim: Simulator, ns: &str) -> Option<(String, String, String)> {
+    sim.take_events();
+    let limit = sim.now_ms() + 3_600_000;
+    while sim.now_ms() < limit {
         sim.step();
         let events = sim.take_events();
-        // A scheduled action (addShard, removeShard…) or a commit in the same tick runs before
-        // the round: the round then sees another state than the one explained.
-        let before_round = events.iter().take_while(|e| {
-            !matches!(
-                e.kind,
-                EventKind::MigrationStarted { .. } | EventKind::BalancerRoundStarted { .. }
-            )
-        });
-        if before_round
-            .filter(|e| !matches!(e.kind, EventKind::Split { .. } | EventKind::Writes { .. }))
-            .count()
-            > 0
+        if !events
+            .iter()
+            .any(|e| matches!(e.kind, EventKind::BalancerRoundStarted { .. }))
         {
             continue;
         }
-        let started = events.into_iter().find_map(|e| match e.kind {
-            EventKind::MigrationStarted { range, reason, .. } if range.ns == ns => {
-                Some((range.min, range.from, range.to, reason))
+        return events.into_iter().find_map(|e| match e.kind {
+            EventKind::MigrationStarted { range, reason, .. }
+                if range.ns == ns
+                    && !matches!(
+                        reason,
+                        MigrationReason::Manual
+                            | MigrationReason::ManualForce
+                            | MigrationReason::TopChunk
+                    ) =>
+            {
+                let from = sim.cluster.shard_id(range.from).to_string();
+                let to = sim.cluster.shard_id(range.to).to_string();
+                Some((sim.cluster.bound_text(ns, &range.min), from, to))
             }
             _ => None,
         });
+    }
+    panic!("no balancer round within an hour of {} ms", sim.now_ms());
+}
+
+/// At each of `times`: the diagnosis's next move (what `explain` says) is the first migration the
+/// simulator then starts in its next round, or there is none. Returns (moves, nothings).
+fn next_is_what_the_round_starts(
+    name: &str,
+    version: Option<ServerVersion>,
+    times: &[u64],
+) -> (usize, Vec<String>) {
+    let mut sim = sim(name, version);
+    let c = user_collection(&sim);
+    let ns = sim.cluster.collections[c].ns.clone();
+    let (mut moves, mut nothing) = (0, Vec::new());
+    for &t in times {
+        sim.run_until(t);
+        if !sim.cluster.settings.balancer_enabled {
+            continue;
+        }
+        let d = diagnosis(&sim);
+        let said = &d.of(&ns).unwrap().next;
+        let started = started_by_next_round(sim.clone(), &ns);
         match (said, started) {
-            (Ok(m), Some(s)) => {
-                assert_eq!(
-                    (m.min, m.from, m.to, m.reason),
-                    s,
-                    "{name} at {} ms",
-                    sim.now_ms()
-                );
+            (Next2::Move(m), Some(s)) => {
+                let min = sim.cluster.bound_text(&ns, &m.min_key);
+                assert_eq!((min, m.from.clone(), m.to.clone()), s, "{name} at {t} ms");
                 moves += 1;
             }
-            (Err(why), None) => nothing.push(why),
-            (said, started) => panic!(
-                "{name} at {} ms: explain said {said:?}, the round started {started:?}",
-                sim.now_ms()
-            ),
+            (Next2::Nothing(why), None) => nothing.push(why.clone()),
+            (said, started) => {
+                panic!(
+                    "{name} {version:?} at {t} ms: the diagnosis said {said:?}, the round started {started:?}"
+                )
+            }
         }
     }
     (moves, nothing)
 }
 
+const TIMES: [u64; 8] = [0, 5_000, 12_300, 30_000, 61_000, 95_000, 150_000, 240_000];
+
 #[test]
 fn next_is_the_migration_the_simulator_starts_on_the_seed_scenarios() {
     for name in ["ascending", "zones-ip", "drain", "add-shard"] {
-        let (moves, _) = next_is_what_the_round_starts(name, 900_000);
+        let (moves, _) = next_is_what_the_round_starts(name, None, &TIMES);
         assert!(moves > 0, "{name}: no round moved anything to compare");
     }
     // Pre-split evenly: rounds that move nothing, compared all the same.
-    let (moves, nothing) = next_is_what_the_round_starts("hashed", 900_000);
-    assert!(moves + nothing.len() > 10, "hashed: {moves} {nothing:?}");
+    let (moves, nothing) = next_is_what_the_round_starts("hashed", None, &TIMES);
+    assert!(
+        moves + nothing.len() >= TIMES.len(),
+        "hashed: {moves} {nothing:?}"
+    );
 }
 
 #[test]
 fn low_cardinality_moves_nothing_because_the_chunk_is_jumbo() {
-    let (_, nothing) = next_is_what_the_round_starts("low-cardinality", 900_000);
+    let late: Vec<u64> = (0..10).map(|k| 600_000 + k * 30_000).collect();
+    let (_, nothing) = next_is_what_the_round_starts("low-cardinality", None, &late);
     assert!(
         nothing.iter().any(|w| w.contains("jumbo")),
         "no round said jumbo: {nothing:?}"
@@ -109,7 +130,7 @@ fn low_cardinality_moves_nothing_because_the_chunk_is_jumbo() {
     let mut s = sim("low-cardinality", None);
     s.run_until(900_000);
     let c = user_collection(&s);
-    let e = s.explain(c, None, Unread::default());
+    let e = explain(&s, c, Unread::default());
     if let Next::Nothing { reason } = &e.next {
         assert!(reason.contains("jumbo"), "{reason}");
     } else {
@@ -119,7 +140,7 @@ fn low_cardinality_moves_nothing_because_the_chunk_is_jumbo() {
 
 fn rule_names(sim: &Simulator) -> Vec<&'static str> {
     let c = user_collection(sim);
-    let e = sim.explain(c, None, Unread::default());
+    let e = explain(&sim, c, Unread::default());
     e.shards[0].rules.iter().map(|r| r.rule).collect()
 }
 
@@ -143,7 +164,7 @@ fn the_rules_follow_the_release_line() {
     }
     // 5.0's chunk-count ideal: round(chunks ÷ shards), the same on every row.
     let c = user_collection(&v5);
-    let e = v5.explain(c, None, Unread::default());
+    let e = explain(&v5, c, Unread::default());
     let chunks = v5.cluster.collections[c].table.len() as f32;
     let shards = v5.cluster.shards.iter().filter(|s| !s.removed).count() as f32;
     for row in &e.shards {
@@ -156,7 +177,7 @@ fn the_rules_follow_the_release_line() {
     }
     // 8.0's threshold: 3 × chunk size.
     let c = user_collection(&v8);
-    let e = v8.explain(c, None, Unread::default());
+    let e = explain(&v8, c, Unread::default());
     let gap = e.shards[0]
         .rules
         .iter()
@@ -178,7 +199,7 @@ fn what_was_not_read_is_unknown() {
         chunk_docs: true,
         ..Unread::default()
     };
-    let e = s.explain(c, None, unread);
+    let e = explain(&s, c, unread);
     for row in &e.shards {
         for r in &row.rules {
             if [
@@ -201,7 +222,7 @@ fn explain_json_has_the_documented_shape() {
     let mut s = sim("drain", None);
     s.run_until(60_000);
     let c = user_collection(&s);
-    let j = s.explain(c, None, Unread::default()).to_json();
+    let j = explain(&s, c, Unread::default()).to_json();
     let keys: Vec<&String> = j.as_object().unwrap().keys().collect();
     assert_eq!(keys, ["ns", "chunk", "shards", "next", "nextReason"]);
     let row = &j["shards"][0];

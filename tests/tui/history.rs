@@ -31,11 +31,16 @@ fn a_drain_shows_its_progress_and_an_estimated_end_from_the_observed_rate() {
         .find(|p| p.what == "draining shard0003")
         .unwrap();
     assert!(drain.done > 0.0 && drain.done < 1.0, "{drain:?}");
+    // The estimate is the diagnosis's, word for word, as the balancer pane says it.
+    let v = f.app.view.as_ref().unwrap();
+    let estimate = v.drain_estimates.first().unwrap();
+    let eta = estimate.split(" left · ").nth(1).unwrap();
     assert!(
         drain
             .detail
-            .contains("chunks/min over the last minute · about"),
-        "{}",
+            .contains("chunks/min over the last minute · drained at")
+            && drain.detail.ends_with(eta),
+        "{} / {estimate}",
         drain.detail
     );
     // Done never goes down while the shard drains.
@@ -57,16 +62,33 @@ fn a_drain_shows_its_progress_and_an_estimated_end_from_the_observed_rate() {
 }
 
 #[test]
-fn a_stalled_drain_says_there_is_no_estimate() {
-    // The drain scenario's last chunk is jumbo: it stays until forced.
+fn a_drain_held_by_a_jumbo_chunk_is_blocked_and_ends_when_the_simulator_ends_it() {
+    // The drain scenario's last chunk is jumbo: it stays until the scenario forces it off, and
+    // the simulator, playing the state forward with its schedule, says when.
     let f = shown("drain", 160_000, (100, 30));
+    let v = f.app.view.as_ref().unwrap();
+    let d = v.diagnosis.as_ref().unwrap();
+    assert_eq!((d.status, d.rule_name), ("blocked", "jumbo"), "{d:?}");
     let h = history(&f);
     let drain = h
         .progress
         .iter()
         .find(|p| p.what.starts_with("draining"))
         .unwrap();
-    assert!(drain.detail.contains("no estimate"), "{}", drain.detail);
+    // When the simulator itself drains the shard.
+    let sc = shardtop::sim::scenario::built_in("drain").unwrap().unwrap();
+    let mut sim = shardtop::sim::Simulator::from_scenario(&sc, sc.seed, None).unwrap();
+    sim.run_until(160_000);
+    let shard = sim.cluster.shard_index("shard0003").unwrap();
+    while sim.owned_chunks(shard).0 > 0 {
+        sim.step();
+    }
+    let at = shardtop::units::clock_time(sim.now_ms(), false);
+    assert!(
+        drain.detail.contains(&format!("drained at {at} (")) && drain.detail.contains("simulated"),
+        "{} (the simulator drained it at {at})",
+        drain.detail
+    );
 }
 
 #[test]
@@ -125,7 +147,7 @@ fn the_history_keeps_only_the_length_asked_for() {
         }),
         ..Default::default()
     };
-    let v = t.view(&req, shardtop::view::ClockView::default());
+    let v = t.view(&req, shardtop::view::ClockView::default(), None);
     let h = v.history.unwrap();
     let first = h.shards[0].bytes.iter().position(Option::is_some).unwrap();
     let last = h.shards[0].bytes.iter().rposition(Option::is_some).unwrap();

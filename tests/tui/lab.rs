@@ -60,7 +60,11 @@ pub(crate) fn feed(tl: &LabTimeline, app: &mut App) {
         virtual_time: true,
         wall_start_ms: None,
     };
-    app.apply(SourceEvent::View(Box::new(tl.view(&app.request(), clock))));
+    app.apply(SourceEvent::View(Box::new(tl.view(
+        &app.request(),
+        clock,
+        None,
+    ))));
 }
 
 pub(crate) fn screen(app: &App) -> String {
@@ -113,10 +117,13 @@ fn the_candidates_advance_side_by_side_and_one_opens_in_the_full_layout() {
     assert_eq!(app.screen, Screen::Lab);
 
     // Back in time: the same state again from the layout.
-    let before = tl.view(&app.request(), ClockView::default()).lab;
+    let before = tl.view(&app.request(), ClockView::default(), None).lab;
     tl.seek(2_000, &mut Vec::new()).unwrap();
     tl.seek(10_000, &mut Vec::new()).unwrap();
-    assert_eq!(tl.view(&app.request(), ClockView::default()).lab, before);
+    assert_eq!(
+        tl.view(&app.request(), ClockView::default(), None).lab,
+        before
+    );
 }
 
 #[test]

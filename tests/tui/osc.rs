@@ -40,7 +40,7 @@ async fn y_sends_osc_52_and_a_drain_s_progress_is_sent_then_cleared() {
         virtual_time: true,
         wall_start_ms: None,
     };
-    let view = timeline.view(&request, clock);
+    let view = timeline.view(&request, clock, None);
     let sel = view.collection.as_ref().unwrap().selection.clone().unwrap();
     let (to_ui, from_source) = mpsc::channel(64);
     to_ui.send(SourceEvent::View(Box::new(view))).await.unwrap();

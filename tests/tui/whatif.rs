@@ -37,7 +37,7 @@ fn clock(tl: &SimTimeline) -> ClockView {
 /// The source's view with its fork beside it (the prediction waited for: a generous deadline).
 fn feed(tl: &SimTimeline, fork: Option<&mut Fork>, app: &mut App) {
     let c = clock(tl);
-    let mut v = tl.view(&app.request(), c.clone());
+    let mut v = tl.view(&app.request(), c.clone(), None);
     if let Some(f) = fork {
         let deadline = Instant::now() + Duration::from_secs(300);
         let w = loop {

@@ -75,7 +75,9 @@ pub(super) fn decode_compliance(b: &Value, p: &str, state: &mut BalancerState) -
             None | Some(Value::Null) => None,
             Some(_) => Some(str_at(c, "violation", &cp)?.to_string()),
         };
-        state.compliance.insert(str_at(c, "ns", &cp)?.to_string(), violation);
+        state
+            .compliance
+            .insert(str_at(c, "ns", &cp)?.to_string(), violation);
     }
     Ok(())
 }

@@ -131,18 +131,49 @@ fn why_lines(v: &crate::view::ClusterView, width: usize, theme: Theme) -> Vec<Li
         "unknown" | "disabled" => theme.warn(),
         _ => theme.warn(),
     };
-    let mut out = vec![Line::from(vec![
-        Span::styled("why: ", theme.title()),
-        Span::styled(d.status_line.clone(), style),
-    ])];
-    if d.status != "balanced" {
-        out.push(Line::from(Span::raw(d.next.clone())));
-        out.push(Line::from(Span::raw(d.eta.clone())));
+    if d.status == "balanced" {
+        // Balanced: what the policy measured says the rest (the next round's words); a next
+        // round that moves all the same (writes go on meanwhile) is said.
+        let Some(why) = &d.next_why else {
+            return vec![
+                Line::from(vec![
+                    Span::styled("why: ", theme.title()),
+                    Span::styled("balanced now", style),
+                ]),
+                Line::from(Span::raw(d.next.clone())),
+            ];
+        };
+        let why = why.strip_prefix("balanced").unwrap_or(why);
+        let sep = if why.starts_with([' ', ':', '(']) {
+            ""
+        } else {
+            " — "
+        };
+        return vec![Line::from(vec![
+            Span::styled("why: ", theme.title()),
+            Span::styled("balanced", style),
+            Span::raw(format!("{sep}{why}")),
+        ])];
     }
+    let mut out = vec![
+        Line::from(vec![
+            Span::styled("why: ", theme.title()),
+            Span::styled(format!("{} ({})", d.status, d.rule_name), style),
+        ]),
+        Line::from(Span::raw(d.next.clone())),
+        Line::from(Span::raw(d.eta.clone())),
+        Line::from(Span::styled(d.cause.clone(), theme.dim())),
+    ];
     // Worked out on a thread of its own, a diagnosis may lag the clock: said when it shows.
-    if let Some(t) = d.of_earlier_ms.filter(|&t| v.clock.time_ms.abs_diff(t) > 5_000) {
+    if let Some(t) = d
+        .of_earlier_ms
+        .filter(|&t| v.clock.time_ms.abs_diff(t) > 5_000)
+    {
         let at = crate::units::clock_time(v.clock.shown_ms(t), !v.clock.virtual_time);
-        out.push(Line::from(Span::styled(format!("(diagnosed at {at})"), theme.dim())));
+        out.push(Line::from(Span::styled(
+            format!("(diagnosed at {at})"),
+            theme.dim(),
+        )));
     }
     out
 }

@@ -56,9 +56,9 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: Theme) {
     frame.render_widget(Paragraph::new(Line::from(spans)), area);
 }
 
-/// Makes the header fit `width` by cutting its least important text first: the source's name
-/// (to no less than 8 characters), then the ` shardtop ` title; the clock, the play state and
-/// the balancer's state are never cut.
+/// Makes the header fit `width` by leaving out its least important text first: the ` shardtop `
+/// title, then the end of the source's name (to no less than 8 characters); the clock, the play
+/// state, the balancer's state and the collection's status are never cut.
 fn fit_line(spans: &mut Vec<Span<'static>>, source_at: usize, width: usize) {
     let total = |spans: &[Span]| {
         spans
@@ -66,6 +66,13 @@ fn fit_line(spans: &mut Vec<Span<'static>>, source_at: usize, width: usize) {
             .map(|s| s.content.chars().count())
             .sum::<usize>()
     };
+    if total(spans) <= width {
+        return;
+    }
+    // The title and its separator go first: the source's name says more.
+    let title = 2.min(source_at);
+    spans.drain(..title);
+    let source_at = source_at - title;
     let over = total(spans).saturating_sub(width);
     if over == 0 {
         return;
@@ -73,10 +80,6 @@ fn fit_line(spans: &mut Vec<Span<'static>>, source_at: usize, width: usize) {
     let source = spans[source_at].content.to_string();
     let keep = source.chars().count().saturating_sub(over).max(8);
     spans[source_at].content = super::fit(&source, keep).into();
-    if total(spans) > width {
-        // The title and its separator go.
-        spans.drain(..2.min(source_at));
-    }
 }
 
 /// Play/pause, or live/polling paused, with the speed or the heat mode.

@@ -175,6 +175,7 @@ pub fn resolve(
                 calibration: Calibration {
                     migrations: Err("the simulator's own".into()),
                     earlier: Err("the simulator's own".into()),
+                    recent: None,
                 },
             })
         }

@@ -351,7 +351,10 @@ impl Run {
                     reason.as_str()
                 ),
                 None if coll.resharding.is_some() => "the resharding had not ended".into(),
-                None => "not reached: a migration was still in flight".into(),
+                None if sim.cluster.balancer.migrating_in(&coll.ns) => {
+                    "not reached: a migration was still in flight".into()
+                }
+                None => "not reached: a draining shard still holds its chunks".into(),
             };
             if !cl.settings.balancer_enabled {
                 why.push_str("; the balancer is stopped");
@@ -363,7 +366,8 @@ impl Run {
         });
         let mut blockers = self.blockers;
         if self.balanced_at_ms.is_none() {
-            for w in &self.why_not {
+            // A bucket the policy found balanced holds nothing back.
+            for w in self.why_not.iter().filter(|w| !w.contains(": balanced")) {
                 blockers.push(Blocker {
                     what: "policy",
                     detail: w.clone(),

@@ -287,6 +287,7 @@ fn fork_point_parts(
             crate::sim::whatif::calibration::Calibration {
                 migrations: Err(why.clone()),
                 earlier: Err(why),
+                recent: None,
             }
         }
     };

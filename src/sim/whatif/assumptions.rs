@@ -107,7 +107,19 @@ fn writes(sim: &mut Simulator, c: usize, calibration: &Calibration) -> Assumptio
                 let note = format!("none: {ns} was not sharded {minutes} before the fork");
                 return say("assumed", note);
             };
-            let g = super::growth::growth(then, &sim.cluster.collections[c], *span_ms);
+            let coll = &sim.cluster.collections[c];
+            if let Some(recent) = calibration.recent.as_ref().and_then(|r| r.collection(&ns)) {
+                let last = super::growth::growth(recent, coll, 60_000);
+                if last.docs <= 0 {
+                    let note = format!(
+                        "none: it grew over the last {minutes} of the trace, but not in its last \
+                         minute ({:+} docs): the writes stopped, and stay stopped in the fork",
+                        last.docs
+                    );
+                    return say("measured", note);
+                }
+            }
+            let g = super::growth::growth(then, coll, *span_ms);
             let placed = "in the shares of the key ranges that grew";
             (g, format!("the last {minutes} of the trace"), placed)
         }

@@ -59,6 +59,9 @@ pub struct Calibration {
     /// What the source held some time before the fork, to measure the writes from its growth
     /// (`growth.rs`), or why there is none (a source of one instant).
     pub earlier: Result<Earlier, String>,
+    /// A trace's state a minute before the fork: its writes go on in the fork only if it grew
+    /// since (writes that stopped stay stopped). `None`: not known (a live session, a capture).
+    pub recent: Option<Box<crate::cluster::Cluster>>,
 }
 
 /// What a source held some time before a fork.
@@ -75,6 +78,7 @@ impl Default for Calibration {
         Self {
             migrations: Err("the changelog was not read".into()),
             earlier: Err("no earlier state to measure growth from".into()),
+            recent: None,
         }
     }
 }

@@ -186,9 +186,10 @@ fn end_state(s: &mut String, shards: &[super::ShardEnd]) {
             _ => "",
         };
         s.push_str(&format!(
-            "    {:<12} {:>8} chunks {:>10}{}{mark}\n",
+            "    {:<12} {:>8} {:<6} {:>10}{}{mark}\n",
             sh.shard,
             grouped(sh.chunks),
+            if sh.chunks == 1 { "chunk" } else { "chunks" },
             human_bytes(sh.bytes),
             if sh.jumbo > 0 {
                 format!(", {} jumbo", grouped(sh.jumbo))

@@ -49,9 +49,26 @@ pub fn of_trace(
     let state = Box::new(replay.state().clone());
     let calibration = Calibration {
         migrations,
-        earlier: earlier(trace, until)?,
+        earlier: earlier(trace.clone(), until)?,
+        recent: recent(trace, until)?,
     };
     Ok((calibration, state))
+}
+
+/// How long before the fork a trace must still grow for its writes to go on in the fork.
+pub const STILL_WRITING_MS: u64 = 60_000;
+
+/// The trace's state [`STILL_WRITING_MS`] before `until`, when the trace reaches that far back.
+fn recent(trace: Arc<TraceFile>, until: u64) -> Result<Option<Box<Cluster>>, TraceError> {
+    let mut replay = Replay::start(trace)?;
+    let Some(at) = until
+        .checked_sub(STILL_WRITING_MS)
+        .filter(|&t| t >= replay.time_ms())
+    else {
+        return Ok(None);
+    };
+    replay.seek(at)?;
+    Ok(Some(Box::new(replay.state().clone())))
 }
 
 /// The trace's state `GROWTH_WINDOW_MS` before `until` (or at its start, if later) and how long
@@ -83,6 +100,7 @@ pub fn of_poll<'a>(
     Calibration {
         migrations,
         earlier,
+        recent: None,
     }
 }
 

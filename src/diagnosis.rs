@@ -211,6 +211,26 @@ pub struct Diagnoses {
 }
 
 impl Diagnoses {
+    /// The same answers with every time moved by `ms` (a live recording's trace time as the
+    /// wall-clock time it was recorded at).
+    pub fn shifted(mut self, ms: u64) -> Self {
+        self.at_ms += ms;
+        for d in &mut self.collections {
+            d.at_ms += ms;
+            if let Next::Move(m) = &mut d.next {
+                m.at_ms += ms;
+            }
+            d.eta.at_ms = d.eta.at_ms.map(|t| t + ms);
+            for e in &mut d.cause.events {
+                e.at_ms += ms;
+            }
+        }
+        for d in &mut self.drains {
+            d.eta.at_ms = d.eta.at_ms.map(|t| t + ms);
+        }
+        self
+    }
+
     /// The diagnosis of `ns`, if it is a sharded collection of the state.
     pub fn of(&self, ns: &str) -> Option<&Diagnosis> {
         self.collections.iter().find(|d| d.ns == ns)

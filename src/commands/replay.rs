@@ -68,6 +68,7 @@ pub fn run(args: &ReplayArgs, out: &mut impl Write) -> Result<(), Failure> {
     }
     views.add_to(&mut summary, replay.state(), until);
     crate::source::diagnose::of_point(crate::source::replay::fork_point_of(&replay))
+        .shifted(live_start.unwrap_or(0))
         .attach(&mut summary, &replay.state().namespaces());
     // A live recording: the rules one round ahead of each poll, against what the cluster did.
     if let Some(mut over) = crate::source::conformance::OverTrace::of(&replay.trace) {

@@ -233,9 +233,18 @@ fn status_of(input: &Input, f: &Facts) -> (Status, Cause) {
     if let Some(cause) = f.stall.clone() {
         return (Status::Stalled, cause);
     }
+    if !f.moving && !f.resharding && window_closed(input.sim) {
+        return (
+            Status::Blocked,
+            blocked_cause("outside the balancer's active window"),
+        );
+    }
+    // Nothing moves next, and nothing could even with every shard free (a shard busy with
+    // another migration only delays it).
     if !f.moving
         && !f.resharding
         && let Next::Nothing(why) = &f.next
+        && input.sim.balancer_compliance(f.c).is_none()
     {
         return (Status::Blocked, blocked_cause(why));
     }
@@ -308,6 +317,17 @@ fn blocked_cause(why: &str) -> Cause {
     );
     cause.source = Some(c.map_or("src/mongo/db/s/balancer/balancer_policy.cpp", |c| c.source));
     cause
+}
+
+/// The balancer's active window is closed now: in the simulator's time, or as a live cluster's
+/// logged rounds tell (unknown counts as open).
+fn window_closed(sim: &Simulator) -> bool {
+    let cl = &sim.cluster;
+    match (&cl.settings.active_window, &cl.balancer.window_now) {
+        (None, _) => false,
+        (Some(_), Some(now)) => now.open == Some(false),
+        (Some(w), None) => !w.contains(cl.now_ms),
+    }
 }
 
 /// Balancing switched off for collection `c`, when it is: the balancer itself, or the

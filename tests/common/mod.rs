@@ -144,3 +144,40 @@ pub fn first_batch(reply: &Document) -> Vec<Document> {
         .map(|b| b.as_document().unwrap().clone())
         .collect()
 }
+
+/// A JSON summary's diagnosis times made relative to its `time`: two polls of one state are
+/// compared by what they say, not by when they were made.
+#[allow(dead_code)] // not every test program compares polls
+pub fn relative_times(v: &mut serde_json::Value) {
+    let t = v["time"].as_f64().unwrap_or(0.0);
+    let rel = |x: Option<&mut serde_json::Value>| {
+        if let Some(x) = x
+            && let Some(a) = x.as_f64()
+        {
+            *x = serde_json::json!(((a - t) * 1000.0).round() / 1000.0);
+        }
+    };
+    for c in v["collections"].as_array_mut().into_iter().flatten() {
+        let Some(d) = c.get_mut("diagnosis").filter(|d| d.is_object()) else {
+            continue;
+        };
+        rel(d.get_mut("next").and_then(|n| n.get_mut("at")));
+        rel(d.get_mut("eta").and_then(|e| e.get_mut("at")));
+        if let Some(events) = d
+            .pointer_mut("/cause/events")
+            .and_then(|e| e.as_array_mut())
+        {
+            for e in events {
+                rel(e.get_mut("at"));
+            }
+        }
+    }
+    if let Some(drains) = v
+        .pointer_mut("/balancer/drainEstimates")
+        .and_then(|d| d.as_array_mut())
+    {
+        for d in drains {
+            rel(d.get_mut("eta").and_then(|e| e.get_mut("at")));
+        }
+    }
+}

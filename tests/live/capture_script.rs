@@ -67,6 +67,7 @@ async fn opened(path: &Path) -> Value {
     .await;
     assert!(out.status.success(), "{}: {out:?}", path.display());
     let mut v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    super::common::relative_times(&mut v);
     let o = v.as_object_mut().unwrap();
     assert!(o.remove("source").is_some() && o.remove("time").is_some());
     v

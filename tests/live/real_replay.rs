@@ -45,6 +45,7 @@ fn cluster() -> ClusterFile {
 /// wall-clock time (returned).
 fn comparable(mut v: Value) -> (Value, f64) {
     let time = v["time"].as_f64().unwrap();
+    super::common::relative_times(&mut v);
     if let Some(o) = v.as_object_mut() {
         o.remove("source");
         o.remove("time");

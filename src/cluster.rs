@@ -24,7 +24,6 @@ pub mod hotspot;
 pub mod key_index;
 pub mod ns_kind;
 pub mod orphans;
-pub mod outcomes;
 pub mod privileges;
 pub mod resharding;
 mod resharding_json;
@@ -131,7 +130,7 @@ pub struct Cluster {
     /// it feeds, as the view names it, the note)`, kept so a recording replays them.
     pub poll_notes: Vec<(String, String)>,
     /// Each collection's recent migration outcomes (commits, failures with their error).
-    pub outcomes: outcomes::Outcomes,
+    pub outcomes: balancer::outcomes::Outcomes,
 }
 
 impl Cluster {

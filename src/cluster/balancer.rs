@@ -1,6 +1,8 @@
 //! The balancer's state at one instant: its counters, the round in progress, the migrations in
 //! flight, and why it is not balancing more. How rounds are run is `sim::balancer`'s.
 
+pub mod outcomes;
+
 /// The balancer's mode as MongoDB means it (`config.settings` `{_id: "balancer"}` `mode` and
 /// `stopped`, `balancerStatus` `mode`): `full` balances; `autoSplitOnly` (before 7.1) lets the
 /// auto-splitter run but never migrates (`shouldBalance()` is false for it); `off` does neither.

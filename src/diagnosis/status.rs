@@ -21,7 +21,7 @@
 use std::collections::BTreeMap;
 
 use crate::cluster::Placement;
-use crate::cluster::outcomes::Outcome;
+use crate::cluster::balancer::outcomes::Outcome;
 use crate::cluster::version::BalancingMetric;
 use crate::model::ShardIdx;
 use crate::sim::Simulator;

@@ -14,6 +14,7 @@
 pub mod collection_balancing;
 pub mod explain;
 pub mod policy;
+pub mod round_now;
 pub mod splitter;
 
 use super::engine::{ROUND_INTERVAL_MS, Simulator};

@@ -69,6 +69,24 @@ impl Simulator {
         Self::empty(cluster)
     }
 
+    /// A simulator over a state read elsewhere (a trace, a live poll), taken as it is: its clock,
+    /// its migrations in flight and its balancer round kept (unlike [`Simulator::from_cluster`],
+    /// which starts a new clock); no workloads, no scheduled actions.
+    pub fn over(cluster: crate::cluster::Cluster) -> Self {
+        let kept = (
+            cluster.now_ms,
+            cluster.balancer.clone(),
+            cluster.next_migration_id,
+        );
+        let mut sim = Self::empty(cluster);
+        (
+            sim.cluster.now_ms,
+            sim.cluster.balancer,
+            sim.cluster.next_migration_id,
+        ) = kept;
+        sim
+    }
+
     pub(super) fn empty(mut cluster: Cluster) -> Self {
         cluster.now_ms = 0;
         cluster.balancer = BalancerState {

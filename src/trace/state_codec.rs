@@ -213,7 +213,7 @@ pub(super) fn decode_frame(
         next_migration_id: 1,
         failed_actions: Vec::new(),
         poll_notes: Vec::new(),
-        outcomes: crate::cluster::outcomes::Outcomes::default(),
+        outcomes: crate::cluster::balancer::outcomes::Outcomes::default(),
     };
     for (i, db) in array_at(frame, "databases", p)?.iter().enumerate() {
         let dp = format!("{p}databases[{i}].");

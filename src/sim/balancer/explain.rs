@@ -13,7 +13,7 @@ use serde_json::{Value, json};
 use super::policy::steps::{self, Check};
 use super::{chunk_too_big, move_limit};
 use crate::cluster::ServerVersion;
-use crate::cluster::event::{EventKind, MigrationReason};
+
 use crate::cluster::explain::{ChunkRef, Explanation, Next, Rule, ShardRules, Verdict};
 use crate::cluster::version::BalancingMetric;
 use crate::model::{ShardIdx, ShardKey};
@@ -37,17 +37,6 @@ pub struct Unread {
     pub window: bool,
 }
 
-/// The first migration of the next round on one collection, as the simulator starts it.
-#[derive(Clone, Debug, PartialEq)]
-pub struct NextMove {
-    pub min: ShardKey,
-    pub from: ShardIdx,
-    pub to: ShardIdx,
-    pub reason: MigrationReason,
-    /// The move fails when it starts (ChunkTooBig): the server's code name.
-    pub fails: Option<&'static str>,
-}
-
 /// What the diagnosis says the next round does for a collection: a move of the chunk starting
 /// at `min` (its donor, recipient and reason in words), or why none.
 #[derive(Clone, Debug, PartialEq)]
@@ -61,118 +50,7 @@ pub enum Told {
     Nothing(String),
 }
 
-/// How long a copy plays a round in progress to its end before giving up (virtual time).
-const ROUND_END_LIMIT_MS: u64 = 6 * 3600 * 1000;
-
-/// One round started on a copy of the simulator ([`Simulator::next_moves`]).
-struct CopiedRound {
-    events: Vec<crate::cluster::event::Event>,
-    why_not: Vec<String>,
-}
-
-impl CopiedRound {
-    /// The first migration this round started on `ns`, or why none.
-    fn of(&self, ns: &str) -> Result<NextMove, String> {
-        let started = self.events.iter().find_map(|e| match &e.kind {
-            EventKind::MigrationStarted { range, reason, .. } if range.ns == ns => {
-                Some((range.clone(), *reason))
-            }
-            _ => None,
-        });
-        if let Some((range, reason)) = started {
-            let fails = self.events.iter().find_map(|e| match &e.kind {
-                EventKind::MigrationFailed { range: r, error } if r.id == range.id => {
-                    Some(error.code_name)
-                }
-                _ => None,
-            });
-            return Ok(NextMove {
-                min: range.min,
-                from: range.from,
-                to: range.to,
-                reason,
-                fails,
-            });
-        }
-        let mine: Vec<String> = (self.why_not.iter())
-            .filter_map(|w| w.strip_prefix(ns))
-            .filter(|w| w.starts_with(':') || w.starts_with(' '))
-            .map(|w| w.trim_start_matches(':').trim().to_string())
-            .collect();
-        if mine.is_empty() {
-            Err("balanced: the policy picks no migration for this collection".into())
-        } else {
-            Err(mine.join("; "))
-        }
-    }
-}
-
 impl Simulator {
-    /// A simulator over a state read elsewhere (a trace, a live poll), taken as it is: its clock,
-    /// its migrations in flight and its balancer round kept (unlike [`Simulator::from_cluster`],
-    /// which starts a new clock); no workloads, no scheduled actions.
-    pub fn over(cluster: crate::cluster::Cluster) -> Self {
-        let kept = (
-            cluster.now_ms,
-            cluster.balancer.clone(),
-            cluster.next_migration_id,
-        );
-        let mut sim = Self::empty(cluster);
-        (
-            sim.cluster.now_ms,
-            sim.cluster.balancer,
-            sim.cluster.next_migration_id,
-        ) = kept;
-        sim
-    }
-
-    /// The first migration the next balancer round starts on collection `c`, or why none: the
-    /// round runs on a copy without workloads or scheduled actions (a round in progress is
-    /// played to its end first, its migrations committing as the simulator commits them).
-    pub fn next_move(&self, c: usize) -> Result<NextMove, String> {
-        let round = self.round_on_copy()?;
-        round.of(&self.cluster.collections[c].ns)
-    }
-
-    /// [`Simulator::next_move`] of every collection, in the cluster's order, from one round on
-    /// one copy (a round picks for every collection at once: the answers are the same).
-    pub fn next_moves(&self) -> Vec<Result<NextMove, String>> {
-        let round = self.round_on_copy();
-        (self.cluster.collections.iter())
-            .map(|coll| match &round {
-                Ok(round) => round.of(&coll.ns),
-                Err(e) => Err(e.clone()),
-            })
-            .collect()
-    }
-
-    /// The next round, started on a copy: its events and its reasons for not moving.
-    fn round_on_copy(&self) -> Result<CopiedRound, String> {
-        if !self.cluster.settings.balancer_enabled {
-            return Err("the balancer is stopped".into());
-        }
-        let mut copy = self.clone();
-        copy.workloads.clear();
-        copy.actions.clear();
-        copy.next_action = 0;
-        let limit = copy.cluster.now_ms + ROUND_END_LIMIT_MS;
-        while copy.cluster.balancer.round.is_some() && copy.cluster.now_ms < limit {
-            copy.step();
-        }
-        if copy.cluster.balancer.round.is_some() {
-            return Err("a balancer round in progress has not ended within 6 h".into());
-        }
-        if (copy.cluster.settings.active_window).is_some_and(|w| !w.contains(copy.cluster.now_ms)) {
-            return Err("outside the balancer's active window".into());
-        }
-        copy.take_events();
-        copy.start_round();
-        Ok(CopiedRound {
-            events: copy.take_events(),
-            why_not: std::mem::take(&mut copy.cluster.balancer.why_not),
-        })
-    }
-
     /// The explanation of collection `c` for the chunk holding `key` (default: the chunk the
     /// next round moves — `told`, the diagnosis's answer — else the one with the most writes,
     /// else the largest). The next move is the diagnosis's, never decided here again.

@@ -1,5 +1,5 @@
 //! The keyframe fields a diagnosis reads (format 1.2): `outcomes`, each collection's recent
-//! migration outcomes (`cluster::outcomes`), so a replay that starts at a keyframe knows the
+//! migration outcomes (`cluster::balancer::outcomes`), so a replay that starts at a keyframe knows the
 //! failures before it as the source did; and the balancer's `compliance`, a live cluster's own
 //! `balancerCollectionStatus` answers. Written only when there are some; absent reads as none,
 //! so older traces read as before.
@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 
 use crate::cluster::Cluster;
 use crate::cluster::balancer::BalancerState;
-use crate::cluster::outcomes::{Outcome, OutcomeError};
+use crate::cluster::balancer::outcomes::{Outcome, OutcomeError};
 use crate::trace::json::{Res, array_at, str_at, u64_at};
 
 /// Adds `outcomes` to the keyframe object `out` (absent when there are none).

@@ -8,8 +8,8 @@
 
 use std::collections::{BTreeMap, VecDeque};
 
-use super::Cluster;
-use super::event::{Event, EventKind};
+use crate::cluster::Cluster;
+use crate::cluster::event::{Event, EventKind};
 
 /// Outcomes kept per collection (the newest; older ones go first).
 pub const KEPT_PER_COLLECTION: usize = 16;

@@ -129,8 +129,6 @@ pub struct Cluster {
     /// A live poll's notes on the reads it could not use (refused, failed, invalid): `(the pane
     /// it feeds, as the view names it, the note)`, kept so a recording replays them.
     pub poll_notes: Vec<(String, String)>,
-    /// Each collection's recent migration outcomes (commits, failures with their error).
-    pub outcomes: balancer::outcomes::Outcomes,
 }
 
 impl Cluster {

@@ -76,7 +76,6 @@ pub fn scale_cluster_of(shards: u32, n: u32) -> Simulator {
         next_migration_id: 1,
         failed_actions: Vec::new(),
         poll_notes: Vec::new(),
-        outcomes: shardtop::cluster::balancer::outcomes::Outcomes::default(),
     };
     Simulator::from_cluster(cluster)
 }

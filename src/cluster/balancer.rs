@@ -3,6 +3,10 @@
 
 pub mod outcomes;
 
+/// Time between two balancer rounds (`kBalanceRoundDefaultInterval`, 10 s), in milliseconds.
+// 4.4–8.0 `src/mongo/db/s/balancer/balancer.cpp`.
+pub const ROUND_INTERVAL_MS: u64 = 10_000;
+
 /// The balancer's mode as MongoDB means it (`config.settings` `{_id: "balancer"}` `mode` and
 /// `stopped`, `balancerStatus` `mode`): `full` balances; `autoSplitOnly` (before 7.1) lets the
 /// auto-splitter run but never migrates (`shouldBalance()` is false for it); `off` does neither.
@@ -147,4 +151,7 @@ pub struct BalancerState {
     /// A live cluster's own `balancerCollectionStatus` answers, per namespace asked: `None`
     /// compliant, else its `firstComplianceViolation`.
     pub compliance: std::collections::BTreeMap<String, Option<String>>,
+    /// Each collection's recent migration outcomes (commits, failures with their error): the
+    /// simulator's and a replay's events, a live cluster's changelog entries.
+    pub outcomes: outcomes::Outcomes,
 }

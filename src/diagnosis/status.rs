@@ -190,7 +190,7 @@ fn facts<'a>(input: &'a Input, future: &Future, c: usize) -> Facts<'a> {
         resharding: coll.resharding.is_some(),
         draining_chunks,
         switched_off: switched_off(sim, c),
-        stall: stall(cl.outcomes.of(&coll.ns), cl.now_ms),
+        stall: stall(cl.balancer.outcomes.of(&coll.ns), cl.now_ms),
         next,
     }
 }

@@ -9,9 +9,20 @@ use super::refusals::Refusals;
 use crate::cluster::Cluster;
 use crate::cluster::balancer::{BalancerState, RoundInProgress};
 
-/// The balancer's state from `balancerStatus` and the logs' counts of migrations.
-pub(super) fn state(status: &Document, logs: &super::logs::LogTails, now_ms: u64) -> BalancerState {
+/// The balancer's state from `balancerStatus` and the logs' counts of migrations and outcomes;
+/// its next round one interval after the last round the actionlog holds (the round schedule a
+/// fork keeps), at the poll when none is held. `origin_ms` is the wall-clock time of the poll's
+/// clock 0.
+pub(super) fn state(
+    status: &Document,
+    logs: &super::logs::LogTails,
+    (now_ms, origin_ms): (u64, u64),
+) -> BalancerState {
     let (completed, from) = logs.moved();
+    // 8.0 `db/s/balancer/balancer.cpp`: `kBalanceRoundDefaultInterval` after a round.
+    let next_round_ms = (logs.round_times_ms.back())
+        .map(|&t| t.saturating_sub(origin_ms) + crate::cluster::balancer::ROUND_INTERVAL_MS)
+        .map_or(now_ms, |t| t.max(now_ms));
     BalancerState {
         rounds: status
             .get_i64("numBalancerRounds")
@@ -28,9 +39,11 @@ pub(super) fn state(status: &Document, logs: &super::logs::LogTails, now_ms: u64
                 moved: 0,
                 failed: 0,
             }),
+        next_round_ms,
         completed,
         completed_from: Some(from),
         failed: logs.failed,
+        outcomes: logs.outcomes.clone(),
         ..BalancerState::default()
     }
 }

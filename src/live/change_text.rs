@@ -144,6 +144,49 @@ pub fn migration_entry(what: &str, ns: &str, d: &Document) -> Option<MigrationEn
     })
 }
 
+/// Adds a changelog entry's migration outcome to `outcomes`: a commit, or a failure with the
+/// entry's `errmsg` (a `moveChunk.error` gives none; the aborted `moveChunk.from` of the same
+/// migration, when read, fills it in). `origin_ms`: the wall-clock time of the poll's clock 0.
+pub fn note_outcome(
+    outcomes: &mut crate::cluster::balancer::outcomes::Outcomes,
+    what: &str,
+    entry: &Document,
+    origin_ms: u64,
+) {
+    use crate::cluster::balancer::outcomes::{Outcome, OutcomeError};
+    let ns = entry.get_str("ns").unwrap_or_default();
+    let Some(m) = (entry.get_document("details").ok()).and_then(|d| migration_entry(what, ns, d))
+    else {
+        return;
+    };
+    let error = match m.step {
+        MigrationStep::Commit => None,
+        MigrationStep::Error | MigrationStep::Aborted => Some(OutcomeError {
+            code: None,
+            code_name: None,
+            message: if m.outcome.is_empty() {
+                format!("{what} (the entry gives no error message)")
+            } else {
+                m.outcome.clone()
+            },
+        }),
+        _ => return,
+    };
+    let at_ms = (entry.get_datetime("time").map_or(0, |t| t.timestamp_millis().max(0) as u64))
+        .saturating_sub(origin_ms);
+    let range = m.range.split(" (").next().unwrap_or(&m.range).to_string();
+    outcomes.push(
+        ns,
+        Outcome {
+            at_ms,
+            from: m.from,
+            to: m.to,
+            range,
+            error,
+        },
+    );
+}
+
 /// Other details as `key value` pairs, values as the server prints them.
 fn pairs(d: &Document) -> String {
     d.iter()

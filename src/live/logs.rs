@@ -39,6 +39,9 @@ pub struct LogTails {
     /// When the balancer rounds read were logged (ms since the epoch), the newest
     /// `MAX_ROUND_TIMES`: the evidence of the balancing window's time zone.
     pub round_times_ms: std::collections::VecDeque<u64>,
+    /// Each collection's migration outcomes, from the `moveChunk.commit`, `moveChunk.error`
+    /// and aborted `moveChunk.from` entries read (the first poll's tail included).
+    pub outcomes: crate::cluster::balancer::outcomes::Outcomes,
     /// Entries read whose `time` is invalid: their `_id`s (so a future one is shown once,
     /// though the tail, which never moves to it, reads it again), and the notes saying so.
     invalid_ids: std::collections::HashSet<String>,
@@ -185,6 +188,7 @@ impl LogTails {
                 if what == "moveChunk.commit" || what == "moveChunk.from" {
                     self.keep_migration(&d);
                 }
+                super::change_text::note_outcome(&mut self.outcomes, &what, &d, origin_ms);
             }
             match what.as_str() {
                 "moveChunk.commit" if !first => {

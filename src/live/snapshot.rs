@@ -174,7 +174,6 @@ pub fn cluster(
         next_migration_id: 1,
         failed_actions: Vec::new(),
         poll_notes: Vec::new(),
-        outcomes: crate::cluster::balancer::outcomes::Outcomes::default(),
     }
 }
 

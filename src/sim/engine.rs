@@ -13,7 +13,7 @@ use crate::model::{ChunkStats, KeyValue};
 /// Length of one simulation tick, in milliseconds.
 pub const TICK_MS: u64 = 100;
 /// Time between balancer rounds (`kBalanceRoundDefaultInterval`), in milliseconds.
-pub const ROUND_INTERVAL_MS: u64 = 10_000;
+pub const ROUND_INTERVAL_MS: u64 = crate::cluster::balancer::ROUND_INTERVAL_MS;
 
 /// An insert stream into one collection.
 #[derive(Clone, Debug)]

@@ -286,6 +286,10 @@ pub const BUILT_IN: &[(&str, &str)] = &[
     ("gridfs", include_str!("../../assets/scenarios/gridfs.json")),
     ("drain", include_str!("../../assets/scenarios/drain.json")),
     (
+        "drain-orphans",
+        include_str!("../../assets/scenarios/drain-orphans.json"),
+    ),
+    (
         "auto-merge",
         include_str!("../../assets/scenarios/auto-merge.json"),
     ),

@@ -322,6 +322,5 @@ fn placeholder() -> crate::cluster::Cluster {
         next_migration_id: 1,
         failed_actions: Vec::new(),
         poll_notes: Vec::new(),
-        outcomes: crate::cluster::balancer::outcomes::Outcomes::default(),
     }
 }

@@ -213,7 +213,6 @@ pub(super) fn decode_frame(
         next_migration_id: 1,
         failed_actions: Vec::new(),
         poll_notes: Vec::new(),
-        outcomes: crate::cluster::balancer::outcomes::Outcomes::default(),
     };
     for (i, db) in array_at(frame, "databases", p)?.iter().enumerate() {
         let dp = format!("{p}databases[{i}].");
@@ -250,11 +249,11 @@ pub(super) fn decode_frame(
     }
     cluster.failed_actions = failed_actions_of(frame)?;
     cluster.poll_notes = observed::decode_notes(frame, p)?;
-    diagnosed::decode(frame, p, &mut cluster)?;
     let bal = field(frame, "balancer", p)?;
     let (balancer, next_id) = balancer_of(&cluster, bal, "keyframe.balancer.")?;
     cluster.balancer = balancer;
     cluster.next_migration_id = next_id;
+    diagnosed::decode(frame, p, &mut cluster)?;
     Ok(cluster)
 }
 
@@ -379,6 +378,7 @@ fn balancer_of(cluster: &Cluster, b: &Value, p: &str) -> Res<(BalancerState, u64
         window_now: None,
         drains: Vec::new(),
         compliance: std::collections::BTreeMap::new(),
+        outcomes: crate::cluster::balancer::outcomes::Outcomes::default(),
     };
     observed::decode_balancer(b, p, &mut state)?;
     diagnosed::decode_compliance(b, p, &mut state)?;

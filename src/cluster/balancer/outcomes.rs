@@ -11,6 +11,9 @@ use std::collections::{BTreeMap, VecDeque};
 use crate::cluster::Cluster;
 use crate::cluster::event::{Event, EventKind};
 
+/// Two failure entries of one migration are logged this close together at most.
+pub const SAME_FAILURE_MS: u64 = 2_000;
+
 /// Outcomes kept per collection (the newest; older ones go first).
 pub const KEPT_PER_COLLECTION: usize = 16;
 
@@ -56,8 +59,9 @@ pub struct Outcomes {
 
 impl Outcomes {
     /// Adds an outcome of `ns`; one more failure of the same migration (the same range between
-    /// the same shards within a minute, as a changelog's `moveChunk.error` and `moveChunk.from`
-    /// both tell it) fills in what the first lacked instead of counting twice.
+    /// the same shards within [`SAME_FAILURE_MS`], as a changelog's `moveChunk.error` and
+    /// `moveChunk.from` both tell it) fills in what the first lacked instead of counting twice.
+    /// A retry of the range is another failure (the balancer's next try comes a round later).
     pub fn push(&mut self, ns: &str, o: Outcome) {
         let kept = self.by_ns.entry(ns.to_string()).or_default();
         if let Some(last) = kept.back_mut()
@@ -66,7 +70,7 @@ impl Outcomes {
             && last.range == o.range
             && last.from == o.from
             && last.to == o.to
-            && o.at_ms.abs_diff(last.at_ms) <= 60_000
+            && o.at_ms.abs_diff(last.at_ms) <= SAME_FAILURE_MS
         {
             if let (Some(a), Some(b)) = (last.error.as_mut(), o.error)
                 && a.message.len() < b.message.len()
@@ -98,7 +102,7 @@ impl Outcomes {
 }
 
 impl Cluster {
-    /// Adds a migration's end (a commit or a failure) to [`Cluster::outcomes`]; other events
+    /// Adds a migration's end (a commit or a failure) to the balancer's outcomes; other events
     /// are not outcomes.
     pub fn note_outcome(&mut self, e: &Event) {
         let (range, error) = match &e.kind {
@@ -124,7 +128,7 @@ impl Cluster {
             ),
             error,
         };
-        self.outcomes.push(&range.ns, o);
+        self.balancer.outcomes.push(&range.ns, o);
     }
 }
 
@@ -158,8 +162,8 @@ mod tests {
         assert_eq!(kept.len(), 1);
         let e = kept[0].error.as_ref().map(|e| e.message.as_str());
         assert_eq!(e, Some("migrate failed: the whole message"));
-        // A minute later it is another failure.
-        o.push("app.events", failed(70_000, "again"));
+        // Ten seconds later (the next round's try) it is another failure.
+        o.push("app.events", failed(11_200, "again"));
         assert_eq!(o.of("app.events").count(), 2);
     }
 

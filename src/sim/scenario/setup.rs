@@ -107,7 +107,6 @@ impl Simulator {
             next_migration_id: 1,
             failed_actions: Vec::new(),
             poll_notes: Vec::new(),
-            outcomes: crate::cluster::balancer::outcomes::Outcomes::default(),
         };
         let mut sim = Self::empty(cluster);
         if let Some(secs) = sc.auto_merger_interval_secs {

@@ -15,7 +15,7 @@ use crate::trace::json::{Res, array_at, str_at, u64_at};
 
 /// Adds `outcomes` to the keyframe object `out` (absent when there are none).
 pub(super) fn encode(c: &Cluster, out: &mut Value) {
-    let list: Vec<Value> = (c.outcomes.iter())
+    let list: Vec<Value> = (c.balancer.outcomes.iter())
         .flat_map(|(ns, kept)| kept.iter().map(move |o| (ns, o)))
         .map(|(ns, o)| {
             let mut v = json!({
@@ -50,7 +50,7 @@ pub(super) fn decode(frame: &Value, p: &str, cluster: &mut Cluster) -> Res<()> {
             range: str_at(o, "range", &op)?.to_string(),
             error,
         };
-        cluster.outcomes.push(str_at(o, "ns", &op)?, outcome);
+        cluster.balancer.outcomes.push(str_at(o, "ns", &op)?, outcome);
     }
     Ok(())
 }
@@ -110,7 +110,7 @@ mod tests {
     fn outcomes_round_trip_and_a_bad_code_names_its_path() {
         use crate::trace::state_codec::observed::tests::cluster;
         let mut c = cluster();
-        c.outcomes.push(
+        c.balancer.outcomes.push(
             "db.c",
             Outcome {
                 at_ms: 5_000,
@@ -126,7 +126,7 @@ mod tests {
         );
         let line = crate::trace::state_codec::encode(&c);
         let back = crate::trace::state_codec::decode(&line).expect("decodes");
-        assert_eq!(back.outcomes, c.outcomes);
+        assert_eq!(back.balancer.outcomes, c.balancer.outcomes);
         let mut out = json!({});
         encode(&c, &mut out);
         let mut back = cluster();

@@ -172,8 +172,10 @@ pub fn note_outcome(
         }),
         _ => return,
     };
-    let at_ms = (entry.get_datetime("time").map_or(0, |t| t.timestamp_millis().max(0) as u64))
-        .saturating_sub(origin_ms);
+    let at_ms = (entry
+        .get_datetime("time")
+        .map_or(0, |t| t.timestamp_millis().max(0) as u64))
+    .saturating_sub(origin_ms);
     let range = m.range.split(" (").next().unwrap_or(&m.range).to_string();
     outcomes.push(
         ns,

@@ -455,7 +455,8 @@ impl Poller {
         self.state.poll_notes = refused.kept();
         self.refused = refused;
         let state = &mut self.state;
-        state.balancer = balancer_status::state(&status, &self.logs, (now_ms, self.clock_origin_ms));
+        state.balancer =
+            balancer_status::state(&status, &self.logs, (now_ms, self.clock_origin_ms));
         state.balancer.compliance = super::compliance::answers(&why_not);
         if let Some(mode) = balancer_status::mode(&status) {
             state.set_balancer_mode(mode);

@@ -84,6 +84,7 @@ impl Simulator {
             sim.cluster.balancer,
             sim.cluster.next_migration_id,
         ) = kept;
+        sim.recall_failing_migrations();
         sim
     }
 

@@ -91,6 +91,33 @@ impl Simulator {
         }
     }
 
+    /// Remembers which migrations in flight in a state read elsewhere (a trace, a poll) end in
+    /// the recipient's vain wait: decided at their start, as [`Simulator::schedule_copy`]
+    /// decides it (a deletion overlapping the range pending on the recipient past the wait), so
+    /// a fork of that state fails them as the simulator would.
+    pub(super) fn recall_failing_migrations(&mut self) {
+        let cl = &self.cluster;
+        let failing: Vec<u64> = (cl.balancer.in_flight.iter())
+            .filter(|m| {
+                let Some(coll) = cl.collection(&m.ns) else {
+                    return false;
+                };
+                let end = m.end.as_ref().unwrap_or(&m.max);
+                (coll.range_deletions.on(m.to))
+                    .filter(|r| r.min < *end && m.min < r.max)
+                    .map(|r| r.due_ms)
+                    .max()
+                    .is_some_and(|due| {
+                        due >= m.started_ms + RECEIVE_CHUNK_WAIT_FOR_RANGE_DELETER_TIMEOUT_MS
+                    })
+            })
+            .map(|m| m.id)
+            .collect();
+        for id in failing {
+            self.failing_migrations.insert(id, range_deletion_timeout());
+        }
+    }
+
     /// Fails `m` at its end if the recipient's wait ran out; whether it did.
     pub(super) fn fail_if_waited_in_vain(&mut self, m: &Migration) -> bool {
         let Some(error) = self.failing_migrations.remove(&m.id) else {

@@ -7,6 +7,7 @@
 mod auto_merger;
 mod collection_balancing;
 mod defragmentation;
+mod diagnosis;
 mod docs;
 mod drain;
 mod explain;

@@ -50,7 +50,10 @@ pub(super) fn decode(frame: &Value, p: &str, cluster: &mut Cluster) -> Res<()> {
             range: str_at(o, "range", &op)?.to_string(),
             error,
         };
-        cluster.balancer.outcomes.push(str_at(o, "ns", &op)?, outcome);
+        cluster
+            .balancer
+            .outcomes
+            .push(str_at(o, "ns", &op)?, outcome);
     }
     Ok(())
 }

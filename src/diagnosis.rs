@@ -77,6 +77,9 @@ pub struct Cause {
     pub events: Vec<Evidence>,
     /// The MongoDB source file the rule follows, when it is one of MongoDB's.
     pub source: Option<&'static str>,
+    /// When the cause goes by itself, where the state says it (the recipient's range deleter
+    /// runs then); `None`: not known.
+    pub clears_at_ms: Option<u64>,
 }
 
 impl Cause {
@@ -87,6 +90,7 @@ impl Cause {
             plain: plain.into(),
             events: Vec::new(),
             source: None,
+            clears_at_ms: None,
         }
     }
 }
@@ -224,6 +228,7 @@ impl Diagnoses {
             for e in &mut d.cause.events {
                 e.at_ms += ms;
             }
+            d.cause.clears_at_ms = d.cause.clears_at_ms.map(|t| t + ms);
         }
         for d in &mut self.drains {
             d.eta.at_ms = d.eta.at_ms.map(|t| t + ms);

@@ -70,6 +70,7 @@ impl Diagnosis {
                 "plain": self.cause.plain,
                 "source": self.cause.source,
                 "events": events,
+                "clearsAt": self.cause.clears_at_ms.map(secs),
             },
             "next": self.next_json(),
             "nextReason": match &self.next {
@@ -129,6 +130,12 @@ impl Diagnosis {
         }
         for e in &self.cause.events {
             out.push(format!("  {} {}", at(e.at_ms), e.text));
+        }
+        if let Some(t) = self.cause.clears_at_ms {
+            out.push(format!(
+                "  the cause goes at {} (the range deleter runs)",
+                at(t)
+            ));
         }
         out.push(format!("  {}", self.next_text(at)));
         out.push(format!("  {}", self.eta.text(self.at_ms, at)));

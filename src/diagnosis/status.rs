@@ -190,7 +190,10 @@ fn facts<'a>(input: &'a Input, future: &Future, c: usize) -> Facts<'a> {
         resharding: coll.resharding.is_some(),
         draining_chunks,
         switched_off: switched_off(sim, c),
-        stall: stall(cl.balancer.outcomes.of(&coll.ns), cl.now_ms),
+        stall: stall(cl.balancer.outcomes.of(&coll.ns), cl.now_ms).map(|mut cause| {
+            cause.clears_at_ms = clears_at(cl, coll, &cause);
+            cause
+        }),
         next,
     }
 }
@@ -399,6 +402,30 @@ fn stall<'o>(outcomes: impl DoubleEndedIterator<Item = &'o Outcome>, now_ms: u64
         })
         .collect();
     Some(cause)
+}
+
+/// When a pending range deletion blocking the stall is due: the newest deletion of the
+/// collection's ranges on the recipient of the failing moves, where the state keeps them (the
+/// simulator, its traces; a live cluster's are not read).
+fn clears_at(
+    cl: &crate::cluster::Cluster,
+    coll: &crate::cluster::Collection,
+    cause: &Cause,
+) -> Option<u64> {
+    if cause.rule != "rangeDeletionPending" {
+        return None;
+    }
+    let to = cause
+        .events
+        .last()?
+        .text
+        .split(" → ")
+        .nth(1)?
+        .split(':')
+        .next()?
+        .trim();
+    let shard = cl.shard_index(to)?;
+    coll.range_deletions.on(shard).map(|r| r.due_ms).max()
 }
 
 fn eta_of(input: &Input, future: &Future, f: &Facts, status: Status, cause: &Cause) -> Eta {

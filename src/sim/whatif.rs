@@ -67,7 +67,7 @@ pub struct CollectionPrediction {
 /// Something that held balancing back, the first time it was met.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Blocker {
-    /// `chunkTooBig`, `jumbo`, `activeWindow`, `balancerStopped`, `policy`.
+    /// `chunkTooBig`, `migrationFailed`, `jumbo`, `activeWindow`, `balancerStopped`, `policy`.
     pub what: &'static str,
     pub detail: String,
     pub first_at_ms: u64,
@@ -276,6 +276,11 @@ impl Run {
                         let detail =
                             "a chunk over the size a migration takes (split, or marked jumbo)";
                         self.blocker("chunkTooBig", detail.into(), e.at_ms);
+                    } else {
+                        // Any other failure is a blocker in the server's words, whole.
+                        let detail =
+                            format!("{} ({}): {}", error.code_name, error.code, error.message);
+                        self.blocker("migrationFailed", detail, e.at_ms);
                     }
                 }
                 EventKind::JumboMarked { ns, min, shard, .. } if *ns == self.ns => {

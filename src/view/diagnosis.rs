@@ -52,7 +52,14 @@ pub fn attach(v: &mut ClusterView, d: Option<&Diagnoses>, ns: Option<&str>) {
             status: one.status.as_str(),
             status_line: one.status_line(),
             rule_name: one.cause.rule,
-            cause: one.cause_text(),
+            cause: match one.cause.clears_at_ms {
+                Some(t) => format!(
+                    "{} · it goes at {} (the range deleter runs)",
+                    one.cause_text(),
+                    shown(t)
+                ),
+                None => one.cause_text(),
+            },
             rule: match one.cause.source {
                 Some(src) => format!("{} [{src}]", one.cause.rule),
                 None => one.cause.rule.to_string(),

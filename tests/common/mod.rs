@@ -163,6 +163,7 @@ pub fn relative_times(v: &mut serde_json::Value) {
         };
         rel(d.get_mut("next").and_then(|n| n.get_mut("at")));
         rel(d.get_mut("eta").and_then(|e| e.get_mut("at")));
+        rel(d.pointer_mut("/cause/clearsAt"));
         if let Some(events) = d
             .pointer_mut("/cause/events")
             .and_then(|e| e.as_array_mut())

@@ -128,7 +128,12 @@ impl Prediction {
         for d in &self.drains {
             match d.drained_at_ms {
                 Some(t) => s.push_str(&format!("  {} drained at {}\n", d.shard, when(t))),
-                None => s.push_str(&format!("  {} drained: not by the end\n", d.shard)),
+                None => match &self.collection.not_balanced_why {
+                    Some(why) if why.starts_with("stalled") => {
+                        s.push_str(&format!("  {} drained: no estimate ({why})\n", d.shard));
+                    }
+                    _ => s.push_str(&format!("  {} drained: not by the end\n", d.shard)),
+                },
             }
             if !d.dbs_to_move.is_empty() {
                 s.push_str(&format!(

@@ -146,6 +146,12 @@ impl Diagnosis {
 impl DrainEta {
     /// `draining shard0001: 12 chunks left · drained at … (in …, simulated)`.
     pub fn text(&self, now_ms: u64, at: &dyn Fn(u64) -> String) -> String {
+        if self.chunks_left == 0 {
+            return format!(
+                "draining {}: no chunk left (removeShard can complete)",
+                self.shard
+            );
+        }
         format!(
             "draining {}: {} left · {}",
             self.shard,

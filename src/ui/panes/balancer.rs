@@ -160,8 +160,8 @@ fn why_lines(v: &crate::view::ClusterView, width: usize, theme: Theme) -> Vec<Li
             Span::styled("why: ", theme.title()),
             Span::styled(format!("{} ({})", d.status, d.rule_name), style),
         ]),
-        Line::from(Span::raw(d.next.clone())),
         Line::from(Span::raw(d.eta.clone())),
+        Line::from(Span::raw(d.next.clone())),
         Line::from(Span::styled(d.cause.clone(), theme.dim())),
     ];
     // Worked out on a thread of its own, a diagnosis may lag the clock: said when it shows.

@@ -20,6 +20,7 @@ mod real_migrations;
 mod real_mongos;
 mod real_replay;
 mod real_screens;
+mod real_stall;
 mod real_untracked;
 mod real_whatif;
 mod record_replay;

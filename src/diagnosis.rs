@@ -136,7 +136,7 @@ impl Next {
 /// What the next round does for the collection: a migration, or why none.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Next {
-    Move(NextMove),
+    Move(Box<NextMove>),
     Nothing(String),
 }
 

@@ -45,7 +45,10 @@ pub fn run(
     let explanation = sim.explain(c, key.as_ref(), unread, told);
     let text = if args.json {
         let mut json = explanation.to_json();
-        json["diagnosis"] = diagnosis.map_or(serde_json::Value::Null, |d| d.to_json());
+        json["diagnosis"] = diagnosis.map_or(
+            serde_json::Value::Null,
+            crate::diagnosis::Diagnosis::to_json,
+        );
         format!(
             "{}\n",
             serde_json::to_string_pretty(&json).unwrap_or_default()

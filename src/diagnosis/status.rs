@@ -21,7 +21,7 @@
 use std::collections::BTreeMap;
 
 use crate::cluster::Placement;
-use crate::cluster::balancer::outcomes::Outcome;
+use crate::cluster::balancer::outcomes::{Outcome, OutcomeError};
 use crate::cluster::version::BalancingMetric;
 use crate::model::ShardIdx;
 use crate::sim::Simulator;
@@ -172,7 +172,7 @@ fn facts<'a>(input: &'a Input, future: &Future, c: usize) -> Facts<'a> {
         .sum();
     let next = match (&future.round, &future.no_round) {
         (Some(r), _) => match r.moves.get(&coll.ns) {
-            Some(Ok(m)) => Next::Move(m.clone()),
+            Some(Ok(m)) => Next::Move(Box::new(m.clone())),
             Some(Err(why)) => Next::Nothing(why.clone()),
             None => Next::Nothing("the policy picks no migration for it".into()),
         },
@@ -397,7 +397,7 @@ fn stall<'o>(outcomes: impl DoubleEndedIterator<Item = &'o Outcome>, now_ms: u64
                 o.range,
                 o.from,
                 o.to,
-                o.error.as_ref().map(|e| e.text()).unwrap_or_default()
+                o.error.as_ref().map(OutcomeError::text).unwrap_or_default()
             ),
         })
         .collect();
@@ -451,16 +451,14 @@ fn eta_of(input: &Input, future: &Future, f: &Facts, status: Status, cause: &Cau
             } else {
                 future.balanced_at.get(f.ns)
             };
-            match at {
-                Some(&at) => simulated(at, what),
-                None => {
-                    let why = format!("not {what} within the {} looked ahead", hours(LOOKAHEAD_MS));
-                    let shard = input.measured_drains.keys().next().cloned();
-                    match shard.filter(|_| what == "drained") {
-                        Some(s) => measured_or(input, &s, what, &why),
-                        None => Eta::unknown(what, why),
-                    }
-                }
+            if let Some(&at) = at {
+                return simulated(at, what);
+            }
+            let why = format!("not {what} within the {} looked ahead", hours(LOOKAHEAD_MS));
+            let shard = input.measured_drains.keys().next().cloned();
+            match shard.filter(|_| what == "drained") {
+                Some(s) => measured_or(input, &s, what, &why),
+                None => Eta::unknown(what, why),
             }
         }
     }

@@ -40,7 +40,7 @@ pub struct Poller {
     caches: HashMap<String, CachedRouting>,
     state: Cluster,
     /// The tails of the changelog and the actionlog (a recording takes their entries).
-    pub logs: super::logs::LogTails,
+    pub logs: Box<super::logs::LogTails>,
     /// Chunk documents fetched by the last poll (the polling cost).
     pub fetched_chunks: usize,
     /// Change streams for write heat (`--heat changestream`), when asked for.
@@ -110,7 +110,7 @@ impl Poller {
             version: None,
             caches: HashMap::new(),
             state: snapshot::empty(),
-            logs: super::logs::LogTails::default(),
+            logs: Box::default(),
             fetched_chunks: 0,
             change_heat: None,
             sampled_heat: None,

@@ -345,31 +345,12 @@ impl Run {
         self.balanced_at_ms.is_some() && self.drained.iter().all(Option::is_some)
     }
 
-    fn finish(self, sim: &Simulator, c: usize, drains: &[ShardIdx], ended: Ended) -> Prediction {
+    /// The blockers met, then what holds the collection at the end: the last round's reasons
+    /// when it is not balanced, and each shard's jumbo chunks.
+    fn blockers_at_end(&self, sim: &Simulator, c: usize) -> Vec<Blocker> {
         let cl = &sim.cluster;
         let coll = &cl.collections[c];
-        let not_balanced_why = self.balanced_at_ms.is_none().then(|| {
-            let mut why = match sim.balancer_compliance(c) {
-                Some(reason) => format!(
-                    "not reached by {} s: the policy still moves chunks ({})",
-                    ended.until_ms / 1000,
-                    reason.as_str()
-                ),
-                None if coll.resharding.is_some() => "the resharding had not ended".into(),
-                None if sim.cluster.balancer.migrating_in(&coll.ns) => {
-                    "not reached: a migration was still in flight".into()
-                }
-                None => "not reached: a draining shard still holds its chunks".into(),
-            };
-            if !cl.settings.balancer_enabled {
-                why.push_str("; the balancer is stopped");
-            }
-            if !self.why_not.is_empty() {
-                why.push_str(&format!("; the last round: {}", self.why_not.join("; ")));
-            }
-            why
-        });
-        let mut blockers = self.blockers;
+        let mut blockers = self.blockers.clone();
         if self.balanced_at_ms.is_none() {
             // A bucket the policy found balanced holds nothing back.
             for w in self.why_not.iter().filter(|w| !w.contains(": balanced")) {
@@ -401,6 +382,34 @@ impl Run {
                 });
             }
         }
+        blockers
+    }
+
+    fn finish(self, sim: &Simulator, c: usize, drains: &[ShardIdx], ended: Ended) -> Prediction {
+        let cl = &sim.cluster;
+        let coll = &cl.collections[c];
+        let not_balanced_why = self.balanced_at_ms.is_none().then(|| {
+            let mut why = match sim.balancer_compliance(c) {
+                Some(reason) => format!(
+                    "not reached by {} s: the policy still moves chunks ({})",
+                    ended.until_ms / 1000,
+                    reason.as_str()
+                ),
+                None if coll.resharding.is_some() => "the resharding had not ended".into(),
+                None if sim.cluster.balancer.migrating_in(&coll.ns) => {
+                    "not reached: a migration was still in flight".into()
+                }
+                None => "not reached: a draining shard still holds its chunks".into(),
+            };
+            if !cl.settings.balancer_enabled {
+                why.push_str("; the balancer is stopped");
+            }
+            if !self.why_not.is_empty() {
+                why.push_str(&format!("; the last round: {}", self.why_not.join("; ")));
+            }
+            why
+        });
+        let blockers = self.blockers_at_end(sim, c);
         let added = &ended.added;
         let shards = (0..cl.shards.len())
             .filter(|&s| !cl.shards[s].removed && !cl.shards[s].unlisted)

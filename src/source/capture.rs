@@ -23,6 +23,27 @@ pub fn taken_text(ms: u64) -> String {
     format!("capture taken {at} UTC")
 }
 
+/// The capture's frame for `request`: its state, what its poll could not read, the explain
+/// panel when asked for and the diagnosis.
+fn still_view(
+    (state, refused): (&crate::cluster::Cluster, &[crate::view::RefusedRead]),
+    (request, label, clock): (&ViewRequest, &str, ClockView),
+    diagnoses: Option<&crate::diagnosis::Diagnoses>,
+) -> view::ClusterView {
+    let mut v = view::build(state, request, label, clock);
+    // One poll has no write signal: shares are unknown.
+    v.heat = Some("off");
+    v.refused = refused.to_vec();
+    if request.explain {
+        let panes = refused.iter().map(|r| r.feeds.as_str());
+        let unread = super::explain::unread_of(true, state, panes);
+        let sim = Simulator::over(state.clone());
+        v.explain = super::explain::panel(&sim, request, &v, unread, diagnoses);
+    }
+    view::diagnosis::attach(&mut v, diagnoses, super::explain::ns_of(state, request));
+    v
+}
+
 /// Runs until the UI goes away.
 pub async fn run_still(
     polled: OnePoll,
@@ -45,13 +66,13 @@ pub async fn run_still(
     let mut fork: Option<Box<OwnClock>> = None;
     // One state: diagnosed once, on a thread of its own.
     let mut diagnoser = super::diagnose::Diagnoser::default();
-    let point = super::diagnose::poll_point(
+    let first = super::diagnose::poll_point(
         &polled.refused,
         &polled.changelog,
         state.clone(),
         ForkedFrom::Capture,
     );
-    diagnoser.start(Box::new(move || Some(point)));
+    diagnoser.start(Box::new(move || Some(first)));
     loop {
         let clock = ClockView {
             time_ms: state.now_ms,
@@ -59,19 +80,12 @@ pub async fn run_still(
             speed: fork.as_ref().map_or(1.0, |f| f.speed),
             ..ClockView::default()
         };
-        let mut v = view::build(&state, &request, &label, clock);
-        // One poll has no write signal: shares are unknown.
-        v.heat = Some("off");
-        v.refused.clone_from(&polled.refused);
+        let mut v = still_view(
+            (&state, &polled.refused),
+            (&request, &label, clock),
+            diagnoser.latest(),
+        );
         v.still = Some(still.clone());
-        let diagnoses = diagnoser.latest();
-        if request.explain {
-            let panes = polled.refused.iter().map(|r| r.feeds.as_str());
-            let unread = super::explain::unread_of(true, &state, panes);
-            let sim = Simulator::over(state.clone());
-            v.explain = super::explain::panel(&sim, &request, &v, unread, diagnoses);
-        }
-        view::diagnosis::attach(&mut v, diagnoses, super::explain::ns_of(&state, &request));
         if let Some(f) = fork.as_mut() {
             v.whatif = Some(Box::new(f.view(&request, &v.clock)));
         }
@@ -97,52 +111,48 @@ pub async fn run_still(
         let Some(c) = c else {
             return Ok(());
         };
-        let notice = match c {
-            SourceControl::View(r) => {
-                request = r;
-                None
-            }
-            SourceControl::SetPaused(p) => {
-                if let Some(f) = fork.as_mut() {
-                    f.paused = p;
-                }
-                None
-            }
-            SourceControl::SetSpeed(s) => {
-                if let Some(f) = fork.as_mut() {
-                    f.speed = s;
-                }
-                None
-            }
-            SourceControl::Step(_) | SourceControl::SeekBy(_) | SourceControl::Migration { .. } => {
-                Some("a capture is one still state: nothing to step or seek".to_string())
-            }
-            SourceControl::WhatIf(None) => {
-                fork = None;
-                None
-            }
-            SourceControl::WhatIf(Some(text)) => {
-                let point = super::diagnose::poll_point(
-                    &polled.refused,
-                    &polled.changelog,
-                    state.clone(),
-                    ForkedFrom::Capture,
-                );
-                match Fork::new(point, &text, request.collection) {
-                    Ok(f) => {
-                        fork = Some(Box::new(OwnClock::new(f, false)));
-                        None
-                    }
-                    Err(e) => Some(format!("what if: {e}")),
-                }
-            }
+        let point = || {
+            let (refused, changelog) = (&polled.refused, &polled.changelog);
+            super::diagnose::poll_point(refused, changelog, state.clone(), ForkedFrom::Capture)
         };
+        let notice = control(c, (&mut request, &mut fork), point);
         if let Some(n) = notice
             && out.send(SourceEvent::Notice(n)).await.is_err()
         {
             return Ok(());
         }
     }
+}
+
+/// A command from the UI to a still source; the notice to show, if any. `point` makes the
+/// capture's state a fork's starting point.
+fn control(
+    c: SourceControl,
+    (request, fork): (&mut ViewRequest, &mut Option<Box<OwnClock>>),
+    point: impl FnOnce() -> super::whatif::ForkPoint,
+) -> Option<String> {
+    match c {
+        SourceControl::View(r) => *request = r,
+        SourceControl::SetPaused(p) => {
+            if let Some(f) = fork.as_mut() {
+                f.paused = p;
+            }
+        }
+        SourceControl::SetSpeed(s) => {
+            if let Some(f) = fork.as_mut() {
+                f.speed = s;
+            }
+        }
+        SourceControl::Step(_) | SourceControl::SeekBy(_) | SourceControl::Migration { .. } => {
+            return Some("a capture is one still state: nothing to step or seek".to_string());
+        }
+        SourceControl::WhatIf(None) => *fork = None,
+        SourceControl::WhatIf(Some(text)) => match Fork::new(point(), &text, request.collection) {
+            Ok(f) => *fork = Some(Box::new(OwnClock::new(f, false))),
+            Err(e) => return Some(format!("what if: {e}")),
+        },
+    }
+    None
 }
 
 #[cfg(test)]

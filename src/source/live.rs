@@ -249,10 +249,7 @@ async fn live_loop(
     // The diagnosis of each poll, on a thread of its own.
     let mut diagnoser = super::diagnose::Diagnoser::default();
     loop {
-        if diagnoser.due(poller.state().now_ms) {
-            let point = live_point((&*poller, &growth));
-            diagnoser.start(Box::new(move || Some(point)));
-        }
+        diagnose_due(&mut diagnoser, (&*poller, &growth));
         let v = live_view(
             (&*poller, &label, &asked, &mut fork),
             (heat_mode, heat.as_ref(), &past, down_since),
@@ -361,6 +358,14 @@ fn fork_latest(
     collection: usize,
 ) -> Result<Fork, String> {
     Fork::new(live_point((poller, growth)), text, collection).map_err(|e| format!("what if: {e}"))
+}
+
+/// Starts the diagnosis of the latest poll when one is due (a new poll, none running).
+fn diagnose_due(diagnoser: &mut super::diagnose::Diagnoser, at: (&Poller, &LiveGrowth)) {
+    if diagnoser.due(at.0.state().now_ms) {
+        let point = live_point(at);
+        diagnoser.start(Box::new(move || Some(point)));
+    }
 }
 
 /// The latest poll's cluster as a fork (and a diagnosis) starts from it, calibrated from what

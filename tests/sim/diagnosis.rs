@@ -9,6 +9,7 @@ use shardtop::cluster::event::MigrationReason;
 use shardtop::cluster::{EventKind, ServerVersion};
 use shardtop::diagnosis::{Basis, Diagnoses, Next, Status};
 use shardtop::sim::balancer::explain::Unread;
+use shardtop::sim::whatif::Changes;
 use shardtop::sim::{Simulator, scenario};
 use shardtop::source::whatif::ForkPoint;
 
@@ -129,7 +130,9 @@ fn every_surface_says_the_same_status_next_move_and_estimate() {
         for t in [end / 5, end * 3 / 5] {
             s.run_until(t);
             let d = diagnose(&s);
-            let mut summary = s.cluster.summary_json(&Default::default());
+            let mut summary = s
+                .cluster
+                .summary_json(&shardtop::cluster::summary::SummaryOptions::default());
             d.attach(&mut summary, &s.cluster.namespaces());
             let at = |ms: u64| shardtop::units::clock_time(ms, false);
             for (c, coll) in s.cluster.collections.iter().enumerate() {
@@ -201,7 +204,7 @@ fn whatif_with_no_change_predicts_the_diagnosis_estimate() {
             let c = s.cluster.collection_index(&one.ns).unwrap();
             let (fork, _) = shardtop::source::diagnose::continuation(ForkPoint::of_simulator(&s));
             let until = s.now_ms() + shardtop::diagnosis::LOOKAHEAD_MS;
-            let p = shardtop::sim::whatif::predict(fork, c, &Default::default(), until);
+            let p = shardtop::sim::whatif::predict(fork, c, &Changes::default(), until);
             let said = match one.eta.what {
                 "drained" => p
                     .collection
@@ -229,10 +232,11 @@ fn a_pending_zone_split_is_not_balanced() {
     assert_ne!(one.status, Status::Balanced, "{one:?}");
     let c = s.cluster.collection_index("test.ips").unwrap();
     assert_eq!(
-        s.balancer_compliance(c).map(|v| v.as_str()),
+        s.balancer_compliance(c)
+            .map(shardtop::sim::balancer::Violation::as_str),
         Some("zoneViolation")
     );
-    let p = shardtop::sim::whatif::predict(s.clone(), c, &Default::default(), 600_000);
+    let p = shardtop::sim::whatif::predict(s.clone(), c, &Changes::default(), 600_000);
     assert!(
         p.collection.balanced_at_ms > Some(5_000),
         "{:?}",
@@ -302,7 +306,8 @@ fn a_trace_at_t_says_what_the_simulator_at_t_says() {
         let to = (path.as_path(), shardtop::trace::writer::Existing::Refuse);
         shardtop::source::record::record_sim_to(&mut s, t, to, &header, |_, _| {}).unwrap();
         let d_sim = diagnose(&s);
-        let replay = shardtop::trace::Replay::open(&path, Default::default()).unwrap();
+        let replay =
+            shardtop::trace::Replay::open(&path, shardtop::trace::ReadOptions::default()).unwrap();
         let mut replay = replay;
         replay.seek(t).unwrap();
         let d_trace =

@@ -140,7 +140,7 @@ fn low_cardinality_moves_nothing_because_the_chunk_is_jumbo() {
 
 fn rule_names(sim: &Simulator) -> Vec<&'static str> {
     let c = user_collection(sim);
-    let e = explain(&sim, c, Unread::default());
+    let e = explain(sim, c, Unread::default());
     e.shards[0].rules.iter().map(|r| r.rule).collect()
 }
 

@@ -128,7 +128,6 @@ fn why_lines(v: &crate::view::ClusterView, width: usize, theme: Theme) -> Vec<Li
     let style = match d.status {
         "balanced" => theme.ok(),
         "stalled" | "blocked" => theme.error(),
-        "unknown" | "disabled" => theme.warn(),
         _ => theme.warn(),
     };
     if d.status == "balanced" {

@@ -102,6 +102,8 @@ pub struct Fork {
     refused: Vec<String>,
     log: VecDeque<LogLine>,
     predicted: Option<(usize, Predicting)>,
+    /// The fork's own diagnosis, for its panes (its status, next move and estimate).
+    diagnoser: super::diagnose::Diagnoser,
 }
 
 impl Fork {
@@ -137,6 +139,7 @@ impl Fork {
             refused: applied.refused,
             log: VecDeque::new(),
             predicted: None,
+            diagnoser: super::diagnose::Diagnoser::default(),
         };
         fork.take_log();
         fork.origin = fork.sim.clone();
@@ -181,9 +184,10 @@ impl Fork {
         }
     }
 
-    /// Whether a prediction is running (its source should look again soon).
+    /// Whether a prediction or the fork's diagnosis is running (its source should look again
+    /// soon).
     pub fn predicting(&self) -> bool {
-        matches!(self.predicted, Some((_, Predicting::Running(..))))
+        matches!(self.predicted, Some((_, Predicting::Running(..)))) || self.diagnoser.running()
     }
 
     /// Starts `predict` for collection `c` on a copy of the fork, or takes its answer.
@@ -242,7 +246,13 @@ impl Fork {
             time_ms: self.sim.now_ms(),
             ..clock.clone()
         };
-        let fork = view::build(&self.sim.cluster, &one, &format!("what if: {label}"), clock);
+        let mut fork = view::build(&self.sim.cluster, &one, &format!("what if: {label}"), clock);
+        if self.diagnoser.due(self.sim.now_ms()) {
+            let point = ForkPoint::of_simulator(&self.sim);
+            self.diagnoser.start(Box::new(move || Some(point)));
+        }
+        let ns = super::explain::ns_of(&self.sim.cluster, &one);
+        view::diagnosis::attach(&mut fork, self.diagnoser.latest(), ns);
         let prediction = match &self.predicted {
             Some((_, Predicting::Done(p))) => Some(prediction_view(p)),
             Some((_, Predicting::Failed(e))) => Some(PredictionView {

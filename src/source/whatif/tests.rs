@@ -226,3 +226,36 @@ fn a_replay_forks_its_state_at_its_clock() {
         v.assumed
     );
 }
+
+/// `W`'s prediction and the fork's own panes say one thing: the prediction of a fork is the
+/// estimate of the fork's diagnosis at the instant it was made (the same run of the same rules
+/// from the same state).
+#[test]
+fn the_forks_prediction_is_its_diagnosis_estimate() {
+    let mut tl = timeline("add-shard");
+    tl.advance_to(30_000, &mut Vec::new()).expect("plays");
+    let point = tl.fork_point().expect("forks");
+    let mut fork = Fork::new(point, "--add-shards 1", 0).expect("forks");
+    let c = 0;
+    let ns = fork.origin.cluster.collections[c].ns.clone();
+    let d = crate::source::diagnose::of_point(ForkPoint::of_simulator(&fork.origin));
+    let eta = d.of(&ns).expect("sharded").eta.clone();
+    assert_eq!(eta.basis, crate::diagnosis::Basis::Simulated, "{eta:?}");
+    // The prediction, as the fork's thread makes it.
+    let until = fork.base.now_ms() + crate::diagnosis::LOOKAHEAD_MS;
+    let p = crate::sim::whatif::predict(fork.base.clone(), c, &fork.changes, until);
+    assert_eq!(p.collection.balanced_at_ms, eta.at_ms);
+    // The fork's panes carry its own diagnosis once its thread has it.
+    let clock = ClockView::default();
+    let req = ViewRequest::default();
+    let _ = fork.view(&req, &clock);
+    while fork.diagnoser.running() {
+        std::thread::sleep(Duration::from_millis(10));
+        fork.diagnoser.latest();
+    }
+    let v = fork.view(&req, &clock);
+    assert!(
+        v.fork.diagnosis.is_some(),
+        "the fork's panes have its diagnosis"
+    );
+}

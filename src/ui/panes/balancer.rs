@@ -90,7 +90,6 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: Theme, focused: b
         Span::styled("why: ", theme.title()),
         Span::raw(fit(&why, width.saturating_sub(5) * 3)),
     ]));
-    lines.extend(super::refused_lines(app, &[Feeds::Balancer], width, theme));
     lines.extend(conformance_lines(v, width, theme));
     for m in &b.in_flight {
         let head = format!("#{} {}→{} ", m.id, m.from, m.to);
@@ -116,6 +115,14 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: Theme, focused: b
             theme.warn(),
         )));
     }
+    // The refused reads' notes, one line each, in the rows the balancer's own lines leave
+    // (Enter on the pane shows them whole).
+    let room = usize::from(inner.height).saturating_sub(lines.len());
+    lines.extend(
+        super::note_lines(app, &[Feeds::Balancer], width, 1, theme)
+            .into_iter()
+            .take(room),
+    );
     let room = usize::from(inner.height).saturating_sub(lines.len() + 1);
     lines.extend(recent(app, room, width, theme));
     frame.render_widget(

@@ -381,7 +381,7 @@ fn chunk_size_field(version: ServerVersion, chunk_bytes: u64) -> Document {
     let mb = chunk_bytes / MB;
     let value = if version < ServerVersion::V8_0 {
         Bson::Int64(mb as i64)
-    } else if chunk_bytes % MB == 0 {
+    } else if chunk_bytes.is_multiple_of(MB) {
         reply::number(mb)
     } else {
         Bson::Double((chunk_bytes as f64 / MB as f64 * 100.0).ceil() / 100.0)

@@ -73,19 +73,7 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: Theme, focused: b
             Span::raw("")
         },
     ]));
-    let live = !v.clock.virtual_time;
-    let why = if b.why_not.is_empty() {
-        if !b.in_flight.is_empty() {
-            "balancing".to_string()
-        } else if live {
-            // A live cluster's compliance is what balancerCollectionStatus said; none answered.
-            "not known (no balancerCollectionStatus answer)".to_string()
-        } else {
-            "balanced".to_string()
-        }
-    } else {
-        b.why_not.join("; ")
-    };
+    let why = why_text(v);
     lines.push(Line::from(vec![
         Span::styled("why: ", theme.title()),
         Span::raw(fit(&why, width.saturating_sub(5) * 3)),
@@ -129,6 +117,23 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: Theme, focused: b
         Paragraph::new(lines).wrap(Wrap { trim: true }).block(block),
         area,
     );
+}
+
+/// The "why:" line's text, whole: why the balancer does or does not balance (what `Enter` on
+/// the pane shows, wrapped, with the notes on the reads behind it).
+pub fn why_text(v: &crate::view::ClusterView) -> String {
+    let b = &v.balancer;
+    if !b.why_not.is_empty() {
+        return b.why_not.join("; ");
+    }
+    if !b.in_flight.is_empty() {
+        "balancing".to_string()
+    } else if !v.clock.virtual_time {
+        // A live cluster's compliance is what balancerCollectionStatus said; none answered.
+        "not known (no balancerCollectionStatus answer)".to_string()
+    } else {
+        "balanced".to_string()
+    }
 }
 
 /// What the cluster did against its release line's rules: a line per finding (nothing while it

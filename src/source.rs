@@ -7,6 +7,7 @@
 
 pub mod capture;
 pub mod conformance;
+pub mod event_detail;
 pub mod explain;
 pub mod heat;
 pub mod lab;

@@ -14,6 +14,7 @@
 
 pub mod balancer;
 pub mod command_palette;
+pub mod detail;
 pub mod events;
 pub mod explain;
 pub mod footer;
@@ -111,6 +112,7 @@ pub fn render(frame: &mut Frame, app: &App) {
         None => {}
     }
     footer::render(frame, areas.footer, app, theme);
+    detail::render(frame, area, app, theme);
     if app.help {
         help::render(frame, area, app, theme);
     }

@@ -122,10 +122,6 @@ pub const HELP: &[HelpGroup] = &[
         ],
     ),
     (
-        "balancer (focused)",
-        &[(&["open"], "the why line whole, with the notes on its reads")],
-    ),
-    (
         "events (focused)",
         &[
             (
@@ -144,6 +140,10 @@ pub const HELP: &[HelpGroup] = &[
             (&["search"], "search text (Enter keeps, Esc clears)"),
             (&["clear"], "clear the search, filter or query"),
         ],
+    ),
+    (
+        "balancer (focused)",
+        &[(&["open"], "the why line whole, with the notes on its reads")],
     ),
 ];
 

@@ -145,3 +145,48 @@ fn enter_elsewhere_still_zooms_the_key_space() {
     assert!(f.app.detail.is_none());
     assert!(f.app.span < span, "Enter zooms in, as i does");
 }
+
+/// The lines of `manual` up to 80 s from the simulator and from its recorded trace: a failed
+/// migration's line carries the same error and the same JSON documents from both, named after
+/// their source.
+#[test]
+fn a_replay_shows_the_same_event_whole_as_the_simulator() {
+    use shardtop::sim::{Simulator, scenario};
+    use shardtop::source::Timeline;
+    use shardtop::source::record::{record_sim, sim_header};
+    use shardtop::source::replay::ReplayTimeline;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("manual.ndjson");
+    let sc = scenario::built_in("manual").unwrap().unwrap();
+    let mut sim = Simulator::from_scenario(&sc, sc.seed, None).unwrap();
+    let header = sim_header(&sim, "sim:manual", "manual", sc.seed);
+    record_sim(&mut sim, 80_000, &path, &header, |_, _| {}).unwrap();
+    let mut replay = ReplayTimeline::open(&path).unwrap();
+    let mut replayed = Vec::new();
+    replay.advance_to(80_000, &mut replayed).unwrap();
+    let f = Fixture::new("manual", 80_000, (120, 40));
+    let failed = |lines: &mut dyn Iterator<Item = &shardtop::view::LogLine>| {
+        let mut log = std::collections::VecDeque::new();
+        for l in lines {
+            shardtop::view::append_log(&mut log, l.clone());
+        }
+        log.into_iter()
+            .rfind(|l| l.kind == LogKind::Error && l.text.starts_with("moveChunk "))
+            .unwrap()
+    };
+    let from_sim = failed(&mut f.app.log.iter());
+    let from_trace = failed(&mut replayed.iter());
+    assert_eq!(from_sim.text, from_trace.text);
+    let (a, b) = (
+        from_sim.detail.as_ref().unwrap(),
+        from_trace.detail.as_ref().unwrap(),
+    );
+    assert_eq!(a.error, b.error);
+    assert!(b.error.as_ref().unwrap().cause().is_some());
+    let json = |d: &shardtop::view::EventDetail| -> Vec<String> {
+        d.documents.iter().map(|x| x.json.clone()).collect()
+    };
+    assert_eq!(json(a), json(b), "the trace codec's JSON, from both");
+    assert_eq!(a.documents[0].origin, "simulator event");
+    assert_eq!(b.documents[0].origin, "trace event");
+}

@@ -57,6 +57,7 @@ fn frame(c: &mut Criterion) {
                 kind: LogKind::Migration,
                 text: format!("moveChunk.commit     #{i} app.big shard0001 → shard0002: 1000 docs"),
                 migration: None,
+                detail: None,
             })
             .collect(),
     });

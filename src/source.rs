@@ -8,6 +8,7 @@
 pub mod capture;
 pub mod conformance;
 pub mod diagnose;
+pub mod event_detail;
 pub mod explain;
 pub mod heat;
 pub mod lab;

@@ -11,10 +11,12 @@
 
 pub mod action;
 pub mod app;
+pub mod app_detail;
 pub mod app_help;
 pub mod app_history;
 pub mod app_key_visualizer;
 pub mod app_lab;
+pub mod app_mouse;
 pub mod app_whatif;
 pub mod command_palette;
 pub mod export;

@@ -9,6 +9,7 @@
 mod build;
 pub mod conformance;
 pub mod diagnosis;
+pub mod event_detail;
 pub mod explain;
 pub mod history;
 pub mod key_visualizer;
@@ -19,6 +20,7 @@ mod strip;
 pub mod whatif;
 
 pub use build::build;
+pub use event_detail::{EventDetail, EventDocument, EventError};
 pub use log::{LogKind, LogLine, MigrationEntry, MigrationStep, append as append_log, log_line};
 
 /// The key visualizer's frame under the module's former name.

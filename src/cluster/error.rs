@@ -3,6 +3,8 @@
 
 use std::fmt;
 
+pub mod causes;
+
 /// A MongoDB error as a server reports it: `code`, `codeName` and `errmsg`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct MongoError {

@@ -76,6 +76,7 @@ pub fn replay(args: &ReplayArgs, ctx: &Context) -> Result<(), Failure> {
             kind: crate::view::LogKind::Error,
             text: format!("trace warning: {w}"),
             migration: None,
+            detail: None,
         })
         .collect();
     run_tui(timeline, playback, log, &ctx.settings)

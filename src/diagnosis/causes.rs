@@ -1,7 +1,7 @@
 //! MongoDB's own words for why a migration failed or the balancer did not move a chunk, each read
-//! as a rule with its plain meaning and the source file the words come from. The table is the
-//! one place these texts are recognised: a stall's cause, a blocked collection's cause and an
-//! event's explanation all come from it.
+//! as a rule with its plain meaning and the source file the words come from: a server's errors
+//! by `cluster::error::causes` (the table the event detail view reads too), the balancer's own
+//! reasons (a jumbo chunk, the window, the collection's settings) by the table here.
 //!
 //! Owns: the table and [`classify`]. May not touch: anything but the text it is given.
 
@@ -27,59 +27,11 @@ struct Row {
 
 const TABLE: &[Row] = &[
     Row {
-        words: &[
-            "orphans cleanup routine didn't clear yet",
-            "waiting for the range deleter",
-            "rangeoverlapconflict",
-        ],
-        rule: "rangeDeletionPending",
-        plain: "the recipient still holds orphans of this range from an earlier migration, and its \
-                range deleter has not removed them yet: each try waits 10 s \
-                (receiveChunkWaitForRangeDeleterTimeoutMS) and fails; the moves go through once the \
-                range deleter runs, orphanCleanupDelaySecs after that earlier migration (900 s by \
-                default; 3,600 s from 8.2)",
-        source: "src/mongo/db/s/migration_destination_manager.cpp",
-    },
-    Row {
-        words: &[
-            "chunktoobig",
-            "chunk too big",
-            "chunk is too big",
-            "exceeds the maximum",
-        ],
-        rule: "chunkTooBig",
-        plain: "the chunk holds more than a migration may move (it is over the chunk size, or has \
-                more documents than the limit): split it, or it stays where it is (the balancer \
-                marks it jumbo)",
-        source: "src/mongo/db/s/migration_chunk_cloner_source.cpp",
-    },
-    Row {
         words: &["jumbo"],
         rule: "jumbo",
         plain: "a chunk marked jumbo is never moved by the balancer: split it if its key values \
                 allow, move it with moveChunk and forceJumbo, or clear the flag (clearJumboFlag)",
         source: "src/mongo/db/s/balancer/balancer_policy.cpp",
-    },
-    Row {
-        words: &[
-            "conflictingoperationinprogress",
-            "another operation is in progress",
-        ],
-        rule: "conflictingOperationInProgress",
-        plain: "another operation on this collection (a split, a merge, another migration, a DDL \
-                command) held it: the balancer tries again in a later round",
-        source: "src/mongo/db/s/active_migrations_registry.cpp",
-    },
-    Row {
-        words: &[
-            "exceededtimelimit",
-            "timed out",
-            "operation exceeded time limit",
-        ],
-        rule: "exceededTimeLimit",
-        plain: "the migration ran out of time (a slow or busy shard, a long catch-up of writes, \
-                or a lock it could not take in time)",
-        source: "src/mongo/db/s/migration_source_manager.cpp",
     },
     Row {
         words: &["outside the balancer's active window", "active window"],
@@ -114,8 +66,17 @@ const TABLE: &[Row] = &[
     },
 ];
 
-/// The rule `text` states, when the table knows its words.
+/// The rule `text` states, when it knows its words: a server's error by the table of MongoDB's
+/// errors (`cluster::error::causes`, the one the event detail view reads), else the balancer's
+/// own reasons by the table below.
 pub fn classify(text: &str) -> Option<Classified> {
+    if let Some(c) = crate::cluster::error::causes::cause_of(None, text) {
+        return Some(Classified {
+            rule: c.rule,
+            plain: c.meaning.split_whitespace().collect::<Vec<_>>().join(" "),
+            source: c.source,
+        });
+    }
     let lower = text.to_lowercase();
     TABLE
         .iter()

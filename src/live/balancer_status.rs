@@ -9,6 +9,50 @@ use super::refusals::Refusals;
 use crate::cluster::Cluster;
 use crate::cluster::balancer::{BalancerState, RoundInProgress};
 
+/// What a poll read of the balancer, for [`install`].
+pub(super) struct BalancerRead<'a> {
+    pub status: &'a Document,
+    /// The migrations `$currentOp` shows in flight.
+    pub ops: &'a [Document],
+    /// `balancerCollectionStatus`'s answers, in words (`compliance.rs`).
+    pub compliance: Vec<String>,
+    /// The `(ns, shard)` pairs whose data size was read.
+    pub sized: &'a std::collections::HashSet<(String, String)>,
+    pub drains: Vec<crate::cluster::drain::DrainStatus>,
+}
+
+/// Puts what a poll read of the balancer in `state`: its state and mode, its answers per
+/// collection, the migrations in flight with their reasons, why it is or is not balancing, the
+/// drains and the window now. `(now_ms, origin_ms)`: the poll's clock and the wall-clock time of
+/// its 0.
+pub(super) fn install(
+    state: &mut Cluster,
+    read: BalancerRead,
+    logs: &super::logs::LogTails,
+    (now_ms, origin_ms): (u64, u64),
+) {
+    state.balancer = self::state(read.status, logs, (now_ms, origin_ms));
+    state.balancer.compliance = super::compliance::answers(&read.compliance);
+    if let Some(mode) = mode(read.status) {
+        state.set_balancer_mode(mode);
+    }
+    let known = (read.compliance.as_slice(), read.sized);
+    state.balancer.in_flight = (read.ops.iter().enumerate())
+        .filter_map(|(k, op)| in_flight(state, op, now_ms, k as u64 + 1, known))
+        .collect();
+    let mut why_not = super::in_flight::why(state, &read.compliance);
+    if let Some(e) = &logs.round_error {
+        why_not.push(format!("the last balancer round failed: {e}"));
+    }
+    state.balancer.why_not = why_not;
+    state.balancer.drains = read.drains;
+    state.balancer.window_now = state.settings.active_window.map(|w| {
+        let rounds: Vec<u64> = logs.round_times_ms.iter().copied().collect();
+        let wall_ms = now_ms + origin_ms;
+        crate::cluster::balancing_window::infer(w.start_minute, w.stop_minute, &rounds, wall_ms)
+    });
+}
+
 /// The balancer's state from `balancerStatus` and the logs' counts of migrations and outcomes;
 /// its next round one interval after the last round the actionlog holds (the round schedule a
 /// fork keeps), at the poll when none is held. `origin_ms` is the wall-clock time of the poll's
@@ -20,9 +64,14 @@ pub(super) fn state(
 ) -> BalancerState {
     let (completed, from) = logs.moved();
     // 8.0 `db/s/balancer/balancer.cpp`: `kBalanceRoundDefaultInterval` after a round.
+    // A round logged after the poll's own time (a server whose clock runs ahead of ours, as
+    // serve's virtual one does) tells nothing of the schedule: the next round is then now.
     let next_round_ms = (logs.round_times_ms.back())
-        .map(|&t| t.saturating_sub(origin_ms) + crate::cluster::balancer::ROUND_INTERVAL_MS)
-        .map_or(now_ms, |t| t.max(now_ms));
+        .map(|&t| t.saturating_sub(origin_ms))
+        .filter(|&t| t <= now_ms)
+        .map_or(now_ms, |t| {
+            (t + crate::cluster::balancer::ROUND_INTERVAL_MS).max(now_ms)
+        });
     BalancerState {
         rounds: status
             .get_i64("numBalancerRounds")

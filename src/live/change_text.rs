@@ -189,6 +189,30 @@ pub fn note_outcome(
     );
 }
 
+/// The whole of a `config.<log>` entry for the event log's detail view: the entry as relaxed
+/// Extended JSON, and its error when it reports one (`errmsg`: a migration's `moveChunk.from` /
+/// `moveChunk.to` aborted, a failed balancer round; `code` and `codeName` when it has them).
+pub fn detail(
+    log: &str,
+    d: &Document,
+    errmsg: Option<String>,
+) -> std::sync::Arc<crate::view::EventDetail> {
+    use crate::view::{EventDetail, EventDocument, EventError};
+    let json = Bson::Document(d.clone()).into_relaxed_extjson().to_string();
+    let details = d.get_document("details").ok();
+    let errmsg = errmsg.or_else(|| Some(details?.get_str("errmsg").ok()?.to_string()));
+    let error = errmsg.map(|errmsg| EventError {
+        code: details
+            .and_then(|x| number(x, "code"))
+            .and_then(|c| i32::try_from(c).ok()),
+        code_name: details
+            .and_then(|x| x.get_str("codeName").ok())
+            .map(str::to_string),
+        errmsg,
+    });
+    EventDetail::of(EventDocument::new(&format!("config.{log}"), &json), error)
+}
+
 /// Other details as `key value` pairs, values as the server prints them.
 fn pairs(d: &Document) -> String {
     d.iter()

@@ -332,8 +332,12 @@ fn change_line(what: &str, d: &Document, merge: bool) -> LogLine {
     let migration = (d.get_document("details").ok())
         .filter(|_| merge)
         .and_then(|det| super::change_text::migration_entry(what, ns, det));
+    let detail = Some(super::change_text::detail("changelog", d, None));
     if let Some(m) = migration {
-        return m.line(at_ms(d));
+        return LogLine {
+            detail,
+            ..m.line(at_ms(d))
+        };
     }
     let details = d.get_document("details").map_or_else(
         |_| String::new(),
@@ -344,6 +348,7 @@ fn change_line(what: &str, d: &Document, merge: bool) -> LogLine {
         kind: kind_of(what),
         text: crate::units::cut_at_words(&format!("{what:<20} {ns} {details}"), 200),
         migration: None,
+        detail,
     }
 }
 
@@ -383,6 +388,7 @@ fn round_line(d: &Document, details: &Document, error: Option<&str>) -> LogLine 
         },
         text,
         migration: None,
+        detail: Some(super::change_text::detail("actionlog", d, None)),
     }
 }
 

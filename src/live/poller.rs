@@ -450,35 +450,24 @@ impl Poller {
             .filter(|c| c.placement == crate::cluster::Placement::Sharded)
             .map(|c| (c.ns.clone(), c.table.version()))
             .collect();
-        let pace = &mut self.compliance;
-        let mut why_not = pace.ask(&self.client, &colls, &mut refused).await;
+        let why_not = (self.compliance)
+            .ask(&self.client, &colls, &mut refused)
+            .await;
         self.state.poll_notes = refused.kept();
         self.refused = refused;
-        let state = &mut self.state;
-        state.balancer =
-            balancer_status::state(&status, &self.logs, (now_ms, self.clock_origin_ms));
-        state.balancer.compliance = super::compliance::answers(&why_not);
-        if let Some(mode) = balancer_status::mode(&status) {
-            state.set_balancer_mode(mode);
-        }
-        state.balancer.in_flight = ops
-            .iter()
-            .enumerate()
-            .filter_map(|(k, op)| {
-                balancer_status::in_flight(state, op, now_ms, k as u64 + 1, (&why_not, &sized))
-            })
-            .collect();
-        why_not = super::in_flight::why(state, &why_not);
-        if let Some(e) = &self.logs.round_error {
-            why_not.push(format!("the last balancer round failed: {e}"));
-        }
-        state.balancer.why_not = why_not;
-        state.balancer.drains = drains;
-        state.balancer.window_now = state.settings.active_window.map(|w| {
-            let rounds: Vec<u64> = self.logs.round_times_ms.iter().copied().collect();
-            let wall_ms = now_ms + self.clock_origin_ms;
-            crate::cluster::balancing_window::infer(w.start_minute, w.stop_minute, &rounds, wall_ms)
-        });
+        let read = balancer_status::BalancerRead {
+            status: &status,
+            ops: &ops,
+            compliance: why_not,
+            sized: &sized,
+            drains,
+        };
+        balancer_status::install(
+            &mut self.state,
+            read,
+            &self.logs,
+            (now_ms, self.clock_origin_ms),
+        );
         // The poll's time first: the write heat of this poll is stamped with it.
         self.state.advance_clock(now_ms);
         if let Some(heat) = self.change_heat.as_mut() {

@@ -148,7 +148,9 @@ impl LabTimeline {
             let cluster = &self.trial.candidates[i].sim.cluster;
             log.extend(
                 evs.iter()
-                    .filter_map(|e| view::log_line(cluster, e))
+                    .filter_map(|e| {
+                        super::event_detail::log_line(cluster, e, super::event_detail::SIMULATOR)
+                    })
                     .map(|mut l| {
                         l.text = format!("{} · {}", self.labels[i], l.text);
                         l

@@ -32,7 +32,7 @@ pub struct ReplayTimeline {
 /// the simulator show them.
 pub fn line_of(state: &Cluster, played: Played<'_>) -> Option<LogLine> {
     match played {
-        Played::Event(e) => view::log_line(state, e),
+        Played::Event(e) => super::event_detail::log_line(state, e, super::event_detail::TRACE),
         Played::Logged(l) => Some(logged_line(l)),
     }
 }
@@ -47,6 +47,7 @@ fn logged_line(l: &Logged) -> LogLine {
             kind: LogKind::Other,
             text: format!("{:<20} (an entry this build cannot read)", l.what()),
             migration: None,
+            detail: None,
         },
         |d| crate::live::logs::line_of(l.collection, &d),
     );
@@ -122,6 +123,7 @@ impl ReplayTimeline {
                 kind: LogKind::Error,
                 text: format!("trace warning: {w}"),
                 migration: None,
+                detail: None,
             })
             .collect()
     }

@@ -85,7 +85,7 @@ pub async fn run_timeline<T: Timeline>(
         }
         // A prediction under way is looked for again while paused; a diagnosis is shown when
         // it comes.
-        let waiting = r.fork.as_ref().is_some_and(super::whatif::Fork::predicting);
+        let waiting = r.fork.as_ref().is_some_and(super::whatif::Fork::busy);
         let diagnosing = r.diagnoser.running();
         let cmd = if r.paused && !waiting {
             tokio::select! {

@@ -5,6 +5,7 @@
 //! the clock once past it); when there is none the clock stays where it was.
 
 use super::Timeline;
+use super::event_detail::SIMULATOR;
 use crate::cluster::{EventKind, ServerVersion};
 use crate::sim::{Scenario, Simulator};
 use crate::view::{self, ClockView, ClusterView, LogLine, ViewRequest};
@@ -57,7 +58,7 @@ impl SimTimeline {
         tl.note_migrations(&first);
         tl.initial = first
             .iter()
-            .filter_map(|e| view::log_line(&tl.sim.cluster, e))
+            .filter_map(|e| super::event_detail::log_line(&tl.sim.cluster, e, SIMULATOR))
             .collect();
         tl.book.clone_from(&tl.initial);
         tl.checkpoints.push((tl.sim.clone(), tl.logged()));
@@ -129,7 +130,7 @@ impl SimTimeline {
                 self.past.observe(&events);
                 let lines: Vec<LogLine> = events
                     .iter()
-                    .filter_map(|e| view::log_line(&self.sim.cluster, e))
+                    .filter_map(|e| super::event_detail::log_line(&self.sim.cluster, e, SIMULATOR))
                     .collect();
                 self.write_book(&lines);
                 if let Some(log) = log.as_deref_mut() {

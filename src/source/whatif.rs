@@ -184,10 +184,15 @@ impl Fork {
         }
     }
 
-    /// Whether a prediction or the fork's diagnosis is running (its source should look again
-    /// soon).
+    /// Whether a prediction is running.
     pub fn predicting(&self) -> bool {
-        matches!(self.predicted, Some((_, Predicting::Running(..)))) || self.diagnoser.running()
+        matches!(self.predicted, Some((_, Predicting::Running(..))))
+    }
+
+    /// Whether a prediction or the fork's diagnosis is running: its source should look again
+    /// soon.
+    pub fn busy(&self) -> bool {
+        self.predicting() || self.diagnoser.running()
     }
 
     /// Starts `predict` for collection `c` on a copy of the fork, or takes its answer.

@@ -29,6 +29,9 @@ pub enum Action {
     Page(bool),
     ZoomIn,
     ZoomOut,
+    /// The whole of what the focused pane points at: the event under the events pane's cursor,
+    /// the balancer pane's "why"; elsewhere a zoom in (Enter's old meaning).
+    Open,
     ZoomReset,
     ToggleMetric,
     ToggleZones,

@@ -101,6 +101,10 @@ pub struct App {
     pub query: Option<String>,
     /// Lines scrolled back from the newest (0 follows the log).
     pub log_scroll: usize,
+    /// The events pane's cursor: rows above the last line shown (0: that line).
+    pub log_row: usize,
+    /// The detail view (`Enter` on an event or on the balancer's why), when open.
+    pub detail: Option<super::app_detail::DetailState>,
     pub shard_scroll: usize,
     pub notice: Option<String>,
     /// The screen shown: the main layout, the key visualizer or the history.
@@ -144,6 +148,8 @@ impl App {
             query_selected: false,
             query: None,
             log_scroll: 0,
+            log_row: 0,
+            detail: None,
             shard_scroll: 0,
             notice: None,
             screen: Screen::Main,
@@ -189,6 +195,7 @@ impl App {
                 if reset {
                     self.log.clear();
                     self.log_scroll = 0;
+                    self.log_row = 0;
                 }
                 for line in lines {
                     crate::view::append_log(&mut self.log, line);
@@ -215,6 +222,9 @@ impl App {
     pub fn update(&mut self, action: Action) -> Effects {
         if self.help {
             return self.help_action(action);
+        }
+        if self.detail.is_some() {
+            return self.detail_action(action);
         }
         self.notice = None;
         if let Some(effects) = self.palette_first(action) {
@@ -260,6 +270,8 @@ impl App {
 
     fn view_action(&mut self, action: Action, effects: &mut Effects) {
         let action = match (self.screen, action) {
+            (Screen::Main, Action::Open) if self.open_detail() => return,
+            (_, Action::Open) => Action::ZoomIn,
             (Screen::Main | Screen::WhatIf, a) => a,
             (_, Action::Page(up)) => {
                 if up {
@@ -321,57 +333,9 @@ impl App {
         }
     }
 
-    /// The pane under (x, y), and the layout it came from.
-    fn pane_at(&self, x: u16, y: u16) -> Option<(Focus, super::layout::Areas)> {
-        let area = ratatui::layout::Rect::new(0, 0, self.size.0, self.size.1);
-        let shards = self.view.as_ref().map_or(3, |v| v.shards.len());
-        let areas = super::layout::layout(area, shards)?;
-        let at = ratatui::layout::Position::new(x, y);
-        let focus = [
-            (areas.keyspace, Focus::KeySpace),
-            (areas.shards, Focus::Shards),
-            (areas.balancer, Focus::Balancer),
-        ]
-        .into_iter()
-        .chain(areas.events.map(|e| (e, Focus::Events)))
-        .find(|(r, _)| r.contains(at))
-        .map(|(_, f)| f)?;
-        Some((focus, areas))
-    }
-
-    /// A click focuses the pane; on the key-space strip it selects the cell.
-    fn click(&mut self, x: u16, y: u16) {
-        let Some((focus, areas)) = self.pane_at(x, y) else {
-            return;
-        };
-        self.set_focus(focus);
-        let strip_row = areas.keyspace.y + 2;
-        let cells = self
-            .view
-            .as_ref()
-            .and_then(|v| v.collection.as_ref())
-            .map_or(0, |c| c.cells.len());
-        let width = usize::from(areas.keyspace.width.saturating_sub(2));
-        if focus == Focus::KeySpace && y == strip_row && cells > 0 && width > 0 {
-            let col = usize::from(x.saturating_sub(areas.keyspace.x + 1)).min(width - 1);
-            self.cursor = (0..cells).rfind(|&i| i * width / cells <= col).unwrap_or(0);
-        }
-    }
-
-    /// The wheel scrolls the events and the shard list, and zooms the key space.
-    fn wheel(&mut self, up: bool, x: u16, y: u16) {
-        let Some((focus, _)) = self.pane_at(x, y) else {
-            return;
-        };
-        let saved = self.focus;
-        self.focus = focus;
-        self.arrow(if up { Action::Up } else { Action::Down });
-        self.focus = saved;
-    }
-
     /// Moves the focus; the key space starts its selection at the hottest chunk (the most written
     /// of the last 60 s, hotspot or not).
-    fn set_focus(&mut self, focus: Focus) {
+    pub(super) fn set_focus(&mut self, focus: Focus) {
         if focus == Focus::KeySpace && self.focus != Focus::KeySpace {
             let hot = self
                 .view
@@ -400,6 +364,7 @@ impl App {
                 .and_then(|i| all.get(i + 1).copied()),
         };
         self.log_scroll = 0;
+        self.log_row = 0;
     }
 
     fn toggle_metric(&mut self) {
@@ -423,14 +388,15 @@ impl App {
         }
     }
 
-    fn arrow(&mut self, action: Action) {
+    pub(super) fn arrow(&mut self, action: Action) {
         match (self.focus, action) {
             (Focus::KeySpace, Action::Left) => self.move_cursor(false),
             (Focus::KeySpace, Action::Right) => self.move_cursor(true),
             (Focus::KeySpace, Action::Up) => self.zoom(true),
             (Focus::KeySpace, Action::Down) => self.zoom(false),
-            (Focus::Events, Action::Up) => self.log_scroll += 1,
-            (Focus::Events, Action::Down) => self.log_scroll = self.log_scroll.saturating_sub(1),
+            (Focus::Events, Action::Up | Action::Down) => {
+                self.move_log_cursor(action == Action::Up);
+            }
             (Focus::Shards, Action::Up) => self.shard_scroll = self.shard_scroll.saturating_sub(1),
             (Focus::Shards, Action::Down) => {
                 let n = self.view.as_ref().map_or(0, |v| v.shards.len());

@@ -124,7 +124,14 @@ pub const HELP: &[HelpGroup] = &[
     (
         "events (focused)",
         &[
-            (&["up", "down"], "scroll (back at the bottom it follows)"),
+            (
+                &["up", "down"],
+                "move the cursor ▶ (the log scrolls at its ends)",
+            ),
+            (
+                &["open"],
+                "the whole event under ▶: documents, full error, its meaning",
+            ),
             (&["page-up", "page-down"], "scroll a page"),
             (
                 &["filter-events"],
@@ -133,6 +140,10 @@ pub const HELP: &[HelpGroup] = &[
             (&["search"], "search text (Enter keeps, Esc clears)"),
             (&["clear"], "clear the search, filter or query"),
         ],
+    ),
+    (
+        "balancer (focused)",
+        &[(&["open"], "the why line whole, with the notes on its reads")],
     ),
 ];
 
@@ -145,7 +156,10 @@ const KEY_VISUALIZER: &[HelpGroup] = &[
         &[
             (&["left", "right"], "cursor to an earlier / later column"),
             (&["up", "down"], "cursor to a higher / lower key range"),
-            (&["zoom-in"], "zoom into the key range under the cursor"),
+            (
+                &["zoom-in", "open"],
+                "zoom into the key range under the cursor",
+            ),
             (&["zoom-out"], "zoom back out"),
             (
                 &["time-zoom-in", "time-zoom-out"],
@@ -185,7 +199,10 @@ const LAB: &[HelpGroup] = &[
         "side by side",
         &[
             (&["left", "right"], "choose the previous / next candidate"),
-            (&["zoom-in"], "open the chosen candidate in the full layout"),
+            (
+                &["zoom-in", "open"],
+                "open the chosen candidate in the full layout",
+            ),
             (&["lab"], "back to the full layout"),
         ],
     ),

@@ -14,6 +14,7 @@
 
 pub mod balancer;
 pub mod command_palette;
+pub mod detail;
 pub mod events;
 pub mod explain;
 pub mod footer;
@@ -111,6 +112,7 @@ pub fn render(frame: &mut Frame, app: &App) {
         None => {}
     }
     footer::render(frame, areas.footer, app, theme);
+    detail::render(frame, area, app, theme);
     if app.help {
         help::render(frame, area, app, theme);
     }
@@ -121,20 +123,34 @@ pub fn render(frame: &mut Frame, app: &App) {
 const NOTE_LINES: usize = 4;
 
 /// The reads a live cluster refused that feed one of `feeds`, each wrapped at the pane's `width`
-/// (at most `NOTE_LINES` lines) in the error style: the pane says what is missing and who grants
-/// it, not a line cut at the pane's edge.
+/// (at most `NOTE_LINES` lines): the pane says what is missing and who grants it, not a line cut
+/// at the pane's edge. Every such read is optional (an essential one fails the poll), so the note
+/// is dim: the rest of the pane goes on.
 pub fn refused_lines(
     app: &App,
     feeds: &[crate::view::Feeds],
     width: usize,
     theme: Theme,
 ) -> Vec<Line<'static>> {
+    note_lines(app, feeds, width, NOTE_LINES, theme)
+}
+
+/// [`refused_lines`], each note at most `max_lines` lines.
+pub fn note_lines(
+    app: &App,
+    feeds: &[crate::view::Feeds],
+    width: usize,
+    max_lines: usize,
+    theme: Theme,
+) -> Vec<Line<'static>> {
     app.view
         .iter()
         .flat_map(|v| &v.refused)
         .filter(|r| feeds.contains(&r.feeds))
-        .flat_map(|r| crate::units::wrap_words(&format!("✗ {}", r.text), width.max(8), NOTE_LINES))
-        .map(|l| Line::from(Span::styled(l, theme.error())))
+        .flat_map(|r| {
+            crate::units::wrap_words(&format!("note: {}", r.text), width.max(8), max_lines)
+        })
+        .map(|l| Line::from(Span::styled(l, theme.dim())))
         .collect()
 }
 

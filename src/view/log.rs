@@ -51,6 +51,9 @@ pub struct LogLine {
     /// A live migration's changelog entry the line shows (`None` for any other line): what
     /// [`append`] keys one line per migration by.
     pub migration: Option<MigrationEntry>,
+    /// The whole of the event(s) behind the line — documents and error — for the detail view
+    /// (`None`: the source keeps nothing more than the text, e.g. a trace's warning).
+    pub detail: Option<std::sync::Arc<super::event_detail::EventDetail>>,
 }
 
 /// A live migration's `config.changelog` entry, in words: the donor's `moveChunk.start`,
@@ -109,6 +112,7 @@ impl MigrationEntry {
             kind,
             text: crate::units::cut_at_words(&text, 200),
             migration: Some(self.clone()),
+            detail: None,
         }
     }
 
@@ -141,7 +145,11 @@ impl MigrationEntry {
 
 /// Folds a live migration's later entry into the line of its earlier one; `false` when no line
 /// of the same migration is there to complete (the entry is then a line of its own).
-fn fold_migration(log: &mut std::collections::VecDeque<LogLine>, m: &MigrationEntry) -> bool {
+fn fold_migration(
+    log: &mut std::collections::VecDeque<LogLine>,
+    m: &MigrationEntry,
+    detail: Option<&std::sync::Arc<super::event_detail::EventDetail>>,
+) -> bool {
     let earlier = log
         .iter_mut()
         .rev()
@@ -165,7 +173,11 @@ fn fold_migration(log: &mut std::collections::VecDeque<LogLine>, m: &MigrationEn
     if (decides && !m.outcome.is_empty()) || e.outcome.is_empty() {
         e.outcome.clone_from(&m.outcome);
     }
-    *line = e.line(line.at_ms);
+    let detail = super::event_detail::joined(line.detail.as_ref(), detail);
+    *line = LogLine {
+        detail,
+        ..e.line(line.at_ms)
+    };
     true
 }
 
@@ -205,6 +217,7 @@ pub fn log_line(cluster: &Cluster, e: &Event) -> Option<LogLine> {
         kind,
         text: format!("{:<20} {}", e.kind.what(), cluster.describe_detail(e)),
         migration: None,
+        detail: None,
     })
 }
 
@@ -283,7 +296,7 @@ const MIGRATION_LOOKBACK: usize = 500;
 pub fn append(log: &mut std::collections::VecDeque<LogLine>, line: LogLine) {
     if let Some(m) = &line.migration
         && m.step != MigrationStep::Start
-        && fold_migration(log, m)
+        && fold_migration(log, m, line.detail.as_ref())
     {
         return;
     }
@@ -309,6 +322,7 @@ pub fn append(log: &mut std::collections::VecDeque<LogLine>, line: LogLine) {
                 "balancer.round"
             );
             last.at_ms = line.at_ms;
+            last.detail = line.detail;
             return;
         }
     }
@@ -336,6 +350,7 @@ pub fn append(log: &mut std::collections::VecDeque<LogLine>, line: LogLine) {
                 .map_or((detail, String::new()), |(h, t)| (h, format!(" · [{t}")));
             start.text = format!("{:<20} {head} {word}: {outcome}{tail}", "moveChunk");
             start.kind = kind;
+            start.detail = super::event_detail::joined(start.detail.as_ref(), line.detail.as_ref());
             return;
         }
     }
@@ -353,6 +368,7 @@ mod tests {
             kind,
             text: text.to_string(),
             migration: None,
+            detail: None,
         }
     }
 

@@ -4,6 +4,7 @@
 
 #[path = "../common/mod.rs"]
 mod common;
+mod detail;
 mod diagnosis;
 mod feedback;
 mod first_hour;

@@ -64,3 +64,39 @@ async fn the_sessions_collection_is_in_the_catalog() {
         }
     }
 }
+
+/// `balancerCollectionStatus` answers for it as for any sharded collection (a real config server
+/// reads it from `config.collections` like the others): the policy over the 1,024 chunks on one
+/// shard is `chunksImbalance` while chunk counts are evened (4.4, 5.0), compliant from 6.0 (data
+/// size: they hold nothing), with its own `chunkSize` — 0 MB (a long) in 6.0/7.0, whose
+/// `maxChunkSizeBytes / (1024 * 1024)` drops the 200,000 bytes, and 0.2 (a double, two
+/// decimals rounded up) from 8.0.
+#[tokio::test]
+async fn balancer_collection_status_answers_for_it() {
+    for (version, compliant, chunk_size) in [
+        ("4.4", false, None),
+        ("5.0", false, None),
+        ("6.0", true, Some(bson::Bson::Int64(0))),
+        ("7.0", true, Some(bson::Bson::Int64(0))),
+        ("8.0", true, Some(bson::Bson::Double(0.2))),
+    ] {
+        let (_server, client, _) = serve_empty(version, true).await;
+        let s = admin(
+            &client,
+            doc! {"balancerCollectionStatus": "config.system.sessions"},
+        )
+        .await
+        .unwrap_or_else(|e| panic!("{version}: {e}"));
+        assert_eq!(
+            s.get_bool("balancerCompliant"),
+            Ok(compliant),
+            "{version}: {s}"
+        );
+        if compliant {
+            assert!(!s.contains_key("firstComplianceViolation"), "{s}");
+        } else {
+            assert_eq!(s.get_str("firstComplianceViolation"), Ok("chunksImbalance"));
+        }
+        assert_eq!(s.get("chunkSize"), chunk_size.as_ref(), "{version}: {s}");
+    }
+}

@@ -37,12 +37,14 @@ fn clock(tl: &SimTimeline) -> ClockView {
 /// The source's view with its fork beside it (the prediction waited for: a generous deadline).
 fn feed(tl: &SimTimeline, fork: Option<&mut Fork>, app: &mut App) {
     let c = clock(tl);
-    let mut v = tl.view(&app.request(), c.clone(), None);
+    let diagnoses = (tl.diagnosis_work()).and_then(shardtop::source::diagnose::now);
+    let mut v = tl.view(&app.request(), c.clone(), diagnoses.as_ref());
     if let Some(f) = fork {
         let deadline = Instant::now() + Duration::from_secs(300);
         let w = loop {
             let w = f.view(&app.request(), &c);
-            if w.prediction.is_some() || Instant::now() > deadline {
+            let done = w.prediction.is_some() && w.fork.diagnosis.is_some();
+            if done || Instant::now() > deadline {
                 break w;
             }
             std::thread::sleep(Duration::from_millis(20));

@@ -86,6 +86,37 @@ pub fn collection(cluster: &Cluster) -> Option<Collection> {
     Some(coll)
 }
 
+/// What `balancerCollectionStatus` answers for `config.system.sessions`: the balancer's policy
+/// over it, as over any sharded collection (the config server's `getBalancerStatusForNs` reads it
+/// from `config.collections` like the others; it is NamespaceNotSharded only before it exists),
+/// as `(its chunk size in bytes, the first compliance violation)`; `None` before any shard exists.
+/// The policy runs on a copy of the cluster's shards and settings holding this one collection
+/// (the simulator does not hold it).
+// 8.0 `db/s/balancer/balancer.cpp` (`Balancer::getBalancerStatusForNs`: `getCollection`, then
+// `selectChunksToSplit` (zones) and `selectChunksToMove`'s first reason);
+// `db/s/config/configsvr_balancer_collection_status_command.cpp` forwards it.
+pub fn compliance(cluster: &Cluster) -> Option<(u64, Option<crate::sim::balancer::Violation>)> {
+    let coll = collection(cluster)?;
+    let chunk_bytes =
+        (coll.balancing.max_chunk_size_bytes).unwrap_or(cluster.settings.chunk_size_bytes);
+    let alone = Cluster {
+        version: cluster.version,
+        before_6_0_3: cluster.before_6_0_3,
+        shards: cluster.shards.clone(),
+        settings: cluster.settings.clone(),
+        databases: std::collections::BTreeMap::new(),
+        collections: vec![coll],
+        pending_zones: Vec::new(),
+        now_ms: cluster.now_ms,
+        balancer: crate::cluster::balancer::BalancerState::default(),
+        next_migration_id: 1,
+        failed_actions: Vec::new(),
+        poll_notes: Vec::new(),
+    };
+    let sim = crate::sim::Simulator::from_cluster(alone);
+    Some((chunk_bytes, sim.balancer_compliance(0)))
+}
+
 impl State {
     /// The sharded collections the config database lists: the simulator's and
     /// `config.system.sessions`, in namespace order.

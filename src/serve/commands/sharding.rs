@@ -11,6 +11,7 @@ use bson::{Bson, Document, doc};
 
 use crate::cluster::{MongoError, ServerVersion};
 use crate::model::{KeyPattern, ShardKey};
+use crate::serve::catalog::system_sessions;
 use crate::serve::reply::{self, Answer, doc_arg, flag, ok, opt_count, string_arg};
 use crate::serve::state::State;
 use crate::sim::collection_balancing::BalancingRequest;
@@ -333,25 +334,21 @@ pub fn balancer_status(state: &State) -> Answer {
 /// `balancerCollectionStatus`: whether the balancer's policy would move a chunk of the
 /// collection now, and the first reason (`defragmentingChunks` with its phase, `draining`,
 /// `zoneViolation`, `chunksImbalance`);
-/// `chunkSize` in MB from 6.0 (MongoDB added it in 5.3).
+/// `chunkSize` in MB from 6.0 (MongoDB added it in 5.3). `config.system.sessions`, which the
+/// catalog lists as sharded, is answered by the same policy.
 pub fn balancer_collection_status(state: &State, cmd: &Document) -> Answer {
     let ns = ns_arg(cmd, "balancerCollectionStatus")?;
-    let c = state.sim.coll(&ns)?;
-    let mut reply = Document::new();
-    if state.sim.cluster.version >= ServerVersion::V6_0 {
-        let mb = state.sim.cluster.chunk_size_of(c) / (1024 * 1024);
-        // A long in the 7.0 reference page's example, a plain int in real 8.0.32 output (the
-        // fixtures' `commands-8.0.ejson.txt`).
-        let mb = if state.sim.cluster.version >= ServerVersion::V8_0 {
-            reply::number(mb)
-        } else {
-            Bson::Int64(mb as i64)
-        };
-        reply.insert("chunkSize", mb);
+    let version = state.sim.cluster.version;
+    if ns == system_sessions::NS && state.sim.cluster.collection(&ns).is_none() {
+        let (chunk_bytes, violation) = system_sessions::compliance(&state.sim.cluster)
+            .ok_or_else(|| MongoError::namespace_not_sharded(format!("{ns} is not sharded")))?;
+        return Ok(ok(compliance_reply(version, chunk_bytes, violation)));
     }
+    let c = state.sim.coll(&ns)?;
     // 8.0 `db/s/balancer/balancer.cpp` `getBalancerStatusForNs`: defragmentation comes first,
     // with `reportProgressOn`'s details (`remainingChunksToProcess` a long long).
     if let Some((phase, remaining)) = state.sim.defragmentation_progress(c) {
+        let mut reply = chunk_size_field(version, state.sim.cluster.chunk_size_of(c));
         reply.insert("balancerCompliant", false);
         reply.insert("firstComplianceViolation", "defragmentingChunks");
         reply.insert(
@@ -363,12 +360,48 @@ pub fn balancer_collection_status(state: &State, cmd: &Document) -> Answer {
         );
         return Ok(ok(reply));
     }
-    let violation = (state.sim.balancer_compliance(c)).map(crate::sim::balancer::Violation::as_str);
+    let chunk_bytes = state.sim.cluster.chunk_size_of(c);
+    let violation = state.sim.balancer_compliance(c);
+    Ok(ok(compliance_reply(version, chunk_bytes, violation)))
+}
+
+/// `chunkSize` (6.0+) in MB: a whole number before 8.0 (`maxChunkSizeBytes / (1024 * 1024)`,
+/// a long); from 8.0 a double kept to two decimals, rounded up (`std::ceil(mb * 100) / 100`:
+/// 200,000 bytes, `config.system.sessions`'s, is 0.2), a whole number of MB as a plain int as
+/// in real 8.0.32 output (the fixtures' `commands-8.0.ejson.txt`; the 7.0 reference page's
+/// example has a long).
+// 7.0 and 8.0 `db/s/balancer/balancer.cpp` (`getBalancerStatusForNs`).
+fn chunk_size_field(version: ServerVersion, chunk_bytes: u64) -> Document {
+    const MB: u64 = 1024 * 1024;
+    let mut reply = Document::new();
+    if version < ServerVersion::V6_0 {
+        return reply;
+    }
+    let mb = chunk_bytes / MB;
+    let value = if version < ServerVersion::V8_0 {
+        Bson::Int64(mb as i64)
+    } else if chunk_bytes.is_multiple_of(MB) {
+        reply::number(mb)
+    } else {
+        Bson::Double((chunk_bytes as f64 / MB as f64 * 100.0).ceil() / 100.0)
+    };
+    reply.insert("chunkSize", value);
+    reply
+}
+
+/// The reply of a collection not being defragmented: compliant, or the policy's first reason.
+fn compliance_reply(
+    version: ServerVersion,
+    chunk_bytes: u64,
+    violation: Option<crate::sim::balancer::Violation>,
+) -> Document {
+    let mut reply = chunk_size_field(version, chunk_bytes);
+    let violation = violation.map(crate::sim::balancer::Violation::as_str);
     reply.insert("balancerCompliant", violation.is_none());
     if let Some(v) = violation {
         reply.insert("firstComplianceViolation", v);
     }
-    Ok(ok(reply))
+    reply
 }
 
 /// `refineCollectionShardKey`.

@@ -396,6 +396,12 @@ const KNOWN_CODES: &[&str] = &[
     "ReshardCollectionInProgress",
     "ZoneStillInUse",
     "CannotDropShardKeyIndex",
+    "OperationFailed",
+    "ExceededTimeLimit",
+    "NamespaceExists",
+    "RemoveShardDrainingInProgress",
+    "CommandNotSupported",
+    "Location40415",
 ];
 
 pub fn reason_of(s: &str) -> MigrationReason {

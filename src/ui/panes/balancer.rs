@@ -74,7 +74,6 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: Theme, focused: b
         },
     ]));
     lines.extend(why_lines(v, width, theme));
-    lines.extend(super::refused_lines(app, &[Feeds::Balancer], width, theme));
     lines.extend(conformance_lines(v, width, theme));
     for m in &b.in_flight {
         let head = format!("#{} {}→{} ", m.id, m.from, m.to);
@@ -98,6 +97,14 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: Theme, focused: b
     for d in v.drain_estimates.iter().chain(&b.drains) {
         lines.push(Line::from(Span::styled(d.clone(), theme.warn())));
     }
+    // The refused reads' notes, one line each, in the rows the balancer's own lines leave
+    // (Enter on the pane shows them whole).
+    let room = usize::from(inner.height).saturating_sub(lines.len());
+    lines.extend(
+        super::note_lines(app, &[Feeds::Balancer], width, 1, theme)
+            .into_iter()
+            .take(room),
+    );
     let room = usize::from(inner.height).saturating_sub(lines.len() + 1);
     lines.extend(recent(app, room, width, theme));
     frame.render_widget(
@@ -175,6 +182,30 @@ fn why_lines(v: &crate::view::ClusterView, width: usize, theme: Theme) -> Vec<Li
         )));
     }
     out
+}
+
+/// The "why:" text, whole: the diagnosis's every line (what `Enter` on the pane shows, wrapped,
+/// with the notes on the reads behind it), or before there is one the balancer's own reasons.
+pub fn why_text(v: &crate::view::ClusterView) -> String {
+    if let Some(d) = &v.diagnosis {
+        let mut lines = vec![
+            format!("{}: {} ({})", d.ns, d.status, d.rule),
+            d.cause.clone(),
+            d.eta.clone(),
+            d.next.clone(),
+        ];
+        lines.extend(d.events.iter().cloned());
+        return lines.join("\n");
+    }
+    let b = &v.balancer;
+    if !b.why_not.is_empty() {
+        return b.why_not.join("; ");
+    }
+    if b.in_flight.is_empty() {
+        "being worked out".to_string()
+    } else {
+        "balancing".to_string()
+    }
 }
 
 /// What the cluster did against its release line's rules: a line per finding (nothing while it

@@ -170,7 +170,7 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: Theme, focused: b
     {
         let text: String = last.spans.iter().map(|s| s.content.as_ref()).collect();
         let head: String = text.chars().take(width.saturating_sub(1)).collect();
-        *last = Line::from(Span::styled(format!("{}…", head.trim_end()), theme.error()));
+        *last = Line::from(Span::styled(format!("{}…", head.trim_end()), theme.dim()));
     }
     lines.extend(others.into_iter().take(note_rows));
     if order.is_empty() && !app.shard_filter.is_empty() {

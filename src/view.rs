@@ -11,6 +11,7 @@ pub mod conformance;
 pub mod diagnosis;
 pub mod event_detail;
 pub mod explain;
+pub mod frame;
 pub mod history;
 pub mod key_visualizer;
 pub mod lab;

@@ -24,24 +24,32 @@ pub fn taken_text(ms: u64) -> String {
 }
 
 /// The capture's frame for `request`: its state, what its poll could not read, the explain
-/// panel when asked for and the diagnosis.
+/// panel when asked for, the diagnosis, the fork beside it.
 fn still_view(
-    (state, refused): (&crate::cluster::Cluster, &[crate::view::RefusedRead]),
+    (state, refused, still): (&crate::cluster::Cluster, &[crate::view::RefusedRead], &str),
     (request, label, clock): (&ViewRequest, &str, ClockView),
-    diagnoses: Option<&crate::diagnosis::Diagnoses>,
+    (diagnoses, whatif): (
+        Option<&crate::diagnosis::Diagnoses>,
+        Option<Box<crate::view::whatif::WhatIfView>>,
+    ),
 ) -> view::ClusterView {
-    let mut v = view::build(state, request, label, clock);
-    // One poll has no write signal: shares are unknown.
-    v.heat = Some("off");
-    v.refused = refused.to_vec();
-    if request.explain {
+    let explain = |v: &view::ClusterView| {
         let panes = refused.iter().map(|r| r.feeds.as_str());
         let unread = super::explain::unread_of(true, state, panes);
         let sim = Simulator::over(state.clone());
-        v.explain = super::explain::panel(&sim, request, &v, unread, diagnoses);
-    }
-    view::diagnosis::attach(&mut v, diagnoses, super::explain::ns_of(state, request));
-    v
+        super::explain::panel(&sim, request, v, unread, diagnoses)
+    };
+    let parts = view::frame::Parts {
+        diagnoses,
+        explain: Some(Box::new(explain)),
+        refused: refused.to_vec(),
+        // One poll has no write signal: shares are unknown.
+        heat: Some("off"),
+        still: Some(still.to_string()),
+        whatif,
+        ..view::frame::Parts::default()
+    };
+    view::frame::frame(state, (request, label, clock), parts)
 }
 
 /// Runs until the UI goes away.
@@ -80,15 +88,12 @@ pub async fn run_still(
             speed: fork.as_ref().map_or(1.0, |f| f.speed),
             ..ClockView::default()
         };
-        let mut v = still_view(
-            (&state, &polled.refused),
+        let whatif = (fork.as_mut()).map(|f| Box::new(f.view(&request, &clock)));
+        let v = still_view(
+            (&state, &polled.refused, &still),
             (&request, &label, clock),
-            diagnoser.latest(),
+            (diagnoser.latest(), whatif),
         );
-        v.still = Some(still.clone());
-        if let Some(f) = fork.as_mut() {
-            v.whatif = Some(Box::new(f.view(&request, &v.clock)));
-        }
         if out.send(SourceEvent::View(Box::new(v))).await.is_err() {
             return Ok(());
         }

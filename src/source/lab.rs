@@ -250,10 +250,10 @@ impl Timeline for LabTimeline {
         one.heatmap = None;
         one.history = None;
         let cluster = &self.trial.candidates[i].sim.cluster;
-        let mut v = view::build(cluster, &one, &self.label(), clock);
-        v.collections.clone_from(&self.labels);
-        v.request = req.clone();
-        v.lab = Some(self.lab_view());
-        v
+        let parts = view::frame::Parts {
+            lab: Some((self.lab_view(), self.labels.clone(), req.clone())),
+            ..view::frame::Parts::default()
+        };
+        view::frame::frame(cluster, (&one, &self.label(), clock), parts)
     }
 }

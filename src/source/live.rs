@@ -147,26 +147,9 @@ fn observe(conformance: &mut super::conformance::Tracker, poller: &Poller) {
     conformance.observe(poller.state(), unread);
 }
 
-/// What `v` says of the rules from the last poll: the conformance so far, and the explain panel
-/// when it is asked for (the rules over the polled state, what the poll could not read unknown).
-fn rules_parts(
-    v: &mut view::ClusterView,
-    (poller, request): (&Poller, &ViewRequest),
-    (conformance, diagnoses): (
-        &super::conformance::Tracker,
-        Option<&crate::diagnosis::Diagnoses>,
-    ),
-) {
-    v.conformance = Some(conformance.conformance());
-    if request.explain {
-        let sim = crate::sim::Simulator::over(poller.state().clone());
-        v.explain = super::explain::panel(&sim, request, v, unread(poller), diagnoses);
-    }
-    let ns = super::explain::ns_of(poller.state(), request);
-    view::diagnosis::attach(v, diagnoses, ns);
-}
-
-/// The view of the last poll for what the UI asked, the fork beside it when there is one.
+/// The view of the last poll for what the UI asked, the fork beside it when there is one: the
+/// conformance so far, and the explain panel when it is asked for (the rules over the polled
+/// state, what the poll could not read unknown).
 fn live_view(
     (poller, label, asked, fork): (&Poller, &str, &Asked, &mut Option<Box<OwnClock>>),
     (heat_mode, heat, past, down_since): (
@@ -175,7 +158,7 @@ fn live_view(
         &super::past::Past,
         Option<u64>,
     ),
-    rules: (
+    (conformance, diagnoses): (
         &super::conformance::Tracker,
         Option<&crate::diagnosis::Diagnoses>,
     ),
@@ -188,22 +171,35 @@ fn live_view(
         ..ClockView::default()
     };
     let request = &asked.request;
-    let mut v = view::build(state, request, label, clock);
-    v.heat = Some(heat_mode.label());
-    v.refused = poller.refused().to_vec();
-    if let (Some(h), Some(ns)) = (heat, v.collection.as_ref().map(|c| c.ns.clone())) {
-        h.fill(&ns, &mut v.shards);
-    }
+    let whatif = fork.as_mut().map(|f| {
+        (f.paused, f.speed) = (asked.paused, asked.speed);
+        Box::new(f.view(request, &clock))
+    });
+    let explain = |v: &view::ClusterView| {
+        let sim = crate::sim::Simulator::over(state.clone());
+        super::explain::panel(&sim, request, v, unread(poller), diagnoses)
+    };
+    let shares = |ns: &str, rows: &mut [view::ShardRow]| {
+        if let Some(h) = heat {
+            h.fill(ns, rows);
+        }
+    };
     // Without a per-chunk signal the key visualizer says so (a heatmap would be empty).
     let per_chunk = matches!(heat_mode, HeatMode::ChangeStream | HeatMode::Sampled);
-    past.fill_views(state, &mut v, request, per_chunk);
-    v.disconnected(down_since); // no hotspot is current while no poll answers
-    rules_parts(&mut v, (poller, request), rules);
-    if let Some(f) = fork.as_mut() {
-        (f.paused, f.speed) = (asked.paused, asked.speed);
-        v.whatif = Some(Box::new(f.view(request, &v.clock)));
-    }
-    v
+    let parts = view::frame::Parts {
+        diagnoses,
+        past: Some(past.parts(per_chunk)),
+        explain: Some(Box::new(explain)),
+        refused: poller.refused().to_vec(),
+        heat: Some(heat_mode.label()),
+        shares: Some(&shares),
+        conformance: Some(conformance.conformance()),
+        // No hotspot is current while no poll answers.
+        disconnected_since: down_since,
+        whatif,
+        ..view::frame::Parts::default()
+    };
+    view::frame::frame(state, (request, label, clock), parts)
 }
 
 /// Runs until the UI goes away, then ends the driver's sessions (while the runtime still runs:

@@ -4,7 +4,7 @@
 
 use crate::cluster::heat_history::{HeatLog, History};
 use crate::cluster::{Cluster, Event};
-use crate::view::{self, ClusterView, ViewRequest};
+use crate::view;
 
 /// How much of the past is kept when nothing is configured: an hour.
 pub const KEEP_SECS: u64 = 3600;
@@ -52,29 +52,14 @@ impl Past {
         self.sampled_ms = self.history.times().back().copied();
     }
 
-    /// Fills in the views over time `req` asks for.
-    pub fn fill(&self, cluster: &Cluster, v: &mut ClusterView, req: &ViewRequest) {
-        self.fill_views(cluster, v, req, true);
-    }
-
-    /// Fills in the views over time `req` asks for; the key visualizer only `with_key_visualizer` (a
-    /// source without per-chunk writes leaves it out, and the view says why).
-    pub fn fill_views(
-        &self,
-        cluster: &Cluster,
-        v: &mut ClusterView,
-        req: &ViewRequest,
-        with_key_visualizer: bool,
-    ) {
-        let Some(ns) = v.collection.as_ref().map(|c| c.ns.clone()) else {
-            return;
-        };
-        v.under_way = view::history::under_way(&self.history, cluster, &ns);
-        if let Some(h) = req.heatmap.as_ref().filter(|_| with_key_visualizer) {
-            v.heatmap = view::key_visualizer::build(&self.heat, cluster, &ns, h, cluster.now_ms);
-        }
-        if let Some(h) = &req.history {
-            v.history = view::history::build(&self.history, cluster, &ns, h);
+    /// The past as a frame takes it (`view::frame`); the key visualizer only
+    /// `with_key_visualizer` (a source without per-chunk writes leaves it out, and the view
+    /// says why).
+    pub fn parts(&self, with_key_visualizer: bool) -> view::frame::Past<'_> {
+        view::frame::Past {
+            heat: &self.heat,
+            history: &self.history,
+            key_visualizer: with_key_visualizer,
         }
     }
 }

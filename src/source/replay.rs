@@ -225,10 +225,8 @@ impl Timeline for ReplayTimeline {
         diagnoses: Option<&crate::diagnosis::Diagnoses>,
     ) -> ClusterView {
         let state = self.replay.state();
-        let mut v = view::build(state, req, &self.label, clock);
-        self.past.fill(state, &mut v, req);
         // A recording's notes on the reads its polls could not use, as watch showed them.
-        v.refused = (state.poll_notes.iter())
+        let refused = (state.poll_notes.iter())
             .filter_map(|(feeds, text)| {
                 let feeds = crate::view::Feeds::parse(feeds)?;
                 Some(crate::view::RefusedRead {
@@ -238,20 +236,24 @@ impl Timeline for ReplayTimeline {
             })
             .collect();
         let live = self.replay.trace.header.live_start_ms().is_some();
-        if live {
-            // As the live view without heat: a recording has no write signal.
-            v.heat = Some(super::live::HeatMode::Off.label());
-        }
-        v.conformance =
-            (self.conformance.as_ref()).and_then(|m| m.lock().ok()?.at(self.replay.time_ms()).ok());
-        if req.explain {
+        let explain = |v: &ClusterView| {
             let notes = state.poll_notes.iter().map(|(pane, _)| pane.as_str());
             let unread = super::explain::unread_of(live, state, notes);
             let sim = crate::sim::Simulator::over(state.clone());
-            v.explain = super::explain::panel(&sim, req, &v, unread, diagnoses);
-        }
-        view::diagnosis::attach(&mut v, diagnoses, super::explain::ns_of(state, req));
-        v
+            super::explain::panel(&sim, req, v, unread, diagnoses)
+        };
+        let parts = view::frame::Parts {
+            diagnoses,
+            past: Some(self.past.parts(true)),
+            explain: Some(Box::new(explain)),
+            refused,
+            // As the live view without heat: a recording has no write signal.
+            heat: live.then(|| super::live::HeatMode::Off.label()),
+            conformance: (self.conformance.as_ref())
+                .and_then(|m| m.lock().ok()?.at(self.replay.time_ms()).ok()),
+            ..view::frame::Parts::default()
+        };
+        view::frame::frame(state, (req, &self.label, clock), parts)
     }
 
     /// The trace is played again on the diagnosing thread, not on the source's task.

@@ -251,17 +251,16 @@ impl Timeline for SimTimeline {
         clock: ClockView,
         diagnoses: Option<&crate::diagnosis::Diagnoses>,
     ) -> ClusterView {
-        let mut v = view::build(&self.sim.cluster, req, &self.label, clock);
-        self.past.fill(&self.sim.cluster, &mut v, req);
-        v.explain = super::explain::panel(
-            &self.sim,
-            req,
-            &v,
-            crate::sim::balancer::explain::Unread::default(),
+        let explain = |v: &ClusterView| {
+            let unread = crate::sim::balancer::explain::Unread::default();
+            super::explain::panel(&self.sim, req, v, unread, diagnoses)
+        };
+        let parts = view::frame::Parts {
             diagnoses,
-        );
-        let ns = super::explain::ns_of(&self.sim.cluster, req);
-        view::diagnosis::attach(&mut v, diagnoses, ns);
-        v
+            past: Some(self.past.parts(true)),
+            explain: Some(Box::new(explain)),
+            ..view::frame::Parts::default()
+        };
+        view::frame::frame(&self.sim.cluster, (req, &self.label, clock), parts)
     }
 }

@@ -251,13 +251,16 @@ impl Fork {
             time_ms: self.sim.now_ms(),
             ..clock.clone()
         };
-        let mut fork = view::build(&self.sim.cluster, &one, &format!("what if: {label}"), clock);
         if self.diagnoser.due(self.sim.now_ms()) {
             let point = ForkPoint::of_simulator(&self.sim);
             self.diagnoser.start(Box::new(move || Some(point)));
         }
-        let ns = super::explain::ns_of(&self.sim.cluster, &one);
-        view::diagnosis::attach(&mut fork, self.diagnoser.latest(), ns);
+        let parts = view::frame::Parts {
+            diagnoses: self.diagnoser.latest(),
+            ..view::frame::Parts::default()
+        };
+        let title = format!("what if: {label}");
+        let fork = view::frame::frame(&self.sim.cluster, (&one, &title, clock), parts);
         let prediction = match &self.predicted {
             Some((_, Predicting::Done(p))) => Some(prediction_view(p)),
             Some((_, Predicting::Failed(e))) => Some(PredictionView {

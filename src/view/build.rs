@@ -90,7 +90,9 @@ fn shard_rows(cluster: &Cluster, coll: Option<&Collection>) -> Vec<ShardRow> {
                     .as_ref()
                     .and_then(|v| v.get(i).copied())
                     .unwrap_or(0.0);
-                row.hot = hot == Some(idx);
+                // A shard that owns nothing of the collection takes none of its writes now,
+                // whatever its recent share (a drained shard, a fork's).
+                row.hot = hot == Some(idx) && t.chunks > 0;
             }
             row
         })

@@ -25,6 +25,7 @@ mod real_untracked;
 mod real_whatif;
 mod record_replay;
 mod refresh;
+mod same_state;
 mod time_invalid;
 mod truth;
 mod watch_actionlog;

@@ -121,11 +121,14 @@ fn the_next_move_is_the_one_the_simulators_next_round_starts() {
 
 /// Every surface says the diagnosis: the JSON summary's `diagnosis`, `explain`'s next move and
 /// its text, the balancer pane's lines and `H`'s drain estimate — the same status, next move and
-/// estimate for the same state.
+/// estimate for the same state; every built-in scenario on three release lines at two times.
 #[test]
 fn every_surface_says_the_same_status_next_move_and_estimate() {
-    for name in scenario::names() {
-        let mut s = sim(name, None);
+    for (name, version) in scenario::names()
+        .into_iter()
+        .flat_map(|n| LINES.map(|v| (n, v)))
+    {
+        let mut s = sim(name, Some(version));
         let end = until_ms(name);
         for t in [end / 5, end * 3 / 5] {
             s.run_until(t);

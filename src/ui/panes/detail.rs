@@ -26,37 +26,36 @@ fn body(area: Rect) -> Rect {
 /// word longer than a row is cut into rows.
 pub fn wrap_kept(text: &str, width: usize) -> Vec<String> {
     let width = width.max(8);
-    let indent = (text.len() - text.trim_start().len()).min(width / 2) + 2;
+    let lead = text.chars().take_while(|c| *c == ' ').count();
+    let pad = " ".repeat(lead.min(width / 2) + 2);
     let mut rows = Vec::new();
     let mut rest: Vec<char> = text.chars().collect();
-    let mut first = true;
-    while !rest.is_empty() {
-        let room = if first { width } else { width - indent };
+    // The first row is the text's own; the next ones continue under the indent.
+    let mut prefix = String::new();
+    loop {
+        let room = width - prefix.chars().count();
         if rest.len() <= room {
-            rows.push(rest.iter().collect::<String>());
+            rows.push(format!("{prefix}{}", rest.iter().collect::<String>()));
             break;
         }
-        let cut = (1..=room).rev().find(|&i| rest[i] == ' ').unwrap_or(room);
-        rows.push(
-            rest[..cut]
-                .iter()
-                .collect::<String>()
-                .trim_end()
-                .to_string(),
-        );
+        // At the last space the row holds, past its own leading spaces; a word longer than the
+        // row is cut where the row ends. Every row takes at least one character: it ends.
+        let start = rest.iter().take_while(|c| **c == ' ').count();
+        let cut = ((start + 1)..=room)
+            .rev()
+            .find(|&i| rest[i] == ' ')
+            .unwrap_or(room);
+        let row: String = rest[..cut].iter().collect();
+        rows.push(format!("{prefix}{}", row.trim_end()));
         rest = rest[cut..]
             .iter()
             .copied()
             .skip_while(|c| *c == ' ')
             .collect();
-        rest.splice(0..0, std::iter::repeat_n(' ', indent));
-        first = false;
-        if rest.iter().all(|c| *c == ' ') {
+        prefix.clone_from(&pad);
+        if rest.is_empty() {
             break;
         }
-    }
-    if rows.is_empty() {
-        rows.push(String::new());
     }
     rows
 }
@@ -164,6 +163,19 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: Theme) {
 mod tests {
     use super::wrap_kept;
 
+    proptest::proptest! {
+        /// Any text at any width: it ends, every row fits, and no character but spaces is lost.
+        #[test]
+        fn any_text_wraps_whole_within_the_width(text in "[ a-z]{0,80}", width in 0usize..40) {
+            let rows = wrap_kept(&text, width);
+            let width = width.max(8);
+            proptest::prop_assert!(rows.iter().all(|r| r.chars().count() <= width), "{:?}", rows);
+            let kept: String = rows.concat().chars().filter(|c| *c != ' ').collect();
+            let had: String = text.chars().filter(|c| *c != ' ').collect();
+            proptest::prop_assert_eq!(kept, had);
+        }
+    }
+
     #[test]
     fn rows_keep_the_text_and_continue_under_the_indent() {
         assert_eq!(wrap_kept("  code     96", 40), ["  code     96"]);
@@ -181,5 +193,9 @@ mod tests {
         let rows = wrap_kept(&long, 12);
         assert_eq!(rows.iter().map(|r| r.trim().len()).sum::<usize>(), 30);
         assert_eq!(wrap_kept("", 10), [""]);
+        // A continued row's word longer than the row: cut, and the wrap ends (it looped).
+        let rows = wrap_kept(&format!("  key {}", "y".repeat(50)), 16);
+        assert_eq!(rows.iter().map(|r| r.trim().len()).sum::<usize>(), 3 + 50);
+        assert!(rows.iter().all(|r| r.chars().count() <= 16), "{rows:?}");
     }
 }

@@ -22,7 +22,7 @@ use std::time::{Duration, Instant};
 use crate::sim::Simulator;
 use crate::sim::balancer::explain::Unread;
 use crate::sim::engine::TICK_MS;
-use crate::sim::whatif::assumptions::{Assumption, ForkedFrom, prepare_calibrated};
+use crate::sim::whatif::assumptions::{Assumption, ForkedFrom};
 use crate::sim::whatif::calibration::Calibration;
 use crate::sim::whatif::{
     Changes, DEFAULT_SPAN_MS, Prediction, apply_changes, changes, predict_unless,
@@ -109,25 +109,17 @@ pub struct Fork {
 impl Fork {
     /// Forks `point` with the prompt's `text` (a reshard is of collection `collection`).
     pub fn new(point: ForkPoint, text: &str, collection: usize) -> Result<Self, String> {
-        let ForkPoint {
-            mut sim,
-            from,
-            unread,
-            calibration,
-        } = point;
-        let ids: Vec<String> = (sim.cluster.shards.iter())
+        let ids: Vec<String> = (point.sim.cluster.shards.iter())
             .filter(|s| !s.removed)
             .map(|s| s.shard.id.clone())
             .collect();
         let changes = checked(text, &ids.iter().map(String::as_str).collect::<Vec<_>>())?;
-        let n = sim.cluster.collections.len();
+        let n = point.sim.cluster.collections.len();
         if n == 0 {
             return Err("no sharded collection to fork".into());
         }
-        let assumed = (0..n)
-            .map(|c| prepare_calibrated(from, &mut sim, c, unread, &calibration))
-            .collect();
-        sim.take_events();
+        // The source continued as its diagnosis continues it: the same fork, changed.
+        let (mut sim, assumed) = super::diagnose::continuation(point);
         let base = sim.clone();
         let applied = apply_changes(&mut sim, collection.min(n - 1), &changes);
         let mut fork = Self {

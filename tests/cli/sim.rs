@@ -25,6 +25,7 @@ fn scenarios_lists_every_built_in_scenario_with_its_description_and_seed() {
             "multi-hotspot",
             "gridfs",
             "drain",
+            "drain-orphans",
             "auto-merge",
             "orphans",
             "defragment",

@@ -20,6 +20,8 @@ mod query;
 mod strip;
 pub mod whatif;
 
+/// A source's refused reads, shown where the part of the state they feed is shown.
+pub use crate::cluster::privileges::{Feeds, RefusedRead};
 pub use build::build;
 pub use event_detail::{EventDetail, EventDocument, EventError};
 pub use log::{LogKind, LogLine, MigrationEntry, MigrationStep, append as append_log, log_line};
@@ -320,59 +322,6 @@ pub struct ClusterView {
     pub diagnosis: Option<diagnosis::DiagnosisView>,
     /// Each draining shard: what is left and its estimate, as the diagnosis says it.
     pub drain_estimates: Vec<String>,
-}
-
-/// The part of the view a live read feeds.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Feeds {
-    /// Nothing shows without it.
-    Everything,
-    Shards,
-    Balancer,
-    Events,
-    Heat,
-}
-
-impl Feeds {
-    /// The name a trace keeps (`shards`, `balancer`, `events`, `heat`, `everything`).
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Everything => "everything",
-            Self::Shards => "shards",
-            Self::Balancer => "balancer",
-            Self::Events => "events",
-            Self::Heat => "heat",
-        }
-    }
-
-    pub fn parse(s: &str) -> Option<Self> {
-        [
-            Self::Everything,
-            Self::Shards,
-            Self::Balancer,
-            Self::Events,
-            Self::Heat,
-        ]
-        .into_iter()
-        .find(|f| f.as_str() == s)
-    }
-
-    pub fn label(self) -> &'static str {
-        match self {
-            Self::Everything => "the whole view",
-            Self::Shards => "shards pane",
-            Self::Balancer => "balancer pane",
-            Self::Events => "event log",
-            Self::Heat => "write heat",
-        }
-    }
-}
-
-/// A read the cluster refused: the pane it feeds, and what it needs in words.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct RefusedRead {
-    pub feeds: Feeds,
-    pub text: String,
 }
 
 impl ClusterView {

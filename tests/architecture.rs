@@ -22,7 +22,8 @@ const FLOORS: &[(&str, &[&str])] = &[
     ("trace", &["cluster", "files", "model"]),
     // A capture's records, file and anonymizer: `live` writes and replays them.
     ("capture", &["files", "model", "trace"]),
-    // `live` records traces and turns refused reads into the view's log lines.
+    // `live` records traces and turns the changelog into the view's log lines (its refused reads
+    // are the cluster floor's `RefusedRead`).
     (
         "live",
         &[

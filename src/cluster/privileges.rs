@@ -10,6 +10,61 @@
 
 use bson::{Bson, Document, doc};
 
+/// The part of a cluster's state a read feeds (the pane that shows it).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Feeds {
+    /// Nothing shows without it.
+    Everything,
+    Shards,
+    Balancer,
+    Events,
+    Heat,
+}
+
+impl Feeds {
+    /// The name a trace keeps (`shards`, `balancer`, `events`, `heat`, `everything`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Everything => "everything",
+            Self::Shards => "shards",
+            Self::Balancer => "balancer",
+            Self::Events => "events",
+            Self::Heat => "heat",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Self> {
+        [
+            Self::Everything,
+            Self::Shards,
+            Self::Balancer,
+            Self::Events,
+            Self::Heat,
+        ]
+        .into_iter()
+        .find(|f| f.as_str() == s)
+    }
+
+    pub fn label(self) -> &'static str {
+        match self {
+            Self::Everything => "the whole view",
+            Self::Shards => "shards pane",
+            Self::Balancer => "balancer pane",
+            Self::Events => "event log",
+            Self::Heat => "write heat",
+        }
+    }
+}
+
+/// A read a source could not make (refused, failed, not in a capture) or a note on one: the
+/// part of the state it feeds, and what it needs in words. `live` reports them, a trace and a
+/// capture keep them, the view shows them.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RefusedRead {
+    pub feeds: Feeds,
+    pub text: String,
+}
+
 /// A resource a privilege is on.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Resource {

@@ -22,7 +22,7 @@ fn failure(e: LiveError) -> Failure {
     }
 }
 
-fn warn_refused(refused: &[crate::view::RefusedRead]) {
+fn warn_refused(refused: &[crate::cluster::privileges::RefusedRead]) {
     for r in refused {
         eprintln!("shardtop: warning: {} ({})", r.text, r.feeds.label());
     }

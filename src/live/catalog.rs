@@ -190,7 +190,7 @@ impl UnsplittableSizes {
         let (sizes, unread) = refused.optional(read, &super::privileges::coll_stats(first))?;
         if unread > 0 {
             refused.say(
-                crate::view::Feeds::Shards,
+                crate::cluster::privileges::Feeds::Shards,
                 format!(
                     "sizes of {} not read yet ({FRESH_PER_POLL} `$collStats` a poll): shown as 0",
                     crate::units::count(unread as u64, "unsharded collection")

@@ -182,7 +182,7 @@ pub(super) fn sized(sizes: &[ShardSize]) -> std::collections::HashSet<(String, S
 pub(super) fn invalid_notes(
     sizes: &[ShardSize],
     version: ServerVersion,
-) -> Vec<crate::view::RefusedRead> {
+) -> Vec<crate::cluster::privileges::RefusedRead> {
     let source = if version >= ServerVersion::V6_0 {
         "$shardedDataDistribution"
     } else {
@@ -191,8 +191,8 @@ pub(super) fn invalid_notes(
     sizes
         .iter()
         .filter(|z| !z.invalid.is_empty())
-        .map(|z| crate::view::RefusedRead {
-            feeds: crate::view::Feeds::Shards,
+        .map(|z| crate::cluster::privileges::RefusedRead {
+            feeds: crate::cluster::privileges::Feeds::Shards,
             text: format!(
                 "invalid: {source} of {} on shard {}: {} out of what a server reports; its sizes are shown as invalid",
                 z.ns,

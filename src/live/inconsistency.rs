@@ -28,7 +28,7 @@ pub fn say_missing(refused: &mut super::refusals::Refusals, ns: &str) {
         "{ns}: INCONSISTENT: MissingRoutingTable — there is a sharded collection without routing \
          table (config.collections lists it, config.chunks has no chunk of it); left out"
     );
-    refused.say(crate::view::Feeds::Shards, text);
+    refused.say(crate::cluster::privileges::Feeds::Shards, text);
 }
 
 /// The inconsistencies of chunks `(min, max, info)`, checked as the server checks them: sorted

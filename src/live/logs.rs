@@ -125,10 +125,10 @@ impl LogTails {
     }
 
     /// The notes on entries with an invalid `time`, for the event log's pane.
-    pub fn notes(&self) -> Vec<crate::view::RefusedRead> {
+    pub fn notes(&self) -> Vec<crate::cluster::privileges::RefusedRead> {
         (self.invalid_notes.iter())
-            .map(|text| crate::view::RefusedRead {
-                feeds: crate::view::Feeds::Events,
+            .map(|text| crate::cluster::privileges::RefusedRead {
+                feeds: crate::cluster::privileges::Feeds::Events,
                 text: text.clone(),
             })
             .collect()
@@ -466,7 +466,7 @@ mod tests {
             ]
         );
         assert!(
-            (tails.notes().iter()).all(|n| n.feeds == crate::view::Feeds::Events),
+            (tails.notes().iter()).all(|n| n.feeds == crate::cluster::privileges::Feeds::Events),
             "the event log's pane says so"
         );
         // The line: shown when read, marked.

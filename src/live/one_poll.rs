@@ -24,7 +24,7 @@ pub struct OnePoll {
     /// calibrates its migrations from.
     pub changelog: Vec<bson::Document>,
     /// The reads refused to this user, with what each needs.
-    pub refused: Vec<crate::view::RefusedRead>,
+    pub refused: Vec<crate::cluster::privileges::RefusedRead>,
 }
 
 /// How long the first poll of `watch`, `watch --once` and `record` may take (it reads every

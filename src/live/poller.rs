@@ -132,7 +132,7 @@ impl Poller {
     }
 
     /// The reads the last poll was refused, with what each needs.
-    pub fn refused(&self) -> &[crate::view::RefusedRead] {
+    pub fn refused(&self) -> &[crate::cluster::privileges::RefusedRead] {
         &self.refused.0
     }
 
@@ -301,13 +301,13 @@ impl Poller {
         let tags = refused.optional(tags, &find("tags"))?;
         let (tags, notes) = TagDoc::parse_all(&tags);
         for note in notes {
-            refused.say(crate::view::Feeds::Shards, note);
+            refused.say(crate::cluster::privileges::Feeds::Shards, note);
         }
         let settings = Self::config(&self.client, "settings", doc! {}).await;
         let settings =
             SettingsDocs::parse(&refused.optional(settings, &find("settings"))?).map_err(bad)?;
         for note in &settings.notes {
-            refused.say(crate::view::Feeds::Balancer, note.clone());
+            refused.say(crate::cluster::privileges::Feeds::Balancer, note.clone());
         }
         let databases = Self::config(&self.client, "databases", doc! {}).await;
         let databases: Vec<(String, String)> = refused
@@ -389,7 +389,7 @@ impl Poller {
             self.caches.insert(coll.ns.clone(), cache);
             let (mut c, notes) = snapshot::collection(coll, table, &reads.tags);
             for note in notes {
-                refused.say(crate::view::Feeds::Shards, note);
+                refused.say(crate::cluster::privileges::Feeds::Shards, note);
             }
             c.inconsistencies = inconsistencies;
             super::catalog::mark(coll, &mut c);
@@ -474,7 +474,8 @@ impl Poller {
             let notes = heat.observe(&self.client, &mut self.state).await;
             if !notes.is_empty() {
                 for note in notes {
-                    self.refused.say(crate::view::Feeds::Heat, note);
+                    self.refused
+                        .say(crate::cluster::privileges::Feeds::Heat, note);
                 }
                 self.state.poll_notes = self.refused.kept();
             }

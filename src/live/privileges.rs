@@ -16,9 +16,7 @@
 //!   grant never covers `config` or `local` (`resource_pattern_search_list.h`), so
 //!   `readAnyDatabase` cannot read `config.*`.
 
-pub use crate::cluster::privileges::{Pattern, Privilege, Resource, allows};
-
-pub use crate::view::Feeds;
+pub use crate::cluster::privileges::{Feeds, Pattern, Privilege, Resource, allows};
 
 /// One read `watch` makes and what it needs.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -8,7 +8,7 @@
 
 use super::client::LiveError;
 use super::privileges::{Read, needs};
-use crate::view::RefusedRead;
+use crate::cluster::privileges::RefusedRead;
 
 /// The notes of one poll.
 #[derive(Clone, Debug, Default)]
@@ -54,7 +54,7 @@ impl Refusals {
     }
 
     /// Any other note on what a pane shows (a setting out of range and the default used).
-    pub fn say(&mut self, feeds: crate::view::Feeds, text: String) {
+    pub fn say(&mut self, feeds: crate::cluster::privileges::Feeds, text: String) {
         if !self.0.iter().any(|r| r.text == text) {
             self.0.push(RefusedRead { feeds, text });
         }

@@ -103,7 +103,7 @@ impl SinceCheck {
 
     /// One note per collection with invalid `onCurrentShardSince`, and one per collection with
     /// one before 2009, for the shards pane.
-    pub fn notes(&self) -> Vec<crate::view::RefusedRead> {
+    pub fn notes(&self) -> Vec<crate::cluster::privileges::RefusedRead> {
         let chunks = |n: usize| format!("{n} chunk{}", if n == 1 { "" } else { "s" });
         let invalid = (self.invalid.iter())
             .filter(|(_, mins)| !mins.is_empty())
@@ -125,8 +125,8 @@ impl SinceCheck {
                 )
             });
         let mut out: Vec<_> = (invalid.chain(early))
-            .map(|text| crate::view::RefusedRead {
-                feeds: crate::view::Feeds::Shards,
+            .map(|text| crate::cluster::privileges::RefusedRead {
+                feeds: crate::cluster::privileges::Feeds::Shards,
                 text,
             })
             .collect();

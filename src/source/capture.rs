@@ -26,7 +26,11 @@ pub fn taken_text(ms: u64) -> String {
 /// The capture's frame for `request`: its state, what its poll could not read, the explain
 /// panel when asked for, the diagnosis, the fork beside it.
 fn still_view(
-    (state, refused, still): (&crate::cluster::Cluster, &[crate::view::RefusedRead], &str),
+    (state, refused, still): (
+        &crate::cluster::Cluster,
+        &[crate::cluster::privileges::RefusedRead],
+        &str,
+    ),
     (request, label, clock): (&ViewRequest, &str, ClockView),
     (diagnoses, whatif): (
         Option<&crate::diagnosis::Diagnoses>,

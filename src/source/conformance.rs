@@ -390,7 +390,10 @@ pub fn unread<'a>(state: &Cluster, notes: impl IntoIterator<Item = (&'a str, &'a
 }
 
 /// What `refused` leaves unread, as [`unread`].
-pub fn unread_of_refused(state: &Cluster, refused: &[crate::view::RefusedRead]) -> Unread {
+pub fn unread_of_refused(
+    state: &Cluster,
+    refused: &[crate::cluster::privileges::RefusedRead],
+) -> Unread {
     unread(
         state,
         refused.iter().map(|r| (r.feeds.as_str(), r.text.as_str())),
@@ -399,7 +402,10 @@ pub fn unread_of_refused(state: &Cluster, refused: &[crate::view::RefusedRead]) 
 
 /// The verdict of one poll (`watch --once`, a capture): unknown — the rules are compared with
 /// the polls that follow — and why, when the balancer could not be compared anyway.
-pub fn of_one_poll(state: &Cluster, refused: &[crate::view::RefusedRead]) -> Conformance {
+pub fn of_one_poll(
+    state: &Cluster,
+    refused: &[crate::cluster::privileges::RefusedRead],
+) -> Conformance {
     let mut t = Tracker::default();
     t.observe(state, unread_of_refused(state, refused));
     t.conformance()

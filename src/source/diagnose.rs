@@ -70,7 +70,7 @@ pub fn of_poll(polled: &crate::live::one_poll::OnePoll, from: ForkedFrom) -> Dia
 /// One poll's state as a fork starts from it: `refused` its reads refused, `changelog` the
 /// changelog entries it read.
 pub fn poll_point(
-    refused: &[crate::view::RefusedRead],
+    refused: &[crate::cluster::privileges::RefusedRead],
     changelog: &[bson::Document],
     state: crate::cluster::Cluster,
     from: ForkedFrom,

@@ -6,10 +6,11 @@
 //! request. May not touch: the rules (`sim::balancer::explain`), the terminal.
 
 use crate::cluster::Cluster;
+use crate::cluster::privileges::Feeds;
 use crate::sim::Simulator;
 use crate::sim::balancer::explain::{Told, Unread};
 use crate::view::explain::ExplainView;
-use crate::view::{ClusterView, Feeds, ViewRequest};
+use crate::view::{ClusterView, ViewRequest};
 
 /// What a state leaves unknown: read from a cluster (`live`: a poll, or a recording of polls),
 /// every chunk's own document count (a poll reads per-shard totals) and whether the window is

@@ -228,8 +228,8 @@ impl Timeline for ReplayTimeline {
         // A recording's notes on the reads its polls could not use, as watch showed them.
         let refused = (state.poll_notes.iter())
             .filter_map(|(feeds, text)| {
-                let feeds = crate::view::Feeds::parse(feeds)?;
-                Some(crate::view::RefusedRead {
+                let feeds = crate::cluster::privileges::Feeds::parse(feeds)?;
+                Some(crate::cluster::privileges::RefusedRead {
                     feeds,
                     text: text.clone(),
                 })
@@ -310,7 +310,10 @@ mod feeds_tests {
     fn a_traces_pane_names_are_the_views() {
         let view: Vec<&str> = crate::trace::state_codec::POLL_NOTE_FEEDS
             .iter()
-            .filter_map(|n| crate::view::Feeds::parse(n).map(crate::view::Feeds::as_str))
+            .filter_map(|n| {
+                crate::cluster::privileges::Feeds::parse(n)
+                    .map(crate::cluster::privileges::Feeds::as_str)
+            })
             .collect();
         assert_eq!(view, crate::trace::state_codec::POLL_NOTE_FEEDS);
     }

@@ -62,8 +62,12 @@ impl Simulator {
         told: Told,
     ) -> Explanation {
         let coll = &self.cluster.collections[c];
+        // The chunk that moves, or — when a split before the round cuts it from a larger one —
+        // the chunk holding its range now.
         let moved = match &told {
-            Told::Move { min, .. } => coll.table.find_by_min(min),
+            Told::Move { min, .. } => {
+                Some((coll.table.find_by_min(min)).unwrap_or_else(|| coll.table.route(min)))
+            }
             Told::Nothing(_) => None,
         };
         let (i, chosen) = match (key, moved) {

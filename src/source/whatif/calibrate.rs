@@ -11,11 +11,11 @@ use std::collections::VecDeque;
 use std::sync::Arc;
 
 use crate::cluster::Cluster;
+use crate::cluster::privileges::RefusedRead;
 use crate::sim::whatif::calibration::{Calibration, Earlier};
 use crate::sim::whatif::growth::Totals;
 use crate::trace::replay::Played;
 use crate::trace::{LogCollection, Replay, TraceError, TraceFile};
-use crate::view::RefusedRead;
 
 /// How far before a fork its growth is measured from.
 pub const GROWTH_WINDOW_MS: u64 = 5 * 60 * 1000;

@@ -163,17 +163,17 @@ impl Served {
 
     /// `serve ascending` with more options.
     pub fn with(extra: &[&str]) -> Self {
+        Self::of("ascending", extra)
+    }
+
+    /// `serve SCENARIO` with more options.
+    pub fn of(scenario: &str, extra: &[&str]) -> Self {
         let port = {
             let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
             l.local_addr().unwrap().port()
         };
         let child = Command::new(BIN)
-            .args([
-                "serve",
-                "ascending",
-                "--listen",
-                &format!("127.0.0.1:{port}"),
-            ])
+            .args(["serve", scenario, "--listen", &format!("127.0.0.1:{port}")])
             .args(extra)
             .stdout(std::process::Stdio::null())
             .stderr(std::process::Stdio::null())

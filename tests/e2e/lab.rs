@@ -34,6 +34,11 @@ fn the_lab_runs_side_by_side_opens_a_candidate_and_quits_cleanly() {
         Duration::from_secs(20),
     );
     t.keys("Escape");
+    // Escape and L sent together read as Alt-L: L goes once the help is closed.
+    t.wait_gone(
+        "lab: the candidate keys side by side",
+        Duration::from_secs(20),
+    );
     t.keys("L");
     t.wait_for("queries on one shard", Duration::from_secs(20));
     t.keys("q");

@@ -133,6 +133,7 @@ fn v_opens_the_key_visualizer_h_the_history_and_both_go_back() {
     t.keys("<");
     t.wait_for("2 s per column", Duration::from_secs(20));
     t.keys("Escape");
+    t.wait_gone("History · app.events", Duration::from_secs(20));
     t.wait_for("Key space", Duration::from_secs(20));
     t.keys("q");
     t.wait_for("EXIT=0", Duration::from_secs(20));

@@ -10,7 +10,7 @@ use bson::{Bson, Document, doc};
 use futures::TryStreamExt;
 use mongodb::options::FindOptions;
 use shardtop::cluster::ServerVersion;
-use shardtop::model::{ChunkVersion, RoutingTable};
+use shardtop::model::{ChunkInfo, ChunkVersion, KeyValue, RoutingTable, ShardIdx, ShardKey};
 use shardtop::sim::{Simulator, scenario};
 
 fn sim(version: &str, colls: &str) -> Simulator {
@@ -192,16 +192,37 @@ async fn reads_by_uuid_among_thousands_of_collections() {
     server.shutdown().await;
 }
 
+/// `app.big` on `{s: 1}` in 16,000 chunks whose bounds are strings of 4,000 bytes, spread
+/// over the three shards: about 130 MB of chunk documents (each holds two bounds), past the
+/// blocking sort's 100 MB with few documents to build (600,000 hashed chunks of about 175
+/// bytes each would say the same and took 40 s a version in a debug build).
+fn big_chunks(version: &str) -> Simulator {
+    const CHUNKS: usize = 16_000;
+    let mut s = sim(version, r#"{"ns": "app.big", "key": {"s": 1}}"#);
+    let table = &s.cluster.collections[0].table;
+    let (min, max) = (table.global_min().clone(), table.global_max().clone());
+    let pad = "x".repeat(3_992);
+    let chunks = (0..CHUNKS)
+        .map(|i| {
+            let bound = if i == 0 {
+                min.clone()
+            } else {
+                ShardKey::single(KeyValue::String(format!("{i:08}{pad}").into()))
+            };
+            let info = ChunkInfo::new(ShardIdx((i % 3) as u32), ChunkVersion::new(1, i as u32));
+            (bound, info)
+        })
+        .collect();
+    s.cluster.collections[0].table = RoutingTable::from_chunks(chunks, max).unwrap();
+    s
+}
+
 /// A blocking sort holding more than 100 MB fails as mongod's does unless disk use is allowed
 /// (by default from 6.0); with a limit only the best documents are held, so it answers.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn blocking_sorts_past_100_mb_fail_without_disk_use() {
     for v in ["5.0", "7.0"] {
-        let s = sim(
-            v,
-            r#"{"ns": "app.big", "key": {"h": "hashed"}, "numInitialChunks": 600000}"#,
-        );
-        let (server, client) = common::serve_paused(s).await;
+        let (server, client) = common::serve_paused(big_chunks(v)).await;
         let config = client.database("config");
         let run = |extra: Document| {
             let mut cmd = doc! {"find": "chunks", "filter": {}, "sort": {"shard": 1, "min": -1}};
@@ -215,7 +236,7 @@ async fn blocking_sorts_past_100_mb_fail_without_disk_use() {
             doc! {"allowDiskUse": false}
         };
         let Err(refused) = run(extra).await else {
-            panic!("{v}: a sort of 600,000 chunk documents answered");
+            panic!("{v}: a sort of 130 MB of chunk documents answered");
         };
         assert_eq!(common::code_of(&refused), 292, "{v}");
         assert!(

@@ -1,16 +1,21 @@
-//! `capture --anonymize`: a capture rewritten so that it can be shared — no database, collection,
-//! shard, replica-set, host, zone or user name and no shard-key value survives, while every
-//! count, size, time, version and the order of the key space do (docs/capture.md#anonymize).
+//! `capture --anonymize`: a capture rewritten so that it can be shared. It is built by
+//! allowlist: every string left is one of MongoDB's own words ([`vocabulary`]: field names,
+//! command names, states, error code names, the words of its messages), a number, or a
+//! pseudonym; everything else is replaced. Counts, sizes, times, versions and the order of the
+//! key space survive (docs/capture.md#anonymize).
 //!
-//! Names become stable pseudonyms ([`names`]); shard-key values in chunk bounds, zone bounds, the
-//! changelog's bounds and migrations in flight become order-preserving stand-ins of the same BSON
-//! type ([`stand_ins`]); what carries users' data or their software (`$currentOp`'s
-//! `clientMetadata` and `appName`, sampled documents) is dropped. The commands are rewritten with
-//! the same pseudonyms, so `open` runs the poller of `watch` over the anonymized capture as it
-//! ran over the real one.
+//! Names (databases, collections, shards, replica sets, hosts, zones, users) are learned from the
+//! fields that hold them ([`learn`], [`fields`]) and become stable pseudonyms ([`names`]) as whole
+//! values wherever they are — a name's field, a namespace, an `_id`, a field name, free text
+//! ([`text`]); any other word becomes a stand-in (`x_1`). Shard-key values in chunk bounds, zone
+//! bounds, the changelog's bounds and migrations in flight become order-preserving stand-ins of
+//! the same BSON type ([`stand_ins`]). What carries a client's address, session, software or
+//! comment, and users' documents and queries, is dropped from the server's answers
+//! ([`fields::DROPPED`]). The commands are rewritten with the same pseudonyms, so `open` runs the
+//! poller of `watch` over the anonymized capture as it ran over the real one.
 //!
-//! Owns: where names and key values are in a capture's documents. May not touch: the network, the
-//! file's bytes (`file`), what a poll makes of the documents (`live`).
+//! Owns: the rewriting walk over a capture's documents. May not touch: the network, the file's
+//! bytes (`file`), what a poll makes of the documents (`live`).
 
 use std::collections::HashMap;
 
@@ -18,88 +23,21 @@ use bson::{Bson, Document};
 
 use super::{Capture, CapturedRead, Outcome};
 
+pub mod fields;
+mod learn;
 pub mod names;
 pub mod stand_ins;
+pub mod text;
+pub mod vocabulary;
 
+pub use fields::REMOVED;
+use fields::{
+    BOUND_FIELDS, DATA_STAGES, DROPPED, HOST_FIELDS, NS_FIELDS, SET_FIELDS, TEXT_FIELDS,
+    USER_FIELDS, ZONE_FIELDS,
+};
 use names::{Names, own_db};
 use stand_ins::StandIns;
-
-/// Fields whose string is a namespace (`db.coll`) or, without a dot, a database.
-const NS_FIELDS: &[&str] = &[
-    "ns",
-    "namespace",
-    "nss",
-    "sourceNss",
-    "tempNs",
-    "balancerCollectionStatus",
-    "moveChunk",
-    "_shardsvrMoveRange",
-    "reshardCollection",
-    "shardCollection",
-];
-/// Fields whose string is a database.
-const DB_FIELDS: &[&str] = &["db", "dbName", "database"];
-/// Fields whose string (or array of strings) is a shard.
-const SHARD_FIELDS: &[&str] = &[
-    "shard",
-    "shardName",
-    "shardId",
-    "fromShard",
-    "toShard",
-    "donorShard",
-    "recipientShard",
-    "donorShardId",
-    "recipientShardId",
-    "shardDrainingStatus",
-    "from",
-    "to",
-    "shards",
-];
-/// Fields whose string is a host, `host:port` or a connection string (`rs/h:p,…`).
-const HOST_FIELDS: &[&str] = &[
-    "host",
-    "hosts",
-    "server",
-    "clientAddr",
-    "client",
-    "me",
-    "passives",
-    "arbiters",
-    "connectionString",
-    "configsvrConnectionString",
-    "advisoryHostFQDNs",
-];
-/// Fields whose string is a replica set.
-const SET_FIELDS: &[&str] = &["setName", "replicaSet", "rsName"];
-/// Fields whose string (or array of strings) is a zone.
-const ZONE_FIELDS: &[&str] = &["tag", "tags", "zone", "zoneName"];
-/// Fields whose string is a user.
-const USER_FIELDS: &[&str] = &["user"];
-/// Fields of a server's words (`shardtop`: the words `serve` puts in its changelog entries'
-/// `details`).
-const TEXT_FIELDS: &[&str] = &[
-    "errmsg", "errMsg", "msg", "message", "reason", "desc", "note", "shardtop",
-];
-/// Fields whose document is a shard-key value (or an array of them).
-const BOUND_FIELDS: &[&str] = &[
-    "min",
-    "max",
-    "lowerBound",
-    "upperBound",
-    "splitKeys",
-    "splitPoints",
-    "middle",
-    "splitKey",
-];
-/// Fields dropped wherever they are: the client's software and application names
-/// (`$currentOp`'s, mongo repo `src/mongo/db/curop.cpp`).
-const DROPPED: &[&str] = &["clientMetadata", "appName"];
-/// Pipeline stages whose documents are users' data (sampled documents and queries): their
-/// documents are dropped.
-const DATA_STAGES: &[&str] = &["$sample", "$listSampledQueries"];
-
-/// The words that replace a server's free text that may quote shard-key values.
-pub const REMOVED: &str = "(removed by --anonymize: it may quote shard-key values)";
+use text::Matcher;
 
 /// `capture` anonymized (see the module doc); `capture` itself is not changed.
 pub fn anonymize(capture: &Capture) -> Capture {
@@ -135,6 +73,7 @@ pub fn anonymize(capture: &Capture) -> Capture {
 #[derive(Debug)]
 struct Anonymizer {
     names: Names,
+    matcher: Matcher,
     keys: StandIns,
     /// A collection's UUID → its namespace (5.0+ chunks name their collection by it).
     uuids: HashMap<Vec<u8>, String>,
@@ -142,16 +81,20 @@ struct Anonymizer {
     entries: HashMap<String, String>,
     /// The first walk notes the key values; the second replaces them.
     collecting: bool,
+    /// Walking a command the poller sent (nothing of it is dropped: `open` sends it again).
+    in_command: bool,
 }
 
 impl Default for Anonymizer {
     fn default() -> Self {
         Self {
             names: Names::default(),
+            matcher: Matcher::default(),
             keys: StandIns::default(),
             uuids: HashMap::new(),
             entries: HashMap::new(),
             collecting: true,
+            in_command: false,
         }
     }
 }
@@ -205,108 +148,6 @@ fn ns_of(d: &Document) -> Option<&str> {
 }
 
 impl Anonymizer {
-    /// What `config.collections` says of each collection: its UUID and its hashed field.
-    fn learn(&mut self, r: &CapturedRead) {
-        if config_collection(r) != Some("collections") {
-            return;
-        }
-        for d in answered(r) {
-            let Ok(ns) = d.get_str("_id") else { continue };
-            if let Some(uuid) = uuid_of(d, "uuid") {
-                self.uuids.insert(uuid.to_vec(), ns.to_string());
-            }
-            if let Ok(key) = d.get_document("key") {
-                for (field, v) in key {
-                    if v.as_str() == Some("hashed") {
-                        self.keys.note_hashed(ns, field);
-                    }
-                }
-            }
-        }
-    }
-
-    /// The names a read's documents hold in the fields that hold them.
-    fn learn_names(&mut self, r: &CapturedRead) {
-        let coll = config_collection(r);
-        for d in answered(r) {
-            match coll {
-                Some("shards") => {
-                    if let Ok(id) = d.get_str("_id") {
-                        self.names.shard(id);
-                    }
-                }
-                Some("databases") => {
-                    if let Ok(id) = d.get_str("_id") {
-                        self.names.db(id);
-                    }
-                    if let Ok(p) = d.get_str("primary") {
-                        self.names.shard(p);
-                    }
-                }
-                Some("collections") => {
-                    if let Ok(id) = d.get_str("_id") {
-                        self.names.ns(id);
-                    }
-                }
-                Some("mongos") => {
-                    if let Ok(id) = d.get_str("_id") {
-                        self.names.host(id);
-                    }
-                }
-                _ => {}
-            }
-            self.learn_document(d);
-        }
-        if !own_db(&r.db) {
-            self.names.db(&r.db);
-        }
-    }
-
-    fn learn_document(&mut self, d: &Document) {
-        // `addShard` and `removeShard` log entries name the shard in `details.name`.
-        if d.get_str("what")
-            .is_ok_and(|w| w.starts_with("addShard") || w.starts_with("removeShard"))
-            && let Ok(name) = d.get_document("details").and_then(|x| x.get_str("name"))
-        {
-            self.names.shard(name);
-        }
-        for (k, v) in d {
-            let k = k.as_str();
-            match v {
-                Bson::Document(d) => self.learn_document(d),
-                Bson::Array(items) => {
-                    for item in items {
-                        match item {
-                            Bson::Document(d) => self.learn_document(d),
-                            Bson::String(s) => self.learn_string(k, s),
-                            _ => {}
-                        }
-                    }
-                }
-                Bson::String(s) => self.learn_string(k, s),
-                _ => {}
-            }
-        }
-    }
-
-    fn learn_string(&mut self, k: &str, s: &str) {
-        if NS_FIELDS.contains(&k) {
-            self.names.ns(s);
-        } else if DB_FIELDS.contains(&k) {
-            self.names.db(s);
-        } else if HOST_FIELDS.contains(&k) || k == "primary" && s.contains(':') {
-            self.names.connection(s);
-        } else if SHARD_FIELDS.contains(&k) || k == "primary" {
-            self.names.shard(s);
-        } else if SET_FIELDS.contains(&k) {
-            self.names.set(s);
-        } else if ZONE_FIELDS.contains(&k) {
-            self.names.zone(s);
-        } else if USER_FIELDS.contains(&k) {
-            self.names.user(s);
-        }
-    }
-
     /// One read rewritten (collecting: the key values noted, the result not used).
     fn read(&mut self, r: &CapturedRead) -> CapturedRead {
         let db = self.names.db(&r.db);
@@ -327,8 +168,8 @@ impl Anonymizer {
                 message,
             } => Outcome::Error {
                 code: *code,
-                code_name: code_name.clone(),
-                message: self.names.text(message),
+                code_name: code_name.as_ref().map(|c| self.free(c)),
+                message: self.free(message),
             },
         };
         CapturedRead {
@@ -341,7 +182,9 @@ impl Anonymizer {
     /// A command: a collection it names on a user's database gets its pseudonym, the rest is a
     /// document like any other.
     fn command(&mut self, db: &str, command: &Document) -> Document {
+        self.in_command = true;
         let mut out = self.document(command, None);
+        self.in_command = false;
         if own_db(db) {
             return out;
         }
@@ -391,7 +234,7 @@ impl Anonymizer {
         let ns = own.as_deref().or(ns);
         let mut out = Document::new();
         for (k, v) in d {
-            if DROPPED.contains(&k.as_str()) {
+            if !self.in_command && DROPPED.contains(&k.as_str()) {
                 continue;
             }
             let v = match v {
@@ -409,7 +252,7 @@ impl Anonymizer {
                 ),
                 other => self.value(k, other, ns),
             };
-            out.insert(k.clone(), v);
+            out.insert(self.key(k), v);
         }
         // A privilege's resource: `{db, collection}`.
         if let (Ok(db), Ok(coll)) = (d.get_str("db"), d.get_str("collection")) {
@@ -430,7 +273,7 @@ impl Anonymizer {
             } else {
                 self.keys.replace(ns, field, v)
             };
-            out.insert(field.clone(), v);
+            out.insert(self.key(field), v);
         }
         out
     }
@@ -445,6 +288,7 @@ impl Anonymizer {
         }
     }
 
+    /// The string of field `k`: a name's pseudonym, MongoDB's words kept, the rest replaced.
     fn string(&mut self, k: &str, s: &str) -> String {
         if USER_FIELDS.contains(&k) {
             self.names.user(s)
@@ -454,13 +298,32 @@ impl Anonymizer {
             self.names.set(s)
         } else if HOST_FIELDS.contains(&k) {
             self.names.connection(s)
+        } else if let Some(p) = self.names.lookup(s) {
+            p
+        } else if NS_FIELDS.contains(&k) && s.contains('.')
+            || s.split_once('.')
+                .is_some_and(|(db, _)| self.names.is_db(db))
+        {
+            self.names.ns(s)
         } else if TEXT_FIELDS.contains(&k) && s.contains('{') {
             REMOVED.to_string()
-        } else if TEXT_FIELDS.contains(&k) {
-            self.names.text(s)
         } else {
-            self.names.words(s)
+            self.free(s)
         }
+    }
+
+    /// A field's name: a name's pseudonym (a map by shard, say), MongoDB's words kept, any other
+    /// word (a shard-key field's name) replaced.
+    fn key(&mut self, k: &str) -> String {
+        match self.names.lookup(k) {
+            Some(p) => p,
+            None => self.free(k),
+        }
+    }
+
+    /// Free text (see [`text`]).
+    fn free(&mut self, s: &str) -> String {
+        text::free(&mut self.names, &mut self.matcher, s)
     }
 }
 

@@ -1,7 +1,8 @@
 #![allow(clippy::unwrap_used)]
 //! `capture --anonymize`: an anonymized capture of `serve` and of every real-document cluster
-//! holds none of the cluster's names and none of its string shard-key values (the file is
-//! searched for each), its numeric bounds are stand-ins in the same order, and it opens to the
+//! holds none of the cluster's names, none of its string shard-key values and none of its
+//! shard-key field names but MongoDB's own words (the file is searched for each), its numeric
+//! bounds are stand-ins in the same order, and it opens to the
 //! same summary as the plain capture once names and key values are set aside: the same
 //! collections, chunk counts, sizes and per-shard numbers — and `explain` of it gives the same
 //! verdicts and numbers.
@@ -12,6 +13,7 @@ use std::time::Duration;
 use bson::Document;
 use serde_json::Value;
 use shardtop::capture::anonymize::anonymize;
+use shardtop::capture::anonymize::vocabulary::is_safe;
 use shardtop::capture::{Capture, Outcome, file};
 use shardtop::cluster::{Cluster, SummaryOptions};
 use shardtop::files::Existing;
@@ -32,8 +34,9 @@ fn summary(state: &Cluster) -> Value {
     })
 }
 
-/// `v` with every string emptied, every shard-key bound (`min`, `max`) set to null and every
-/// array sorted (collections are listed by name): what an anonymized capture must keep.
+/// `v` with every string emptied, every shard-key bound (`min`, `max`) set to null, every key
+/// pattern's field names set aside and every array sorted (collections are listed by name): what
+/// an anonymized capture must keep.
 fn shape(v: &Value) -> Value {
     match v {
         Value::String(_) => Value::String(String::new()),
@@ -47,6 +50,10 @@ fn shape(v: &Value) -> Value {
                 .map(|(k, v)| {
                     let v = if k == "min" || k == "max" {
                         Value::Null
+                    } else if let (true, Value::Object(key)) = (k == "key", v) {
+                        // A shard key's field names are replaced: their number and directions
+                        // stay.
+                        Value::Array(key.values().map(shape).collect())
                     } else {
                         shape(v)
                     };
@@ -133,13 +140,26 @@ fn check(plain: &Capture, anon: &Capture, text: &str, what: &str) {
     let names = names(plain);
     assert!(names.len() >= 3, "{what}: {names:?}");
     for n in &names {
-        assert!(!holds(text, n), "{what}: the name {n:?} survives");
+        assert!(
+            !holds(text, n),
+            "{what}: the name {n:?} survives: {:?}",
+            text.lines().find(|l| holds(l, n))
+        );
     }
     let (before, after) = (bounds(plain), bounds(anon));
     assert_eq!(before.len(), after.len(), "{what}");
     let mut changed = 0;
+    // A key field's name is replaced by one stand-in everywhere, never by another field's.
+    let mut renamed = std::collections::BTreeMap::new();
     for (i, (f, b)) in before.iter().enumerate() {
-        assert_eq!(&after[i].0, f, "{what}");
+        let to = renamed
+            .entry(f.clone())
+            .or_insert_with(|| after[i].0.clone());
+        assert_eq!(&after[i].0, to, "{what}: {f}");
+        assert!(
+            f.split('.').all(is_safe) || !holds(text, f),
+            "{what}: the key field {f} survives"
+        );
         if let KeyValue::String(s) = b
             && s.len() >= 3
         {

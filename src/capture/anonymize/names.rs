@@ -46,6 +46,14 @@ impl Table {
     fn get(&self, name: &str) -> Option<&str> {
         self.to.get(name).map(String::as_str)
     }
+
+    /// Whether `s` has this table's shape of pseudonym (`db_12`, `host-3.invalid`).
+    fn gives(&self, s: &str) -> bool {
+        s.strip_prefix(self.prefix)
+            .and_then(|r| r.strip_suffix(self.suffix))
+            .and_then(|n| n.parse::<usize>().ok())
+            .is_some_and(|n| n >= 1 && n <= self.to.len())
+    }
 }
 
 /// Every name seen and its pseudonym.
@@ -59,6 +67,11 @@ pub struct Names {
     hosts: Table,
     zones: Table,
     users: Table,
+    /// Words that are neither names nor MongoDB's (`x_1`).
+    words: Table,
+    /// Every namespace seen whole → its pseudonym (found whole in free text even when its
+    /// collection's name is one of MongoDB's words).
+    namespaces: HashMap<String, String>,
 }
 
 impl Default for Names {
@@ -71,6 +84,8 @@ impl Default for Names {
             hosts: Table::new("host-", ".invalid"),
             zones: Table::new("zone_", ""),
             users: Table::new("user_", ""),
+            words: Table::new("x_", ""),
+            namespaces: HashMap::new(),
         }
     }
 }
@@ -99,8 +114,13 @@ impl Names {
         if let Some(view) = coll.strip_prefix("system.buckets.") {
             return format!("system.buckets.{}", self.colls.add(view));
         }
-        if coll.starts_with("system.") {
-            return coll.to_string();
+        // MongoDB's own `system.*` collections (`system.views`, `system.js`, …); any other
+        // name after `system.` is replaced.
+        if let Some(rest) = coll.strip_prefix("system.") {
+            if rest.split('.').all(super::vocabulary::is_safe) {
+                return coll.to_string();
+            }
+            return format!("system.{}", self.colls.add(rest));
         }
         self.colls.add(coll)
     }
@@ -110,7 +130,11 @@ impl Names {
         match ns.split_once('.') {
             Some((db, coll)) => {
                 let coll = self.coll(db, coll);
-                format!("{}.{coll}", self.db(db))
+                let p = format!("{}.{coll}", self.db(db));
+                if p != ns && !self.namespaces.contains_key(ns) {
+                    self.namespaces.insert(ns.to_string(), p.clone());
+                }
+                p
             }
             None => self.db(ns),
         }
@@ -174,64 +198,81 @@ impl Names {
         self.users.add(user)
     }
 
-    /// A value that may hold names where MongoDB's own words are too (a command's argument, a
-    /// document's field): each word (a run of letters, digits, `_`, `-`, `.`, `$`) that is a
-    /// database, shard, replica set or host seen is replaced by its pseudonym, and a word
-    /// `db.rest` of a database seen is a namespace (its collection gets a pseudonym if it has
-    /// none); everything else is kept.
-    pub fn words(&mut self, text: &str) -> String {
-        self.replace(text, false)
+    /// A stand-in for a word that is neither a name seen nor a word MongoDB uses (`x_1`, …): the
+    /// same word gets the same stand-in everywhere.
+    pub fn unknown(&mut self, word: &str) -> String {
+        self.words.add(word)
     }
 
-    /// Free text (a server's message, a log entry's words): as [`Names::words`], and also every
-    /// word that is a collection, zone or user seen.
-    pub fn text(&mut self, text: &str) -> String {
-        self.replace(text, true)
+    /// Whether `db` is a database seen.
+    pub fn is_db(&self, db: &str) -> bool {
+        self.dbs.get(db).is_some()
     }
 
-    fn replace(&mut self, text: &str, free: bool) -> String {
-        let mut out = String::with_capacity(text.len());
-        let mut word = String::new();
-        for c in text.chars() {
-            if c.is_alphanumeric() || matches!(c, '_' | '-' | '.' | '$') {
-                word.push(c);
-            } else {
-                if !word.is_empty() {
-                    out.push_str(&self.word(&word, free));
-                    word.clear();
-                }
-                out.push(c);
-            }
-        }
-        if !word.is_empty() {
-            out.push_str(&self.word(&word, free));
-        }
-        out
+    /// Whether `s` is a pseudonym or stand-in this table gave.
+    pub fn is_pseudonym(&self, s: &str) -> bool {
+        [
+            &self.dbs,
+            &self.colls,
+            &self.shards,
+            &self.sets,
+            &self.hosts,
+        ]
+        .iter()
+        .chain([&self.zones, &self.users, &self.words].iter())
+        .any(|t| t.gives(s))
     }
 
-    fn word(&mut self, w: &str, free: bool) -> String {
-        // A sentence's full stop is not part of a name.
-        if let Some(w) = w.strip_suffix('.') {
-            return format!("{}.", self.word(w, free));
-        }
-        for t in [&self.dbs, &self.shards, &self.sets, &self.hosts] {
-            if let Some(p) = t.get(w) {
-                return p.to_string();
-            }
-        }
-        if free {
-            for t in [&self.colls, &self.zones, &self.users] {
-                if let Some(p) = t.get(w) {
-                    return p.to_string();
-                }
-            }
-        }
-        if let Some((db, rest)) = w.split_once('.')
-            && self.dbs.get(db).is_some()
-        {
-            return self.ns(&format!("{db}.{rest}"));
-        }
-        w.to_string()
+    /// The pseudonym of `s` when `s` is, whole, a name seen: a database, shard, replica set,
+    /// host, zone, user or collection (in that order).
+    pub fn lookup(&self, s: &str) -> Option<String> {
+        [
+            &self.dbs,
+            &self.shards,
+            &self.sets,
+            &self.hosts,
+            &self.zones,
+            &self.users,
+            &self.colls,
+        ]
+        .iter()
+        .find_map(|t| t.get(s))
+        .map(str::to_string)
+    }
+
+    /// Every name seen and its pseudonym, for finding names inside free text.
+    pub fn all(&self) -> impl Iterator<Item = (&str, &str)> {
+        [
+            &self.dbs,
+            &self.shards,
+            &self.sets,
+            &self.hosts,
+            &self.zones,
+            &self.users,
+            &self.colls,
+        ]
+        .into_iter()
+        .flat_map(|t| t.to.iter())
+        .chain(self.namespaces.iter())
+        .map(|(k, v)| (k.as_str(), v.as_str()))
+        .filter(|(k, v)| k != v)
+    }
+
+    /// How many names are known (the free-text matcher is rebuilt when it changes).
+    pub fn count(&self) -> usize {
+        [
+            &self.dbs,
+            &self.shards,
+            &self.sets,
+            &self.hosts,
+            &self.zones,
+            &self.users,
+            &self.colls,
+        ]
+        .iter()
+        .map(|t| t.to.len())
+        .sum::<usize>()
+            + self.namespaces.len()
     }
 
     /// Every name replaced, for a check: each original name that differs from its pseudonym.
@@ -276,20 +317,11 @@ mod tests {
         assert_eq!(n.host("db1.example.net"), "host-1.invalid");
         assert_eq!(n.shard("shardA"), "shard_1");
         assert_eq!(n.shard("config"), "config");
-        assert_eq!(
-            n.words("not authorized on shop to execute command { find: \"orders\" } on shardA."),
-            "not authorized on db_1 to execute command { find: \"orders\" } on shard_1."
-        );
-        assert_eq!(
-            n.text("not authorized on shop to execute command { find: \"orders\" } on shardA."),
-            "not authorized on db_1 to execute command { find: \"coll_1\" } on shard_1."
-        );
-        assert_eq!(
-            n.words("moved shop.orders from rsA/db1.example.net:27018"),
-            "moved db_1.coll_1 from rs_1/host-1.invalid:27018"
-        );
-        // A collection first seen in words gets its pseudonym there.
-        assert_eq!(n.words("shop.carts"), "db_1.coll_3");
+        assert_eq!(n.lookup("shardA").as_deref(), Some("shard_1"));
+        assert_eq!(n.lookup("orders").as_deref(), Some("coll_1"));
+        assert!(n.is_pseudonym("coll_2") && !n.is_pseudonym("coll_9"));
+        assert_eq!(n.unknown("zq"), "x_1");
+        assert!(n.is_pseudonym("x_1"));
         let mut originals = n.originals();
         originals.sort();
         assert!(originals.contains(&"db1.example.net".to_string()));

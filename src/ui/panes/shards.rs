@@ -67,8 +67,13 @@ fn columns(v: &ClusterView, width: usize) -> Columns {
     };
     let fixed = 2 + id + 1 + if zones > 0 { zones + 1 } else { 0 } + drain;
     let writes_bar = if width >= 90 { 8 } else { 4 };
-    // The share, its percentage and ` ◀ HOT` with a live source's evidence.
-    let writes = writes_bar + 5 + 6 + evidence(v).chars().count();
+    // The share, its percentage and ` ◀ HOT`, with a live source's evidence when a shard is.
+    let named = if v.shards.iter().any(|s| s.hot) {
+        evidence(v).chars().count()
+    } else {
+        0
+    };
+    let writes = writes_bar + 5 + 6 + named;
     let left = width.saturating_sub(fixed + writes);
     let both = left >= 30;
     let metric_bar = if both {

@@ -181,11 +181,13 @@ pub struct WatchArgs {
     /// Show this collection first (`db.coll`).
     #[arg(long)]
     pub ns: Option<String>,
-    /// Write heat: `auto` (the best available without writing to the cluster: sampled queries
-    /// when the cluster already samples some, else data growth), `size` (each shard's share of
-    /// the growth between polls), `sampled` (`$listSampledQueries`, 7.0+, where query sampling
-    /// is already enabled), `changestream` (opt-in: change streams on the watched collections,
-    /// mapped to chunks) or `off`. Default `auto`, or the configuration's.
+    /// Write heat: `auto` (chosen after the first poll by what this user may read and what it
+    /// costs the cluster: change streams where granted on at most 100 collections, else sampled
+    /// queries when the cluster already samples some, else data growth; `--once`: growth),
+    /// `size` (each shard's share of the growth between polls), `sampled`
+    /// (`$listSampledQueries`, 7.0+, where query sampling is already enabled), `changestream`
+    /// (change streams on the watched collections, mapped to chunks) or `off`. Default `auto`,
+    /// or the configuration's.
     #[arg(long)]
     pub heat: Option<String>,
     /// Poll once and exit (with `--json`: the JSON summary; else the text summary).

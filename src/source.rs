@@ -11,6 +11,7 @@ pub mod diagnose;
 pub mod event_detail;
 pub mod explain;
 pub mod heat;
+pub mod heat_choice;
 pub mod lab;
 pub mod live;
 pub mod past;

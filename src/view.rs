@@ -291,6 +291,8 @@ pub struct ClusterView {
     /// The write signal: `None` for the simulator and replays (every write is seen); for a live
     /// cluster, the heat mode in use (`"off"`: no write signal, shares are unknown).
     pub heat: Option<&'static str>,
+    /// The write signal was chosen by `--heat auto`, not asked for.
+    pub heat_auto: bool,
     /// Reads a live cluster refused to this user, each with what it needs (the pane it feeds
     /// says so; everything else goes on).
     pub refused: Vec<RefusedRead>,

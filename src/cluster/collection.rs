@@ -85,6 +85,10 @@ pub struct Collection {
     /// What is inconsistent in its routing metadata as read (a live cluster only; empty when
     /// its chunks tile the key space). Its table then shows the chunks sorted by lower bound.
     pub inconsistencies: Vec<Inconsistency>,
+    /// A time series known by its own namespace: its `config.collections` entry has
+    /// `timeseriesFields` (`src/mongo/s/catalog/type_collection.idl`) where the name is not a
+    /// `system.buckets.` one (9.0: one namespace). Its documents are buckets all the same.
+    pub timeseries: bool,
 }
 
 /// Whether a collection is sharded. An unsharded collection is modelled as one chunk
@@ -159,7 +163,25 @@ impl Collection {
             inconsistencies: Vec::new(),
             placement: Placement::Sharded,
             invalid_sizes: Vec::new(),
+            timeseries: false,
         }
+    }
+
+    /// What its documents are: `buckets` for a time series (named `db.system.buckets.coll`, or
+    /// marked by its `timeseriesFields`), `docs` otherwise.
+    pub fn unit(&self) -> &'static str {
+        if self.timeseries {
+            "buckets"
+        } else {
+            super::ns_kind::NsKind::of(&self.ns).unit()
+        }
+    }
+
+    /// Its shard key as Extended JSON; `None` for an untracked unsharded collection, which has
+    /// none (no document names one: nothing is invented).
+    pub fn key_json(&self) -> Option<serde_json::Value> {
+        (self.placement != Placement::Untracked)
+            .then(|| bson::Bson::Document(self.pattern.to_document()).into_relaxed_extjson())
     }
 
     /// Takes a refined key (a suffix-extended pattern): chunk bounds gain MinKey for the new fields

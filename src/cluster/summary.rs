@@ -154,7 +154,7 @@ impl Cluster {
         });
         let mut out = json!({
             "ns": super::ns_kind::display_ns(&c.ns),
-            "key": bson::Bson::Document(c.pattern.to_document()).into_relaxed_extjson(),
+            "key": c.key_json(),
             "chunks": table.len(),
             "jumbo": jumbo,
             "shards": per_shard,
@@ -205,7 +205,7 @@ impl Cluster {
             row["sizesInvalid"] = json!(true);
         }
         // A time series' documents are buckets: counted as such, never as documents.
-        if super::ns_kind::NsKind::of(&c.ns).unit() == "buckets"
+        if c.unit() == "buckets"
             && let Some(o) = row.as_object_mut()
         {
             let docs = o.remove("docs").unwrap_or(Value::Null);
@@ -233,8 +233,8 @@ impl Cluster {
             out["resharding"] = super::resharding_json::progress(p);
         }
         match &kind {
-            super::ns_kind::NsKind::Plain => {}
-            super::ns_kind::NsKind::TimeseriesBuckets { .. } => {
+            super::ns_kind::NsKind::Plain if !c.timeseries => {}
+            super::ns_kind::NsKind::Plain | super::ns_kind::NsKind::TimeseriesBuckets { .. } => {
                 out["timeseries"] = json!({"bucketsNs": c.ns});
             }
             super::ns_kind::NsKind::ReshardingTemporary { uuid } => {
@@ -332,7 +332,7 @@ impl Cluster {
 
     fn collection_text(&self, s: &mut String, c: &Collection, writes_unknown: bool) {
         self.collection_heading(s, c);
-        let unit = super::ns_kind::NsKind::of(&c.ns).unit();
+        let unit = c.unit();
         let table = &c.table;
         let n = self.shards.len();
         let total_docs: u64 = (0..n)

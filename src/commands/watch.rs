@@ -17,6 +17,7 @@ use crate::config::Config;
 use crate::live::client::{LiveClient, LiveError, hosts};
 use crate::live::one_poll::{FIRST_POLL, waiting_text, within};
 use crate::live::poller::{OnePoll, Poller, now_ms, poll_once};
+use crate::source::heat_choice::{self, Choice};
 use crate::source::live::HeatMode;
 use crate::ui::Settings;
 
@@ -28,19 +29,7 @@ fn failure(e: LiveError) -> Failure {
     }
 }
 
-/// `auto` picks the best signal that writes nothing to the cluster: the queries it already
-/// samples when there are any (`$listSampledQueries`), else data growth (`size`);
-/// `changestream` is opt-in.
-async fn resolve_heat(asked: Option<HeatMode>, client: &LiveClient) -> HeatMode {
-    match asked {
-        Some(mode) => mode,
-        None if crate::live::sampled_heat::available(client).await => HeatMode::Sampled,
-        None => HeatMode::Size,
-    }
-}
-
-fn poller(client: LiveClient, heat: HeatMode) -> Poller {
-    let mut p = Poller::new(client);
+fn install(p: &mut Poller, heat: HeatMode) {
     match heat {
         HeatMode::ChangeStream => {
             p.change_heat = Some(crate::live::change_heat::ChangeHeat::default());
@@ -50,7 +39,26 @@ fn poller(client: LiveClient, heat: HeatMode) -> Poller {
         }
         HeatMode::Off | HeatMode::Size => {}
     }
-    p
+}
+
+/// The first poll with the write signal: one asked for is read from the first poll on; `auto`
+/// chooses over the collections of the first poll (`heat_choice`) and reads from the next one,
+/// its reason the log's first line.
+async fn first_poll(
+    client: &LiveClient,
+    asked: Option<HeatMode>,
+) -> Result<(Poller, Vec<crate::view::LogLine>, Choice), LiveError> {
+    let mut p = Poller::new(client.clone());
+    if let Some(mode) = asked {
+        install(&mut p, mode);
+    }
+    let mut log = p.poll(now_ms()).await?.log;
+    let choice = heat_choice::resolve(asked, client, &p.state().namespaces()).await;
+    if let Some(why) = &choice.why {
+        install(&mut p, choice.mode);
+        log.insert(0, heat_choice::log_line(p.state().now_ms, why));
+    }
+    Ok((p, log, choice))
 }
 
 pub fn run(args: &WatchArgs, ctx: &Context, out: &mut impl Write) -> Result<(), Failure> {
@@ -68,13 +76,9 @@ pub fn run(args: &WatchArgs, ctx: &Context, out: &mut impl Write) -> Result<(), 
                 return Ok((poll_once(&args.uri, Duration::from_secs(10)).await?, heat));
             }
             let client = LiveClient::connect(&args.uri, Duration::from_secs(10)).await?;
-            let first = async {
-                let heat = resolve_heat(asked, &client).await;
-                let mut p = poller(client.clone(), heat);
-                let log = p.poll(now_ms()).await?.log;
-                Ok::<_, LiveError>((p, log, heat))
-            };
-            let (p, log, heat) = within(&client, FIRST_POLL, first).await?;
+            let first = first_poll(&client, asked);
+            let (p, log, choice) = within(&client, FIRST_POLL, first).await?;
+            let heat = choice.mode;
             let polled = OnePoll {
                 changelog: Vec::new(),
                 refused: p.refused().to_vec(),
@@ -188,18 +192,12 @@ fn interactive(
     ))?;
     let rt = runtime()?;
     let said = connecting(&hosts(&args.uri));
-    let (poller, log, heat) = rt
+    let (poller, log, choice) = rt
         .block_on(async {
             let client = LiveClient::connect(&args.uri, CONNECT)
                 .await
                 .inspect_err(|_| clear_line(said))?;
-            let first = async {
-                let heat = resolve_heat(asked, &client).await;
-                let mut poller = poller(client.clone(), heat);
-                let log = poller.poll(now_ms()).await?.log;
-                Ok::<_, LiveError>((poller, log, heat))
-            };
-            let first = within(&client, FIRST_POLL, first);
+            let first = within(&client, FIRST_POLL, first_poll(&client, asked));
             Box::pin(telling(&client, &hosts(&args.uri), first, said)).await
         })
         .map_err(failure)?;
@@ -233,7 +231,7 @@ fn interactive(
             })
             .await;
         let past = crate::source::past::Past::keeping(keep_secs);
-        let args = (interval, heat, past);
+        let args = (interval, choice, past);
         // Pinned on the heap: the loop's state (the poller, the fork) is over clippy's 16 KiB.
         Box::pin(crate::source::live::run_live(
             poller, label, args, to_ui, controls,

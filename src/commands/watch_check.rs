@@ -132,7 +132,7 @@ async fn checked(client: &LiveClient, heat: Option<HeatMode>) -> Result<Checked,
         sharded_data_distribution: sdd,
         sampled_queries: version >= ServerVersion::V7_0
             && heat.is_none_or(|h| h == HeatMode::Sampled),
-        change_streams: heat == Some(HeatMode::ChangeStream),
+        change_streams: heat.is_none_or(|h| h == HeatMode::ChangeStream),
         shard_draining_status: version >= ServerVersion::V8_2,
         list_cluster_catalog: catalog,
     };
@@ -162,8 +162,8 @@ pub fn check_flags_then_run(
     run(&args.uri, asked, out)
 }
 
-/// `watch URI --check [--heat H]`: the reads of that heat mode (`auto`: sampled queries from
-/// 7.0; change streams only with `changestream`).
+/// `watch URI --check [--heat H]`: the reads of that heat mode (`auto`: change streams and,
+/// from 7.0, sampled queries — the first `auto` may use).
 pub fn run(uri: &str, heat: Option<HeatMode>, out: &mut impl Write) -> Result<(), Failure> {
     let rt = runtime()?;
     let checked = rt.block_on(check(uri, heat)).map_err(|e| {

@@ -86,6 +86,9 @@ pub fn has_list_cluster_catalog(version: &str) -> bool {
 pub(super) struct Untracked {
     pub ns: String,
     pub shard: String,
+    /// A 9.0 time series (`type: "timeseries"` with no `system.buckets.` collection of its own
+    /// in the catalog: one namespace): its documents are buckets.
+    pub timeseries: bool,
 }
 
 /// The untracked unsharded collections `$listClusterCatalog` names: on `admin` it lists every
@@ -120,9 +123,20 @@ fn untracked_of(
     tracked: &[CollectionDoc],
     databases: &[(String, String)],
 ) -> Vec<Untracked> {
+    let named = |ns: &str| docs.iter().any(|d| d.get_str("ns") == Ok(ns));
+    // Before 9.0 a time series is a view (`type: "timeseries"`) over its buckets collection,
+    // listed too; from 9.0 it is one namespace, listed as `timeseries` alone.
+    let one_namespace = |ns: &str| {
+        ns.split_once('.')
+            .is_some_and(|(db, coll)| !named(&format!("{db}.system.buckets.{coll}")))
+    };
     let mut out: Vec<Untracked> = docs
         .iter()
-        .filter(|d| d.get_str("type") == Ok("collection"))
+        .filter(|d| match d.get_str("type") {
+            Ok("collection") => true,
+            Ok("timeseries") => d.get_str("ns").is_ok_and(one_namespace),
+            _ => false,
+        })
         .filter_map(|d| {
             let ns = d.get_str("ns").ok()?;
             let (db, coll) = ns.split_once('.')?;
@@ -141,6 +155,7 @@ fn untracked_of(
             Some(Untracked {
                 ns: ns.to_string(),
                 shard,
+                timeseries: d.get_str("type") == Ok("timeseries"),
             })
         })
         .collect();
@@ -157,6 +172,7 @@ pub(super) fn untracked_collection(u: &Untracked, shards: &mut ShardList) -> Opt
     let table = RoutingTable::single(key.global_min(), key.global_max(), shard);
     let mut c = Collection::new(&u.ns, key, table);
     c.placement = Placement::Untracked;
+    c.timeseries = u.timeseries;
     c.indexes[0].unique = true;
     Some(c)
 }
@@ -319,14 +335,24 @@ mod tests {
             entry("shop.system.views", "collection", &["sh1"]),
             entry("metrics.cpu", "timeseries", &["sh2"]),
             entry("metrics.system.buckets.cpu", "collection", &["sh2"]),
+            entry("iot.weather", "timeseries", &["sh1"]),
             entry("config.system.sessions", "collection", &["sh1"]),
             entry("admin.system.version", "collection", &["config"]),
             doc! {"ns": "app.users", "db": "app", "type": "collection"},
             doc! {"ns": "lost.things", "db": "lost", "type": "collection"},
         ];
         let got = untracked_of(&docs, &tracked, &databases);
+        let series: Vec<&str> = (got.iter().filter(|u| u.timeseries))
+            .map(|u| u.ns.as_str())
+            .collect();
+        assert_eq!(
+            series,
+            ["iot.weather"],
+            "9.0: one namespace, counted in buckets"
+        );
         let want = [
             ("app.users", "sh3"),
+            ("iot.weather", "sh1"),
             ("metrics.system.buckets.cpu", "sh2"),
             ("shop.carts", "sh1"),
         ];
@@ -340,11 +366,42 @@ mod tests {
             &Untracked {
                 ns: "shop.carts".into(),
                 shard: "sh1".into(),
+                timeseries: false,
             },
             &mut shards,
         )
         .expect("built");
         assert_eq!(c.placement, Placement::Untracked);
         assert_eq!(c.table.len(), 1);
+        assert_eq!(c.key_json(), None, "no document names its key");
+        let weather = Untracked {
+            ns: "iot.weather".into(),
+            shard: "sh1".into(),
+            timeseries: true,
+        };
+        let c = untracked_collection(&weather, &mut shards).expect("built");
+        assert_eq!(c.unit(), "buckets");
+    }
+
+    /// A 9.0 time series: `config.collections` names it by its own namespace with
+    /// `timeseriesFields`; its documents are buckets.
+    #[test]
+    fn a_time_series_of_one_namespace_counts_buckets() {
+        let doc = parsed(
+            r#"{"_id": "iot.weather", "key": {"meta.sensorId": {"$numberInt": "1"}},
+                "timeseriesFields": {"timeField": "ts", "metaField": "meta"}}"#,
+        );
+        assert!(doc.timeseries);
+        let key = doc.key.clone();
+        let table = RoutingTable::single(
+            key.global_min(),
+            key.global_max(),
+            crate::model::ShardIdx(0),
+        );
+        let (c, _) = super::super::snapshot::collection(&doc, table, &[]);
+        assert_eq!(c.unit(), "buckets");
+        assert!(c.key_json().is_some());
+        let plain = parsed(r#"{"_id": "iot.plain", "key": {"x": {"$numberInt": "1"}}}"#);
+        assert!(!plain.timeseries);
     }
 }

@@ -43,6 +43,14 @@ fn keys_of(events: Vec<Document>, tally: &mut Tally, seen: &mut Vec<Document>) -
     past
 }
 
+/// Whether a change stream can be opened on `ns`: never on the `admin`, `config` or `local`
+/// databases nor on a `system.` collection ("$changeStream may not be opened on the internal
+/// … database", InvalidNamespace: `src/mongo/db/pipeline/document_source_change_stream.cpp`).
+pub fn streamable(ns: &str) -> bool {
+    let (db, coll) = ns.split_once('.').unwrap_or((ns, ""));
+    !matches!(db, "admin" | "config" | "local") && !coll.starts_with("system.")
+}
+
 fn batch(reply: &Document, key: &str) -> (Vec<Document>, i64) {
     let Ok(cursor) = reply.get_document("cursor") else {
         return (Vec::new(), 0);
@@ -76,7 +84,7 @@ impl ChangeHeat {
         let names = state.namespaces();
         let mut notes = Vec::new();
         let mut events: HashMap<String, Vec<Document>> = HashMap::new();
-        for ns in names {
+        for ns in names.into_iter().filter(|ns| streamable(ns)) {
             let (db, coll) = ns.split_once('.').unwrap_or((ns.as_str(), ""));
             if !self.streams.contains_key(&ns) {
                 let cmd =

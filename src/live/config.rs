@@ -94,6 +94,9 @@ pub struct CollectionDoc {
     pub dropped: bool,
     /// 8.0: an unsharded collection placed by `moveCollection`.
     pub unsplittable: bool,
+    /// `timeseriesFields` present: a time series, its documents buckets
+    /// (`src/mongo/s/catalog/type_collection.idl`).
+    pub timeseries: bool,
     pub no_balance: bool,
     /// `defragmentCollection: true` with its `defragmentationPhase` (5.3+), while it runs; a
     /// phase this build does not know is kept as `None` inside `Some`.
@@ -142,6 +145,7 @@ impl CollectionDoc {
             },
             dropped: flag(doc, "dropped"),
             unsplittable: flag(doc, "unsplittable"),
+            timeseries: doc.contains_key("timeseriesFields"),
             no_balance: flag(doc, "noBalance"),
             defragmentation: flag(doc, "defragmentCollection").then(|| {
                 doc.get_str("defragmentationPhase")

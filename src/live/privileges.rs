@@ -153,7 +153,7 @@ pub struct Plan<'a> {
     pub sharded_data_distribution: bool,
     /// `$listSampledQueries` (7.0+).
     pub sampled_queries: bool,
-    /// Change streams (`--heat changestream`).
+    /// Change streams (`--heat changestream`, or `auto`, which uses them where granted).
     pub change_streams: bool,
     /// `shardDrainingStatus` of each draining shard (8.2+).
     pub shard_draining_status: bool,
@@ -199,7 +199,11 @@ pub fn reads(plan: &Plan) -> Vec<Read> {
         out.push(list_sampled_queries());
     }
     if plan.change_streams {
-        out.extend(plan.collections.iter().map(|ns| change_stream(ns)));
+        out.extend(
+            (plan.collections.iter())
+                .filter(|ns| super::change_heat::streamable(ns))
+                .map(|ns| change_stream(ns)),
+        );
     }
     out
 }

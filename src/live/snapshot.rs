@@ -126,6 +126,7 @@ pub fn collection(
     out.zones = zones;
     out.indexes[0].unique = coll.unique;
     out.balancing = coll.balancing;
+    out.timeseries = coll.timeseries;
     out.defragmentation = coll.defragmentation.flatten();
     (out, notes)
 }

@@ -152,8 +152,8 @@ fn observe(conformance: &mut super::conformance::Tracker, poller: &Poller) {
 /// state, what the poll could not read unknown).
 fn live_view(
     (poller, label, asked, fork): (&Poller, &str, &Asked, &mut Option<Box<OwnClock>>),
-    (heat_mode, heat, past, down_since): (
-        HeatMode,
+    ((heat_mode, auto), heat, past, down_since): (
+        (HeatMode, bool),
         Option<&super::heat::SizeHeat>,
         &super::past::Past,
         Option<u64>,
@@ -192,6 +192,7 @@ fn live_view(
         explain: Some(Box::new(explain)),
         refused: poller.refused().to_vec(),
         heat: Some(heat_mode.label()),
+        heat_auto: auto,
         shares: Some(&shares),
         conformance: Some(conformance.conformance()),
         // No hotspot is current while no poll answers.
@@ -207,7 +208,7 @@ fn live_view(
 pub async fn run_live(
     mut poller: Poller,
     label: String,
-    args: (Duration, HeatMode, super::past::Past),
+    args: (Duration, super::heat_choice::Choice, super::past::Past),
     out: mpsc::Sender<SourceEvent>,
     ctl: mpsc::Receiver<SourceControl>,
 ) -> color_eyre::Result<()> {
@@ -219,10 +220,11 @@ pub async fn run_live(
 async fn live_loop(
     poller: &mut Poller,
     label: String,
-    (interval, heat_mode, mut past): (Duration, HeatMode, super::past::Past),
+    (interval, choice, mut past): (Duration, super::heat_choice::Choice, super::past::Past),
     out: mpsc::Sender<SourceEvent>,
     mut ctl: mpsc::Receiver<SourceControl>,
 ) -> color_eyre::Result<()> {
+    let (heat_mode, heat_shown) = (choice.mode, (choice.mode, choice.why.is_some()));
     let mut asked = Asked {
         speed: 1.0,
         ..Asked::default()
@@ -248,7 +250,7 @@ async fn live_loop(
         diagnose_due(&mut diagnoser, (&*poller, &growth));
         let v = live_view(
             (&*poller, &label, &asked, &mut fork),
-            (heat_mode, heat.as_ref(), &past, down_since),
+            (heat_shown, heat.as_ref(), &past, down_since),
             (&conformance, diagnoser.latest()),
         );
         if out.send(SourceEvent::View(Box::new(v))).await.is_err() {

@@ -35,6 +35,7 @@ pub fn build(cluster: &Cluster, req: &ViewRequest, source: &str, clock: ClockVie
         collection: collection.map(|c| collection_view(cluster, c, req)),
         request: req.clone(),
         heat: None,
+        heat_auto: false,
         refused: Vec::new(),
         disconnected_since: None,
         heatmap: None,
@@ -230,12 +231,11 @@ fn collection_view(cluster: &Cluster, c: &Collection, req: &ViewRequest) -> Coll
         .map(|s| table.shard_totals(ShardIdx(s as u32)).jumbo)
         .sum();
     let activity = activity(cluster, c);
-    let kind = crate::cluster::ns_kind::NsKind::of(&c.ns);
     CollectionView {
         activity,
         ns: crate::cluster::ns_kind::display_ns(&c.ns),
         balancing: c.balancing_notes(),
-        buckets: kind.unit() == "buckets",
+        buckets: c.unit() == "buckets",
         untracked: c.placement == Placement::Untracked,
         key: key_text(&c.pattern),
         chunks: table.len(),

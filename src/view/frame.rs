@@ -38,6 +38,8 @@ pub struct Parts<'a> {
     pub refused: Vec<RefusedRead>,
     /// A live source's write signal (`None`: every write is seen).
     pub heat: Option<&'static str>,
+    /// The write signal was chosen by `--heat auto` (the header says so).
+    pub heat_auto: bool,
     /// Each shard's share of the writes as a live source's growth measures them.
     pub shares: Option<SharesPart<'a>>,
     pub still: Option<String>,
@@ -57,7 +59,7 @@ pub fn frame(
     parts: Parts,
 ) -> ClusterView {
     let mut v = super::build(state, req, label, clock);
-    v.heat = parts.heat;
+    (v.heat, v.heat_auto) = (parts.heat, parts.heat_auto);
     v.refused = parts.refused;
     v.still = parts.still;
     v.conformance = parts.conformance;

@@ -12,6 +12,7 @@ mod hostile;
 #[allow(dead_code)] // the modes the e2e tests do not use
 #[path = "../live/hostile_mongos.rs"]
 mod hostile_mongos;
+mod hot_default;
 mod lab;
 mod palette;
 mod settings;

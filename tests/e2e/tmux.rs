@@ -93,7 +93,7 @@ fn watch_shows_a_live_cluster_and_survives_losing_it() {
     let t = Tmux::start(&format!("watch {uri} --interval 500ms"), 100, 30);
     let screen = t.wait_for("● live", START);
     assert!(
-        screen.contains("app.events") && screen.contains("heat size"),
+        screen.contains("app.events") && screen.contains("heat changestream (auto)"),
         "{screen}"
     );
     let _ = served.0.kill();

@@ -185,7 +185,7 @@ async fn the_explain_panel_answers_from_the_latest_poll() {
         "serve".into(),
         (
             Duration::from_secs(3600),
-            shardtop::source::live::HeatMode::Off,
+            shardtop::source::live::HeatMode::Off.into(),
             past,
         ),
         out,

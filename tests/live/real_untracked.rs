@@ -85,6 +85,8 @@ async fn untracked_collections_are_listed_on_the_shard_the_catalog_names() {
             .unwrap();
         let st = row.get_document("storageStats").unwrap();
         let c = colls.iter().find(|c| c["ns"] == ns.as_str()).unwrap();
+        // No document names a shard key for it: none is invented.
+        assert!(c["key"].is_null(), "{c}");
         let s = (c["shards"].as_array().unwrap().iter())
             .find(|s| s["shard"] == shard.as_str())
             .unwrap();

@@ -28,6 +28,7 @@ fn collection_doc(sim: &Simulator, ns: &str) -> CollectionDoc {
         },
         dropped: false,
         unsplittable: false,
+        timeseries: false,
         no_balance: false,
         defragmentation: None,
         balancing: c.balancing,

@@ -65,7 +65,7 @@ async fn watch(heat: HeatMode, migrate: bool, done: impl Fn(&ClusterView) -> boo
     let source = tokio::spawn(run_live(
         poller,
         "test".into(),
-        (interval, heat, Past::keeping(3600)),
+        (interval, heat.into(), Past::keeping(3600)),
         to_ui,
         ctl,
     ));

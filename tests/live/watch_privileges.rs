@@ -131,13 +131,17 @@ fn watch_check_lists_every_read_and_exits_by_whether_the_view_runs() {
         "a custom role: {text}"
     );
     assert!(
-        !text.contains("$changeStream"),
-        "only with --heat changestream: {text}"
-    );
-    let (_, text) = check(&monitor, &["--heat", "changestream"]);
-    assert!(
         text.contains("NO  aggregate $changeStream app.events"),
-        "{text}"
+        "auto may use change streams: {text}"
+    );
+    assert!(
+        !text.contains("$changeStream config."),
+        "no change stream on the config database: {text}"
+    );
+    let (_, text) = check(&monitor, &["--heat", "size"]);
+    assert!(
+        !text.contains("$changeStream"),
+        "not with --heat size: {text}"
     );
     let (code, text) = check(&["--user-roles", "read@app"], &[]);
     assert_eq!(code, Some(1), "{text}");
@@ -145,4 +149,40 @@ fn watch_check_lists_every_read_and_exits_by_whether_the_view_runs() {
     let (code, text) = check(&[], &[]);
     assert_eq!(code, Some(0), "{text}");
     assert!(text.contains("access control is off"), "{text}");
+}
+
+/// `auto` asks `connectionStatus`: change streams for a user granted `changeStream` + `find` on
+/// the collections (or with access control off), data growth for a monitor (no samples here).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn auto_heat_follows_what_the_user_may_read() {
+    use shardtop::live::client::LiveClient;
+    use shardtop::source::heat_choice::resolve;
+    use shardtop::source::live::HeatMode;
+    let ns = [
+        "app.events".to_string(),
+        "config.system.sessions".to_string(),
+    ];
+    for (roles, mode, why) in [
+        (
+            "clusterMonitor",
+            HeatMode::Size,
+            "this user may not open change streams",
+        ),
+        (
+            "clusterMonitor,read@app",
+            HeatMode::ChangeStream,
+            "this user may open change streams",
+        ),
+    ] {
+        let (server, _client, uri) = serve_as(roles).await;
+        let live = LiveClient::connect(&uri, Duration::from_secs(5))
+            .await
+            .unwrap();
+        let choice = resolve(None, &live, &ns).await;
+        assert_eq!(choice.mode, mode, "{roles}");
+        assert!(choice.why.unwrap().contains(why), "{roles}");
+        let asked = resolve(Some(HeatMode::Off), &live, &ns).await;
+        assert_eq!((asked.mode, asked.why), (HeatMode::Off, None));
+        server.shutdown().await;
+    }
 }

@@ -96,7 +96,8 @@ fn live_state(spans: &mut Vec<Span<'static>>, v: &crate::view::ClusterView, them
     if !v.clock.is_live() {
         spans.push(Span::raw(format!(" ×{}", speed_text(v.clock.speed))));
     } else if let Some(h) = v.heat {
-        spans.push(Span::raw(format!(" · heat {h}")));
+        let auto = if v.heat_auto { " (auto)" } else { "" };
+        spans.push(Span::raw(format!(" · heat {h}{auto}")));
     }
 }
 

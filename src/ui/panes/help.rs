@@ -16,7 +16,7 @@ use crate::ui::input_mode::InputMode;
 use crate::ui::keymap::{self, KeyMap};
 use crate::ui::theme::Theme;
 
-const LEGEND: &str = "Shards: chunk and data bars, share of the writes in the last 60 s (of the growth with --heat size, never HOT). ◀ HOT = a hotspot: of at least 100 writes, at least 1.5× its fair share (1 / shards owning chunks) and 10 points above it and above the runner-up. Key space: each cell a run of chunks named by its shard's glyph; ▲ hottest chunk when a hotspot by the same rule, J jumbo, ! outside its zone, ▁…█ recent writes; zone bands below.";
+const LEGEND: &str = "Shards: chunk and data bars, share of the writes in the last 60 s (of the growth with --heat size). ◀ HOT = a hotspot: of at least 100 writes, at least 1.5× its fair share (1 / shards owning chunks) and 10 points above it and above the runner-up; live, it names its evidence: (change stream), (sampled), (growth). Key space: each cell a run of chunks named by its shard's glyph; ▲ hottest chunk when a hotspot by the same rule, J jumbo, ! outside its zone, ▁…█ recent writes; zone bands below.";
 
 /// What the rows may show: a live cluster's, the lab's, and the filter.
 struct Shown<'a> {

@@ -2,7 +2,8 @@
 //! badge, a chunk-count bar and a data-size bar (the balancer evens chunks before 6.0 and data
 //! from 6.0, so both matter), and the shard's share of recent writes (the last 60 s; a live
 //! `--heat size` shows each shard's share of the growth instead, headed `growth`). A shard is bold
-//! and marked `◀ HOT` only when `cluster::hotspot`'s rule says so — never from growth alone. The
+//! and marked `◀ HOT` only when `cluster::hotspot`'s rule says so; on a live cluster the marker
+//! names its evidence (`◀ HOT (change stream)`, `(sampled)`, `(growth)`). The
 //! title says the order and the filter; on a long list the hot shard and the draining ones stay in
 //! sight (`shard_order`).
 
@@ -66,7 +67,13 @@ fn columns(v: &ClusterView, width: usize) -> Columns {
     };
     let fixed = 2 + id + 1 + if zones > 0 { zones + 1 } else { 0 } + drain;
     let writes_bar = if width >= 90 { 8 } else { 4 };
-    let writes = writes_bar + 5 + 6;
+    // The share, its percentage and ` ◀ HOT`, with a live source's evidence when a shard is.
+    let named = if v.shards.iter().any(|s| s.hot) {
+        evidence(v).chars().count()
+    } else {
+        0
+    };
+    let writes = writes_bar + 5 + 6 + named;
     let left = width.saturating_sub(fixed + writes);
     let both = left >= 30;
     let metric_bar = if both {
@@ -192,6 +199,18 @@ fn signal(v: &ClusterView) -> &'static str {
         "growth"
     } else {
         "writes"
+    }
+}
+
+/// What a live source's `HOT` rests on, after the marker: the writes seen in its change streams,
+/// its sampled queries, or its data growth (the documents each shard grew by); the simulator and
+/// replays see every write (nothing added).
+fn evidence(v: &ClusterView) -> &'static str {
+    match v.heat {
+        Some("changestream") => " (change stream)",
+        Some("sampled") => " (sampled)",
+        Some("size") => " (growth)",
+        _ => "",
     }
 }
 
@@ -325,7 +344,8 @@ fn row(
         writes_style,
     ));
     if hot && app.heat {
-        spans.push(Span::styled(" ◀ HOT", theme.hot()));
+        let evidence = app.view.as_ref().map_or("", evidence);
+        spans.push(Span::styled(format!(" ◀ HOT{evidence}"), theme.hot()));
     }
     Line::from(spans)
 }

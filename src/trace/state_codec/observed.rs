@@ -8,8 +8,8 @@
 
 use serde_json::{Value, json};
 
-/// The panes a refused read can feed, by the names the view gives them (`view::Feeds::as_str`;
-/// a test in `source::replay` keeps the two lists equal).
+/// The panes a refused read can feed, by the names `cluster::privileges::Feeds::as_str` gives
+/// them (a test in `source::replay` keeps the two lists equal).
 pub const POLL_NOTE_FEEDS: [&str; 5] = ["everything", "shards", "balancer", "events", "heat"];
 
 use crate::cluster::balancer::{BalancerState, MovedFrom};

@@ -97,9 +97,9 @@ fn ctrl_z_gives_the_terminal_back_and_fg_redraws() {
 fn before_the_tui_opens_the_first_poll_says_what_it_waits_for() {
     let (_rt, server) = server(Mode::Silent);
     let t = Tmux::start(&format!("watch '{}'", server.uri), 200, 30);
-    // Before, a blank screen until the poll ended (never); now the read (the first: whether the
-    // cluster samples queries, for `--heat` auto) and the seconds.
-    let screen = t.wait_for("aggregate admin ($listSampledQueries), ", START);
+    // Before, a blank screen until the poll ended (never); now the read (the first: the
+    // cluster's shards) and the seconds.
+    let screen = t.wait_for("find config.shards, ", START);
     assert!(
         screen.contains("shardtop: waiting for mongodb://127.0.0.1:"),
         "{screen}"
@@ -107,7 +107,7 @@ fn before_the_tui_opens_the_first_poll_says_what_it_waits_for() {
     // The first poll's deadline (30 s) ends it with the read named, before any TUI.
     let screen = t.wait_for("EXIT=1", Duration::from_secs(60));
     assert!(
-        screen.contains("no reply to aggregate admin ($listSampledQueries) within 30 s"),
+        screen.contains("no reply to find config.shards within 30 s"),
         "{screen}"
     );
 }

@@ -34,7 +34,7 @@ fn demo_shows_the_hot_shard_opens_help_and_quits_cleanly() {
     t.keys("x");
     t.keys("PageDown");
     t.keys("PageDown");
-    let screen = t.wait_for("zone bands below", Duration::from_secs(20));
+    let screen = t.wait_for("bands below.", Duration::from_secs(20));
     assert!(screen.contains("? Esc q close"), "{screen}");
     t.keys("Escape");
     // Escape and q sent together read as Alt-q: q goes once the help is closed.

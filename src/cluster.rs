@@ -75,6 +75,14 @@ impl ActiveWindow {
     }
 }
 
+/// How a rejected balancer document reads, in MongoDB's words and what it means: the balancer's
+/// "why" line, the diagnosis's cause.
+pub fn rejected_settings_text(why: &str) -> String {
+    format!(
+        "Failed to refresh the balancer settings :: caused by :: {why} — every round is skipped: no balancing until fixed"
+    )
+}
+
 /// Cluster-wide settings (`config.settings`).
 #[derive(Clone, Debug)]
 pub struct Settings {
@@ -85,6 +93,10 @@ pub struct Settings {
     /// (`balancer_enabled` is false) but is not `off` either.
     pub auto_split_only: bool,
     pub active_window: Option<ActiveWindow>,
+    /// The config server's error when it cannot load the balancer document (an `activeWindow`
+    /// it rejects): every round is skipped until the document is fixed
+    /// (`src/mongo/s/balancer_configuration.cpp`, `refreshAndCheck`).
+    pub window_rejected: Option<String>,
     /// `config.settings` `{_id: "automerge", enabled}` (7.0+; on when the document is missing).
     pub auto_merge: bool,
     /// The balancer document's `attemptToBalanceJumboChunks` (4.4+): balancing and zone moves

@@ -126,6 +126,9 @@ pub struct BalancerView {
     pub mode: &'static str,
     /// `"02:00–06:00"` when an active window is set.
     pub window: Option<String>,
+    /// The config server's reason when it rejects the balancer document's `activeWindow`: no
+    /// round runs until it is fixed.
+    pub window_rejected: Option<String>,
     pub in_round: bool,
     pub rounds: u64,
     pub completed: u64,

@@ -60,6 +60,7 @@ pub fn scale_cluster_of(shards: u32, n: u32) -> Simulator {
             balancer_enabled: true,
             auto_split_only: false,
             active_window: None,
+            window_rejected: None,
             auto_merge: true,
             attempt_to_balance_jumbo_chunks: false,
             migration_bytes_per_sec: 32 << 20,

@@ -86,6 +86,7 @@ impl Cluster {
                 "whyNot": self.balancer.why_not,
                 "autoMerger": self.auto_merger_enabled().map(|on| json!({"enabled": on})),
                 "activeWindow": self.active_window_json(),
+                "activeWindowRejected": self.settings.window_rejected,
                 "drains": self.balancer.drains.iter().map(|d| json!({
                     "shard": d.shard,
                     "source": d.source.as_str(),

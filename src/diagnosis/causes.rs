@@ -27,6 +27,14 @@ struct Row {
 
 const TABLE: &[Row] = &[
     Row {
+        words: &["failed to refresh the balancer settings"],
+        rule: "activeWindowRejected",
+        plain: "the config server rejects the balancer document (an activeWindow needs \
+                {start: \"hh:mm\", stop: \"hh:mm\"}, hours 00-23, minutes 00-59, start and stop \
+                different), so it skips every round: no balancing until the document is fixed",
+        source: "src/mongo/s/balancer_configuration.cpp",
+    },
+    Row {
         words: &["jumbo"],
         rule: "jumbo",
         plain: "a chunk marked jumbo is never moved by the balancer: split it if its key values \
@@ -129,6 +137,11 @@ mod tests {
                 "permitMigrations",
             ),
             ("the balancer is stopped", "balancerStopped"),
+            (
+                "Failed to refresh the balancer settings :: caused by :: activeWindow format is \
+                 { start: \"hh:mm\" , stop: \"hh:mm\" }",
+                "activeWindowRejected",
+            ),
         ];
         for (text, rule) in cases {
             assert_eq!(classify(text).map(|c| c.rule), Some(rule), "{text}");

@@ -236,6 +236,12 @@ fn status_of(input: &Input, f: &Facts) -> (Status, Cause) {
     if let Some(cause) = f.stall.clone() {
         return (Status::Stalled, cause);
     }
+    if !f.moving
+        && let Some(why) = &input.sim.cluster.settings.window_rejected
+    {
+        let text = crate::cluster::rejected_settings_text(why);
+        return (Status::Blocked, blocked_cause(&text));
+    }
     if !f.moving && !f.resharding && window_closed(input.sim) {
         return (
             Status::Blocked,

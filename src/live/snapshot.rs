@@ -159,6 +159,7 @@ pub fn cluster(
                 start_minute: a,
                 stop_minute: b,
             }),
+            window_rejected: snap.settings.window_rejected.clone(),
             auto_merge: snap.settings.auto_merge,
             attempt_to_balance_jumbo_chunks: snap.settings.attempt_to_balance_jumbo_chunks,
             migration_bytes_per_sec: 32 << 20,

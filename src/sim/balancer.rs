@@ -98,6 +98,12 @@ impl Simulator {
             self.set_idle("the balancer is stopped");
             return;
         }
+        // The config server cannot load the balancer document: the round is skipped
+        // (`src/mongo/db/s/balancer/balancer.cpp`, a failed `refreshAndCheck` ends the round).
+        if let Some(why) = self.cluster.settings.window_rejected.clone() {
+            self.set_idle(&crate::cluster::rejected_settings_text(&why));
+            return;
+        }
         if self
             .cluster
             .settings

@@ -306,6 +306,7 @@ fn placeholder() -> crate::cluster::Cluster {
             balancer_enabled: false,
             auto_split_only: false,
             active_window: None,
+            window_rejected: None,
             auto_merge: true,
             attempt_to_balance_jumbo_chunks: false,
             migration_bytes_per_sec: 1,

@@ -171,6 +171,7 @@ pub(super) fn decode_frame(
         chunk_size_bytes: u64_at(set, "chunkSizeBytes", sp)?,
         balancer_enabled: bool_at(set, "balancer", sp)?,
         active_window: active_window_of(set)?,
+        window_rejected: None,
         auto_split_only: set.get("balancerMode").and_then(Value::as_str) == Some("autoSplitOnly"),
         attempt_to_balance_jumbo_chunks: set
             .get("attemptToBalanceJumboChunks")

@@ -121,6 +121,7 @@ fn balancer(cluster: &Cluster) -> BalancerView {
                 None => hours,
             }
         }),
+        window_rejected: settings.window_rejected.clone(),
         in_round: b.round.is_some(),
         rounds: b.rounds,
         completed: b.completed,

@@ -98,6 +98,35 @@ fn screen(c: &Cluster, size: (u16, u16), disconnected_since: Option<u64>) -> Str
     format!("{}", t.backend())
 }
 
+/// A window the config server rejects (any hour of 24 or more): it loads no balancer settings
+/// and skips every round — never "window always", never "balancer on"; the diagnosis says
+/// blocked, in MongoDB's words, and the simulator's rounds stay idle.
+#[test]
+fn a_rejected_window_is_no_balancing_until_fixed() {
+    let window = doc! {"activeWindow": {"start": "00:00", "stop": "24:00"}};
+    let mut c = cluster(&three(), doc! {}, window);
+    // Uneven: shard rs0 holds most of the data, so balancing has work to do.
+    let t = &mut c.collections[0].table;
+    t.spread_owned(&[(ShardIdx(0), ChunkStats::new(1000, 4 << 30, 0))]);
+    let text = screen(&c, (140, 30), None);
+    assert!(text.contains("balancer settings rejected"), "{text}");
+    assert!(text.contains("no balancing until fixed"), "{text}");
+    assert!(!text.contains("balancer on"), "{text}");
+    assert!(!text.contains("window always"), "{text}");
+    let mut sim = shardtop::sim::Simulator::over(c);
+    let d = shardtop::diagnosis::diagnose(&shardtop::diagnosis::Input::of(
+        &sim,
+        shardtop::diagnosis::SourceKind::Live,
+    ));
+    let d = d.of("app.orders").unwrap();
+    assert_eq!(d.status.as_str(), "blocked", "{d:?}");
+    assert_eq!(d.cause.rule, "activeWindowRejected");
+    assert!(d.cause.message.contains("activeWindow format is"), "{d:?}");
+    let before = sim.cluster.balancer.rounds;
+    sim.run_until(sim.cluster.now_ms + 60_000);
+    assert_eq!(sim.cluster.balancer.rounds, before, "no round runs");
+}
+
 #[test]
 fn auto_split_only_is_never_shown_as_on() {
     let mut c = cluster(&three(), doc! {}, doc! {"mode": "autoSplitOnly"});

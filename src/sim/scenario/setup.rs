@@ -86,6 +86,7 @@ impl Simulator {
             balancer_enabled: sc.balancer,
             auto_split_only: false,
             active_window: None,
+            window_rejected: None,
             auto_merge: true,
             attempt_to_balance_jumbo_chunks: false,
             migration_bytes_per_sec: (speed * f64::from(1u32 << 20)) as u64,

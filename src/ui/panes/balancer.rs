@@ -36,7 +36,9 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: Theme, focused: b
     };
     let b = &v.balancer;
     let mut lines = Vec::new();
-    let mode = if b.enabled {
+    let mode = if b.enabled && b.window_rejected.is_some() {
+        Span::styled("on (full), settings REJECTED", theme.error())
+    } else if b.enabled {
         Span::styled("on (full)", theme.ok())
     } else if b.mode == "autoSplitOnly" {
         Span::styled("autoSplitOnly: never migrates", theme.warn())
@@ -49,7 +51,10 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: Theme, focused: b
         Span::raw(format!(
             " · evens {} · window {}{}",
             b.policy,
-            b.window.as_deref().unwrap_or("always"),
+            match (&b.window_rejected, b.window.as_deref()) {
+                (Some(_), _) => "rejected",
+                (None, w) => w.unwrap_or("always"),
+            },
             match b.auto_merger {
                 Some(true) => " · AutoMerger on",
                 Some(false) => " · AutoMerger off",
@@ -57,6 +62,12 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: Theme, focused: b
             }
         )),
     ]));
+    if let Some(why) = &b.window_rejected {
+        lines.push(Line::from(Span::styled(
+            format!("activeWindow rejected: {why} — no balancing until fixed"),
+            theme.error(),
+        )));
+    }
     lines.push(Line::from(vec![
         Span::raw(counts_text(b)),
         Span::styled(

@@ -104,7 +104,10 @@ fn live_state(spans: &mut Vec<Span<'static>>, v: &crate::view::ClusterView, them
 /// The balancer's mode (and a round running).
 fn balancer_state(spans: &mut Vec<Span<'static>>, v: &crate::view::ClusterView, theme: Theme) {
     let b = &v.balancer;
-    if b.enabled {
+    if b.enabled && b.window_rejected.is_some() {
+        // The config server loads no settings: no round runs, whatever the mode says.
+        spans.push(Span::styled("balancer settings rejected", theme.error()));
+    } else if b.enabled {
         spans.push(Span::styled("balancer on", theme.ok()));
         if b.in_round {
             spans.push(Span::styled(" · in round", theme.warn()));

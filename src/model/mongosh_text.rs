@@ -29,8 +29,34 @@ pub fn value(v: &Bson) -> String {
         Bson::Double(f) if f.fract() == 0.0 && f.abs() > 9_007_199_254_740_992.0 => {
             format!("{f:e}")
         }
+        Bson::Binary(b) => binary(b),
+        Bson::Timestamp(t) => format!("Timestamp({{ t: {}, i: {} }})", t.time, t.increment),
+        Bson::Decimal128(d) => format!("Decimal128(\"{d}\")"),
         other => other.to_string(),
     }
+}
+
+/// A UUID (subtype 4, 16 bytes) as `UUID("…")`, any other binary as
+/// `Binary.createFromBase64("…", subtype)` — mongosh's forms (`printable-bson.ts`).
+fn binary(b: &bson::Binary) -> String {
+    let subtype = u8::from(b.subtype);
+    if subtype == 4 && b.bytes.len() == 16 {
+        let hex: String = b.bytes.iter().map(|x| format!("{x:02x}")).collect();
+        return format!(
+            "UUID(\"{}-{}-{}-{}-{}\")",
+            &hex[..8],
+            &hex[8..12],
+            &hex[12..16],
+            &hex[16..20],
+            &hex[20..]
+        );
+    }
+    let ext = Bson::Binary(b.clone()).into_canonical_extjson();
+    let base64 = ext["$binary"]["base64"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    format!("Binary.createFromBase64(\"{base64}\", {subtype})")
 }
 
 /// A field name as mongosh prints it: bare when it is an identifier (`_id`, `$gt`), else quoted
@@ -102,6 +128,31 @@ fn civil_from_days(z: i64) -> (i64, i64, i64) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn binaries_and_timestamps_read_as_mongosh_prints_them() {
+        let uuid = bson::Binary {
+            subtype: bson::spec::BinarySubtype::Uuid,
+            bytes: (0..16).collect(),
+        };
+        assert_eq!(
+            value(&Bson::Binary(uuid)),
+            "UUID(\"00010203-0405-0607-0809-0a0b0c0d0e0f\")"
+        );
+        let generic = bson::Binary {
+            subtype: bson::spec::BinarySubtype::Generic,
+            bytes: b"shard".to_vec(),
+        };
+        assert_eq!(
+            value(&Bson::Binary(generic)),
+            "Binary.createFromBase64(\"c2hhcmQ=\", 0)"
+        );
+        let ts = bson::Timestamp {
+            time: 7,
+            increment: 2,
+        };
+        assert_eq!(value(&Bson::Timestamp(ts)), "Timestamp({ t: 7, i: 2 })");
+    }
 
     #[test]
     fn dates_read_as_mongosh_prints_them() {

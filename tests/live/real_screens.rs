@@ -36,14 +36,25 @@ fn shown(state: &shardtop::cluster::Cluster) -> usize {
 
 /// The main screen after one poll of `file`, as `watch` (heat by growth, the default when the
 /// cluster samples no queries) draws it, and the collection shown.
-async fn screen(file: &ClusterFile) -> (String, String, Vec<String>) {
+async fn screen(file: &ClusterFile) -> (String, String, Vec<String>, Vec<String>) {
     let mongos = real_mongos::start(file.clone()).await;
     let client = LiveClient::connect(&mongos.uri, Duration::from_secs(10))
         .await
         .unwrap();
     let mut poller = Poller::new(client);
     let log = poller.poll(NOW_MS).await.unwrap().log;
+    let events: Vec<String> = (log.iter())
+        .flat_map(|l| {
+            let error = l.detail.as_ref().and_then(|d| d.error.as_ref());
+            [Some(l.text.clone()), error.map(|e| e.errmsg.clone())]
+        })
+        .flatten()
+        .collect();
     let state = poller.state();
+    // Every chunk's bounds as the key space and `explain` write them (at most 50 a collection).
+    let bounds = (state.collections.iter())
+        .flat_map(|c| (c.table.iter().take(50)).map(|ch| state.bound_text(&c.ns, ch.min)));
+    let events: Vec<String> = events.into_iter().chain(bounds).collect();
     let mut app = App::new(SIZE, true, 1.0, false);
     app.collection = shown(state);
     app.apply(SourceEvent::Log {
@@ -76,7 +87,7 @@ async fn screen(file: &ClusterFile) -> (String, String, Vec<String>) {
     terminal.draw(|f| shardtop::ui::render(f, &app)).unwrap();
     let unknown = mongos.unknown.lock().unwrap().clone();
     assert!(unknown.is_empty(), "{}: {unknown:#?}", file.name);
-    (format!("{}", terminal.backend()), ns, ids)
+    (format!("{}", terminal.backend()), ns, ids, events)
 }
 
 /// balancerStatus's `mode` as the balancer pane words it.
@@ -189,7 +200,7 @@ async fn the_main_screen_of_every_real_cluster_says_what_its_documents_say() {
     for path in clusters() {
         let file = ClusterFile::load(&path);
         let name = file.name.clone();
-        let (text, ns, ids) = screen(&file).await;
+        let (text, ns, ids, _) = screen(&file).await;
         let stem = path
             .file_stem()
             .unwrap()
@@ -256,4 +267,42 @@ async fn the_main_screen_of_every_real_cluster_says_what_its_documents_say() {
             None => assert!(!title.contains("INCONSISTENT"), "{name}:\n{text}"),
         }
     }
+}
+
+/// What a Rust value's debug form or a driver type's own `Display` looks like — never what a
+/// user should read: `Some(…)`, `None`, a `bson` variant name, an escaped quote.
+const DEBUG_FORMS: [&str; 10] = [
+    "Some(",
+    "None",
+    "Binary(",
+    "Int32(",
+    "Int64(",
+    "Document(",
+    "Array(",
+    "String(",
+    "Timestamp(",
+    "\\\"",
+];
+
+/// No screen, event line or chunk bound of any real cluster shows debug formatting: values are in
+/// mongosh's words (`UUID("…")`, `Timestamp({ t: …, i: … })`), never `Binary(0x4, …)`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn no_screen_or_event_of_a_real_cluster_shows_debug_formatting() {
+    let (mut lines, mut uuids) = (0, 0);
+    for path in clusters() {
+        let file = ClusterFile::load(&path);
+        let (text, _, _, events) = screen(&file).await;
+        lines += events.len();
+        uuids += (events.iter()).filter(|e| e.contains("UUID(\"")).count();
+        for shown in std::iter::once(&text).chain(&events) {
+            for form in DEBUG_FORMS {
+                assert!(!shown.contains(form), "{}: {form} in\n{shown}", file.name);
+            }
+        }
+    }
+    assert!(lines > 10, "{lines} event lines");
+    assert!(
+        uuids > 0,
+        "no bound is a UUID: the 4.4 sessions ranges are not read"
+    );
 }

@@ -15,6 +15,7 @@ mod helpers;
 mod hostile;
 mod hostile_mongos;
 mod poll_cost;
+mod printable;
 mod quiet_cluster;
 mod real_clusters;
 mod real_migrations;

@@ -2,7 +2,8 @@
 """Regenerate src/capture/anonymize/vocabulary.txt: the words `capture --anonymize` keeps.
 
 They are the identifiers in the string literals of the code that reads a cluster (src/live) and
-answers as MongoDB does (src/serve, src/cluster, src/wire): MongoDB's field names, command
+answers as MongoDB does (src/serve, src/cluster, src/wire), and the field names the anonymizer
+itself knows (src/capture/anonymize/fields.rs): MongoDB's field names, command
 names, stages, states, error code names and the words of its messages, as shardtop reads or
 writes them. Test files and `#[cfg(test)]` modules are left out, so no test's sample name is
 kept.
@@ -13,14 +14,21 @@ import os
 import re
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-ROOTS = ["src/live", "src/serve", "src/cluster", "src/wire"]
+ROOTS = ["src/live", "src/serve", "src/cluster", "src/wire", "src/capture/anonymize/fields.rs"]
 OUT = os.path.join(REPO, "src/capture/anonymize/vocabulary.txt")
 LITERAL = re.compile(r'"((?:[^"\\]|\\.)*)"')
 WORD = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*")
 
 words = set()
+def sources(root):
+    path = os.path.join(REPO, root)
+    if os.path.isfile(path):
+        return [(os.path.dirname(path), [], [os.path.basename(path)])]
+    return os.walk(path)
+
+
 for root in ROOTS:
-    for d, _, files in os.walk(os.path.join(REPO, root)):
+    for d, _, files in sources(root):
         for f in files:
             if not f.endswith((".rs", ".js")) or "test" in f:
                 continue

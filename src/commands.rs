@@ -97,7 +97,8 @@ pub fn run(cli: Cli) -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(failure) => {
-            eprintln!("shardtop: {}", failure.message);
+            let message = crate::units::printable::printable(&failure.message);
+            eprintln!("shardtop: {message}");
             ExitCode::from(failure.code)
         }
     }
@@ -122,8 +123,20 @@ fn run_command(cli: Cli) -> Result<(), Failure> {
         _ => {}
     }
     let ctx = settings::load(cli.config.as_deref(), cli.theme.as_deref(), cli.no_color)?;
+    if let Some(Command::Sim(args)) = &cli.command
+        && args.export.is_some()
+    {
+        return export::sim(args, &ctx, &mut out);
+    }
+    if let Some(Command::Replay(args)) = &cli.command
+        && args.export.is_some()
+    {
+        return export::replay(args, &ctx, &mut out);
+    }
+    // Every other output goes through the one sanitizer (an export writes the terminal's own
+    // sequences on purpose; the TUI draws its own cells).
+    let mut out = crate::units::printable::Printable::new(out);
     match cli.command {
-        Some(Command::Sim(args)) if args.export.is_some() => export::sim(&args, &ctx, &mut out),
         Some(Command::Sim(args)) => sim::run(&args, &ctx.config, &mut out),
         Some(Command::Serve(args)) => serve::run(&args, &ctx.config),
         Some(Command::Lab(args)) => lab::run(&args, &ctx, &mut out),
@@ -134,9 +147,6 @@ fn run_command(cli: Cli) -> Result<(), Failure> {
             watch_check::check_flags_then_run(&args, &ctx, &mut out)
         }
         Some(Command::Watch(args)) => watch::run(&args, &ctx, &mut out),
-        Some(Command::Replay(args)) if args.export.is_some() => {
-            export::replay(&args, &ctx, &mut out)
-        }
         Some(Command::Replay(args)) if !args.json => tui::replay(&args, &ctx),
         Some(Command::Replay(args)) => replay::run(&args, &mut out),
         Some(Command::Demo(args)) => tui::demo(&args, &ctx),

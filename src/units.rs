@@ -3,6 +3,8 @@
 //!
 //! Owns: the formatting. Depends on nothing; every floor may use it.
 
+pub mod printable;
+
 /// A count and its noun, singular for one: `1 chunk`, `2 chunks`, `0 candidates` (`noun` is the
 /// singular; the plural adds an `s`).
 pub fn count(n: impl Into<u64>, noun: &str) -> String {

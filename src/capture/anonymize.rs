@@ -57,7 +57,10 @@ pub fn anonymize(capture: &Capture) -> Capture {
     a.collecting = false;
     let reads = capture.reads.iter().map(|r| a.read(r)).collect();
     let target = match capture.target.split_once("://") {
-        Some((scheme, hosts)) => format!("{scheme}://{}", a.names.connection(hosts)),
+        Some((scheme @ ("mongodb" | "mongodb+srv"), hosts)) => {
+            format!("{scheme}://{}", a.names.connection(hosts))
+        }
+        Some((_, hosts)) => a.names.connection(hosts),
         None => a.names.connection(&capture.target),
     };
     Capture {

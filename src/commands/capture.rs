@@ -24,7 +24,11 @@ fn failure(e: LiveError) -> Failure {
 
 fn warn_refused(refused: &[crate::cluster::privileges::RefusedRead]) {
     for r in refused {
-        eprintln!("shardtop: warning: {} ({})", r.text, r.feeds.label());
+        eprintln!(
+            "shardtop: warning: {} ({})",
+            crate::units::printable::printable(&r.text),
+            r.feeds.label()
+        );
     }
 }
 

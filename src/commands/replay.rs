@@ -28,7 +28,10 @@ pub fn run(args: &ReplayArgs, out: &mut impl Write) -> Result<(), Failure> {
     };
     let mut replay = Replay::open(&args.file, ReadOptions::default()).map_err(failure)?;
     for w in &replay.trace.warnings {
-        eprintln!("shardtop: warning: {w}");
+        eprintln!(
+            "shardtop: warning: {}",
+            crate::units::printable::printable(w)
+        );
     }
     let end = replay.end_ms();
     let until = at_ms.unwrap_or(end);

@@ -196,7 +196,10 @@ fn trace(path: &std::path::Path, at_ms: Option<u64>) -> Result<Resolved, Failure
     };
     let replay = Replay::open(path, ReadOptions::default()).map_err(failure)?;
     for w in &replay.trace.warnings {
-        eprintln!("shardtop: warning: {w}");
+        eprintln!(
+            "shardtop: warning: {}",
+            crate::units::printable::printable(w)
+        );
     }
     let end = replay.end_ms();
     let until = at_ms.unwrap_or(end);
@@ -242,7 +245,11 @@ fn capture(path: &std::path::Path) -> Result<Resolved, Failure> {
 /// A poll's state, its refused reads said on standard error and marked unknown.
 fn polled_state(label: String, polled: crate::live::one_poll::OnePoll) -> Resolved {
     for r in &polled.refused {
-        eprintln!("shardtop: warning: {} ({})", r.text, r.feeds.label());
+        eprintln!(
+            "shardtop: warning: {} ({})",
+            crate::units::printable::printable(&r.text),
+            r.feeds.label()
+        );
     }
     let point = crate::source::diagnose::poll_point(
         &polled.refused,

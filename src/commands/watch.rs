@@ -89,7 +89,11 @@ pub fn run(args: &WatchArgs, ctx: &Context, out: &mut impl Write) -> Result<(), 
         })
         .map_err(failure)?;
     for r in &polled.refused {
-        eprintln!("shardtop: warning: {} ({})", r.text, r.feeds.label());
+        eprintln!(
+            "shardtop: warning: {} ({})",
+            crate::units::printable::printable(&r.text),
+            r.feeds.label()
+        );
     }
     let source = hosts(&args.uri);
     let text = if args.json {

@@ -3,6 +3,7 @@
 //! `serve`. What belongs here: a test of `live` or of `watch` against a server in process.
 #![allow(clippy::unwrap_used)] // tests: a failed unwrap is a failed test
 
+mod anonymize_markers;
 mod capture;
 mod capture_anonymize;
 mod capture_script;
@@ -14,6 +15,7 @@ mod helpers;
 mod hostile;
 mod hostile_mongos;
 mod poll_cost;
+mod printable;
 mod quiet_cluster;
 mod real_clusters;
 mod real_migrations;

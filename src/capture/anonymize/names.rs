@@ -108,8 +108,13 @@ impl Names {
     /// A collection's pseudonym in `db` (kept in MongoDB's own databases; `system.*` kept, the
     /// name after `system.buckets.` replaced).
     pub fn coll(&mut self, db: &str, coll: &str) -> String {
-        if own_db(db) || coll.is_empty() {
+        let own = coll.split('.').all(super::vocabulary::is_safe);
+        if coll.is_empty() || own_db(db) && own {
             return coll.to_string();
+        }
+        // A name in MongoDB's own database that is not MongoDB's (`config.cache.chunks.<ns>`).
+        if own_db(db) {
+            return self.colls.add(coll);
         }
         if let Some(view) = coll.strip_prefix("system.buckets.") {
             return format!("system.buckets.{}", self.colls.add(view));
@@ -117,7 +122,7 @@ impl Names {
         // MongoDB's own `system.*` collections (`system.views`, `system.js`, …); any other
         // name after `system.` is replaced.
         if let Some(rest) = coll.strip_prefix("system.") {
-            if rest.split('.').all(super::vocabulary::is_safe) {
+            if own {
                 return coll.to_string();
             }
             return format!("system.{}", self.colls.add(rest));

@@ -195,4 +195,20 @@ mod tests {
             "moved db_1.coll_1-x_1 to zone_1 from x_2 on host-1.invalid:27018; coll_2 ?]52;c;x_3? é"
         );
     }
+
+    /// The example of docs/capture.md.
+    #[test]
+    fn the_documented_example_holds() {
+        let mut n = Names::default();
+        let mut m = Matcher::default();
+        n.ns("shop.orders 2024");
+        n.ns("shop.orders");
+        n.zone("eu-west");
+        let t = free(
+            &mut n,
+            &mut m,
+            "moved shop.orders 2024 to zone eu-west from 10.1.2.3:5555",
+        );
+        assert_eq!(t, "moved db_1.coll_1 to zone zone_1 from x_1");
+    }
 }

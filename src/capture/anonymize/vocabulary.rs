@@ -1,6 +1,7 @@
 //! The words `capture --anonymize` keeps: MongoDB's field names, command names, stages, states,
 //! error code names and the words of its messages, as shardtop reads or answers with them
-//! (`vocabulary.txt`, generated from the string literals of `live`, `serve`, `cluster` and `wire`
+//! (`vocabulary.txt`, generated from the string literals of `live`, `serve`, `cluster`, `wire` and
+//! [`super::fields`]
 //! by `scripts/anonymize_vocabulary.py`), and numbers and single characters. Anything else in a
 //! capture is a name or a user's word and is replaced.
 //!

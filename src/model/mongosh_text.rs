@@ -41,7 +41,11 @@ pub fn value(v: &Bson) -> String {
 fn binary(b: &bson::Binary) -> String {
     let subtype = u8::from(b.subtype);
     if subtype == 4 && b.bytes.len() == 16 {
-        let hex: String = b.bytes.iter().map(|x| format!("{x:02x}")).collect();
+        let hex = b.bytes.iter().fold(String::new(), |mut out, x| {
+            use std::fmt::Write;
+            let _ = write!(out, "{x:02x}");
+            out
+        });
         return format!(
             "UUID(\"{}-{}-{}-{}-{}\")",
             &hex[..8],

@@ -66,6 +66,9 @@ pub fn encode(c: &Cluster) -> Value {
     if s.auto_split_only {
         line["keyframe"]["settings"]["balancerMode"] = json!("autoSplitOnly");
     }
+    if let Some(why) = &s.window_rejected {
+        line["keyframe"]["settings"]["activeWindowRejected"] = json!(why);
+    }
     // 1.1: a 6.0.0–6.0.2 server (its balancer evens chunk counts); absent: as its release line.
     if c.before_6_0_3 {
         line["keyframe"]["serverVersionBefore603"] = json!(true);
@@ -171,7 +174,8 @@ pub(super) fn decode_frame(
         chunk_size_bytes: u64_at(set, "chunkSizeBytes", sp)?,
         balancer_enabled: bool_at(set, "balancer", sp)?,
         active_window: active_window_of(set)?,
-        window_rejected: None,
+        window_rejected: (set.get("activeWindowRejected").and_then(Value::as_str))
+            .map(str::to_string),
         auto_split_only: set.get("balancerMode").and_then(Value::as_str) == Some("autoSplitOnly"),
         attempt_to_balance_jumbo_chunks: set
             .get("attemptToBalanceJumboChunks")

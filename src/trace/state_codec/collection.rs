@@ -118,6 +118,10 @@ pub(in crate::trace) fn collection_of(
     coll.range_deletions = range_deletions_of(cluster, v, p)?;
     coll.defragmentation = defragmentation_of(v, p)?;
     coll.placement = placement_of(v, p)?;
+    coll.timeseries = v
+        .get("timeseries")
+        .and_then(Value::as_bool)
+        .unwrap_or(false);
     if let Some(b) = v.get("balancing") {
         coll.balancing.max_chunk_size_bytes = b.get("maxChunkSizeBytes").and_then(Value::as_u64);
         coll.balancing.auto_merge = b.get("enableAutoMerge").and_then(Value::as_bool);

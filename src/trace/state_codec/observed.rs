@@ -21,6 +21,9 @@ use crate::trace::json::{Res, array_at, bool_at, str_at, strings_at, u64_at};
 
 /// Adds a collection's observed fields to its keyframe entry `out`.
 pub(super) fn encode_collection(c: &Cluster, coll: &Collection, out: &mut Value) {
+    if coll.timeseries {
+        out["timeseries"] = json!(true);
+    }
     if coll.balancing.migrations_blocked {
         out["balancing"]["permitMigrations"] = json!(false);
     }
@@ -314,6 +317,18 @@ pub(super) mod tests {
         c.collections[0].invalid_sizes = vec![ShardIdx(0), last];
         let back = round_trip(&c);
         assert_eq!(back.collections[0].invalid_sizes, vec![ShardIdx(0), last]);
+    }
+
+    #[test]
+    fn a_rejected_window_and_a_time_series_round_trip() {
+        let mut c = cluster();
+        c.settings.window_rejected = Some("hour 24 is not within 0-23".into());
+        c.collections[0].timeseries = true;
+        let back = round_trip(&c);
+        assert_eq!(back.settings.window_rejected, c.settings.window_rejected);
+        assert!(back.collections[0].timeseries);
+        let plain = round_trip(&cluster());
+        assert!(plain.settings.window_rejected.is_none() && !plain.collections[0].timeseries);
     }
 
     #[test]

@@ -97,7 +97,8 @@ pub fn run(cli: Cli) -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(failure) => {
-            let message = crate::units::printable::printable(&failure.message);
+            let message = crate::live::client::redact(&failure.message);
+            let message = crate::units::printable::printable(&message);
             eprintln!("shardtop: {message}");
             ExitCode::from(failure.code)
         }

@@ -15,6 +15,56 @@ fn passwords_never_leave() {
     assert_eq!(redact("mongodb://db1"), "mongodb://db1");
 }
 
+#[test]
+fn passwords_are_masked_whatever_the_uri_looks_like() {
+    let cases = [
+        (
+            "cannot reach ops:s3cret@db1:27017",
+            "cannot reach ops:***@db1:27017",
+        ),
+        ("'mongodb://ops:s3%40cret@db1/'", "'mongodb://ops:***@db1/'"),
+        ("mongodb://ops:s3cret:more@db1", "mongodb://ops:***@db1"),
+        (
+            "mongodb://db1/?authMechanism=MONGODB-AWS&authMechanismProperties=AWS_SESSION_TOKEN:s3cret",
+            "mongodb://db1/?authMechanism=MONGODB-AWS&authMechanismProperties=***",
+        ),
+        (
+            "mongodb://db1/?tls=true&tlsCertificateKeyFilePassword=s3cret&x=1",
+            "mongodb://db1/?tls=true&tlsCertificateKeyFilePassword=***&x=1",
+        ),
+        (
+            "mongodb://db1/?PASSWORD=s3cret",
+            "mongodb://db1/?PASSWORD=***",
+        ),
+        (
+            "two: a:s3cret@h1 and b:s3cret@h2",
+            "two: a:***@h1 and b:***@h2",
+        ),
+        (
+            "no secret here: mongodb://db1/?tls=true",
+            "no secret here: mongodb://db1/?tls=true",
+        ),
+    ];
+    for (text, masked) in cases {
+        assert_eq!(redact(text), masked, "{text}");
+    }
+}
+
+proptest::proptest! {
+    /// Whatever surrounds it, a password given in a URI never survives `redact`.
+    #[test]
+    fn a_password_never_survives(
+        before in "[ -~]{0,12}",
+        scheme in proptest::sample::select(vec!["mongodb://", "mongodb+srv://", ""]),
+        user in "[a-z]{1,6}",
+        after in "[ -~]{0,12}",
+    ) {
+        let secret = "Zq9secretZq9";
+        let text = format!("{before} {scheme}{user}:{secret}@db1:27017/{after}");
+        proptest::prop_assert!(!redact(&text).contains(secret), "{}", redact(&text));
+    }
+}
+
 #[tokio::test]
 async fn uri_options_reach_the_driver_as_written_and_the_password_stays() {
     let uri = "mongodb://ops:s3cret@db1:27017,db2/?tls=true&tlsCAFile=/etc/ca.pem&authMechanism=SCRAM-SHA-256&authSource=admin&replicaSet=rs0";

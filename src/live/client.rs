@@ -148,8 +148,10 @@ fn mask_option(word: &str, option: &str) -> String {
 /// The hosts of a URI, for the summary's `source` (never the credentials or options).
 pub fn hosts(uri: &str) -> String {
     let rest = uri.split_once("://").map_or(uri, |(_, r)| r);
-    let authority = &rest[..rest.find('/').unwrap_or(rest.len())];
-    let hosts = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
+    // After the credentials (a password may hold an unescaped `/` or `?`), before the path or
+    // the options (which may come with no `/` before their `?`).
+    let after_user = rest.rfind('@').map_or(rest, |i| &rest[i + 1..]);
+    let hosts = &after_user[..after_user.find(['/', '?']).unwrap_or(after_user.len())];
     let scheme = uri.split_once("://").map_or("mongodb", |(s, _)| s);
     format!("{scheme}://{hosts}")
 }

@@ -48,6 +48,11 @@ fn passwords_are_masked_whatever_the_uri_looks_like() {
     for (text, masked) in cases {
         assert_eq!(redact(text), masked, "{text}");
     }
+    assert_eq!(hosts("mongodb://db1:27017?tls=true"), "mongodb://db1:27017");
+    assert_eq!(
+        hosts("mongodb://ops:pa/s?s@db1,db2/?x=1"),
+        "mongodb://db1,db2"
+    );
 }
 
 proptest::proptest! {

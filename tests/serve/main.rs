@@ -1,8 +1,11 @@
 //! `shardtop serve` in process, spoken to by the Rust driver: each command family's answers, error
 //! codes and number types, hostile clients, the config database's shapes against real documents.
-//! What belongs here: a test of `serve` through the wire protocol (the soak has a program of its own).
+//! What belongs here: a test of `serve` through the wire protocol, and the soak of the real `serve`
+//! (`all_at_once`: many clients at once; its 45 s run beside the other tests of this program).
 #![allow(clippy::unwrap_used)] // tests: a failed unwrap is a failed test
 
+// The soak: first in name order, so libtest starts it first and its 45 s run beside the others.
+mod all_at_once;
 mod analyze_shard_key;
 mod analyze_shard_key_errors;
 mod balancer_status;

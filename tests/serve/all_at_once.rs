@@ -13,7 +13,7 @@
 //! errors by code).
 #![allow(clippy::unwrap_used)]
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 use std::process::Child;

@@ -41,6 +41,8 @@ fn y_puts_the_selected_cell_s_bounds_on_the_clipboard_through_osc_52() {
     for _ in 0..3 {
         t.keys("Tab");
     }
+    // The selected cell's line shows once the source has built the view the focus asked for.
+    t.wait_for("chunk 1 of 1:", Duration::from_secs(20));
     t.keys("y");
     t.wait_for("(OSC 52)", Duration::from_secs(20));
     let deadline = std::time::Instant::now() + Duration::from_secs(5);

@@ -1,5 +1,5 @@
 //! What one poll of a quiet 3,000-collection cluster costs in time (issue 31): the poller against
-//! the test mongos of `tests/live/real_mongos.rs` (which answers from documents held in memory),
+//! the test mongos of `tests/live/real/real_mongos.rs` (which answers from documents held in memory),
 //! on a generated 7.0.24 cluster of three shards and 3,000 one-chunk collections. Two cases: the
 //! first poll (a new poller: every routing table loaded) and a quiet poll (nothing changed since
 //! the last one: the routing caches are current), each with `balancerCollectionStatus` paced (at
@@ -16,7 +16,7 @@ use criterion::{Criterion, criterion_group, criterion_main};
 use shardtop::live::client::LiveClient;
 use shardtop::live::poller::Poller;
 
-#[path = "../tests/live/real_mongos.rs"]
+#[path = "../tests/live/real/real_mongos.rs"]
 #[allow(dead_code)]
 mod real_mongos;
 

@@ -82,7 +82,7 @@ pub fn scale_cluster_of(shards: u32, n: u32) -> Simulator {
 }
 
 /// A scenario of 4 shards, balancer off, and `app.big` sharded on `{h: "hashed"}` with
-/// `chunks` initial chunks (the 20,000-chunk scenario of `tests/live/watch_serve.rs`, scaled up).
+/// `chunks` initial chunks (the 20,000-chunk scenario of `tests/live/watch/watch_serve.rs`, scaled up).
 pub fn big_hashed_scenario(chunks: u32) -> String {
     format!(
         r#"{{"name": "big", "description": "d", "seedPassage": "p", "shards": 4, "balancer": false,

@@ -8,7 +8,9 @@
 mod all_at_once;
 mod analyze_shard_key;
 mod analyze_shard_key_errors;
+#[path = "admin/balancer_status.rs"]
 mod balancer_status;
+#[path = "admin/balancing.rs"]
 mod balancing;
 mod change_stream;
 mod chunk_counts;
@@ -16,6 +18,7 @@ mod chunk_sorts;
 mod chunks;
 #[path = "../common/mod.rs"]
 mod common;
+#[path = "admin/config_writes.rs"]
 mod config_writes;
 mod current_op;
 mod data;
@@ -26,14 +29,19 @@ mod explain;
 mod group_limits;
 mod hostile;
 mod indexes;
+#[path = "admin/move_collection.rs"]
 mod move_collection;
 mod number_types;
+#[path = "admin/parameters.rs"]
 mod parameters;
+#[path = "admin/rekey.rs"]
 mod rekey;
+#[path = "admin/remove_shard.rs"]
 mod remove_shard;
 mod shapes;
 mod system_sessions;
 mod transactions;
 mod txn_lifetime;
 mod updates;
+#[path = "admin/zones.rs"]
 mod zones;

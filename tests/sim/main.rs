@@ -22,10 +22,15 @@ mod reshard;
 mod reshard_distribution;
 mod rules;
 mod scenarios;
+#[path = "trace/trace.rs"]
 mod trace;
+#[path = "trace/trace_damage.rs"]
 mod trace_damage;
+#[path = "trace/trace_fast.rs"]
 mod trace_fast;
+#[path = "trace/trace_keyframes.rs"]
 mod trace_keyframes;
+#[path = "trace/trace_schema.rs"]
 mod trace_schema;
 mod zones;
 mod zones_initial;

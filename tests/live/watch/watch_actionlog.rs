@@ -41,7 +41,7 @@ fn sorted_keys(d: &serde_json::Map<String, serde_json::Value>) -> Vec<String> {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn balancer_rounds_have_the_real_4_4_shape() {
     let fixture: serde_json::Value =
-        serde_json::from_str(include_str!("../fixtures/config/4.4.json")).unwrap();
+        serde_json::from_str(include_str!("../../fixtures/config/4.4.json")).unwrap();
     let real = fixture["actionlog"][0].as_object().unwrap();
     let (server, uri) = serve_ascending("4.4", 150_000).await;
     let rounds = actionlog(&uri).await;

@@ -103,7 +103,7 @@ fn check(root: &Value, schema: &Value, v: &Value, path: &str) -> Result<(), Stri
 #[test]
 fn recorded_traces_conform_to_the_published_schema() {
     let root: Value =
-        serde_json::from_str(include_str!("../../docs/trace-format.schema.json")).unwrap();
+        serde_json::from_str(include_str!("../../../docs/trace-format.schema.json")).unwrap();
     let dir = std::env::temp_dir().join(format!("shardtop-schema-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     for name in [

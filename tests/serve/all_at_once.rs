@@ -7,26 +7,26 @@
 //! (`SHARDTOP_SOAK_SECS`, default 45; `SOAK_ONLY=wrcdts` picks writers, readers, change streams,
 //! droppers, transactions, sorted chunk reads), with the server's memory sampled from /proc. The
 //! peak stays under a bound, the memory is flat over time (the second half of the run grows by no
-//! more than what the documents written in it hold, plus a margin), it comes back near the start
-//! once the clients leave (what is still held is the documents written), and every acknowledged
+//! more than what the documents written in it hold, plus a margin), once the clients leave no
+//! cursor is left open and the memory comes back near the start (measured after one of each
+//! sorted read; what is still held is the documents written), and every acknowledged
 //! write is there afterwards. It prints its numbers (memory over time, peak, requests served,
 //! errors by code).
 #![allow(clippy::unwrap_used)]
 
+mod clients;
+
 use crate::common;
 
-use std::collections::BTreeMap;
 use std::process::Child;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use bson::{Document, doc};
-use futures::TryStreamExt;
 use mongodb::Client;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::TcpStream;
-use tokio::sync::Mutex;
+
+use clients::{Tally, big_uuid, clients, sorted_reads};
 
 /// The server's resident memory may never pass this.
 const PEAK_BOUND_MB: u64 = 512;
@@ -36,8 +36,6 @@ const KEPT_BYTES_PER_WRITE: u64 = 8 * 1024;
 /// How much more than the documents written in the second half of the run the memory may grow
 /// in it (allocator slack, cursors and change streams open at the sample).
 const FLAT_MARGIN_MB: u64 = 96;
-/// The accounts the transactions and the writes outside them share.
-const ACCOUNTS: i64 = 50;
 /// The soak's cluster: a 7.0 cluster with one collection of 20,000 chunks (7.0 honours
 /// `numInitialChunks`) for the sorted chunk reads.
 const SCENARIO: &str = r#"{"name": "soak", "description": "", "seedPassage": "", "shards": 3,
@@ -90,282 +88,6 @@ impl Drop for Serve {
     }
 }
 
-#[derive(Default)]
-struct Tally {
-    requests: AtomicU64,
-    errors: Mutex<BTreeMap<i32, u64>>,
-    acknowledged: Mutex<Vec<i64>>,
-}
-
-impl Tally {
-    async fn error(&self, e: &mongodb::error::Error) {
-        let code = match &*e.kind {
-            mongodb::error::ErrorKind::Command(c) => c.code,
-            mongodb::error::ErrorKind::Write(mongodb::error::WriteFailure::WriteError(w)) => w.code,
-            _ => -1,
-        };
-        *self.errors.lock().await.entry(code).or_default() += 1;
-    }
-}
-
-async fn writer(client: Client, id: i64, stop: Arc<AtomicBool>, tally: Arc<Tally>) {
-    let c = client.database("soak").collection::<Document>("events");
-    let mut n = 0i64;
-    while !stop.load(Ordering::Relaxed) {
-        let key = id * 1_000_000_000 + n;
-        n += 1;
-        tally.requests.fetch_add(1, Ordering::Relaxed);
-        match c
-            .insert_one(doc! { "_id": key, "w": id, "payload": "x".repeat(200) })
-            .await
-        {
-            Ok(_) => tally.acknowledged.lock().await.push(key),
-            Err(e) => tally.error(&e).await,
-        }
-    }
-}
-
-async fn reader(client: Client, stop: Arc<AtomicBool>, tally: Arc<Tally>) {
-    let db = client.database("soak");
-    while !stop.load(Ordering::Relaxed) {
-        tally.requests.fetch_add(2, Ordering::Relaxed);
-        // A cursor opened and left behind (the server keeps it until its connection goes).
-        if let Err(e) = db
-            .run_command(doc! { "find": "events", "batchSize": 5 })
-            .await
-        {
-            tally.error(&e).await;
-        }
-        let c = db.collection::<Document>("events");
-        match c.find(doc! { "w": { "$in": [1, 2, 3] } }).limit(200).await {
-            Ok(cursor) => {
-                if let Err(e) = cursor.try_collect::<Vec<_>>().await {
-                    tally.error(&e).await;
-                }
-            }
-            Err(e) => tally.error(&e).await,
-        }
-    }
-}
-
-async fn watcher(client: Client, stop: Arc<AtomicBool>, tally: Arc<Tally>) {
-    let c = client.database("soak").collection::<Document>("events");
-    while !stop.load(Ordering::Relaxed) {
-        tally.requests.fetch_add(1, Ordering::Relaxed);
-        match c.watch().await {
-            Ok(mut stream) => {
-                for _ in 0..5 {
-                    let next =
-                        tokio::time::timeout(Duration::from_secs(2), stream.try_next()).await;
-                    if let Ok(Err(e)) = next {
-                        tally.error(&e).await;
-                        break;
-                    }
-                }
-            }
-            Err(e) => tally.error(&e).await,
-        }
-    }
-}
-
-/// Transactions on the shared accounts: every third one left open (aborted by the server after
-/// `transactionLifetimeLimitSeconds`), the others committed; between them writes outside a
-/// transaction to the same accounts (which wait for a holder to end, up to their `maxTimeMS`).
-async fn transactions(client: Client, id: i64, stop: Arc<AtomicBool>, tally: Arc<Tally>) {
-    let db = client.database("soak");
-    let c = db.collection::<Document>("accounts");
-    let mut n = 0i64;
-    while !stop.load(Ordering::Relaxed) {
-        n += 1;
-        let Ok(mut s) = client.start_session().await else {
-            continue;
-        };
-        tally.requests.fetch_add(3, Ordering::Relaxed);
-        let account = (id * 7 + n) % ACCOUNTS;
-        if s.start_transaction().await.is_ok() {
-            let update = c
-                .update_one(doc! { "_id": account }, doc! { "$inc": { "balance": 1 } })
-                .session(&mut s)
-                .await;
-            match update {
-                Ok(_) if n % 3 == 0 => {
-                    // Left open: the server aborts it; the session goes with the client later.
-                    std::mem::forget(s);
-                }
-                Ok(_) => {
-                    if let Err(e) = s.commit_transaction().await {
-                        tally.error(&e).await;
-                    }
-                }
-                Err(e) => tally.error(&e).await,
-            }
-        }
-        let outside = db
-            .run_command(doc! {
-                "update": "accounts",
-                "updates": [{ "q": { "_id": (account + 1) % ACCOUNTS }, "u": { "$inc": { "outside": 1 } } }],
-                "maxTimeMS": 500,
-            })
-            .await;
-        if let Err(e) = outside {
-            tally.error(&e).await;
-        }
-    }
-}
-
-/// Sorted reads of the 20,000-chunk collection: by `uuid` in index order (as mongosh's
-/// `sh.status()`), top-k blocking sorts, and the same through `aggregate`.
-async fn sorted_chunks(client: Client, uuid: bson::Bson, stop: Arc<AtomicBool>, tally: Arc<Tally>) {
-    let config = client.database("config");
-    let reads = [
-        doc! { "find": "chunks", "filter": { "uuid": uuid.clone() }, "sort": { "max": -1 }, "limit": 5 },
-        doc! { "find": "chunks", "filter": { "uuid": uuid.clone() }, "sort": { "min": 1 }, "batchSize": 20 },
-        doc! { "find": "chunks", "filter": {}, "sort": { "shard": 1, "min": -1 }, "limit": 5 },
-        doc! { "aggregate": "chunks", "pipeline": [
-            { "$match": { "uuid": uuid.clone() } }, { "$sort": { "lastmod": -1 } }, { "$limit": 10 },
-        ], "cursor": {} },
-        doc! { "aggregate": "chunks", "pipeline": [
-            { "$sort": { "shard": -1, "max": 1 } }, { "$limit": 3 }, { "$project": { "shard": 1 } },
-        ], "cursor": {} },
-    ];
-    let mut i = 0;
-    while !stop.load(Ordering::Relaxed) {
-        tally.requests.fetch_add(1, Ordering::Relaxed);
-        if let Err(e) = config.run_command(reads[i % reads.len()].clone()).await {
-            tally.error(&e).await;
-        }
-        i += 1;
-    }
-}
-
-/// A find over many documents whose reply is never read: the connection drops mid-reply.
-async fn dropper(addr: String, stop: Arc<AtomicBool>, tally: Arc<Tally>) {
-    while !stop.load(Ordering::Relaxed) {
-        tally.requests.fetch_add(1, Ordering::Relaxed);
-        let Ok(mut s) = TcpStream::connect(&addr).await else {
-            continue;
-        };
-        let mut body = Vec::new();
-        doc! { "find": "events", "batchSize": 50_000, "$db": "soak" }
-            .to_writer(&mut body)
-            .unwrap();
-        let mut m = Vec::new();
-        m.extend_from_slice(&((16 + 5 + body.len()) as i32).to_le_bytes());
-        m.extend_from_slice(&1i32.to_le_bytes());
-        m.extend_from_slice(&0i32.to_le_bytes());
-        m.extend_from_slice(&2013i32.to_le_bytes());
-        m.extend_from_slice(&0u32.to_le_bytes());
-        m.push(0);
-        m.extend_from_slice(&body);
-        let _ = s.write_all(&m).await;
-        let mut some = [0u8; 64];
-        let _ = s.read(&mut some).await;
-        drop(s);
-        // And half a message, then gone.
-        if let Ok(mut s) = TcpStream::connect(&addr).await {
-            let _ = s.write_all(&10_000_000i32.to_le_bytes()).await;
-            let _ = s.write_all(&[0u8; 4096]).await;
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-}
-
-/// The clients of the soak: writers, readers (each with a client of its own), change streams,
-/// and clients that drop their connection mid-reply or stall mid-message.
-async fn clients(
-    serve: &Serve,
-    client: &Client,
-    uri: &str,
-    stop: &Arc<AtomicBool>,
-    tally: &Arc<Tally>,
-) -> Vec<tokio::task::JoinHandle<()>> {
-    let mut tasks = Vec::new();
-    let only = std::env::var("SOAK_ONLY").unwrap_or_default();
-    let on = |k: &str| only.is_empty() || only.contains(k);
-    for id in 0..8 {
-        if !on("w") {
-            break;
-        }
-        tasks.push(tokio::spawn(writer(
-            client.clone(),
-            id,
-            Arc::clone(stop),
-            Arc::clone(tally),
-        )));
-    }
-    for _ in 0..6 {
-        if !on("r") {
-            break;
-        }
-        // Each reader on a client of its own, dropped when it ends (its cursors with it).
-        let own = Client::with_uri_str(uri).await.unwrap();
-        tasks.push(tokio::spawn(reader(
-            own,
-            Arc::clone(stop),
-            Arc::clone(tally),
-        )));
-    }
-    for _ in 0..3 {
-        if !on("c") {
-            break;
-        }
-        tasks.push(tokio::spawn(watcher(
-            client.clone(),
-            Arc::clone(stop),
-            Arc::clone(tally),
-        )));
-    }
-    if on("t") {
-        client
-            .database("soak")
-            .collection::<Document>("accounts")
-            .insert_many((0..ACCOUNTS).map(|i| doc! { "_id": i, "balance": 0 }))
-            .await
-            .unwrap();
-    }
-    for id in 0..4 {
-        if !on("t") {
-            break;
-        }
-        let own = Client::with_uri_str(uri).await.unwrap();
-        tasks.push(tokio::spawn(transactions(
-            own,
-            id,
-            Arc::clone(stop),
-            Arc::clone(tally),
-        )));
-    }
-    if on("s") {
-        let c = client
-            .database("config")
-            .collection::<Document>("collections")
-            .find_one(doc! { "_id": "soak.big" })
-            .await
-            .unwrap()
-            .unwrap();
-        let uuid = c.get("uuid").unwrap().clone();
-        for _ in 0..2 {
-            tasks.push(tokio::spawn(sorted_chunks(
-                client.clone(),
-                uuid.clone(),
-                Arc::clone(stop),
-                Arc::clone(tally),
-            )));
-        }
-    }
-    for _ in 0..3 {
-        if !on("d") {
-            break;
-        }
-        tasks.push(tokio::spawn(dropper(
-            serve.addr.clone(),
-            Arc::clone(stop),
-            Arc::clone(tally),
-        )));
-    }
-    tasks
-}
-
 /// Samples the server's memory every 250 ms for `secs` seconds (the peak under its bound),
 /// prints it every 5 s and checks it is flat: from the middle of the run to its end, no more
 /// growth than the documents written meanwhile hold, plus a margin. Returns the peak.
@@ -407,6 +129,41 @@ async fn sample(serve: &Serve, secs: u64, start_mb: u64, tally: &Tally) -> u64 {
     peak_mb
 }
 
+/// Serves each kind of sorted read once before the start is measured: what the allocator keeps
+/// of a sort over 20,000 chunks (about 30 MB, measured with the sorted reads alone) is then in
+/// the start, and "comes back" compares like with like.
+async fn warm_up(client: &Client, uri: &str) {
+    let uuid = big_uuid(client).await;
+    let own = Client::with_uri_str(uri).await.unwrap();
+    for read in sorted_reads(&uuid) {
+        own.database("config").run_command(read).await.unwrap();
+    }
+    own.shutdown().immediate(true).await;
+}
+
+/// The open cursors once the clients have gone (waited for up to 20 s: four times the cursor
+/// timeout the soak sets).
+async fn cursors_open_after_clients_left(client: &Client) -> i64 {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        tokio::time::sleep(Duration::from_secs(1)).await;
+        let status = client
+            .database("admin")
+            .run_command(doc! { "serverStatus": 1 })
+            .await
+            .unwrap();
+        let open = status
+            .get_document("metrics")
+            .and_then(|m| m.get_document("cursor"))
+            .and_then(|c| c.get_document("open"))
+            .and_then(|o| o.get_i64("total"))
+            .unwrap();
+        if open == 0 || Instant::now() > deadline {
+            return open;
+        }
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn serve_under_mixed_load_keeps_its_memory_bounded_and_loses_no_write() {
     let secs: u64 = std::env::var("SHARDTOP_SOAK_SECS")
@@ -424,16 +181,25 @@ async fn serve_under_mixed_load_keeps_its_memory_bounded_and_loses_no_write() {
         .run_command(doc! { "ping": 1 })
         .await
         .unwrap();
-    // Open transactions live 3 s here (60 s by default), so the soak sees them aborted.
-    client
-        .database("admin")
-        .run_command(doc! { "setParameter": 1, "transactionLifetimeLimitSeconds": 3 })
-        .await
-        .unwrap();
+    // Open transactions live 3 s here (60 s by default), so the soak sees them aborted; cursors
+    // left unread die after 5 s (10 minutes by default), so the soak sees the cursor timeout at
+    // work beside the cursors killed with their sessions and connections. Both run on serve's
+    // ticker, which a line written to a closed stderr once stopped (`closed_stderr`).
+    for parameter in [
+        doc! { "setParameter": 1, "transactionLifetimeLimitSeconds": 3 },
+        doc! { "setParameter": 1, "cursorTimeoutMillis": 5000 },
+    ] {
+        client
+            .database("admin")
+            .run_command(parameter)
+            .await
+            .unwrap();
+    }
+    warm_up(&client, &uri).await;
     let start_mb = serve.rss_mb();
     let stop = Arc::new(AtomicBool::new(false));
     let tally = Arc::new(Tally::default());
-    let tasks = clients(&serve, &client, &uri, &stop, &tally).await;
+    let tasks = clients(&serve.addr, &client, &uri, &stop, &tally).await;
     let peak_mb = sample(&serve, secs, start_mb, &tally).await;
     stop.store(true, Ordering::Relaxed);
     for t in tasks {
@@ -460,29 +226,18 @@ async fn serve_under_mixed_load_keeps_its_memory_bounded_and_loses_no_write() {
     }
     // The clients gone (the readers' with their cursors), the memory comes back near the start:
     // what stays is the documents written (about 300 bytes each as kept).
-    tokio::time::sleep(Duration::from_secs(3)).await;
-    let status = client
-        .database("admin")
-        .run_command(doc! { "serverStatus": 1 })
-        .await
-        .unwrap();
-    let open = status
-        .get_document("metrics")
-        .and_then(|m| m.get_document("cursor"))
-        .and_then(|c| c.get_document("open"))
-        .unwrap()
-        .get("total")
-        .cloned();
+    let open = cursors_open_after_clients_left(&client).await;
     let end_mb = serve.rss_mb();
     let kept_mb = acknowledged.len() as u64 * KEPT_BYTES_PER_WRITE / (1 << 20);
     let errors = tally.errors.lock().await.clone();
     println!(
         "soak: {secs} s, {} requests, {} acknowledged writes, memory start {start_mb} MB, peak \
          {peak_mb} MB, end {end_mb} MB (what the kept documents hold ≈ {kept_mb} MB), cursors still open \
-         {open:?}, errors by code {errors:?}",
+         {open}, errors by code {errors:?}",
         tally.requests.load(Ordering::Relaxed),
         acknowledged.len()
     );
+    assert_eq!(open, 0, "cursors left open by clients gone");
     assert!(
         end_mb <= start_mb + kept_mb + 32,
         "memory did not come back: start {start_mb} MB, end {end_mb} MB, kept ≈ {kept_mb} MB"

@@ -16,6 +16,7 @@ mod change_stream;
 mod chunk_counts;
 mod chunk_sorts;
 mod chunks;
+mod closed_stderr;
 #[path = "../common/mod.rs"]
 mod common;
 #[path = "admin/config_writes.rs"]

@@ -130,6 +130,7 @@ pub fn server_status(state: &State) -> Answer {
             "migrationsCompleted": state.sim.cluster.balancer.completed as i64,
             "migrationsInFlight": state.sim.cluster.balancer.in_flight.len() as i64,
             "cursorBytesHeld": state.cursors.usage().1 as i64,
+            "changeStreamsOpen": state.streams.open() as i64,
         },
         "metrics": { "cursor": { "open": {
             "total": (state.cursors.usage().0 + state.streams.open()) as i64,

@@ -24,7 +24,7 @@ pub fn end_sessions(state: &mut State, name: &str, cmd: &Document) -> Document {
             .collect(),
         _ => Vec::new(),
     };
-    let killed = state.cursors.kill_of_sessions(&ids);
+    let killed = state.cursors.kill_of_sessions(&ids) + state.streams.kill_of_sessions(&ids);
     if killed > 0 {
         crate::serve::state::log::line(
             state.log.as_deref(),

@@ -223,7 +223,10 @@ impl Shared {
             tokio::select! {
                 _ = ticks.tick() => {
                     let mut state = self.lock().await;
-                    let expired = state.cursors.expire(Instant::now());
+                    let now = Instant::now();
+                    let timeout = Duration::from_millis(state.cursors.timeout_ms());
+                    let expired =
+                        state.cursors.expire(now) + state.streams.expire(now, timeout);
                     if expired > 0 {
                         crate::serve::state::log::line(
                             state.log.as_deref(),

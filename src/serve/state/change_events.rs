@@ -6,6 +6,7 @@
 //! May import `query` and `reply`; nothing above `state`.
 
 use std::collections::{BTreeMap, VecDeque};
+use std::time::{Duration, Instant};
 
 use bson::{Document, Timestamp, doc};
 
@@ -50,6 +51,11 @@ pub struct Stream {
     pub lookup: bool,
     /// The connection that opened it (the stream dies with it).
     pub owner: i64,
+    /// The session that opened it (the stream dies with it, as any cursor).
+    pub session: Option<Vec<u8>>,
+    /// When it was last read: an idle stream dies after the cursor timeout, as any cursor
+    /// (`cursorTimeoutMillis`, src/mongo/db/cursor_server_params.idl).
+    pub used: Instant,
 }
 
 /// The event ring and the open change-stream cursors.
@@ -109,8 +115,22 @@ impl ChangeStreams {
 
     /// Removes the streams of connection `owner`; how many.
     pub fn kill_owned_by(&mut self, owner: i64) -> usize {
+        self.kill_where(|s| s.owner == owner)
+    }
+
+    /// Removes the streams of the sessions `ids`; how many.
+    pub fn kill_of_sessions(&mut self, ids: &[Vec<u8>]) -> usize {
+        self.kill_where(|s| s.session.as_ref().is_some_and(|id| ids.contains(id)))
+    }
+
+    /// Removes the streams unread for `timeout` at `now`; how many.
+    pub fn expire(&mut self, now: Instant, timeout: Duration) -> usize {
+        self.kill_where(|s| now.duration_since(s.used) >= timeout)
+    }
+
+    fn kill_where(&mut self, dead: impl Fn(&Stream) -> bool) -> usize {
         let before = self.cursors.len();
-        self.cursors.retain(|_, s| s.owner != owner);
+        self.cursors.retain(|_, s| !dead(s));
         before - self.cursors.len()
     }
 }
@@ -167,5 +187,41 @@ mod tests {
             s.record(event(seq, 1));
         }
         assert_eq!(s.events.len(), HISTORY);
+    }
+
+    fn stream(owner: i64, session: Option<&[u8]>, used: Instant) -> Stream {
+        Stream {
+            ns: "app.c".into(),
+            scope: Scope::Coll("app.c".into()),
+            position: 0,
+            stages: Vec::new(),
+            lookup: false,
+            owner,
+            session: session.map(<[u8]>::to_vec),
+            used,
+        }
+    }
+
+    /// A stream whose client left without `killCursors` dies with its session, with its
+    /// connection, or after the cursor timeout unread — as any cursor on a server.
+    #[test]
+    fn a_stream_dies_with_its_session_its_connection_or_the_cursor_timeout() {
+        let start = Instant::now();
+        let mut s = ChangeStreams::default();
+        s.cursors.insert(1, stream(7, Some(b"a"), start));
+        s.cursors.insert(2, stream(7, Some(b"b"), start));
+        s.cursors
+            .insert(3, stream(8, None, start + Duration::from_secs(4)));
+        s.cursors.insert(4, stream(9, None, start));
+        assert_eq!(s.kill_of_sessions(&[b"a".to_vec()]), 1);
+        let timeout = Duration::from_secs(5);
+        assert_eq!(
+            s.expire(start + Duration::from_secs(6), timeout),
+            2,
+            "2 and 4 unread 6 s"
+        );
+        assert_eq!(s.cursors.keys().copied().collect::<Vec<_>>(), vec![3]);
+        assert_eq!(s.kill_owned_by(8), 1);
+        assert_eq!(s.open(), 0);
     }
 }

@@ -28,10 +28,14 @@ impl CommandLog {
     }
 }
 
-/// Logs a connection-level event: `{"event": text}` in the command log, else a line on stderr.
+/// Logs a connection-level event: `{"event": text}` in the command log, else a line on stderr
+/// (escaped: a name in it may come from a client). A stderr that is gone (closed by whoever
+/// started serve) loses the line; it never stops the task that logs it.
 pub(crate) fn line(log: Option<&CommandLog>, text: &str) {
-    match log {
-        Some(log) => log.write(&serde_json::json!({ "event": text })),
-        None => eprintln!("shardtop serve: {text}"),
+    if let Some(log) = log {
+        log.write(&serde_json::json!({ "event": text }));
+    } else {
+        let text = crate::units::printable::printable(text);
+        let _ = writeln!(std::io::stderr().lock(), "shardtop serve: {text}");
     }
 }

@@ -154,6 +154,8 @@ pub fn open(
         stages: rest,
         lookup: matches!(spec.get("fullDocument"), Some(Bson::String(f)) if f == "updateLookup"),
         owner: state.connection,
+        session: state.session.clone(),
+        used: std::time::Instant::now(),
     };
     let first = next_batch(&state.streams, &state.store, &mut stream, batch)?;
     let streams = &mut state.streams;
@@ -222,6 +224,7 @@ pub fn get_more(state: &mut State, id: i64, n: usize) -> Option<Answer> {
     let batch = next_batch(&state.streams, &state.store, &mut stream, n);
     let ns = stream.ns.clone();
     let resume = token(stream.position);
+    stream.used = std::time::Instant::now();
     state.streams.cursors.insert(id, stream);
     Some(batch.map(|b| {
         ok(doc! { "cursor": {

@@ -228,9 +228,9 @@ impl Names {
         .any(|t| t.gives(s))
     }
 
-    /// The pseudonym of `s` when `s` is, whole, a name seen: a database, shard, replica set,
-    /// host, zone, user or collection (in that order).
-    pub fn lookup(&self, s: &str) -> Option<String> {
+    /// The tables of names, in the order a whole value is looked up: database, shard, replica
+    /// set, host, zone, user, collection.
+    fn tables(&self) -> [&Table; 7] {
         [
             &self.dbs,
             &self.shards,
@@ -240,62 +240,40 @@ impl Names {
             &self.users,
             &self.colls,
         ]
-        .iter()
-        .find_map(|t| t.get(s))
-        .map(str::to_string)
+    }
+
+    /// The pseudonym of `s` when `s` is, whole, a name seen: a database, shard, replica set,
+    /// host, zone, user or collection (in that order).
+    pub fn lookup(&self, s: &str) -> Option<String> {
+        self.tables()
+            .iter()
+            .find_map(|t| t.get(s))
+            .map(str::to_string)
     }
 
     /// Every name seen and its pseudonym, for finding names inside free text.
     pub fn all(&self) -> impl Iterator<Item = (&str, &str)> {
-        [
-            &self.dbs,
-            &self.shards,
-            &self.sets,
-            &self.hosts,
-            &self.zones,
-            &self.users,
-            &self.colls,
-        ]
-        .into_iter()
-        .flat_map(|t| t.to.iter())
-        .chain(self.namespaces.iter())
-        .map(|(k, v)| (k.as_str(), v.as_str()))
-        .filter(|(k, v)| k != v)
+        self.tables()
+            .into_iter()
+            .flat_map(|t| t.to.iter())
+            .chain(self.namespaces.iter())
+            .map(|(k, v)| (k.as_str(), v.as_str()))
+            .filter(|(k, v)| k != v)
     }
 
     /// How many names are known (the free-text matcher is rebuilt when it changes).
     pub fn count(&self) -> usize {
-        [
-            &self.dbs,
-            &self.shards,
-            &self.sets,
-            &self.hosts,
-            &self.zones,
-            &self.users,
-            &self.colls,
-        ]
-        .iter()
-        .map(|t| t.to.len())
-        .sum::<usize>()
-            + self.namespaces.len()
+        self.tables().iter().map(|t| t.to.len()).sum::<usize>() + self.namespaces.len()
     }
 
     /// Every name replaced, for a check: each original name that differs from its pseudonym.
     pub fn originals(&self) -> Vec<String> {
-        [
-            &self.dbs,
-            &self.colls,
-            &self.shards,
-            &self.sets,
-            &self.hosts,
-            &self.zones,
-            &self.users,
-        ]
-        .iter()
-        .flat_map(|t| t.to.iter())
-        .filter(|(k, v)| k != v)
-        .map(|(k, _)| k.clone())
-        .collect()
+        self.tables()
+            .iter()
+            .flat_map(|t| t.to.iter())
+            .filter(|(k, v)| k != v)
+            .map(|(k, _)| k.clone())
+            .collect()
     }
 }
 

@@ -183,3 +183,24 @@ pub fn relative_times(v: &mut serde_json::Value) {
         }
     }
 }
+
+/// The cursors a server holds open (`serverStatus.metrics.cursor.open.total`), change streams
+/// included.
+pub async fn open_cursors(client: &Client) -> i64 {
+    let status = admin(client, bson::doc! { "serverStatus": 1 })
+        .await
+        .unwrap();
+    let total = status
+        .get_document("metrics")
+        .and_then(|m| m.get_document("cursor"))
+        .and_then(|c| c.get_document("open"))
+        .unwrap()
+        .get("total")
+        .unwrap()
+        .clone();
+    match total {
+        Bson::Int64(n) => n,
+        Bson::Int32(n) => i64::from(n),
+        other => panic!("{other}"),
+    }
+}

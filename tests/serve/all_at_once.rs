@@ -147,17 +147,7 @@ async fn cursors_open_after_clients_left(client: &Client) -> i64 {
     let deadline = Instant::now() + Duration::from_secs(20);
     loop {
         tokio::time::sleep(Duration::from_secs(1)).await;
-        let status = client
-            .database("admin")
-            .run_command(doc! { "serverStatus": 1 })
-            .await
-            .unwrap();
-        let open = status
-            .get_document("metrics")
-            .and_then(|m| m.get_document("cursor"))
-            .and_then(|c| c.get_document("open"))
-            .and_then(|o| o.get_i64("total"))
-            .unwrap();
+        let open = common::open_cursors(client).await;
         if open == 0 || Instant::now() > deadline {
             return open;
         }

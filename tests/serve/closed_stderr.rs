@@ -10,25 +10,16 @@ use std::time::{Duration, Instant};
 use bson::{Document, doc};
 use mongodb::Client;
 
-/// The simulator's clock (`serverStatus.shardtop.virtualTimeMillis`) and the open cursors.
-async fn clock_and_cursors(client: &Client) -> (i64, i64) {
-    let status = client
-        .database("admin")
-        .run_command(doc! { "serverStatus": 1 })
+/// The simulator's clock (`serverStatus.shardtop.virtualTimeMillis`).
+async fn clock(client: &Client) -> i64 {
+    let status = common::admin(client, doc! { "serverStatus": 1 })
         .await
         .unwrap();
-    let clock = status
+    status
         .get_document("shardtop")
         .unwrap()
         .get_i64("virtualTimeMillis")
-        .unwrap();
-    let open = status
-        .get_document("metrics")
-        .and_then(|m| m.get_document("cursor"))
-        .and_then(|c| c.get_document("open"))
-        .and_then(|o| o.get_i64("total"))
-        .unwrap();
-    (clock, open)
+        .unwrap()
 }
 
 /// Opens a cursor left unread, then waits (up to 10 s) until the server has killed it.
@@ -43,7 +34,7 @@ async fn a_cursor_expires(client: &Client) {
         0
     );
     let deadline = Instant::now() + Duration::from_secs(10);
-    while clock_and_cursors(client).await.1 > 0 {
+    while common::open_cursors(client).await > 0 {
         assert!(
             Instant::now() < deadline,
             "the cursor timeout no longer runs"
@@ -82,10 +73,10 @@ async fn serve_goes_on_when_its_stderr_is_closed() {
     // The first expiry writes "killed 1 cursors unread" to the closed stderr; the second needs
     // the ticker still running after it.
     a_cursor_expires(&client).await;
-    let (before, _) = clock_and_cursors(&client).await;
+    let before = clock(&client).await;
     a_cursor_expires(&client).await;
     tokio::time::sleep(Duration::from_millis(500)).await;
-    let (after, _) = clock_and_cursors(&client).await;
+    let after = clock(&client).await;
     assert!(
         after > before,
         "the simulator's clock stopped at {before} ms"

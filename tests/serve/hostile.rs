@@ -194,25 +194,6 @@ async fn a_40_mb_document_is_refused_as_too_large() {
     );
 }
 
-async fn open_cursors(client: &mongodb::Client) -> i64 {
-    let status = common::admin(client, doc! { "serverStatus": 1 })
-        .await
-        .unwrap();
-    let total = status
-        .get_document("metrics")
-        .and_then(|m| m.get_document("cursor"))
-        .and_then(|c| c.get_document("open"))
-        .unwrap()
-        .get("total")
-        .unwrap()
-        .clone();
-    match total {
-        Bson::Int64(n) => n,
-        Bson::Int32(n) => i64::from(n),
-        other => panic!("{other}"),
-    }
-}
-
 async fn fill(client: &mongodb::Client, n: i32) {
     let c = client.database("app").collection::<Document>("c");
     let docs: Vec<Document> = (0..n).map(|i| doc! { "_id": i, "v": i % 1000 }).collect();
@@ -234,10 +215,10 @@ async fn cursors_die_with_their_connection() {
             0
         );
     }
-    assert_eq!(open_cursors(&client).await, 20);
+    assert_eq!(common::open_cursors(&client).await, 20);
     drop(s);
     let until = Instant::now() + Duration::from_secs(10);
-    while open_cursors(&client).await != 0 {
+    while common::open_cursors(&client).await != 0 {
         assert!(
             Instant::now() < until,
             "cursors of a closed connection stay open"
@@ -454,12 +435,12 @@ async fn cursors_die_with_their_session() {
         reply.get_document("cursor").unwrap().get_i64("id").unwrap(),
         0
     );
-    assert_eq!(open_cursors(&client).await, 1);
+    assert_eq!(common::open_cursors(&client).await, 1);
     let lsid = session.id().clone();
     common::admin(&client, doc! { "endSessions": [lsid] })
         .await
         .unwrap();
-    assert_eq!(open_cursors(&client).await, 0);
+    assert_eq!(common::open_cursors(&client).await, 0);
 }
 
 /// A `$regex` longer than 32,764 bytes is refused as a server refuses it (51091), as a value,

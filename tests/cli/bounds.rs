@@ -1,0 +1,103 @@
+//! Sizes that come from outside are bounded in bytes: a capture's strings and its decompressed
+//! total, the lab's documents one by one and in all. Each case runs the real binary under
+//! `prlimit --as` (its address space capped), so memory that grew with the input would fail the
+//! run before the bound's message could be printed; the message names the file and the bound,
+//! exit 2.
+
+use std::io::Write;
+use std::path::Path;
+use std::process::Command;
+
+use crate::common::tmux::BIN;
+
+/// `BIN args` under `prlimit --as=bytes` (the address space: what the binary needs to start —
+/// its threads, the allocator's reservations — and what the bound lets it hold, far below the
+/// input's whole size): exit code and stderr.
+pub fn limited(bytes: u64, args: &[&str]) -> (i32, String) {
+    let out = Command::new("prlimit")
+        .arg(format!("--as={bytes}"))
+        .arg("--")
+        .arg(BIN)
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// One zstd frame of `bytes`.
+fn frame(bytes: &[u8]) -> Vec<u8> {
+    zstd::encode_all(bytes, 1).unwrap()
+}
+
+/// A capture of `strings` reads whose `db` is a string of `mb` million `x`, zstd-compressed: one
+/// frame of 1,000,000 `x` repeated (a reader decodes the frames one after the other), so the
+/// file stays small however long its strings.
+fn capture_of_long_strings(path: &Path, strings: usize, mb: usize) {
+    let header = format!(
+        "{{\"kind\":\"shardtop capture\",\"format\":1,\"capturedAtMs\":1764772218123,\
+         \"target\":\"mongodb://h:1\",\"serverVersion\":\"8.0.4\",\"reads\":{strings}}}\n"
+    );
+    let million = frame(&vec![b'x'; 1_000_000]);
+    let mut out = std::io::BufWriter::new(std::fs::File::create(path).unwrap());
+    out.write_all(&frame(header.as_bytes())).unwrap();
+    for i in 0..strings {
+        out.write_all(&frame(format!("{{\"read\":{i},\"db\":\"").as_bytes()))
+            .unwrap();
+        for _ in 0..mb {
+            out.write_all(&million).unwrap();
+        }
+        let rest = "\",\"command\":{\"buildInfo\":{\"$numberInt\":\"1\"}},\"reply\":{\"ok\":1}}\n";
+        out.write_all(&frame(rest.as_bytes())).unwrap();
+    }
+    out.flush().unwrap();
+}
+
+#[test]
+fn a_capture_of_huge_strings_is_refused_at_the_first_naming_the_file_and_the_bound() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("huge.capture.zst");
+    // The issue's file: 24 strings of 250 MB (6 GB decompressed, under the old 8 GB bound).
+    capture_of_long_strings(&path, 24, 250);
+    let size = std::fs::metadata(&path).unwrap().len();
+    assert!(size < 2_000_000, "the file is small: {size} bytes");
+    let p = path.display().to_string();
+    let out = dir.path().join("anon.capture").display().to_string();
+    for args in [
+        vec!["capture", &p, "-o", &out, "--anonymize"],
+        vec!["open", &p, "--json"],
+    ] {
+        // One line of 250 MB read, then refused: the 6 GB of strings are never held.
+        let (code, err) = limited(1_000_000_000, &args);
+        assert_eq!(code, 2, "{args:?}: {err}");
+        assert!(
+            err.contains(&format!(
+                "{p}: line 2: a string of 250000000 bytes, longer than 16777216, the most a BSON document holds"
+            )),
+            "{args:?}: {err}"
+        );
+        assert!(!err.contains("memory allocation"), "{err}");
+    }
+    assert!(!Path::new(&out).exists(), "nothing written");
+}
+
+#[test]
+fn a_capture_past_the_decompressed_bound_is_refused_naming_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("long.capture.zst");
+    // 67 strings of 15 MB: each under the string bound, 1.005 GB in all.
+    capture_of_long_strings(&path, 67, 15);
+    let p = path.display().to_string();
+    let out = dir.path().join("anon.capture").display().to_string();
+    // What is read is held: 1 GB, then the bound.
+    let (code, err) = limited(1_500_000_000, &["capture", &p, "-o", &out, "--anonymize"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains(&format!(
+            "{p}: more than 1000000000 bytes, the most a capture is read to"
+        )),
+        "{err}"
+    );
+}

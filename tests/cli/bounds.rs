@@ -101,3 +101,69 @@ fn a_capture_past_the_decompressed_bound_is_refused_naming_it() {
         "{err}"
     );
 }
+
+/// One gzip member of `bytes`.
+fn gzip_member(bytes: &[u8]) -> Vec<u8> {
+    let mut z = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    z.write_all(bytes).unwrap();
+    z.finish().unwrap()
+}
+
+/// A mongodump-like `.bson.gz` of `n` documents `{_id: i, k: i % 7, pad: "y" × pad}`: each
+/// document's head and tail a gzip member of its own, the padding one member compressed once
+/// and repeated (a reader decodes the members one after the other).
+fn bson_gz_of_big_documents(path: &Path, n: i32, pad: usize) {
+    let padding = gzip_member(&vec![b'y'; pad]);
+    let mut out = std::io::BufWriter::new(std::fs::File::create(path).unwrap());
+    for i in 0..n {
+        // `_id` and `k` int32 elements; `pad` a string element of `pad` bytes and its NUL; the
+        // document's NUL; the int32 length in front.
+        let mut head = Vec::new();
+        head.extend_from_slice(b"\x10_id\0");
+        head.extend_from_slice(&i.to_le_bytes());
+        head.extend_from_slice(b"\x10k\0");
+        head.extend_from_slice(&(i % 7).to_le_bytes());
+        head.extend_from_slice(b"\x02pad\0");
+        head.extend_from_slice(&i32::try_from(pad + 1).unwrap().to_le_bytes());
+        let length = i32::try_from(4 + head.len() + pad + 2).unwrap();
+        let head = [&length.to_le_bytes()[..], &head].concat();
+        out.write_all(&gzip_member(&head)).unwrap();
+        out.write_all(&padding).unwrap();
+        out.write_all(&gzip_member(b"\0\0")).unwrap();
+    }
+    out.flush().unwrap();
+}
+
+#[test]
+fn lab_data_of_big_documents_is_refused_at_the_document_past_the_total() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("big.bson.gz");
+    // The file: 200 documents of 15 MB (3 GB of BSON).
+    bson_gz_of_big_documents(&path, 200, 15_000_000);
+    let p = path.display().to_string();
+    // The documents before the bound are held (the sample of `--suggest`): 1 GB, then refused.
+    let (code, err) = limited(1_500_000_000, &["lab", "--data", &p, "--key", "{\"k\": 1}"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains(&format!(
+            "{p}, document 67: the documents up to this one hold more than 1,000,000,000 bytes of BSON (the lab reads at most 1,000,000,000)"
+        )),
+        "{err}"
+    );
+}
+
+#[test]
+fn lab_data_of_a_document_over_16_mib_is_refused_naming_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("one.bson.gz");
+    bson_gz_of_big_documents(&path, 3, 17_000_000);
+    let p = path.display().to_string();
+    let (code, err) = limited(1_000_000_000, &["lab", "--data", &p, "--key", "{\"k\": 1}"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains(&format!(
+            "{p}, document 1: bad length 17000031 (a BSON document is 5 to 16,777,216 bytes)"
+        )),
+        "{err}"
+    );
+}

@@ -167,3 +167,101 @@ fn lab_data_of_a_document_over_16_mib_is_refused_naming_it() {
         "{err}"
     );
 }
+
+/// `shardtop serve ARGS` on a free loopback port under `prlimit --as=bytes`: the child and its
+/// address (from its first line on stderr).
+fn serve_limited(bytes: u64, args: &[&str]) -> (std::process::Child, String) {
+    use std::io::BufRead;
+    let mut child = Command::new("prlimit")
+        .arg(format!("--as={bytes}"))
+        .arg("--")
+        .arg(BIN)
+        .args(["serve", "--listen", "127.0.0.1:0"])
+        .args(args)
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    std::io::BufReader::new(child.stderr.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let addr = line
+        .split_whitespace()
+        .find(|w| w.starts_with("127.0.0.1:"))
+        .unwrap_or_else(|| panic!("no address in {line:?}"))
+        .to_string();
+    (child, addr)
+}
+
+/// The peak resident memory of process `pid` (`VmHWM`), in MB.
+fn peak_mb(pid: u32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    let kb: u64 = status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.split_whitespace().next())
+        .and_then(|v| v.parse().ok())
+        .unwrap();
+    kb / 1000
+}
+
+#[test]
+fn serve_keeps_at_most_max_bytes_and_refuses_a_write_past_it_as_a_server_would() {
+    // The case: 40 inserts of three documents of 15 MB (45 MB each, 1.8 GB in all)
+    // against the default --max-bytes (512 MiB), the server's address space capped well below.
+    let (mut child, addr) = serve_limited(1_500_000_000, &[]);
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let (refused, count, pinged) = rt.block_on(async {
+        let uri = format!("mongodb://{addr}/?directConnection=true&serverSelectionTimeoutMS=5000");
+        let client = mongodb::Client::with_uri_str(&uri).await.unwrap();
+        let coll = client.database("big").collection::<bson::Document>("docs");
+        let pad = "z".repeat(15_000_000);
+        let mut refused = Vec::new();
+        for i in 0..40 {
+            let docs: Vec<_> = (0..3)
+                .map(|j| bson::doc! {"_id": i * 3 + j, "pad": &pad})
+                .collect();
+            match coll.insert_many(docs).await {
+                Ok(_) => {}
+                Err(e) => match *e.kind {
+                    mongodb::error::ErrorKind::InsertMany(ref m) => {
+                        for w in m.write_errors.iter().flatten() {
+                            refused.push((w.code, w.message.clone()));
+                        }
+                    }
+                    ref other => panic!("insert {i}: {other:?}"),
+                },
+            }
+        }
+        // `count` without a query: answered from the counts, no document copied.
+        let count = client
+            .database("big")
+            .run_command(bson::doc! {"count": "docs"})
+            .await
+            .unwrap()
+            .get_i32("n")
+            .unwrap();
+        let pinged = client
+            .database("admin")
+            .run_command(bson::doc! {"ping": 1})
+            .await
+            .is_ok();
+        (refused, count, pinged)
+    });
+    let peak = peak_mb(child.id());
+    child.kill().unwrap();
+    child.wait().unwrap();
+    eprintln!("serve: {count} documents of 15 MB kept, peak resident {peak} MB");
+    // 536,870,912 / 15,000,026 bytes: 35 documents fit — the first 11 inserts and two
+    // documents of the 12th; each insert from the 12th on is refused at its first document
+    // (ordered), as a write error (a write error has no codeName: `write_ops.cpp`).
+    assert_eq!(count, 35, "{refused:?}");
+    assert_eq!(refused.len(), 40 - 11);
+    for (code, message) in &refused {
+        assert_eq!(
+            (*code, message.as_str()),
+            (146, "-31807: WT_CACHE_FULL: operation would overflow cache")
+        );
+    }
+    assert!(pinged, "serve still answers");
+}

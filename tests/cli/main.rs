@@ -16,6 +16,7 @@ mod hash;
 mod help;
 mod lab;
 mod lab_ranges;
+mod malformed_reply;
 mod process;
 mod serve;
 mod sim;

@@ -11,6 +11,7 @@ use std::sync::Mutex;
 use bson::Document;
 
 pub mod anonymize;
+mod bounded_json;
 pub mod file;
 pub mod replay;
 

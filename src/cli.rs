@@ -385,6 +385,11 @@ pub struct ServeArgs {
     /// Documents kept in memory in all; past it writes are routed and counted, not kept.
     #[arg(long, value_name = "N", default_value_t = crate::serve::DEFAULT_MAX_DOCS)]
     pub max_docs: u64,
+    /// BSON bytes of the documents kept in memory in all (default 512 MiB); a write past it is
+    /// refused with ExceededMemoryLimit, as MongoDB's in-memory storage engine refuses one past
+    /// its cache.
+    #[arg(long, value_name = "BYTES", default_value_t = crate::serve::DEFAULT_MAX_BYTES)]
+    pub max_bytes: u64,
     /// Answer as a user with these built-in roles (`clusterMonitor,read@shop`): connectionStatus
     /// reports them, and reads and writes they do not grant are refused (Unauthorized), as on
     /// a cluster with access control; there is no login.

@@ -93,6 +93,7 @@ pub(crate) fn write_failed(e: &std::io::Error) -> Failure {
 
 /// Runs the parsed command line, printing to stdout, and returns the process exit code.
 pub fn run(cli: Cli) -> ExitCode {
+    terminal::driver_panic::install();
     let result = run_command(cli);
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -13,6 +13,7 @@ use std::path::{Path, PathBuf};
 use bson::{Bson, Document};
 use serde_json::{Map, Value, json};
 
+use super::bounded_json::LineError;
 use super::{Capture, CapturedRead, FORMAT_VERSION, Outcome};
 use crate::files::{Existing, OutFile, Unfinished};
 use crate::trace::writer::Compression;
@@ -24,8 +25,13 @@ pub const BATCH: usize = 1_000;
 /// The longest line read (a batch of 1,000 documents of 16 MiB each cannot be; real ones are far
 /// below).
 pub const MAX_LINE: usize = 256 << 20;
-/// The most bytes a capture is read to (decompressed).
-pub const MAX_BYTES: u64 = 8_000_000_000;
+/// The most bytes a capture is read to (decompressed): 2,000,000 chunk documents (twice a
+/// million-chunk collection) of 500 bytes, about one in canonical Extended JSON. What is read is
+/// held in memory as documents, so this bounds what `open` and `--anonymize` hold.
+pub const MAX_BYTES: u64 = 1_000_000_000;
+/// The longest string a capture may hold (a field name or a value, once unescaped): BSON's
+/// 16 MiB, checked before the string is copied.
+pub use super::bounded_json::MAX_STRING;
 /// The most documents a capture may hold, all reads together: twice the bound of one live read
 /// (`live::bounds::Bounds`, 2,000,000).
 pub const MAX_DOCUMENTS: u64 = 4_000_000;
@@ -210,6 +216,13 @@ impl<R: Read> Reader<'_, R> {
         CaptureError(format!("{}: line {}: {what}", self.name, self.line))
     }
 
+    fn past_max_bytes(&self) -> CaptureError {
+        CaptureError(format!(
+            "{}: more than {MAX_BYTES} bytes, the most a capture is read to (decompressed)",
+            self.name
+        ))
+    }
+
     /// The next line as a JSON object; `None` at the end of the file.
     fn next(&mut self) -> Result<Option<Map<String, Value>>, CaptureError> {
         self.buf.clear();
@@ -225,25 +238,28 @@ impl<R: Read> Reader<'_, R> {
             })?;
         if n == 0 {
             if self.input.get_ref().limit() == 0 {
-                return Err(CaptureError(format!(
-                    "{}: more than {MAX_BYTES} bytes, the most a capture is read to",
-                    self.name
-                )));
+                return Err(self.past_max_bytes());
             }
             return Ok(None);
         }
         self.line += 1;
         if self.buf.last() != Some(&b'\n') {
+            if self.input.get_ref().limit() == 0 {
+                return Err(self.past_max_bytes());
+            }
             return Err(if n as u64 >= limit {
                 self.err(format!("longer than {MAX_LINE} bytes"))
             } else {
                 self.err("cut short (no newline at its end): the file is truncated")
             });
         }
-        match serde_json::from_slice::<Value>(&self.buf[..n - 1]) {
+        match super::bounded_json::parse(&self.buf[..n - 1], MAX_STRING) {
             Ok(Value::Object(o)) => Ok(Some(o)),
             Ok(_) => Err(self.err("not a JSON object")),
-            Err(e) => Err(self.err(format!("not valid JSON: {e}"))),
+            Err(LineError::Json(e)) => Err(self.err(format!("not valid JSON: {e}"))),
+            Err(LineError::TooLong { bytes, max }) => Err(self.err(format!(
+                "a string of {bytes} bytes, longer than {max}, the most a BSON document holds"
+            ))),
         }
     }
 

@@ -73,9 +73,9 @@ pub fn capture(args: &CaptureArgs, out: &mut impl Write) -> Result<(), Failure> 
         (capture, uri.clone())
     } else {
         let rt = runtime()?;
-        let (polled, capture) = rt
-            .block_on(capture_once(uri, Duration::from_secs(10)))
-            .map_err(failure)?;
+        let read = capture_once(uri, Duration::from_secs(10));
+        let (polled, capture) =
+            super::terminal::driver_panic::block_on(&rt, &hosts(uri), read)?.map_err(failure)?;
         warn_refused(&polled.refused);
         (capture, hosts(uri))
     };

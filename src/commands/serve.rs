@@ -104,6 +104,7 @@ pub fn run(args: &ServeArgs, config: &crate::config::Config) -> Result<(), Failu
             command_log: args.log_commands.clone(),
             argv: std::env::args().collect(),
             max_docs: args.max_docs,
+            max_bytes: args.max_bytes,
             message_deadline: crate::serve::MESSAGE_DEADLINE,
             access,
             patch,

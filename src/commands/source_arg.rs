@@ -267,15 +267,15 @@ fn polled_state(label: String, polled: crate::live::one_poll::OnePoll) -> Resolv
 
 fn live(uri: &str) -> Result<Resolved, Failure> {
     let rt = super::terminal::runtime()?;
-    let polled = rt
-        .block_on(crate::live::poller::poll_once(uri, Duration::from_secs(10)))
-        .map_err(|e| {
-            if e.input {
-                Failure::input(e.message)
-            } else {
-                Failure::runtime(e.message)
-            }
-        })?;
+    let hosts = crate::live::client::hosts(uri);
+    let read = crate::live::poller::poll_once(uri, Duration::from_secs(10));
+    let polled = super::terminal::driver_panic::block_on(&rt, &hosts, read)?.map_err(|e| {
+        if e.input {
+            Failure::input(e.message)
+        } else {
+            Failure::runtime(e.message)
+        }
+    })?;
     Ok(polled_state(crate::live::client::hosts(uri), polled))
 }
 

@@ -8,6 +8,7 @@
 //! May import the floors below `commands` and `super::Failure`; never a command module.
 
 mod background;
+pub mod driver_panic;
 
 use std::io::IsTerminal;
 

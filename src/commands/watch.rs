@@ -9,6 +9,7 @@ mod record_progress;
 use std::time::Duration;
 
 use super::settings::{Context, duration, heat_of, history_secs, interval_of};
+use super::terminal::driver_panic::block_on;
 use super::terminal::{require_terminal, run_source_in, runtime};
 use super::{Failure, write_failed};
 use crate::cli::WatchArgs;
@@ -69,25 +70,24 @@ pub fn run(args: &WatchArgs, ctx: &Context, out: &mut impl Write) -> Result<(), 
         return interactive(args, (&ctx.settings, keep_secs), interval, asked);
     }
     let rt = runtime()?;
-    let (polled, heat) = rt
-        .block_on(async {
-            if asked.is_none_or(|h| h == HeatMode::Size || h == HeatMode::Off) {
-                let heat = asked.unwrap_or(HeatMode::Size);
-                return Ok((poll_once(&args.uri, Duration::from_secs(10)).await?, heat));
-            }
-            let client = LiveClient::connect(&args.uri, Duration::from_secs(10)).await?;
-            let first = first_poll(&client, asked);
-            let (p, log, choice) = within(&client, FIRST_POLL, first).await?;
-            let heat = choice.mode;
-            let polled = OnePoll {
-                changelog: Vec::new(),
-                refused: p.refused().to_vec(),
-                state: p.finish().await,
-                log,
-            };
-            Ok::<_, LiveError>((polled, heat))
-        })
-        .map_err(failure)?;
+    let (polled, heat) = block_on(&rt, &hosts(&args.uri), async {
+        if asked.is_none_or(|h| h == HeatMode::Size || h == HeatMode::Off) {
+            let heat = asked.unwrap_or(HeatMode::Size);
+            return Ok((poll_once(&args.uri, Duration::from_secs(10)).await?, heat));
+        }
+        let client = LiveClient::connect(&args.uri, Duration::from_secs(10)).await?;
+        let first = first_poll(&client, asked);
+        let (p, log, choice) = within(&client, FIRST_POLL, first).await?;
+        let heat = choice.mode;
+        let polled = OnePoll {
+            changelog: Vec::new(),
+            refused: p.refused().to_vec(),
+            state: p.finish().await,
+            log,
+        };
+        Ok::<_, LiveError>((polled, heat))
+    })?
+    .map_err(failure)?;
     for r in &polled.refused {
         eprintln!(
             "shardtop: warning: {} ({})",
@@ -196,15 +196,14 @@ fn interactive(
     ))?;
     let rt = runtime()?;
     let said = connecting(&hosts(&args.uri));
-    let (poller, log, choice) = rt
-        .block_on(async {
-            let client = LiveClient::connect(&args.uri, CONNECT)
-                .await
-                .inspect_err(|_| clear_line(said))?;
-            let first = within(&client, FIRST_POLL, first_poll(&client, asked));
-            Box::pin(telling(&client, &hosts(&args.uri), first, said)).await
-        })
-        .map_err(failure)?;
+    let (poller, log, choice) = block_on(&rt, &hosts(&args.uri), async {
+        let client = LiveClient::connect(&args.uri, CONNECT)
+            .await
+            .inspect_err(|_| clear_line(said))?;
+        let first = within(&client, FIRST_POLL, first_poll(&client, asked));
+        Box::pin(telling(&client, &hosts(&args.uri), first, said)).await
+    })?
+    .map_err(failure)?;
     let cluster = poller.state();
     let collection = args
         .ns
@@ -259,26 +258,26 @@ pub fn record(
     let rt = runtime()?;
     let said = connecting(&hosts(&args.uri));
     let mut meter = record_progress::Meter::new(said, limit);
-    let recorded = rt
-        .block_on(async {
-            let client = LiveClient::connect(&args.uri, CONNECT)
-                .await
-                .inspect_err(|_| clear_line(said))?;
-            let stop = async {
-                let _ = tokio::signal::ctrl_c().await;
-            };
-            crate::live::record::record_to(
-                Poller::new(client),
-                &args.uri,
-                (&args.output, super::existing(args.force)),
-                (interval, limit),
-                stop,
-                |p| meter.show(&p),
-            )
+    let recorded = block_on(&rt, &hosts(&args.uri), async {
+        let client = LiveClient::connect(&args.uri, CONNECT)
             .await
-        })
-        .inspect_err(|_| clear_line(meter.on_screen()))
-        .map_err(failure)?;
+            .inspect_err(|_| clear_line(said))?;
+        let stop = async {
+            let _ = tokio::signal::ctrl_c().await;
+        };
+        crate::live::record::record_to(
+            Poller::new(client),
+            &args.uri,
+            (&args.output, super::existing(args.force)),
+            (interval, limit),
+            stop,
+            |p| meter.show(&p),
+        )
+        .await
+    })
+    .inspect_err(|_| clear_line(meter.on_screen()))?
+    .inspect_err(|_| clear_line(meter.on_screen()))
+    .map_err(failure)?;
     clear_line(meter.on_screen());
     let text = format!(
         "recorded {} polls over {:.1} s of {} into {} ({} polls failed)\n",

@@ -166,13 +166,15 @@ pub fn check_flags_then_run(
 /// from 7.0, sampled queries — the first `auto` may use).
 pub fn run(uri: &str, heat: Option<HeatMode>, out: &mut impl Write) -> Result<(), Failure> {
     let rt = runtime()?;
-    let checked = rt.block_on(check(uri, heat)).map_err(|e| {
-        if e.input {
-            Failure::input(e.message)
-        } else {
-            Failure::runtime(e.message)
-        }
-    })?;
+    let read = check(uri, heat);
+    let checked =
+        super::terminal::driver_panic::block_on(&rt, &hosts(uri), read)?.map_err(|e| {
+            if e.input {
+                Failure::input(e.message)
+            } else {
+                Failure::runtime(e.message)
+            }
+        })?;
     let text = report(&hosts(uri), &checked);
     out.write_all(text.as_bytes())
         .map_err(|e| write_failed(&e))?;

@@ -37,7 +37,7 @@ use crate::sim::Simulator;
 
 pub use net::conn::MESSAGE_DEADLINE;
 pub use state::log::CommandLog;
-pub use state::store::DEFAULT_MAX_DOCS;
+pub use state::store::{DEFAULT_MAX_BYTES, DEFAULT_MAX_DOCS};
 
 /// Connections served at once; past it a new connection is refused (closed with a log line).
 pub const MAX_CONNECTIONS: usize = 256;
@@ -71,6 +71,9 @@ pub struct ServeOptions {
     pub argv: Vec<String>,
     /// Documents kept in memory in all (`--max-docs`); past it writes are counted, not kept.
     pub max_docs: u64,
+    /// BSON bytes of the documents kept in all (`--max-bytes`); a write past it is refused
+    /// (`ExceededMemoryLimit`, as the in-memory storage engine refuses one past its cache).
+    pub max_bytes: u64,
     /// A message must arrive whole within this time of its first byte.
     pub message_deadline: std::time::Duration,
     /// Answer as a user with these roles (`--user-roles`); `None`: no access control.
@@ -90,6 +93,7 @@ impl ServeOptions {
             command_log: None,
             argv: vec!["shardtop".into(), "serve".into()],
             max_docs: DEFAULT_MAX_DOCS,
+            max_bytes: DEFAULT_MAX_BYTES,
             message_deadline: net::conn::MESSAGE_DEADLINE,
             access: None,
             patch: None,
@@ -145,6 +149,7 @@ pub async fn start(opts: ServeOptions) -> std::io::Result<Server> {
         opts.max_docs,
     );
     let mut state = state;
+    state.store.set_max_bytes(opts.max_bytes);
     state.access = opts.access;
     if let Some(patch) = opts.patch {
         state.patch = patch;

@@ -3,6 +3,7 @@
 //! binary without a terminal (tmux only for `s`, saving the screen).
 #![allow(clippy::unwrap_used)] // tests: a failed unwrap is a failed test
 
+mod bounds;
 #[path = "../common/mod.rs"]
 mod common;
 mod demo_tape;
@@ -15,6 +16,7 @@ mod hash;
 mod help;
 mod lab;
 mod lab_ranges;
+mod malformed_reply;
 mod process;
 mod serve;
 mod sim;

@@ -49,7 +49,8 @@ pub fn read(uri: &str, ns: &str, sample: u64, queries: bool) -> Result<FromClust
         return Err(Failure::input("--sample: 1 to 1,000,000 documents"));
     }
     let rt = crate::commands::terminal::runtime()?;
-    rt.block_on(async {
+    let hosts = crate::live::client::hosts(uri);
+    crate::commands::terminal::driver_panic::block_on(&rt, &hosts, async {
         let client = LiveClient::connect(uri, TIMEOUT)
             .await
             .map_err(|e| failure(&e, "a reachable mongos or mongod"))?;
@@ -58,7 +59,7 @@ pub fn read(uri: &str, ns: &str, sample: u64, queries: bool) -> Result<FromClust
             Ok(read) => read,
             Err(e) => Err(failure(&e, "a server that answers")),
         }
-    })
+    })?
 }
 
 async fn read_all(

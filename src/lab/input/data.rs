@@ -5,7 +5,8 @@
 //!
 //! Streamed: one document is held at a time, so a file of any length costs the memory of its
 //! largest document. A document over MongoDB's 16 MiB, a line or array element over
-//! [`MAX_TEXT_BYTES`], or more than [`MAX_DOCUMENTS`] documents is an error. Every error names the
+//! [`MAX_TEXT_BYTES`], more than [`MAX_DOCUMENTS`] documents or more than [`MAX_BYTES`] bytes of
+//! them in all is an error. Every error names the
 //! file as given and where in it: the line (text) or the document's number (BSON); the iterator
 //! ends after one.
 
@@ -26,6 +27,11 @@ use self::text::{Fault, Lines, MAX_BSON_BYTES, Position, grouped, is_blank, lead
 
 /// The most documents the lab reads from one file.
 pub const MAX_DOCUMENTS: u64 = 1_000_000;
+/// The most BSON bytes the lab reads from one file, all documents together: [`MAX_DOCUMENTS`]
+/// of 1,000 bytes. The sample of `--suggest`, `--order-by` and the trial's layout hold
+/// documents, so this bounds their memory whatever the documents' sizes (200 of 15 MB would be
+/// 3 GB).
+pub const MAX_BYTES: u64 = 1_000_000_000;
 
 /// Where a bad input was found: `FILE, line N: message` (text), `FILE, document N: message`
 /// (BSON), or `FILE: message`.
@@ -124,6 +130,7 @@ pub fn documents_from_reader(reader: Box<dyn BufRead>, file: &str, kind: Kind) -
             Kind::Bson => Source::Bson(reader),
         },
         read: 0,
+        bytes: 0,
     }
 }
 
@@ -133,6 +140,8 @@ pub struct Documents {
     file: String,
     source: Source,
     read: u64,
+    /// BSON bytes of the documents read so far.
+    bytes: u64,
 }
 
 enum Source {
@@ -159,6 +168,18 @@ impl Iterator for Documents {
                     ),
                 ));
             }
+            if self.bytes.saturating_add(doc.1) > MAX_BYTES {
+                return Err(InputError::at_document(
+                    &self.file,
+                    self.read + 1,
+                    format!(
+                        "the documents up to this one hold more than {max} bytes of BSON (the lab \
+                         reads at most {max})",
+                        max = grouped(MAX_BYTES)
+                    ),
+                ));
+            }
+            self.bytes += doc.1;
             self.read += 1;
             Ok(doc)
         });

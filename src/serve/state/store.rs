@@ -4,6 +4,10 @@
 //! into the simulator and counted, but its document is not kept; the namespace counts what it
 //! dropped, and reads on it say so (see [`State::not_kept`](crate::serve::state::State::not_kept)).
 //!
+//! The kept documents' BSON bytes are bounded too, by `--max-bytes` ([`DEFAULT_MAX_BYTES`] by
+//! default): a write that would keep more is refused before anything changes, as MongoDB's
+//! in-memory storage engine refuses a write past its cache ([`cache_full`]).
+//!
 //! Each kept document carries the bytes it was counted with in the simulator when inserted, so
 //! that a delete takes exactly those bytes out of its chunk.
 
@@ -17,6 +21,9 @@ use crate::model::extjson::from_bson;
 
 /// Documents kept in all namespaces unless `--max-docs` says otherwise.
 pub const DEFAULT_MAX_DOCS: u64 = 1_000_000;
+
+/// BSON bytes of the documents kept in all unless `--max-bytes` says otherwise: 512 MiB.
+pub const DEFAULT_MAX_BYTES: u64 = 512 * 1024 * 1024;
 
 /// A kept document and the bytes the simulator counted for it.
 #[derive(Clone, Debug)]
@@ -43,6 +50,9 @@ pub struct Store {
     colls: BTreeMap<String, Docs>,
     max_docs: u64,
     kept: u64,
+    max_bytes: u64,
+    /// BSON bytes of the kept documents as they are now (`wire::document_len`).
+    kept_bytes: u64,
 }
 
 /// What [`Store::insert`] did with a document.
@@ -65,17 +75,66 @@ pub fn duplicate_key(ns: &str, id: &Bson) -> MongoError {
     }
 }
 
+/// A write refused because the kept documents would pass `--max-bytes`: what MongoDB's in-memory
+/// storage engine answers when a write would pass its cache — WiredTiger's `WT_CACHE_FULL`
+/// (-31807, "operation would overflow cache") turned into `ExceededMemoryLimit` (146) by mongo
+/// `src/mongo/db/storage/wiredtiger/wiredtiger_error_util.cpp` (`wtRCToStatus_slow`:
+/// `uassert(ErrorCodes::ExceededMemoryLimit, s, retCode != WT_CACHE_FULL)`, `s` being
+/// "-31807: WT_CACHE_FULL: operation would overflow cache").
+pub fn cache_full() -> MongoError {
+    MongoError {
+        code: 146,
+        code_name: "ExceededMemoryLimit",
+        message: "-31807: WT_CACHE_FULL: operation would overflow cache".into(),
+    }
+}
+
+fn len(doc: &Document) -> u64 {
+    crate::wire::document_len(doc) as u64
+}
+
 impl Store {
     pub fn new(max_docs: u64) -> Self {
         Self {
             colls: BTreeMap::new(),
             max_docs,
             kept: 0,
+            max_bytes: DEFAULT_MAX_BYTES,
+            kept_bytes: 0,
         }
     }
 
     pub fn max_docs(&self) -> u64 {
         self.max_docs
+    }
+
+    /// Bounds the kept documents' BSON bytes (`--max-bytes`).
+    pub fn set_max_bytes(&mut self, max_bytes: u64) {
+        self.max_bytes = max_bytes;
+    }
+
+    /// BSON bytes of the documents kept now.
+    #[cfg(test)]
+    pub fn kept_bytes(&self) -> u64 {
+        self.kept_bytes
+    }
+
+    /// Refused ([`cache_full`]) when keeping `doc` in place of `old` (none for an insert) would
+    /// take the kept bytes past `--max-bytes`; a document `--max-docs` would not keep costs
+    /// nothing, and a write that does not grow the kept bytes always passes.
+    pub fn check_room(&self, doc: &Document, old: Option<&Document>) -> Result<(), MongoError> {
+        if old.is_none() && self.kept >= self.max_docs {
+            return Ok(());
+        }
+        let new = len(doc);
+        let before = old.map_or(0, len);
+        if new <= before {
+            return Ok(());
+        }
+        if self.kept_bytes.saturating_add(new - before) > self.max_bytes {
+            return Err(cache_full());
+        }
+        Ok(())
     }
 
     /// The documents of `ns` in natural order, with their insertion numbers.
@@ -146,6 +205,7 @@ impl Store {
         let seq = docs.next;
         docs.next += 1;
         docs.ids.insert(from_bson(&id), seq);
+        self.kept_bytes += len(&doc);
         docs.by_seq.insert(seq, Stored { doc, bytes });
         self.kept += 1;
         Ok((Kept::Yes(seq), false))
@@ -154,6 +214,7 @@ impl Store {
     /// Replaces the document `seq` of `ns` (same `_id`, same counted bytes).
     pub fn replace(&mut self, ns: &str, seq: u64, doc: Document) {
         if let Some(s) = self.colls.get_mut(ns).and_then(|d| d.by_seq.get_mut(&seq)) {
+            self.kept_bytes = (self.kept_bytes + len(&doc)).saturating_sub(len(&s.doc));
             s.doc = doc;
         }
     }
@@ -165,6 +226,7 @@ impl Store {
         docs.ids
             .remove(&from_bson(s.doc.get("_id").unwrap_or(&Bson::Null)));
         self.kept -= 1;
+        self.kept_bytes = self.kept_bytes.saturating_sub(len(&s.doc));
         Some(s)
     }
 }
@@ -200,5 +262,38 @@ mod tests {
             s.insert("a.b", doc! { "_id": 4 }, 10).unwrap(),
             (Kept::Yes(_), false)
         ));
+    }
+
+    #[test]
+    fn the_kept_bytes_are_bounded_and_follow_replaces_and_removes() {
+        let mut s = Store::new(10);
+        s.set_max_bytes(100);
+        let small = doc! { "_id": 1, "s": "x" };
+        s.check_room(&small, None).unwrap();
+        s.insert("a.b", small.clone(), 0).unwrap();
+        assert_eq!(s.kept_bytes(), len(&small));
+        let big = doc! { "_id": 2, "s": "y".repeat(70) };
+        assert_eq!(s.check_room(&big, None).unwrap_err().code, 146);
+        let grown = doc! { "_id": 1, "s": "y".repeat(90) };
+        let e = s.check_room(&grown, Some(&small)).unwrap_err();
+        assert_eq!(
+            (e.code_name, e.message.as_str()),
+            (
+                "ExceededMemoryLimit",
+                "-31807: WT_CACHE_FULL: operation would overflow cache"
+            )
+        );
+        let (seq, _) = s.by_id("a.b", &Bson::Int32(1)).unwrap();
+        let fits = doc! { "_id": 1, "s": "y".repeat(40) };
+        s.check_room(&fits, Some(&small)).unwrap();
+        s.replace("a.b", seq, fits.clone());
+        assert_eq!(s.kept_bytes(), len(&fits));
+        s.remove("a.b", seq).unwrap();
+        assert_eq!(s.kept_bytes(), 0);
+        s.check_room(&big, None).unwrap();
+        // Past --max-docs nothing is kept, so nothing is refused for room.
+        let mut s = Store::new(0);
+        s.set_max_bytes(1);
+        s.check_room(&big, None).unwrap();
     }
 }

@@ -179,6 +179,9 @@ pub fn modify(
         return Ok(false);
     };
     state.uniques.check(ns, Some(seq), &applied.doc)?;
+    if !state.sessions.restoring {
+        state.store.check_room(&applied.doc, Some(&old.doc))?;
+    }
     let id = old.doc.get("_id").cloned().unwrap_or(Bson::Null);
     state.sessions.may_write(ns, &id)?;
     let moved = match state.sim.cluster.collection_index(ns) {

@@ -40,6 +40,11 @@ pub fn insert_one(state: &mut State, ns: &str, d: Document) -> Result<Document, 
     state.uniques.check(ns, None, &d)?;
     state.sessions.may_write(ns, &id)?;
     let bytes = crate::wire::document_len(&d) as u64;
+    if !state.sessions.restoring {
+        // An aborted transaction's documents are put back whatever the room: a rollback never
+        // fails.
+        state.store.check_room(&d, None)?;
+    }
     let c = state.sim.cluster.collection_index(ns);
     if let Some(c) = c {
         route(state, c, &d, bytes).map_err(MongoError::bad_value)?;

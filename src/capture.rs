@@ -12,6 +12,7 @@ use bson::Document;
 
 pub mod anonymize;
 pub mod file;
+pub mod once;
 pub mod replay;
 
 /// The newest capture format this build writes and reads.

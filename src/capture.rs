@@ -13,6 +13,7 @@ use bson::Document;
 pub mod anonymize;
 mod bounded_json;
 pub mod file;
+pub mod once;
 pub mod replay;
 
 /// The newest capture format this build writes and reads.

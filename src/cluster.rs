@@ -44,6 +44,22 @@ pub use writes::{ChunkWrites, PendingWrites};
 
 use crate::model::{Shard, ShardIdx};
 
+/// The most shards a cluster holds in shardtop: a scenario file's `shards`, the shards `addShard`
+/// adds (a scenario's actions, `serve`'s `addShard`), `shardtop whatif --add-shards` and the TUI's
+/// what-if fork (`W`) are all held to it. MongoDB documents no hard limit on the number of shards;
+/// this one is shardtop's, chosen where the simulator stays fast: a what-if adding 10,000 shards
+/// runs in about a second and a half in a debug build, while the cost of adding shards grows with
+/// their square (20,000: 6 s, 40,000: 29 s — docs/whatif.md).
+pub const MAX_SHARDS: usize = 10_000;
+
+/// The words of a refusal past [`MAX_SHARDS`], the same wherever shards are added.
+pub fn max_shards_text() -> String {
+    format!(
+        "a cluster holds at most {MAX_SHARDS} shards in shardtop (MongoDB documents no limit; \
+         this bound keeps the simulator fast)"
+    )
+}
+
 /// A shard and its relative capacity (1.0 = an ordinary shard).
 #[derive(Clone, Debug)]
 pub struct ShardState {

@@ -169,7 +169,7 @@ pub fn from_reader(name: &str, input: impl Read + Send + 'static) -> Result<Capt
 }
 
 /// `input` decompressed as its first bytes say (gzip, zstd, or plain).
-fn decompressed(
+pub(super) fn decompressed(
     name: &str,
     input: impl Read + Send + 'static,
 ) -> Result<Box<dyn Read + Send>, CaptureError> {
@@ -192,7 +192,12 @@ pub fn is_capture(path: &Path) -> bool {
     let Ok(file) = std::fs::File::open(path) else {
         return false;
     };
-    let Ok(plain) = decompressed(&path.display().to_string(), file) else {
+    starts_as_capture(&path.display().to_string(), file)
+}
+
+/// Whether `input` starts with a capture's first line (see [`is_capture`]).
+pub(super) fn starts_as_capture(name: &str, input: impl Read + Send + 'static) -> bool {
+    let Ok(plain) = decompressed(name, input) else {
         return false;
     };
     let mut line = Vec::new();

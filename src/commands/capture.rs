@@ -63,13 +63,16 @@ pub fn capture(args: &CaptureArgs, out: &mut impl Write) -> Result<(), Failure> 
     };
     check_output("--output", output, args.force)?;
     let from_file = std::path::Path::new(uri);
-    let (capture, source) = if crate::capture::file::is_capture(from_file) {
+    // Opened once: a FIFO or a pipe (`<(zcat c.capture.gz)`) cannot be read a second time.
+    let opened =
+        crate::capture::once::open_if_capture(from_file).map_err(|e| Failure::input(e.0))?;
+    let (capture, source) = if let Some(opened) = opened {
         if !args.anonymize {
             return Err(Failure::input(format!(
                 "{uri}: a capture file is written again only with --anonymize"
             )));
         }
-        let capture = crate::capture::file::read(from_file).map_err(|e| Failure::input(e.0))?;
+        let capture = opened.read().map_err(|e| Failure::input(e.0))?;
         (capture, uri.clone())
     } else {
         let rt = runtime()?;

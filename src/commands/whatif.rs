@@ -52,6 +52,8 @@ pub fn run(
             )));
         }
     }
+    crate::sim::whatif::changes::room(sim.cluster.shards.len(), changes.add_shards)
+        .map_err(|e| Failure::input(format!("{e} ({label})")))?;
     let from = kind.forked_from();
     let point = ForkPoint {
         sim,

@@ -182,6 +182,7 @@ async fn accept_loop(
     limits: Limits,
 ) {
     let permits = Arc::new(Semaphore::new(MAX_CONNECTIONS));
+    let registry = Arc::new(net::slots::Registry::default());
     let next_id = AtomicI64::new(1);
     loop {
         let accepted = tokio::select! {
@@ -196,15 +197,21 @@ async fn accept_loop(
             }
         };
         let id = next_id.fetch_add(1, Ordering::Relaxed);
-        let Ok(permit) = Arc::clone(&permits).try_acquire_owned() else {
-            state::log::line(
-                log.as_deref(),
-                &format!(
-                    "connection {id} from {peer} refused: {MAX_CONNECTIONS} connections already open"
-                ),
-            );
-            drop(stream);
-            continue;
+        // Every slot taken: the connection waiting longest for a whole message gives its slot
+        // up (it closes at once); none has waited that long: the newcomer is refused.
+        let permit = match Arc::clone(&permits).try_acquire_owned() {
+            Ok(p) => Ok(p),
+            Err(_) if let Some(handoff) = registry.evict_slowest() => Err(handoff),
+            Err(_) => {
+                state::log::line(
+                    log.as_deref(),
+                    &format!(
+                        "connection {id} from {peer} refused: {MAX_CONNECTIONS} connections already open"
+                    ),
+                );
+                drop(stream);
+                continue;
+            }
         };
         let conn = net::conn::Connection {
             id,
@@ -214,15 +221,32 @@ async fn accept_loop(
             shutdown: shutdown.clone(),
             slots: Arc::clone(&permits),
             message_deadline: limits.message_deadline,
+            slot: registry.join(id),
         };
-        let shared = Arc::clone(&shared);
+        let (shared, registry, slot) = (
+            Arc::clone(&shared),
+            Arc::clone(&registry),
+            Arc::clone(&conn.slot),
+        );
         tokio::spawn(async move {
+            let permit = match permit {
+                Ok(p) => p,
+                // The slot given up comes as soon as that connection has closed.
+                Err(handoff) => match tokio::time::timeout(SLOT_GIVEN_UP, handoff).await {
+                    Ok(Ok(p)) => p,
+                    _ => return registry.leave(id),
+                },
+            };
             conn.serve(stream).await;
+            registry.leave(id);
+            slot.give_up(permit);
             shared.connection_closed(id).await;
-            drop(permit);
         });
     }
 }
+
+/// How long a newcomer waits for the slot a slow connection gives up (it closes at once).
+const SLOT_GIVEN_UP: std::time::Duration = std::time::Duration::from_secs(5);
 
 /// Entry points for the fuzz targets (`fuzz/`): the command answerer, the query matcher and the
 /// update language, reached without a socket. Not part of the tool's interface.

@@ -46,6 +46,11 @@ impl Simulator {
                 "a shard named {id} already exists"
             )));
         }
+        if self.cluster.shards.len() >= crate::cluster::MAX_SHARDS {
+            return Err(MongoError::illegal_operation(
+                crate::cluster::max_shards_text(),
+            ));
+        }
         self.cluster.shards.push(ShardState {
             shard: Shard::new(id),
             capacity,

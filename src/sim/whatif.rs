@@ -24,7 +24,7 @@ use crate::model::{KeyPattern, ShardIdx};
 use crate::sim::engine::Simulator;
 
 use apply::refusal;
-pub use apply::{Applied, DEFAULT_SPAN_MS, apply_changes};
+pub use apply::{Applied, DEFAULT_SPAN_MS, Watch, apply_changes, apply_watched};
 
 /// What a what-if changes at the fork, in the order they are applied.
 #[derive(Clone, Debug, Default)]

@@ -7,7 +7,8 @@
 
 use tokio::sync::mpsc;
 
-use super::whatif::{FRAME, Fork, OwnClock};
+use super::whatif::forking::{Forking, arrived_on_own_clock};
+use super::whatif::{FRAME, OwnClock};
 use super::{SourceControl, SourceEvent};
 use crate::live::poller::OnePoll;
 use crate::sim::Simulator;
@@ -76,6 +77,8 @@ pub async fn run_still(
     let mut request = ViewRequest::default();
     // The what-if mode's fork plays on a clock of its own: the capture's is still.
     let mut fork: Option<Box<OwnClock>> = None;
+    // The fork asked for, while it is made on a thread of its own.
+    let mut forking: Option<Forking> = None;
     // One state: diagnosed once, on a thread of its own.
     let mut diagnoser = super::diagnose::Diagnoser::default();
     let first = super::diagnose::poll_point(
@@ -86,6 +89,11 @@ pub async fn run_still(
     );
     diagnoser.start(Box::new(move || Some(first)));
     loop {
+        if let Some(n) = arrived_on_own_clock(&mut forking, &mut fork, false)
+            && out.send(SourceEvent::Notice(n)).await.is_err()
+        {
+            return Ok(());
+        }
         let clock = ClockView {
             time_ms: state.now_ms,
             paused: fork.as_ref().is_none_or(|f| f.paused),
@@ -93,21 +101,24 @@ pub async fn run_still(
             ..ClockView::default()
         };
         let whatif = (fork.as_mut()).map(|f| Box::new(f.view(&request, &clock)));
-        let v = still_view(
+        let mut v = still_view(
             (&state, &polled.refused, &still),
             (&request, &label, clock),
             (diagnoser.latest(), whatif),
         );
+        v.forking = forking.as_ref().map(Forking::progress);
         if out.send(SourceEvent::View(Box::new(v))).await.is_err() {
             return Ok(());
         }
         let diagnosing = diagnoser.running();
-        let c = if let Some(f) = fork.as_mut() {
+        let c = if fork.is_some() || forking.is_some() {
             tokio::select! {
                 c = ctl.recv() => c,
                 () = diagnoser.arrival(), if diagnosing => continue,
                 () = tokio::time::sleep(FRAME) => {
-                    f.tick();
+                    if let Some(f) = fork.as_mut() {
+                        f.tick();
+                    }
                     continue;
                 }
             }
@@ -124,7 +135,7 @@ pub async fn run_still(
             let (refused, changelog) = (&polled.refused, &polled.changelog);
             super::diagnose::poll_point(refused, changelog, state.clone(), ForkedFrom::Capture)
         };
-        let notice = control(c, (&mut request, &mut fork), point);
+        let notice = control(c, (&mut request, &mut fork, &mut forking), point);
         if let Some(n) = notice
             && out.send(SourceEvent::Notice(n)).await.is_err()
         {
@@ -134,10 +145,14 @@ pub async fn run_still(
 }
 
 /// A command from the UI to a still source; the notice to show, if any. `point` makes the
-/// capture's state a fork's starting point.
+/// capture's state a fork's starting point; the fork is made on a thread of its own.
 fn control(
     c: SourceControl,
-    (request, fork): (&mut ViewRequest, &mut Option<Box<OwnClock>>),
+    (request, fork, forking): (
+        &mut ViewRequest,
+        &mut Option<Box<OwnClock>>,
+        &mut Option<Forking>,
+    ),
     point: impl FnOnce() -> super::whatif::ForkPoint,
 ) -> Option<String> {
     match c {
@@ -155,11 +170,14 @@ fn control(
         SourceControl::Step(_) | SourceControl::SeekBy(_) | SourceControl::Migration { .. } => {
             return Some("a capture is one still state: nothing to step or seek".to_string());
         }
-        SourceControl::WhatIf(None) => *fork = None,
-        SourceControl::WhatIf(Some(text)) => match Fork::new(point(), &text, request.collection) {
-            Ok(f) => *fork = Some(Box::new(OwnClock::new(f, false))),
-            Err(e) => return Some(format!("what if: {e}")),
-        },
+        SourceControl::WhatIf(None) => (*fork, *forking) = (None, None),
+        SourceControl::WhatIf(Some(text)) => {
+            (*fork, *forking) = (None, None);
+            match Forking::start(point(), &text, request.collection) {
+                Ok(f) => *forking = Some(f),
+                Err(e) => return Some(format!("what if: {e}")),
+            }
+        }
     }
     None
 }

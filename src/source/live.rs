@@ -10,7 +10,8 @@ use std::time::Duration;
 use tokio::sync::mpsc;
 
 use super::whatif::calibrate::LiveGrowth;
-use super::whatif::{FRAME, Fork, ForkPoint, OwnClock};
+use super::whatif::forking::{Forking, arrived_on_own_clock};
+use super::whatif::{FRAME, ForkPoint, OwnClock};
 use super::{SourceControl, SourceEvent};
 use crate::live::one_poll::{later_poll, waiting_text};
 use crate::live::poller::{Poller, now_ms};
@@ -147,11 +148,14 @@ fn observe(conformance: &mut super::conformance::Tracker, poller: &Poller) {
     conformance.observe(poller.state(), unread);
 }
 
+/// The what-if fork made, and the fork being made.
+type TheFork<'a> = (&'a mut Option<Box<OwnClock>>, Option<&'a Forking>);
+
 /// The view of the last poll for what the UI asked, the fork beside it when there is one: the
 /// conformance so far, and the explain panel when it is asked for (the rules over the polled
 /// state, what the poll could not read unknown).
 fn live_view(
-    (poller, label, asked, fork): (&Poller, &str, &Asked, &mut Option<Box<OwnClock>>),
+    (poller, label, asked, (fork, forking)): (&Poller, &str, &Asked, TheFork<'_>),
     ((heat_mode, auto), heat, past, down_since): (
         (HeatMode, bool),
         Option<&super::heat::SizeHeat>,
@@ -200,7 +204,9 @@ fn live_view(
         whatif,
         ..view::frame::Parts::default()
     };
-    view::frame::frame(state, (request, label, clock), parts)
+    let mut v = view::frame::frame(state, (request, label, clock), parts);
+    v.forking = forking.map(Forking::progress);
+    v
 }
 
 /// Runs until the UI goes away, then ends the driver's sessions (while the runtime still runs:
@@ -229,8 +235,9 @@ async fn live_loop(
         speed: 1.0,
         ..Asked::default()
     };
-    // The what-if mode's fork, on a clock of its own (real time × its speed).
-    let mut fork: Option<Box<OwnClock>> = None;
+    // The what-if mode's fork, on a clock of its own (real time × its speed), and the fork asked
+    // for while it is made on a thread of its own.
+    let (mut fork, mut forking): (Option<Box<OwnClock>>, Option<Forking>) = (None, None);
     let mut wait = interval;
     let mut down_since: Option<u64> = None;
     let mut next_poll = tokio::time::Instant::now() + interval;
@@ -249,7 +256,7 @@ async fn live_loop(
     loop {
         diagnose_due(&mut diagnoser, (&*poller, &growth));
         let v = live_view(
-            (&*poller, &label, &asked, &mut fork),
+            (&*poller, &label, &asked, (&mut fork, forking.as_ref())),
             (heat_shown, heat.as_ref(), &past, down_since),
             (&conformance, diagnoser.latest()),
         );
@@ -268,7 +275,7 @@ async fn live_loop(
                 }
             }
             () = diagnoser.arrival(), if diagnoser.running() => {}
-            () = tokio::time::sleep(FRAME), if fork.is_some() => {
+            () = tokio::time::sleep(FRAME), if fork.is_some() || forking.is_some() => {
                 if let Some(f) = fork.as_mut() {
                     f.tick();
                 }
@@ -319,7 +326,7 @@ async fn live_loop(
                 next_poll = tokio::time::Instant::now() + wait;
             }
         }
-        if let Some(n) = what_if(&mut asked, &mut fork, (&*poller, &growth))
+        if let Some(n) = what_if(&mut asked, (&mut fork, &mut forking), (&*poller, &growth))
             && out.send(SourceEvent::Notice(n)).await.is_err()
         {
             return Ok(());
@@ -327,35 +334,30 @@ async fn live_loop(
     }
 }
 
-/// Makes or drops the fork asked for; the notice when it cannot be made.
+/// Takes the fork being made once it is; then starts making the fork asked for, of the latest
+/// poll's cluster (as `shardtop whatif mongodb://…`), on a thread of its own, or drops the fork
+/// and any fork being made; the notice when a fork cannot be made.
 fn what_if(
     asked: &mut Asked,
-    fork: &mut Option<Box<OwnClock>>,
+    (fork, forking): (&mut Option<Box<OwnClock>>, &mut Option<Forking>),
     (poller, growth): (&Poller, &LiveGrowth),
 ) -> Option<String> {
-    let ask = asked.whatif.take()?;
-    *fork = None;
+    let made = arrived_on_own_clock(forking, fork, asked.paused);
+    let Some(ask) = asked.whatif.take() else {
+        return made;
+    };
+    (*fork, *forking) = (None, None);
     let WhatIfAsk::Make(text) = ask else {
         return None;
     };
-    match fork_latest((poller, growth), &text, asked.request.collection) {
+    let point = live_point((poller, growth));
+    match Forking::start(point, &text, asked.request.collection) {
         Ok(f) => {
-            *fork = Some(Box::new(OwnClock::new(f, asked.paused)));
+            *forking = Some(f);
             None
         }
-        Err(e) => Some(e),
+        Err(e) => Some(format!("what if: {e}")),
     }
-}
-
-/// The what-if mode's fork of the latest poll's cluster (as `shardtop whatif mongodb://…`),
-/// calibrated from what the session has seen: the migration entries its polls read, and its
-/// growth since a poll about 5 minutes before.
-fn fork_latest(
-    (poller, growth): (&Poller, &LiveGrowth),
-    text: &str,
-    collection: usize,
-) -> Result<Fork, String> {
-    Fork::new(live_point((poller, growth)), text, collection).map_err(|e| format!("what if: {e}"))
 }
 
 /// Starts the diagnosis of the latest poll when one is due (a new poll, none running).

@@ -6,6 +6,7 @@ use std::time::{Duration, Instant};
 
 use tokio::sync::mpsc;
 
+use super::whatif::forking::{Forking, arrived};
 use super::{SourceControl, SourceEvent, Timeline};
 use crate::view::{ClockView, LogLine, ViewRequest};
 
@@ -44,6 +45,8 @@ struct Runner<T: Timeline> {
     out: mpsc::Sender<SourceEvent>,
     /// The what-if mode's fork, following the clock.
     fork: Option<super::whatif::Fork>,
+    /// The fork asked for, while it is made on a thread of its own.
+    forking: Option<Forking>,
     /// The diagnosis of the state, worked out on a thread of its own.
     diagnoser: super::diagnose::Diagnoser,
 }
@@ -73,6 +76,7 @@ pub async fn run_timeline<T: Timeline>(
         notice: None,
         out,
         fork: None,
+        forking: None,
         diagnoser: super::diagnose::Diagnoser::default(),
     };
     if let Some(t) = playback.start_ms {
@@ -85,7 +89,7 @@ pub async fn run_timeline<T: Timeline>(
         }
         // A prediction under way is looked for again while paused; a diagnosis is shown when
         // it comes.
-        let waiting = r.fork.as_ref().is_some_and(super::whatif::Fork::busy);
+        let waiting = r.forking.is_some() || r.fork.as_ref().is_some_and(super::whatif::Fork::busy);
         let diagnosing = r.diagnoser.running();
         let cmd = if r.paused && !waiting {
             tokio::select! {
@@ -113,6 +117,7 @@ pub async fn run_timeline<T: Timeline>(
 impl<T: Timeline> Runner<T> {
     /// Sends the view, the new log lines and any notice; false when the UI is gone.
     async fn publish(&mut self) -> bool {
+        self.fork_arrived();
         if !self.log.is_empty() || self.reset_log {
             let start = self.log.len().saturating_sub(MAX_LOG_LINES);
             let lines = self.log.split_off(start);
@@ -149,6 +154,7 @@ impl<T: Timeline> Runner<T> {
             .timeline
             .view(&self.request, clock, self.diagnoser.latest());
         view.whatif = whatif;
+        view.forking = self.forking.as_ref().map(Forking::progress);
         self.out
             .send(SourceEvent::View(Box::new(view)))
             .await
@@ -215,19 +221,33 @@ impl<T: Timeline> Runner<T> {
         }
     }
 
-    /// Forks the timeline's state at its clock, or drops the fork.
+    /// Starts forking the timeline's state at its clock (on a thread of its own), or drops the
+    /// fork and any fork being made.
     fn what_if(&mut self, text: Option<String>) {
+        (self.fork, self.forking) = (None, None);
         let Some(text) = text else {
-            self.fork = None;
             return;
         };
         let Some(point) = self.timeline.fork_point() else {
             self.notice = Some(format!("{} has no what-if", self.timeline.label()));
             return;
         };
-        match super::whatif::Fork::new(point, &text, self.request.collection) {
-            Ok(f) => self.fork = Some(f),
+        match Forking::start(point, &text, self.request.collection) {
+            Ok(f) => self.forking = Some(f),
             Err(e) => self.notice = Some(format!("what if: {e}")),
+        }
+    }
+
+    /// The fork being made, once it is: it follows the clock from then on (what it is behind,
+    /// within the work budget of a frame at a time).
+    fn fork_arrived(&mut self) {
+        match arrived(&mut self.forking) {
+            Some(Ok(mut f)) => {
+                f.follow(self.timeline.now_ms(), Some(WORK_BUDGET));
+                self.fork = Some(f);
+            }
+            Some(Err(e)) => self.notice = Some(format!("what if: {e}")),
+            None => {}
         }
     }
 

@@ -2,7 +2,8 @@
 //! simulator (a simulator source's own copy, a replay's state at its clock, a capture's state,
 //! a live cluster's latest poll — as `shardtop whatif` forks them), prepared
 //! (`sim::whatif::assumptions::prepare_calibrated`, with what the source keeps to calibrate it), changed through the same step as `predict`
-//! (`sim::whatif::apply_changes`), and then played beside the source: on its clock for a source
+//! (`sim::whatif::apply_changes`) — all on a thread of its own (`forking`), cancelled when the
+//! fork is dropped before it is made —, and then played beside the source: on its clock for a source
 //! in virtual time (going back plays again from the fork), on a clock of its own for a capture and
 //! a live cluster (real time × the speed, paused with the source). `predict` runs on a copy of the
 //! fork on a thread of its own, so neither the source nor the UI waits for it; a fork dropped (or
@@ -12,6 +13,7 @@
 //! the source it was forked from (it is handed an owned simulator).
 
 pub mod calibrate;
+pub mod forking;
 
 use std::collections::VecDeque;
 use std::sync::Arc;
@@ -25,7 +27,7 @@ use crate::sim::engine::TICK_MS;
 use crate::sim::whatif::assumptions::{Assumption, ForkedFrom};
 use crate::sim::whatif::calibration::Calibration;
 use crate::sim::whatif::{
-    Changes, DEFAULT_SPAN_MS, Prediction, apply_changes, changes, predict_unless,
+    Changes, DEFAULT_SPAN_MS, Prediction, Watch, apply_watched, changes, predict_unless,
 };
 use crate::view::whatif::{InputView, PredictionView, WhatIfView};
 use crate::view::{self, ClockView, LogLine, ViewRequest};
@@ -72,6 +74,7 @@ pub fn check(text: &str, shards: &[&str]) -> Result<String, String> {
 /// shard one of `shards`; the error names the option.
 fn checked(text: &str, shards: &[&str]) -> Result<Changes, String> {
     let c = changes::parse(text)?;
+    changes::room(shards.len(), c.add_shards)?;
     if let Some(d) = c.drain.iter().find(|d| !shards.contains(&d.as_str())) {
         return Err(format!(
             "--drain {d}: no such shard (it has: {})",
@@ -109,6 +112,17 @@ pub struct Fork {
 impl Fork {
     /// Forks `point` with the prompt's `text` (a reshard is of collection `collection`).
     pub fn new(point: ForkPoint, text: &str, collection: usize) -> Result<Self, String> {
+        Self::new_watched(point, text, collection, &Watch::default())
+    }
+
+    /// [`Fork::new`], watched from another thread ([`forking::Forking`]): the shards added are
+    /// counted in `watch`, and once it is cancelled no more are added and the fork is dropped.
+    pub fn new_watched(
+        point: ForkPoint,
+        text: &str,
+        collection: usize,
+        watch: &Watch,
+    ) -> Result<Self, String> {
         let ids: Vec<String> = (point.sim.cluster.shards.iter())
             .filter(|s| !s.removed)
             .map(|s| s.shard.id.clone())
@@ -121,7 +135,10 @@ impl Fork {
         // The source continued as its diagnosis continues it: the same fork, changed.
         let (mut sim, assumed) = super::diagnose::continuation(point);
         let base = sim.clone();
-        let applied = apply_changes(&mut sim, collection.min(n - 1), &changes);
+        let applied = apply_watched(&mut sim, collection.min(n - 1), &changes, watch);
+        if watch.is_cancelled() {
+            return Err("cancelled".into());
+        }
         let mut fork = Self {
             changes,
             base,

@@ -46,6 +46,7 @@ pub fn build(cluster: &Cluster, req: &ViewRequest, source: &str, clock: ClockVie
         under_way: Vec::new(),
         conformance: None,
         whatif: None,
+        forking: None,
         diagnosis: None,
         drain_estimates: Vec::new(),
     }

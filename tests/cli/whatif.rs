@@ -178,3 +178,26 @@ fn bad_arguments_exit_2_naming_them() {
         assert!(stderr(&o).contains(named), "{args:?}: {}", stderr(&o));
     }
 }
+
+#[test]
+fn whatif_refuses_more_shards_than_the_bound_naming_it() {
+    for (n, says) in [
+        ("1000000", "--add-shards 1000000: too many shards"),
+        ("9998", "the cluster has 3 already"),
+    ] {
+        let o = shardtop(&[
+            "whatif",
+            "sim:ascending",
+            "--ns",
+            "app.events",
+            "--add-shards",
+            n,
+        ]);
+        assert_eq!(o.status.code(), Some(2), "{n}: {}", stderr(&o));
+        let e = stderr(&o);
+        assert!(
+            e.contains(says) && e.contains("at most 10000 shards"),
+            "{e}"
+        );
+    }
+}

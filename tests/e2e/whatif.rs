@@ -6,7 +6,7 @@
 use crate::common;
 
 use std::process::Command;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use common::tmux::{BIN, START, Served, Tmux};
 
@@ -83,4 +83,61 @@ fn w_on_watch_forks_the_latest_poll() {
     t.keys("q");
     t.wait_for("EXIT=0", Duration::from_secs(20));
     drop(served);
+}
+
+/// The header's clock (`13.4s / 5m00s`), to see it run.
+fn clock(screen: &str) -> String {
+    let head = screen.lines().next().unwrap_or_default();
+    head.split('│')
+        .nth(3)
+        .unwrap_or_default()
+        .trim()
+        .to_string()
+}
+
+/// Types the what-if changes into an open prompt, after clearing what it held.
+fn type_changes(t: &Tmux, text: &str) {
+    for _ in 0..40 {
+        t.keys("BSpace");
+    }
+    t.command(&["send-keys", "-t", "t", "-l", "--", text]);
+    t.wait_for(&format!("what if: {text}"), Duration::from_secs(5));
+}
+
+#[test]
+fn a_fork_of_as_many_shards_as_allowed_leaves_the_clock_running_and_esc_and_q_answer_at_once() {
+    let t = Tmux::start("", 120, 40);
+    t.wait_for("sim:ascending", START);
+    t.keys("W");
+    t.wait_for("Enter forks · Esc cancels", Duration::from_secs(5));
+    // Past the one bound of shards: said in the prompt, which stays open.
+    type_changes(&t, "--add-shards 1000000");
+    t.keys("Enter");
+    t.wait_for("at most 10000 shards", Duration::from_secs(5));
+    // The most the bound allows beside the demo's 3 shards: the fork is made on a thread of
+    // its own while the clock runs, and Esc leaves at once.
+    type_changes(&t, "--add-shards 9997");
+    t.keys("Enter");
+    let before = clock(&t.wait_for("+9997 shards", Duration::from_secs(5)));
+    t.keys("Escape");
+    let asked = Instant::now();
+    t.wait_gone("+9997 shards", Duration::from_secs(1));
+    let esc_took = asked.elapsed();
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while clock(&t.screen()) == before {
+        assert!(Instant::now() < deadline, "the clock stayed at {before}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    // Again, and q while the fork is being made (or just made): the TUI ends at once.
+    t.keys("W");
+    t.wait_for("Enter forks · Esc cancels", Duration::from_secs(5));
+    t.keys("Enter");
+    t.wait_for("+9997 shards", Duration::from_secs(5));
+    t.keys("q");
+    let asked = Instant::now();
+    t.wait_for("EXIT=0", Duration::from_secs(1));
+    eprintln!(
+        "Esc left the fork in {esc_took:?}; q ended the TUI in {:?}",
+        asked.elapsed()
+    );
 }

@@ -293,3 +293,71 @@ async fn a_bad_capture_exits_2_naming_the_file() {
         assert!(!err.contains("panicked"), "{name}: {err}");
     }
 }
+
+/// `shardtop capture IN -o OUT --anonymize` with `args` while a child process writes `from` into
+/// the FIFO `IN`: the output, or a failure when it has not ended within 60 s (it hung).
+fn anonymize_through_fifo(from: &Path, dir: &Path) -> (std::process::Output, std::path::PathBuf) {
+    let fifo = dir.join("in.fifo");
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap();
+    assert!(made.success());
+    let out = dir.join("out.capture");
+    let mut writer = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(format!("cat '{}' > '{}'", from.display(), fifo.display()))
+        .spawn()
+        .unwrap();
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_shardtop"))
+        .args(["capture", &fifo.display().to_string(), "-o"])
+        .arg(&out)
+        .arg("--anonymize")
+        .env("XDG_CONFIG_HOME", "/nonexistent")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + Duration::from_secs(60);
+    while child.try_wait().unwrap().is_none() {
+        if std::time::Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = writer.kill();
+            panic!("capture of a FIFO did not end within 60 s");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(writer.wait().unwrap().success());
+    (child.wait_with_output().unwrap(), out)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_capture_read_from_a_fifo_is_read_once_and_anonymized() {
+    let sc = scenario::built_in("ascending").unwrap().unwrap();
+    let mut sim = Simulator::from_scenario(&sc, sc.seed, None).unwrap();
+    sim.run_until(60_000);
+    let (server, uri) = serve(sim).await;
+    let capture = capture_once(&uri, Duration::from_secs(10)).await.unwrap().1;
+    drop(server);
+    let dir = tempfile::tempdir().unwrap();
+    for name in ["plain.capture", "zipped.capture.zst"] {
+        let from = dir.path().join(name);
+        file::write(&capture, &from, Existing::Refuse).unwrap();
+        let work = tempfile::tempdir().unwrap();
+        let (o, written) = tokio::task::spawn_blocking(move || {
+            let (o, out) = anonymize_through_fifo(&from, work.path());
+            (o, file::read(&out))
+        })
+        .await
+        .unwrap();
+        let said = String::from_utf8_lossy(&o.stdout);
+        assert!(
+            o.status.success(),
+            "{name}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        assert!(said.contains("anonymized"), "{name}: {said}");
+        let written = written.unwrap();
+        assert_eq!(written.reads.len(), capture.reads.len(), "{name}");
+    }
+}

@@ -32,6 +32,7 @@ mod hostile;
 mod indexes;
 #[path = "admin/move_collection.rs"]
 mod move_collection;
+mod nothing_hangs;
 mod number_types;
 #[path = "admin/parameters.rs"]
 mod parameters;

@@ -3,8 +3,9 @@
 //! oversized message, or an I/O error, closes this connection only, with one log line. A message
 //! must arrive whole within [`MESSAGE_DEADLINE`] of its first byte, the bytes of messages being
 //! received are bounded over all connections ([`PARTIAL_BUDGET`]), and an idle connection is
-//! closed when the server runs short of connection slots ([`IDLE_WHEN_FULL`]): no client can hold
-//! a slot or memory by sending slowly.
+//! closed when the server runs short of connection slots ([`IDLE_WHEN_FULL`]); when every slot is
+//! taken, a new connection takes the slot of the one that has waited longest for a whole message
+//! (`slots`): no client can hold a slot or memory by sending slowly.
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -17,6 +18,7 @@ use tokio::net::tcp::OwnedReadHalf;
 use tokio::sync::{Semaphore, watch};
 
 use crate::serve::net::shared::Shared;
+use crate::serve::net::slots::Slot;
 use crate::serve::state::Context;
 use crate::serve::state::log::{self, CommandLog};
 use crate::wire::{self, ReadError, WireError};
@@ -80,6 +82,16 @@ pub(crate) struct Connection {
     pub slots: Arc<Semaphore>,
     /// A message must arrive whole within this time of its first byte ([`MESSAGE_DEADLINE`]).
     pub message_deadline: Duration,
+    /// Its place among the slots: what it waits for, and the word that its slot is taken.
+    pub slot: Arc<Slot>,
+}
+
+/// Why a connection's slot went to a newcomer.
+fn evicted() -> Ended {
+    Ended::Because(format!(
+        "closed for a new connection: every slot taken, and this one had waited over {} ms for a whole message",
+        super::slots::GRACE.as_millis()
+    ))
 }
 
 impl Connection {
@@ -143,7 +155,10 @@ impl Connection {
             tokio::select! {
                 r = reader.fill_buf() => match r {
                     Ok([]) => return Err(Ended::Quietly),
-                    Ok(_) => break,
+                    Ok(_) => {
+                        self.slot.message_started();
+                        break;
+                    }
                     Err(e) if left(&e) => return Err(Ended::Quietly),
                     Err(e) => return Err(Ended::Because(format!("read failed: {e}"))),
                 },
@@ -155,6 +170,7 @@ impl Connection {
                         )));
                     }
                 }
+                () = self.slot.evicted.notified() => return Err(evicted()),
                 _ = self.shutdown.changed() => return Err(Ended::Quietly),
             }
         }
@@ -167,10 +183,14 @@ impl Connection {
         };
         let read = tokio::select! {
             r = tokio::time::timeout(self.message_deadline, read) => r,
+            () = self.slot.evicted.notified() => return Err(evicted()),
             _ = self.shutdown.changed() => return Err(Ended::Quietly),
         };
         match read {
-            Ok(Ok(Some(bytes))) => Ok(bytes),
+            Ok(Ok(Some(bytes))) => {
+                self.slot.message_whole();
+                Ok(bytes)
+            }
             Ok(Ok(None)) => Err(Ended::Because(format!(
                 "messages being received already hold {PARTIAL_BUDGET} bytes"
             ))),

@@ -4,3 +4,4 @@
 //! May import every layer below it (`dispatch` and down); nothing below imports it.
 pub mod conn;
 pub mod shared;
+pub mod slots;

@@ -181,7 +181,7 @@ impl Shared {
     fn answer_locked(&self, state: &mut State, cmd: &Document, ctx: Context) -> Reply {
         // Events of the simulator's run before the server started are in the logs first.
         crate::serve::write_path::changelog::record(state);
-        let reply = crate::serve::dispatch::answer(state, cmd, ctx);
+        let reply = may_take_long(cmd, || crate::serve::dispatch::answer(state, cmd, ctx));
         self.answered
             .store(state.commands_answered, Ordering::Release);
         crate::serve::write_path::changelog::record(state);
@@ -253,5 +253,34 @@ impl Shared {
                 _ = shutdown.changed() => return,
             }
         }
+    }
+}
+
+/// The commands whose answer may take seconds (a sort or a scan of everything a collection or
+/// `config.chunks` holds, `analyzeShardKey`'s reading of a collection).
+const LONG: [&str; 7] = [
+    "find",
+    "aggregate",
+    "getMore",
+    "count",
+    "distinct",
+    "explain",
+    "analyzeShardKey",
+];
+
+/// Answers `cmd` with `work`; a command that may take seconds runs so that the runtime's other
+/// tasks go on meanwhile — new connections accepted, `ping` and `hello` answered (they need no
+/// lock): on a multi-threaded runtime this worker thread hands its queue and its share of the
+/// I/O to another thread while it works (`block_in_place`); on a single-threaded one (a test's)
+/// it works in place.
+fn may_take_long<T>(cmd: &Document, work: impl FnOnce() -> T) -> T {
+    let long = cmd
+        .keys()
+        .next()
+        .is_some_and(|k| LONG.contains(&k.as_str()));
+    let threads = tokio::runtime::Handle::try_current().map(|h| h.runtime_flavor());
+    match threads {
+        Ok(tokio::runtime::RuntimeFlavor::MultiThread) if long => tokio::task::block_in_place(work),
+        _ => work(),
     }
 }

@@ -11,8 +11,8 @@ use crate::sim::scenario::{
     Action, CollectionSpec, DocSize, Op, Scenario, ShardsSpec, WorkloadSpec,
 };
 
-/// Shards in a cluster.
-pub const MAX_SHARDS: u64 = 10_000;
+/// Shards in a cluster: the one bound of every cluster shardtop simulates.
+pub const MAX_SHARDS: u64 = crate::cluster::MAX_SHARDS as u64;
 /// Virtual seconds a scenario may run (`until`, `at`, `start`, `stop`): 30 days.
 pub const MAX_SECONDS: f64 = 2_592_000.0;
 /// Chunks a collection starts with (`numInitialChunks`, split points).

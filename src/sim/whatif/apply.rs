@@ -5,6 +5,9 @@
 //!
 //! Owns: that step. May not touch: I/O, the run that follows it.
 
+use std::collections::HashSet;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+
 use super::{Changes, ReshardPrediction};
 use crate::cluster::MongoError;
 use crate::model::{KeyPattern, ShardIdx};
@@ -12,6 +15,25 @@ use crate::sim::engine::Simulator;
 
 /// How far a what-if runs past the fork when not told: a day of the source's clock.
 pub const DEFAULT_SPAN_MS: u64 = 24 * 3600 * 1000;
+
+/// A fork's making or run watched from another thread: the flag that ends it early (checked
+/// between two shards added and between two ticks) and how far it got.
+#[derive(Debug, Default)]
+pub struct Watch {
+    pub cancelled: AtomicBool,
+    /// Shards added so far.
+    pub added: AtomicU64,
+}
+
+impl Watch {
+    pub fn cancel(&self) {
+        self.cancelled.store(true, Ordering::Relaxed);
+    }
+
+    pub fn is_cancelled(&self) -> bool {
+        self.cancelled.load(Ordering::Relaxed)
+    }
+}
 
 /// What applying the changes did.
 #[derive(Clone, Debug, PartialEq)]
@@ -28,8 +50,14 @@ pub struct Applied {
 /// the simulator's own commands (`addShard`, `chunksize`, `activeWindow`, `balancerStart`/`Stop`,
 /// `removeShard`, `reshardCollection`): the one step [`predict`] and the TUI's fork share.
 pub fn apply_changes(sim: &mut Simulator, c: usize, changes: &Changes) -> Applied {
+    apply_watched(sim, c, changes, &Watch::default())
+}
+
+/// [`apply_changes`], watched: the shards added counted in `watch`, and no more added once it is
+/// cancelled (the caller sees the flag and drops the fork).
+pub fn apply_watched(sim: &mut Simulator, c: usize, changes: &Changes, watch: &Watch) -> Applied {
     let mut refused = Vec::new();
-    let added = apply(sim, changes, &mut refused);
+    let added = apply(sim, changes, &mut refused, watch);
     let reshard = (changes.reshard.as_ref()).map(|key| start_reshard(sim, c, key));
     Applied {
         added,
@@ -39,32 +67,13 @@ pub fn apply_changes(sim: &mut Simulator, c: usize, changes: &Changes) -> Applie
 }
 
 /// The changes, applied through the simulator's own commands (their refusals kept).
-fn apply(sim: &mut Simulator, changes: &Changes, refused: &mut Vec<String>) -> Vec<String> {
-    let mut added = Vec::new();
-    let live: Vec<f64> = (sim.cluster.shards.iter())
-        .filter(|s| !s.removed && !s.unlisted)
-        .map(|s| s.capacity)
-        .collect();
-    let capacity = if live.is_empty() {
-        1.0
-    } else {
-        live.iter().sum::<f64>() / live.len() as f64
-    };
-    let mut n = 0;
-    while added.len() < changes.add_shards as usize {
-        n += 1;
-        let id = format!("added{n:02}");
-        if sim.cluster.shard_index(&id).is_some() {
-            continue;
-        }
-        match sim.add_shard(&id, capacity) {
-            Ok(_) => added.push(id),
-            Err(e) => {
-                refused.push(format!("addShard {id}: {}", e.message));
-                break;
-            }
-        }
-    }
+fn apply(
+    sim: &mut Simulator,
+    changes: &Changes,
+    refused: &mut Vec<String>,
+    watch: &Watch,
+) -> Vec<String> {
+    let added = add_shards(sim, changes.add_shards, refused, watch);
     if let Some(mb) = changes.chunk_size_mb
         && let Err(e) = sim.set_chunk_size_mb(mb)
     {
@@ -79,6 +88,49 @@ fn apply(sim: &mut Simulator, changes: &Changes, refused: &mut Vec<String>) -> V
     for id in &changes.drain {
         if let Err(e) = sim.remove_shard(id) {
             refused.push(format!("removeShard {id}: {}", e.message));
+        }
+    }
+    added
+}
+
+/// `count` empty shards added (`added01`, `added02`… skipping names taken), each of the mean
+/// capacity of the live shards; stops at the first refusal (past `cluster::MAX_SHARDS`) or once
+/// `watch` is cancelled.
+fn add_shards(
+    sim: &mut Simulator,
+    count: u32,
+    refused: &mut Vec<String>,
+    watch: &Watch,
+) -> Vec<String> {
+    let mut added = Vec::new();
+    let live: Vec<f64> = (sim.cluster.shards.iter())
+        .filter(|s| !s.removed && !s.unlisted)
+        .map(|s| s.capacity)
+        .collect();
+    let capacity = if live.is_empty() {
+        1.0
+    } else {
+        live.iter().sum::<f64>() / live.len() as f64
+    };
+    let taken: HashSet<String> = (sim.cluster.shards.iter())
+        .map(|s| s.shard.id.clone())
+        .collect();
+    let mut n = 0;
+    while added.len() < count as usize && !watch.is_cancelled() {
+        n += 1;
+        let id = format!("added{n:02}");
+        if taken.contains(&id) {
+            continue;
+        }
+        match sim.add_shard(&id, capacity) {
+            Ok(_) => {
+                added.push(id);
+                watch.added.fetch_add(1, Ordering::Relaxed);
+            }
+            Err(e) => {
+                refused.push(format!("addShard {id}: {}", e.message));
+                break;
+            }
         }
     }
     added

@@ -32,6 +32,7 @@ impl Asked {
             Some("off") => Some(false),
             Some(other) => return Err(format!("--balancer {other}: give on or off")),
         };
+        room(0, self.add_shards)?;
         if let Some(mb) = self.chunk_size
             && !(1..=1024).contains(&mb)
         {
@@ -49,6 +50,25 @@ impl Asked {
             reshard,
         })
     }
+}
+
+/// Whether a cluster of `shards` shards (every shard it has held) has room for `add` more:
+/// [`crate::cluster::MAX_SHARDS`] in all, the one bound of the scenario files, `whatif` and the
+/// TUI's fork; the error names the option and the bound.
+pub fn room(shards: usize, add: u32) -> Result<(), String> {
+    let max = crate::cluster::MAX_SHARDS;
+    if shards.saturating_add(add as usize) <= max {
+        return Ok(());
+    }
+    let has = if shards == 0 {
+        String::new()
+    } else {
+        format!(" (the cluster has {shards} already)")
+    };
+    Err(format!(
+        "--add-shards {add}: too many shards{has}: {}",
+        crate::cluster::max_shards_text()
+    ))
 }
 
 /// `HH:MM-HH:MM`, as the balancer document's `activeWindow` `{start, stop}`.
@@ -215,6 +235,18 @@ mod tests {
             c.label(),
             "+2 shards, drain shard0001, chunk size 256 MB, window 23:00-06:00, balancer on, reshard { k: 1 }"
         );
+        assert_eq!(
+            parse("--add-shards 10000")
+                .expect("at the bound")
+                .add_shards,
+            10_000
+        );
+        assert!(room(3, 9_997).is_ok());
+        let e = room(3, 9_998).expect_err("past the bound");
+        assert!(
+            e.contains("the cluster has 3 already") && e.contains("10000"),
+            "{e}"
+        );
         let none = parse("  ").expect("empty is no change");
         assert_eq!(none.label(), "no change");
     }
@@ -230,6 +262,8 @@ mod tests {
             ("--add-shards", "give a value"),
             ("--shards 2", "not a change"),
             ("--chunk-size 64 --chunk-size 128", "given twice"),
+            ("--add-shards 1000000", "at most 10000 shards"),
+            ("--add-shards 10001", "at most 10000 shards"),
         ] {
             let e = parse(text).expect_err(text);
             assert!(e.contains(says), "{text}: {e}");

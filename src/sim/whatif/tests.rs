@@ -312,3 +312,21 @@ fn a_cancelled_prediction_ends_at_once_with_what_it_saw() {
     let full = predict(sim, 0, &changes, until);
     assert!(full.ended_ms > 60_000);
 }
+
+#[test]
+fn shards_are_added_up_to_the_one_bound_and_refused_past_it() {
+    let sc = built_in("ascending").expect("built in").expect("parses");
+    let mut sim = Simulator::from_scenario(&sc, sc.seed, None).expect("starts");
+    let room = crate::cluster::MAX_SHARDS - sim.cluster.shards.len();
+    let changes = Changes {
+        add_shards: (room + 2) as u32,
+        ..Changes::default()
+    };
+    let applied = apply_changes(&mut sim, 0, &changes);
+    assert_eq!(applied.added.len(), room);
+    assert_eq!(sim.cluster.shards.len(), crate::cluster::MAX_SHARDS);
+    let said = applied.refused.join("; ");
+    assert!(said.contains("at most 10000 shards"), "{said}");
+    let e = sim.add_shard("one-more", 1.0).expect_err("past the bound");
+    assert_eq!(e.code_name, "IllegalOperation");
+}

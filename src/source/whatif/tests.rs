@@ -259,3 +259,49 @@ fn the_forks_prediction_is_its_diagnosis_estimate() {
         "the fork's panes have its diagnosis"
     );
 }
+
+#[test]
+fn a_cancelled_fork_adds_no_shard_and_is_dropped() {
+    let tl = timeline("ascending");
+    let watch = Watch::default();
+    watch.cancel();
+    let Err(e) = Fork::new_watched(
+        tl.fork_point().expect("forks"),
+        "--add-shards 500",
+        0,
+        &watch,
+    ) else {
+        panic!("a cancelled fork was made")
+    };
+    assert_eq!(e, "cancelled");
+    assert_eq!(watch.added.load(Ordering::Relaxed), 0);
+}
+
+#[test]
+fn a_fork_of_as_many_shards_as_the_bound_allows_is_made_on_its_own_thread() {
+    let tl = timeline("ascending");
+    let point = tl.fork_point().expect("forks");
+    let room = crate::cluster::MAX_SHARDS - point.sim.cluster.shards.len();
+    let too_many = format!("--add-shards {}", room + 1);
+    let Err(e) = forking::Forking::start(tl.fork_point().expect("forks"), &too_many, 0) else {
+        panic!("{too_many} started")
+    };
+    assert!(e.contains("at most 10000 shards"), "{e}");
+    let mut making = forking::Forking::start(point, &format!("--add-shards {room}"), 0)
+        .expect("within the bound");
+    let said = making.progress();
+    assert!(
+        said == "preparing the fork" || said.ends_with(&format!("of {room} shards added")),
+        "{said}"
+    );
+    let deadline = Instant::now() + Duration::from_secs(300);
+    let fork = loop {
+        if let Some(made) = making.take() {
+            break made.expect("made");
+        }
+        assert!(Instant::now() < deadline, "not made: {}", making.progress());
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert_eq!(fork.sim.cluster.shards.len(), crate::cluster::MAX_SHARDS);
+    assert_eq!(making.progress(), format!("{room} of {room} shards added"));
+}

@@ -41,8 +41,12 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: Theme) {
     let [left, right] =
         Layout::horizontal([Constraint::Ratio(1, 2), Constraint::Ratio(1, 2)]).areas(columns);
     let Some(w) = whatif else {
+        // Made on a thread of its own: how far it got, while "now" goes on.
+        let progress = (app.view.as_ref())
+            .and_then(|v| v.forking.as_deref())
+            .map_or_else(String::new, |p| format!(" {p}"));
         let text = format!(
-            "forking {} at {}… (Esc leaves)",
+            "forking {} at {}…{progress} (Esc leaves)",
             app.whatif.changes,
             at(clock.time_ms, &clock)
         );

@@ -10,6 +10,7 @@ mod explain;
 mod export;
 mod export_png;
 mod files;
+mod first_words;
 mod fuzz_regressions;
 mod hash;
 mod help;

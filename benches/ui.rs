@@ -131,18 +131,6 @@ fn key_visualizer(c: &mut Criterion) {
     app.screen = shardtop::ui::app_heat::Screen::KeyVisualizer;
     let req = app.heatmap_request();
     let ns = sim.cluster.collections[0].ns.clone();
-    let mut group = c.benchmark_group("key visualizer 1M chunks × an hour of writes");
-    group.bench_function("build the 195×52 grid", |b| {
-        b.iter(|| {
-            black_box(view::heatmap::build(
-                &heat,
-                &sim.cluster,
-                &ns,
-                &req,
-                3_599_000,
-            ))
-        });
-    });
     let clock = ClockView {
         time_ms: 3_599_000,
         paused: false,
@@ -151,8 +139,20 @@ fn key_visualizer(c: &mut Criterion) {
         virtual_time: true,
         wall_start_ms: None,
     };
-    let mut v = view::build(&sim.cluster, &app.request(), "bench", clock);
-    v.heatmap = view::heatmap::build(&heat, &sim.cluster, &ns, &req, 3_599_000);
+    let mut group = c.benchmark_group("key visualizer 1M chunks × an hour of writes");
+    group.bench_function("build the 195×52 grid", |b| {
+        b.iter(|| {
+            black_box(view::heatmap::build(
+                &heat,
+                &sim.cluster,
+                &ns,
+                &req,
+                (3_599_000, &clock),
+            ))
+        });
+    });
+    let mut v = view::build(&sim.cluster, &app.request(), "bench", clock.clone());
+    v.heatmap = view::heatmap::build(&heat, &sim.cluster, &ns, &req, (3_599_000, &clock));
     app.apply(SourceEvent::View(Box::new(v)));
     let mut terminal = Terminal::new(TestBackend::new(200, 60)).unwrap();
     group.bench_function("render the key visualizer at 200×60", |b| {
@@ -171,7 +171,7 @@ fn key_visualizer(c: &mut Criterion) {
                 &sim.cluster,
                 &ns,
                 &wide,
-                3_599_000,
+                (3_599_000, &clock),
             ))
         });
     });

@@ -82,8 +82,8 @@ pub enum Command {
     /// verdict and number, then the migration the next round would start.
     ///
     /// SOURCE: `sim:SCENARIO[@T]` (the simulator at virtual time T, default the scenario's end),
-    /// a trace file (with `--at T`, default its end), or `mongodb://…` / `mongodb+srv://…` (one
-    /// read-only poll).
+    /// a capture file (`shardtop capture`: the poll it kept), a trace file (with `--at T`, default
+    /// its end), or `mongodb://…` / `mongodb+srv://…` (one read-only poll). See docs/explain.md.
     Explain(ExplainArgs),
     /// Fork a source into the simulator, change it (shards added or drained, chunk size,
     /// window, balancer, reshard) and predict when the collection is balanced, each drain done,
@@ -400,14 +400,15 @@ pub struct ServeArgs {
 /// Options of `shardtop explain`.
 #[derive(Debug, Args)]
 pub struct ExplainArgs {
-    /// `sim:SCENARIO[@T]`, a trace file, or `mongodb://…` / `mongodb+srv://…`.
+    /// `sim:SCENARIO[@T]`, a capture file, a trace file, or `mongodb://…` / `mongodb+srv://…`.
     pub source: String,
     /// The collection (`db.coll`).
     #[arg(long)]
     pub ns: String,
-    /// The chunk holding this shard-key value, as Extended JSON (`'{"x": 5}'`); default: the
-    /// chunk the next round moves, else the hottest.
-    #[arg(long, value_name = "JSON")]
+    /// The chunk holding this shard-key value, in mongosh's syntax as `t` takes it (`'{_id: 5}'`,
+    /// `'{customerId: 7, placedAt: ISODate("2026-01-01")}'`) or Extended JSON (`'{"x": 5}'`);
+    /// default: the chunk the next round moves, else the hottest.
+    #[arg(long, value_name = "DOC")]
     pub key: Option<String>,
     /// Print JSON instead of text.
     #[arg(long)]

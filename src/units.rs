@@ -201,6 +201,43 @@ mod count_tests {
         assert_eq!(super::count(0_u64, "candidate"), "0 candidates");
         assert_eq!(super::count(2_u32, "migration"), "2 migrations");
     }
+
+    #[test]
+    fn wall_clock_times_carry_their_date() {
+        assert_eq!(super::date_time(0), "1970-01-01 00:00:00 UTC");
+        assert_eq!(
+            super::date_time(1_796_638_690_000),
+            "2026-12-07 10:18:10 UTC"
+        );
+        assert_eq!(super::date_time(951_782_400_000), "2000-02-29 00:00:00 UTC");
+    }
+}
+
+/// A wall-clock time (milliseconds since the epoch) with its date, ISO-8601-like, in UTC:
+/// `2026-12-07 14:03:09 UTC`.
+pub fn date_time(ms: u64) -> String {
+    let s = ms / 1000;
+    let (y, m, d) = civil_from_days((s / 86_400) as i64);
+    format!(
+        "{y:04}-{m:02}-{d:02} {:02}:{:02}:{:02} UTC",
+        (s / 3600) % 24,
+        (s / 60) % 60,
+        s % 60
+    )
+}
+
+/// The civil date of a day count since 1970-01-01 (Howard Hinnant's `civil_from_days`).
+fn civil_from_days(z: i64) -> (i64, i64, i64) {
+    let z = z + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let y = yoe + era * 400;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    (if m <= 2 { y + 1 } else { y }, m, d)
 }
 
 /// A time of a source's clock for people: virtual time as `12.3s`, `4m05s`, `2h03m`; a Unix

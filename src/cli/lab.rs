@@ -19,8 +19,9 @@ pub struct LabArgs {
     #[arg(long, value_enum, conflicts_with = "data")]
     pub example: Option<LabExample>,
     /// The documents: JSON lines or a JSON array in Extended JSON (what mongoexport writes), or
-    /// BSON (`.bson`, `.bson.gz`, what mongodump writes); at most 1,000,000.
-    #[arg(long, value_name = "FILE", required_unless_present_any = ["example", "from"])]
+    /// BSON (`.bson`, `.bson.gz`, what mongodump writes); at most 1,000,000. One of `--data`,
+    /// `--from` and `--example` is needed (`shardtop lab --example orders` to try it).
+    #[arg(long, value_name = "FILE")]
     pub data: Option<PathBuf>,
     /// Read the documents from a live collection instead (`--ns`), a `$sample` of them through
     /// a mongos or a mongod, read-only, with its unique indexes.

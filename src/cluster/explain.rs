@@ -64,11 +64,42 @@ impl Rule {
         }
     }
 
+    /// The number it looked at, for people: bytes in MiB (`3.0 MiB`), `yes`/`no`, words unquoted.
+    pub fn value_text(&self) -> String {
+        for_people(self.rule, &self.value)
+    }
+
+    /// The limit, as [`Rule::value_text`] says the number.
+    pub fn limit_text(&self) -> String {
+        for_people(self.rule, &self.limit)
+    }
+
     /// The same rule, its verdict and number unknown (what it needs was not read).
     pub fn unknown(mut self) -> Self {
         self.verdict = Verdict::Unknown;
         self.value = Value::Null;
         self
+    }
+}
+
+/// The rules whose number and limit are bytes (a data size, balancer_policy.cpp's
+/// `_getCollectionDataSizeInfo` and `_singleZoneBalanceBasedOnDataSize`).
+const IN_BYTES: [&str; 3] = [
+    "dataSizeGap",
+    "donorAboveIdealDataSize",
+    "recipientBelowIdealDataSize",
+];
+
+/// A rule's value or limit in the text and the panel: the JSON keeps the raw value.
+fn for_people(rule: &str, v: &Value) -> String {
+    match v {
+        Value::Bool(true) => "yes".into(),
+        Value::Bool(false) => "no".into(),
+        Value::String(s) => s.clone(),
+        Value::Number(n) if IN_BYTES.contains(&rule) => n
+            .as_u64()
+            .map_or_else(|| n.to_string(), crate::units::human_bytes),
+        other => other.to_string(),
     }
 }
 
@@ -173,12 +204,12 @@ impl Explanation {
                 let limit = if r.limit.is_null() {
                     String::new()
                 } else {
-                    format!("  limit {}", r.limit)
+                    format!("  limit {}", r.limit_text())
                 };
                 let value = if r.value.is_null() && r.verdict == Verdict::Unknown {
                     "unknown".to_string()
                 } else {
-                    r.value.to_string()
+                    r.value_text()
                 };
                 out.push_str(&format!(
                     "  {:<8} {:<28} {value}{limit}  [{}]\n",

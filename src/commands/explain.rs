@@ -1,4 +1,4 @@
-//! `shardtop explain SOURCE --ns NS [--key JSON] [--json]`: per shard, each balancer rule of the
+//! `shardtop explain SOURCE --ns NS [--key DOC] [--json]`: per shard, each balancer rule of the
 //! release line with its verdict and number, for one chunk, then the migration the next round
 //! would start (docs/explain.md). The rules and the round are the simulator's own
 //! (`sim::balancer::explain`); this module names the source, the collection and the chunk.
@@ -65,16 +65,17 @@ pub fn run(
     out.write_all(text.as_bytes()).map_err(|e| write_failed(&e))
 }
 
-/// `--key` as a document: Extended JSON of an object.
+/// `--key` as a document, read as the TUI's `t` reads a filter: mongosh's syntax (`{_id: 5}`,
+/// `ObjectId("…")`, `ISODate("…")`) or Extended JSON (`{"x": {"$numberLong": "5"}}`).
 fn key_document(text: &str) -> Result<bson::Document, Failure> {
-    let json: serde_json::Value = serde_json::from_str(text)
-        .map_err(|e| Failure::input(format!("--key {text}: not JSON: {e}")))?;
-    match crate::model::extjson::bson_from_json(json) {
+    match crate::model::mongosh_read::value(text) {
         Ok(bson::Bson::Document(doc)) => Ok(doc),
         Ok(_) => Err(Failure::input(format!(
-            "--key {text}: give a document of the shard key's fields, as '{{\"x\": 5}}'"
+            "--key {text}: give a document of the shard key's fields, as '{{x: 5}}'"
         ))),
-        Err(e) => Err(Failure::input(format!("--key {text}: {e}"))),
+        Err(e) => Err(Failure::input(format!(
+            "--key {text}: not a document in mongosh's syntax or Extended JSON: {e}"
+        ))),
     }
 }
 

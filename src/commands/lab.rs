@@ -30,6 +30,11 @@ pub fn run(
     ctx: &super::settings::Context,
     out: &mut impl Write,
 ) -> Result<(), Failure> {
+    if args.data.is_none() && args.from.is_none() && args.example.is_none() {
+        return Err(Failure::input(
+            "lab needs documents: --data FILE (JSON lines, a JSON array or BSON), --from URI --ns DB.COLL (a live collection's sample), or the built-in example: `shardtop lab --example orders`",
+        ));
+    }
     let version = super::server_version(args.server_version.as_deref(), &ctx.config)?
         .unwrap_or(crate::cluster::ServerVersion::DEFAULT);
     let spec = cluster_spec(args, version)?;

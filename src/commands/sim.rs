@@ -27,21 +27,42 @@ pub fn scenarios(json: bool, out: &mut impl Write) -> Result<(), Failure> {
             serde_json::to_string_pretty(&list).unwrap_or_default()
         )
     } else {
-        let width = all.iter().map(|s| s.name.len()).max().unwrap_or(0);
-        let mut text = String::new();
-        for s in &all {
-            let _ = writeln!(
-                text,
-                "{:<width$}  {}\n{:<width$}  {}",
-                s.name,
-                s.lesson.as_deref().unwrap_or(""),
-                "",
-                s.description
-            );
-        }
-        text
+        scenario_list(&all, output_width())
     };
     out.write_all(text.as_bytes()).map_err(|e| write_failed(&e))
+}
+
+/// The width to wrap a listing to: the terminal's when stdout is one, else `$COLUMNS` when set,
+/// else none (a pipe gets one line per paragraph, for `grep`).
+fn output_width() -> Option<usize> {
+    use std::io::IsTerminal as _;
+    if std::io::stdout().is_terminal()
+        && let Ok((w, _)) = crossterm::terminal::size()
+    {
+        return Some(usize::from(w));
+    }
+    std::env::var("COLUMNS").ok()?.trim().parse().ok()
+}
+
+/// Each scenario as its name, then its lesson and its description in a column beside it, wrapped
+/// at spaces to `width` when given (never narrower than 20 columns of text).
+fn scenario_list(all: &[Scenario], width: Option<usize>) -> String {
+    let names = all.iter().map(|s| s.name.len()).max().unwrap_or(0);
+    let column = width.map_or(usize::MAX, |w| w.saturating_sub(names + 2).max(20));
+    let mut text = String::new();
+    for s in all {
+        let paragraphs = [s.lesson.as_deref().unwrap_or(""), s.description.as_str()];
+        let mut first = true;
+        for line in paragraphs
+            .iter()
+            .flat_map(|p| crate::units::wrap_words(p, column, usize::MAX))
+        {
+            let name = if first { s.name.as_str() } else { "" };
+            first = false;
+            let _ = writeln!(text, "{name:<names$}  {line}");
+        }
+    }
+    text
 }
 
 /// `shardtop sim SCENARIO …`.

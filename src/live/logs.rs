@@ -367,9 +367,9 @@ fn round_error(details: &Document) -> Option<String> {
 fn round_line(d: &Document, details: &Document, error: Option<&str>) -> LogLine {
     let n = |k: &str| super::data_sizes::number(details, k);
     let mut text = format!(
-        "{:<20} {} candidates, {} moved, {} ms",
+        "{:<20} {}, {} moved, {} ms",
         "balancer.round",
-        n("candidateChunks"),
+        crate::units::count(n("candidateChunks"), "candidate"),
         n("chunksMoved"),
         n("executionTimeMillis")
     );

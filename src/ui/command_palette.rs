@@ -28,8 +28,30 @@ pub struct Entry {
     pub action: Action,
     /// Its keys as bound (empty when the configuration unbound them).
     pub keys: String,
-    /// What it does on this screen, in the help's words.
-    pub what: &'static str,
+    /// What it does on this screen, in the help's words (its own half of a row the help shares
+    /// between two commands: `faster`, not `faster / slower`).
+    pub what: String,
+}
+
+/// The words of the `i`th of a help row's `commands`: a row of two commands whose words hold one
+/// `a / b` pair gives each its own side (`step 1 s forward / back` → `step 1 s forward` and
+/// `step 1 s back`); any other row's words are every command's.
+pub fn own_words(commands: &[&str], what: &str, i: usize) -> String {
+    let Some((before, after)) = what.split_once(" / ") else {
+        return what.to_string();
+    };
+    if commands.len() != 2 || after.contains(" / ") {
+        return what.to_string();
+    }
+    let (head, first) = before.rsplit_once(' ').unwrap_or(("", before));
+    let (second, tail) = after.split_once(' ').unwrap_or((after, ""));
+    let own = if i == 0 { first } else { second };
+    [head, own, tail]
+        .iter()
+        .filter(|w| !w.is_empty())
+        .copied()
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// How well `needle` (lower case) matches a command: its name containing it ranks first (by
@@ -75,7 +97,7 @@ impl App {
         let mut out: Vec<(usize, Entry)> = Vec::new();
         for (_, rows) in help_of(self.screen) {
             for (commands, what) in *rows {
-                for &name in *commands {
+                for (i, &name) in commands.iter().enumerate() {
                     let Some(c) = COMMANDS.iter().find(|c| c.name == name) else {
                         continue; // the mouse: no command to run
                     };
@@ -88,6 +110,7 @@ impl App {
                     }
                     seen.push(name);
                     let keys = self.settings.keys.keys_of(name);
+                    let what = own_words(commands, what, i);
                     if let Some(s) = score(name, &format!("{keys} {what}"), &needle) {
                         let entry = Entry {
                             command: name,
@@ -212,5 +235,27 @@ mod tests {
             None
         );
         assert_eq!(score("quit", "q", "tq"), None);
+    }
+}
+
+#[cfg(test)]
+mod own_words_tests {
+    use super::own_words;
+
+    #[test]
+    fn each_command_of_a_shared_row_gets_its_own_side() {
+        let pair = ["faster", "slower"];
+        assert_eq!(own_words(&pair, "faster / slower", 1), "slower");
+        let steps = ["step-forward", "step-back"];
+        let what = "step 1 s forward / back (pauses)";
+        assert_eq!(own_words(&steps, what, 0), "step 1 s forward (pauses)");
+        assert_eq!(own_words(&steps, what, 1), "step 1 s back (pauses)");
+        let moves = ["next-migration", "prev-migration"];
+        assert_eq!(
+            own_words(&moves, "next / previous migration", 1),
+            "previous migration"
+        );
+        assert_eq!(own_words(&["pause"], "pause / resume", 0), "pause / resume");
+        assert_eq!(own_words(&["up", "down"], "scroll", 1), "scroll");
     }
 }

@@ -217,7 +217,9 @@ pub fn wrap(text: &str, width: usize) -> Vec<String> {
     out
 }
 
-/// Cuts `s` to `width` characters, ending in `…` when cut.
+/// Cuts `s` to `width` characters, ending in `…` when cut. A number is never cut: when the cut
+/// would fall in a word holding a digit (`32.0…` of `32.0 MiB`, `shard00…`), or just before its
+/// unit, the whole word goes, as long as that keeps at least half the width.
 pub fn fit(s: &str, width: usize) -> String {
     if s.chars().count() <= width {
         return s.to_string();
@@ -226,6 +228,44 @@ pub fn fit(s: &str, width: usize) -> String {
         return String::new();
     }
     let mut out: String = s.chars().take(width - 1).collect();
+    let rest: String = s.chars().skip(width - 1).take(8).collect();
+    let kept = out.trim_end().len();
+    let in_word = kept == out.len() && !rest.starts_with(' ');
+    let unit_follows = rest.trim_start().starts_with(char::is_alphabetic);
+    if let Some(at) = out[..kept].rfind(' ') {
+        let cut_off = if in_word {
+            rest.split(' ').next()
+        } else {
+            None
+        };
+        let word = format!("{}{}", &out[at + 1..kept], cut_off.unwrap_or(""));
+        let number = word.chars().any(|c| c.is_ascii_digit());
+        if number && (in_word || unit_follows) && at >= width / 2 {
+            out.truncate(out[..at].trim_end().len());
+        }
+    }
     out.push('…');
     out
+}
+
+#[cfg(test)]
+mod fit_tests {
+    use super::fit;
+
+    #[test]
+    fn a_number_is_never_cut_nor_parted_from_its_unit() {
+        let s = "assumed: migrationRate: 1000 ms + bytes ÷ 32.0 MiB/s per migration";
+        assert_eq!(fit(s, 46), "assumed: migrationRate: 1000 ms + bytes ÷…");
+        assert_eq!(fit(s, 47), "assumed: migrationRate: 1000 ms + bytes ÷…");
+        assert_eq!(fit("largest shard shard0000 holds", 19), "largest shard…");
+        assert_eq!(
+            fit("balanced at 1m07s (+7.5s after", 21),
+            "balanced at 1m07s…"
+        );
+        assert_eq!(
+            fit("balanced at 1m07s · 2 migrations", 19),
+            "balanced at 1m07s …"
+        );
+        assert_eq!(fit("short", 5), "short");
+    }
 }

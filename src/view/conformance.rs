@@ -83,8 +83,10 @@ impl Finding {
                 self.ns, self.shard, self.rule
             ),
             Kind::Unexpected => format!(
-                "{}: moved {} chunks from {} in {span} the rules would not",
-                self.ns, self.moves, self.shard
+                "{}: moved {} from {} in {span} the rules would not",
+                self.ns,
+                crate::units::count(self.moves, "chunk"),
+                self.shard
             ),
         };
         match &self.issue {

@@ -29,13 +29,6 @@ pub struct ExplainView {
     pub next: String,
 }
 
-fn number(v: &serde_json::Value) -> String {
-    match v {
-        serde_json::Value::String(s) => s.clone(),
-        other => other.to_string(),
-    }
-}
-
 /// The panel of `e`.
 pub fn panel(e: &Explanation) -> ExplainView {
     let rows = e
@@ -53,14 +46,12 @@ pub fn panel(e: &Explanation) -> ExplainView {
                     Verdict::Pass | Verdict::NotApplicable => row.passed += 1,
                     Verdict::Unknown => row.unknown.push(r.rule.to_string()),
                     Verdict::Fail if r.limit.is_null() => {
-                        row.failed.push(format!("{} {}", r.rule, number(&r.value)));
+                        row.failed.push(format!("{} {}", r.rule, r.value_text()));
                     }
-                    Verdict::Fail => row.failed.push(format!(
-                        "{} {}/{}",
-                        r.rule,
-                        number(&r.value),
-                        number(&r.limit)
-                    )),
+                    Verdict::Fail => {
+                        let (value, limit) = (r.value_text(), r.limit_text());
+                        row.failed.push(format!("{} {value}/{limit}", r.rule));
+                    }
                 }
             }
             row

@@ -70,7 +70,8 @@ pub fn frame(
     if let (Some(past), Some(ns)) = (parts.past, &ns) {
         v.under_way = super::history::under_way(past.history, state, ns);
         if let Some(h) = req.heatmap.as_ref().filter(|_| past.key_visualizer) {
-            v.heatmap = super::key_visualizer::build(past.heat, state, ns, h, state.now_ms);
+            let clock = (state.now_ms, &v.clock);
+            v.heatmap = super::key_visualizer::build(past.heat, state, ns, h, clock);
         }
         if let Some(h) = &req.history {
             v.history = super::history::build(past.history, state, ns, h);

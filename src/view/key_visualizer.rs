@@ -47,13 +47,31 @@ pub struct KeyVisualizerView {
     pub cursor_text: String,
 }
 
-/// The frame for `ns` ending at `now_ms`.
+/// A column's span: virtual seconds (`40–41s`), or wall-clock UTC times on a live source or a
+/// recording of one (`14:03:54–14:03:55 UTC`).
+fn column_span(from_ms: u64, to_ms: u64, clock: &super::ClockView) -> String {
+    if clock.virtual_time {
+        return format!(
+            "{:.0}–{:.0}s",
+            from_ms as f64 / 1000.0,
+            to_ms as f64 / 1000.0
+        );
+    }
+    let from = crate::units::clock_time(clock.shown_ms(from_ms), true);
+    format!(
+        "{}–{}",
+        from.trim_end_matches(" UTC"),
+        crate::units::clock_time(clock.shown_ms(to_ms), true)
+    )
+}
+
+/// The frame for `ns` ending at `now_ms` on `clock`.
 pub fn build(
     heat: &HeatLog,
     cluster: &Cluster,
     ns: &str,
     req: &KeyVisualizerRequest,
-    now_ms: u64,
+    (now_ms, clock): (u64, &super::ClockView),
 ) -> Option<KeyVisualizerView> {
     // Each column is exactly `secs_per_col`. Before the window fills, it starts at time 0 (the
     // first second seen) and has only the columns up to now: none is in the future.
@@ -85,16 +103,12 @@ pub fn build(
     } else {
         format!("on {then} then, {now} now")
     };
+    let writes = grid.writes.get(col).and_then(|c| c.get(row)).copied();
     let cursor_text = format!(
-        "{:.0}–{:.0}s · {} · {} writes · {owner}",
-        col_from as f64 / 1000.0,
-        (col_from + req.secs_per_col * 1000) as f64 / 1000.0,
+        "{} · {} · {} · {owner}",
+        column_span(col_from, col_from + req.secs_per_col * 1000, clock),
         ranges.get(row).map_or("", String::as_str),
-        grid.writes
-            .get(col)
-            .and_then(|c| c.get(row))
-            .copied()
-            .unwrap_or(0),
+        crate::units::count(writes.unwrap_or(0), "write"),
     );
     Some(KeyVisualizerView {
         writes: grid.writes,

@@ -26,6 +26,50 @@ fn explain_a_sim_source_as_json_and_text() {
 }
 
 #[test]
+fn explain_key_takes_mongosh_syntax_as_t_does() {
+    let run = |key: &str| {
+        let o = shardtop(&[
+            "explain",
+            "sim:drain@60s",
+            "--ns",
+            "shop.orders",
+            "--key",
+            key,
+            "--json",
+        ]);
+        assert!(o.status.success(), "{key}: {}", stderr(&o));
+        stdout(&o)
+    };
+    let shell = run("{customerId: 5}");
+    assert_eq!(shell, run(r#"{"customerId": 5}"#));
+    assert_eq!(shell, run("{ 'customerId': NumberLong(5), }"));
+    let o = shardtop(&[
+        "explain",
+        "sim:drain@60s",
+        "--ns",
+        "shop.orders",
+        "--key",
+        "5",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("{x: 5}"), "{}", stderr(&o));
+}
+
+#[test]
+fn explain_help_lists_every_source() {
+    let help = stdout(&shardtop(&["explain", "--help"]));
+    for source in [
+        "sim:SCENARIO[@T]",
+        "a capture file",
+        "a trace file",
+        "mongodb://",
+    ] {
+        assert!(help.contains(source), "{source}: {help}");
+    }
+    assert!(help.contains("mongosh's syntax"), "{help}");
+}
+
+#[test]
 fn explain_a_trace_at_a_time() {
     let dir = std::env::temp_dir().join(format!("shardtop-explain-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();

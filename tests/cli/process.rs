@@ -5,8 +5,14 @@ use std::process::{Command, Output};
 
 /// `shardtop ARGS`.
 pub fn shardtop(args: &[&str]) -> Output {
+    shardtop_env(args, &[])
+}
+
+/// `shardtop ARGS` with these environment variables set too.
+pub fn shardtop_env(args: &[&str], env: &[(&str, &str)]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_shardtop"))
         .args(args)
+        .envs(env.iter().copied())
         .env("NO_COLOR", "1")
         .env("XDG_CONFIG_HOME", "/nonexistent")
         .env_remove("SHARDTOP_CONFIG")

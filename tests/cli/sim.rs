@@ -1,7 +1,7 @@
 //! `shardtop scenarios` and `shardtop sim` through the real binary.
 #![allow(clippy::unwrap_used)]
 
-use super::process::{shardtop, stderr, stdout};
+use super::process::{shardtop, shardtop_env, stderr, stdout};
 
 #[test]
 fn scenarios_lists_every_built_in_scenario_with_its_description_and_seed() {
@@ -45,6 +45,26 @@ fn scenarios_lists_every_built_in_scenario_with_its_description_and_seed() {
         "{text}"
     );
     assert!(!text.contains("seed"), "{text}");
+}
+
+#[test]
+fn scenarios_wrap_to_the_width_of_the_terminal() {
+    let o = shardtop_env(&["scenarios"], &[("COLUMNS", "80")]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = stdout(&o);
+    for line in text.lines() {
+        assert!(line.chars().count() <= 80, "wider than 80: {line:?}");
+    }
+    // Nothing lost in the wrapping: every word of the one-line listing is in the wrapped one.
+    let whole = stdout(&shardtop_env(&["scenarios"], &[("COLUMNS", "")]));
+    let words = |t: &str| t.split_whitespace().map(str::to_string).collect::<Vec<_>>();
+    assert_eq!(words(&text), words(&whole));
+    assert!(whole.lines().any(|l| l.chars().count() > 80), "{whole}");
+    assert!(
+        text.lines()
+            .any(|l| l.starts_with("low-cardinality  A value")),
+        "{text}"
+    );
 }
 
 #[test]

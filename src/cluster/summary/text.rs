@@ -209,14 +209,14 @@ impl Cluster {
         let b = &self.balancer;
         let _ = writeln!(
             s,
-            "Balancer: {} · {} rounds · migrations {} completed{}, {} failed, {} in flight{}{}",
+            "Balancer: {} · {} · migrations {} completed{}, {} failed, {} in flight{}{}",
             match self.balancer_mode() {
                 super::super::balancer::BalancerMode::Full => "on (full)",
                 super::super::balancer::BalancerMode::AutoSplitOnly =>
                     "autoSplitOnly (never migrates)",
                 super::super::balancer::BalancerMode::Off => "off",
             },
-            b.rounds,
+            crate::units::count(b.rounds, "round"),
             b.completed,
             (b.completed_from.map(|f| format!(" (by {})", f.as_str()))).unwrap_or_default(),
             b.failed,

@@ -104,12 +104,12 @@ fn details(c: &CandidateReport, version: &str) -> String {
         .map(|(s, v)| format!("{s} {}", percent_text(v * 100.0)))
         .collect();
     out.push_str(&format!(
-        "  {} new inserts: {}; hottest chunk {}; {} migrations; {} chunks\n",
+        "  {} new inserts: {}; hottest chunk {}; {}; {}\n",
         c.new_inserts,
         shares.join(", "),
         percent_text(c.hottest_chunk_share * 100.0),
-        c.migrations,
-        c.chunks
+        crate::units::count(c.migrations, "migration"),
+        crate::units::count(c.chunks as u64, "chunk")
     ));
     let r = &c.distribution.reads;
     let w = &c.distribution.writes;

@@ -122,7 +122,7 @@ pub fn writes(r: &CandidateReport, shards: usize) -> String {
         return format!("all inserts to one shard{why}");
     }
     if low_cardinality(r) {
-        return format!("{} hot spots", r.characteristics.num_distinct_values);
+        return crate::units::count(r.characteristics.num_distinct_values, "hot spot");
     }
     if r.max_shard_share <= EVEN_SLACK / shards.max(1) as f64 {
         if r.key.hashed_field().is_some() {
@@ -173,11 +173,7 @@ pub fn query_cell(q: &QueryTargeting, default_size: u64) -> String {
 pub use crate::units::grouped as thousands;
 
 fn chunks_text(n: usize) -> String {
-    if n == 1 {
-        "1 chunk".into()
-    } else {
-        format!("{n} chunks")
-    }
+    crate::units::count(n as u64, "chunk")
 }
 
 fn queries(r: &CandidateReport) -> String {
@@ -232,7 +228,7 @@ fn queries(r: &CandidateReport) -> String {
 /// while new values keep arriving), then when its most common value outgrows a chunk.
 pub fn divisibility(r: &CandidateReport) -> String {
     let mut text = match r.max_chunks {
-        Some(m) => format!("{m} chunks max"),
+        Some(m) => format!("{} max", crate::units::count(m, "chunk")),
         None => "no ceiling (new values keep arriving)".to_string(),
     };
     match &r.growth {

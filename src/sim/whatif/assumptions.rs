@@ -219,8 +219,8 @@ fn migration_rate(sim: &mut Simulator, calibration: &Calibration) -> Assumption 
     set.migration_bytes_per_sec = all.bytes_per_sec;
     let per_donor = donors(sim, &m.samples, &by_donor);
     let note = format!(
-        "{} migrations in the changelog ({paired}), median {}, {}; cluster-wide{per_donor}",
-        m.samples.len(),
+        "{} in the changelog ({paired}), median {}, {}; cluster-wide{per_donor}",
+        crate::units::count(m.samples.len() as u64, "migration"),
         seconds(all.median_ms),
         model(&all),
     );
@@ -247,7 +247,11 @@ fn donors(sim: &mut Simulator, samples: &[Sample], by_donor: &[DonorFit]) -> Str
                 };
                 sim.migration_cost_by_donor.insert(id.clone(), cost);
                 let n = samples.iter().filter(|s| s.donor == *id).count();
-                said.push(format!("{id} {n} migrations, {}", model(f)));
+                said.push(format!(
+                    "{id} {}, {}",
+                    crate::units::count(n as u64, "migration"),
+                    model(f)
+                ));
             }
             Err(n) => said.push(format!("{id} {n} (too few: cluster-wide)")),
         }
@@ -279,17 +283,23 @@ pub fn assumptions(from: ForkedFrom, sim: &Simulator, unread: Unread) -> Vec<Ass
     let mut out = Vec::new();
     let mut say = |what: &str, how, note: String| out.push((what.to_string(), how, note));
     if from == ForkedFrom::Simulator {
+        // The fork is the simulator itself: its model and its scenario are what it assumes, never
+        // something measured of a cluster; its chunks' sizes are read off its own state.
         say(
             "migrationRate",
-            "measured",
-            format!("the simulator's own: {cost}"),
+            "assumed",
+            format!("the simulator's own cost model: {cost}"),
         );
         say(
             "writes",
-            "measured",
+            "assumed",
             "the scenario's workloads and scheduled actions continue, same random stream".into(),
         );
-        say("chunkSizes", "measured", "the simulator's own".into());
+        say(
+            "chunkSizes",
+            "measured",
+            "each chunk's size in the simulator's state".into(),
+        );
         return out;
     }
     say(

@@ -92,7 +92,7 @@ impl Prediction {
         let when = |ms: u64| {
             let after = fmt_duration(ms.saturating_sub(self.forked_at_ms));
             if ctx.unix_clock {
-                format!("{} (Unix s), {after} after the fork", ms / 1000)
+                format!("{}, {after} after the fork", crate::units::date_time(ms))
             } else {
                 format!("{:.1} s, {after} after the fork", secs(ms))
             }
@@ -103,7 +103,7 @@ impl Prediction {
             c.ns,
             ctx.source,
             if ctx.unix_clock {
-                format!("{} (Unix s)", self.forked_at_ms / 1000)
+                crate::units::date_time(self.forked_at_ms)
             } else {
                 format!("{:.1} s", secs(self.forked_at_ms))
             }

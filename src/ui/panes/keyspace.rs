@@ -107,9 +107,9 @@ fn axis(
     let mut row: Vec<char> = vec![' '; width];
     let mid = if app.span < 1.0 {
         format!(
-            "{} of {} chunks · zoom ×{:.0}",
+            "{} of {} · zoom ×{:.0}",
             c.window_len,
-            c.chunks,
+            crate::units::count(c.chunks as u64, "chunk"),
             1.0 / app.span
         )
     } else {

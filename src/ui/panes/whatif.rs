@@ -160,7 +160,7 @@ fn summary(
     } else {
         Span::styled(
             fit(
-                " measured: the simulator's own state, workloads and schedule go on in the fork",
+                " measured: every input of the fork read from the source (e lists them)",
                 width,
             ),
             theme.dim(),

@@ -2,9 +2,10 @@
 //! `serve` keeps answering while slow clients and long commands run (issue 46): 300 slowloris
 //! connections (a byte every 2 s, more than the 256 slots) do not keep a new client's `ping`
 //! out — every probe is answered, its latency reported —, and a `ping` on a new connection is
-//! answered while `config.chunks.find().sort({lastmod: -1}).limit(1)` sorts every chunk of the
-//! cluster. Bounds are generous: a probe must answer within 2 s, while the slow thing lasts far
-//! longer (its time is printed).
+//! answered while `config.chunks.find().sort({lastmod: -1}).limit(1)` sorts the 300,000 chunks of
+//! the real binary's cluster. Probes use blocking sockets on a thread of their own. Bounds are
+//! generous: a probe must answer within 2 s, while the slow thing lasts far longer (its time is
+//! printed).
 
 use crate::common;
 

@@ -166,3 +166,20 @@ fn a_bad_change_is_said_in_the_prompt_which_stays_open_and_esc_cancels() {
     app.update(Action::Escape);
     assert_eq!((app.input, app.screen), (InputMode::Commands, Screen::Main));
 }
+
+#[test]
+fn while_the_fork_is_made_the_screen_says_how_far_it_got_and_esc_leaves() {
+    let (tl, mut app, _) = prompted(10_000, (120, 24), "--add-shards 9997");
+    assert_eq!(app.screen, Screen::WhatIf);
+    let mut v = tl.view(&app.request(), clock(&tl), None);
+    v.forking = Some("4312 of 9997 shards added".into());
+    app.apply(SourceEvent::View(Box::new(v)));
+    let text = screen(&app);
+    assert!(
+        text.contains("forking +9997 shards at 10.0s… 4312 of 9997 shards added (Esc leaves)"),
+        "{text}"
+    );
+    let left = app.update(Action::Escape).controls;
+    assert_eq!(left[0], SourceControl::WhatIf(None));
+    assert_eq!(app.screen, Screen::Main);
+}

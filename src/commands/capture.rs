@@ -61,8 +61,9 @@ pub fn capture(args: &CaptureArgs, out: &mut impl Write) -> Result<(), Failure> 
             "capture needs a URI and --output FILE (or --script)".to_string(),
         ));
     };
-    check_output("--output", output, args.force)?;
     let from_file = std::path::Path::new(uri);
+    super::refuse_writing_an_input("--output", output, &[("the input", Some(from_file))])?;
+    check_output("--output", output, args.force)?;
     let (capture, source) = if crate::capture::file::is_capture(from_file) {
         if !args.anonymize {
             return Err(Failure::input(format!(

@@ -30,6 +30,14 @@ pub fn run(
     ctx: &super::settings::Context,
     out: &mut impl Write,
 ) -> Result<(), Failure> {
+    if let Some(map) = &args.chunk_map {
+        let inputs = [
+            ("--data", args.data.as_deref()),
+            ("--workload", args.workload.as_deref()),
+            ("--log", args.log.as_deref()),
+        ];
+        super::refuse_writing_an_input("--chunk-map", map, &inputs)?;
+    }
     let version = super::server_version(args.server_version.as_deref(), &ctx.config)?
         .unwrap_or(crate::cluster::ServerVersion::DEFAULT);
     let spec = cluster_spec(args, version)?;

@@ -50,6 +50,10 @@ pub fn run(
     config: &crate::config::Config,
     out: &mut impl Write,
 ) -> Result<(), Failure> {
+    if let Some(record) = &args.record {
+        let scenario_file = ("--scenario-file", args.scenario_file.as_deref());
+        super::refuse_writing_an_input("--record", record, &[scenario_file])?;
+    }
     let (sc, label) =
         super::scenario_file::load(args.scenario.as_deref(), args.scenario_file.as_deref())?;
     let version = super::server_version(args.server_version.as_deref(), config)?;

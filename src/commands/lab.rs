@@ -30,14 +30,7 @@ pub fn run(
     ctx: &super::settings::Context,
     out: &mut impl Write,
 ) -> Result<(), Failure> {
-    if let Some(map) = &args.chunk_map {
-        let inputs = [
-            ("--data", args.data.as_deref()),
-            ("--workload", args.workload.as_deref()),
-            ("--log", args.log.as_deref()),
-        ];
-        super::refuse_writing_an_input("--chunk-map", map, &inputs)?;
-    }
+    chunk_map_is_no_input(args)?;
     let version = super::server_version(args.server_version.as_deref(), &ctx.config)?
         .unwrap_or(crate::cluster::ServerVersion::DEFAULT);
     let spec = cluster_spec(args, version)?;
@@ -133,6 +126,19 @@ pub fn run(
         s + &markdown::text(&report)
     };
     out.write_all(text.as_bytes()).map_err(|e| write_failed(&e))
+}
+
+/// `--chunk-map FILE` is none of the input files.
+fn chunk_map_is_no_input(args: &LabArgs) -> Result<(), Failure> {
+    let Some(map) = &args.chunk_map else {
+        return Ok(());
+    };
+    let inputs = [
+        ("--data", args.data.as_deref()),
+        ("--workload", args.workload.as_deref()),
+        ("--log", args.log.as_deref()),
+    ];
+    super::refuse_writing_an_input("--chunk-map", map, &inputs)
 }
 
 /// `--chunk-map FILE`: each candidate's final chunks, through the safe writer.

@@ -101,7 +101,10 @@ pub fn run(
         .map_err(|e| write_failed(&e))?;
     let source = format!("sim:{}", sc.name);
     for e in sim.failed_actions() {
-        eprintln!("shardtop sim: scheduled action failed: {e}");
+        eprintln!(
+            "shardtop sim: scheduled action failed: {}",
+            crate::units::printable::printable(&e.to_string())
+        );
     }
     let text = if args.json {
         let mut summary = sim.cluster.summary_json(&SummaryOptions {

@@ -32,6 +32,10 @@ impl CommandLog {
 pub(crate) fn line(log: Option<&CommandLog>, text: &str) {
     match log {
         Some(log) => log.write(&serde_json::json!({ "event": text })),
-        None => eprintln!("shardtop serve: {text}"),
+        // A namespace or a client's words may hold control characters: shown escaped.
+        None => eprintln!(
+            "shardtop serve: {}",
+            crate::units::printable::printable(text)
+        ),
     }
 }

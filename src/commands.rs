@@ -87,6 +87,27 @@ pub(crate) fn check_output(flag: &str, path: &std::path::Path, force: bool) -> R
         .map_err(|e| Failure::input(format!("{flag} {}: {e}", path.display())))
 }
 
+/// Refuses writing `output` (given as `flag`) when it is one of `inputs` (each given as its flag
+/// or argument) however named — a symbolic link, a hard link, `./a` and `a` (the same device and
+/// inode) —, even with `--force`: exit 2 naming both.
+pub(crate) fn refuse_writing_an_input(
+    flag: &str,
+    output: &std::path::Path,
+    inputs: &[(&str, Option<&std::path::Path>)],
+) -> Result<(), Failure> {
+    for (what, input) in inputs {
+        if let Some(input) = input.filter(|i| crate::files::same_file(i, output)) {
+            return Err(Failure::input(format!(
+                "{flag} {}: the same file as {what} {} (it would be replaced by what is read from \
+                 it): write to another file",
+                output.display(),
+                input.display()
+            )));
+        }
+    }
+    Ok(())
+}
+
 pub(crate) fn write_failed(e: &std::io::Error) -> Failure {
     Failure::runtime(format!("cannot write the output: {e}"))
 }
@@ -126,13 +147,16 @@ fn run_command(cli: Cli) -> Result<(), Failure> {
     }
     let ctx = settings::load(cli.config.as_deref(), cli.theme.as_deref(), cli.no_color)?;
     if let Some(Command::Sim(args)) = &cli.command
-        && args.export.is_some()
+        && let Some(path) = &args.export
     {
+        let scenario_file = ("--scenario-file", args.scenario_file.as_deref());
+        refuse_writing_an_input("--export", path, &[scenario_file])?;
         return export::sim(args, &ctx, &mut out);
     }
     if let Some(Command::Replay(args)) = &cli.command
-        && args.export.is_some()
+        && let Some(path) = &args.export
     {
+        refuse_writing_an_input("--export", path, &[("the trace", Some(&args.file))])?;
         return export::replay(args, &ctx, &mut out);
     }
     // Every other output goes through the one sanitizer (an export writes the terminal's own

@@ -66,6 +66,16 @@ fn names_a_descriptor(path: &Path) -> bool {
     path.starts_with("/dev") || path.starts_with("/proc")
 }
 
+/// Whether `a` and `b` name the same file however they are written (a symbolic link, a hard
+/// link, `./a` and `a`): the same device and inode. A path that does not exist is no file.
+pub fn same_file(a: &Path, b: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    match (fs::metadata(a), fs::metadata(b)) {
+        (Ok(a), Ok(b)) => a.dev() == b.dev() && a.ino() == b.ino(),
+        _ => false,
+    }
+}
+
 /// How `path` would be written: `Ok(true)` through the name, `Ok(false)` through a temporary file
 /// (nothing there, or a regular file that `existing` allows replacing). A folder, or an existing
 /// file or link with [`Existing::Refuse`], is refused.

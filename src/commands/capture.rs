@@ -61,8 +61,9 @@ pub fn capture(args: &CaptureArgs, out: &mut impl Write) -> Result<(), Failure> 
             "capture needs a URI and --output FILE (or --script)".to_string(),
         ));
     };
-    check_output("--output", output, args.force)?;
     let from_file = std::path::Path::new(uri);
+    super::refuse_writing_an_input("--output", output, &[("the input", Some(from_file))])?;
+    check_output("--output", output, args.force)?;
     // Opened once: a FIFO or a pipe (`<(zcat c.capture.gz)`) cannot be read a second time.
     let opened =
         crate::capture::once::open_if_capture(from_file).map_err(|e| Failure::input(e.0))?;

@@ -35,6 +35,7 @@ pub fn run(
             "lab needs documents: --data FILE (JSON lines, a JSON array or BSON), --from URI --ns DB.COLL (a live collection's sample), or the built-in example: `shardtop lab --example orders`",
         ));
     }
+    chunk_map_is_no_input(args)?;
     let version = super::server_version(args.server_version.as_deref(), &ctx.config)?
         .unwrap_or(crate::cluster::ServerVersion::DEFAULT);
     let spec = cluster_spec(args, version)?;
@@ -130,6 +131,19 @@ pub fn run(
         s + &markdown::text(&report)
     };
     out.write_all(text.as_bytes()).map_err(|e| write_failed(&e))
+}
+
+/// `--chunk-map FILE` is none of the input files.
+fn chunk_map_is_no_input(args: &LabArgs) -> Result<(), Failure> {
+    let Some(map) = &args.chunk_map else {
+        return Ok(());
+    };
+    let inputs = [
+        ("--data", args.data.as_deref()),
+        ("--workload", args.workload.as_deref()),
+        ("--log", args.log.as_deref()),
+    ];
+    super::refuse_writing_an_input("--chunk-map", map, &inputs)
 }
 
 /// `--chunk-map FILE`: each candidate's final chunks, through the safe writer.

@@ -75,6 +75,10 @@ pub fn listen_address(text: &str, allow_remote: bool) -> Result<SocketAddr, Fail
 
 /// `shardtop serve`.
 pub fn run(args: &ServeArgs, config: &crate::config::Config) -> Result<(), Failure> {
+    if let Some(log) = &args.log_commands {
+        let scenario_file = ("--scenario-file", args.scenario_file.as_deref());
+        super::refuse_writing_an_input("--log-commands", log, &[scenario_file])?;
+    }
     let listen = listen_address(&args.listen, args.allow_remote)?;
     let version = super::server_version(args.server_version.as_deref(), config)?;
     let sim = simulator(

@@ -71,6 +71,10 @@ pub fn run(
     config: &crate::config::Config,
     out: &mut impl Write,
 ) -> Result<(), Failure> {
+    if let Some(record) = &args.record {
+        let scenario_file = ("--scenario-file", args.scenario_file.as_deref());
+        super::refuse_writing_an_input("--record", record, &[scenario_file])?;
+    }
     let (sc, label) =
         super::scenario_file::load(args.scenario.as_deref(), args.scenario_file.as_deref())?;
     let version = super::server_version(args.server_version.as_deref(), config)?;
@@ -118,7 +122,10 @@ pub fn run(
         .map_err(|e| write_failed(&e))?;
     let source = format!("sim:{}", sc.name);
     for e in sim.failed_actions() {
-        eprintln!("shardtop sim: scheduled action failed: {e}");
+        eprintln!(
+            "shardtop sim: scheduled action failed: {}",
+            crate::units::printable::printable(&e.to_string())
+        );
     }
     let text = if args.json {
         let mut summary = sim.cluster.summary_json(&SummaryOptions {

@@ -133,6 +133,7 @@ fn connecting(label: &str) -> bool {
     if !std::io::stderr().is_terminal() {
         return false;
     }
+    let label = crate::units::printable::printable(label);
     eprint!(
         "\rshardtop: connecting to {label}… (timeout {} s; the first poll within {} s)\x1b[K",
         CONNECT.as_secs(),
@@ -174,7 +175,9 @@ async fn telling<T>(
             _ = tick.tick() => {
                 let waited = client.waiting_for().is_some_and(|(_, w)| w.as_secs() >= 2);
                 if let (true, Some(w)) = (waited, waiting_text(client)) {
-                    eprint!("\rshardtop: waiting for {label}: {w}\x1b[K");
+                    let said_now = crate::units::printable::printable(&format!("{label}: {w}"))
+                        .into_owned();
+                    eprint!("\rshardtop: waiting for {said_now}\x1b[K");
                     said = true;
                 }
             }

@@ -41,11 +41,23 @@ fn err<T>(msg: impl Into<String>) -> Result<T, KeyError> {
     Err(KeyError(msg.into()))
 }
 
+/// The most fields a shard key pattern has: a shard key needs an index that starts with it, and a
+/// compound index holds at most 32 fields (MongoDB's "Compound Index Fields Limit", docs
+/// `reference/limits`: "Compound indexes can have a maximum of 32 fields").
+pub const MAX_FIELDS: usize = 32;
+
 impl KeyPattern {
     /// Validates a pattern document.
     pub fn parse(doc: &Document) -> Result<Self, KeyError> {
         if doc.is_empty() {
             return err("shard key pattern is empty: give at least one field, e.g. {_id: 1}");
+        }
+        if doc.len() > MAX_FIELDS {
+            return err(format!(
+                "a shard key pattern has at most {MAX_FIELDS} fields (an index on it holds at most \
+                 {MAX_FIELDS}); this one has {}",
+                doc.len()
+            ));
         }
         let mut fields = Vec::with_capacity(doc.len());
         for (path, value) in doc {

@@ -123,3 +123,90 @@ fn a_folder_that_takes_no_files_is_named_as_such() {
         "{err}"
     );
 }
+
+/// A small valid capture (one read) at `path`.
+fn small_capture(path: &std::path::Path) {
+    std::fs::write(
+        path,
+        "{\"kind\":\"shardtop capture\",\"format\":1,\"capturedAtMs\":1764772218123,\"target\":\"mongodb://h:1\",\"serverVersion\":\"8.0.4\",\"anonymized\":false,\"reads\":1}\n\
+         {\"read\":0,\"db\":\"admin\",\"command\":{\"buildInfo\":{\"$numberInt\":\"1\"}},\"reply\":{\"version\":\"8.0.4\",\"ok\":{\"$numberDouble\":\"1.0\"}}}\n",
+    )
+    .unwrap();
+}
+
+#[test]
+fn an_output_that_is_the_input_however_named_is_refused_even_with_force() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in.capture");
+    small_capture(&input);
+    let before = std::fs::read(&input).unwrap();
+    let link = dir.path().join("link.capture");
+    std::os::unix::fs::symlink(&input, &link).unwrap();
+    let hard = dir.path().join("hard.capture");
+    std::fs::hard_link(&input, &hard).unwrap();
+    let i = input.display().to_string();
+    let dotted = format!("{}/./in.capture", dir.path().display());
+    for out in [
+        i.clone(),
+        dotted,
+        link.display().to_string(),
+        hard.display().to_string(),
+    ] {
+        let (code, _, err) = run(&["capture", &i, "-o", &out, "--anonymize", "--force"]);
+        assert_eq!(code, 2, "{out}: {err}");
+        assert!(
+            err.contains(&format!("--output {out}: the same file as the input {i}")),
+            "{err}"
+        );
+        assert_eq!(std::fs::read(&input).unwrap(), before, "{out}");
+    }
+    // Another file is written.
+    let other = dir.path().join("anon.capture").display().to_string();
+    let (code, _, err) = run(&["capture", &i, "-o", &other, "--anonymize"]);
+    assert_eq!(code, 0, "{err}");
+    // A trace replayed with --export over itself; a scenario file recorded over itself; the
+    // lab's chunk map over its data.
+    let trace = dir.path().join("t.ndjson");
+    let t = trace.display().to_string();
+    let (code, _, err) = run(&["sim", "ascending", "--until", "10", "--record", &t]);
+    assert_eq!(code, 0, "{err}");
+    let screen = dir.path().join("t.txt");
+    std::fs::hard_link(&trace, &screen).unwrap();
+    let txt = screen.display().to_string();
+    let (code, _, err) = run(&["replay", &t, "--export", &txt, "--force"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains(&format!("--export {txt}: the same file as the trace {t}")),
+        "{err}"
+    );
+    let scenario = dir.path().join("s.json");
+    std::fs::copy("assets/scenarios/ascending.json", &scenario).unwrap();
+    let s = scenario.display().to_string();
+    let (code, _, err) = run(&["sim", "--scenario-file", &s, "--record", &s, "--force"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains(&format!(
+            "--record {s}: the same file as --scenario-file {s}"
+        )),
+        "{err}"
+    );
+    let data = dir.path().join("d.json");
+    std::fs::write(&data, "{\"a\": 1}\n").unwrap();
+    let d = data.display().to_string();
+    let (code, _, err) = run(&[
+        "lab",
+        "--data",
+        &d,
+        "--key",
+        "{\"a\": 1}",
+        "--text",
+        "--chunk-map",
+        &d,
+        "--force",
+    ]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains(&format!("--chunk-map {d}: the same file as --data {d}")),
+        "{err}"
+    );
+}

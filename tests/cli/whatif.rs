@@ -210,3 +210,44 @@ fn whatif_refuses_more_shards_than_the_bound_naming_it() {
         );
     }
 }
+
+/// A key of `n` fields `f0`…: `{"f0": 1, "f1": 1, …}`.
+fn key_of(n: usize) -> String {
+    let fields: Vec<String> = (0..n).map(|i| format!("\"f{i}\": 1")).collect();
+    format!("{{{}}}", fields.join(", "))
+}
+
+#[test]
+fn reshard_to_a_key_of_more_than_32_fields_is_refused() {
+    for n in [33, 200] {
+        let key = key_of(n);
+        let o = shardtop(&[
+            "whatif",
+            "sim:drain@10s",
+            "--ns",
+            "shop.orders",
+            "--reshard",
+            &key,
+        ]);
+        assert_eq!(o.status.code(), Some(2), "{n}: {}", stderr(&o));
+        assert!(
+            stderr(&o).contains(&format!(
+                "a shard key pattern has at most 32 fields (an index on it holds at most 32); this one has {n}"
+            )),
+            "{n}: {}",
+            stderr(&o)
+        );
+    }
+    // 32 fields are a key (the simulation of resharding to it may go on).
+    let o = shardtop(&[
+        "whatif",
+        "sim:drain@10s",
+        "--ns",
+        "shop.orders",
+        "--reshard",
+        &key_of(32),
+        "--until",
+        "60",
+    ]);
+    assert!(!stderr(&o).contains("at most 32 fields"), "{}", stderr(&o));
+}

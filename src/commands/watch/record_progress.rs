@@ -44,7 +44,8 @@ impl Meter {
         }
         self.last = Some(Instant::now());
         self.drawn = true;
-        eprint!("\rshardtop: recording: {}\x1b[K", line(p, self.limit));
+        let line = crate::units::printable::printable(&line(p, self.limit)).into_owned();
+        eprint!("\rshardtop: recording: {line}\x1b[K");
     }
 
     /// Whether a line is on the screen, to clear before the summary or an error.

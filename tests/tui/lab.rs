@@ -22,6 +22,11 @@ use shardtop::view::ClockView;
 const KEYS: [&str; 2] = [r#"{"placedAt": 1}"#, r#"{"customerId": "hashed"}"#];
 
 pub(crate) fn timeline() -> LabTimeline {
+    timeline_of(&KEYS)
+}
+
+/// The lab over `keys`, on 6,000 of the example's orders.
+fn timeline_of(keys: &'static [&'static str]) -> LabTimeline {
     let docs: Vec<(Document, u64)> = example::orders_n(3, 6000)
         .map(|d| {
             let n = bson::to_vec(&d).unwrap().len() as u64;
@@ -29,7 +34,7 @@ pub(crate) fn timeline() -> LabTimeline {
         })
         .collect();
     let new_trial = Box::new(|| {
-        let keys: Vec<KeyPattern> = KEYS
+        let keys: Vec<KeyPattern> = keys
             .iter()
             .map(|k| KeyPattern::parse_json(k).unwrap())
             .collect();
@@ -75,6 +80,35 @@ pub(crate) fn screen(app: &App) -> String {
     (0..h)
         .map(|y| (0..w).map(|x| buf[(x, y)].symbol()).collect::<String>() + "\n")
         .collect()
+}
+
+/// Whether `text` has a number cut by `…` (a digit, `%` or a unit's last letter right before it).
+fn a_number_is_cut(text: &str) -> bool {
+    let chars: Vec<char> = text.chars().collect();
+    chars
+        .windows(2)
+        .any(|w| w[1] == '…' && (w[0].is_ascii_digit() || w[0] == '%' || w[0] == ','))
+}
+
+#[test]
+fn four_candidates_at_80x24_keep_every_number_whole() {
+    const FOUR: [&str; 4] = [
+        r#"{"_id": 1}"#,
+        r#"{"city": 1}"#,
+        r#"{"customerId": "hashed"}"#,
+        r#"{"customerId": 1, "placedAt": 1}"#,
+    ];
+    let mut tl = timeline_of(&FOUR);
+    tl.advance_to(10_000, &mut Vec::new()).unwrap();
+    for (w, h) in [(80, 24), (120, 40)] {
+        let mut app = App::new((w, h), false, 4.0, true);
+        app.screen = Screen::Lab;
+        feed(&tl, &mut app);
+        let text = screen(&app);
+        assert!(!a_number_is_cut(&text), "{text}");
+        assert!(text.contains("100%") && text.contains("1,000"), "{text}");
+        assert_snapshot!(format!("lab_four_candidates_{w}x{h}"), text);
+    }
 }
 
 #[test]

@@ -6,7 +6,7 @@
 //! ```text
 //! documents 150,000 of 200,000 · new inserts arriving
 //! ┌ {_id: 1} ──────────────┐┌ {city: 1} ─────────────┐
-//! │ shard0000 30 ch 3.2 MiB 0% │ …                       │
+//! │ shard0000 30 ch 3.2 MiB 0% │ 0 30 3.2M 0% (narrow)    │
 //! │ ██▓▓░░██▓▓░░██          │                          │
 //! │               ▲         │                          │
 //! │ largest share 100% …    │                          │
@@ -18,7 +18,7 @@ use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
-use super::{fit, pane_block, wrap};
+use super::{fit, pane_block};
 use crate::ui::app::App;
 use crate::ui::theme::Theme;
 use crate::units::human_bytes;
@@ -53,27 +53,27 @@ fn progress(lab: &LabView) -> String {
 }
 
 fn render_column(frame: &mut Frame, area: Rect, c: &LabColumn, chosen: bool, theme: Theme) {
-    let title = Line::from(Span::styled(format!(" {} ", c.key), theme.title()));
+    let room = usize::from(area.width).saturating_sub(4);
+    let title = Line::from(Span::styled(
+        format!(" {} ", fit(&c.key, room)),
+        theme.title(),
+    ));
     let block = pane_block(title, chosen, theme);
     let inner = block.inner(area);
     frame.render_widget(block, area);
     let width = usize::from(inner.width);
-    let mut lines: Vec<Line> = c
-        .shards
-        .iter()
+    let mut lines: Vec<Line> = shard_rows(c, width.saturating_sub(2))
+        .into_iter()
         .enumerate()
-        .map(|(i, s)| {
-            let text = format!(
-                "{} {} ch {} {:.0}%",
-                s.id,
-                s.chunks,
-                human_bytes(s.bytes),
-                s.share * 100.0
-            );
-            let style = if s.hot { theme.hot() } else { theme.shard(i) };
+        .map(|(i, text)| {
+            let style = if c.shards[i].hot {
+                theme.hot()
+            } else {
+                theme.shard(i)
+            };
             Line::from(vec![
                 Span::styled(Theme::shard_glyph(i).to_string(), theme.shard_cell(i)),
-                Span::styled(format!(" {}", fit(&text, width.saturating_sub(2))), style),
+                Span::styled(format!(" {text}"), style),
             ])
         })
         .collect();
@@ -81,8 +81,8 @@ fn render_column(frame: &mut Frame, area: Rect, c: &LabColumn, chosen: bool, the
     lines.extend(strip(c, width, theme));
     lines.extend(by_range(c, width, theme));
     lines.push(Line::raw(""));
-    for text in numbers(c) {
-        lines.push(Line::raw(fit(&text, width)));
+    for (labels, value) in numbers(c) {
+        lines.push(Line::raw(labelled(labels, &value, width)));
     }
     lines.push(Line::raw(""));
     for (query, goes) in &c.targets {
@@ -92,12 +92,10 @@ fn render_column(frame: &mut Frame, area: Rect, c: &LabColumn, chosen: bool, the
             theme.warn()
         };
         lines.push(Line::from(Span::styled(fit(goes, width), style)));
-        // Wrapped at spaces, not cut: a query's last bound is a number the reader needs.
-        for part in wrap(query, width.saturating_sub(2)) {
-            lines.push(Line::from(Span::styled(
-                fit(&format!("  {part}"), width),
-                theme.dim(),
-            )));
+        // Wrapped at spaces, never cut (a word longer than the line goes on the next): a query's
+        // last bound is a number the reader needs.
+        for part in crate::units::wrap_words(query, width.saturating_sub(2), usize::MAX) {
+            lines.push(Line::from(Span::styled(format!("  {part}"), theme.dim())));
         }
     }
     let height = usize::from(inner.height);
@@ -173,15 +171,85 @@ fn by_range(c: &LabColumn, width: usize, theme: Theme) -> Vec<Line<'static>> {
     ]
 }
 
-fn numbers(c: &LabColumn) -> Vec<String> {
+/// Each number with its label's forms, longest first: the number always shows whole, the label
+/// in the longest form that fits beside it.
+fn numbers(c: &LabColumn) -> Vec<(&'static [&'static str], String)> {
     vec![
-        format!("new inserts {}", crate::units::grouped(c.new_inserts)),
-        format!("largest shard share {:.0}%", c.max_share * 100.0),
-        format!("chunks {} · jumbo {}", c.chunks, c.jumbo),
-        format!("migrations {}", c.migrations),
-        format!(
-            "queries on one shard {} of {}",
-            c.single_shard, c.operations
+        (
+            &["new inserts", "inserts", "ins"],
+            crate::units::grouped(c.new_inserts),
+        ),
+        (
+            &["largest shard share", "largest share", "max share", "max"],
+            format!("{:.0}%", c.max_share * 100.0),
+        ),
+        (
+            &["chunks", "ch"],
+            format!("{} · jumbo {}", c.chunks, c.jumbo),
+        ),
+        (&["migrations", "moves", "mv"], c.migrations.to_string()),
+        (
+            &[
+                "queries on one shard",
+                "one-shard queries",
+                "1-shard",
+                "1sh",
+            ],
+            format!("{} of {}", c.single_shard, c.operations),
         ),
     ]
+}
+
+/// `label value` in `width`: the longest form of the label that fits, the value never cut (when
+/// even the shortest does not fit, the value alone).
+fn labelled(labels: &[&str], value: &str, width: usize) -> String {
+    let need = value.chars().count();
+    labels
+        .iter()
+        .find(|l| l.chars().count() + 1 + need <= width)
+        .map_or_else(|| fit(value, width), |l| format!("{l} {value}"))
+}
+
+/// The shards' rows in `width`: the numbers (chunks, data, share of the new inserts) get their
+/// width first (`4 ch 109.8 KiB 0%`, or `4 109.8K 0%` when narrow); the shard names are cut to a
+/// unique form in what is left, or left out (the row's glyph names the shard, as in the strip).
+fn shard_rows(c: &LabColumn, width: usize) -> Vec<String> {
+    let form = |compact: bool| -> Vec<String> {
+        (c.shards.iter())
+            .map(|s| {
+                let (bytes, share) = (human_bytes(s.bytes), s.share * 100.0);
+                if compact {
+                    // `4 109.8K 0%`: the unit's letter kept, its `iB` and the `ch` dropped.
+                    let bytes = bytes.replace(' ', "").replace("iB", "");
+                    format!("{} {bytes} {share:.0}%", s.chunks)
+                } else {
+                    format!("{} ch {bytes} {share:.0}%", s.chunks)
+                }
+            })
+            .collect()
+    };
+    let widest = |n: &[String]| n.iter().map(|n| n.chars().count()).max().unwrap_or(0);
+    let ids: Vec<&str> = c.shards.iter().map(|s| s.id.as_str()).collect();
+    let longest = ids.iter().map(|i| i.chars().count()).max().unwrap_or(0);
+    // Whole names with the full numbers, else with the compact ones; else names cut to a unique
+    // form of at least 6; else none (`sh…1`-like cuts say no more than the row's glyph, the
+    // shard's as in the strip).
+    let mut numbers = form(false);
+    if widest(&numbers) + 1 + longest > width {
+        numbers = form(true);
+    }
+    let room = width.saturating_sub(widest(&numbers) + 1);
+    let names = crate::units::cut_names(&ids, room)
+        .filter(|_| room >= 6)
+        .unwrap_or_else(|| vec![String::new(); ids.len()]);
+    (names.iter().zip(&numbers))
+        .map(|(name, n)| {
+            let line = format!("{name} {n}").trim_start().to_string();
+            if line.chars().count() > width {
+                fit(n, width)
+            } else {
+                line
+            }
+        })
+        .collect()
 }

@@ -36,7 +36,10 @@ const FLOORS: &[(&str, &[&str])] = &[
         "lab",
         &["analyze", "cluster", "model", "sim", "units", "wire"],
     ),
-    ("serve", &["analyze", "cluster", "model", "sim", "units", "wire"]),
+    (
+        "serve",
+        &["analyze", "cluster", "model", "sim", "units", "wire"],
+    ),
     (
         "source",
         &[

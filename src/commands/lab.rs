@@ -30,12 +30,7 @@ pub fn run(
     ctx: &super::settings::Context,
     out: &mut impl Write,
 ) -> Result<(), Failure> {
-    if args.data.is_none() && args.from.is_none() && args.example.is_none() {
-        return Err(Failure::input(
-            "lab needs documents: --data FILE (JSON lines, a JSON array or BSON), --from URI --ns DB.COLL (a live collection's sample), or the built-in example: `shardtop lab --example orders`",
-        ));
-    }
-    chunk_map_is_no_input(args)?;
+    check_inputs(args)?;
     let version = super::server_version(args.server_version.as_deref(), &ctx.config)?
         .unwrap_or(crate::cluster::ServerVersion::DEFAULT);
     let spec = cluster_spec(args, version)?;
@@ -133,8 +128,13 @@ pub fn run(
     out.write_all(text.as_bytes()).map_err(|e| write_failed(&e))
 }
 
-/// `--chunk-map FILE` is none of the input files.
-fn chunk_map_is_no_input(args: &LabArgs) -> Result<(), Failure> {
+/// The lab has documents to read, and `--chunk-map` does not name one of its inputs.
+fn check_inputs(args: &LabArgs) -> Result<(), Failure> {
+    if args.data.is_none() && args.from.is_none() && args.example.is_none() {
+        return Err(Failure::input(
+            "lab needs documents: --data FILE (JSON lines, a JSON array or BSON), --from URI --ns DB.COLL (a live collection's sample), or the built-in example: `shardtop lab --example orders`",
+        ));
+    }
     let Some(map) = &args.chunk_map else {
         return Ok(());
     };

@@ -48,18 +48,29 @@ const WHAT_IF_KEYS: &[(&[&str], &str)] = &[
     (&["whatif"], "leave"),
 ];
 
-/// The keys of the key visualizer and the history view, in place of the main layout's last
-/// ones.
+/// The keys of the key visualizer, in place of the main layout's: the way back right after
+/// quitting, so that it is the last to give way.
 const TIME_VIEW_KEYS: &[(&[&str], &str)] = &[
     (&["help"], "help"),
     (&["quit"], "quit"),
+    (&["clear"], "back"),
     (&["pause"], "pause"),
     (&["faster", "slower"], "speed"),
     (&["step-forward", "step-back"], "step"),
     (&["time-zoom-in", "time-zoom-out"], "time zoom"),
     (&["zoom-in", "zoom-out"], "key zoom"),
     (&["zoom-reset"], "reset"),
-    (&["clear"], "back"),
+];
+
+/// The history view's keys.
+const HISTORY_KEYS: &[(&[&str], &str)] = &[
+    (&["help"], "help"),
+    (&["quit"], "quit"),
+    (&["history"], "back"),
+    (&["pause"], "pause"),
+    (&["faster", "slower"], "speed"),
+    (&["step-forward", "step-back"], "step"),
+    (&["time-zoom-in", "time-zoom-out"], "time zoom"),
 ];
 
 /// The footer's keys for this source and screen: `(keys, word)`.
@@ -68,13 +79,12 @@ fn keys(app: &App) -> Vec<(String, &'static str)> {
     let table = match app.screen {
         Screen::Main => KEYS,
         Screen::KeyVisualizer => TIME_VIEW_KEYS,
-        Screen::History => &TIME_VIEW_KEYS[..6],
+        Screen::History => HISTORY_KEYS,
         Screen::Lab => LAB_KEYS,
         Screen::WhatIf => WHAT_IF_KEYS,
     };
     let lab = app.view.as_ref().is_some_and(|v| v.lab.is_some());
     let back: &[(&[&str], &str)] = match app.screen {
-        Screen::History => &[(&["history"], "back")],
         Screen::Main if lab => &[(&["lab"], "side by side")],
         _ => &[],
     };

@@ -56,9 +56,26 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: Theme) {
     frame.render_widget(Paragraph::new(Line::from(spans)), area);
 }
 
+/// The source's name in short: a URI's hosts (`mongodb://monitor@h1:27017/?x=y` → `h1:27017`), a
+/// file's name without its folders; any other name as it is.
+fn short_source(source: &str) -> String {
+    if let Some(rest) = source
+        .strip_prefix("mongodb://")
+        .or_else(|| source.strip_prefix("mongodb+srv://"))
+    {
+        let hosts = rest.rsplit_once('@').map_or(rest, |(_, h)| h);
+        return hosts.split(['/', '?']).next().unwrap_or(hosts).to_string();
+    }
+    if source.contains('/') && !source.starts_with("sim:") {
+        return source.rsplit('/').next().unwrap_or(source).to_string();
+    }
+    source.to_string()
+}
+
 /// Makes the header fit `width` by leaving out its least important text first: the ` shardtop `
-/// title, then the end of the source's name (to no less than 8 characters); the clock, the play
-/// state, the balancer's state and the collection's status are never cut.
+/// title, then a URI's scheme, user and options and a file's folders, then the separators'
+/// spaces, and only then the end of the source's name (to no less than 8 characters); the clock,
+/// the play state, the balancer's state and the collection's status are never cut.
 fn fit_line(spans: &mut Vec<Span<'static>>, source_at: usize, width: usize) {
     let total = |spans: &[Span]| {
         spans
@@ -73,6 +90,22 @@ fn fit_line(spans: &mut Vec<Span<'static>>, source_at: usize, width: usize) {
     let title = 2.min(source_at);
     spans.drain(..title);
     let source_at = source_at - title;
+    let short = short_source(&spans[source_at].content);
+    spans[source_at].content = short.into();
+    if total(spans) <= width {
+        return;
+    }
+    // The separators' spaces, one at a time, as many as it takes.
+    for narrower in ["│ ", "│"] {
+        for i in 0..spans.len() {
+            if total(spans) > width
+                && spans[i].content.contains('│')
+                && spans[i].content.len() > narrower.len()
+            {
+                spans[i].content = narrower.into();
+            }
+        }
+    }
     let over = total(spans).saturating_sub(width);
     if over == 0 {
         return;
@@ -136,5 +169,25 @@ pub fn speed_text(speed: f64) -> String {
         format!("{speed:.0}")
     } else {
         format!("{speed}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::short_source;
+
+    #[test]
+    fn a_source_is_shortened_to_what_names_it() {
+        let uri = "mongodb://monitor@mongos1.example.net:27017/?authSource=admin";
+        assert_eq!(short_source(uri), "mongos1.example.net:27017");
+        assert_eq!(
+            short_source("mongodb://127.0.0.1:37831/"),
+            "127.0.0.1:37831"
+        );
+        assert_eq!(
+            short_source("/tmp/runs/prod.capture.zst"),
+            "prod.capture.zst"
+        );
+        assert_eq!(short_source("sim:ascending"), "sim:ascending");
     }
 }

@@ -93,9 +93,10 @@ async fn the_live_source_logs_each_balancer_round() {
     // The first poll reads the newest 100 rounds.
     assert_eq!(lines.len(), expected.len().min(100), "{lines:?}");
     let newest = expected.last().unwrap().get_document("details").unwrap();
+    let candidates = newest.get_i64("candidateChunks").unwrap();
     let want = format!(
-        "{} candidates, {} moved, {} ms",
-        newest.get_i64("candidateChunks").unwrap(),
+        "{candidates} candidate{}, {} moved, {} ms",
+        if candidates == 1 { "" } else { "s" },
         newest.get_i64("chunksMoved").unwrap(),
         newest.get_i64("executionTimeMillis").unwrap()
     );

@@ -100,6 +100,7 @@ pub fn run(
             json["logSkippedLines"] = serde_json::json!({
                 "count": skipped.lines,
                 "first": skipped.first.as_ref().map(|(line, why)| serde_json::json!({"line": line, "reason": why})),
+                "lines": skipped.named.iter().map(|(line, why)| serde_json::json!({"line": line, "reason": why})).collect::<Vec<_>>(),
             });
         }
         if args.suggest {
@@ -277,11 +278,15 @@ fn skipped_text(args: &LabArgs, s: &traffic::Skipped) -> Option<String> {
         .as_deref()
         .map(|p| p.display().to_string())
         .unwrap_or_default();
-    Some(format!(
+    let mut text = format!(
         "--log {path}: {} slow-query line{} skipped, not counted in the traffic (the first, line {line}: {why})\n",
         s.lines,
         if s.lines == 1 { "" } else { "s" }
-    ))
+    );
+    for (line, why) in s.named.iter().skip(1) {
+        text.push_str(&format!("--log {path}, line {line}: skipped: {why}\n"));
+    }
+    Some(text)
 }
 
 fn cluster_spec(

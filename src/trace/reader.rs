@@ -114,6 +114,9 @@ pub struct TraceFile {
     pub notable: Vec<(u64, u64, Notable)>,
     pub warnings: Vec<String>,
     opts: ReadOptions,
+    /// The time of the last keyframe or event applied, and its line: a later one may not be
+    /// earlier.
+    last: (u64, u64),
 }
 
 /// One line read from a trace.
@@ -182,6 +185,7 @@ impl TraceFile {
             _temp: temp,
             header,
             keyframes: Vec::new(),
+            last: (0, 0),
             events: 0,
             end_ms: 0,
             finished: false,
@@ -214,7 +218,7 @@ impl TraceFile {
             let value = match parsed {
                 Ok(Probed::Line(v)) => v,
                 Ok(Probed::Event(e)) => {
-                    self.take_event(state.as_mut(), Some(e))
+                    self.take_event(state.as_mut(), Some(e), line_no)
                         .map_err(|e| bad(&path, line_no, e))?;
                     continue;
                 }
@@ -250,7 +254,7 @@ impl TraceFile {
                         }
                         None => None,
                     };
-                    self.take_event(state.as_mut(), event)
+                    self.take_event(state.as_mut(), event, line_no)
                         .map_err(|e| bad(&path, line_no, e))?;
                 }
             }
@@ -311,6 +315,7 @@ impl TraceFile {
                 ),
             ));
         }
+        self.last = (s.now_ms, line_no);
         self.keyframes.push(KeyframeAt {
             t_ms: s.now_ms,
             offset,
@@ -328,6 +333,7 @@ impl TraceFile {
         &mut self,
         state: Option<&mut Cluster>,
         event: Option<Event>,
+        line_no: u64,
     ) -> Result<(), String> {
         if let (Some(st), Some(event)) = (state, event) {
             if let Some(kf) = self.keyframes.last()
@@ -340,7 +346,16 @@ impl TraceFile {
                     kf.line
                 ));
             }
+            let (last_ms, last_line) = self.last;
+            if event.at_ms < last_ms {
+                return Err(format!(
+                    "field `t`: {} s is before the event before it ({} s, line {last_line}): time goes backwards",
+                    event.at_ms as f64 / 1000.0,
+                    last_ms as f64 / 1000.0,
+                ));
+            }
             st.apply(&event).map_err(|e| e.to_string())?;
+            self.last = (event.at_ms, line_no);
             if let Some(kind) = Notable::of(&event.kind) {
                 self.notable.push((event.at_ms, self.events, kind));
             }

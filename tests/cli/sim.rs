@@ -250,3 +250,48 @@ fn record_then_replay_through_the_binary() {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn replay_refuses_an_event_earlier_than_the_one_before_it_naming_the_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let trace = dir.path().join("t.ndjson");
+    let t = trace.display().to_string();
+    let o = shardtop(&["sim", "ascending", "--until", "60", "--record", &t]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = std::fs::read_to_string(&trace).unwrap();
+    let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+    // The first event after the first keyframe whose event before it is later than that
+    // keyframe: moved back between the two (still after the keyframe).
+    let (mut keyframe, mut before) = (None::<f64>, None::<(f64, usize)>);
+    let mut changed = None;
+    for (i, line) in lines.iter_mut().enumerate() {
+        let mut v: serde_json::Value = serde_json::from_str(line).unwrap();
+        let Some(at) = v.get("t").and_then(serde_json::Value::as_f64) else {
+            continue;
+        };
+        if v.get("keyframe").is_some() {
+            (keyframe, before) = (Some(at), None);
+            continue;
+        }
+        if let (Some(k), Some((b, b_line))) = (keyframe, before)
+            && b > k + 0.5
+        {
+            v["t"] = serde_json::json!(k + 0.25);
+            *line = v.to_string();
+            changed = Some((i + 1, b_line, k + 0.25, b));
+            break;
+        }
+        before = Some((at, i + 1));
+    }
+    let (line, before_line, now, was) = changed.expect("an event to move back");
+    std::fs::write(&trace, lines.join("\n") + "\n").unwrap();
+    let o = shardtop(&["replay", &t, "--json"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains(&format!(
+            "{t}:{line}: field `t`: {now} s is before the event before it ({was} s, line {before_line}): time goes backwards"
+        )),
+        "{}",
+        stderr(&o)
+    );
+}

@@ -242,6 +242,15 @@ fn a_slow_query_nested_too_deep_is_counted_as_skipped() {
         traffic::parse_log_counted(text.as_bytes(), "mongod.log", "shop.orders").unwrap();
     assert_eq!(ops.len(), 1);
     assert_eq!(skipped.lines, 2);
+    // Every one is named, with its line.
+    let lines: Vec<u64> = skipped.named.iter().map(|(l, _)| *l).collect();
+    assert_eq!(lines, [2, 3]);
+    assert!(
+        skipped
+            .named
+            .iter()
+            .all(|(_, why)| why.contains("recursion limit exceeded"))
+    );
     let (line_no, why) = skipped.first.unwrap();
     assert_eq!(line_no, 2);
     assert!(why.contains("recursion limit exceeded"), "{why}");

@@ -56,7 +56,12 @@ pub struct Skipped {
     pub lines: u64,
     /// The first one's line number and why.
     pub first: Option<(u64, String)>,
+    /// Each one's line number and why, the first [`MAX_NAMED`] of them.
+    pub named: Vec<(u64, String)>,
 }
+
+/// The most skipped lines named one by one (the count goes on past it).
+pub const MAX_NAMED: usize = 1_000;
 
 /// Reads the slow queries of a log file on namespace `ns` (`db.collection`).
 pub fn read_log(path: &Path, ns: &str) -> Result<Vec<Operation>, InputError> {
@@ -103,9 +108,12 @@ pub fn parse_log_counted(
             Ok(Value::Object(entry)) => entry,
             Err(e) if contains(bytes, b"Slow query") => {
                 skipped.lines += 1;
+                let why = format!("a slow query the reader cannot read: {e}");
                 if skipped.first.is_none() {
-                    skipped.first =
-                        Some((line, format!("a slow query the reader cannot read: {e}")));
+                    skipped.first = Some((line, why.clone()));
+                }
+                if skipped.named.len() < MAX_NAMED {
+                    skipped.named.push((line, why));
                 }
                 continue;
             }

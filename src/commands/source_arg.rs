@@ -128,6 +128,14 @@ impl SourceArg {
             return Ok((Self::Sim { scenario, at_ms }, None));
         }
         let path = PathBuf::from(text);
+        if path.exists() && !path.is_file() {
+            // A FIFO or a pipe (`<(zcat c.capture.zst)`) could be read only once: its first line
+            // says what it is, and the reader would open it again.
+            return Err(Failure::input(format!(
+                "SOURCE {text}: not a regular file (a FIFO, a pipe or a folder); write it to a \
+                 file first (`cat … > c.capture`), or look at it with `shardtop open`"
+            )));
+        }
         if !path.is_file() {
             return Err(Failure::input(format!(
                 "SOURCE {text}: no such file; a source is sim:SCENARIO[@T], a capture or trace file, or mongodb://…"
@@ -321,6 +329,25 @@ mod tests {
                 "{text}: {}",
                 e.message
             );
+        }
+    }
+
+    /// A FIFO (as a process substitution gives) or a folder is refused at once, never opened:
+    /// reading a FIFO twice would wait for a writer that has gone.
+    #[test]
+    fn a_fifo_or_a_folder_is_refused_without_being_opened() {
+        let dir = tempfile::tempdir().expect("dir");
+        let fifo = dir.path().join("c.capture");
+        let made = std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .expect("mkfifo");
+        assert!(made.success());
+        for path in [fifo.as_path(), dir.path()] {
+            let text = path.display().to_string();
+            let e = SourceArg::parse(&text, None).expect_err(&text);
+            assert_eq!(e.code, 2);
+            assert!(e.message.contains("not a regular file"), "{}", e.message);
         }
     }
 }

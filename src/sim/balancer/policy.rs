@@ -254,9 +254,10 @@ impl Simulator {
                     self.receives(r) && !busy[r] && zone.is_none_or(|z| self.carries(r, z))
                 })
                 .min_by_key(|&r| (load(r), r));
+            // 6.0+ `db/s/migration_source_manager.cpp` (`computeOtherBound`): the donor picks
+            // the range's end with `autoSplitVector`, limit 1.
             let end = if self.cluster.version.moves_chunk_size_ranges_everywhere() {
-                coll.keys
-                    .range_end(chunk.min, chunk.max, self.cluster.chunk_size_of(c))
+                self.other_bound_above(c, shard, (chunk.min, chunk.max))
             } else {
                 None
             };
@@ -317,8 +318,7 @@ impl Simulator {
             // 7.0-era and 8.0.10 `db/s/balancer/balancer_policy.cpp`: a chunk-size range from 7.0.
             let end = if self.cluster.version.moves_chunk_size_ranges_everywhere() {
                 let ch = coll.table.chunk(chunk);
-                coll.keys
-                    .range_end(ch.min, ch.max, self.cluster.chunk_size_of(c))
+                self.other_bound_above(c, from, (ch.min, ch.max))
             } else {
                 None
             };
@@ -398,9 +398,10 @@ impl Simulator {
             let end = match self.cluster.balancing_metric() {
                 BalancingMetric::ChunkCount => None,
                 BalancingMetric::DataSize => {
+                    // 6.0+ `migration_source_manager.cpp` (`computeOtherBound`) and
+                    // `auto_split_vector.cpp`: the donor cuts the range with limit 1.
                     let ch = coll.table.chunk(chunk);
-                    coll.keys
-                        .range_end(ch.min, ch.max, self.cluster.chunk_size_of(c))
+                    self.other_bound_above(c, from, (ch.min, ch.max))
                 }
             };
             busy[from.index()] = true;

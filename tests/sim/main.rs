@@ -5,6 +5,7 @@
 #![allow(clippy::unwrap_used)] // tests: a failed unwrap is a failed test
 
 mod auto_merger;
+mod auto_split_vector;
 mod collection_balancing;
 mod defragmentation;
 mod diagnosis;

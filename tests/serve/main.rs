@@ -36,6 +36,7 @@ mod nothing_hangs;
 mod number_types;
 #[path = "admin/parameters.rs"]
 mod parameters;
+mod pipeline_stages;
 #[path = "admin/rekey.rs"]
 mod rekey;
 #[path = "admin/remove_shard.rs"]

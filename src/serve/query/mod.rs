@@ -9,14 +9,18 @@
 //! stages (`pipeline`, `sample`), document limits and the `maxTimeMS` deadline. May import
 //! `reply` only.
 
+pub mod arith;
 pub mod chunk_filter;
 pub mod deadline;
+pub mod expr;
+pub mod group;
 pub mod in_sets;
 pub mod limits;
 pub mod operators;
 pub mod paths;
 pub mod pipeline;
 pub mod sample;
+pub mod stages;
 pub mod update;
 
 use std::cmp::Ordering;
@@ -51,6 +55,8 @@ pub fn matches(doc: &Document, filter: &Document) -> Result<bool, MongoError> {
             "$or" => logical(doc, cond, "$or")?.iter().any(|x| *x),
             "$nor" => !logical(doc, cond, "$nor")?.iter().any(|x| *x),
             "$comment" => true,
+            // `matcher/expression_expr.cpp`: an aggregation expression, true when truthy.
+            "$expr" => expr::truthy(expr::eval(doc, cond)?.as_ref()),
             "$where" => return Err(bad_value("$where is not allowed in this context")),
             k if k.starts_with('$') => {
                 return Err(bad_value(format!("unknown top level operator: {k}")));

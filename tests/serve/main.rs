@@ -8,6 +8,7 @@
 mod all_at_once;
 mod analyze_shard_key;
 mod analyze_shard_key_errors;
+mod array_paths;
 #[path = "admin/balancer_status.rs"]
 mod balancer_status;
 #[path = "admin/balancing.rs"]

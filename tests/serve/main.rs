@@ -42,6 +42,7 @@ mod pipeline_stages;
 mod rekey;
 #[path = "admin/remove_shard.rs"]
 mod remove_shard;
+mod server_answers;
 mod shapes;
 mod system_sessions;
 mod transactions;

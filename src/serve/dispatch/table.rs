@@ -146,7 +146,11 @@ pub const COMMANDS: &[Command] = &[
     .sampled(Sampled::Read)
     .on_collection(),
     command("aggregate", READS, |s, c| {
-        doc(aggregate::aggregate(s, c.db, c.cmd))
+        doc(if reply::flag(c.cmd, "explain") {
+            explain::aggregate::explain(s, c.db, c.cmd)
+        } else {
+            aggregate::aggregate(s, c.db, c.cmd)
+        })
     })
     .in_transaction()
     .privileges(Aggregate)

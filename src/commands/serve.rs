@@ -112,6 +112,7 @@ pub fn run(args: &ServeArgs, config: &crate::config::Config) -> Result<(), Failu
             message_deadline: crate::serve::MESSAGE_DEADLINE,
             access,
             patch,
+            max_connections: crate::serve::default_max_connections(),
         };
         let server = start(opts).await.map_err(|e| {
             Failure::runtime(format!(

@@ -39,8 +39,16 @@ pub use net::conn::MESSAGE_DEADLINE;
 pub use state::log::CommandLog;
 pub use state::store::{DEFAULT_MAX_BYTES, DEFAULT_MAX_DOCS};
 
-/// Connections served at once; past it a new connection is refused (closed with a log line).
-pub const MAX_CONNECTIONS: usize = 256;
+/// `net.maxIncomingConnections`' default: the most connections served at once (held to 80% of
+/// the open-file limit, see [`ServeOptions::max_connections`]); past it a new connection is
+/// refused (closed with a log line) unless a slow one gives its slot up.
+pub const MAX_CONNECTIONS: usize = state::connections::DEFAULT_MAX_INCOMING;
+
+/// This process's default connection limit: [`MAX_CONNECTIONS`], or 80% of the open-file limit
+/// when that is lower (`transport/service_entry_point_impl.cpp`).
+pub fn default_max_connections() -> usize {
+    state::connections::default_limit()
+}
 
 /// The cluster `serve` starts without a scenario: three shards, balancer on, no collections.
 const EMPTY_CLUSTER: &str = r#"{
@@ -81,6 +89,9 @@ pub struct ServeOptions {
     /// The patch release to report and honour (`--server-version 8.0.10`); `None`: the line's
     /// first simulated one.
     pub patch: Option<u32>,
+    /// The most connections served at once (`net.maxIncomingConnections`): 65,536, or 80% of
+    /// the process's open-file limit when that is lower, as a mongos holds it.
+    pub max_connections: usize,
 }
 
 impl ServeOptions {
@@ -97,6 +108,7 @@ impl ServeOptions {
             message_deadline: net::conn::MESSAGE_DEADLINE,
             access: None,
             patch: None,
+            max_connections: state::connections::default_limit(),
         }
     }
 }
@@ -154,12 +166,23 @@ pub async fn start(opts: ServeOptions) -> std::io::Result<Server> {
     if let Some(patch) = opts.patch {
         state.patch = patch;
     }
+    state.connections = Arc::new(state::connections::Connections::new(
+        opts.max_connections.max(1),
+    ));
+    let connections = Arc::clone(&state.connections);
     let shared = net::shared::Shared::new(state);
     let ticker = tokio::spawn(Arc::clone(&shared).tick(shutdown_rx.clone()));
     let limits = Limits {
         message_deadline: opts.message_deadline,
     };
-    let accept = tokio::spawn(accept_loop(listener, shared, shutdown_rx, log, limits));
+    let accept = tokio::spawn(accept_loop(
+        listener,
+        shared,
+        shutdown_rx,
+        log,
+        limits,
+        connections,
+    ));
     Ok(Server {
         addr,
         shutdown,
@@ -180,8 +203,10 @@ async fn accept_loop(
     mut shutdown: watch::Receiver<bool>,
     log: Option<Arc<CommandLog>>,
     limits: Limits,
+    connections: Arc<state::connections::Connections>,
 ) {
-    let permits = Arc::new(Semaphore::new(MAX_CONNECTIONS));
+    let limit = connections.limit;
+    let permits = Arc::new(Semaphore::new(limit));
     let registry = Arc::new(net::slots::Registry::default());
     let next_id = AtomicI64::new(1);
     loop {
@@ -206,7 +231,7 @@ async fn accept_loop(
                 state::log::line(
                     log.as_deref(),
                     &format!(
-                        "connection {id} from {peer} refused: {MAX_CONNECTIONS} connections already open"
+                        "connection {id} from {peer} refused: {limit} connections already open"
                     ),
                 );
                 drop(stream);
@@ -220,6 +245,7 @@ async fn accept_loop(
             log: log.clone(),
             shutdown: shutdown.clone(),
             slots: Arc::clone(&permits),
+            connections: Arc::clone(&connections),
             message_deadline: limits.message_deadline,
             slot: registry.join(id),
         };
@@ -237,7 +263,10 @@ async fn accept_loop(
                     _ => return registry.leave(id),
                 },
             };
+            let counted = Arc::clone(&conn.connections);
+            counted.opened();
             conn.serve(stream).await;
+            counted.closed();
             registry.leave(id);
             slot.give_up(permit);
             shared.connection_closed(id).await;

@@ -101,7 +101,14 @@ pub enum WireError {
     /// A document nests deeper than [`MAX_BSON_DEPTH`]: answered (Overflow), the connection kept.
     /// The field name of the element that went too deep.
     TooDeep(String),
+    /// A document is over [`MAX_INTERNAL_OBJECT`] bytes (its size and first element as the
+    /// server prints them): answered (BSONObjectTooLarge), the connection kept.
+    ObjectTooLarge(usize, String),
 }
+
+/// The largest BSON object a server reads (`BSONObjMaxInternalSize`, src/mongo/bson/bsonobj.h:
+/// 16 MiB of user data and 16 KiB for the server's own wrapping).
+pub const MAX_INTERNAL_OBJECT: usize = 16 * 1024 * 1024 + 16 * 1024;
 
 impl std::fmt::Display for WireError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -115,6 +122,12 @@ impl std::fmt::Display for WireError {
             Self::TooDeep(name) => write!(
                 f,
                 "BSONObj exceeds maximum nested object depth in element with field name '{name}'"
+            ),
+            // `BSONObj::_assertInvalid` (src/mongo/bson/bsonobj.cpp).
+            Self::ObjectTooLarge(size, first) => write!(
+                f,
+                "BSONObj size: {size} (0x{size:X}) is invalid. Size must be between 0 and {MAX_INTERNAL_OBJECT}({}MB){first}",
+                MAX_INTERNAL_OBJECT / (1024 * 1024)
             ),
         }
     }
@@ -218,6 +231,19 @@ pub(crate) fn read_document(bytes: &[u8]) -> Result<(bson::Document, usize), Wir
     let bad = |e: bson::raw::Error| WireError::Malformed(format!("bad BSON: {e}"));
     // Through the raw view rather than serde: the same document, in a fraction of the time.
     let raw = bson::RawDocument::from_bytes(&bytes[..len]).map_err(bad)?;
+    if len > MAX_INTERNAL_OBJECT {
+        let first = match raw.iter().next() {
+            Some(Ok((name, value))) => match value.to_raw_bson() {
+                bson::RawBson::String(s) => format!(" First element: {name}: \"{s}\""),
+                other => match bson::Bson::try_from(other) {
+                    Ok(b) => format!(" First element: {name}: {b}"),
+                    Err(_) => String::new(),
+                },
+            },
+            _ => String::new(),
+        };
+        return Err(WireError::ObjectTooLarge(len, first));
+    }
     if let Some(name) = depth::too_deep(raw) {
         return Err(WireError::TooDeep(name));
     }

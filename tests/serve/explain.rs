@@ -175,3 +175,63 @@ async fn hashed_keys_target_on_equality_only_and_unsharded_goes_to_the_primary()
     assert!(e.to_string().contains("verbosity"), "{e}");
     server.shutdown().await;
 }
+
+#[tokio::test]
+async fn an_aggregate_is_explained_with_its_split_pipeline_and_shards() {
+    let (server, client) = common::serve_paused(common::two_shards("7.0")).await;
+    let db = client.database("app");
+    let all = db
+        .run_command(doc! {
+            "explain": { "aggregate": "items", "pipeline": [
+                { "$match": { "v": 1 } },
+                { "$group": { "_id": "$v", "n": { "$sum": 1 } } },
+            ], "cursor": {} },
+            "verbosity": "queryPlanner",
+        })
+        .await
+        .unwrap();
+    assert_eq!(all.get_str("mergeType"), Ok("mongos"), "{all}");
+    let split = all.get_document("splitPipeline").unwrap();
+    let merger = split.get_array("mergerPart").unwrap();
+    assert!(
+        merger[0]
+            .as_document()
+            .unwrap()
+            .contains_key("$mergeCursors")
+    );
+    let merge_group = merger[1]
+        .as_document()
+        .unwrap()
+        .get_document("$group")
+        .unwrap();
+    assert_eq!(merge_group.get_bool("$doingMerge"), Ok(true));
+    let shards = all.get_document("shards").unwrap();
+    assert_eq!(
+        shards.keys().collect::<Vec<_>>(),
+        ["shard0000", "shard0001"]
+    );
+    let stages = shards
+        .get_document("shard0000")
+        .unwrap()
+        .get_array("stages")
+        .unwrap();
+    assert!(stages[0].as_document().unwrap().contains_key("$cursor"));
+    // Targeted to one shard by the shard key: no split.
+    let one = db
+        .run_command(doc! {
+            "aggregate": "items",
+            "pipeline": [{ "$match": { "k": 5 } }, { "$count": "n" }],
+            "explain": true,
+        })
+        .await
+        .unwrap();
+    assert_eq!(one.get("splitPipeline"), Some(&bson::Bson::Null), "{one}");
+    assert_eq!(
+        one.get_document("shards")
+            .unwrap()
+            .keys()
+            .collect::<Vec<_>>(),
+        ["shard0000"]
+    );
+    server.shutdown().await;
+}

@@ -96,11 +96,16 @@ async fn ping(s: &mut TcpStream) -> Document {
     .await
 }
 
+/// The connection slots these tests give the server (the default is 65,536 or 80% of the
+/// open-file limit): few enough to take them all.
+const SLOTS: usize = 256;
+
 async fn server() -> (shardtop::serve::Server, mongodb::Client, String) {
     let sim = empty_cluster(Some("8.0".parse().unwrap())).unwrap();
     let mut opts = ServeOptions::new("127.0.0.1:0".parse().unwrap(), sim);
     opts.paused = true;
     opts.message_deadline = Duration::from_millis(500);
+    opts.max_connections = SLOTS;
     serve_opts(opts).await
 }
 
@@ -171,11 +176,25 @@ async fn an_update_path_of_3000_parts_is_refused() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_40_mb_document_is_refused_as_too_large() {
+async fn a_40_mb_command_is_refused_as_too_large_and_a_16_mib_document_as_a_write_error() {
     let (server, _client, _) = server().await;
     let mut s = TcpStream::connect(server.local_addr()).await.unwrap();
+    // Over 16 MiB + 16 KiB: the command cannot be read (`BSONObj::_assertInvalid`, 10334).
     let big = bytes_of(&doc! { "_id": 1, "s": "x".repeat(40 << 20) });
     let reply = round_trip(&mut s, &op_msg(5, &insert_raw(&big))).await;
+    assert_eq!(reply.get_i32("code").unwrap(), 10334, "{reply}");
+    assert_eq!(reply.get_str("codeName").unwrap(), "BSONObjectTooLarge");
+    let msg = reply.get_str("errmsg").unwrap();
+    assert!(
+        msg.starts_with("BSONObj size: 41943")
+            && msg.contains(
+                "is invalid. Size must be between 0 and 16793600(16MB) First element: insert: \"c\""
+            ),
+        "{msg}"
+    );
+    // Over 16 MiB but readable: the insert's write error (`fixDocumentForInsert`, BadValue).
+    let over_user = bytes_of(&doc! { "_id": 2, "s": "x".repeat(16 << 20) });
+    let reply = round_trip(&mut s, &op_msg(6, &insert_raw(&over_user))).await;
     let err = reply.get_array("writeErrors").unwrap()[0]
         .as_document()
         .unwrap()
@@ -184,7 +203,7 @@ async fn a_40_mb_document_is_refused_as_too_large() {
     assert!(
         err.get_str("errmsg")
             .unwrap()
-            .starts_with("object to insert too large. size in bytes: 419430"),
+            .starts_with("object to insert too large. size in bytes: 167772"),
         "{err}"
     );
     assert!(
@@ -192,6 +211,8 @@ async fn a_40_mb_document_is_refused_as_too_large() {
             .unwrap()
             .ends_with("max size: 16777216")
     );
+    // The connection is kept.
+    assert_eq!(ping(&mut s).await.get_f64("ok").unwrap(), 1.0);
 }
 
 async fn fill(client: &mongodb::Client, n: i32) {
@@ -386,7 +407,7 @@ async fn clients_that_send_slowly_lose_their_slot() {
     let (server, client, _) = server().await;
     // Every slot taken by a client that sends part of a message and stalls.
     let mut stalled = Vec::new();
-    for _ in 0..shardtop::serve::MAX_CONNECTIONS {
+    for _ in 0..SLOTS {
         let mut s = TcpStream::connect(server.local_addr()).await.unwrap();
         s.write_all(&48_000_000i32.to_le_bytes()).await.unwrap();
         s.write_all(&[7; 100]).await.unwrap();

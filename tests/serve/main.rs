@@ -8,6 +8,7 @@
 mod all_at_once;
 mod analyze_shard_key;
 mod analyze_shard_key_errors;
+mod array_paths;
 #[path = "admin/balancer_status.rs"]
 mod balancer_status;
 #[path = "admin/balancing.rs"]
@@ -36,10 +37,12 @@ mod nothing_hangs;
 mod number_types;
 #[path = "admin/parameters.rs"]
 mod parameters;
+mod pipeline_stages;
 #[path = "admin/rekey.rs"]
 mod rekey;
 #[path = "admin/remove_shard.rs"]
 mod remove_shard;
+mod server_answers;
 mod shapes;
 mod system_sessions;
 mod transactions;

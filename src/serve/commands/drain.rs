@@ -35,17 +35,53 @@ fn to_move(d: &mut Document, v: ServerVersion, dbs: &[String], colls: &[String])
     }
 }
 
-fn remaining(v: ServerVersion, chunks: u64, jumbo: u64, dbs: usize, colls: usize) -> Document {
+fn remaining(
+    v: ServerVersion,
+    (chunks, jumbo, dbs, colls): (u64, u64, usize, usize),
+    bytes: u64,
+) -> Document {
     let mut r = doc! {
         "chunks": chunks as i64, "dbs": dbs as i64, "jumboChunks": jumbo as i64,
     };
     if v >= ServerVersion::V8_0 {
         r.insert("collectionsToMove", colls as i64);
     }
+    // 8.3 (FCV 8.3): the bytes still on the draining shard (MongoDB's 8.3-era jstests of
+    // `removeShard` and `shardDrainingStatus`: above 0 while documents remain there).
+    if v >= ServerVersion::V8_3 {
+        r.insert("estimatedRemainingBytes", bytes as i64);
+    }
     r
 }
 
-fn answer(state: &RemoveShardState, id: &str, v: ServerVersion) -> Document {
+/// The bytes still on shard `id`: the documents its chunks own in every tracked collection, and
+/// `serve`'s own untracked collections of the databases whose primary it is.
+fn bytes_on(state: &State, id: &str) -> u64 {
+    let cluster = &state.sim.cluster;
+    let Some(shard) = cluster.shard_index(id) else {
+        return 0;
+    };
+    let tracked: u64 = cluster
+        .collections
+        .iter()
+        .map(|c| c.table.shard_totals(shard).stats.bytes)
+        .sum();
+    let untracked: u64 = state
+        .unsharded
+        .keys()
+        .filter(|ns| cluster.collection(ns).is_none())
+        .filter(|ns| {
+            ns.split_once('.')
+                .and_then(|(db, _)| cluster.databases.get(db))
+                .is_some_and(|p| *p == shard)
+        })
+        .flat_map(|ns| state.store.iter(ns))
+        .map(|(_, s)| crate::wire::document_len(&s.doc) as u64)
+        .sum();
+    tracked + untracked
+}
+
+fn answer(state: &RemoveShardState, id: &str, v: ServerVersion, bytes: u64) -> Document {
     match state {
         RemoveShardState::Started {
             dbs_to_move,
@@ -65,7 +101,11 @@ fn answer(state: &RemoveShardState, id: &str, v: ServerVersion) -> Document {
         } => {
             let mut d = doc! {
                 "msg": "draining ongoing", "state": "ongoing",
-                "remaining": remaining(v, *chunks, *jumbo, dbs_to_move.len(), collections_to_move.len()),
+                "remaining": remaining(
+                    v,
+                    (*chunks, *jumbo, dbs_to_move.len(), collections_to_move.len()),
+                    bytes,
+                ),
             };
             to_move(&mut d, v, dbs_to_move, collections_to_move);
             d
@@ -134,7 +174,8 @@ pub fn remove_shard(state: &mut State, cmd: &Document) -> Answer {
     let id = reply::first_string(cmd, "removeShard")?;
     let result = state.sim.remove_shard(&id)?;
     let result = with_untracked(state, &id, result);
-    Ok(ok(answer(&result, &id, state.sim.cluster.version)))
+    let bytes = bytes_on(state, &id);
+    Ok(ok(answer(&result, &id, state.sim.cluster.version, bytes)))
 }
 
 /// `startShardDraining` (8.3+).
@@ -149,7 +190,8 @@ pub fn shard_draining_status(state: &mut State, cmd: &Document) -> Answer {
     let id = reply::first_string(cmd, "shardDrainingStatus")?;
     let result = state.sim.shard_draining_status(&id)?;
     let result = with_untracked(state, &id, result);
-    let mut reply = answer(&result, &id, state.sim.cluster.version);
+    let bytes = bytes_on(state, &id);
+    let mut reply = answer(&result, &id, state.sim.cluster.version, bytes);
     // The reply names the draining shard in every state (the `shardDrainingStatus` reference
     // page's output table: msg, state, shard, remaining, …), after `state`.
     if !reply.contains_key("shard") {

@@ -18,9 +18,87 @@ pub fn hello(state: &State, cmd: &Document, ctx: Context, legacy_name: bool) -> 
     hello_of(state.sim.cluster.version, cmd, ctx, legacy_name)
 }
 
+/// This process's `topologyVersion.processId` (`MongosTopologyCoordinator`'s `instanceId`: one
+/// per process; its counter stays 0, as a mongos's does until it shuts down).
+fn process_id() -> bson::oid::ObjectId {
+    static ID: std::sync::OnceLock<bson::oid::ObjectId> = std::sync::OnceLock::new();
+    *ID.get_or_init(bson::oid::ObjectId::new)
+}
+
+/// The awaitable hello's fields (`s/commands/cluster_hello_cmd.cpp`): `topologyVersion` and
+/// `maxAwaitTimeMS` together or neither; how long to wait before answering — `maxAwaitTimeMS`
+/// when the client's topology version is this process's current one (nothing changes a
+/// mongos's topology before it shuts down: `s/mongos_topology_coordinator.cpp`), none when it
+/// is another process's or an older one.
+pub fn hello_wait(cmd: &Document) -> Result<Option<std::time::Duration>, MongoError> {
+    let refused = |code: i32, message: String| MongoError {
+        code,
+        code_name: match code {
+            51758 => "Location51758",
+            51759 => "Location51759",
+            51760 => "Location51760",
+            _ => "Location51761",
+        },
+        message,
+    };
+    let tv = cmd.get_document("topologyVersion").ok();
+    let max = cmd.get("maxAwaitTimeMS").and_then(|v| match v {
+        Bson::Int32(n) => Some(i64::from(*n)),
+        Bson::Int64(n) => Some(*n),
+        Bson::Double(d) => Some(*d as i64),
+        _ => None,
+    });
+    let (tv, max) = match (tv, max) {
+        (Some(tv), Some(max)) => (tv, max),
+        (None, None) => return Ok(None),
+        (Some(_), None) => {
+            return Err(refused(
+                51760,
+                "A request with a 'topologyVersion' must include 'maxAwaitTimeMS'".into(),
+            ));
+        }
+        (None, Some(_)) => {
+            return Err(refused(
+                51760,
+                "A request with 'maxAwaitTimeMS' must include a 'topologyVersion'".into(),
+            ));
+        }
+    };
+    let counter = match tv.get("counter") {
+        Some(Bson::Int64(n)) => *n,
+        Some(Bson::Int32(n)) => i64::from(*n),
+        _ => 0,
+    };
+    if counter < 0 {
+        return Err(refused(
+            51758,
+            "topologyVersion must have a non-negative counter".into(),
+        ));
+    }
+    if max < 0 {
+        return Err(refused(
+            51759,
+            "maxAwaitTimeMS must be a non-negative integer".into(),
+        ));
+    }
+    if tv.get_object_id("processId").ok() != Some(process_id()) {
+        return Ok(None);
+    }
+    if counter > 0 {
+        return Err(refused(
+            51761,
+            format!(
+                "Received a topology version with counter: {counter} which is greater than the mongos topology version counter: 0"
+            ),
+        ));
+    }
+    Ok(Some(std::time::Duration::from_millis(max as u64)))
+}
+
 /// `hello` of a server of version `v` (it reads nothing else, so it is answered without the
 /// state's lock).
 pub fn hello_of(v: ServerVersion, cmd: &Document, ctx: Context, legacy_name: bool) -> Answer {
+    hello_wait(cmd)?;
     let mut d = Document::new();
     if legacy_name {
         d.insert("ismaster", true);
@@ -28,6 +106,13 @@ pub fn hello_of(v: ServerVersion, cmd: &Document, ctx: Context, legacy_name: boo
         d.insert("isWritablePrimary", true);
     }
     d.insert("msg", "isdbgrid");
+    // 4.4+: every hello reply carries the topology version (`MongosHelloResponse`).
+    if v >= ServerVersion::V4_4 {
+        d.insert(
+            "topologyVersion",
+            doc! { "processId": process_id(), "counter": 0_i64 },
+        );
+    }
     if cmd.contains_key("helloOk") {
         d.insert("helloOk", true);
     }
@@ -135,7 +220,36 @@ pub fn server_status(state: &State) -> Answer {
         "metrics": { "cursor": { "open": {
             "total": (state.cursors.usage().0 + state.streams.open()) as i64,
         } } },
+        "connections": connections(state),
+        "sharding": sharding(state),
     }))
+}
+
+/// `serverStatus.connections` (`transport/service_entry_point_impl.cpp`, `appendStats`): int32s.
+fn connections(state: &State) -> Document {
+    let (current, available, total, active) = state.connections.counts();
+    let int = |n: u64| i32::try_from(n).unwrap_or(i32::MAX);
+    doc! {
+        "current": int(current),
+        "available": int(available),
+        "totalCreated": int(total),
+        "active": int(active),
+    }
+}
+
+/// `serverStatus.sharding` as a mongos sends it (`s/sharding_server_status.cpp`'s section on a
+/// router): the config server's replica set, the last config optime seen (the simulator's
+/// clock), the chunk size in bytes (a long).
+fn sharding(state: &State) -> Document {
+    let secs = (state.now_millis() / 1000).max(0) as u32;
+    doc! {
+        "configsvrConnectionString": "configRepl/config.shardtop.sim:27019",
+        "lastSeenConfigServerOpTime": {
+            "ts": bson::Timestamp { time: secs, increment: 1 },
+            "t": 1_i64,
+        },
+        "maxChunkSizeInBytes": state.sim.cluster.settings.chunk_size_bytes as i64,
+    }
 }
 
 /// `isdbgrid`.

@@ -5,6 +5,7 @@
 pub mod aggregate;
 pub mod analyze;
 pub mod config_writes;
+pub mod db_stats;
 pub mod drain;
 pub mod drop_indexes;
 pub mod explain;

@@ -9,9 +9,9 @@ use bson::{Bson, Document};
 
 use crate::serve::commands::sessions;
 use crate::serve::commands::{
-    aggregate, aggregate::change_stream, analyze, config_writes, drain, drop_indexes, explain,
-    find, handshake, indexes, insert, metadata, move_collection, parameters, query_analyzer,
-    sharding, updates,
+    aggregate, aggregate::change_stream, analyze, config_writes, db_stats, drain, drop_indexes,
+    explain, find, handshake, indexes, insert, metadata, move_collection, parameters,
+    query_analyzer, sharding, updates,
 };
 use crate::serve::dispatch::registry::Namespace;
 use crate::serve::dispatch::registry::{
@@ -96,6 +96,10 @@ pub const COMMANDS: &[Command] = &[
         doc(handshake::list_shards(s))
     })
     .admin_only(),
+    command("dbStats", HANDSHAKE, |s, c| {
+        doc(db_stats::db_stats(s, c.db, c.cmd))
+    })
+    .aliases(&["dbstats"]),
     // Parameters.
     command("getParameter", PARAMETERS, |s, c| {
         doc(parameters::get_parameter(s, c.cmd))
@@ -142,7 +146,11 @@ pub const COMMANDS: &[Command] = &[
     .sampled(Sampled::Read)
     .on_collection(),
     command("aggregate", READS, |s, c| {
-        doc(aggregate::aggregate(s, c.db, c.cmd))
+        doc(if reply::flag(c.cmd, "explain") {
+            explain::aggregate::explain(s, c.db, c.cmd)
+        } else {
+            aggregate::aggregate(s, c.db, c.cmd)
+        })
     })
     .in_transaction()
     .privileges(Aggregate)

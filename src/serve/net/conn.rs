@@ -80,6 +80,8 @@ pub(crate) struct Connection {
     pub shutdown: watch::Receiver<bool>,
     /// The server's connection slots (to see when they run short).
     pub slots: Arc<Semaphore>,
+    /// The server's connection counters (and its limit).
+    pub connections: Arc<crate::serve::state::connections::Connections>,
     /// A message must arrive whole within this time of its first byte ([`MESSAGE_DEADLINE`]).
     pub message_deadline: Duration,
     /// Its place among the slots: what it waits for, and the word that its slot is taken.
@@ -108,7 +110,7 @@ impl Connection {
             };
             let request = match wire::parse(&bytes) {
                 Ok(r) => r,
-                Err(e @ WireError::TooDeep(_)) => {
+                Err(e @ (WireError::TooDeep(_) | WireError::ObjectTooLarge(..))) => {
                     if let Err(e) = self.refuse(&bytes, &e, &mut writer).await {
                         return self.close(&format!("write failed: {e}"));
                     }
@@ -121,10 +123,12 @@ impl Connection {
                 peer: self.peer,
             };
             let shared = Arc::clone(&self.shared);
-            let Some(reply) = shared
+            self.connections.busy(true);
+            let answered = shared
                 .answer(&request.command, ctx, &mut self.shutdown)
-                .await
-            else {
+                .await;
+            self.connections.busy(false);
+            let Some(reply) = answered else {
                 return;
             };
             if request.more_to_come {
@@ -163,7 +167,7 @@ impl Connection {
                     Err(e) => return Err(Ended::Because(format!("read failed: {e}"))),
                 },
                 () = tokio::time::sleep(IDLE_WHEN_FULL) => {
-                    if self.slots.available_permits() < crate::serve::MAX_CONNECTIONS / 4 {
+                    if self.slots.available_permits() < self.connections.limit / 4 {
                         return Err(Ended::Because(format!(
                             "idle for {} s while connection slots run short",
                             IDLE_WHEN_FULL.as_secs()
@@ -205,7 +209,8 @@ impl Connection {
     }
 
     /// Answers a message whose command cannot be read with the server's error (Overflow for a
-    /// document nested too deep), keeping the connection, as `validateBSON`'s callers do.
+    /// document nested too deep, BSONObjectTooLarge for one over 16 MiB + 16 KiB), keeping the
+    /// connection, as `validateBSON`'s callers do.
     async fn refuse(
         &self,
         bytes: &[u8],
@@ -219,9 +224,13 @@ impl Connection {
         let Ok(header) = wire::Header::read(bytes) else {
             return Ok(());
         };
+        let (code, code_name) = match e {
+            WireError::ObjectTooLarge(..) => (10334, "BSONObjectTooLarge"),
+            _ => (15, "Overflow"),
+        };
         let reply = crate::serve::reply::error(&crate::cluster::MongoError {
-            code: 15,
-            code_name: "Overflow",
+            code,
+            code_name,
             message: e.to_string(),
         });
         let id = NEXT_REQUEST_ID.fetch_add(1, Ordering::Relaxed);

@@ -54,6 +54,18 @@ impl Shared {
         ctx: Context,
         shutdown: &mut watch::Receiver<bool>,
     ) -> Option<Reply> {
+        // An awaitable hello on this process's topology version waits its `maxAwaitTimeMS` on
+        // its own connection (others are answered meanwhile), as a mongos's does.
+        if matches!(
+            cmd.keys().next().map(String::as_str),
+            Some("hello" | "isMaster" | "ismaster")
+        ) && let Ok(Some(wait)) = crate::serve::commands::handshake::hello_wait(cmd)
+        {
+            tokio::select! {
+                () = tokio::time::sleep(wait) => {}
+                _ = shutdown.changed() => return None,
+            }
+        }
         if let Some(answer) = crate::serve::dispatch::answer_without_state(
             self.version,
             self.log.as_deref(),

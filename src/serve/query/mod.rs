@@ -9,14 +9,20 @@
 //! stages (`pipeline`, `sample`), document limits and the `maxTimeMS` deadline. May import
 //! `reply` only.
 
+pub mod arith;
+pub mod array_paths;
 pub mod chunk_filter;
 pub mod deadline;
+pub mod expr;
+pub mod group;
 pub mod in_sets;
 pub mod limits;
 pub mod operators;
 pub mod paths;
 pub mod pipeline;
+pub mod projection;
 pub mod sample;
+pub mod stages;
 pub mod update;
 
 use std::cmp::Ordering;
@@ -26,6 +32,8 @@ use bson::{Bson, Document};
 use crate::cluster::MongoError;
 use crate::model::extjson::from_bson;
 use crate::serve::query::operators as ops;
+
+pub use projection::Projection;
 
 fn bad_value(m: impl Into<String>) -> MongoError {
     MongoError::bad_value(m)
@@ -51,6 +59,8 @@ pub fn matches(doc: &Document, filter: &Document) -> Result<bool, MongoError> {
             "$or" => logical(doc, cond, "$or")?.iter().any(|x| *x),
             "$nor" => !logical(doc, cond, "$nor")?.iter().any(|x| *x),
             "$comment" => true,
+            // `matcher/expression_expr.cpp`: an aggregation expression, true when truthy.
+            "$expr" => expr::truthy(expr::eval(doc, cond)?.as_ref()),
             "$where" => return Err(bad_value("$where is not allowed in this context")),
             k if k.starts_with('$') => {
                 return Err(bad_value(format!("unknown top level operator: {k}")));
@@ -64,13 +74,29 @@ pub fn matches(doc: &Document, filter: &Document) -> Result<bool, MongoError> {
     Ok(true)
 }
 
-/// A condition on a dotted path: through an array of embedded documents the path reaches every
-/// element's field, and the condition holds when it holds for one of them (a negation —
-/// `$ne`, `$nin`, `$not` — when it holds for none of the positive form).
+/// A condition on a dotted path: the path reaches every value `array_paths` finds (through
+/// arrays of documents, and array indexes), and the condition holds when it holds for one of them
+/// (a negation — `$ne`, `$nin`, `$not`, `$exists: false` — when it holds for none of the
+/// positive form); each operator of a condition is tried on its own, as the server parses
+/// `{$gt: 1, $lt: 5}` into two conditions.
 fn path_matches(doc: &Document, path: &str, cond: &Bson) -> Result<bool, MongoError> {
-    let mut values = Vec::new();
-    if !path.contains('.') || !doc_path_values(doc, path, &mut values) {
-        return field_matches(get_path(doc, path), cond);
+    if !path.contains('.') {
+        return field_matches(doc.get(path), cond);
+    }
+    if let Some(ops) = is_operator_doc(cond)
+        && ops.len() > 1
+        && !ops.contains_key("$regex")
+    {
+        for (op, arg) in ops {
+            if !path_matches(doc, path, &doc_of(op, arg))? {
+                return Ok(false);
+            }
+        }
+        return Ok(true);
+    }
+    let values = array_paths::values(doc, path);
+    if let [single] = values.as_slice() {
+        return field_matches(single.as_ref(), cond);
     }
     if let Some(ops) = is_operator_doc(cond)
         && ops.len() == 1
@@ -80,6 +106,7 @@ fn path_matches(doc: &Document, path: &str, cond: &Bson) -> Result<bool, MongoEr
             "$ne" => Some(doc_of("$eq", arg)),
             "$nin" => Some(doc_of("$in", arg)),
             "$not" => Some(arg.clone()),
+            "$exists" if !truthy(arg) => Some(doc_of("$exists", &Bson::Boolean(true))),
             _ => None,
         };
         if let Some(p) = positive {
@@ -102,43 +129,6 @@ fn any_matches(values: &[Option<Bson>], cond: &Bson) -> Result<bool, MongoError>
         }
     }
     Ok(false)
-}
-
-/// The values `path` reaches from `v`, stepping into every element of an array met before the
-/// last segment; `false` when no array was crossed (the plain lookup applies).
-fn doc_path_values(d: &Document, path: &str, out: &mut Vec<Option<Bson>>) -> bool {
-    let Some((head, rest)) = path.split_once('.') else {
-        out.push(d.get(path).cloned());
-        return false;
-    };
-    if let Some(next) = d.get(head) {
-        return path_values(next, rest, out);
-    }
-    out.push(None);
-    false
-}
-
-fn path_values(v: &Bson, path: &str, out: &mut Vec<Option<Bson>>) -> bool {
-    match v {
-        Bson::Document(d) => doc_path_values(d, path, out),
-        Bson::Array(items)
-            if path
-                .split('.')
-                .next()
-                .is_some_and(|h| h.parse::<usize>().is_err()) =>
-        {
-            for item in items {
-                if let Bson::Document(d) = item {
-                    doc_path_values(d, path, out);
-                }
-            }
-            true
-        }
-        _ => {
-            out.push(None);
-            false
-        }
-    }
 }
 
 fn logical(doc: &Document, cond: &Bson, op: &str) -> Result<Vec<bool>, MongoError> {
@@ -343,106 +333,4 @@ pub fn sort(docs: &mut [Document], spec: &Document) -> Result<(), MongoError> {
         Ordering::Equal
     });
     Ok(())
-}
-
-/// A projection: inclusion (`_id` kept unless excluded) or exclusion.
-pub struct Projection {
-    include: bool,
-    fields: Vec<String>,
-    keep_id: bool,
-}
-
-impl Projection {
-    pub fn parse(spec: &Document) -> Result<Self, MongoError> {
-        let mut include: Option<bool> = None;
-        let mut fields = Vec::new();
-        let mut keep_id = true;
-        for (k, v) in spec {
-            if matches!(v, Bson::Document(_) | Bson::String(_)) {
-                return Err(bad_value(format!(
-                    "projection of {k}: only inclusion (1) and exclusion (0) are supported"
-                )));
-            }
-            let on = truthy(v);
-            if k == "_id" {
-                keep_id = on;
-                continue;
-            }
-            if include.is_some_and(|i| i != on) {
-                return Err(MongoError {
-                    code: 31254,
-                    code_name: "Location31254",
-                    message: format!(
-                        "Cannot do {} on field {k} in {} projection",
-                        if on { "inclusion" } else { "exclusion" },
-                        if on { "exclusion" } else { "inclusion" }
-                    ),
-                });
-            }
-            include = Some(on);
-            fields.push(k.clone());
-        }
-        // Only `_id` named: `{_id: 1}` keeps just it, `{_id: 0}` drops just it.
-        let include = include.unwrap_or(keep_id && !spec.is_empty());
-        Ok(Self {
-            include,
-            fields,
-            keep_id,
-        })
-    }
-
-    pub fn apply(&self, doc: &Document) -> Document {
-        if self.include {
-            let mut out = Document::new();
-            if self.keep_id
-                && let Some(id) = doc.get("_id")
-            {
-                out.insert("_id", id.clone());
-            }
-            for f in &self.fields {
-                if let Some(v) = get_path(doc, f) {
-                    insert_path(&mut out, f, v.clone());
-                }
-            }
-            out
-        } else {
-            let mut out = doc.clone();
-            if !self.keep_id {
-                out.remove("_id");
-            }
-            for f in &self.fields {
-                remove_path(&mut out, f);
-            }
-            out
-        }
-    }
-}
-
-fn insert_path(doc: &mut Document, path: &str, value: Bson) {
-    match path.split_once('.') {
-        None => {
-            doc.insert(path, value);
-        }
-        Some((head, rest)) => {
-            if !matches!(doc.get(head), Some(Bson::Document(_))) {
-                doc.insert(head, Document::new());
-            }
-            if let Some(Bson::Document(inner)) = doc.get_mut(head) {
-                insert_path(inner, rest, value);
-            }
-        }
-    }
-}
-
-fn remove_path(doc: &mut Document, path: &str) {
-    match path.split_once('.') {
-        None => {
-            doc.remove(path);
-        }
-        Some((head, rest)) => {
-            if let Some(Bson::Document(inner)) = doc.get_mut(head) {
-                remove_path(inner, rest);
-            }
-        }
-    }
 }

@@ -14,6 +14,21 @@ fn path_not_viable(path: &str, part: &str) -> MongoError {
     }
 }
 
+/// The value at dotted `path` as an update operator reads it: through embedded documents and,
+/// by a numeric part, an array's element (`update/path_support.cpp`).
+pub fn value_at<'a>(doc: &'a Document, path: &str) -> Option<&'a Bson> {
+    let mut parts = path.split('.');
+    let mut current = doc.get(parts.next()?)?;
+    for p in parts {
+        current = match current {
+            Bson::Document(inner) => inner.get(p)?,
+            Bson::Array(items) => items.get(p.parse::<usize>().ok()?)?,
+            _ => return None,
+        };
+    }
+    Some(current)
+}
+
 /// Sets `value` at dotted `path`, creating embedded documents on the way.
 pub fn set_path(doc: &mut Document, path: &str, value: Bson) -> Result<(), MongoError> {
     match path.split_once('.') {

@@ -11,8 +11,8 @@ use std::cmp::Ordering;
 use bson::{Bson, Document};
 
 use crate::cluster::MongoError;
+use crate::serve::query::compare;
 use crate::serve::query::paths::{remove_path, set_path};
-use crate::serve::query::{compare, get_path};
 
 /// A parsed `u`.
 pub enum Update {
@@ -209,7 +209,7 @@ fn apply_unchecked(doc: &Document, u: &Update, inserting: bool) -> Result<Applie
                             ));
                         }
                     }
-                    let before = get_path(&out, path).cloned();
+                    let before = crate::serve::query::paths::value_at(&out, path).cloned();
                     match operate(op, path, before.as_ref(), arg, &out)? {
                         Some(value) => {
                             if before.as_ref() != Some(&value) {

@@ -12,6 +12,7 @@ pub mod access;
 pub mod analyzers;
 pub mod capped_log;
 pub mod change_events;
+pub mod connections;
 pub mod cursors;
 pub mod encoded_docs;
 pub mod log;
@@ -103,6 +104,8 @@ pub struct State {
     /// The namespace of each collection uuid of the catalog, as last seen (`config.chunks`
     /// reads by uuid look it up, checked against the catalog: `catalog::chunk_scope`).
     pub chunk_uuids: std::collections::HashMap<[u8; 16], String>,
+    /// The connections served (`serverStatus.connections`), counted by `net`.
+    pub connections: Arc<connections::Connections>,
 }
 
 impl State {
@@ -146,6 +149,7 @@ impl State {
             access: None,
             other_settings: settings::OtherSettings::default(),
             chunk_uuids: std::collections::HashMap::new(),
+            connections: Arc::new(connections::Connections::default()),
         }
     }
 

@@ -30,6 +30,15 @@ pub fn field_value(d: &Document, path: &str) -> Result<KeyValue, String> {
 pub fn insert_one(state: &mut State, ns: &str, d: Document) -> Result<Document, MongoError> {
     let d = with_id(d);
     crate::serve::query::limits::check_insert(&d)?;
+    // 4.4 `db/ops/insert.cpp` (`fixDocumentForInsert`): no top-level field name may start with
+    // `$`; 5.0 stores them (`$`-prefixed field names are allowed from 5.0).
+    if state.sim.cluster.version < crate::cluster::ServerVersion::V5_0
+        && let Some(name) = d.keys().find(|k| k.starts_with('$'))
+    {
+        return Err(MongoError::bad_value(format!(
+            "Document can't have $ prefixed field names: {name}"
+        )));
+    }
     let id = d.get("_id").cloned().unwrap_or(Bson::Null);
     if matches!(id, Bson::Array(_)) {
         return Err(MongoError::bad_value("can't use an array for _id"));

@@ -119,3 +119,36 @@ async fn config_settings_show_the_auto_merger_and_attempt_to_balance_jumbo_chunk
     );
     server.shutdown().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn from_8_3_the_drain_reports_the_bytes_still_on_the_shard() {
+    let (server, client) = common::serve_paused(common::two_shards("8.3")).await;
+    let items = client.database("app").collection::<bson::Document>("items");
+    items
+        .insert_many((0..50).map(|k| doc! { "k": k, "pad": "x".repeat(100) }))
+        .await
+        .unwrap();
+    admin(&client, doc! { "startShardDraining": "shard0000" }).await;
+    let status = admin(&client, doc! { "shardDrainingStatus": "shard0000" }).await;
+    assert_eq!(status.get_str("state").unwrap(), "ongoing", "{status}");
+    let bytes = status
+        .get_document("remaining")
+        .unwrap()
+        .get_i64("estimatedRemainingBytes")
+        .unwrap();
+    assert!(bytes > 50 * 100, "{status}");
+    server.shutdown().await;
+    // Before 8.3 `remaining` has no such field.
+    let (server, client) = common::serve_paused(common::two_shards("8.0")).await;
+    let ongoing = admin(&client, doc! { "removeShard": "shard0000" }).await;
+    let ongoing = admin(&client, doc! { "removeShard": "shard0000" })
+        .await
+        .get_document("remaining")
+        .cloned()
+        .unwrap_or(ongoing);
+    assert!(
+        !ongoing.contains_key("estimatedRemainingBytes"),
+        "{ongoing}"
+    );
+    server.shutdown().await;
+}

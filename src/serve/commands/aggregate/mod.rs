@@ -1,6 +1,8 @@
-//! `aggregate` with the stages mongosh's helpers and the drivers' `countDocuments` send:
-//! `$match`, `$sort`, `$skip`, `$limit`, `$project` (inclusion, exclusion, field references,
-//! `$ifNull`, `$literal`), `$group` (`$sum`, `$min`, `$max`, `$first`, `$last`, `$push`), `$count`,
+//! `aggregate` with the stages mongosh's helpers, the drivers and applications send:
+//! `$match`, `$sort`, `$skip`, `$limit`, `$project` (inclusion, exclusion, computed fields),
+//! `$addFields`/`$set`, `$unset`, `$replaceRoot`, `$unwind`, `$group` (`$sum`, `$avg`, `$min`,
+//! `$max`, `$first`, `$last`, `$push`, `$addToSet`), `$count`, `$facet`, `$lookup` (see
+//! [`lookup`]),
 //! `$shardedDataDistribution` (6.0+, on admin), `$listClusterCatalog` (8.1+, see
 //! [`list_cluster_catalog`]), `$currentOp` (on admin, see
 //! [`current_op`]) and `$changeStream` (see [`change_stream`]), over the generated
@@ -16,6 +18,7 @@ pub mod coll_stats;
 pub mod current_op;
 pub mod current_op_resharding;
 pub mod list_cluster_catalog;
+pub mod lookup;
 
 use crate::serve::reply::number;
 use std::collections::VecDeque;
@@ -121,7 +124,7 @@ pub fn aggregate(state: &mut State, db: &str, cmd: &Document) -> Answer {
         rest.push(s?);
     }
     for stage in rest {
-        docs = apply(stage, docs)?;
+        docs = lookup::run(state, db, stage, docs)?;
     }
     let ns = coll
         .as_ref()

@@ -316,7 +316,8 @@ pub fn kill_cursors(state: &mut State, cmd: &Document) -> Answer {
 }
 
 /// `count`: without a query on a user collection, the collection's document count (the
-/// simulator's for a sharded one, whether kept or not); otherwise over the kept documents.
+/// simulator's for a sharded one, whether kept or not, its orphans included); otherwise over the
+/// kept documents.
 pub fn count(state: &State, db: &str, cmd: &Document) -> Answer {
     let coll = reply::first_string(cmd, "count")?;
     let query = opt_doc(cmd, "query")?;
@@ -324,7 +325,18 @@ pub fn count(state: &State, db: &str, cmd: &Document) -> Answer {
     if db != "config" && query.is_none_or(Document::is_empty) {
         let ns = format!("{db}.{coll}");
         let total = match state.sim.cluster.collection(&ns) {
-            Some(c) => c.table.iter().map(|ch| ch.info.stats.docs).sum::<u64>() as i64,
+            // A count without a predicate is each shard's fast count, orphans included
+            // (SERVER-33753; `s/commands/cluster_count_cmd.cpp` sums the shards' answers):
+            // the owned documents and those a range deletion has not yet removed, on the
+            // shards `config.shards` still lists.
+            Some(c) => {
+                let owned: u64 = c.table.iter().map(|ch| ch.info.stats.docs).sum();
+                let orphans: u64 = (0..state.sim.cluster.shards.len())
+                    .filter(|&i| !state.sim.cluster.shards[i].removed)
+                    .map(|i| c.orphans_on(crate::model::ShardIdx(i as u32)).0)
+                    .sum();
+                (owned + orphans) as i64
+            }
             None => state.unsharded.get(&ns).map_or(0, |u| u.count as i64),
         };
         let mut n = (total - skip.unwrap_or(0).max(0)).max(0);

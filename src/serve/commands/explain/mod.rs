@@ -1,4 +1,4 @@
-//! `explain` of a `find`, answered like a mongos: the shards the filter targets, worked out with
+//! `explain` of a `find` (and of an `aggregate`: see [`aggregate`]), answered like a mongos: the shards the filter targets, worked out with
 //! [`crate::model::targeting`] on the collection's routing table, under `queryPlanner.winningPlan`
 //! (`SINGLE_SHARD` when one shard answers, `SHARD_MERGE` when several do), and per-shard
 //! `executionStats` for the `executionStats` and `allPlansExecution` verbosities.
@@ -11,6 +11,8 @@
 //! (`totalKeysExamined` the same). When some of the collection's documents are
 //! not kept the reply says so in a `shardtop` field. A collection that is not sharded goes to its
 //! database's primary shard, as mongos sends it.
+
+pub mod aggregate;
 
 use bson::{Bson, Document, doc};
 
@@ -36,9 +38,12 @@ pub fn explain(state: &State, db: &str, cmd: &Document) -> Answer {
         }
     };
     let name = explained.keys().next().cloned().unwrap_or_default();
+    if name == "aggregate" {
+        return aggregate::explain(state, db, explained);
+    }
     if name != "find" {
         return Err(MongoError::command_not_supported(format!(
-            "shardtop serve explains find only, not '{name}'"
+            "shardtop serve explains find and aggregate only, not '{name}'"
         )));
     }
     let coll = reply::first_string(explained, "find")?;

@@ -1,0 +1,235 @@
+//! Fields and commands a mongos answers (issue 50), through the Rust driver: `hello`'s
+//! `topologyVersion` and the awaitable hello's wait, `serverStatus`'s `connections` and
+//! `sharding`, `dbStats` with `raw` per shard, `estimatedDocumentCount` counting orphans, 4.4's
+//! refusal of `$`-prefixed field names, and 300 connections served at once.
+
+use crate::common;
+use common::{admin, code_of, serve_empty, serve_paused, two_shards};
+
+use std::time::{Duration, Instant};
+
+use bson::{Bson, Document, doc};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn hello_has_a_topology_version_and_an_awaitable_hello_waits_alone() {
+    let (server, client) = serve_paused(two_shards("4.4")).await;
+    let hello = admin(&client, doc! { "hello": 1 }).await.unwrap();
+    let tv = hello.get_document("topologyVersion").unwrap().clone();
+    assert!(
+        matches!(tv.get("processId"), Some(Bson::ObjectId(_))),
+        "{tv}"
+    );
+    assert_eq!(tv.get("counter"), Some(&Bson::Int64(0)));
+    let keys: Vec<&str> = hello.keys().take(3).map(String::as_str).collect();
+    assert_eq!(keys, ["isWritablePrimary", "msg", "topologyVersion"]);
+
+    // The awaitable hello on this process's version waits maxAwaitTimeMS; a ping on another
+    // connection is answered meanwhile.
+    let waiting = {
+        let client = client.clone();
+        let tv = tv.clone();
+        tokio::spawn(async move {
+            let at = Instant::now();
+            admin(
+                &client,
+                doc! { "hello": 1, "topologyVersion": tv, "maxAwaitTimeMS": 600 },
+            )
+            .await
+            .unwrap();
+            at.elapsed()
+        })
+    };
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let at = Instant::now();
+    admin(&client, doc! { "ping": 1 }).await.unwrap();
+    assert!(
+        at.elapsed() < Duration::from_millis(300),
+        "{:?}",
+        at.elapsed()
+    );
+    let waited = waiting.await.unwrap();
+    assert!(waited >= Duration::from_millis(600), "{waited:?}");
+    // Another process's version is answered at once.
+    let other = doc! { "processId": bson::oid::ObjectId::new(), "counter": 0_i64 };
+    let at = Instant::now();
+    admin(
+        &client,
+        doc! { "hello": 1, "topologyVersion": other, "maxAwaitTimeMS": 5000 },
+    )
+    .await
+    .unwrap();
+    assert!(at.elapsed() < Duration::from_millis(1000));
+    let e = admin(&client, doc! { "hello": 1, "maxAwaitTimeMS": 10 })
+        .await
+        .unwrap_err();
+    assert_eq!(code_of(&e), 51760, "{e}");
+    let mut ahead = tv.clone();
+    ahead.insert("counter", 5_i64);
+    let e = admin(
+        &client,
+        doc! { "hello": 1, "topologyVersion": ahead, "maxAwaitTimeMS": 10 },
+    )
+    .await
+    .unwrap_err();
+    assert_eq!(code_of(&e), 51761, "{e}");
+    server.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn server_status_db_stats_and_dollar_fields() {
+    let (server, client) = serve_paused(two_shards("4.4")).await;
+    let items = client.database("app").collection::<Document>("items");
+    items
+        .insert_many((0..200).map(|i| doc! { "k": i, "pad": "x".repeat(50) }))
+        .await
+        .unwrap();
+    let status = admin(&client, doc! { "serverStatus": 1 }).await.unwrap();
+    let conns = status.get_document("connections").unwrap();
+    for f in ["current", "available", "totalCreated", "active"] {
+        assert!(matches!(conns.get(f), Some(Bson::Int32(_))), "{f}: {conns}");
+    }
+    assert!(conns.get_i32("current").unwrap() >= 1);
+    let sharding = status.get_document("sharding").unwrap();
+    assert!(
+        sharding
+            .get_str("configsvrConnectionString")
+            .unwrap()
+            .contains('/')
+    );
+    assert!(
+        sharding
+            .get_document("lastSeenConfigServerOpTime")
+            .unwrap()
+            .get_timestamp("ts")
+            .is_ok()
+    );
+    assert_eq!(sharding.get_i64("maxChunkSizeInBytes"), Ok(64 << 20));
+
+    let stats = client
+        .database("app")
+        .run_command(doc! { "dbStats": 1 })
+        .await
+        .unwrap();
+    let raw = stats.get_document("raw").unwrap();
+    assert_eq!(raw.len(), 2, "{raw}");
+    let per_shard: Vec<i32> = raw
+        .values()
+        .map(|r| r.as_document().unwrap().get_i32("objects").unwrap())
+        .collect();
+    assert_eq!(per_shard, vec![100, 100]);
+    assert_eq!(stats.get_i32("objects"), Ok(200));
+    assert_eq!(
+        stats.get_i32("collections"),
+        Ok(2),
+        "a collection per shard that holds it"
+    );
+    assert!(stats.get_f64("avgObjSize").unwrap() > 50.0);
+    let scaled = client
+        .database("app")
+        .run_command(doc! { "dbStats": 1, "scale": 1024 })
+        .await
+        .unwrap();
+    assert_eq!(scaled.get_i32("scaleFactor"), Ok(1024));
+    assert!(scaled.get_i32("dataSize").unwrap() < stats.get_i32("dataSize").unwrap());
+    let e = client
+        .database("app")
+        .run_command(doc! { "dbStats": 1, "scale": 0 })
+        .await
+        .unwrap_err();
+    assert_eq!(code_of(&e), 51024);
+
+    // 4.4 refuses `$`-prefixed field names in inserts.
+    let e = items
+        .insert_one(doc! { "k": 1, "$price": 3 })
+        .await
+        .unwrap_err();
+    assert_eq!(code_of(&e), 2, "{e}");
+    assert!(
+        e.to_string()
+            .contains("Document can't have $ prefixed field names: $price"),
+        "{e}"
+    );
+    server.shutdown().await;
+
+    let (server, client) = serve_paused(two_shards("5.0")).await;
+    let items = client.database("app").collection::<Document>("items");
+    items
+        .insert_one(doc! { "k": 1, "$price": 3 })
+        .await
+        .unwrap();
+    server.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn estimated_document_count_includes_orphans() {
+    let (server, client, _) = serve_empty("8.0", false).await;
+    admin(
+        &client,
+        doc! { "shardCollection": "app.c", "key": { "k": 1 } },
+    )
+    .await
+    .unwrap();
+    let c = client.database("app").collection::<Document>("c");
+    c.insert_many((0..50).map(|i| doc! { "k": i }))
+        .await
+        .unwrap();
+    admin(
+        &client,
+        doc! { "moveChunk": "app.c", "find": { "k": 1 }, "to": "shard0001" },
+    )
+    .await
+    .unwrap();
+    // The donor keeps its copy for orphanCleanupDelaySecs (900 s): a fast count sees both.
+    assert_eq!(c.estimated_document_count().await.unwrap(), 100);
+    assert_eq!(c.count_documents(doc! {}).await.unwrap(), 50);
+    server.shutdown().await;
+}
+
+/// One ping over a raw connection, its reply read whole.
+async fn ping(s: &mut tokio::net::TcpStream) -> bool {
+    let mut body = Vec::new();
+    doc! { "ping": 1, "$db": "admin" }
+        .to_writer(&mut body)
+        .unwrap();
+    let len = 16 + 4 + 1 + body.len();
+    let mut m = Vec::with_capacity(len);
+    m.extend_from_slice(&(len as i32).to_le_bytes());
+    m.extend_from_slice(&1i32.to_le_bytes());
+    m.extend_from_slice(&0i32.to_le_bytes());
+    m.extend_from_slice(&2013i32.to_le_bytes());
+    m.extend_from_slice(&0u32.to_le_bytes());
+    m.push(0);
+    m.extend_from_slice(&body);
+    if s.write_all(&m).await.is_err() {
+        return false;
+    }
+    let mut header = [0u8; 4];
+    if s.read_exact(&mut header).await.is_err() {
+        return false;
+    }
+    let n = i32::from_le_bytes(header) as usize;
+    let mut rest = vec![0; n - 4];
+    s.read_exact(&mut rest).await.is_ok()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn three_hundred_connections_are_all_served() {
+    let (server, client) = serve_paused(two_shards("8.0")).await;
+    let addr = server.local_addr();
+    let mut open = Vec::new();
+    for _ in 0..300 {
+        let mut s = tokio::net::TcpStream::connect(addr).await.unwrap();
+        assert!(ping(&mut s).await, "connection {} was closed", open.len());
+        open.push(s);
+    }
+    // Every one still answers.
+    for (i, s) in open.iter_mut().enumerate() {
+        assert!(ping(s).await, "connection {i} was closed");
+    }
+    let status = admin(&client, doc! { "serverStatus": 1 }).await.unwrap();
+    let conns = status.get_document("connections").unwrap();
+    assert!(conns.get_i32("current").unwrap() >= 301, "{conns}");
+    assert!(conns.get_i32("totalCreated").unwrap() >= 301, "{conns}");
+    server.shutdown().await;
+}

@@ -5,6 +5,7 @@
 //! May import `state`, `query` and `reply`; not the command handlers or the write path.
 pub mod blocking_sort;
 pub mod chunk_counts;
+pub mod chunk_docs;
 pub mod chunk_pipeline;
 pub mod chunk_scope;
 pub mod chunks_cursor;

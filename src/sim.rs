@@ -20,6 +20,7 @@
 //! in 6.0.3).
 
 pub mod balancer;
+pub mod collection_drop;
 pub mod docs;
 pub mod drains;
 pub mod engine;

@@ -46,11 +46,13 @@ pub struct Context {
     pub peer: SocketAddr,
 }
 
-/// A collection the simulator does not shard: its document count (kept or not) and indexes.
+/// A collection the simulator does not shard: its document count (kept or not), indexes and the
+/// options `create` gave it (as `listCollections` shows them).
 #[derive(Clone, Debug, Default)]
 pub struct UnshardedColl {
     pub count: u64,
     pub indexes: Vec<Document>,
+    pub options: Document,
 }
 
 /// Everything the command handlers read and change.

@@ -229,6 +229,30 @@ impl Store {
         self.kept_bytes = self.kept_bytes.saturating_sub(len(&s.doc));
         Some(s)
     }
+
+    /// Forgets every document of `ns` (`drop`): how many were kept.
+    pub fn drop_namespace(&mut self, ns: &str) -> u64 {
+        let Some(docs) = self.colls.remove(ns) else {
+            return 0;
+        };
+        let n = docs.by_seq.len() as u64;
+        self.kept -= n;
+        let bytes: u64 = docs.by_seq.values().map(|s| len(&s.doc)).sum();
+        self.kept_bytes = self.kept_bytes.saturating_sub(bytes);
+        n
+    }
+
+    /// The documents of `from` become those of `to` (`renameCollection`; `to` holds none).
+    pub fn rename(&mut self, from: &str, to: &str) {
+        if let Some(docs) = self.colls.remove(from) {
+            self.colls.insert(to.to_string(), docs);
+        }
+    }
+
+    /// The namespaces with documents written, kept or not.
+    pub fn namespaces(&self) -> impl Iterator<Item = &str> + '_ {
+        self.colls.keys().map(String::as_str)
+    }
 }
 
 #[cfg(test)]

@@ -108,6 +108,13 @@ impl UniqueIndexes {
         }
     }
 
+    /// The unique indexes of `from` become those of `to` (`renameCollection`).
+    pub fn rename(&mut self, from: &str, to: &str) {
+        if let Some(list) = self.by_ns.remove(from) {
+            self.by_ns.insert(to.to_string(), list);
+        }
+    }
+
     /// Refuses `doc` (to be document `seq` of `ns`) when it repeats a unique value of another.
     pub fn check(&self, ns: &str, seq: Option<u64>, doc: &Document) -> Result<(), MongoError> {
         for u in self.by_ns.get(ns).into_iter().flatten() {

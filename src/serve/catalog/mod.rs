@@ -11,6 +11,7 @@ pub mod chunk_scope;
 pub mod chunks_cursor;
 pub mod config_db;
 pub mod ids;
+pub mod index_conflicts;
 pub mod indexes;
 pub mod raw_chunks;
 pub mod reads;

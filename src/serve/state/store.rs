@@ -64,15 +64,22 @@ pub enum Kept {
     Dropped,
 }
 
-/// E11000 on the `_id` index, as a server words it.
+/// E11000 on the `_id` index, as a server words it, with its `keyPattern` and `keyValue`
+/// (`db/storage/duplicate_key_error_info.cpp`).
 pub fn duplicate_key(ns: &str, id: &Bson) -> MongoError {
-    MongoError {
+    let value = bson::doc! { "_id": id.clone() };
+    let e = MongoError {
         code: 11000,
         code_name: "DuplicateKey",
         message: format!(
-            "E11000 duplicate key error collection: {ns} index: _id_ dup key: {{ _id: {id} }}"
+            "E11000 duplicate key error collection: {ns} index: _id_ dup key: {}",
+            crate::model::shell_text::document(&value)
         ),
-    }
+    };
+    crate::serve::reply::error_info::attach(
+        e,
+        bson::doc! { "keyPattern": { "_id": 1 }, "keyValue": value },
+    )
 }
 
 /// A write refused because the kept documents would pass `--max-bytes`: what MongoDB's in-memory

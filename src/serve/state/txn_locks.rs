@@ -30,6 +30,11 @@ impl Sessions {
         }
     }
 
+    /// The session of the transaction the command belongs to, if any.
+    pub fn current_txn_id(&self) -> Option<&[u8]> {
+        self.current_txn()
+    }
+
     /// Whether the command belongs to a transaction or is a retryable write.
     pub fn has_txn_number(&self) -> bool {
         self.current != Current::None

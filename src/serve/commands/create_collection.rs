@@ -10,8 +10,8 @@
 //! Not simulated, so refused with CommandNotSupported (115) rather than accepted and ignored
 //! (docs/fidelity.md): `validator` (its syntax is checked first, as the server does), a
 //! non-simple `collation`, `timeseries`, views (`viewOn`), clustered collections,
-//! `encryptedFields`, `changeStreamPreAndPostImages` enabled. A capped collection's limits are
-//! enforced on inserts (`write_path::route`).
+//! `encryptedFields`, `changeStreamPreAndPostImages` enabled. A capped collection's `size` and
+//! `max` are kept and listed but not enforced: its oldest documents are not removed.
 
 use bson::{Bson, Document, doc};
 

@@ -275,7 +275,7 @@ mod tests {
         s.insert("a.b", doc! { "_id": 1 }, 10).unwrap();
         let e = s.insert("a.b", doc! { "_id": 1.0 }, 10).unwrap_err();
         assert_eq!(e.code, 11000);
-        assert!(e.message.contains("dup key: { _id: 1 }"), "{}", e.message);
+        assert!(e.message.contains("dup key: { _id: 1.0 }"), "{}", e.message);
         s.insert("a.c", doc! { "_id": 1 }, 10).unwrap();
         assert_eq!(
             s.insert("a.b", doc! { "_id": 2 }, 10).unwrap(),

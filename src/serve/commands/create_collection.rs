@@ -13,6 +13,8 @@
 //! `encryptedFields`, `changeStreamPreAndPostImages` enabled. A capped collection's `size` and
 //! `max` are kept and listed but not enforced: its oldest documents are not removed.
 
+use std::fmt::Write;
+
 use bson::{Bson, Document, doc};
 
 use crate::cluster::{MongoError, ServerVersion};
@@ -99,7 +101,10 @@ fn options_text(state: &State, ns: &str, options: &Document) -> String {
 }
 
 fn uuid_text(b: &[u8]) -> String {
-    let hex: String = b.iter().map(|x| format!("{x:02x}")).collect();
+    let hex = b.iter().fold(String::new(), |mut out, x| {
+        let _ = write!(out, "{x:02x}");
+        out
+    });
     if hex.len() != 32 {
         return hex;
     }
@@ -149,7 +154,7 @@ fn options(v: ServerVersion, cmd: &Document) -> Result<Document, MongoError> {
         match k.as_str() {
             k if GENERIC.contains(&k) => {}
             "capped" => {
-                capped = matches!(val, Bson::Boolean(true)) || number(val, k).is_ok_and(|n| n != 0)
+                capped = matches!(val, Bson::Boolean(true)) || number(val, k).is_ok_and(|n| n != 0);
             }
             "size" => size = Some(number(val, k)?),
             "max" => max = Some(number(val, k)?),

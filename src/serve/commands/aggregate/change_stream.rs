@@ -160,18 +160,22 @@ pub fn open(
         invalidated: false,
     };
     let first = next_batch(&state.streams, &state.store, &mut stream, batch)?;
-    let streams = &mut state.streams;
-    streams.next_id += 1;
-    let mut id = 0x5EED_C500_0000 + streams.next_id;
     let resume = token(stream.position);
-    if stream.invalidated {
-        id = 0;
-    } else {
-        streams.cursors.insert(id, stream);
-    }
+    let id = keep(&mut state.streams, stream);
     Ok(ok(doc! { "cursor": {
         "firstBatch": first, "id": id, "ns": ns, "postBatchResumeToken": resume,
     } }))
+}
+
+/// Keeps `stream` open under a new cursor id, or closes it (id 0) when it was invalidated.
+fn keep(streams: &mut ChangeStreams, stream: Stream) -> i64 {
+    streams.next_id += 1;
+    if stream.invalidated {
+        return 0;
+    }
+    let id = 0x5EED_C500_0000 + streams.next_id;
+    streams.cursors.insert(id, stream);
+    id
 }
 
 /// The events after the stream's position in its scope, through its stages, at most `n`;

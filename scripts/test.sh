@@ -38,7 +38,8 @@ if [ ! -x /usr/bin/time ]; then
   fi
 fi
 /usr/bin/time --version | head -1
-# tests/clients/main.rs runs real clients (mongosh 2.x, PyMongo 4.x) against `shardtop serve`:
+# tests/clients/main.rs runs real clients (mongosh 2.x, PyMongo 4.x, the Node.js driver and Mongoose)
+# against `shardtop serve`:
 # install them when missing (a missing client is a failure, never a skip).
 if ! command -v mongosh >/dev/null 2>&1; then
   npm install -g mongosh@2
@@ -46,8 +47,13 @@ fi
 if ! python3 -c 'import pymongo' >/dev/null 2>&1; then
   python3 -m pip install pymongo
 fi
+# The Node.js driver 6.x and Mongoose 8.x (tests/clients/package.json) into tests/clients/node_modules.
+if ! (cd tests/clients && node -e "require('mongodb'); require('mongoose')") >/dev/null 2>&1; then
+  npm install --prefix tests/clients --no-audit --no-fund
+fi
 echo "mongosh $(mongosh --version)"
 python3 -c 'import pymongo; print("pymongo", pymongo.version)'
+(cd tests/clients && node -e "console.log('node', process.version, 'mongodb', require('mongodb/package.json').version, 'mongoose', require('mongoose/package.json').version)")
 cargo --version
 log=$(mktemp -d)
 trap 'rm -rf "$log"' EXIT

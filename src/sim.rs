@@ -21,6 +21,7 @@
 
 pub mod auto_split_vector;
 pub mod balancer;
+pub mod collection_drop;
 pub mod docs;
 pub mod drains;
 pub mod engine;

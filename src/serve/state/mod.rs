@@ -2,7 +2,7 @@
 //! (shared by the connections and the ticker through [`crate::serve::net::shared::Shared`]).
 //!
 //! The `state` layer owns the data only: the kept documents (`store`) and their unique indexes
-//! (`unique`), sessions and transactions (`sessions`), retryable writes' first replies
+//! (`unique`), sessions and transactions (`sessions`; what an open one locks and sees, `txn_locks`), retryable writes' first replies
 //! (`retryable`), open cursors (`cursors`,
 //! `encoded_docs`), change events (`change_events`), query analyzers (`analyzers`), capped logs,
 //! settings, the simulated user (`access`) and what a command waits for (`waits`). No handler
@@ -21,6 +21,7 @@ pub mod sessions;
 pub mod settings;
 pub mod store;
 pub mod txn_errors;
+pub mod txn_locks;
 pub mod unique;
 pub mod versions;
 pub mod waits;
@@ -46,11 +47,13 @@ pub struct Context {
     pub peer: SocketAddr,
 }
 
-/// A collection the simulator does not shard: its document count (kept or not) and indexes.
+/// A collection the simulator does not shard: its document count (kept or not), indexes and the
+/// options `create` gave it (as `listCollections` shows them).
 #[derive(Clone, Debug, Default)]
 pub struct UnshardedColl {
     pub count: u64,
     pub indexes: Vec<Document>,
+    pub options: Document,
 }
 
 /// Everything the command handlers read and change.

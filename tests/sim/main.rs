@@ -6,6 +6,7 @@
 
 mod auto_merger;
 mod collection_balancing;
+mod collection_drop;
 mod defragmentation;
 mod diagnosis;
 mod docs;

@@ -37,6 +37,7 @@ pub fn insert_one(state: &mut State, ns: &str, d: Document) -> Result<Document, 
     if state.store.has_id(ns, &id) {
         return Err(duplicate_key(ns, &id));
     }
+    validate(state, ns, &d, None)?;
     state.uniques.check(ns, None, &d)?;
     state.sessions.may_write(ns, &id)?;
     let bytes = crate::wire::document_len(&d) as u64;
@@ -95,5 +96,30 @@ pub fn route(state: &mut State, c: usize, d: &Document, bytes: u64) -> Result<()
             .collect()
     });
     state.sim.insert(c, values, kept, bytes);
+    Ok(())
+}
+
+/// Checks `new` (replacing `old`) against the validator of `ns` (`state::validation`); an
+/// aborted transaction's documents are put back unchecked. A failure let through by
+/// `validationAction: "warn"` is logged, as a server logs it.
+pub fn validate(
+    state: &State,
+    ns: &str,
+    new: &Document,
+    old: Option<&Document>,
+) -> Result<(), MongoError> {
+    let Some(options) = state.coll_options.get(ns) else {
+        return Ok(());
+    };
+    if state.sessions.restoring {
+        return Ok(());
+    }
+    let v = state.sim.cluster.version;
+    if !crate::serve::state::validation::check(v, options, new, old)? {
+        crate::serve::state::log::line(
+            state.log.as_deref(),
+            &format!("Document would fail validation on {ns} (validationAction: warn)"),
+        );
+    }
     Ok(())
 }

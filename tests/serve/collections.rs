@@ -62,6 +62,17 @@ async fn create_is_idempotent_with_the_same_options_and_48_with_others() {
     )
     .await
     .unwrap();
+    let capped = client.database("app").collection::<Document>("capped");
+    capped
+        .insert_many((0..8).map(|i| doc! {"_id": i}))
+        .await
+        .unwrap();
+    let ids: Vec<i32> = find_all(&client, "app", "capped", doc! {})
+        .await
+        .iter()
+        .map(|d| d.get_i32("_id").unwrap())
+        .collect();
+    assert_eq!(ids, [3, 4, 5, 6, 7], "the newest `max` are kept");
     let err = run(&client, doc! {"create": "nosize", "capped": true})
         .await
         .unwrap_err();

@@ -10,8 +10,8 @@
 //! A `validator` of query operators is kept and checked on every write (`state::validation`).
 //! Not simulated, so refused with CommandNotSupported (115) rather than accepted and ignored
 //! (docs/fidelity.md): `$jsonSchema` validators, a non-simple `collation`, `timeseries`, views (`viewOn`), clustered collections,
-//! `encryptedFields`, `changeStreamPreAndPostImages` enabled. A capped collection's `size` and
-//! `max` are kept and listed but not enforced: its oldest documents are not removed.
+//! `encryptedFields`, `changeStreamPreAndPostImages` enabled. A capped collection keeps its newest
+//! documents within `size` and `max` (`write_path::route`).
 
 use std::fmt::Write;
 

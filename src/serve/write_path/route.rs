@@ -75,7 +75,48 @@ pub fn insert_one(state: &mut State, ns: &str, d: Document) -> Result<Document, 
         .map(|c| change_stream::key_paths(state, c))
         .unwrap_or_default();
     change_stream::record_insert(state, ns, &paths, &d);
+    trim_capped(state, ns);
     Ok(d)
+}
+
+/// A capped collection keeps its newest documents: past `max` documents or `size` bytes (BSON
+/// sizes) the oldest are removed, as `cappedDeleteUntilBelowConfiguredMaximum`
+/// (`db/catalog/capped_collection_maintenance.cpp`) removes them. Simplified (docs/fidelity.md):
+/// the removals are not change events (from 5.0 a server writes them to the oplog as deletes),
+/// and the collection's bytes are summed at each insert.
+fn trim_capped(state: &mut State, ns: &str) {
+    let Some(options) = state.coll_options.get(ns) else {
+        return;
+    };
+    if options.get_bool("capped") != Ok(true) {
+        return;
+    }
+    let limit = |k: &str| match options.get(k) {
+        Some(Bson::Int32(n)) if *n > 0 => Some(i64::from(*n) as u64),
+        Some(Bson::Int64(n)) if *n > 0 => Some(*n as u64),
+        _ => None,
+    };
+    let (max, size) = (limit("max"), limit("size"));
+    let mut bytes: u64 = state
+        .store
+        .iter(ns)
+        .map(|(_, s)| crate::wire::document_len(&s.doc) as u64)
+        .sum();
+    while state.store.len(ns) > 1
+        && (max.is_some_and(|m| state.store.len(ns) > m) || size.is_some_and(|s| bytes > s))
+    {
+        let Some(oldest) = state.store.iter(ns).next().map(|(seq, _)| seq) else {
+            break;
+        };
+        let Some(gone) = state.store.remove(ns, oldest) else {
+            break;
+        };
+        bytes = bytes.saturating_sub(crate::wire::document_len(&gone.doc) as u64);
+        state.uniques.record(ns, oldest, Some(&gone.doc), None);
+        if let Some(u) = state.unsharded.get_mut(ns) {
+            u.count = u.count.saturating_sub(1);
+        }
+    }
 }
 
 /// Routes and counts document `d` (of `bytes`) into sharded collection `c` (its kept fields

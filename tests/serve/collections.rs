@@ -1,6 +1,6 @@
 //! Collection DDL through the real driver, as a mongos answers it: `create` (idempotent with the
-//! same options, NamespaceExists 48 with others, capped options normalized, what is not simulated
-//! refused with 115), `drop` (ok when missing, `info` from 5.0 when the database is missing; a
+//! same options, NamespaceExists 48 with others, capped options normalized, a validator kept and
+//! checked on writes (121), what is not simulated refused with 115), `drop` (ok when missing, `info` from 5.0 when the database is missing; a
 //! sharded collection leaves `config.collections` and `config.chunks`), `dropDatabase`,
 //! `renameCollection` (4.4 refuses a sharded one, 13138), and the change events of each (`drop`,
 //! `rename`, `dropDatabase`, then `invalidate`, which closes the stream).
@@ -62,6 +62,17 @@ async fn create_is_idempotent_with_the_same_options_and_48_with_others() {
     )
     .await
     .unwrap();
+    let capped = client.database("app").collection::<Document>("capped");
+    capped
+        .insert_many((0..8).map(|i| doc! {"_id": i}))
+        .await
+        .unwrap();
+    let ids: Vec<i32> = find_all(&client, "app", "capped", doc! {})
+        .await
+        .iter()
+        .map(|d| d.get_i32("_id").unwrap())
+        .collect();
+    assert_eq!(ids, [3, 4, 5, 6, 7], "the newest `max` are kept");
     let err = run(&client, doc! {"create": "nosize", "capped": true})
         .await
         .unwrap_err();
@@ -79,7 +90,7 @@ async fn create_is_idempotent_with_the_same_options_and_48_with_others() {
         "a bad validator is refused as the server parses it: {err}"
     );
     for cmd in [
-        doc! {"create": "v", "validator": {"a": {"$gt": 1}}},
+        doc! {"create": "v", "validator": {"$jsonSchema": {"required": ["a"]}}},
         doc! {"create": "t", "timeseries": {"timeField": "t"}},
         doc! {"create": "w", "collation": {"locale": "fr"}},
     ] {
@@ -293,4 +304,72 @@ async fn drop_rename_and_drop_database_end_the_streams_on_what_they_removed() {
     let (ops, id) = next(&client, "admin", "$cmd.aggregate", on_all).await;
     assert_eq!(ops, ["insert", "drop", "rename", "drop", "dropDatabase"]);
     assert_ne!(id, 0, "a cluster-wide stream is never invalidated");
+}
+
+#[tokio::test]
+async fn a_validator_is_kept_and_checked_on_every_write() {
+    let (_server, client, _) = serve_empty("8.0", true).await;
+    run(
+        &client,
+        doc! {"create": "v", "validator": {"qty": {"$gte": 0}, "sku": {"$exists": true}}},
+    )
+    .await
+    .unwrap();
+    let options = options_of(&client, "v").await;
+    assert_eq!(
+        options.get_document("validator"),
+        Ok(&doc! {"qty": {"$gte": 0}, "sku": {"$exists": true}})
+    );
+    run(
+        &client,
+        doc! {"insert": "v", "documents": [{"_id": 1, "qty": 2, "sku": "a"}]},
+    )
+    .await
+    .unwrap();
+    let reply = run(
+        &client,
+        doc! {"insert": "v", "documents": [{"_id": 2, "qty": -1, "sku": "b"}]},
+    )
+    .await
+    .unwrap();
+    let error = reply.get_array("writeErrors").unwrap()[0]
+        .as_document()
+        .unwrap()
+        .clone();
+    assert_eq!(error.get_i32("code"), Ok(121), "{error}");
+    assert_eq!(error.get_str("errmsg"), Ok("Document failed validation"));
+    assert_eq!(
+        error
+            .get_document("errInfo")
+            .unwrap()
+            .get_i32("failingDocumentId"),
+        Ok(2)
+    );
+    let reply = run(
+        &client,
+        doc! {"update": "v", "updates": [{"q": {"_id": 1}, "u": {"$unset": {"sku": ""}}}]},
+    )
+    .await
+    .unwrap();
+    assert!(
+        reply.contains_key("writeErrors"),
+        "an update is checked too: {reply}"
+    );
+    run(
+        &client,
+        doc! {"create": "w", "validator": {"qty": {"$gte": 0}}, "validationAction": "warn"},
+    )
+    .await
+    .unwrap();
+    let reply = run(&client, doc! {"insert": "w", "documents": [{"qty": -5}]})
+        .await
+        .unwrap();
+    assert_eq!(reply.get_i32("n"), Ok(1), "warn lets it through: {reply}");
+    let err = run(
+        &client,
+        doc! {"create": "x", "validator": {"a": 1}, "validationLevel": "loose"},
+    )
+    .await
+    .unwrap_err();
+    assert_eq!(code_of(&err), 2, "{err}");
 }

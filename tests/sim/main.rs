@@ -7,6 +7,7 @@
 mod auto_merger;
 mod auto_split_vector;
 mod collection_balancing;
+mod collection_drop;
 mod defragmentation;
 mod diagnosis;
 mod docs;

@@ -3,7 +3,7 @@
 //!
 //! - `drop` of a collection that does not exist is ok on every release line a mongos answers:
 //!   4.4 asks the config server, which treats a missing collection as dropped
-//!   (`s/config/configsvr_drop_collection_command.cpp`, "If the DB isn't in the sharding catalog
+//!   (`db/s/config/configsvr_drop_collection_command.cpp`, "If the DB isn't in the sharding catalog
 //!   either, consider the drop a success"); from 5.0 `s/commands/cluster_drop_collection_cmd.cpp`
 //!   catches NamespaceNotFound of a missing database and answers `info: "database does not
 //!   exist"`. The `config` and `admin` databases are refused (IllegalOperation).

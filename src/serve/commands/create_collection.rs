@@ -7,11 +7,11 @@
 //! `size` rounded up to a multiple of 256, numbers as `appendNumber` writes them (int32 below
 //! 2^30), `size` and `max` only for a capped collection, a `simple` collation left out.
 //!
+//! A `validator` of query operators is kept and checked on every write (`state::validation`).
 //! Not simulated, so refused with CommandNotSupported (115) rather than accepted and ignored
-//! (docs/fidelity.md): `validator` (its syntax is checked first, as the server does), a
-//! non-simple `collation`, `timeseries`, views (`viewOn`), clustered collections,
-//! `encryptedFields`, `changeStreamPreAndPostImages` enabled. A capped collection's `size` and
-//! `max` are kept and listed but not enforced: its oldest documents are not removed.
+//! (docs/fidelity.md): `$jsonSchema` validators, a non-simple `collation`, `timeseries`, views (`viewOn`), clustered collections,
+//! `encryptedFields`, `changeStreamPreAndPostImages` enabled. A capped collection keeps its newest
+//! documents within `size` and `max` (`write_path::route`).
 
 use std::fmt::Write;
 
@@ -67,17 +67,16 @@ pub fn create(state: &mut State, db: &str, cmd: &Document) -> Answer {
         )));
     }
     state.sim.cluster.ensure_database(db);
-    state.unsharded.entry(ns).or_default().options = wanted;
+    state.unsharded.entry(ns.clone()).or_default();
+    if !wanted.is_empty() {
+        state.coll_options.insert(ns, wanted);
+    }
     Ok(ok(Document::new()))
 }
 
 /// The options a collection was created with (none for one the simulator shards).
 fn existing_options(state: &State, ns: &str) -> Document {
-    state
-        .unsharded
-        .get(ns)
-        .map(|u| u.options.clone())
-        .unwrap_or_default()
+    state.coll_options.get(ns).cloned().unwrap_or_default()
 }
 
 /// `{ uuid: UUID("…"), …options }`, as the server's message prints a collection's options.
@@ -164,8 +163,12 @@ fn options(v: ServerVersion, cmd: &Document) -> Result<Document, MongoError> {
                 ));
             }
             "temp" | "autoIndexId" => {}
-            "validator" => return Err(validator(val)),
+            "validator" => {
+                validator(val)?;
+                kept.insert(k, val.clone());
+            }
             "validationLevel" | "validationAction" => {
+                validation_option(k, val)?;
                 kept.insert(k, val.clone());
             }
             "collation" => collation(val)?,
@@ -227,20 +230,38 @@ fn capped_options(size: Option<i64>, max: Option<i64>) -> Result<Document, Mongo
     Ok(d)
 }
 
-/// A validator's syntax is checked as the server parses it; a valid one is still refused.
-fn validator(v: &Bson) -> MongoError {
+/// A validator is parsed as the server parses it (an unknown operator is BadValue); one with
+/// `$jsonSchema` anywhere is not simulated.
+fn validator(v: &Bson) -> Result<(), MongoError> {
     let Bson::Document(filter) = v else {
-        return reply::type_mismatch(format!(
+        return Err(reply::type_mismatch(format!(
             "BSON field 'create.validator' is the wrong type '{}', expected type 'object'",
             reply::type_name(v)
-        ));
+        )));
     };
-    if !filter.contains_key("$jsonSchema")
-        && let Err(e) = crate::serve::query::matches(&Document::new(), filter)
-    {
-        return e;
+    if crate::model::shell_text::document(filter).contains("$jsonSchema") {
+        return Err(not_simulated("$jsonSchema validators"));
     }
-    not_simulated("document validation (validator)")
+    crate::serve::query::matches(&Document::new(), filter).map(|_| ())
+}
+
+/// `validationLevel` and `validationAction` take one of their enumeration's values (IDL, code 2).
+fn validation_option(field: &str, v: &Bson) -> Result<(), MongoError> {
+    let allowed: &[&str] = if field == "validationLevel" {
+        &["off", "strict", "moderate"]
+    } else {
+        &["error", "warn"]
+    };
+    match v {
+        Bson::String(s) if allowed.contains(&s.as_str()) => Ok(()),
+        Bson::String(s) => Err(MongoError::bad_value(format!(
+            "Enumeration value '{s}' for field 'create.{field}' is not a valid value."
+        ))),
+        _ => Err(reply::type_mismatch(format!(
+            "BSON field 'create.{field}' is the wrong type '{}', expected type 'string'",
+            reply::type_name(v)
+        ))),
+    }
 }
 
 /// `collation`: `{locale: "simple"}` is no collation; any other is not simulated.

@@ -343,7 +343,7 @@ pub fn list_collections(state: &mut State, db: &str, cmd: &Document) -> Answer {
         } else {
             doc! {
                 "name": name, "type": "collection",
-                "options": state.unsharded.get(&ns).map(|u| u.options.clone()).unwrap_or_default(),
+                "options": state.coll_options.get(&ns).cloned().unwrap_or_default(),
                 "info": { "readOnly": db == "config", "uuid": uuid },
                 "idIndex": { "v": 2, "key": { "_id": 1 }, "name": "_id_" },
             }

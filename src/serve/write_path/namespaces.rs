@@ -45,6 +45,7 @@ pub fn drop_collection(state: &mut State, ns: &str) -> Result<(), MongoError> {
         state.sim.drop_collection(ns)?;
     }
     state.unsharded.remove(ns);
+    state.coll_options.remove(ns);
     state.extra_indexes.remove(ns);
     state.uniques.drop(ns, None);
     state.store.drop_namespace(ns);
@@ -71,6 +72,9 @@ pub fn drop_database(state: &mut State, db: &str) -> Result<(), MongoError> {
 pub fn rename_collection(state: &mut State, from: &str, to: &str) {
     if let Some(entry) = state.unsharded.remove(from) {
         state.unsharded.insert(to.to_string(), entry);
+    }
+    if let Some(options) = state.coll_options.remove(from) {
+        state.coll_options.insert(to.to_string(), options);
     }
     if let Some(specs) = state.extra_indexes.remove(from) {
         state.extra_indexes.insert(to.to_string(), specs);

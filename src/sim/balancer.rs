@@ -192,7 +192,7 @@ impl Simulator {
                 }
             }
         }
-        self.cluster.balancer.why_not = why_not.clone();
+        self.cluster.balancer.why_not.clone_from(&why_not);
         self.emit(EventKind::BalancerRoundStarted {
             round: self.cluster.balancer.rounds,
             candidates: round.candidates,

@@ -310,7 +310,7 @@ fn remove_shard_of_a_removed_shard_is_shard_not_found_before_8_3_and_completed_f
 
 /// `db/s/balancer/balancer_policy.cpp`, the draining loop of `balance()`: a chunk with no
 /// recipient ("Chunk is on a draining shard, but no appropriate recipient found") is skipped with
-/// `continue` and the shard's next chunk moves; the zone's chunk stays, the rest drains.
+/// `continue` and the shard's next chunk moves; the zone's chunks stay, the rest drains.
 #[test]
 fn balancer_policy_cpp_a_drain_skips_a_chunk_with_no_recipient() {
     for version in ["4.4", "8.0"] {
@@ -347,7 +347,10 @@ fn balancer_policy_cpp_a_drain_skips_a_chunk_with_no_recipient() {
             .filter(|ch| ch.info.shard == ShardIdx(0))
             .map(|ch| coll.zones.zone_of_chunk(ch.min, ch.max))
             .collect();
-        assert_eq!(left, [Some("Z")], "{version}: only the zone's chunk stays");
+        assert!(
+            !left.is_empty() && left.iter().all(|z| *z == Some("Z")),
+            "{version}: only the zone's chunks stay: {left:?}"
+        );
         assert!(
             sim.cluster
                 .balancer

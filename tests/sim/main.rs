@@ -6,6 +6,7 @@
 
 mod auto_merger;
 mod auto_split_vector;
+mod balancer_order;
 mod collection_balancing;
 mod collection_drop;
 mod defragmentation;

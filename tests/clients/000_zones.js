@@ -67,18 +67,31 @@ docs.push({ ip: "56.1.2.3", who: "unpadded" });
 const ins = step("insert 1201 addresses", () => ips.insertMany(docs));
 eq("inserted", ins && Object.keys(ins.insertedIds).length, 1201);
 
+// A mongos targets a range query with its upper bound inclusive (`getShardIdsForRange` calls
+// `overlappingRanges(min, max, isMaxInclusive=true)`, src/mongo/s/chunk_manager.cpp): `$lt` a
+// zone's upper bound also reaches the chunk that starts there, which holds none of the range.
+const startingAt = b => (chunks.find(c => c.min.ip === b) || {}).shard;
+const uniq = xs => [...new Set(xs)].sort();
 const uspsRange = { ip: { $gte: "056.000.000.000", $lt: "057.000.000.000" } };
 const ue = step("explain the USPS range", () => explainFind(ips, uspsRange));
 if (ue) {
-  eq("USPS range: SINGLE_SHARD", ue.stage, "SINGLE_SHARD");
-  eq("USPS range: on shard0000", ue.shards.map(s => s.shard), ["shard0000"]);
+  const want = uniq(["shard0000", startingAt("057.000.000.000")]);
+  eq("USPS range: the zone's shard and the next chunk's", uniq(ue.shards.map(s => s.shard)), want);
+  eq("USPS range: " + (want.length === 1 ? "SINGLE_SHARD" : "SHARD_MERGE"), ue.stage,
+     want.length === 1 ? "SINGLE_SHARD" : "SHARD_MERGE");
+  eq("USPS range: every document from shard0000",
+     ue.shards.filter(s => s.nReturned > 0).map(s => s.shard), ["shard0000"]);
   eq("USPS range: the 400 padded USPS addresses (not the unpadded one)", ue.nReturned, 400);
 }
 const ae = step("explain the Apple range",
                 () => explainFind(ips, { ip: { $gte: "017.000.000.000", $lt: "018.000.000.000" } }));
 if (ae) {
-  check("Apple range: only on shard0000 or shard0002",
-        ae.shards.length > 0 && ae.shards.every(s => ["shard0000", "shard0002"].includes(s.shard)),
+  const allowed = ["shard0000", "shard0002", startingAt("018.000.000.000")];
+  check("Apple range: its zone's shards and the next chunk's only",
+        ae.shards.length > 0 && ae.shards.every(s => allowed.includes(s.shard)),
+        show(ae.shards));
+  check("Apple range: every document from shard0000 or shard0002",
+        ae.shards.filter(s => s.nReturned > 0).every(s => ["shard0000", "shard0002"].includes(s.shard)),
         show(ae.shards));
   eq("Apple range: the 400 Apple addresses", ae.nReturned, 400);
 }

@@ -233,3 +233,60 @@ async fn three_hundred_connections_are_all_served() {
     assert!(conns.get_i32("totalCreated").unwrap() >= 301, "{conns}");
     server.shutdown().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bulk_write_answers_a_cursor_of_results_from_8_0() {
+    let (server, client) = serve_paused(two_shards("8.0")).await;
+    let cmd = doc! {
+        "bulkWrite": 1,
+        "ops": [
+            { "insert": 0, "document": { "_id": 1, "k": 1 } },
+            { "insert": 1, "document": { "_id": 1, "name": "a" } },
+            { "update": 0, "filter": { "k": 1 }, "updateMods": { "$set": { "v": 2 } } },
+            { "update": 1, "filter": { "_id": 9 }, "updateMods": { "$set": { "v": 3 } }, "upsert": true },
+            { "insert": 0, "document": { "_id": 1, "k": 1 } },
+            { "delete": 1, "filter": { "_id": 1 }, "multi": false },
+        ],
+        "nsInfo": [{ "ns": "app.items" }, { "ns": "app.other" }],
+        "ordered": false,
+    };
+    let r = admin(&client, cmd.clone()).await.unwrap();
+    let items = r
+        .get_document("cursor")
+        .unwrap()
+        .get_array("firstBatch")
+        .unwrap();
+    assert_eq!(items.len(), 6);
+    assert_eq!(
+        items[0].as_document().unwrap(),
+        &doc! { "ok": 1.0, "idx": 0, "n": 1 }
+    );
+    assert_eq!(
+        items[2].as_document().unwrap(),
+        &doc! { "ok": 1.0, "idx": 2, "n": 1, "nModified": 1 }
+    );
+    assert_eq!(
+        items[3].as_document().unwrap(),
+        &doc! { "ok": 1.0, "idx": 3, "n": 1, "nModified": 0, "upserted": { "_id": 9 } }
+    );
+    let dup = items[4].as_document().unwrap();
+    assert_eq!(
+        (dup.get_i32("code"), dup.get_str("codeName")),
+        (Ok(11000), Ok("DuplicateKey"))
+    );
+    for (f, n) in [
+        ("nErrors", 1),
+        ("nInserted", 2),
+        ("nMatched", 1),
+        ("nModified", 1),
+        ("nUpserted", 1),
+        ("nDeleted", 1),
+    ] {
+        assert_eq!(r.get_i32(f), Ok(n), "{f}: {r}");
+    }
+    server.shutdown().await;
+    let (server, client) = serve_paused(two_shards("7.0")).await;
+    let e = admin(&client, cmd).await.unwrap_err();
+    assert_eq!(code_of(&e), 59, "{e}");
+    server.shutdown().await;
+}

@@ -1,7 +1,7 @@
 //! Aggregation expressions over one document, as `db/pipeline/expression.cpp` evaluates them:
 //! field paths (`"$a.b"`, through arrays of documents), variables (`$$ROOT`, `$$CURRENT`,
 //! `$$REMOVE`, a `$lookup`'s `let`), `$literal`, `$ifNull`, `$cond`, `$concat`, `$add`,
-//! `$subtract`, `$multiply`, `$divide`, `$size`, `$arrayElemAt`, `$in`, `$toLower`, `$toUpper`,
+//! `$subtract`, `$multiply`, `$divide`, `$size`, `$arrayElemAt`, `$first`, `$last`, `$in`, `$type`, `$toLower`, `$toUpper`,
 //! the comparisons (`$eq` … `$cmp`), `$and`/`$or`/`$not`, `$toHashedIndexKey`. An unknown
 //! operator is refused as the server refuses it (168 InvalidPipelineOperator).
 //!
@@ -233,6 +233,37 @@ fn operator(doc: &Document, op: &str, arg: &Bson, vars: &Vars) -> Result<Option<
                     ));
                 }
             }
+        }
+        // `ExpressionFirst`/`ExpressionLast` (4.4+): an array's first or last element.
+        "$first" | "$last" => {
+            let a = arity(op, arg, 1)?;
+            match ev(a[0])? {
+                None | Some(Bson::Null | Bson::Undefined) => Some(Bson::Null),
+                Some(Bson::Array(items)) => {
+                    if op == "$first" {
+                        items.into_iter().next()
+                    } else {
+                        items.into_iter().last()
+                    }
+                }
+                Some(other) => {
+                    return Err(located(
+                        28689,
+                        "Location28689",
+                        format!(
+                            "{op}'s argument must be an array, but is {}",
+                            type_name(&other)
+                        ),
+                    ));
+                }
+            }
+        }
+        // `ExpressionType`: the BSON type's name, "missing" for a missing value.
+        "$type" => {
+            let a = arity(op, arg, 1)?;
+            Some(Bson::String(
+                ev(a[0])?.as_ref().map_or("missing", type_name).to_string(),
+            ))
         }
         "$toLower" | "$toUpper" => {
             let a = arity(op, arg, 1)?;

@@ -59,7 +59,7 @@ async fn hello_has_a_topology_version_and_an_awaitable_hello_waits_alone() {
     )
     .await
     .unwrap();
-    assert!(at.elapsed() < Duration::from_millis(1000));
+    assert!(at.elapsed() < Duration::from_secs(1));
     let e = admin(&client, doc! { "hello": 1, "maxAwaitTimeMS": 10 })
         .await
         .unwrap_err();

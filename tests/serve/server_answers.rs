@@ -1,7 +1,8 @@
 //! Fields and commands a mongos answers (issue 50), through the Rust driver: `hello`'s
 //! `topologyVersion` and the awaitable hello's wait, `serverStatus`'s `connections` and
 //! `sharding`, `dbStats` with `raw` per shard, `estimatedDocumentCount` counting orphans, 4.4's
-//! refusal of `$`-prefixed field names, and 300 connections served at once.
+//! refusal of `$`-prefixed field names, 8.0's `bulkWrite`. (300 connections at once: in
+//! `tests/model/wire.rs`, away from the soak this program runs.)
 
 use crate::common;
 use common::{admin, code_of, serve_empty, serve_paused, two_shards};
@@ -9,7 +10,6 @@ use common::{admin, code_of, serve_empty, serve_paused, two_shards};
 use std::time::{Duration, Instant};
 
 use bson::{Bson, Document, doc};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn hello_has_a_topology_version_and_an_awaitable_hello_waits_alone() {
@@ -183,54 +183,6 @@ async fn estimated_document_count_includes_orphans() {
     // The donor keeps its copy for orphanCleanupDelaySecs (900 s): a fast count sees both.
     assert_eq!(c.estimated_document_count().await.unwrap(), 100);
     assert_eq!(c.count_documents(doc! {}).await.unwrap(), 50);
-    server.shutdown().await;
-}
-
-/// One ping over a raw connection, its reply read whole.
-async fn ping(s: &mut tokio::net::TcpStream) -> bool {
-    let mut body = Vec::new();
-    doc! { "ping": 1, "$db": "admin" }
-        .to_writer(&mut body)
-        .unwrap();
-    let len = 16 + 4 + 1 + body.len();
-    let mut m = Vec::with_capacity(len);
-    m.extend_from_slice(&(len as i32).to_le_bytes());
-    m.extend_from_slice(&1i32.to_le_bytes());
-    m.extend_from_slice(&0i32.to_le_bytes());
-    m.extend_from_slice(&2013i32.to_le_bytes());
-    m.extend_from_slice(&0u32.to_le_bytes());
-    m.push(0);
-    m.extend_from_slice(&body);
-    if s.write_all(&m).await.is_err() {
-        return false;
-    }
-    let mut header = [0u8; 4];
-    if s.read_exact(&mut header).await.is_err() {
-        return false;
-    }
-    let n = i32::from_le_bytes(header) as usize;
-    let mut rest = vec![0; n - 4];
-    s.read_exact(&mut rest).await.is_ok()
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn three_hundred_connections_are_all_served() {
-    let (server, client) = serve_paused(two_shards("8.0")).await;
-    let addr = server.local_addr();
-    let mut open = Vec::new();
-    for _ in 0..300 {
-        let mut s = tokio::net::TcpStream::connect(addr).await.unwrap();
-        assert!(ping(&mut s).await, "connection {} was closed", open.len());
-        open.push(s);
-    }
-    // Every one still answers.
-    for (i, s) in open.iter_mut().enumerate() {
-        assert!(ping(s).await, "connection {i} was closed");
-    }
-    let status = admin(&client, doc! { "serverStatus": 1 }).await.unwrap();
-    let conns = status.get_document("connections").unwrap();
-    assert!(conns.get_i32("current").unwrap() >= 301, "{conns}");
-    assert!(conns.get_i32("totalCreated").unwrap() >= 301, "{conns}");
     server.shutdown().await;
 }
 

@@ -20,6 +20,12 @@ use shardtop::live::poller::Poller;
 #[allow(dead_code)]
 mod real_mongos;
 
+/// The tests' shared connection loop, at the path `real_mongos` names it by.
+#[path = "../tests/common"]
+mod common {
+    pub mod wire_loop;
+}
+
 #[path = "../tests/live/quiet_cluster.rs"]
 mod quiet_cluster;
 

@@ -15,6 +15,12 @@
 #[path = "../tests/live/hostile_mongos.rs"]
 mod hostile_mongos;
 
+/// The tests' shared connection loop, at the path `hostile_mongos` names it by.
+#[path = "../tests/common"]
+mod common {
+    pub mod wire_loop;
+}
+
 use hostile_mongos::Mode;
 
 #[tokio::main]

@@ -19,7 +19,9 @@
 //! reads exact per-shard sizes (no orphans); 6.0 is simulated without the auto-splitter (removed
 //! in 6.0.3).
 
+pub mod auto_split_vector;
 pub mod balancer;
+pub mod collection_drop;
 pub mod docs;
 pub mod drains;
 pub mod engine;

@@ -12,6 +12,7 @@
 pub mod action;
 pub mod app;
 pub mod app_detail;
+pub mod app_focus;
 pub mod app_help;
 pub mod app_history;
 pub mod app_key_visualizer;
@@ -26,6 +27,7 @@ pub mod input_mode;
 pub mod keymap;
 pub mod keys;
 pub mod layout;
+pub mod line_editor;
 pub mod palette;
 pub mod panes;
 pub mod screen;

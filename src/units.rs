@@ -226,8 +226,9 @@ pub fn date_time(ms: u64) -> String {
     )
 }
 
-/// The civil date of a day count since 1970-01-01 (Howard Hinnant's `civil_from_days`).
-fn civil_from_days(z: i64) -> (i64, i64, i64) {
+/// The proleptic Gregorian date `(year, month, day)` of a day count since 1970-01-01 (Howard
+/// Hinnant's `civil_from_days`).
+pub fn civil_from_days(z: i64) -> (i64, i64, i64) {
     let z = z + 719_468;
     let era = z.div_euclid(146_097);
     let doe = z.rem_euclid(146_097);

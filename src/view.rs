@@ -192,6 +192,9 @@ pub struct Cell {
     pub shard: usize,
     /// Whether the chunks of the cell live on more than one shard.
     pub mixed: bool,
+    /// The shards owning the cell's chunks looked at (its sample: see `view::strip`), by index
+    /// into `ClusterView::shards`, ascending: what lights a cell for a shard picked in the list.
+    pub owners: Vec<usize>,
     pub jumbo: bool,
     /// The cell holds the hottest chunk and it is a hotspot by `cluster::hotspot`'s rule.
     pub hot: bool,

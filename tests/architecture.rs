@@ -10,7 +10,8 @@ use std::path::{Path, PathBuf};
 
 /// Who may import whom: each floor and the floors it may name as `crate::FLOOR`.
 const FLOORS: &[(&str, &[&str])] = &[
-    ("model", &[]),
+    // The civil calendar (`units::civil_from_days`) is shared by the model's mongosh text.
+    ("model", &["units"]),
     ("units", &[]),
     // The one writer of output files, under every floor that writes one.
     ("files", &[]),

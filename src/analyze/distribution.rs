@@ -20,7 +20,7 @@
 use bson::{Bson, Document};
 
 use super::operation::{Command, Operation};
-use crate::model::targeting::key_ranges;
+use crate::model::targeting::{key_ranges, overlapping};
 use crate::model::{KeyPattern, KeyValue, ShardKey, value_at};
 
 /// How `analyzeShardKey` counts one query.
@@ -307,9 +307,11 @@ pub fn target_split_ranges(
 ) -> Targeted {
     let ranges = key_ranges(pattern, filter);
     let mut touched = std::collections::BTreeSet::new();
-    for r in ranges.iter().filter(|r| !r.is_empty()) {
-        // `forEachOverlappingChunk(min, max, isMaxInclusive = true)`.
-        touched.extend(range_of(&r.min, split_points)..=range_of(&r.max, split_points));
+    for r in &ranges {
+        // `forEachOverlappingChunk(min, max, isMaxInclusive = true)`: the lab's targeting too.
+        if let Some((first, last)) = overlapping(r, |key| range_of(key, split_points)) {
+            touched.extend(first..=last);
+        }
     }
     if touched.is_empty() {
         // SERVER-4914: a query that matches nothing is still sent to the first chunk.

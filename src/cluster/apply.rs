@@ -75,6 +75,7 @@ impl Cluster {
             | EventKind::SplitFailed { .. }
             | EventKind::IndexCreated { .. }
             | EventKind::IndexDropped { .. }
+            | EventKind::CollectionDropped { .. }
             | EventKind::PendingZoneRangeSet { .. }
             | EventKind::ShardKeyUpdated { .. }
             | EventKind::DocumentDeleted { .. }
@@ -310,6 +311,12 @@ impl Cluster {
             }
             EventKind::IndexDropped { ns, key } => {
                 self.coll_mut(ns)?.indexes.retain(|i| i.key != *key);
+            }
+            EventKind::CollectionDropped { ns } => {
+                self.coll_mut(ns)?;
+                self.collections.retain(|c| c.ns != *ns);
+                self.pending_zones.retain(|r| r.ns != *ns);
+                self.balancer.in_flight.retain(|m| m.ns != *ns);
             }
             EventKind::ReshardingStarted { .. } | EventKind::ReshardingCommitted { .. } => {
                 self.apply_resharding(e)?;

@@ -295,6 +295,7 @@ impl Cluster {
             ),
             EventKind::BalancerIdle { why_not } => why_not.join("; "),
             EventKind::IndexDropped { ns, key } => format!("{ns} {key}"),
+            EventKind::CollectionDropped { ns } => ns.clone(),
             EventKind::ShardKeyUpdated { ns, from, to, .. } => {
                 let on = |k: &ShardKey| {
                     self.collection(ns).map_or("?".to_string(), |c| {

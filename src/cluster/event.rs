@@ -292,6 +292,9 @@ pub enum EventKind {
     },
     /// `dropIndexes` of one index.
     IndexDropped { ns: String, key: KeyPattern },
+    /// `drop` of a collection in the catalog: its entry, chunks and zone ranges removed, its
+    /// migrations in flight abandoned (`dropCollection`).
+    CollectionDropped { ns: String },
     /// A scheduled action of a scenario was refused (`path`: where it is in the file, e.g.
     /// `actions[3].do.split`); nothing changed.
     ActionFailed {
@@ -347,6 +350,7 @@ impl EventKind {
             Self::ReshardingCommitted { .. } => "reshardCollection.commit",
             Self::ReshardingAborted { .. } => "reshardCollection.abort",
             Self::IndexDropped { .. } => "dropIndexes",
+            Self::CollectionDropped { .. } => "dropCollection",
             Self::ShardKeyUpdated { .. } => "updateShardKey",
             Self::DocumentDeleted { .. } => "delete",
             Self::ActionFailed { .. } => "scheduledAction.failed",

@@ -79,7 +79,8 @@ impl HeatLog {
                 ),
                 EventKind::CollectionSharded { ns, .. }
                 | EventKind::ReshardingCommitted { ns, .. }
-                | EventKind::KeyRefined { ns, .. } => {
+                | EventKind::KeyRefined { ns, .. }
+                | EventKind::CollectionDropped { ns } => {
                     self.by_ns.remove(ns);
                     self.moves.remove(ns);
                 }

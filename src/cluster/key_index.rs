@@ -1,7 +1,7 @@
 //! The distinct shard-key values a collection holds, with their document counts and bytes: what
 //! `splitVector`, `autoSplitVector` and `dataSize` read from a shard's index. Split points, medians
-//! and moveRange bounds come from here, so a range holding one key value is indivisible exactly as
-//! in MongoDB.
+//! and the entries `autoSplitVector` scans for moveRange bounds come from here, so a range holding
+//! one key value is indivisible exactly as in MongoDB.
 //!
 //! Inserts are appended to an unsorted buffer and merged into the sorted list only when a question
 //! is asked (a split, a migration): inserting is O(1), and questions are rare next to writes.
@@ -96,8 +96,9 @@ impl KeyIndex {
         Self::default()
     }
 
-    /// Calls `f` with the settled, sorted entries in `[min, max)`.
-    fn with_range<T>(
+    /// Calls `f` with the settled, sorted entries in `[min, max)` (one per distinct value, with
+    /// its documents: an index scan of the range, grouped by value).
+    pub fn with_range<T>(
         &self,
         min: &ShardKey,
         max: &ShardKey,
@@ -205,45 +206,6 @@ impl KeyIndex {
                 acc += count.docs;
             }
             (entries.len() > 1).then(|| entries[entries.len() - 1].0.clone())
-        })
-    }
-
-    /// The end of a range starting at `min` worth about `target_bytes` (the moveRange bound the
-    /// donor picks, by the same rule as [`Self::split_points`]), or `None` when the rest of
-    /// `[min, max)` is within the target (move it all).
-    pub fn range_end(&self, min: &ShardKey, max: &ShardKey, target_bytes: u64) -> Option<ShardKey> {
-        self.with_range(min, max, |entries| {
-            let mut acc = 0u64;
-            for (key, count) in entries {
-                if acc > 0 && key > min && acc + count.bytes >= target_bytes.max(1) {
-                    return Some(key.clone());
-                }
-                acc += count.bytes;
-            }
-            None
-        })
-    }
-
-    /// The start of a range ending at `max` worth about `target_bytes` (moveRange given only
-    /// `max`: the donor scans the shard-key index backwards), or `None` when all of `[min, max)`
-    /// is within the target (move it all). Never inside one value, never at `min`.
-    pub fn range_start(
-        &self,
-        min: &ShardKey,
-        max: &ShardKey,
-        target_bytes: u64,
-    ) -> Option<ShardKey> {
-        self.with_range(min, max, |entries| {
-            let mut acc = 0u64;
-            let mut lowest: Option<&ShardKey> = None;
-            for (key, count) in entries.iter().rev() {
-                if acc > 0 && acc + count.bytes > target_bytes.max(1) {
-                    return lowest.filter(|k| *k > min).cloned();
-                }
-                acc += count.bytes;
-                lowest = Some(key);
-            }
-            None
         })
     }
 

@@ -303,25 +303,72 @@ impl ChunkRow {
         Self::parse(&doc, pattern, shard_index)
     }
 
+    /// One pass over the document's fields (each `RawDocument::get` would walk them again from
+    /// the start); the first of a repeated field counts, as `get` reads it. `None`: the document
+    /// form decides.
     fn fast(
         raw: &RawDocument,
         pattern: &KeyPattern,
         shard_index: &mut impl FnMut(&str) -> ShardIdx,
     ) -> Option<Self> {
-        let min = pattern.bound_from_raw(raw.get_document("min").ok()?)?;
-        let max = pattern.bound_from_raw(raw.get_document("max").ok()?)?;
-        let t = raw.get_timestamp("lastmod").ok()?;
+        let mut fields = RawChunkFields::default();
+        for element in raw.iter_elements() {
+            let element = element.ok()?;
+            fields.take(element.key(), || element.value().ok())?;
+        }
+        let t = fields.lastmod?;
         let mut info = ChunkInfo::new(
-            shard_index(raw.get_str("shard").ok()?),
+            shard_index(fields.shard?),
             ChunkVersion::new(t.time, t.increment),
         );
-        info.jumbo = matches!(raw.get("jumbo").ok()?, Some(RawBsonRef::Boolean(true)));
-        info.since = match raw.get("onCurrentShardSince").ok()? {
+        info.jumbo = fields.jumbo == Some(RawBsonRef::Boolean(true));
+        info.since = match fields.since {
             None => 0,
             Some(RawBsonRef::Timestamp(t)) => u64::from(t.time),
             Some(_) => return None,
         };
-        Some(Self { min, max, info })
+        Some(Self {
+            min: pattern.bound_from_raw(fields.min?.as_document()?)?,
+            max: pattern.bound_from_raw(fields.max?.as_document()?)?,
+            info,
+        })
+    }
+}
+
+/// The fields of a `config.chunks` document the fast path reads, as met.
+#[derive(Default)]
+struct RawChunkFields<'a> {
+    min: Option<RawBsonRef<'a>>,
+    max: Option<RawBsonRef<'a>>,
+    lastmod: Option<bson::Timestamp>,
+    shard: Option<&'a str>,
+    jumbo: Option<RawBsonRef<'a>>,
+    since: Option<RawBsonRef<'a>>,
+}
+
+impl<'a> RawChunkFields<'a> {
+    /// Keeps the field `key` (its value read by `value`) if it is one of them and the first of
+    /// its name; `None` when a value cannot be read or has the wrong type.
+    fn take(&mut self, key: &str, value: impl FnOnce() -> Option<RawBsonRef<'a>>) -> Option<()> {
+        let slot = match key {
+            "min" => &mut self.min,
+            "max" => &mut self.max,
+            "jumbo" => &mut self.jumbo,
+            "onCurrentShardSince" => &mut self.since,
+            "lastmod" if self.lastmod.is_none() => {
+                self.lastmod = Some(value()?.as_timestamp()?);
+                return Some(());
+            }
+            "shard" if self.shard.is_none() => {
+                self.shard = Some(value()?.as_str()?);
+                return Some(());
+            }
+            _ => return Some(()),
+        };
+        if slot.is_none() {
+            *slot = Some(value()?);
+        }
+        Some(())
     }
 }
 

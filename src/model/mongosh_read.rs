@@ -436,7 +436,7 @@ fn days_in(y: i64, m: i64) -> i64 {
 }
 
 /// Days from 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's `days_from_civil`, the
-/// inverse of `mongosh_text`'s `civil_from_days`).
+/// inverse of `units::civil_from_days`).
 fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
     let y = if m <= 2 { y - 1 } else { y };
     let era = y.div_euclid(400);

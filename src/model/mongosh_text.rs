@@ -101,7 +101,7 @@ fn quoted(s: &str) -> String {
 pub fn iso_date(ms: i64) -> String {
     let days = ms.div_euclid(86_400_000);
     let in_day = ms.rem_euclid(86_400_000);
-    let (y, m, d) = civil_from_days(days);
+    let (y, m, d) = crate::units::civil_from_days(days);
     let (h, rest) = (in_day / 3_600_000, in_day % 3_600_000);
     let (min, rest) = (rest / 60_000, rest % 60_000);
     let (s, milli) = (rest / 1000, rest % 1000);
@@ -112,21 +112,6 @@ pub fn iso_date(ms: i64) -> String {
         format!("{}{:06}", if y < 0 { '-' } else { '+' }, y.unsigned_abs())
     };
     format!("ISODate(\"{year}-{m:02}-{d:02}T{h:02}:{min:02}:{s:02}.{milli:03}Z\")")
-}
-
-/// The proleptic Gregorian date of a day count from 1970-01-01 (Howard Hinnant's
-/// `civil_from_days`).
-fn civil_from_days(z: i64) -> (i64, i64, i64) {
-    let z = z + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let y = yoe + era * 400;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    (if m <= 2 { y + 1 } else { y }, m, d)
 }
 
 #[cfg(test)]

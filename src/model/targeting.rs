@@ -44,16 +44,16 @@
 //!   so a branch that does not constrain the first key field targets every chunk. An `$or` whose
 //!   distribution over the rest of the filter would exceed [`MAX_CONJUNCTS`] conjunctions is
 //!   dropped (a wider target).
-//! * **Compound keys.** Points on a prefix of the key are each followed by the next field's
-//!   constraint (a cartesian product, up to [`MAX_PREFIXES`] prefixes; beyond that a field's points
-//!   are replaced by their hull). The first field with a range — or with no constraint — ends the
-//!   product: each of its intervals becomes one range, and the fields after it contribute the hull
-//!   of their bounds (`[MinKey, MaxKey]` when unconstrained), as mongos' `flattenBounds` does.
-//!   Inclusivity is kept exactly: an exclusive lower bound on a field fills the fields after it
-//!   with MaxKey, an exclusive upper bound with MinKey.
-//! * **Chunks.** A range's first chunk is the one its lower bound routes to; its last is the one
-//!   holding its upper bound, less that chunk when the upper bound is exclusive and is exactly the
-//!   chunk's min. (mongos ignores inclusivity here, so it may name one more chunk at a boundary.)
+//! * **Compound keys.** As mongos' `flattenBounds`: fields constrained to one point extend the
+//!   bounds; the first field with several intervals (a range, an `$in`, no constraint) gives one
+//!   range per interval, and every field after it contributes the start of its first interval
+//!   and the end of its last (`[MinKey, MaxKey]` when unconstrained): a second `$in` is not
+//!   multiplied out. Inclusivity is ignored, as mongos ignores it: every range is `[min, max]`.
+//! * **Chunks.** A range's first chunk is the one holding its lower bound; its last is the one
+//!   holding its upper bound, including the chunk that starts exactly at it: mongos'
+//!   `getShardIdsForRange` asks `forEachOverlappingChunk(min, max, isMaxInclusive = true)`
+//!   (`src/mongo/s/chunk_manager.cpp`), so `{yearID: {$lt: 1876}}` also reaches the chunk starting
+//!   at 1876.
 //! * **Matching nothing.** A filter whose bounds are empty (`{a: {$in: []}}`,
 //!   `{a: {$gt: 5, $lt: 3}}`) still goes to one shard: the owner of the first chunk, as mongos
 //!   does (SERVER-4914).
@@ -78,9 +78,6 @@ mod ranges;
 
 /// The most conjunctions a filter is expanded into by distributing `$or` over the rest of it.
 pub const MAX_CONJUNCTS: usize = 256;
-
-/// The most shard-key prefixes one conjunction's points are multiplied out into.
-pub const MAX_PREFIXES: usize = 4096;
 
 /// How a query is dispatched, named after the explain stage mongos reports.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -197,15 +194,20 @@ pub fn target_spans(table: &RoutingTable, ranges: &[KeyRange]) -> Vec<(usize, us
 
 /// The first and last chunk (inclusive) a non-empty range intersects.
 fn span(table: &RoutingTable, range: &KeyRange) -> Option<(usize, usize)> {
+    overlapping(range, |key| table.route(key))
+}
+
+/// The first and last of the consecutive pieces (chunks, or `analyzeShardKey`'s ranges) that
+/// `range` overlaps as mongos counts them, `route` giving the piece that holds a key: from the
+/// piece of `min` to the piece of `max`, that one included even when it starts at `max`;
+/// `None` for an empty range.
+// 4.4 to 8.0 `src/mongo/s/chunk_manager.cpp` (`getShardIdsForRange`:
+// `forEachOverlappingChunk(min, max, true /* isMaxInclusive */, …)`).
+pub fn overlapping(range: &KeyRange, route: impl Fn(&ShardKey) -> usize) -> Option<(usize, usize)> {
     if range.is_empty() {
         return None;
     }
-    let first = table.route(&range.min);
-    let mut last = table.route(&range.max);
-    if !range.max_inclusive && last > first && *table.chunk(last).min == range.max {
-        last -= 1;
-    }
-    Some((first, last))
+    Some((route(&range.min), route(&range.max)))
 }
 
 /// A set of shards as a bitmap.

@@ -12,6 +12,7 @@
 //! the engine, `cluster` and `model`; may not touch the terminal, I/O or the wall clock.
 
 pub mod collection_balancing;
+mod collection_order;
 pub mod explain;
 pub mod policy;
 pub mod round_now;
@@ -163,11 +164,8 @@ impl Simulator {
         self.cluster.balancer.rounds += 1;
         let mut busy = self.busy_shards();
         let (defrag_ids, defrag_failed) = self.start_defragmentation_moves(&mut busy);
-        let mut why_not = Vec::new();
-        let mut candidates = Vec::new();
-        for c in 0..self.cluster.collections.len() {
-            self.select(c, &mut busy, &mut candidates, &mut why_not);
-        }
+        let (candidates, why_not) =
+            self.select_in_round_order(self.cluster.balancer.rounds, &mut busy);
         let mut round = RoundInProgress {
             number: self.cluster.balancer.rounds,
             started_ms: self.cluster.now_ms,
@@ -194,7 +192,7 @@ impl Simulator {
                 }
             }
         }
-        self.cluster.balancer.why_not = why_not.clone();
+        self.cluster.balancer.why_not.clone_from(&why_not);
         self.emit(EventKind::BalancerRoundStarted {
             round: self.cluster.balancer.rounds,
             candidates: round.candidates,

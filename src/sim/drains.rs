@@ -88,6 +88,7 @@ impl Simulator {
             return Ok(RemoveShardState::Completed);
         }
         let s = self.live_shard(id)?;
+        self.refuse_if_required_by_zone(s)?;
         if !self.cluster.shards[s.index()].shard.draining {
             self.start_draining(s)?;
             return Ok(RemoveShardState::Started {
@@ -102,6 +103,37 @@ impl Simulator {
             }
             other => Ok(other),
         }
+    }
+
+    /// ZoneStillInUse when `s` is the only shard (in `config.shards`, draining or not) of a zone
+    /// that has ranges: checked at every `removeShard` call, the first and those that follow
+    /// (SERVER-44695, 4.3.3).
+    // 4.4.6 and 8.0.10 `db/s/config/sharding_catalog_manager_shard_operations.cpp`
+    // (`removeShard`, `_isShardRequiredByZoneStillInUse`): "Operation not allowed because it
+    // would remove the only shard for zone …"; master's copy (its drain start, taken here from
+    // 8.3 with the drain commands): "… there is no other shard in zone … to drain to.".
+    fn refuse_if_required_by_zone(&self, s: ShardIdx) -> Result<(), MongoError> {
+        let shards = &self.cluster.shards;
+        for zone in &shards[s.index()].shard.zones {
+            let alone = !shards
+                .iter()
+                .enumerate()
+                .any(|(i, x)| i != s.index() && !x.removed && x.shard.zones.contains(zone));
+            if alone && self.zone_has_ranges(zone) {
+                return Err(MongoError::zone_still_in_use(
+                    if self.cluster.version >= ServerVersion::V8_3 {
+                        format!(
+                            "Operation not allowed because there is no other shard in zone {zone} to drain to."
+                        )
+                    } else {
+                        format!(
+                            "Operation not allowed because it would remove the only shard for zone {zone} which has a chunk range is associated with it"
+                        )
+                    },
+                ));
+            }
+        }
+        Ok(())
     }
 
     fn start_draining(&mut self, s: ShardIdx) -> Result<(), MongoError> {
@@ -175,6 +207,7 @@ impl Simulator {
     pub fn start_shard_draining(&mut self, id: &str) -> Result<(), MongoError> {
         self.require(ServerVersion::V8_3, "startShardDraining")?;
         let s = self.live_shard(id)?;
+        self.refuse_if_required_by_zone(s)?;
         if self.cluster.shards[s.index()].shard.draining {
             return Ok(());
         }

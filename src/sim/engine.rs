@@ -60,6 +60,9 @@ pub struct Simulator {
     /// Empty but for a calibrated fork. Not in the cluster state, so not in traces: a fork is
     /// not recorded.
     pub migration_cost_by_donor: std::collections::BTreeMap<String, super::balancer::MigrationCost>,
+    /// The scenario's seed (0 for a simulator built over a state): it seeds the balancer's
+    /// shuffle of the collections each round.
+    pub(super) seed: u64,
 }
 
 impl Simulator {
@@ -107,6 +110,7 @@ impl Simulator {
             round_too_big: 0,
             failing_migrations: std::collections::BTreeMap::new(),
             migration_cost_by_donor: std::collections::BTreeMap::new(),
+            seed: 0,
         }
     }
 

@@ -1,8 +1,9 @@
 //! `moveRange` (6.0+) with MongoDB's rules for the bounds it is given: `min` and `max` inside one
-//! chunk; only `min` → the range ends where it holds about the collection's chunk size (or at the
-//! chunk's end); only `max` → the chunk ending at (or holding) `max`, and the range starts where
-//! it holds about the chunk size, scanning backwards (or at the chunk's start). A range that
-//! starts inside a chunk is split off first.
+//! chunk; only `min` → the range ends at the donor's `autoSplitVector` point with limit 1 (see
+//! [`super::auto_split_vector`]: about one chunk size, or the chunk's end when what is left would
+//! be small); only `max` → the chunk ending at (or holding) `max`, and the range starts at the
+//! same point found scanning backwards (or at the chunk's start). A range that starts inside a
+//! chunk is split off first.
 //!
 //! Simplified: the server creates the sub-ranges in the migration's commit; here the split is a
 //! separate `split` event just before the migration (the same chunks, one more version bump).
@@ -78,7 +79,6 @@ impl Simulator {
         max: Option<&ShardKey>,
     ) -> Result<(usize, ShardKey, Option<ShardKey>), MongoError> {
         let coll = &self.cluster.collections[c];
-        let chunk_size = self.cluster.chunk_size_of(c);
         match (min, max) {
             (Some(min), max) => {
                 let i = coll.table.route(min);
@@ -90,9 +90,11 @@ impl Simulator {
                         "moveRange: [min, max) must lie inside one chunk",
                     ));
                 }
+                // 6.0+ `db/s/migration_source_manager.cpp` (`computeOtherBound`): without
+                // `max`, `autoSplitVector` with limit 1 from `min` to the chunk's end.
                 let end = match max {
                     Some(max) => (max < chunk.max).then(|| max.clone()),
-                    None => coll.keys.range_end(min, chunk.max, chunk_size),
+                    None => self.other_bound_above(c, chunk.info.shard, (min, chunk.max)),
                 };
                 Ok((i, min.clone(), end))
             }
@@ -107,9 +109,9 @@ impl Simulator {
                     i -= 1;
                 }
                 let chunk = coll.table.chunk(i);
-                let start = coll
-                    .keys
-                    .range_start(chunk.min, max, chunk_size)
+                // master `migration_source_manager.cpp` (`computeOtherBound`, backwards).
+                let start = self
+                    .other_bound_below(c, chunk.info.shard, (chunk.min, max))
                     .unwrap_or_else(|| chunk.min.clone());
                 let end = (max < chunk.max).then(|| max.clone());
                 Ok((i, start, end))

@@ -109,7 +109,12 @@ impl Simulator {
         } else if zones.is_empty() {
             self.initial_table(&key, primary, opts.num_initial_chunks)
         } else {
-            super::zones::zones_initial::single_chunk_per_tag(&key, &zones, &self.cluster.shards)?
+            super::zones::zones_initial::single_chunk_per_tag(
+                &key,
+                &zones,
+                &self.cluster.shards,
+                self.cluster.version,
+            )?
         };
         let chunks = table.len();
         let mut indexes = vec![Index {

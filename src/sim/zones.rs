@@ -36,6 +36,16 @@ impl Simulator {
         Ok(())
     }
 
+    /// Whether `config.tags` holds a range of `zone` (a sharded collection's, or one defined
+    /// before its collection is sharded).
+    pub(in crate::sim) fn zone_has_ranges(&self, zone: &str) -> bool {
+        self.cluster
+            .collections
+            .iter()
+            .any(|c| c.zones.iter().any(|r| r.zone == zone))
+            || self.cluster.pending_zones.iter().any(|r| r.zone == zone)
+    }
+
     /// `removeShardFromZone`: refused (ZoneStillInUse) for the zone's last shard while a range
     /// still uses the zone.
     pub fn remove_shard_from_zone(&mut self, shard: &str, zone: &str) -> Result<(), MongoError> {
@@ -49,15 +59,14 @@ impl Simulator {
             .iter()
             .enumerate()
             .any(|(i, x)| i != s.index() && x.shard.zones.contains(zone));
-        let used = self
-            .cluster
-            .collections
-            .iter()
-            .any(|c| c.zones.iter().any(|r| r.zone == zone));
-        if !others && used && self.cluster.shards[s.index()].shard.zones.contains(zone) {
-            return Err(MongoError::zone_still_in_use(format!(
-                "cannot remove shard {shard} from zone {zone}: it is the zone's last shard and ranges still use the zone"
-            )));
+        if !others
+            && self.zone_has_ranges(zone)
+            && self.cluster.shards[s.index()].shard.zones.contains(zone)
+        {
+            // `db/s/config/sharding_catalog_manager_zone_operations.cpp` (`removeShardFromZone`).
+            return Err(MongoError::zone_still_in_use(
+                "cannot remove a shard from zone if a chunk range is associated with it",
+            ));
         }
         if self.cluster.shards[s.index()].shard.zones.remove(zone) {
             self.emit(EventKind::ShardZoneSet {

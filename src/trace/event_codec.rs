@@ -188,6 +188,7 @@ fn body(kind: &EventKind, n: &Names<'_>) -> Value {
         EventKind::KeyRefined { ns, key } | EventKind::IndexDropped { ns, key } => {
             json!({"ns": ns, "key": pattern_json(key)})
         }
+        EventKind::CollectionDropped { ns } => json!({ "ns": ns }),
         EventKind::PrimaryMoved { db, from, to } => {
             json!({"db": db, "from": n.shard(*from), "to": n.shard(*to)})
         }

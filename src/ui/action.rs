@@ -63,6 +63,8 @@ pub enum Action {
     StartQuery,
     SearchChar(char),
     SearchBackspace,
+    /// An edit of the text being typed (the shared line editor: cursor, deletions, history).
+    Edit(super::line_editor::Edit),
     SearchDone,
     Escape,
     Resize(u16, u16),

@@ -28,12 +28,20 @@ pub enum Focus {
 }
 
 impl Focus {
-    const ORDER: [Self; 4] = [Self::KeySpace, Self::Shards, Self::Balancer, Self::Events];
+    /// The panes in the screen's order, as drawn: the top row left to right, then the key
+    /// space, then the events.
+    pub const ORDER: [Self; 4] = [Self::Shards, Self::Balancer, Self::KeySpace, Self::Events];
 
-    fn next(self, forward: bool) -> Self {
-        let i = Self::ORDER.iter().position(|&f| f == self).unwrap_or(0);
-        let n = Self::ORDER.len();
-        Self::ORDER[if forward {
+    /// The pane after (or before) this one in the screen's order; the events pane only when it
+    /// is drawn (`events`).
+    pub fn next(self, forward: bool, events: bool) -> Self {
+        let order: Vec<Self> = Self::ORDER
+            .into_iter()
+            .filter(|&f| events || f != Self::Events)
+            .collect();
+        let n = order.len();
+        let i = order.iter().position(|&f| f == self).unwrap_or(0);
+        order[if forward {
             (i + 1) % n
         } else {
             (i + n - 1) % n
@@ -105,7 +113,12 @@ pub struct App {
     pub log_row: usize,
     /// The detail view (`Enter` on an event or on the balancer's why), when open.
     pub detail: Option<super::app_detail::DetailState>,
-    pub shard_scroll: usize,
+    /// The Shards pane's row cursor: a place in the list as sorted and filtered.
+    pub shard_row: usize,
+    /// The shard whose chunks the key space lights (`Enter` on a shard; Esc clears).
+    pub lit_shard: Option<String>,
+    /// The one line editor of every text input: the cursor and each input's history.
+    pub line: super::line_editor::LineEditor,
     pub notice: Option<String>,
     /// The screen shown: the main layout, the key visualizer or the history.
     pub screen: Screen,
@@ -150,7 +163,9 @@ impl App {
             log_scroll: 0,
             log_row: 0,
             detail: None,
-            shard_scroll: 0,
+            shard_row: 0,
+            lit_shard: None,
+            line: super::line_editor::LineEditor::default(),
             notice: None,
             screen: Screen::Main,
             heatmap: KeyVisualizerState::default(),
@@ -220,6 +235,16 @@ impl App {
     /// Applies an action; returns what it asks of the caller (commands for the source, saving
     /// the screen, quitting).
     pub fn update(&mut self, action: Action) -> Effects {
+        let was = self.input;
+        if let Some(effects) = self.edit_first(action) {
+            return effects;
+        }
+        let effects = self.update_unedited(action);
+        self.after_typing(was, action);
+        effects
+    }
+
+    fn update_unedited(&mut self, action: Action) -> Effects {
         if self.help {
             return self.help_action(action);
         }
@@ -270,7 +295,7 @@ impl App {
 
     fn view_action(&mut self, action: Action, effects: &mut Effects) {
         let action = match (self.screen, action) {
-            (Screen::Main, Action::Open) if self.open_detail() => return,
+            (Screen::Main, Action::Open) if self.open_detail() || self.light_shard() => return,
             (_, Action::Open) => Action::ZoomIn,
             (Screen::Main | Screen::WhatIf, a) => a,
             (_, Action::Page(up)) => {
@@ -295,8 +320,8 @@ impl App {
         match action {
             Action::Quit | Action::Interrupt => effects.quit = true,
             Action::ToggleHelp => self.open_help(),
-            Action::FocusNext => self.set_focus(self.focus.next(true)),
-            Action::FocusPrev => self.set_focus(self.focus.next(false)),
+            Action::FocusNext => self.set_focus(self.focus.next(true, self.events_shown())),
+            Action::FocusPrev => self.set_focus(self.focus.next(false, self.events_shown())),
             Action::Collection(forward) => self.switch_collection(forward),
             Action::Left | Action::Right | Action::Up | Action::Down => self.arrow(action),
             Action::Page(up) => self.page(up),
@@ -317,7 +342,7 @@ impl App {
             Action::ToggleLab => self.toggle_lab(),
             Action::CycleShardSort => {
                 self.shard_sort = self.shard_sort.next();
-                self.shard_scroll = 0;
+                self.shard_row = 0;
             }
             Action::CycleLogFilter => self.cycle_filter(),
             Action::StartSearch
@@ -331,27 +356,6 @@ impl App {
             Action::Wheel(up, x, y) => self.wheel(up, x, y),
             _ => {}
         }
-    }
-
-    /// Moves the focus; the key space starts its selection at the hottest chunk (the most written
-    /// of the last 60 s, hotspot or not).
-    pub(super) fn set_focus(&mut self, focus: Focus) {
-        if focus == Focus::KeySpace && self.focus != Focus::KeySpace {
-            let hot = self
-                .view
-                .as_ref()
-                .and_then(|v| v.collection.as_ref())
-                .and_then(|c| {
-                    let h = c.hot.as_ref()?.ordinal;
-                    c.cells
-                        .iter()
-                        .position(|cell| (cell.first..cell.first + cell.count).contains(&h))
-                });
-            if let Some(i) = hot {
-                self.cursor = i;
-            }
-        }
-        self.focus = focus;
     }
 
     fn cycle_filter(&mut self) {
@@ -386,80 +390,5 @@ impl App {
             self.span = 1.0;
             self.cursor = 0;
         }
-    }
-
-    pub(super) fn arrow(&mut self, action: Action) {
-        match (self.focus, action) {
-            (Focus::KeySpace, Action::Left) => self.move_cursor(false),
-            (Focus::KeySpace, Action::Right) => self.move_cursor(true),
-            (Focus::KeySpace, Action::Up) => self.zoom(true),
-            (Focus::KeySpace, Action::Down) => self.zoom(false),
-            (Focus::Events, Action::Up | Action::Down) => {
-                self.move_log_cursor(action == Action::Up);
-            }
-            (Focus::Shards, Action::Up) => self.shard_scroll = self.shard_scroll.saturating_sub(1),
-            (Focus::Shards, Action::Down) => {
-                let n = self.view.as_ref().map_or(0, |v| v.shards.len());
-                self.shard_scroll = (self.shard_scroll + 1).min(n.saturating_sub(1));
-            }
-            _ => {}
-        }
-    }
-
-    /// PgUp/PgDn: the event log and the shard list scroll by a page; elsewhere one arrow.
-    fn page(&mut self, up: bool) {
-        let arrow = if up { Action::Up } else { Action::Down };
-        let steps = match self.focus {
-            Focus::Events | Focus::Shards => usize::from(self.size.1 / 3).max(1),
-            Focus::KeySpace | Focus::Balancer => 1,
-        };
-        for _ in 0..steps {
-            self.arrow(arrow);
-        }
-    }
-
-    /// Cells and chunks of the window the last view showed.
-    fn window_shape(&self) -> (usize, usize, usize) {
-        self.view
-            .as_ref()
-            .and_then(|v| v.collection.as_ref())
-            .map_or((1, 1, 1), |c| {
-                (c.cells.len().max(1), c.window_len.max(1), c.chunks.max(1))
-            })
-    }
-
-    fn move_cursor(&mut self, right: bool) {
-        let (cells, window, _) = self.window_shape();
-        let cell_span = self.span * (window as f64 / cells as f64) / window as f64;
-        if right {
-            if self.cursor + 1 < cells {
-                self.cursor += 1;
-            } else if self.start + self.span < 1.0 {
-                self.start = (self.start + cell_span).min(1.0 - self.span);
-            }
-        } else if self.cursor > 0 {
-            self.cursor -= 1;
-        } else {
-            self.start = (self.start - cell_span).max(0.0);
-        }
-    }
-
-    /// Zooms by a factor of two around the selected cell.
-    fn zoom(&mut self, zoom_in: bool) {
-        let (cells, _, chunks) = self.window_shape();
-        let focus = self.start + self.span * (self.cursor as f64 + 0.5) / cells as f64;
-        let min_span = (1.0 / chunks as f64).min(1.0);
-        self.span = if zoom_in {
-            (self.span / 2.0).max(min_span)
-        } else {
-            (self.span * 2.0).min(1.0)
-        };
-        self.start = (focus - self.span / 2.0).clamp(0.0, 1.0 - self.span);
-        let new_cells = self
-            .strip_cells()
-            .min((self.span * chunks as f64).ceil() as usize)
-            .max(1);
-        self.cursor = (((focus - self.start) / self.span) * new_cells as f64) as usize;
-        self.cursor = self.cursor.min(new_cells - 1);
     }
 }

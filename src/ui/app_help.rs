@@ -30,14 +30,6 @@ impl App {
                     ..Effects::default()
                 };
             }
-            Action::SearchChar(c) if typing => {
-                h.filter.push(c);
-                h.scroll = 0;
-            }
-            Action::SearchBackspace if typing => {
-                h.filter.pop();
-                h.scroll = 0;
-            }
             Action::SearchDone if typing => self.input = InputMode::Commands,
             Action::Escape if typing => {
                 h.filter.clear();

@@ -74,7 +74,6 @@ impl App {
     }
 
     fn whatif_typing(&mut self, action: Action) -> Effects {
-        let w = &mut self.whatif;
         match action {
             Action::Interrupt => {
                 return Effects {
@@ -82,16 +81,8 @@ impl App {
                     ..Effects::default()
                 };
             }
-            Action::SearchChar(c) => {
-                w.text.push(c);
-                w.error = None;
-            }
-            Action::SearchBackspace => {
-                w.text.pop();
-                w.error = None;
-            }
             Action::Escape => {
-                w.error = None;
+                self.whatif.error = None;
                 self.input = InputMode::Commands;
             }
             Action::SearchDone => return self.fork(),
@@ -163,7 +154,8 @@ impl App {
         (a.metric, a.zones, a.heat) = (self.metric, self.zones, self.heat);
         a.shard_sort = self.shard_sort;
         a.shard_filter.clone_from(&self.shard_filter);
-        a.shard_scroll = self.shard_scroll;
+        a.shard_row = self.shard_row;
+        a.lit_shard.clone_from(&self.lit_shard);
         a.query.clone_from(&self.query);
         a
     }

@@ -128,15 +128,12 @@ impl App {
     }
 
     /// Opens the palette, copies, or applies an action while the palette is open; `None` leaves
-    /// the action to the rest of the reducer. Also: while a footer field is typed, ↑/↓ do
-    /// nothing (the key map passes them for the palette's and the help's lists); then the
-    /// what-if mode's keys (`app_whatif`).
+    /// the action to the rest of the reducer. Then the what-if mode's keys (`app_whatif`).
     pub(super) fn palette_first(&mut self, action: Action) -> Option<Effects> {
         if self.palette.is_some() {
             return Some(self.palette_action(action));
         }
         match action {
-            Action::Up | Action::Down if self.input.typing() => Some(Effects::default()),
             Action::OpenPalette if !self.input.typing() => {
                 self.palette = Some(PaletteState::default());
                 self.input = InputMode::Palette;
@@ -167,14 +164,6 @@ impl App {
                     quit: true,
                     ..Effects::default()
                 };
-            }
-            Action::SearchChar(c) => {
-                p.filter.push(c);
-                p.selected = 0;
-            }
-            Action::SearchBackspace => {
-                p.filter.pop();
-                p.selected = 0;
             }
             Action::Up => p.selected = p.selected.min(count).saturating_sub(1),
             Action::Down => p.selected = (p.selected + 1).min(count.saturating_sub(1)),

@@ -57,9 +57,12 @@ pub const HELP: &[HelpGroup] = &[
     GENERAL,
     TIME,
     (
-        "key space (focused)",
+        "key space",
         &[
-            (&["left", "right"], "select a cell (pans at the edges)"),
+            (
+                &["left", "right"],
+                "select a cell (any pane; pans at the edges)",
+            ),
             (
                 &["zoom-in", "zoom-out"],
                 "zoom in / out around the selection",
@@ -112,11 +115,15 @@ pub const HELP: &[HelpGroup] = &[
     (
         "shards (focused)",
         &[
-            (&["up", "down"], "scroll"),
-            (&["page-up", "page-down"], "scroll a page"),
+            (&["up", "down"], "move the cursor ▶"),
+            (&["page-up", "page-down"], "move the cursor a page"),
+            (
+                &["open"],
+                "light the shard's chunks in the key space (Esc clears)",
+            ),
             (
                 &["sort-shards"],
-                "sort: name, data, chunks, writes, orphans",
+                "sort: name, data, chunks, writes, orphans (▲/▼ by the column)",
             ),
             (&["search"], "filter by shard name or zone (Enter keeps)"),
         ],
@@ -145,7 +152,38 @@ pub const HELP: &[HelpGroup] = &[
         "balancer (focused)",
         &[(&["open"], "the why line whole, with the notes on its reads")],
     ),
+    TYPING,
 ];
+
+/// The keys of every text input (`/`, `t`, `W`, `:`, the help's filter): the one line editor's.
+/// Its rows name keys, not commands: they are not rebound.
+const TYPING: HelpGroup = (
+    "typing (/ t W :)",
+    &[
+        (
+            &[EDIT_MOVE],
+            "move in the text (Ctrl-A / Ctrl-E: start / end)",
+        ),
+        (&[EDIT_DELETE], "delete before / under the cursor"),
+        (
+            &[EDIT_KILL],
+            "delete to the start / to the end / the word before",
+        ),
+        (
+            &[EDIT_HISTORY],
+            "earlier / later text kept in this input (: and the help: their list)",
+        ),
+    ],
+);
+
+/// The line editor's keys as the help shows them (rows of keys, not of commands).
+pub const EDIT_MOVE: &str = "← → Home End";
+pub const EDIT_DELETE: &str = "Backspace Del";
+pub const EDIT_KILL: &str = "Ctrl-U Ctrl-K Ctrl-W";
+pub const EDIT_HISTORY: &str = "↑ ↓";
+
+/// The help rows that name keys rather than commands: the mouse and the line editor's keys.
+pub const NOT_COMMANDS: [&str; 5] = ["mouse", EDIT_MOVE, EDIT_DELETE, EDIT_KILL, EDIT_HISTORY];
 
 /// The key visualizer's help.
 const KEY_VISUALIZER: &[HelpGroup] = &[

@@ -1,14 +1,16 @@
 //! What the keys do now: commands (the key map), or typing into one of the footer's fields — the
 //! event search, a query filter or the shard filter — and the typing actions' part of the
-//! reducer. While typing, keys are characters, Backspace, Enter (keep) and Esc (clear).
+//! reducer. While typing, keys edit the text through the one line editor every input shares
+//! (`line_editor`: cursor, deletions, history), Enter keeps it and Esc clears it.
 //!
 //! Part of `ui`'s state: imports only `ui`; no I/O.
 
 use super::action::Action;
-use super::app::{App, Focus};
+use super::app::{App, Effects, Focus};
+use super::line_editor::Edit;
 
 /// What the keys do now.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
 pub enum InputMode {
     /// Keys are commands, through the key map.
     #[default]
@@ -35,8 +37,9 @@ impl InputMode {
 }
 
 impl App {
-    /// Starting, typing, keeping (Enter) and clearing (Esc) the footer's fields; Esc in the
-    /// commands clears the shard filter, else the query, else the search and the log filter.
+    /// Starting, keeping (Enter) and clearing (Esc) the footer's fields; Esc in the commands
+    /// puts out the lit shard, else clears the shard filter, else the query, else the search and
+    /// the log filter.
     pub(super) fn typing_action(&mut self, action: Action) {
         match action {
             Action::StartSearch if self.focus == Focus::Shards => {
@@ -50,40 +53,6 @@ impl App {
                 self.input = InputMode::Query;
                 self.query_selected = !self.query_text.is_empty();
             }
-            Action::SearchChar(c) => match self.input {
-                InputMode::Query => {
-                    if std::mem::take(&mut self.query_selected) {
-                        self.query_text.clear();
-                    }
-                    self.query_text.push(c);
-                }
-                InputMode::ShardFilter => {
-                    self.shard_filter.push(c);
-                    self.shard_scroll = 0;
-                }
-                InputMode::Search
-                | InputMode::Commands
-                | InputMode::HelpFilter
-                | InputMode::Palette
-                | InputMode::WhatIf => {
-                    self.search.push(c);
-                }
-            },
-            Action::SearchBackspace => {
-                match self.input {
-                    InputMode::Query if std::mem::take(&mut self.query_selected) => {
-                        self.query_text.clear();
-                        None
-                    }
-                    InputMode::Query => self.query_text.pop(),
-                    InputMode::ShardFilter => self.shard_filter.pop(),
-                    InputMode::Search
-                    | InputMode::Commands
-                    | InputMode::HelpFilter
-                    | InputMode::Palette
-                    | InputMode::WhatIf => self.search.pop(),
-                };
-            }
             Action::SearchDone => {
                 self.query_selected = false;
                 if self.input == InputMode::Query {
@@ -91,6 +60,10 @@ impl App {
                     self.query = (!text.is_empty()).then(|| text.to_string());
                 }
                 self.input = InputMode::Commands;
+            }
+            // The lit shard first (the newest thing on screen), then the fields below.
+            Action::Escape if !self.input.typing() && self.lit_shard.is_some() => {
+                self.lit_shard = None;
             }
             Action::Escape
                 if self.input == InputMode::ShardFilter
@@ -112,5 +85,84 @@ impl App {
             }
             _ => {}
         }
+    }
+
+    /// The text the input being typed edits.
+    fn typed_text(&mut self) -> Option<&mut String> {
+        match self.input {
+            InputMode::Commands => None,
+            InputMode::Search => Some(&mut self.search),
+            InputMode::Query => Some(&mut self.query_text),
+            InputMode::ShardFilter => Some(&mut self.shard_filter),
+            InputMode::HelpFilter => Some(&mut self.help_view.filter),
+            InputMode::Palette => self.palette.as_mut().map(|p| &mut p.filter),
+            InputMode::WhatIf => Some(&mut self.whatif.text),
+        }
+    }
+
+    /// While an input is typed, the keys that edit its text, through the one line editor; `None`
+    /// leaves the action to the rest of the reducer (Enter, Esc, and `↑`/`↓` in the palette's
+    /// and the help's lists).
+    pub(super) fn edit_first(&mut self, action: Action) -> Option<Effects> {
+        let input = self.input;
+        let lists = matches!(input, InputMode::Palette | InputMode::HelpFilter);
+        let edit = match action {
+            _ if input == InputMode::Commands => return None,
+            Action::SearchChar(c) => Edit::Insert(c),
+            Action::SearchBackspace => Edit::Backspace,
+            Action::Edit(e) => e,
+            Action::Up if !lists => Edit::Older,
+            Action::Down if !lists => Edit::Newer,
+            _ => return None,
+        };
+        // The old query filter shown selected: an edit replaces it, a move unselects it.
+        if input == InputMode::Query && std::mem::take(&mut self.query_selected) {
+            if edit.deletes_or_inserts() {
+                self.query_text.clear();
+            }
+            if !matches!(edit, Edit::Insert(_)) && edit.deletes_or_inserts() {
+                return Some(Effects::default());
+            }
+        }
+        let mut line = std::mem::take(&mut self.line);
+        let changed = self
+            .typed_text()
+            .is_some_and(|text| line.apply(input, text, edit));
+        self.line = line;
+        if changed {
+            match input {
+                InputMode::Palette => {
+                    if let Some(p) = self.palette.as_mut() {
+                        p.selected = 0;
+                    }
+                }
+                InputMode::HelpFilter => self.help_view.scroll = 0,
+                InputMode::ShardFilter => self.shard_row = 0,
+                InputMode::WhatIf => self.whatif.error = None,
+                InputMode::Commands | InputMode::Search | InputMode::Query => {}
+            }
+        }
+        Some(Effects::default())
+    }
+
+    /// After an action: an input left by Enter keeps its text in its history; an input started
+    /// or left puts the editor's cursor back at the end.
+    pub(super) fn after_typing(&mut self, was: InputMode, action: Action) {
+        if self.input == was {
+            return;
+        }
+        if action == Action::SearchDone {
+            let text = match was {
+                InputMode::Search => Some(&self.search),
+                InputMode::Query => Some(&self.query_text),
+                InputMode::ShardFilter => Some(&self.shard_filter),
+                InputMode::WhatIf => Some(&self.whatif.text),
+                InputMode::Commands | InputMode::HelpFilter | InputMode::Palette => None,
+            };
+            if let Some(text) = text.cloned() {
+                self.line.keep(was, &text);
+            }
+        }
+        self.line.reset();
     }
 }

@@ -8,6 +8,7 @@ use ratatui::crossterm::event::{KeyEvent, KeyEventKind, MouseEvent, MouseEventKi
 
 use super::action::Action;
 use super::keys::{Code, Key};
+use super::line_editor::Edit;
 
 /// A command keys can be bound to.
 pub struct Command {
@@ -184,10 +185,17 @@ impl KeyMap {
         if searching {
             return match key.code {
                 Code::Char(c) if !key.ctrl && !key.alt => Some(Action::SearchChar(c)),
-                // The palette's and the help's lists move while their filter is typed.
+                Code::Char(c) if key.ctrl && !key.alt => ctrl_edit(c).map(Action::Edit),
+                // The palette's and the help's lists move while their filter is typed; the other
+                // inputs walk their history.
                 Code::Up => Some(Action::Up),
                 Code::Down => Some(Action::Down),
                 Code::Backspace => Some(Action::SearchBackspace),
+                Code::Delete => Some(Action::Edit(Edit::Delete)),
+                Code::Left => Some(Action::Edit(Edit::Left)),
+                Code::Right => Some(Action::Edit(Edit::Right)),
+                Code::Home => Some(Action::Edit(Edit::Home)),
+                Code::End => Some(Action::Edit(Edit::End)),
                 Code::Enter => Some(Action::SearchDone),
                 Code::Esc => Some(Action::Escape),
                 _ => None,
@@ -195,6 +203,24 @@ impl KeyMap {
         }
         self.by_key.get(&key).copied()
     }
+}
+
+/// The line editor's Ctrl keys, as a shell's (readline's) are.
+fn ctrl_edit(c: char) -> Option<Edit> {
+    Some(match c {
+        'a' => Edit::Home,
+        'e' => Edit::End,
+        'u' => Edit::KillToStart,
+        'k' => Edit::KillToEnd,
+        'w' => Edit::KillWord,
+        'b' => Edit::Left,
+        'f' => Edit::Right,
+        'h' => Edit::Backspace,
+        'd' => Edit::Delete,
+        'p' => Edit::Older,
+        'n' => Edit::Newer,
+        _ => return None,
+    })
 }
 
 fn parse_all(keys: &[&str]) -> Vec<Key> {
@@ -210,9 +236,11 @@ pub fn names() -> String {
         .join(", ")
 }
 
-/// Whether a command means anything on a live cluster (the mouse always does).
+/// Whether a command means anything on a live cluster (the mouse and the line editor's keys
+/// always do).
 pub fn applies_live(command: &str) -> bool {
-    command == "mouse" || COMMANDS.iter().any(|c| c.name == command && c.live)
+    super::help_keys::NOT_COMMANDS.contains(&command)
+        || COMMANDS.iter().any(|c| c.name == command && c.live)
 }
 
 /// The action of a mouse event: left clicks and the wheel.
@@ -249,7 +277,8 @@ mod tests {
             .flat_map(|&s| super::super::help_keys::help_of(s))
         {
             for (commands, _) in *rows {
-                for name in commands.iter().filter(|n| **n != "mouse") {
+                let keys_only = super::super::help_keys::NOT_COMMANDS;
+                for name in commands.iter().filter(|n| !keys_only.contains(n)) {
                     assert!(COMMANDS.iter().any(|c| c.name == *name), "{name}");
                 }
             }
@@ -276,5 +305,37 @@ mod tests {
         let e = KeyMap::with(&[("help".into(), vec!["Ctrl-c".into()])]).expect_err("ctrl-c");
         assert!(e.message.contains("Ctrl-C always quits"));
         assert_eq!(map.map(&press('x'), true), Some(Action::SearchChar('x')));
+    }
+
+    #[test]
+    fn while_typing_the_line_editor_s_keys_edit() {
+        let map = KeyMap::default();
+        let ctrl = |c| KeyEvent::new(KeyCode::Char(c), KeyModifiers::CONTROL);
+        let key = |code| KeyEvent::new(code, KeyModifiers::NONE);
+        assert_eq!(map.map(&ctrl('a'), true), Some(Action::Edit(Edit::Home)));
+        assert_eq!(map.map(&ctrl('e'), true), Some(Action::Edit(Edit::End)));
+        assert_eq!(
+            map.map(&ctrl('u'), true),
+            Some(Action::Edit(Edit::KillToStart))
+        );
+        assert_eq!(
+            map.map(&ctrl('w'), true),
+            Some(Action::Edit(Edit::KillWord))
+        );
+        assert_eq!(
+            map.map(&key(KeyCode::Left), true),
+            Some(Action::Edit(Edit::Left))
+        );
+        assert_eq!(
+            map.map(&key(KeyCode::Home), true),
+            Some(Action::Edit(Edit::Home))
+        );
+        assert_eq!(
+            map.map(&key(KeyCode::Delete), true),
+            Some(Action::Edit(Edit::Delete))
+        );
+        // Not typing: the arrows are commands again.
+        assert_eq!(map.map(&key(KeyCode::Left), false), Some(Action::Left));
+        assert_eq!(map.map(&ctrl('c'), true), Some(Action::Interrupt));
     }
 }

@@ -23,6 +23,12 @@ pub enum ShardSort {
 }
 
 impl ShardSort {
+    /// The direction of the order, as the heading shows it: names ascending, the rest the most
+    /// first.
+    pub fn arrow(self) -> char {
+        if self == Self::Name { '▲' } else { '▼' }
+    }
+
     const ALL: [Self; 5] = [
         Self::Name,
         Self::Data,
@@ -97,6 +103,34 @@ pub fn visible(order: &[usize], keep: &[usize], scroll: usize, height: usize) ->
     pinned.iter().copied().chain(rest).collect()
 }
 
+/// The rows shown with the cursor on `order[row]` in sight — the smallest scroll that shows it,
+/// above the `… N more` line when rows are left below —, and how many rows of `order` are not
+/// shown below the last one shown.
+pub fn around(order: &[usize], keep: &[usize], row: usize, height: usize) -> (Vec<usize>, usize) {
+    let target = order.get(row.min(order.len().saturating_sub(1))).copied();
+    let mut scroll = 0;
+    loop {
+        let shown = visible(order, keep, scroll, height);
+        let below = below(order, &shown);
+        let seen = target.is_none_or(|t| {
+            (shown.iter().position(|&i| i == t)).is_some_and(|p| below == 0 || p + 1 < shown.len())
+        });
+        if seen || scroll + height >= order.len() {
+            return (shown, below);
+        }
+        scroll += 1;
+    }
+}
+
+/// The rows of `order` below the last one of `shown` that are not shown (the rows scrolled past
+/// above are not counted).
+fn below(order: &[usize], shown: &[usize]) -> usize {
+    let last = shown.last().and_then(|i| order.iter().position(|o| o == i));
+    last.map_or(0, |p| {
+        order[p + 1..].iter().filter(|i| !shown.contains(i)).count()
+    })
+}
+
 /// Compares names with their digit runs as numbers.
 pub fn natural(a: &str, b: &str) -> Ordering {
     let (mut x, mut y) = (a, b);
@@ -169,5 +203,19 @@ mod tests {
         assert_eq!(visible(&all, &[3], 0, 6), [0, 1, 2, 3, 4, 5]);
         assert_eq!(visible(&all, &[], 5000, 3), [997, 998, 999]);
         assert_eq!(ShardSort::Orphans.next(), ShardSort::Name);
+    }
+
+    #[test]
+    fn the_cursor_row_stays_in_sight_above_the_more_line() {
+        let all: Vec<usize> = (0..10).collect();
+        assert_eq!(around(&all, &[], 0, 4), (vec![0, 1, 2, 3], 6));
+        // Row 3 would be the last shown, which the "… more" line takes: one scroll more.
+        assert_eq!(around(&all, &[], 3, 4), (vec![1, 2, 3, 4], 5));
+        assert_eq!(around(&all, &[], 9, 4), (vec![6, 7, 8, 9], 0));
+        assert_eq!(around(&all, &[], 99, 4), (vec![6, 7, 8, 9], 0));
+        // A kept row (the hot shard) pinned above does not hide the cursor.
+        let (shown, _) = around(&all, &[0], 6, 4);
+        assert!(shown.contains(&6) && shown[0] == 0, "{shown:?}");
+        assert_eq!(around(&[], &[], 0, 4), (vec![], 0));
     }
 }

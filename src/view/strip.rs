@@ -94,6 +94,7 @@ fn summarise(input: &StripInput<'_>, first: usize, count: usize) -> Cell {
         }
     }
     cell.mixed = owners.len() > 1;
+    cell.owners = owners.keys().map(|&s| s as usize).collect();
     cell.shard = owners
         .iter()
         .max_by_key(|&(shard, n)| (*n, std::cmp::Reverse(*shard)))

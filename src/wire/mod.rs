@@ -77,6 +77,18 @@ pub struct Request {
     pub legacy: bool,
 }
 
+impl Request {
+    /// `reply` to this request in the opcode it came in: OP_REPLY to a legacy OP_QUERY, OP_MSG
+    /// otherwise; `request_id` is the reply's own id.
+    pub fn encode_answer(&self, request_id: i32, reply: &bson::Document) -> Vec<u8> {
+        if self.legacy {
+            encode_reply(request_id, self.request_id, reply)
+        } else {
+            encode_msg(request_id, self.request_id, reply)
+        }
+    }
+}
+
 /// Why a message was refused; the connection that sent it is closed.
 #[derive(Debug, PartialEq, Eq)]
 pub enum WireError {

@@ -171,26 +171,12 @@ fn lab_data_of_a_document_over_16_mib_is_refused_naming_it() {
 /// `shardtop serve ARGS` on a free loopback port under `prlimit --as=bytes`: the child and its
 /// address (from its first line on stderr).
 fn serve_limited(bytes: u64, args: &[&str]) -> (std::process::Child, String) {
-    use std::io::BufRead;
-    let mut child = Command::new("prlimit")
-        .arg(format!("--as={bytes}"))
-        .arg("--")
-        .arg(BIN)
+    let mut limited = Command::new("prlimit");
+    limited.arg(format!("--as={bytes}")).arg("--").arg(BIN);
+    limited
         .args(["serve", "--listen", "127.0.0.1:0"])
-        .args(args)
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut line = String::new();
-    std::io::BufReader::new(child.stderr.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    let addr = line
-        .split_whitespace()
-        .find(|w| w.starts_with("127.0.0.1:"))
-        .unwrap_or_else(|| panic!("no address in {line:?}"))
-        .to_string();
-    (child, addr)
+        .args(args);
+    crate::common::tmux::spawn_serve(limited)
 }
 
 /// The peak resident memory of process `pid` (`VmHWM`), in MB.

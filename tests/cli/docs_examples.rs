@@ -213,24 +213,44 @@ fn expected(args: &[String]) -> (Vec<String>, Vec<String>) {
 fn every_command_in_the_readme_and_the_docs_runs() {
     let served = Served::of("drain", &[]);
     let uri = format!("mongodb://127.0.0.1:{}/", served.1);
-    let mut ran = 0;
-    for doc in documents() {
-        let name = doc.file_name().unwrap().to_string_lossy().into_owned();
-        let dir = tempfile::tempdir().unwrap();
-        input::prepare(dir.path(), &uri);
-        for ex in examples(&std::fs::read_to_string(&doc).unwrap()) {
-            let at = format!("{name}:{}: shardtop {}", ex.line, ex.args.join(" "));
-            if ex.args == ["mongosh"] {
-                mongosh(dir.path(), &ex.shown[0], &uri, &at);
-            } else if synopsis(&ex.args) {
-                takes_its_options(&ex.args, &at);
-            } else {
-                run_one(dir.path(), &as_run(&ex.args, &uri), &ex, &at);
-            }
-            ran += 1;
+    // Each document in its own folder and in order; the documents three at a time (most of a
+    // command's time is a child process starting or a TUI's first frame).
+    let queue = std::sync::Mutex::new(documents());
+    let ran = std::sync::atomic::AtomicUsize::new(0);
+    std::thread::scope(|scope| {
+        for _ in 0..3 {
+            scope.spawn(|| {
+                while let Some(doc) = queue.lock().unwrap().pop() {
+                    ran.fetch_add(
+                        run_document(&doc, &uri),
+                        std::sync::atomic::Ordering::Relaxed,
+                    );
+                }
+            });
         }
-    }
+    });
+    let ran = ran.into_inner();
     assert!(ran >= 40, "only {ran} commands found in the docs");
+}
+
+/// Runs every command of `doc`, in order, in a folder of its own; how many.
+fn run_document(doc: &Path, uri: &str) -> usize {
+    let name = doc.file_name().unwrap().to_string_lossy().into_owned();
+    let dir = tempfile::tempdir().unwrap();
+    input::prepare(dir.path(), uri);
+    let mut ran = 0;
+    for ex in examples(&std::fs::read_to_string(doc).unwrap()) {
+        let at = format!("{name}:{}: shardtop {}", ex.line, ex.args.join(" "));
+        if ex.args == ["mongosh"] {
+            mongosh(dir.path(), &ex.shown[0], uri, &at);
+        } else if synopsis(&ex.args) {
+            takes_its_options(&ex.args, &at);
+        } else {
+            run_one(dir.path(), &as_run(&ex.args, uri), &ex, &at);
+        }
+        ran += 1;
+    }
+    ran
 }
 
 /// A `mongosh` line of a `sh` block (a script shardtop wrote, run against a cluster), run by

@@ -4,21 +4,20 @@
 
 use super::process::{shardtop, stderr, stdout};
 
+/// `shardtop explain sim:drain@60s --ns shop.orders EXTRA…`.
+fn explain_drain(extra: &[&str]) -> std::process::Output {
+    let head = ["explain", "sim:drain@60s", "--ns", "shop.orders"];
+    shardtop(&[&head[..], extra].concat())
+}
+
 #[test]
 fn explain_a_sim_source_as_json_and_text() {
-    let o = shardtop(&["explain", "sim:drain@60s", "--ns", "shop.orders", "--json"]);
+    let o = explain_drain(&["--json"]);
     assert!(o.status.success(), "{}", stderr(&o));
     let j: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
     assert_eq!(j["ns"], "shop.orders");
     assert!(!j["shards"].as_array().unwrap().is_empty());
-    let o = shardtop(&[
-        "explain",
-        "sim:drain@60s",
-        "--ns",
-        "shop.orders",
-        "--key",
-        r#"{"customerId": 5}"#,
-    ]);
+    let o = explain_drain(&["--key", r#"{"customerId": 5}"#]);
     assert!(o.status.success(), "{}", stderr(&o));
     let text = stdout(&o);
     assert!(text.contains("(key)") && text.contains("next:"), "{text}");
@@ -28,29 +27,14 @@ fn explain_a_sim_source_as_json_and_text() {
 #[test]
 fn explain_key_takes_mongosh_syntax_as_t_does() {
     let run = |key: &str| {
-        let o = shardtop(&[
-            "explain",
-            "sim:drain@60s",
-            "--ns",
-            "shop.orders",
-            "--key",
-            key,
-            "--json",
-        ]);
+        let o = explain_drain(&["--key", key, "--json"]);
         assert!(o.status.success(), "{key}: {}", stderr(&o));
         stdout(&o)
     };
     let shell = run("{customerId: 5}");
     assert_eq!(shell, run(r#"{"customerId": 5}"#));
     assert_eq!(shell, run("{ 'customerId': NumberLong(5), }"));
-    let o = shardtop(&[
-        "explain",
-        "sim:drain@60s",
-        "--ns",
-        "shop.orders",
-        "--key",
-        "5",
-    ]);
+    let o = explain_drain(&["--key", "5"]);
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("{x: 5}"), "{}", stderr(&o));
 }

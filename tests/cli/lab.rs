@@ -481,7 +481,16 @@ fn log_lines_it_cannot_read_are_counted_in_the_text_and_the_json() {
     )
     .unwrap();
     let l = log.display().to_string();
-    let args = ["--example", "orders", "--log", &l, "--ns", "shop.orders"];
+    // A small data file of one's own: what is tested is the log's reading, not the layout.
+    let data = dir.path().join("events.json");
+    write_events(&data, 600);
+    let d = data.display().to_string();
+    let keys = ["--key", r#"{"seq": 1}"#, "--key", r#"{"device": 1}"#];
+    let args = [
+        &["--data", &d, "--log", &l, "--ns", "shop.orders"][..],
+        &keys,
+    ]
+    .concat();
     let o = run(&[&args[..], &["--json"]].concat());
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let json: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();

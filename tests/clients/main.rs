@@ -1,9 +1,11 @@
 #![allow(clippy::unwrap_used)]
 //! Real clients against the real binary: mongosh 2.x and PyMongo 4.x run the recipes of the
 //! teaching seeds (the scripts in `tests/clients/`, one `shardtop serve` per script) and assert the
-//! seeds' answers; a script prints `OK <name>` last and exits 0, or lists its failed checks and
-//! exits 1. A missing mongosh, python3 or PyMongo fails the test (`.ci/run` installs them), and
-//! every client runs under a deadline, killed past it.
+//! seeds' answers; the Node.js driver 6.x and Mongoose 8.x (`*.cjs`, from `tests/clients/
+//! node_modules`, which `scripts/test.sh` installs from `tests/clients/package.json`) run what an
+//! application's test suite does. A script prints `OK <name>` last and exits 0, or lists its
+//! failed checks and exits 1. A missing mongosh, python3, PyMongo, node or Node package fails the
+//! test (`.ci/run` installs them), and every client runs under a deadline, killed past it.
 
 use std::fs;
 use std::io::{BufRead, BufReader, Read};
@@ -43,6 +45,8 @@ const SCRIPTS: &[(&str, &str, u64)] = &[
     ("drain_83.js", "8.3", 120),
     ("app_aggregation.js", "8.0", 120),
     ("server_answers.py", "8.0", 120),
+    ("node_driver_app.cjs", "8.0", 60),
+    ("mongoose_app.cjs", "8.0", 60),
 ];
 
 /// The helpers the scripts load; not scripts themselves.
@@ -154,6 +158,33 @@ fn mongosh_version() -> &'static str {
     }
 }
 
+/// The versions of node, the Node.js driver and Mongoose in `tests/clients/node_modules`, or a
+/// failure saying how to install them.
+fn node_versions() -> &'static str {
+    static V: OnceLock<Result<String, String>> = OnceLock::new();
+    let check = "console.log(`node ${process.version}, mongodb ${require('mongodb/package.json').version}, mongoose ${require('mongoose/package.json').version}`)";
+    let probe_in_clients = || {
+        let out = Command::new("node")
+            .args(["-e", check])
+            .current_dir(clients_dir())
+            .stdin(Stdio::null())
+            .output()
+            .map_err(|e| format!("`node` cannot be run: {e}"))?;
+        if !out.status.success() {
+            return Err(String::from_utf8_lossy(&out.stderr).into_owned());
+        }
+        Ok(String::from_utf8_lossy(&out.stdout).trim().to_string())
+    };
+    match V.get_or_init(probe_in_clients) {
+        Ok(v) => v,
+        Err(e) => panic!(
+            "node with the `mongodb` 6.x and `mongoose` 8.x packages in tests/clients/node_modules \
+             is required by the real-client tests and is missing: {e}\n\
+             install them with `npm install --prefix tests/clients` (.ci/run does when missing)"
+        ),
+    }
+}
+
 /// The PyMongo version, or a failure saying how to install it.
 fn pymongo_version() -> &'static str {
     static V: OnceLock<Result<String, String>> = OnceLock::new();
@@ -200,8 +231,11 @@ fn run(script: &str) -> String {
     assert!(path.is_file(), "{} is missing", path.display());
     let name = script.rsplit_once('.').unwrap().0;
     let python = Path::new(script).extension().is_some_and(|e| e == "py");
+    let node = Path::new(script).extension().is_some_and(|e| e == "cjs");
     let client_version = if python {
         format!("PyMongo {}", pymongo_version())
+    } else if node {
+        node_versions().to_string()
     } else {
         format!("mongosh {}", mongosh_version())
     };
@@ -211,7 +245,11 @@ fn run(script: &str) -> String {
         "mongodb://{}/?directConnection=true&serverSelectionTimeoutMS=10000",
         server.addr
     );
-    let mut cmd = if python {
+    let mut cmd = if node {
+        let mut c = Command::new("node");
+        c.arg(&path).arg(&uri);
+        c
+    } else if python {
         let mut c = Command::new("python3");
         c.arg("-u").arg(&path).arg(&uri);
         c.env("PYTHONDONTWRITEBYTECODE", "1");
@@ -261,7 +299,7 @@ fn every_script_in_tests_clients_has_a_test() {
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
         .filter(|f| {
             let ext = Path::new(f).extension().and_then(|e| e.to_str());
-            matches!(ext, Some("js" | "py")) && !HELPERS.contains(&f.as_str())
+            matches!(ext, Some("js" | "py" | "cjs")) && !HELPERS.contains(&f.as_str())
         })
         .collect();
     found.sort();
@@ -412,4 +450,14 @@ fn mongosh_app_aggregation() {
 #[test]
 fn pymongo_server_answers() {
     run("server_answers.py");
+}
+
+#[test]
+fn node_driver_app() {
+    run("node_driver_app.cjs");
+}
+
+#[test]
+fn mongoose_app() {
+    run("mongoose_app.cjs");
 }

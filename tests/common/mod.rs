@@ -4,6 +4,7 @@
 
 pub mod tmux;
 pub mod ui_fixture;
+pub mod wire_loop;
 
 use bson::{Bson, Document};
 use futures::TryStreamExt;

@@ -217,10 +217,16 @@ impl Tmux {
 /// `shardtop serve ARGS` as a child process with stderr piped, and the address its first line
 /// says it listens on (`… listening on 127.0.0.1:PORT …`).
 pub fn serve_child(args: &[&str]) -> (std::process::Child, String) {
+    let mut serve = Command::new(BIN);
+    serve.arg("serve").args(args);
+    spawn_serve(serve)
+}
+
+/// Spawns `command` (a `shardtop serve …`, maybe behind a wrapper such as `prlimit`) with stderr
+/// piped: the child and the address its first line says it listens on.
+pub fn spawn_serve(mut command: Command) -> (std::process::Child, String) {
     use std::io::BufRead;
-    let mut child = Command::new(BIN)
-        .arg("serve")
-        .args(args)
+    let mut child = command
         .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();

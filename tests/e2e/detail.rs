@@ -28,7 +28,8 @@ fn enter_on_a_failed_migration_shows_its_error_whole_and_what_it_means() {
     t.wait_for("OperationFailed", START);
     t.keys("Space");
     t.wait_for("paused", Duration::from_secs(20));
-    // Two Tabs: Shards → Balancer → Events; there `/` searches the log.
+    // Three Tabs: Shards → Balancer → Key space → Events; there `/` searches the log.
+    t.keys("Tab");
     t.keys("Tab");
     t.keys("Tab");
     t.keys("/");
@@ -68,6 +69,7 @@ fn enter_on_a_live_event_shows_the_config_entry_as_extended_json() {
     let uri = format!("'mongodb://127.0.0.1:{}/?directConnection=true'", served.1);
     let t = Tmux::start(&format!("watch {uri} --interval 500ms"), 120, 40);
     t.wait_for("moveChunk", START);
+    t.keys("Tab");
     t.keys("Tab");
     t.keys("Tab");
     t.keys("Enter");

@@ -13,6 +13,7 @@ mod hostile;
 #[path = "../live/hostile_mongos.rs"]
 mod hostile_mongos;
 mod hot_default;
+mod keys;
 mod lab;
 mod palette;
 mod settings;

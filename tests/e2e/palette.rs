@@ -36,9 +36,9 @@ fn y_puts_the_selected_cell_s_bounds_on_the_clipboard_through_osc_52() {
     let t = Tmux::start("demo ascending --paused", 100, 30);
     t.command(&["set-option", "-g", "set-clipboard", "on"]);
     t.wait_for("sim:ascending", START);
-    // Three Tabs (Shards → Balancer → Events → Key space), not one Shift-Tab: a Tab is one byte,
-    // while Shift-Tab's escape sequence read in two parts on a loaded machine is Esc, `[`, `Z`.
-    for _ in 0..3 {
+    // Two Tabs (Shards → Balancer → Key space), not two Shift-Tabs: a Tab is one byte, while
+    // Shift-Tab's escape sequence read in two parts on a loaded machine is Esc, `[`, `Z`.
+    for _ in 0..2 {
         t.keys("Tab");
     }
     // The selected cell's line shows once the source has built the view the focus asked for.

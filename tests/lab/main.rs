@@ -10,3 +10,4 @@ mod example;
 mod from;
 mod readers;
 mod rules;
+mod targeting;

@@ -8,6 +8,7 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use futures::StreamExt;
 use serde_json::Value;
 use shardtop::capture::{Capture, file, replay};
 use shardtop::live::client::ALLOWED;
@@ -121,7 +122,7 @@ fn most_chunks(summary: &Value) -> u64 {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_scripts_capture_of_serve_opens_as_shardtops_own() {
     let dir = tempfile::tempdir().unwrap();
-    for (name, version, at, roles) in [
+    let cases: [(&str, &str, u64, Option<&str>); 6] = [
         ("ascending", "4.4", 150_000, None),
         ("ascending", "6.0", 150_000, None),
         ("zones-ip", "7.0", 100_000, None),
@@ -130,13 +131,18 @@ async fn the_scripts_capture_of_serve_opens_as_shardtops_own() {
         ("drain", "8.2", 5_000, None),
         // clusterMonitor is refused `balancerCollectionStatus`: kept as refused, not asked again.
         ("hashed", "7.0", 60_000, Some("clusterMonitor")),
-    ] {
-        let (server, uri) = serve(name, version, at, roles).await;
-        let what = format!("{name}-{version}");
-        let most = same_capture(&uri, dir.path(), &what).await;
-        assert!(most > 1, "{what}: {most}");
-        server.shutdown().await;
-    }
+    ];
+    // Three at a time: most of a case's time is mongosh and shardtop starting as processes.
+    let dir = dir.path();
+    futures::stream::iter(cases)
+        .for_each_concurrent(3, |(name, version, at, roles)| async move {
+            let (server, uri) = serve(name, version, at, roles).await;
+            let what = format!("{name}-{version}");
+            let most = same_capture(&uri, dir, &what).await;
+            assert!(most > 1, "{what}: {most}");
+            server.shutdown().await;
+        })
+        .await;
 }
 
 /// A paused `serve` of scenario `name` on `version` at virtual time `at` (ms), for a user of
@@ -193,13 +199,17 @@ async fn a_script_for_another_version_stops_and_prints_nothing() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_scripts_capture_of_every_real_cluster_opens_as_shardtops_own() {
     let dir = tempfile::tempdir().unwrap();
-    let mut most = 0;
-    for path in clusters() {
-        let file = ClusterFile::load(&path);
-        let name = file.name.clone();
-        let mongos = real_mongos::start(file).await;
-        most = most.max(same_capture(&mongos.uri, dir.path(), &name).await);
-    }
+    let dir = dir.path();
+    let most = futures::stream::iter(clusters())
+        .map(|path| async move {
+            let file = ClusterFile::load(&path);
+            let name = file.name.clone();
+            let mongos = real_mongos::start(file).await;
+            same_capture(&mongos.uri, dir, &name).await
+        })
+        .buffer_unordered(3)
+        .fold(0, |most, m| async move { most.max(m) })
+        .await;
     // Not vacuous: a real collection of many chunks (followed with getMore).
     assert!(most > 500, "{most}");
 }

@@ -74,7 +74,8 @@ fn write_recording(path: &std::path::Path, states: &[Cluster]) {
         source: "127.0.0.1:27017".into(),
         server_version: first.version.to_string(),
         start_epoch_seconds: 1_796_288_400,
-        keyframe_interval_ms: 10_000,
+        // The polls' spacing, as `record` writes its own.
+        keyframe_interval_ms: states.get(1).map_or(10_000, |s| s.now_ms - first.now_ms),
         shards: first.shards.iter().map(|s| s.shard.id.clone()).collect(),
         collections: (first.collections.iter())
             .map(|c| {
@@ -110,7 +111,7 @@ async fn a_recording_whose_migrations_were_withheld_is_said_to_diverge() {
     // add-shard's fourth shard has just come: the rules move chunks to it (a release line where
     // the move they pick on the polled state would not fail: a poll spreads a shard's data
     // evenly over its chunks). The poll is real (serve, paused); the cluster then stays as it
-    // is, balancer on, for 15 minutes.
+    // is, balancer on, for 15 minutes, polled every 30 s.
     let mut polled = None;
     for version in ["6.0", "5.0", "7.0", "8.0"] {
         let mut s = sim("add-shard", version);
@@ -127,10 +128,10 @@ async fn a_recording_whose_migrations_were_withheld_is_said_to_diverge() {
     }
     let polled = polled.expect("a release line whose rules pick a move that starts");
     assert!(polled.settings.balancer_enabled);
-    let states: Vec<Cluster> = (0..=90u64)
+    let states: Vec<Cluster> = (0..=30u64)
         .map(|k| {
             let mut st = polled.clone();
-            st.now_ms = k * 10_000;
+            st.now_ms = k * 30_000;
             // Its rounds end having moved nothing (`inBalancerRound` false at every poll).
             st.balancer.round = None;
             st.balancer.in_flight.clear();

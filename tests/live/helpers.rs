@@ -33,6 +33,14 @@ pub async fn serve_paused(sim: shardtop::sim::Simulator) -> (shardtop::serve::Se
     serve_with(sim, |_| {}).await
 }
 
+/// One poll (`watch --once`'s) of `sim` served paused; the server is shut down after it.
+pub async fn polled_paused(sim: shardtop::sim::Simulator) -> shardtop::live::poller::OnePoll {
+    let (server, uri) = serve_paused(sim).await;
+    let polled = shardtop::live::poller::poll_once(&uri, Duration::from_secs(5)).await;
+    server.shutdown().await;
+    polled.unwrap()
+}
+
 /// The `shardtop` binary with `args`, no configuration file and no colour.
 pub async fn shardtop(args: Vec<String>) -> Output {
     tokio::task::spawn_blocking(move || {

@@ -11,7 +11,6 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Duration;
 
 use bson::{Document, doc};
-use tokio::io::AsyncWriteExt;
 use tokio::net::TcpListener;
 
 /// A real mongos's `maxMessageSizeBytes` (mongo `src/mongo/rpc/message.h`, `MaxMessageSizeBytes
@@ -63,38 +62,15 @@ pub async fn start_on(mode: Mode, port: u16) -> Hostile {
     let counted = get_mores.clone();
     let silenced = Arc::new(AtomicBool::new(false));
     let hush = silenced.clone();
-    let task = tokio::spawn(async move {
-        while let Ok((mut socket, _)) = listener.accept().await {
-            let counted = counted.clone();
-            let hush = hush.clone();
-            tokio::spawn(async move {
-                while let Ok(bytes) = shardtop::wire::read_message(&mut socket).await {
-                    let Ok(req) = shardtop::wire::parse(&bytes) else {
-                        return;
-                    };
-                    let mode = if hush.load(Ordering::Relaxed) {
-                        Mode::Silent
-                    } else {
-                        mode
-                    };
-                    let Some(reply) = answer(mode, &req.command, &counted).await else {
-                        // Silent: the connection stays open and nothing more is said.
-                        std::future::pending::<()>().await;
-                        return;
-                    };
-                    if req.more_to_come {
-                        continue;
-                    }
-                    let out = if req.legacy {
-                        shardtop::wire::encode_reply(1, req.request_id, &reply)
-                    } else {
-                        shardtop::wire::encode_msg(1, req.request_id, &reply)
-                    };
-                    if socket.write_all(&out).await.is_err() {
-                        return;
-                    }
-                }
-            });
+    let task = crate::common::wire_loop::accept(listener, move |command| {
+        let (counted, hush) = (counted.clone(), hush.clone());
+        async move {
+            let mode = if hush.load(Ordering::Relaxed) {
+                Mode::Silent
+            } else {
+                mode
+            };
+            answer(mode, &command, &counted).await
         }
     });
     Hostile {

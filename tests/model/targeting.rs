@@ -138,19 +138,21 @@ fn orders_without_the_first_field_is_a_scatter() {
     assert_eq!(got.kind.stage(), "SHARD_MERGE");
 }
 
+/// `src/mongo/s/chunk_manager.cpp` (`getShardIdsForRange`: `forEachOverlappingChunk(min, max,
+/// isMaxInclusive = true)`) and `shard_key_pattern.cpp` (`flattenBounds` ignores inclusivity):
+/// an exclusive upper bound at a chunk's min still reaches that chunk, as mongos targets it.
 #[test]
-fn orders_exclusive_upper_bound_at_a_chunk_min_stops_before_it() {
+fn chunk_manager_cpp_an_exclusive_upper_bound_at_a_chunk_min_reaches_it() {
     let (p, t) = orders();
-    // [700, 1400): exactly the chunk starting at 700.
+    // [700, 1400) is flattened to [{700, MinKey}, {1400, MaxKey}]: it reaches the chunk starting
+    // at 1400 too.
     let got = target(&p, &t, &doc! {"customerId": {"$gte": 700, "$lt": 1400}});
-    assert_eq!(got.chunks, 1);
-    // [700, 1400]: reaches into the chunk starting at 1400.
+    assert_eq!(got.chunks, 2);
     let got = target(&p, &t, &doc! {"customerId": {"$gte": 700, "$lte": 1400}});
     assert_eq!(got.chunks, 2);
-    // Numbers below 0: only the MinKey chunk.
+    // Numbers below 0 reach the chunk starting at 0 as well.
     let got = target(&p, &t, &doc! {"customerId": {"$lt": 0}});
-    assert_eq!(got.chunks, 1);
-    assert_single(&got, ShardIdx(0));
+    assert_eq!(got.chunks, 2);
     // Above 19600: the last chunk only (numbers stop at +Infinity; strings are not included).
     let got = target(&p, &t, &doc! {"customerId": {"$gt": 19_600}});
     assert_eq!(got.chunks, 1);
@@ -231,47 +233,67 @@ fn orders_other_operators_do_not_constrain() {
     assert_single(&got, orders_shard(4200));
 }
 
+/// `src/mongo/s/shard_key_pattern.cpp` (`flattenBounds`): the intervals' start and end values
+/// whatever their inclusivity; the first field with several intervals multiplies, the later ones
+/// append the start of their first interval and the end of their last.
 #[test]
-fn compound_bounds_keep_inclusivity_and_later_field_hulls() {
+fn shard_key_pattern_cpp_flatten_bounds_ignores_inclusivity_and_hulls_later_fields() {
     let p = pattern(&doc! {"a": 1, "b": 1});
     let k = |a: KeyValue, b: KeyValue| key(vec![a, b]);
+    let whole = |min, max| KeyRange {
+        min,
+        min_inclusive: true,
+        max,
+        max_inclusive: true,
+    };
     let got = key_ranges(&p, &doc! {"a": {"$gt": 5}});
     assert_eq!(
         got,
-        vec![KeyRange {
-            min: k(KeyValue::Int32(5), KeyValue::MaxKey),
-            min_inclusive: false,
-            max: k(KeyValue::Double(f64::INFINITY), KeyValue::MaxKey),
-            max_inclusive: true,
-        }]
+        vec![whole(
+            k(KeyValue::Int32(5), KeyValue::MinKey),
+            k(KeyValue::Double(f64::INFINITY), KeyValue::MaxKey)
+        )]
     );
     let got = key_ranges(&p, &doc! {"a": {"$gte": 1, "$lt": 3}, "b": 5});
     assert_eq!(
         got,
-        vec![KeyRange {
-            min: k(KeyValue::Int32(1), KeyValue::Int32(5)),
-            min_inclusive: true,
-            max: k(KeyValue::Int32(3), KeyValue::MinKey),
-            max_inclusive: false,
-        }]
+        vec![whole(
+            k(KeyValue::Int32(1), KeyValue::Int32(5)),
+            k(KeyValue::Int32(3), KeyValue::Int32(5))
+        )]
     );
-    // Points multiply out: 2 × 2 exact keys.
+    // The first `$in` multiplies; the second is hulled: 2 ranges, not 4 keys.
     let got = key_ranges(&p, &doc! {"a": {"$in": [1, 2]}, "b": {"$in": ["x", "y"]}});
-    assert_eq!(got.len(), 4);
-    assert!(
-        got.iter()
-            .all(|r| r.min == r.max && r.min_inclusive && r.max_inclusive)
+    assert_eq!(
+        got,
+        vec![
+            whole(
+                k(KeyValue::Int32(1), KeyValue::string("x")),
+                k(KeyValue::Int32(1), KeyValue::string("y"))
+            ),
+            whole(
+                k(KeyValue::Int32(2), KeyValue::string("x")),
+                k(KeyValue::Int32(2), KeyValue::string("y"))
+            ),
+        ]
+    );
+    // Points on every field: exact keys.
+    let got = key_ranges(&p, &doc! {"a": 1, "b": "x"});
+    assert_eq!(
+        got,
+        vec![whole(
+            k(KeyValue::Int32(1), KeyValue::string("x")),
+            k(KeyValue::Int32(1), KeyValue::string("x"))
+        )]
     );
     // A point then a range on the last field.
     let got = key_ranges(&p, &doc! {"a": 1, "b": {"$lt": "m"}});
     assert_eq!(
         got,
-        vec![KeyRange {
-            min: k(KeyValue::Int32(1), KeyValue::string("")),
-            min_inclusive: true,
-            max: k(KeyValue::Int32(1), KeyValue::string("m")),
-            max_inclusive: false,
-        }]
+        vec![whole(
+            k(KeyValue::Int32(1), KeyValue::string("")),
+            k(KeyValue::Int32(1), KeyValue::string("m"))
+        )]
     );
 }
 
@@ -441,13 +463,18 @@ fn typed() -> (KeyPattern, RoutingTable) {
 #[test]
 fn ranges_stay_within_their_type() {
     let (p, t) = typed();
+    // Strings run to the empty document, exclusive; mongos reads the end inclusive and so
+    // reaches the chunk starting at `{}` (`chunk_manager.cpp`, isMaxInclusive).
+    for filter in [doc! {"k": {"$gte": "a"}}, doc! {"k": {"$gt": "zzz"}}] {
+        let got = target(&p, &t, &filter);
+        assert_eq!(got.shards, shards(&[1, 2]), "{filter}");
+        assert_eq!(got.chunks, 2, "{filter}");
+    }
     let cases: Vec<(Document, u32)> = vec![
         (doc! {"k": {"$gt": 5}}, 0),
         (doc! {"k": {"$gte": -5.5}}, 0),
         (doc! {"k": {"$lt": 5_i64}}, 0),
         (doc! {"k": {"$lt": "m"}}, 1),
-        (doc! {"k": {"$gte": "a"}}, 1),
-        (doc! {"k": {"$gt": "zzz"}}, 1),
         (doc! {"k": {"$gt": {"a": 1}}}, 2),
         (
             doc! {"k": {"$lt": bson::oid::ObjectId::from_bytes([7; 12])}},
@@ -552,8 +579,9 @@ fn scatter_over_many_chunks() {
     let got = target(&p, &t, &doc! {"other": 1});
     assert_eq!(got.chunks, t.len());
     assert_eq!(got.shards, shards(&[0, 1, 2, 3, 4]));
+    // [1000, 1050] as mongos reads it: the chunk starting at 1050 too.
     let got = target(&p, &t, &doc! {"k": {"$gte": 1000, "$lt": 1050}});
-    assert_eq!(got.chunks, 5);
+    assert_eq!(got.chunks, 6);
     // A long $in stays exact: one point per value.
     let values: Vec<Bson> = (0..10_000).map(|i| Bson::Int64(i * 200)).collect();
     let got = target(&p, &t, &doc! {"k": {"$in": values}});

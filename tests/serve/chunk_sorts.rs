@@ -153,15 +153,8 @@ async fn reads_by_uuid_among_thousands_of_collections() {
         .collect();
     let s = sim("8.0", &colls.join(","));
     let (server, client) = common::serve_paused(s).await;
-    let all: Vec<Document> = client
-        .database("config")
-        .collection::<Document>("collections")
-        .find(doc! {})
-        .await
-        .unwrap()
-        .try_collect()
-        .await
-        .unwrap();
+    let all: Vec<Document> =
+        crate::common::find_all(&client, "config", "collections", doc! {}).await;
     assert_eq!(all.len(), 3001, "and config.system.sessions");
     for c in all.iter().step_by(97) {
         let uuid = c.get("uuid").unwrap().clone();

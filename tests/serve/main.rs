@@ -18,6 +18,7 @@ mod chunk_counts;
 mod chunk_sorts;
 mod chunks;
 mod closed_stderr;
+mod collections;
 #[path = "../common/mod.rs"]
 mod common;
 #[path = "admin/config_writes.rs"]
@@ -30,6 +31,7 @@ mod drop_indexes;
 mod explain;
 mod group_limits;
 mod hostile;
+mod index_conflicts;
 mod indexes;
 #[path = "admin/move_collection.rs"]
 mod move_collection;

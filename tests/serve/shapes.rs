@@ -3,7 +3,6 @@
 //! 4.4 (`ns`, `lastmodEpoch`) and 7.0 (`uuid`, `onCurrentShardSince`, in the server's order).
 
 use bson::{Document, doc};
-use futures::TryStreamExt;
 use shardtop::serve::{ServeOptions, empty_cluster, start};
 
 /// The top-level field names of the first chunk document in a fixture (the fields at the
@@ -48,15 +47,7 @@ async fn generated_chunk(version: &str) -> Document {
         .run_command(doc! { "shardCollection": "test.authors", "key": { "x": 1 } })
         .await
         .unwrap();
-    let chunks: Vec<Document> = client
-        .database("config")
-        .collection::<Document>("chunks")
-        .find(doc! {})
-        .await
-        .unwrap()
-        .try_collect()
-        .await
-        .unwrap();
+    let chunks: Vec<Document> = crate::common::find_all(&client, "config", "chunks", doc! {}).await;
     server.shutdown().await;
     chunks.into_iter().next().unwrap()
 }

@@ -8,7 +8,6 @@ use crate::common;
 
 use bson::{Document, doc};
 use common::{admin, config_collection, serve_empty};
-use futures::TryStreamExt;
 
 #[tokio::test]
 async fn the_sessions_collection_is_in_the_catalog() {
@@ -28,15 +27,8 @@ async fn the_sessions_collection_is_in_the_catalog() {
             assert_eq!(c.get_i64("maxChunkSizeBytes"), Ok(200_000), "{c}");
         }
         let sessions = common::sessions_chunk_test(&client).await;
-        let chunks: Vec<Document> = client
-            .database("config")
-            .collection::<Document>("chunks")
-            .find(doc! {})
-            .await
-            .unwrap()
-            .try_collect()
-            .await
-            .unwrap();
+        let chunks: Vec<Document> =
+            crate::common::find_all(&client, "config", "chunks", doc! {}).await;
         let mine: Vec<&Document> = chunks.iter().filter(|d| sessions(d)).collect();
         let want = if version < "7.0" { 1024 } else { 1 };
         assert_eq!(mine.len(), want, "{version}");

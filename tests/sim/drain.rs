@@ -307,3 +307,58 @@ fn remove_shard_of_a_removed_shard_is_shard_not_found_before_8_3_and_completed_f
         );
     }
 }
+
+/// `db/s/balancer/balancer_policy.cpp`, the draining loop of `balance()`: a chunk with no
+/// recipient ("Chunk is on a draining shard, but no appropriate recipient found") is skipped with
+/// `continue` and the shard's next chunk moves; the zone's chunks stay, the rest drains.
+#[test]
+fn balancer_policy_cpp_a_drain_skips_a_chunk_with_no_recipient() {
+    for version in ["4.4", "8.0"] {
+        let text = format!(
+            r#"{{"name": "t", "description": "test", "seedPassage": "none", "serverVersion": "{version}", "shards": 3, "chunkSizeMb": 1,
+            "balancer": false,
+            "collections": [{{"ns": "app.c", "key": {{"_id": 1}}, "primary": "shard0000"}}],
+            "workloads": [{{"ns": "app.c", "rate": 1000, "count": 3000,
+                "docSize": {{"min": 1000, "max": 1000}}, "fields": {{"_id": {{"sequence": {{}}}}}}}}],
+            "until": 600}}"#
+        );
+        let sc = scenario::parse(&text).unwrap();
+        let mut sim = Simulator::from_scenario(&sc, 1, None).unwrap();
+        sim.run_until(4_000);
+        let int = |v: i64| ShardKey::single(KeyValue::Int64(v));
+        sim.split_at("app.c", int(2_000)).unwrap();
+        // The zone's only shard drains: allowed while the zone has no range …
+        sim.add_shard_to_zone("shard0000", "Z").unwrap();
+        sim.remove_shard("shard0000").unwrap();
+        // … and then a range gives it the first chunks of the collection.
+        sim.update_zone_key_range(
+            "app.c",
+            &bson::doc! {"_id": 1},
+            &bson::doc! {"_id": 1_000},
+            Some("Z"),
+        )
+        .unwrap();
+        sim.set_balancer(true);
+        sim.run_until(200_000);
+        let coll = &sim.cluster.collections[0];
+        let left: Vec<Option<&str>> = coll
+            .table
+            .iter()
+            .filter(|ch| ch.info.shard == ShardIdx(0))
+            .map(|ch| coll.zones.zone_of_chunk(ch.min, ch.max))
+            .collect();
+        assert!(
+            !left.is_empty() && left.iter().all(|z| *z == Some("Z")),
+            "{version}: only the zone's chunks stay: {left:?}"
+        );
+        assert!(
+            sim.cluster
+                .balancer
+                .why_not
+                .iter()
+                .any(|w| w.contains("no appropriate recipient found")),
+            "{version}: {:?}",
+            sim.cluster.balancer.why_not
+        );
+    }
+}

@@ -5,7 +5,10 @@
 #![allow(clippy::unwrap_used)] // tests: a failed unwrap is a failed test
 
 mod auto_merger;
+mod auto_split_vector;
+mod balancer_order;
 mod collection_balancing;
+mod collection_drop;
 mod defragmentation;
 mod diagnosis;
 mod docs;

@@ -434,3 +434,32 @@ fn force_redistribution_reshards_to_the_same_key_from_7_2_only() {
         .unwrap_err();
     assert_eq!(err.code, 40415, "{err}");
 }
+
+/// 4.4.6 `db/s/chunk_splitter.cpp` (`findExtremeKeyForShard`, doSplitAtLower, `nToSkip` 1): the
+/// auto-splitter's top-chunk split at the MinKey end cuts at the second document's key, so the
+/// new MinKey chunk holds one document, not none.
+#[test]
+fn chunk_splitter_cpp_the_min_key_split_leaves_one_document() {
+    for version in ["4.4", "5.0"] {
+        let text = format!(
+            r#"{{"name": "t", "description": "test", "seedPassage": "none", "serverVersion": "{version}", "shards": 2, "chunkSizeMb": 1,
+            "balancer": false,
+            "collections": [{{"ns": "app.c", "key": {{"_id": 1}}}}],
+            "workloads": [{{"ns": "app.c", "rate": 1000, "count": 1500,
+                "docSize": {{"min": 1000, "max": 1000}}, "fields": {{"_id": {{"sequence": {{}}}}}}}}],
+            "until": 600}}"#
+        );
+        let sc = scenario::parse(&text).unwrap();
+        let mut sim = Simulator::from_scenario(&sc, 1, None).unwrap();
+        sim.run_until(3_000);
+        let table = &sim.cluster.collections[0].table;
+        assert!(table.len() >= 2, "{version}: split");
+        let first = table.chunk(0);
+        assert_eq!(
+            *first.max,
+            ShardKey::single(KeyValue::Int64(2)),
+            "{version}"
+        );
+        assert_eq!(first.info.stats.docs, 1, "{version}");
+    }
+}

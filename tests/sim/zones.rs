@@ -119,6 +119,62 @@ fn zone_commands_refuse_as_mongodb_does() {
     );
 }
 
+/// `db/s/config/sharding_catalog_manager_shard_operations.cpp` (`removeShard`,
+/// `_isShardRequiredByZoneStillInUse`, SERVER-44695): the only shard of a zone that has ranges
+/// cannot be removed, at the first call or later ones; a zone another shard carries is no bar.
+#[test]
+fn sharding_catalog_manager_shard_operations_cpp_the_only_shard_of_a_used_zone_stays() {
+    let mut sim = start("zones-ip");
+    // shard0000 alone carries USPS, which has a range.
+    let err = sim.remove_shard("shard0000").unwrap_err();
+    assert_eq!((err.code, err.code_name), (163, "ZoneStillInUse"));
+    assert_eq!(
+        err.message,
+        "Operation not allowed because it would remove the only shard for zone USPS which has a chunk range is associated with it"
+    );
+    assert!(!sim.cluster.shards[0].shard.draining);
+    // Once no range uses the zone, the drain starts.
+    sim.update_zone_key_range(
+        "test.ips",
+        &doc("056.000.000.000"),
+        &doc("057.000.000.000"),
+        None,
+    )
+    .unwrap();
+    sim.remove_shard("shard0000").unwrap();
+    assert!(sim.cluster.shards[0].shard.draining);
+    // A later call is refused too when the zone is in use again.
+    sim.update_zone_key_range(
+        "test.ips",
+        &doc("056.000.000.000"),
+        &doc("057.000.000.000"),
+        Some("USPS"),
+    )
+    .unwrap();
+    assert_eq!(
+        sim.remove_shard("shard0000").unwrap_err().code_name,
+        "ZoneStillInUse"
+    );
+}
+
+/// 8.3+: master's `sharding_catalog_manager_shard_operations.cpp` words it for the drain.
+#[test]
+fn sharding_catalog_manager_shard_operations_cpp_8_3_words_the_refusal_for_the_drain() {
+    let sc = scenario::built_in("zones-ip").unwrap().unwrap();
+    let version = "8.3".parse().unwrap();
+    let mut sim = Simulator::from_scenario(&sc, sc.seed, Some(version)).unwrap();
+    for err in [
+        sim.start_shard_draining("shard0000").unwrap_err(),
+        sim.remove_shard("shard0000").unwrap_err(),
+    ] {
+        assert_eq!(err.code, 163);
+        assert_eq!(
+            err.message,
+            "Operation not allowed because there is no other shard in zone USPS to drain to."
+        );
+    }
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 12, ..ProptestConfig::default() })]
 

@@ -286,3 +286,66 @@ fn a_scenario_file_can_define_zones_first_and_presplit_them() {
         .count();
     assert_eq!(zone_moves, 0, "nothing had to move into its zone");
 }
+
+/// 9.0 (master's `db/s/config/initial_split_policy.cpp`, `AbstractTagsBasedSplitPolicy::
+/// createFirstChunks`): the holes between zone ranges go to the shards not draining in the order
+/// of the fixed-seed shuffle (`getAllNonDrainingShardIdsShuffled`: [2, 3, 1, 0] for four shards),
+/// the zones' chunks round-robin over their shards in `config.shards` order.
+#[test]
+fn initial_split_policy_cpp_9_0_deals_the_holes_over_the_shuffled_shards() {
+    let key = || KeyPattern::parse(&doc! {"x": 1}).unwrap();
+    let shards_of = |sim: &Simulator| -> Vec<u32> {
+        layout(sim, "app.users").iter().map(|(_, s)| *s).collect()
+    };
+    let mut sim = zoned("9.0");
+    sim.shard_collection("app.users", key(), &ShardCollectionOptions::default())
+        .unwrap();
+    // hole, EU, hole, EU, hole, US, hole
+    assert_eq!(shards_of(&sim), vec![2, 0, 3, 1, 1, 2, 0]);
+    // A draining shard takes no hole: the shuffle of [0, 1, 2] is [2, 0, 1].
+    let mut sim = zoned("9.0");
+    sim.remove_shard("shard0003").unwrap();
+    sim.shard_collection("app.users", key(), &ShardCollectionOptions::default())
+        .unwrap();
+    assert_eq!(shards_of(&sim), vec![2, 0, 0, 1, 1, 2, 2]);
+    // 8.0: every shard, in `config.shards` order.
+    let mut sim = zoned("8.0");
+    sim.remove_shard("shard0003").unwrap();
+    sim.shard_collection("app.users", key(), &ShardCollectionOptions::default())
+        .unwrap();
+    assert_eq!(shards_of(&sim), vec![0, 0, 1, 1, 2, 2, 3]);
+}
+
+/// 9.0 `presplitHashedZones` (master's `initial_split_policy.cpp`, `buildTagsToShardIdsMap`):
+/// a zone's chunks go to its shards in `config.shards` order; only the holes are shuffled. In
+/// 8.0 the simulator deals the zone's chunks in the shuffled order too.
+#[test]
+fn initial_split_policy_cpp_9_0_keeps_zone_chunks_in_config_shards_order() {
+    for (version, eu_owners, holes) in [("8.0", [2, 1], [2, 0, 1]), ("9.0", [1, 2], [2, 0, 1])] {
+        let mut sim = cluster(3, version);
+        sim.add_shard_to_zone("shard0001", "EU").unwrap();
+        sim.add_shard_to_zone("shard0002", "EU").unwrap();
+        sim.add_shard_to_zone("shard0000", "US").unwrap();
+        for (region, zone) in [("EU", "EU"), ("US", "US")] {
+            sim.update_zone_key_range(
+                "app.users",
+                &doc! {"region": region, "userId": Bson::MinKey},
+                &doc! {"region": region, "userId": Bson::MaxKey},
+                Some(zone),
+            )
+            .unwrap();
+        }
+        let key = KeyPattern::parse(&doc! {"region": 1, "userId": "hashed"}).unwrap();
+        sim.shard_collection("app.users", key, &presplit()).unwrap();
+        let c = sim.cluster.collection("app.users").unwrap();
+        let of = |zone: Option<&str>| -> Vec<u32> {
+            c.table
+                .iter()
+                .filter(|ch| c.zones.zone_of_chunk(ch.min, ch.max) == zone)
+                .map(|ch| ch.info.shard.0)
+                .collect()
+        };
+        assert_eq!(of(Some("EU")), eu_owners, "{version}");
+        assert_eq!(of(None), holes, "{version}");
+    }
+}

@@ -15,7 +15,7 @@ use shardtop::view::LogKind;
 /// focused and its cursor on the newest error.
 fn on_the_error(size: (u16, u16)) -> Fixture {
     let mut f = Fixture::new("manual", 80_000, size);
-    f.keys(&[Action::FocusNext, Action::FocusNext]);
+    f.keys(&[Action::FocusPrev]);
     assert_eq!(f.app.focus, Focus::Events);
     for _ in 0..200 {
         let here = shardtop::ui::panes::events::selected(&f.app).unwrap();
@@ -138,7 +138,7 @@ fn enter_on_the_balancer_pane_shows_the_why_whole() {
 #[test]
 fn enter_elsewhere_still_zooms_the_key_space() {
     let mut f = Fixture::new("ascending", 60_000, (100, 30));
-    f.keys(&[Action::FocusPrev]);
+    f.keys(&[Action::FocusNext, Action::FocusNext]);
     assert_eq!(f.app.focus, Focus::KeySpace);
     let span = f.app.span;
     f.keys(&[Action::Open]);

@@ -12,7 +12,7 @@ use shardtop::ui::Action;
 #[test]
 fn after_fifteen_minutes_the_log_is_not_idle_rounds() {
     let mut f = Fixture::new("ascending", 900_000, (120, 40));
-    f.keys(&[Action::FocusNext, Action::FocusNext]);
+    f.keys(&[Action::FocusPrev]);
     let text = format!("{}", f.draw().backend());
     let events: Vec<&str> = text.lines().skip_while(|l| !l.contains("Events")).collect();
     let idle = events.iter().filter(|l| l.contains("idle ×")).count();

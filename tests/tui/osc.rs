@@ -47,7 +47,12 @@ async fn y_sends_osc_52_and_a_drain_s_progress_is_sent_then_cleared() {
     let (to_source, _controls) = mpsc::channel(16);
     let mut tasks = JoinSet::new();
     let mut terminal = Terminal::new(TestBackend::new(100, 30)).unwrap();
-    let keys = [KeyCode::BackTab, KeyCode::Char('y'), KeyCode::Char('q')];
+    let keys = [
+        KeyCode::Tab,
+        KeyCode::Tab,
+        KeyCode::Char('y'),
+        KeyCode::Char('q'),
+    ];
     let input = Box::pin(futures::stream::iter(keys).then(|code| async move {
         tokio::time::sleep(Duration::from_millis(100)).await;
         Ok(Event::Key(KeyEvent::from(code)))

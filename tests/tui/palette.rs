@@ -149,7 +149,7 @@ fn y_copies_the_selected_cell_s_bounds_or_says_what_to_select() {
     assert_eq!(effects.clipboard, None);
     let notice = f.app.notice.clone().unwrap();
     assert!(notice.starts_with("nothing to copy"), "{notice}");
-    f.keys(&[Action::FocusPrev]);
+    f.keys(&[Action::FocusNext, Action::FocusNext]);
     let sel = f
         .app
         .view

@@ -95,7 +95,7 @@ fn a_too_small_terminal_says_so() {
 #[test]
 fn help_lists_every_binding() {
     // Tall enough for every row of the main layout's help at once.
-    let mut f = Fixture::new("ascending", 0, (100, 48));
+    let mut f = Fixture::new("ascending", 0, (100, 60));
     f.keys(&[Action::ToggleHelp]);
     let text = format!("{}", f.draw().backend());
     for (_, rows) in shardtop::ui::keymap::HELP {
@@ -154,7 +154,7 @@ fn selecting_and_zooming_shows_one_chunk() {
         chunks > 3,
         "the ascending scenario has split by now ({chunks} chunks)"
     );
-    f.keys(&[Action::FocusPrev]);
+    f.keys(&[Action::FocusNext, Action::FocusNext]);
     assert_eq!(f.app.focus, Focus::KeySpace);
     let hot = f.app.cursor;
     let c = f.app.view.as_ref().unwrap().collection.clone().unwrap();
@@ -224,7 +224,7 @@ fn keys_drive_the_clock_through_source_commands() {
 fn focus_filter_search_and_toggles() {
     let mut f = Fixture::new("ascending", 100_000, (80, 24));
     assert_eq!(f.app.focus, Focus::Shards);
-    f.keys(&[Action::FocusNext, Action::FocusNext]);
+    f.keys(&[Action::FocusPrev]);
     assert_eq!(f.app.focus, Focus::Events);
     f.keys(&[Action::CycleLogFilter, Action::CycleLogFilter]);
     assert!(

@@ -73,7 +73,9 @@ fn shards_pane(text: &str) -> Vec<String> {
         .skip(3)
         .take_while(|l| !l.contains('╰'))
         .map(|l| {
-            l.chars()
+            // The cursor's ▶ after the swatch reads as the space it replaces.
+            l.replace('▶', " ")
+                .chars()
                 .skip(1)
                 .take(40)
                 .collect::<String>()

@@ -206,13 +206,16 @@ fn forty_long_shard_names_stay_distinct() {
     let c = cluster(&shards, doc! {}, doc! {});
     let text = screen(&c, (120, 50), None);
     // Each row's name is distinct and ends in the shard's own number.
-    let rows: Vec<&str> = text
+    let rows: Vec<String> = text
         .lines()
         .filter(|l| l.contains("mongos-01"))
-        .map(|l| l.split_whitespace().nth(1).unwrap())
+        .map(|l| {
+            let l = l.replacen('▶', " ", 1);
+            l.split_whitespace().nth(1).unwrap().to_string()
+        })
         .collect();
     assert!(rows.len() >= 30, "{text}");
-    let distinct: std::collections::HashSet<&&str> = rows.iter().collect();
+    let distinct: std::collections::HashSet<&String> = rows.iter().collect();
     assert_eq!(distinct.len(), rows.len(), "{text}");
     for (i, name) in rows.iter().enumerate() {
         assert!(name.ends_with(&format!("{:02}", i + 1)), "{name}: {text}");

@@ -124,10 +124,6 @@ impl FieldBounds {
             && only.hi.inclusive)
     }
 
-    pub(super) fn is_points(&self) -> bool {
-        self.0.iter().all(Interval::is_point)
-    }
-
     /// The smallest single interval holding all of them; `None` when there are none.
     pub(super) fn hull(&self) -> Option<Interval> {
         let (first, last) = (self.0.first()?, self.0.last()?);

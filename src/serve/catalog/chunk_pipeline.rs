@@ -10,7 +10,7 @@ use std::collections::BTreeSet;
 use bson::{Bson, Document};
 
 use crate::cluster::{MongoError, Placement};
-use crate::serve::catalog::config_db::{ChunkDocs, ChunkFields};
+use crate::serve::catalog::chunk_docs::{ChunkDocs, ChunkFields};
 use crate::serve::query;
 use crate::serve::query::chunk_filter::ChunkPrefilter;
 use crate::serve::state::State;

@@ -15,8 +15,8 @@ use bson::{Bson, Document};
 
 use crate::wire::encode;
 
+use crate::serve::catalog::chunk_docs::ChunkDocs;
 use crate::serve::catalog::chunk_scope::{ChunkOrder, ChunkScope};
-use crate::serve::catalog::config_db::ChunkDocs;
 use crate::serve::catalog::raw_chunks::{RawChunks, RawFilter};
 use crate::serve::query::chunk_filter::ChunkPrefilter;
 use crate::serve::query::{self, Projection};

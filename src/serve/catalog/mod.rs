@@ -5,11 +5,13 @@
 //! May import `state`, `query` and `reply`; not the command handlers or the write path.
 pub mod blocking_sort;
 pub mod chunk_counts;
+pub mod chunk_docs;
 pub mod chunk_pipeline;
 pub mod chunk_scope;
 pub mod chunks_cursor;
 pub mod config_db;
 pub mod ids;
+pub mod index_conflicts;
 pub mod indexes;
 pub mod raw_chunks;
 pub mod reads;

@@ -1,5 +1,5 @@
 //! `config.chunks` documents written straight into BSON bytes from the routing table — the same
-//! bytes as encoding [`ChunkDocs::document`](crate::serve::catalog::config_db::ChunkDocs::document) — for a read
+//! bytes as encoding [`ChunkDocs::document`](crate::serve::catalog::chunk_docs::ChunkDocs::document) — for a read
 //! whose filter is decided exactly without the documents: conditions on the fields every chunk
 //! of a collection shares (`uuid`, `ns`, `lastmodEpoch`), `lastmod: {$gte|$gt: Timestamp}` and
 //! `jumbo: true` (see [`ChunkPrefilter`]), or no filter at all. Other reads build documents.
@@ -199,7 +199,7 @@ mod tests {
 
     use super::*;
     use crate::model::ShardIdx;
-    use crate::serve::catalog::config_db::ChunkDocs;
+    use crate::serve::catalog::chunk_docs::ChunkDocs;
     use crate::sim::{Simulator, scenario};
 
     /// Two collections (one on a compound key with strings), a moved chunk, jumbo chunks.

@@ -342,7 +342,8 @@ pub fn list_collections(state: &mut State, db: &str, cmd: &Document) -> Answer {
             doc! { "name": name, "type": "collection" }
         } else {
             doc! {
-                "name": name, "type": "collection", "options": {},
+                "name": name, "type": "collection",
+                "options": state.coll_options.get(&ns).cloned().unwrap_or_default(),
                 "info": { "readOnly": db == "config", "uuid": uuid },
                 "idIndex": { "v": 2, "key": { "_id": 1 }, "name": "_id_" },
             }

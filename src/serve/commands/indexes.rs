@@ -3,7 +3,9 @@
 //! on sharded and unsharded collections, and the `listIndexes` listing. The simulator keeps the
 //! indexes its sharding rules look at (ascending or hashed keys, without a partial filter or
 //! sparse option); every spec is kept here too, as the client gave it, so the listing shows its
-//! name and options. Unique indexes are enforced on kept documents (`unique`).
+//! name and options. Unique indexes are enforced on kept documents (`unique`). A spec that
+//! conflicts with an existing index is refused (`catalog::index_conflicts`); inside a transaction
+//! only a collection the command creates may get new indexes.
 // 8.0 `db/index/index_descriptor.cpp` (spec fields), `db/index_key_validate.cpp` (key values),
 // `db/s/shard_key_index_util.cpp` and `s/shard_key_pattern.cpp` (unique needs the shard key as
 // a prefix).
@@ -12,6 +14,7 @@ use bson::{Bson, Document, doc};
 
 use crate::cluster::MongoError;
 use crate::model::KeyPattern;
+use crate::serve::catalog::index_conflicts::{self, Existing};
 use crate::serve::catalog::indexes::{forget_spec, modelled_key};
 use crate::serve::reply::{self, Answer, ok};
 use crate::serve::state::State;
@@ -40,19 +43,45 @@ pub fn create_indexes(state: &mut State, db: &str, cmd: &Document) -> Answer {
     };
     let before = crate::serve::catalog::indexes::index_count(state, &ns);
     let created = !exists(state, &ns);
+    let mut all_exist = true;
     for spec in specs {
         let Bson::Document(spec) = spec else {
             return Err(reply::type_mismatch(
                 "each index specification must be an object",
             ));
         };
-        create_one(state, &ns, &normalized(spec)?)?;
+        let spec = normalized(spec)?;
+        if index_conflicts::check(state, &ns, &spec)? == Existing::Identical {
+            continue;
+        }
+        all_exist = false;
+        if !created && state.sessions.current_txn_id().is_some() {
+            return Err(new_index_in_transaction(&ns));
+        }
+        create_one(state, &ns, &spec)?;
     }
     let after = crate::serve::catalog::indexes::index_count(state, &ns);
-    Ok(ok(doc! {
+    let mut reply = doc! {
         "numIndexesBefore": before as i32, "numIndexesAfter": after as i32,
         "createdCollectionAutomatically": created,
-    }))
+    };
+    if all_exist {
+        // `create_indexes_cmd.cpp`: every requested index exists already.
+        reply.insert("note", "all indexes already exist");
+    }
+    Ok(ok(reply))
+}
+
+/// `db/commands/create_indexes_cmd.cpp`: a transaction may create indexes only on a collection
+/// it creates; an index that exists already is fine.
+fn new_index_in_transaction(ns: &str) -> MongoError {
+    MongoError {
+        code: 263,
+        code_name: "OperationNotSupportedInTransaction",
+        message: format!(
+            "Cannot create new indexes on existing collection {ns} in a multi-document transaction."
+        ),
+    }
 }
 
 fn exists(state: &State, ns: &str) -> bool {
@@ -171,12 +200,6 @@ fn validate_key(key: &Document) -> Result<(), MongoError> {
     Ok(())
 }
 
-fn key_fields(spec: &Document) -> Vec<String> {
-    spec.get_document("key")
-        .map(|k| k.keys().cloned().collect())
-        .unwrap_or_default()
-}
-
 fn create_one(state: &mut State, ns: &str, spec: &Document) -> Result<(), MongoError> {
     let name = spec.get_str("name").unwrap_or_default().to_string();
     let unique = reply::flag(spec, "unique");
@@ -207,7 +230,7 @@ fn create_one(state: &mut State, ns: &str, spec: &Document) -> Result<(), MongoE
         let built = state.uniques.create(
             ns,
             &name,
-            key_fields(spec),
+            &spec.get_document("key").cloned().unwrap_or_default(),
             reply::flag(spec, "sparse"),
             docs,
         );

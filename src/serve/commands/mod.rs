@@ -4,7 +4,9 @@
 //! May import `write_path`, `catalog`, `state`, `query` and `reply`; not `dispatch` or `net`.
 pub mod aggregate;
 pub mod analyze;
+pub mod collections;
 pub mod config_writes;
+pub mod create_collection;
 pub mod db_stats;
 pub mod drain;
 pub mod drop_indexes;

@@ -107,9 +107,9 @@ pub fn shard_collection(state: &mut State, cmd: &Document) -> Answer {
     if opts.unique {
         // The shard key's unique index holds on the kept documents too.
         let name = crate::serve::catalog::indexes::index_name(&key.to_document());
-        let fields = key.fields().iter().map(|f| f.path.to_string()).collect();
+        let pattern = key.to_document();
         let docs = state.store.iter(&ns).map(|(seq, s)| (seq, &s.doc));
-        state.uniques.create(&ns, &name, fields, false, docs)?;
+        state.uniques.create(&ns, &name, &pattern, false, docs)?;
     }
     crate::serve::catalog::indexes::adopt_specs(state, &ns, specs)?;
     // Documents kept before sharding now count in the collection's chunks.

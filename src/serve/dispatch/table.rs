@@ -9,9 +9,9 @@ use bson::{Bson, Document};
 
 use crate::serve::commands::sessions;
 use crate::serve::commands::{
-    aggregate, aggregate::change_stream, analyze, config_writes, db_stats, drain, drop_indexes,
-    explain, find, handshake, indexes, insert, metadata, move_collection, parameters,
-    query_analyzer, sharding, updates,
+    aggregate, aggregate::change_stream, analyze, collections, config_writes, create_collection,
+    db_stats, drain, drop_indexes, explain, find, handshake, indexes, insert, metadata,
+    move_collection, parameters, query_analyzer, sharding, updates,
 };
 use crate::serve::dispatch::registry::Namespace;
 use crate::serve::dispatch::registry::{
@@ -33,6 +33,7 @@ const SESSIONS: &str = "sessions";
 const READS: &str = "reads";
 const WRITES: &str = "writes";
 const INDEXES: &str = "indexes";
+const COLLECTIONS: &str = "collections";
 const SHARDING: &str = "sharding";
 const ZONES: &str = "zones";
 const BALANCER: &str = "balancer";
@@ -204,6 +205,22 @@ pub const COMMANDS: &[Command] = &[
     .privileges(OnCollection("update"))
     .sampled(Sampled::Whole)
     .on_collection(),
+    // Collections and databases.
+    command("create", COLLECTIONS, |s, c| {
+        doc(create_collection::create(s, c.db, c.cmd))
+    })
+    .on_collection(),
+    command("drop", COLLECTIONS, |s, c| {
+        doc(collections::drop(s, c.db, c.cmd))
+    })
+    .on_collection(),
+    command("dropDatabase", COLLECTIONS, |s, c| {
+        doc(collections::drop_database(s, c.db))
+    }),
+    command("renameCollection", COLLECTIONS, |s, c| {
+        doc(collections::rename_collection(s, c.cmd))
+    })
+    .admin_only(),
     // Indexes.
     command("createIndexes", INDEXES, |s, c| {
         doc(indexes::create_indexes(s, c.db, c.cmd))

@@ -3,6 +3,7 @@
 //!
 //! The bottom layer: imports nothing of `serve`.
 
+pub mod error_info;
 pub mod raw_reply;
 
 use bson::{Bson, Document, doc};
@@ -18,9 +19,14 @@ pub fn ok(mut reply: Document) -> Document {
     reply
 }
 
-/// `{ok: 0, errmsg, code, codeName}`.
+/// `{ok: 0, errmsg, code, codeName}` and the error's extra fields (`error_info`).
 pub fn error(e: &MongoError) -> Document {
-    doc! { "ok": 0.0, "errmsg": e.message.clone(), "code": e.code, "codeName": e.code_name }
+    let mut d =
+        doc! { "ok": 0.0, "errmsg": e.message.clone(), "code": e.code, "codeName": e.code_name };
+    if let Some(info) = error_info::of(e) {
+        d.extend(info);
+    }
+    d
 }
 
 /// `FailedToParse` (9).

@@ -19,9 +19,28 @@ pub const HISTORY: usize = 100_000;
 pub const HISTORY_BYTES: usize = 128 << 20;
 pub struct Event {
     pub seq: u64,
+    /// The namespace written (`db.coll`), or the database of a `dropDatabase`.
     pub ns: String,
     pub at: Timestamp,
     pub doc: Document,
+    /// An `invalidate` event: it reaches only the streams opened on `ns` (a collection's after
+    /// its `drop` or `rename`, a database's after its `dropDatabase`), and closes them.
+    pub invalidate: bool,
+}
+
+impl Event {
+    /// Whether a stream of `scope` sees this event (`change_stream_invalidate`: a cluster-wide
+    /// stream is never invalidated, `document_source_change_stream_transform.cpp`).
+    pub fn reaches(&self, scope: &Scope) -> bool {
+        if !self.invalidate {
+            return scope.covers(&self.ns);
+        }
+        match scope {
+            Scope::Coll(c) => *c == self.ns,
+            Scope::Db(db) => *db == self.ns,
+            Scope::Cluster => false,
+        }
+    }
 }
 
 #[derive(Clone)]
@@ -35,7 +54,7 @@ impl Scope {
     pub fn covers(&self, ns: &str) -> bool {
         match self {
             Scope::Coll(c) => c == ns,
-            Scope::Db(db) => ns.split_once('.').is_some_and(|(d, _)| d == db),
+            Scope::Db(db) => ns == db || ns.split_once('.').is_some_and(|(d, _)| d == db),
             Scope::Cluster => true,
         }
     }
@@ -56,6 +75,8 @@ pub struct Stream {
     /// When it was last read: an idle stream dies after the cursor timeout, as any cursor
     /// (`cursorTimeoutMillis`, src/mongo/db/cursor_server_params.idl).
     pub used: Instant,
+    /// It returned its `invalidate` event: the cursor closes.
+    pub invalidated: bool,
 }
 
 /// The event ring and the open change-stream cursors.
@@ -100,7 +121,7 @@ impl ChangeStreams {
         };
         self.events
             .range(self.start_of(s.position).min(self.events.len())..)
-            .any(|e| s.scope.covers(&e.ns))
+            .any(|e| e.reaches(&s.scope))
     }
 
     /// Removes cursor `id`; whether it was a change stream.
@@ -161,6 +182,7 @@ mod tests {
                 increment: seq as u32,
             },
             doc: doc! {"fullDocument": {"pad": "x".repeat(bytes)}},
+            invalidate: false,
         }
     }
 
@@ -199,6 +221,7 @@ mod tests {
             owner,
             session: session.map(<[u8]>::to_vec),
             used,
+            invalidated: false,
         }
     }
 

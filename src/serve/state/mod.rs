@@ -2,7 +2,7 @@
 //! (shared by the connections and the ticker through [`crate::serve::net::shared::Shared`]).
 //!
 //! The `state` layer owns the data only: the kept documents (`store`) and their unique indexes
-//! (`unique`), sessions and transactions (`sessions`), retryable writes' first replies
+//! (`unique`) and validators (`validation`), sessions and transactions (`sessions`; what an open one locks and sees, `txn_locks`), retryable writes' first replies
 //! (`retryable`), open cursors (`cursors`,
 //! `encoded_docs`), change events (`change_events`), query analyzers (`analyzers`), capped logs,
 //! settings, the simulated user (`access`) and what a command waits for (`waits`). No handler
@@ -21,7 +21,9 @@ pub mod sessions;
 pub mod settings;
 pub mod store;
 pub mod txn_errors;
+pub mod txn_locks;
 pub mod unique;
+pub mod validation;
 pub mod versions;
 pub mod waits;
 
@@ -89,6 +91,9 @@ pub struct State {
     pub streams: change_events::ChangeStreams,
     /// The documents written through `serve` (up to `--max-docs`).
     pub store: store::Store,
+    /// The options `create` gave each collection, as `listCollections` shows them (its validator
+    /// checked by `validation`).
+    pub coll_options: BTreeMap<String, Document>,
     /// Index specs of sharded collections as clients gave them (`indexes`).
     pub extra_indexes: BTreeMap<String, Vec<Document>>,
     /// Unique secondary indexes over the kept documents.
@@ -142,6 +147,7 @@ impl State {
             analyzers: analyzers::QueryAnalyzers::default(),
             streams: change_events::ChangeStreams::default(),
             store: store::Store::new(max_docs),
+            coll_options: BTreeMap::new(),
             extra_indexes: BTreeMap::new(),
             uniques: unique::UniqueIndexes::default(),
             sessions: sessions::Sessions::default(),

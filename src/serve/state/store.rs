@@ -64,15 +64,22 @@ pub enum Kept {
     Dropped,
 }
 
-/// E11000 on the `_id` index, as a server words it.
+/// E11000 on the `_id` index, as a server words it, with its `keyPattern` and `keyValue`
+/// (`db/storage/duplicate_key_error_info.cpp`).
 pub fn duplicate_key(ns: &str, id: &Bson) -> MongoError {
-    MongoError {
+    let value = bson::doc! { "_id": id.clone() };
+    let e = MongoError {
         code: 11000,
         code_name: "DuplicateKey",
         message: format!(
-            "E11000 duplicate key error collection: {ns} index: _id_ dup key: {{ _id: {id} }}"
+            "E11000 duplicate key error collection: {ns} index: _id_ dup key: {}",
+            crate::model::shell_text::document(&value)
         ),
-    }
+    };
+    crate::serve::reply::error_info::attach(
+        e,
+        bson::doc! { "keyPattern": { "_id": 1 }, "keyValue": value },
+    )
 }
 
 /// A write refused because the kept documents would pass `--max-bytes`: what MongoDB's in-memory
@@ -229,6 +236,30 @@ impl Store {
         self.kept_bytes = self.kept_bytes.saturating_sub(len(&s.doc));
         Some(s)
     }
+
+    /// Forgets every document of `ns` (`drop`): how many were kept.
+    pub fn drop_namespace(&mut self, ns: &str) -> u64 {
+        let Some(docs) = self.colls.remove(ns) else {
+            return 0;
+        };
+        let n = docs.by_seq.len() as u64;
+        self.kept -= n;
+        let bytes: u64 = docs.by_seq.values().map(|s| len(&s.doc)).sum();
+        self.kept_bytes = self.kept_bytes.saturating_sub(bytes);
+        n
+    }
+
+    /// The documents of `from` become those of `to` (`renameCollection`; `to` holds none).
+    pub fn rename(&mut self, from: &str, to: &str) {
+        if let Some(docs) = self.colls.remove(from) {
+            self.colls.insert(to.to_string(), docs);
+        }
+    }
+
+    /// The namespaces with documents written, kept or not.
+    pub fn namespaces(&self) -> impl Iterator<Item = &str> + '_ {
+        self.colls.keys().map(String::as_str)
+    }
 }
 
 #[cfg(test)]
@@ -244,7 +275,7 @@ mod tests {
         s.insert("a.b", doc! { "_id": 1 }, 10).unwrap();
         let e = s.insert("a.b", doc! { "_id": 1.0 }, 10).unwrap_err();
         assert_eq!(e.code, 11000);
-        assert!(e.message.contains("dup key: { _id: 1 }"), "{}", e.message);
+        assert!(e.message.contains("dup key: { _id: 1.0 }"), "{}", e.message);
         s.insert("a.c", doc! { "_id": 1 }, 10).unwrap();
         assert_eq!(
             s.insert("a.b", doc! { "_id": 2 }, 10).unwrap(),

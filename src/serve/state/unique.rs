@@ -20,6 +20,8 @@ use crate::serve::query::get_path;
 #[derive(Clone, Debug)]
 struct Unique {
     name: String,
+    /// The key pattern, as created (`keyPattern` of its E11000).
+    pattern: Document,
     fields: Vec<String>,
     sparse: bool,
     /// Indexed values → the insertion number of the document holding them.
@@ -46,7 +48,7 @@ impl Unique {
             .iter()
             .map(|f| (f.clone(), get_path(doc, f).cloned().unwrap_or(Bson::Null)))
             .collect();
-        MongoError {
+        let e = MongoError {
             code: 11000,
             code_name: "DuplicateKey",
             message: format!(
@@ -54,7 +56,9 @@ impl Unique {
                 self.name,
                 shell_text::document(&shown)
             ),
-        }
+        };
+        let info = bson::doc! { "keyPattern": self.pattern.clone(), "keyValue": shown };
+        crate::serve::reply::error_info::attach(e, info)
     }
 }
 
@@ -65,13 +69,13 @@ pub struct UniqueIndexes {
 }
 
 impl UniqueIndexes {
-    /// Builds unique index `name` on `fields` over `docs` (insertion number, document); a
-    /// repeated value fails the build as the server's index build does.
+    /// Builds unique index `name` of key pattern `pattern` over `docs` (insertion number,
+    /// document); a repeated value fails the build as the server's index build does.
     pub fn create<'a>(
         &mut self,
         ns: &str,
         name: &str,
-        fields: Vec<String>,
+        pattern: &Document,
         sparse: bool,
         docs: impl Iterator<Item = (u64, &'a Document)>,
     ) -> Result<(), MongoError> {
@@ -81,7 +85,8 @@ impl UniqueIndexes {
         }
         let mut index = Unique {
             name: name.to_string(),
-            fields,
+            pattern: pattern.clone(),
+            fields: pattern.keys().cloned().collect(),
             sparse,
             values: BTreeMap::new(),
         };
@@ -91,10 +96,12 @@ impl UniqueIndexes {
             };
             if index.values.insert(key, seq).is_some() {
                 let e = index.duplicate(ns, doc);
-                return Err(MongoError {
+                let info = crate::serve::reply::error_info::of(&e).unwrap_or_default();
+                let e = MongoError {
                     message: format!("Index build failed: {}", e.message),
                     ..e
-                });
+                };
+                return Err(crate::serve::reply::error_info::attach(e, info));
             }
         }
         list.push(index);
@@ -105,6 +112,13 @@ impl UniqueIndexes {
     pub fn drop(&mut self, ns: &str, name: Option<&str>) {
         if let Some(list) = self.by_ns.get_mut(ns) {
             list.retain(|u| name.is_some_and(|n| u.name != n));
+        }
+    }
+
+    /// The unique indexes of `from` become those of `to` (`renameCollection`).
+    pub fn rename(&mut self, from: &str, to: &str) {
+        if let Some(list) = self.by_ns.remove(from) {
+            self.by_ns.insert(to.to_string(), list);
         }
     }
 
@@ -149,7 +163,7 @@ mod tests {
         u.create(
             "s.o",
             "orderNo_1",
-            vec!["orderNo".into()],
+            &doc! {"orderNo": 1},
             false,
             [(0, &a)].into_iter(),
         )
@@ -167,7 +181,7 @@ mod tests {
             .create(
                 "s.p",
                 "x_1",
-                vec!["x".into()],
+                &doc! {"x": 1},
                 false,
                 [(0, &b), (1, &b)].into_iter(),
             )

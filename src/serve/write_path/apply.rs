@@ -178,6 +178,7 @@ pub fn modify(
     let Some(old) = state.store.get(ns, seq).cloned() else {
         return Ok(false);
     };
+    crate::serve::write_path::route::validate(state, ns, &applied.doc, Some(&old.doc))?;
     state.uniques.check(ns, Some(seq), &applied.doc)?;
     if !state.sessions.restoring {
         state.store.check_room(&applied.doc, Some(&old.doc))?;

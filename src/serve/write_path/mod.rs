@@ -6,6 +6,7 @@ pub mod apply;
 pub mod changelog;
 pub mod completion;
 pub mod hand_over;
+pub mod namespaces;
 pub mod observe;
 pub mod route;
 pub mod statements;

@@ -79,6 +79,66 @@ pub fn record(state: &mut State, ns: &str, key_paths: &[String], d: &Document, c
         ns: ns.to_string(),
         at,
         doc: event,
+        invalidate: false,
+    });
+}
+
+/// What a collection or database operation does, as its change event says it.
+pub enum Ddl<'a> {
+    /// `drop` of collection `db.coll`.
+    Drop(&'a str),
+    /// `renameCollection` from the first namespace to the second.
+    Rename(&'a str, &'a str),
+    /// `dropDatabase` of a database.
+    DropDatabase(&'a str),
+}
+
+/// Records the change event of `ddl` and the `invalidate` that follows it for the streams opened
+/// on what it removed (`db/pipeline/change_stream_event_transform.cpp`: `drop`, `rename`,
+/// `dropDatabase`; `document_source_change_stream_check_invalidate.cpp`: a collection's stream
+/// is invalidated by its drop or rename, a database's by its drop).
+pub fn record_ddl(state: &mut State, ddl: &Ddl<'_>) {
+    let split = |ns: &str| {
+        let (db, coll) = ns.split_once('.').unwrap_or((ns, ""));
+        doc! { "db": db, "coll": coll }
+    };
+    let (op, target, mut fields) = match ddl {
+        Ddl::Drop(ns) => ("drop", *ns, doc! { "ns": split(ns) }),
+        Ddl::Rename(from, to) => ("rename", *from, doc! { "ns": split(from), "to": split(to) }),
+        Ddl::DropDatabase(db) => ("dropDatabase", *db, doc! { "ns": { "db": *db } }),
+    };
+    fields.insert("operationType", op);
+    push(state, target, fields, false);
+    push(state, target, doc! { "operationType": "invalidate" }, true);
+}
+
+/// Keeps an event of `fields` (its `_id`, `clusterTime` and `wallTime` added) on `ns`.
+fn push(state: &mut State, ns: &str, fields: Document, invalidate: bool) {
+    let now = state.now_millis();
+    let streams = &mut state.streams;
+    streams.last_seq += 1;
+    let seq = streams.last_seq;
+    let at = Timestamp {
+        time: (now / 1000) as u32,
+        increment: seq as u32,
+    };
+    let mut event = doc! {
+        "_id": token(seq),
+        "operationType": fields.get("operationType").cloned().unwrap_or(Bson::Null),
+        "clusterTime": at,
+        "wallTime": DateTime::from_millis(now),
+    };
+    for (k, v) in fields {
+        if k != "operationType" {
+            event.insert(k, v);
+        }
+    }
+    streams.record(Event {
+        seq,
+        ns: ns.to_string(),
+        at,
+        doc: event,
+        invalidate,
     });
 }
 

@@ -46,6 +46,7 @@ pub fn insert_one(state: &mut State, ns: &str, d: Document) -> Result<Document, 
     if state.store.has_id(ns, &id) {
         return Err(duplicate_key(ns, &id));
     }
+    validate(state, ns, &d, None)?;
     state.uniques.check(ns, None, &d)?;
     state.sessions.may_write(ns, &id)?;
     let bytes = crate::wire::document_len(&d) as u64;
@@ -83,7 +84,48 @@ pub fn insert_one(state: &mut State, ns: &str, d: Document) -> Result<Document, 
         .map(|c| change_stream::key_paths(state, c))
         .unwrap_or_default();
     change_stream::record_insert(state, ns, &paths, &d);
+    trim_capped(state, ns);
     Ok(d)
+}
+
+/// A capped collection keeps its newest documents: past `max` documents or `size` bytes (BSON
+/// sizes) the oldest are removed, as `cappedDeleteUntilBelowConfiguredMaximum`
+/// (`db/catalog/capped_collection_maintenance.cpp`) removes them. Simplified (docs/fidelity.md):
+/// the removals are not change events (from 5.0 a server writes them to the oplog as deletes),
+/// and the collection's bytes are summed at each insert.
+fn trim_capped(state: &mut State, ns: &str) {
+    let Some(options) = state.coll_options.get(ns) else {
+        return;
+    };
+    if options.get_bool("capped") != Ok(true) {
+        return;
+    }
+    let limit = |k: &str| match options.get(k) {
+        Some(Bson::Int32(n)) if *n > 0 => Some(i64::from(*n) as u64),
+        Some(Bson::Int64(n)) if *n > 0 => Some(*n as u64),
+        _ => None,
+    };
+    let (max, size) = (limit("max"), limit("size"));
+    let mut bytes: u64 = state
+        .store
+        .iter(ns)
+        .map(|(_, s)| crate::wire::document_len(&s.doc) as u64)
+        .sum();
+    while state.store.len(ns) > 1
+        && (max.is_some_and(|m| state.store.len(ns) > m) || size.is_some_and(|s| bytes > s))
+    {
+        let Some(oldest) = state.store.iter(ns).next().map(|(seq, _)| seq) else {
+            break;
+        };
+        let Some(gone) = state.store.remove(ns, oldest) else {
+            break;
+        };
+        bytes = bytes.saturating_sub(crate::wire::document_len(&gone.doc) as u64);
+        state.uniques.record(ns, oldest, Some(&gone.doc), None);
+        if let Some(u) = state.unsharded.get_mut(ns) {
+            u.count = u.count.saturating_sub(1);
+        }
+    }
 }
 
 /// Routes and counts document `d` (of `bytes`) into sharded collection `c` (its kept fields
@@ -104,5 +146,30 @@ pub fn route(state: &mut State, c: usize, d: &Document, bytes: u64) -> Result<()
             .collect()
     });
     state.sim.insert(c, values, kept, bytes);
+    Ok(())
+}
+
+/// Checks `new` (replacing `old`) against the validator of `ns` (`state::validation`); an
+/// aborted transaction's documents are put back unchecked. A failure let through by
+/// `validationAction: "warn"` is logged, as a server logs it.
+pub fn validate(
+    state: &State,
+    ns: &str,
+    new: &Document,
+    old: Option<&Document>,
+) -> Result<(), MongoError> {
+    let Some(options) = state.coll_options.get(ns) else {
+        return Ok(());
+    };
+    if state.sessions.restoring {
+        return Ok(());
+    }
+    let v = state.sim.cluster.version;
+    if !crate::serve::state::validation::check(v, options, new, old)? {
+        crate::serve::state::log::line(
+            state.log.as_deref(),
+            &format!("Document would fail validation on {ns} (validationAction: warn)"),
+        );
+    }
     Ok(())
 }

@@ -26,11 +26,13 @@ pub fn refuse_generated(db: &str, coll: &str) -> Result<(), MongoError> {
 
 /// A write error entry of a write command's reply.
 pub fn write_error(index: usize, e: &MongoError) -> Bson {
-    // `write_ops.cpp` (`WriteError::serialize`): index, code and errmsg, no codeName.
-    let mut d = doc! { "index": index as i32, "code": e.code, "errmsg": e.message.clone() };
-    if e.code == 11000 && e.message.contains(" index: _id_ ") {
-        d.insert("keyPattern", doc! { "_id": 1 });
+    // `write_ops.cpp` (`WriteError::serialize`): index, code, the error's extra fields (E11000's
+    // `keyPattern` and `keyValue`) and errmsg, no codeName.
+    let mut d = doc! { "index": index as i32, "code": e.code };
+    if let Some(info) = crate::serve::reply::error_info::of(e) {
+        d.extend(info);
     }
+    d.insert("errmsg", e.message.clone());
     Bson::Document(d)
 }
 

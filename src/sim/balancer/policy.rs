@@ -8,6 +8,7 @@ use crate::cluster::version::BalancingMetric;
 use crate::model::{ShardIdx, ShardKey};
 use crate::sim::engine::Simulator;
 
+mod drain;
 pub(super) mod steps;
 
 /// A migration the policy chose.
@@ -212,68 +213,6 @@ impl Simulator {
         !state.removed && !state.shard.draining
     }
 
-    /// Draining shards first: each moves its first chunk that is not jumbo, by force (a chunk over
-    /// the size limit still moves; only chunks already marked jumbo stay, and block completion),
-    /// to the least loaded shard that may hold it (of the chunk's zone, if it has one): the one
-    /// with the fewest chunks before 6.0, the least data from 6.0. From 7.0 it moves a chunk-size
-    /// range from the chunk's lower bound (moveRange without max), not the whole chunk.
-    // 4.4.6, 7.0 and 8.0.10 `db/s/balancer/balancer_policy.cpp`, the draining loop of `balance()`.
-    fn drain(
-        &self,
-        c: usize,
-        busy: &mut [bool],
-        out: &mut Vec<Candidate>,
-        why_not: &mut Vec<String>,
-    ) {
-        let coll = &self.cluster.collections[c];
-        for s in (0..self.cluster.shards.len()).filter(|&s| self.cluster.shards[s].shard.draining) {
-            let shard = ShardIdx(s as u32);
-            if busy[s] || coll.table.first_on(shard).is_none() {
-                continue;
-            }
-            let Some(chunk) = self.first_movable_on(c, shard).map(|k| coll.table.chunk(k)) else {
-                if coll.table.shard_totals(shard).jumbo > 0 {
-                    why_not.push(format!(
-                        "{}: {} is draining but only jumbo chunks are left on it: move them with forceJumbo or clear their flag with clearJumboFlag",
-                        coll.ns,
-                        self.cluster.shard_id(ShardIdx(s as u32))
-                    ));
-                }
-                continue;
-            };
-            let zone = coll.zones.zone_of_chunk(chunk.min, chunk.max);
-            let load = |r: usize| {
-                let t = coll.table.shard_totals(ShardIdx(r as u32));
-                match self.cluster.balancing_metric() {
-                    BalancingMetric::ChunkCount => t.chunks,
-                    BalancingMetric::DataSize => t.stats.bytes,
-                }
-            };
-            let to = (0..self.cluster.shards.len())
-                .filter(|&r| {
-                    self.receives(r) && !busy[r] && zone.is_none_or(|z| self.carries(r, z))
-                })
-                .min_by_key(|&r| (load(r), r));
-            let end = if self.cluster.version.moves_chunk_size_ranges_everywhere() {
-                coll.keys
-                    .range_end(chunk.min, chunk.max, self.cluster.chunk_size_of(c))
-            } else {
-                None
-            };
-            if let Some(to) = to {
-                busy[s] = true;
-                busy[to] = true;
-                out.push(Candidate {
-                    coll: c,
-                    chunk: chunk.index,
-                    end,
-                    to: ShardIdx(to as u32),
-                    reason: MigrationReason::Drain,
-                });
-            }
-        }
-    }
-
     /// A chunk on a shard outside its zone moves to the least loaded shard of the zone (from 7.0,
     /// a chunk-size range from its lower bound).
     #[allow(clippy::too_many_arguments)]
@@ -317,8 +256,7 @@ impl Simulator {
             // 7.0-era and 8.0.10 `db/s/balancer/balancer_policy.cpp`: a chunk-size range from 7.0.
             let end = if self.cluster.version.moves_chunk_size_ranges_everywhere() {
                 let ch = coll.table.chunk(chunk);
-                coll.keys
-                    .range_end(ch.min, ch.max, self.cluster.chunk_size_of(c))
+                self.other_bound_above(c, from, (ch.min, ch.max))
             } else {
                 None
             };
@@ -398,9 +336,10 @@ impl Simulator {
             let end = match self.cluster.balancing_metric() {
                 BalancingMetric::ChunkCount => None,
                 BalancingMetric::DataSize => {
+                    // 6.0+ `migration_source_manager.cpp` (`computeOtherBound`) and
+                    // `auto_split_vector.cpp`: the donor cuts the range with limit 1.
                     let ch = coll.table.chunk(chunk);
-                    coll.keys
-                        .range_end(ch.min, ch.max, self.cluster.chunk_size_of(c))
+                    self.other_bound_above(c, from, (ch.min, ch.max))
                 }
             };
             busy[from.index()] = true;

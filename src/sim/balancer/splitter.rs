@@ -86,8 +86,8 @@ impl Simulator {
     /// than the chunk size at about half-chunk intervals. When no split point is found it gives up
     /// (the chunk is marked jumbo only by a failed migration, `splitOrMarkJumbo`). The first or
     /// last chunk of a ranged key is cut at its extreme key instead (top-chunk optimisation: the
-    /// lowest key for the MinKey chunk, the highest for the MaxKey chunk), and the new edge chunk
-    /// is moved to the least loaded shard.
+    /// second document's key for the MinKey chunk, the highest for the MaxKey chunk), and the new
+    /// edge chunk is moved to the least loaded shard.
     // 4.4.6 `db/s/chunk_splitter.cpp` (`splitPoints.empty()` → `abandonPrepare`; `findExtremeKeyInChunk`
     // at both ends, `topChunkMinKey`, `moveChunk` of the top chunk via `balanceSingleChunk`).
     pub(in crate::sim) fn auto_split(&mut self, c: usize, i: usize) {
@@ -116,11 +116,14 @@ impl Simulator {
         let ranged = coll.pattern.hashed_field().is_none();
         let bottom = ranged && *chunk.min == *coll.table.global_min();
         let top = ranged && !bottom && *chunk.max == *coll.table.global_max();
+        // 4.4.6 `db/s/chunk_splitter.cpp` (`findExtremeKeyForShard`, doSplitAtLower): the
+        // documents sorted by the key, `nToSkip` 1 — the second document's key, so the new
+        // MinKey chunk keeps one document (none when the lowest value repeats).
         if bottom
-            && let Some(lowest) = coll.keys.first_in(chunk.min, chunk.max)
-            && lowest > *chunk.min
+            && let Some(second) = second_document_key(coll, chunk.min, chunk.max)
+            && second > *chunk.min
         {
-            points[0] = lowest;
+            points[0] = second;
         }
         if top
             && let Some(highest) = coll.keys_last(chunk.min, chunk.max)
@@ -246,4 +249,14 @@ fn distribute_writes(pieces: &mut [ChunkStats], whole: ChunkStats) {
         };
         left -= p.writes;
     }
+}
+
+/// The shard key of the second document of `[min, max)` in key order (the lowest value again when
+/// it has several documents), `None` with fewer than two documents.
+fn second_document_key(coll: &Collection, min: &ShardKey, max: &ShardKey) -> Option<ShardKey> {
+    coll.keys.with_range(min, max, |entries| match entries {
+        [(first, count), ..] if count.docs >= 2 => Some(first.clone()),
+        [_, (second, _), ..] => Some(second.clone()),
+        _ => None,
+    })
 }

@@ -110,6 +110,7 @@ impl Simulator {
             poll_notes: Vec::new(),
         };
         let mut sim = Self::empty(cluster);
+        sim.seed = seed;
         if let Some(secs) = sc.auto_merger_interval_secs {
             sim.auto_merger.interval_secs = secs;
         }

@@ -11,7 +11,9 @@
 //!   zone gets exactly one chunk (8.0.10 `db/s/config/initial_split_policy.cpp`,
 //!   `PresplitHashedZonesSplitPolicy::buildSplitInfoForTag`: `chunkDistribution.push_back({shard,
 //!   1})`). Holes between ranges get one chunk each, round-robin across all shards (as
-//!   SingleChunkPerTag), from 8.0 in the order of the shards' fixed-seed shuffle.
+//!   SingleChunkPerTag), from 8.0 in the order of the shards' fixed-seed shuffle. From 9.0 the
+//!   zones' chunks go to their shards in `config.shards` order and only the holes follow the
+//!   shuffle of the shards not draining (master's `initial_split_policy.cpp`).
 //!
 //! The refusals are InvalidOptions as in MongoDB; their wording is ours.
 
@@ -100,9 +102,22 @@ pub fn presplit_hashed_zones(
     }
     check_bounds(pattern, hashed, zones)?;
     let mut all = live(shards);
-    if version >= ServerVersion::V8_0 {
+    if version >= ServerVersion::V9_0 {
+        // master `db/s/config/initial_split_policy.cpp`: the zones' shards come from
+        // `config.shards` in its order (`buildTagsToShardIdsMap`, draining ones included), only
+        // the holes from the shuffled shards not draining (`createFirstChunks`).
+        all = (0..shards.len())
+            .filter(|&s| !shards[s].removed)
+            .map(|s| ShardIdx(s as u32))
+            .collect();
+    } else if version >= ServerVersion::V8_0 {
         crate::sim::std_shuffle::shuffle(&mut all);
     }
+    let holes = if version >= ServerVersion::V9_0 {
+        crate::sim::zones::zones_initial::hole_shards(shards, version)
+    } else {
+        all.clone()
+    };
     let one_per_shard = version >= ServerVersion::V7_2;
     let used: BTreeSet<&str> = zones.iter().map(|r| r.zone.as_str()).collect();
     let zones_on: BTreeMap<ShardIdx, usize> = all
@@ -120,7 +135,7 @@ pub fn presplit_hashed_zones(
     let mut at = pattern.global_min();
     for r in zones.iter() {
         if r.min > at {
-            layout.push((at.clone(), all[next_hole % all.len().max(1)]));
+            layout.push((at.clone(), holes[next_hole % holes.len().max(1)]));
             next_hole += 1;
         }
         let members: Vec<(ShardIdx, u32)> = all
@@ -150,7 +165,7 @@ pub fn presplit_hashed_zones(
         at = r.max.clone();
     }
     if at < pattern.global_max() {
-        layout.push((at, all[next_hole % all.len().max(1)]));
+        layout.push((at, holes[next_hole % holes.len().max(1)]));
     }
     crate::sim::zones::zones_initial::initial_table(pattern, layout)
 }

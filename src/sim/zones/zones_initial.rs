@@ -1,8 +1,9 @@
 //! Zones defined before `shardCollection` (4.0+): `updateZoneKeyRange` on a namespace that is not
 //! sharded yet stores the range as given (like `config.tags`), and `shardCollection` of the empty
 //! collection takes them and lays out its initial chunks by MongoDB's SingleChunkPerTag policy:
-//! one chunk per zone range on a shard of that zone (round-robin among the zone's shards), and
-//! one chunk per hole between ranges, round-robin across all shards.
+//! one chunk per zone range on a shard of that zone (round-robin among the zone's shards, in
+//! `config.shards` order), and one chunk per hole between ranges, round-robin across all shards
+//! (from 9.0 across the shards not draining, in their fixed-seed shuffled order).
 //!
 //! Simplified: pending ranges of one namespace are checked for order (min < max, the same fields)
 //! but not for overlap until `shardCollection` adds them. `presplitHashedZones` is in
@@ -10,6 +11,7 @@
 
 use bson::Document;
 
+use crate::cluster::ServerVersion;
 use crate::cluster::error::MongoError;
 use crate::cluster::event::EventKind;
 use crate::cluster::zones::{PendingZoneRange, values};
@@ -23,18 +25,20 @@ pub fn single_chunk_per_tag(
     pattern: &KeyPattern,
     zones: &ZoneRanges,
     shards: &[crate::cluster::ShardState],
+    version: ServerVersion,
 ) -> Result<RoutingTable, MongoError> {
     let all: Vec<ShardIdx> = (0..shards.len())
         .filter(|&s| !shards[s].removed)
         .map(|s| ShardIdx(s as u32))
         .collect();
+    let holes = hole_shards(shards, version);
     let mut next_hole = 0usize;
     let mut next_in_zone = std::collections::BTreeMap::<&str, usize>::new();
     let mut chunks: Vec<(ShardKey, ShardIdx)> = Vec::new();
     let mut at = pattern.global_min();
     for r in zones.iter() {
         if r.min > at {
-            chunks.push((at.clone(), all[next_hole % all.len().max(1)]));
+            chunks.push((at.clone(), holes[next_hole % holes.len().max(1)]));
             next_hole += 1;
         }
         let members: Vec<ShardIdx> = all
@@ -51,9 +55,32 @@ pub fn single_chunk_per_tag(
         at = r.max.clone();
     }
     if at < pattern.global_max() {
-        chunks.push((at, all[next_hole % all.len().max(1)]));
+        chunks.push((at, holes[next_hole % holes.len().max(1)]));
     }
     initial_table(pattern, chunks)
+}
+
+/// The shards that take the chunks of the holes between zone ranges, in the order they are dealt:
+/// before 9.0 every shard in `config.shards` order; from 9.0 the shards not draining, in the
+/// order of the fixed-seed shuffle (as an empty hashed collection's chunks from 8.0). The zones'
+/// own chunks keep `config.shards` order (`buildTagsToShardIdsMap`).
+// master `db/s/config/initial_split_policy.cpp` (`AbstractTagsBasedSplitPolicy::createFirstChunks`:
+// `_availableShardIds.value_or(getAllNonDrainingShardIdsShuffled(opCtx))`, `nextShardIdForHole`);
+// 7.0-era copy: `getAllShardIdsSorted`. The release between is not pinned: 9.0 here, as issue 50
+// reads it.
+pub fn hole_shards(shards: &[crate::cluster::ShardState], version: ServerVersion) -> Vec<ShardIdx> {
+    if version < ServerVersion::V9_0 {
+        return (0..shards.len())
+            .filter(|&s| !shards[s].removed)
+            .map(|s| ShardIdx(s as u32))
+            .collect();
+    }
+    let mut live: Vec<ShardIdx> = (0..shards.len())
+        .filter(|&s| !shards[s].removed && !shards[s].shard.draining)
+        .map(|s| ShardIdx(s as u32))
+        .collect();
+    crate::sim::std_shuffle::shuffle(&mut live);
+    live
 }
 
 /// The routing table of initial chunks given by lower bound and shard, versions (1,0), (1,1), …

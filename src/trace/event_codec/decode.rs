@@ -229,6 +229,7 @@ pub fn decode(v: &Value, state: &Cluster) -> Res<Option<Event>> {
             key: key("key")?,
             bytes: u64_at(v, "bytes", "")?,
         },
+        "dropCollection" => EventKind::CollectionDropped { ns: ns()? },
         "dropIndexes" => EventKind::IndexDropped {
             ns: ns()?,
             key: pattern_at(v, "key", "")?,

@@ -45,7 +45,10 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: Theme) {
     frame.render_widget(
         Paragraph::new(Line::from(vec![
             Span::styled(": ", theme.key()),
-            Span::raw(format!("{}▏", state.filter)),
+            Span::raw({
+                let (before, after) = app.line.split(&state.filter);
+                format!("{before}▏{after}")
+            }),
         ])),
         prompt,
     );

@@ -129,7 +129,8 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: Theme) {
             ));
             spans.push(Span::styled("  typing replaces ·", theme.dim()));
         } else {
-            spans.push(Span::raw(format!("{text}▏")));
+            let (before, after) = app.line.split(text);
+            spans.push(Span::raw(format!("{before}▏{after}")));
         }
         match (&app.whatif.error, app.input) {
             (Some(e), InputMode::WhatIf) => {

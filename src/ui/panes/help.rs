@@ -219,7 +219,10 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: Theme) {
     let left = if app.input == InputMode::HelpFilter {
         vec![
             Span::styled("filter: ", theme.key()),
-            Span::raw(format!("{}▏", app.help_view.filter)),
+            Span::raw({
+                let (before, after) = app.line.split(&app.help_view.filter);
+                format!("{before}▏{after}")
+            }),
             Span::styled("  Enter keeps · Esc clears", theme.dim()),
         ]
     } else {

@@ -77,8 +77,33 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: Theme, focused: b
     }
     let heat = app.view.as_ref().and_then(|v| v.heat);
     let down = app.view.as_ref().and_then(|v| v.disconnected_since);
-    lines.extend(detail(c, (focused, heat, down), width, theme));
+    let mut below = detail(c, (focused, heat, down), width, theme);
+    if let Some(lit) = lit_line(c, app, width, theme).filter(|_| !focused) {
+        below.insert(0, lit);
+        below.truncate(2);
+    }
+    lines.extend(below);
     frame.render_widget(Paragraph::new(lines).block(block), area);
+}
+
+/// `● shard0001 lit: 4 of 9 cells · Esc clears`: the shard lit from the list (`Enter` on it),
+/// in place of the detail's first line while the key space has no selection shown.
+fn lit_line(c: &CollectionView, app: &App, width: usize, theme: Theme) -> Option<Line<'static>> {
+    let k = app.lit_index()?;
+    let id = app.lit_shard.as_deref()?;
+    let cells = c.cells.iter().filter(|x| x.owners.contains(&k)).count();
+    let text = format!(
+        "{id} lit: {} of {} · Esc clears",
+        crate::units::count(cells as u64, "cell"),
+        c.cells.len()
+    );
+    Some(Line::from(vec![
+        Span::styled("● ", theme.key()),
+        Span::styled(
+            crate::units::cut_at_words(&text, width.saturating_sub(2)),
+            theme.shard(k),
+        ),
+    ]))
 }
 
 /// The columns `[from, to)` of cell `i` of `n` over `width` columns.
@@ -154,6 +179,7 @@ fn strip(
     theme: Theme,
 ) -> Line<'static> {
     let n = c.cells.len().max(1);
+    let lit = app.lit_index();
     let spans = c
         .cells
         .iter()
@@ -161,7 +187,14 @@ fn strip(
         .map(|(i, cell)| {
             let (a, b) = columns(i, n, width);
             let w = b - a;
-            let glyph = Theme::shard_glyph(cell.shard);
+            // A shard lit from the list: its cells show it (even where it is not the most
+            // chunks), the others are dots.
+            let owner = match lit {
+                Some(k) if cell.owners.contains(&k) => Some(k),
+                Some(_) => None,
+                None => Some(cell.shard),
+            };
+            let glyph = owner.map_or('·', Theme::shard_glyph);
             let text: String = if theme.colors {
                 (0..w)
                     .map(|k| {
@@ -175,7 +208,10 @@ fn strip(
             } else {
                 std::iter::repeat_n(glyph, w).collect()
             };
-            let mut style = theme.shard_cell(cell.shard);
+            let mut style = owner.map_or(theme.dim(), |k| theme.shard_cell(k));
+            if lit.is_some() && owner.is_some() {
+                style = style.add_modifier(Modifier::BOLD);
+            }
             if cell.hot && app.heat {
                 style = style.add_modifier(Modifier::BOLD | Modifier::UNDERLINED);
             }

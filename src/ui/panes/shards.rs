@@ -99,7 +99,8 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: Theme, focused: b
         None => " Shards ".to_string(),
     };
     if app.shard_sort != ShardSort::Name {
-        title.push_str(&format!("· by {} ", app.shard_sort.label()));
+        let sort = app.shard_sort;
+        title.push_str(&format!("· by {} {} ", sort.label(), sort.arrow()));
     }
     if !app.shard_filter.is_empty() {
         title.push_str(&format!("· /{} ", app.shard_filter));
@@ -118,7 +119,8 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: Theme, focused: b
     let max_chunks = v.shards.iter().map(|s| s.chunks).max().unwrap_or(0).max(1);
     let max_bytes = v.shards.iter().map(|s| s.bytes).max().unwrap_or(0).max(1);
     let hot = v.hot_shard();
-    let mut lines = vec![heading(&cols, app.metric, signal(v), theme)];
+    let metric = shown_metric(app, &cols);
+    let mut lines = vec![heading(&cols, metric, signal(v), app.shard_sort, theme)];
     let rows = usize::from(inner.height).saturating_sub(1);
     let width = usize::from(inner.width);
     let mut others: Vec<Line> = Vec::new();
@@ -139,21 +141,23 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: Theme, focused: b
         .into_iter()
         .chain((0..v.shards.len()).filter(|&i| v.shards[i].draining))
         .collect();
-    let scroll = app.shard_scroll.min(order.len().saturating_sub(shard_rows));
-    let shown = shard_order::visible(&order, &keep, scroll, shard_rows);
+    let (shown, below) = shard_order::around(&order, &keep, app.shard_row, shard_rows);
+    let cursor = focused.then(|| app.shard_at_cursor()).flatten();
+    let lit = app.lit_index();
     for &i in &shown {
         let s = &v.shards[i];
         let fractions = (
             s.chunks as f64 / max_chunks as f64,
             s.bytes as f64 / max_bytes as f64,
         );
-        lines.push(row(i, s, &cols, fractions, hot == Some(i), app, theme));
+        let look = Look {
+            hot: hot == Some(i),
+            cursor: cursor == Some(i),
+            lit: lit == Some(i),
+            metric,
+        };
+        lines.push(row(i, s, &cols, fractions, look, app, theme));
     }
-    // The shards below the last one shown (the rows scrolled past above are not counted).
-    let last = shown.last().and_then(|i| order.iter().position(|o| o == i));
-    let below = last.map_or(0, |p| {
-        order[p + 1..].iter().filter(|i| !shown.contains(i)).count()
-    });
     if below > 0
         && let Some(last) = lines.last_mut()
     {
@@ -234,21 +238,57 @@ fn quiet_note(v: &ClusterView, app: &App) -> Option<String> {
     })
 }
 
-fn heading(cols: &Columns, metric: Metric, signal: &str, theme: Theme) -> Line<'static> {
+/// The bar drawn first (the only one on a narrow pane): the one the list is sorted by when it is
+/// sorted by data or chunks, so the order is always shown; else the one `m` chose.
+fn shown_metric(app: &App, cols: &Columns) -> Metric {
+    match (cols.both, app.shard_sort) {
+        (false, ShardSort::Data) => Metric::Data,
+        (false, ShardSort::Chunks) => Metric::Chunks,
+        _ => app.metric,
+    }
+}
+
+/// How one row is drawn: the hot shard's, the cursor's, the lit one's; the bar shown first.
+struct Look {
+    hot: bool,
+    cursor: bool,
+    lit: bool,
+    metric: Metric,
+}
+
+/// A column's heading, with the sort's arrow when the list is sorted by it.
+fn label(name: &str, sorted: bool, sort: ShardSort) -> String {
+    if sorted {
+        format!("{name} {}", sort.arrow())
+    } else {
+        name.to_string()
+    }
+}
+
+fn heading(
+    cols: &Columns,
+    metric: Metric,
+    signal: &str,
+    sort: ShardSort,
+    theme: Theme,
+) -> Line<'static> {
+    let chunks = label("chunks", sort == ShardSort::Chunks, sort);
+    let data = label("data", sort == ShardSort::Data, sort);
+    let signal = label(signal, sort == ShardSort::Writes, sort);
     let mut text = format!("  {:<w$} ", "shard", w = cols.id);
     if cols.zones > 0 {
         text.push_str(&format!("{:<w$} ", "zones", w = cols.zones));
     }
     text.push_str(&" ".repeat(cols.drain));
-    let chunks = format!("{:<w$}", "chunks", w = cols.metric_bar + 9);
-    let data = format!("{:<w$}", "data", w = cols.metric_bar + 10);
+    let chunks = format!("{chunks:<w$}", w = cols.metric_bar + 9);
+    let data = format!("{data:<w$}", w = cols.metric_bar + 10);
     match (cols.both, metric) {
         (true, Metric::Chunks) => text.push_str(&format!("{chunks} {data}")),
         (true, Metric::Data) => text.push_str(&format!("{data} {chunks}")),
         (false, Metric::Chunks) => text.push_str(&format!("{chunks} ")),
         (false, Metric::Data) => text.push_str(&data),
     }
-    text.push_str(signal);
+    text.push_str(&signal);
     Line::from(Span::styled(text, theme.dim()))
 }
 
@@ -257,19 +297,32 @@ fn row(
     s: &ShardRow,
     cols: &Columns,
     (chunk_frac, data_frac): (f64, f64),
-    hot: bool,
+    look: Look,
     app: &App,
     theme: Theme,
 ) -> Line<'static> {
+    let hot = look.hot;
     let glyph = Theme::shard_glyph(i);
-    let name_style = if hot {
+    let mut name_style = if hot {
         theme.hot()
     } else {
         theme.shard(i).add_modifier(Modifier::BOLD)
     };
+    if look.lit {
+        name_style = name_style.add_modifier(Modifier::UNDERLINED);
+    }
+    if look.cursor {
+        name_style = name_style.patch(theme.selected());
+    }
+    // The cursor's row says so without colour: ▶ after the swatch; the lit shard's, ●.
+    let pointer = match (look.cursor, look.lit) {
+        (true, _) => Span::styled("▶", theme.key()),
+        (false, true) => Span::styled("●", theme.key()),
+        (false, false) => Span::raw(" "),
+    };
     let mut spans = vec![
         Span::styled(glyph.to_string(), theme.shard_cell(i)),
-        Span::raw(" "),
+        pointer,
         Span::styled(
             format!(
                 "{:<w$} ",
@@ -309,7 +362,7 @@ fn row(
             Span::raw(format!(" {:>9} ", human_bytes(s.bytes)))
         },
     ];
-    let (first, second) = match app.metric {
+    let (first, second) = match look.metric {
         Metric::Chunks => (chunks, data),
         Metric::Data => (data, chunks),
     };

@@ -12,7 +12,6 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use bson::{Bson, Document, doc};
-use tokio::io::AsyncWriteExt;
 use tokio::net::TcpListener;
 
 /// One cluster file, parsed.
@@ -159,29 +158,9 @@ pub async fn start(file: ClusterFile) -> RealMongos {
         cursors: Mutex::new(HashMap::new()),
         next_cursor: Mutex::new(1000),
     });
-    let task = tokio::spawn(async move {
-        while let Ok((mut socket, _)) = listener.accept().await {
-            let shared = shared.clone();
-            tokio::spawn(async move {
-                while let Ok(bytes) = shardtop::wire::read_message(&mut socket).await {
-                    let Ok(req) = shardtop::wire::parse(&bytes) else {
-                        return;
-                    };
-                    let reply = shared.answer(&req.command);
-                    if req.more_to_come {
-                        continue;
-                    }
-                    let out = if req.legacy {
-                        shardtop::wire::encode_reply(1, req.request_id, &reply)
-                    } else {
-                        shardtop::wire::encode_msg(1, req.request_id, &reply)
-                    };
-                    if socket.write_all(&out).await.is_err() {
-                        return;
-                    }
-                }
-            });
-        }
+    let task = crate::common::wire_loop::accept(listener, move |command| {
+        let shared = shared.clone();
+        async move { Some(shared.answer(&command)) }
     });
     RealMongos {
         uri: format!("mongodb://127.0.0.1:{port}/?directConnection=true"),

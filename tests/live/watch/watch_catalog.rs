@@ -2,15 +2,9 @@
 //! What real 8.x clusters have, read by the live source from `shardtop serve`: tracked unsharded
 //! (`unsplittable`) collections shown on the shard that holds them, with their sizes.
 
-use std::time::Duration;
-
 use serde_json::Value;
 use shardtop::cluster::{Placement, SummaryOptions};
-use shardtop::live::poller::poll_once;
-use shardtop::serve::ServeOptions;
 use shardtop::sim::{Simulator, scenario};
-
-use crate::common;
 
 fn collection<'a>(summary: &'a Value, ns: &str) -> &'a Value {
     summary["collections"]
@@ -36,11 +30,7 @@ async fn tracked_unsharded_collections_show_on_their_shard_with_their_sizes() {
         let c = sim.cluster.collection(ns).unwrap();
         assert_eq!(c.placement, Placement::Unsplittable, "{ns} moved by then");
     }
-    let mut serve_opts = ServeOptions::new("127.0.0.1:0".parse().unwrap(), sim);
-    serve_opts.paused = true;
-    let (server, _client, uri) = common::serve_opts(serve_opts).await;
-    let polled = poll_once(&uri, Duration::from_secs(5)).await.unwrap();
-    server.shutdown().await;
+    let polled = crate::helpers::polled_paused(sim).await;
     let got = polled.state.summary_json(&opts);
     for ns in ["app.events", "app.audit"] {
         let (want, have) = (collection(&expected, ns), collection(&got, ns));
@@ -77,11 +67,7 @@ async fn the_balancing_window_is_in_server_time_and_never_claimed_open_without_e
         stop_minute: 23 * 60,
     });
     sim.run_until(60_000);
-    let mut serve_opts = ServeOptions::new("127.0.0.1:0".parse().unwrap(), sim);
-    serve_opts.paused = true;
-    let (server, _client, uri) = common::serve_opts(serve_opts).await;
-    let polled = poll_once(&uri, Duration::from_secs(5)).await.unwrap();
-    server.shutdown().await;
+    let polled = crate::helpers::polled_paused(sim).await;
     let json = polled.state.summary_json(&SummaryOptions::default());
     let w = &json["balancer"]["activeWindow"];
     // `serve` writes the simulator's window (minutes of its clock) in the wall-clock time of its
@@ -148,11 +134,7 @@ async fn a_time_series_is_named_by_its_view_and_counts_buckets() {
     let sc = scenario::parse(TIMESERIES_SCENARIO).unwrap();
     let mut sim = Simulator::from_scenario(&sc, 3, None).unwrap();
     sim.run_until(10_000);
-    let mut serve_opts = ServeOptions::new("127.0.0.1:0".parse().unwrap(), sim);
-    serve_opts.paused = true;
-    let (server, _client, uri) = common::serve_opts(serve_opts).await;
-    let polled = poll_once(&uri, Duration::from_secs(5)).await.unwrap();
-    server.shutdown().await;
+    let polled = crate::helpers::polled_paused(sim).await;
     let json = polled.state.summary_json(&SummaryOptions::default());
     let c = collection(&json, "iot.weather");
     assert_eq!(c["timeseries"]["bucketsNs"], "iot.system.buckets.weather");
@@ -192,11 +174,7 @@ async fn a_resharding_in_flight_shows_the_recipients_progress() {
             .is_some(),
         "the scenario reshards by then"
     );
-    let mut serve_opts = ServeOptions::new("127.0.0.1:0".parse().unwrap(), sim);
-    serve_opts.paused = true;
-    let (server, _client, uri) = common::serve_opts(serve_opts).await;
-    let polled = poll_once(&uri, Duration::from_secs(5)).await.unwrap();
-    server.shutdown().await;
+    let polled = crate::helpers::polled_paused(sim).await;
     let c = polled.state.collection("shop.orders").unwrap();
     let p = c.resharding_progress.as_ref().expect("progress read");
     assert!(!p.recipients.is_empty(), "{p:?}");
@@ -239,11 +217,7 @@ async fn a_drain_is_read_from_shard_draining_status_on_8_3_and_derived_before() 
         let mut sim =
             Simulator::from_scenario(&sc, sc.seed, Some(version.parse().unwrap())).unwrap();
         sim.run_until(60_000);
-        let mut serve_opts = ServeOptions::new("127.0.0.1:0".parse().unwrap(), sim);
-        serve_opts.paused = true;
-        let (server, _client, uri) = common::serve_opts(serve_opts).await;
-        let polled = poll_once(&uri, Duration::from_secs(5)).await.unwrap();
-        server.shutdown().await;
+        let polled = crate::helpers::polled_paused(sim).await;
         let drains = &polled.state.balancer.drains;
         assert_eq!(drains.len(), 1, "{version}: {drains:?}");
         let d = &drains[0];

@@ -129,15 +129,7 @@ async fn move_range_with_only_max_through_the_driver() {
         .unwrap();
     let before = chunks(&client).await;
     let owner = before[0].get_str("shard").unwrap().to_string();
-    let shards: Vec<Document> = client
-        .database("config")
-        .collection::<Document>("shards")
-        .find(doc! {})
-        .await
-        .unwrap()
-        .try_collect()
-        .await
-        .unwrap();
+    let shards: Vec<Document> = crate::common::find_all(&client, "config", "shards", doc! {}).await;
     let other = shards
         .iter()
         .map(|s| s.get_str("_id").unwrap())

@@ -37,15 +37,8 @@ async fn chunk_shards(client: &Client, ns: &str) -> Vec<String> {
         return Vec::new();
     };
     let uuid = coll.get("uuid").unwrap().clone();
-    let chunks: Vec<Document> = client
-        .database("config")
-        .collection::<Document>("chunks")
-        .find(doc! {"uuid": uuid})
-        .await
-        .unwrap()
-        .try_collect()
-        .await
-        .unwrap();
+    let chunks: Vec<Document> =
+        crate::common::find_all(&client, "config", "chunks", doc! {"uuid": uuid}).await;
     chunks
         .iter()
         .map(|c| c.get_str("shard").unwrap().to_string())

@@ -73,3 +73,30 @@ async fn ranges_before_sharding_are_listed_and_a_missing_range_removes_nothing()
     assert!(tags(&client).await.is_empty());
     server.shutdown().await;
 }
+
+/// `removeShard` goes through the simulator: the only shard of a zone with a range is refused
+/// as `db/s/config/sharding_catalog_manager_shard_operations.cpp` refuses it (ZoneStillInUse).
+#[tokio::test]
+async fn remove_shard_of_the_only_shard_of_a_used_zone_is_zone_still_in_use() {
+    let (server, client, _) = serve_empty("8.0", true).await;
+    admin(&client, doc! {"addShardToZone": "shard0001", "zone": "EU"})
+        .await
+        .unwrap();
+    admin(
+        &client,
+        doc! {"updateZoneKeyRange": "app.users", "min": {"region": "EU"}, "max": {"region": "EV"}, "zone": "EU"},
+    )
+    .await
+    .unwrap();
+    let err = admin(&client, doc! {"removeShard": "shard0001"})
+        .await
+        .unwrap_err();
+    assert_eq!(common::code_of(&err), 163);
+    assert!(
+        err.to_string().contains(
+            "Operation not allowed because it would remove the only shard for zone EU which has a chunk range is associated with it"
+        ),
+        "{err}"
+    );
+    server.shutdown().await;
+}

@@ -333,8 +333,32 @@ fn the_committed_fixtures_still_replay_to_their_scenario() {
         let then = serde_json::to_string(&summary(replay.state()))
             .unwrap()
             .replace("jumbo chunks are left to move", "jumbo chunks left to move");
-        let then: serde_json::Value = serde_json::from_str(&then).unwrap();
+        let mut then: serde_json::Value = serde_json::from_str(&then).unwrap();
+        if file.starts_with("ascending") {
+            // Its migrations were cut at "about one chunk size"; since issue 50 a 6.0+ donor cuts
+            // them with `autoSplitVector` (limit 1), a few documents off: the same moves, rounds
+            // and chunks per shard, other bounds and sizes (and, the sizes deciding, two of the
+            // middle chunks on each other's shard).
+            without_sizes(&mut then);
+            without_sizes(&mut now);
+        }
         assert_eq!(then, now, "{file}");
+    }
+}
+
+/// A summary without its chunks' bounds, sizes and shards, and the shards' documents and bytes.
+fn without_sizes(summary: &mut serde_json::Value) {
+    for coll in summary["collections"].as_array_mut().unwrap() {
+        for shard in coll["shards"].as_array_mut().unwrap() {
+            for field in ["docs", "bytes", "orphanedDocs", "orphanedBytes"] {
+                shard[field] = serde_json::Value::Null;
+            }
+        }
+        for chunk in coll["chunkList"].as_array_mut().unwrap() {
+            for field in ["min", "max", "shard", "docs", "bytes", "writes"] {
+                chunk[field] = serde_json::Value::Null;
+            }
+        }
     }
 }
 

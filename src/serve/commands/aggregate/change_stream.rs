@@ -1,7 +1,8 @@
 //! Change streams: `aggregate` whose first stage is `$changeStream` opens a tailable cursor over
 //! the change events of acknowledged writes (sharded and unsharded collections alike): `insert`
 //! (inserts and inserting upserts, with `fullDocument`), `update` (with `updateDescription`),
-//! `replace` (with `fullDocument`) and `delete`, each with `documentKey` (the shard-key fields
+//! `replace` (with `fullDocument`) and `delete`, each with `documentKey`, and `drop`, `rename`,
+//! `dropDatabase` followed by the `invalidate` that closes the streams on what they removed (the shard-key fields
 //! and `_id`). A shard-key update is one `update` (or `replace`) event, as the client issued it.
 //! Events live in a bounded ring (the newest [`HISTORY`]); each has a sequence number, and its
 //! resume token is that number in hex (`{_data: "000000000000002A"}`).
@@ -156,16 +157,25 @@ pub fn open(
         owner: state.connection,
         session: state.session.clone(),
         used: std::time::Instant::now(),
+        invalidated: false,
     };
     let first = next_batch(&state.streams, &state.store, &mut stream, batch)?;
-    let streams = &mut state.streams;
-    streams.next_id += 1;
-    let id = 0x5EED_C500_0000 + streams.next_id;
     let resume = token(stream.position);
-    streams.cursors.insert(id, stream);
+    let id = keep(&mut state.streams, stream);
     Ok(ok(doc! { "cursor": {
         "firstBatch": first, "id": id, "ns": ns, "postBatchResumeToken": resume,
     } }))
+}
+
+/// Keeps `stream` open under a new cursor id, or closes it (id 0) when it was invalidated.
+fn keep(streams: &mut ChangeStreams, stream: Stream) -> i64 {
+    streams.next_id += 1;
+    if stream.invalidated {
+        return 0;
+    }
+    let id = 0x5EED_C500_0000 + streams.next_id;
+    streams.cursors.insert(id, stream);
+    id
 }
 
 /// The events after the stream's position in its scope, through its stages, at most `n`;
@@ -192,8 +202,14 @@ fn next_batch(
             break;
         }
         s.position = e.seq;
-        if !s.scope.covers(&e.ns) {
+        if !e.reaches(&s.scope) {
             continue;
+        }
+        if e.invalidate {
+            // The stream ends with its `invalidate`: the cursor closes (id 0).
+            out.push(Bson::Document(e.doc.clone()));
+            s.invalidated = true;
+            break;
         }
         let mut event = e.doc.clone();
         if s.lookup && event.get_str("operationType") == Ok("update") {
@@ -225,7 +241,12 @@ pub fn get_more(state: &mut State, id: i64, n: usize) -> Option<Answer> {
     let ns = stream.ns.clone();
     let resume = token(stream.position);
     stream.used = std::time::Instant::now();
-    state.streams.cursors.insert(id, stream);
+    let id = if stream.invalidated {
+        0
+    } else {
+        state.streams.cursors.insert(id, stream);
+        id
+    };
     Some(batch.map(|b| {
         ok(doc! { "cursor": {
             "nextBatch": b, "id": id, "ns": ns, "postBatchResumeToken": resume,

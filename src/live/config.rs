@@ -349,11 +349,7 @@ struct RawChunkFields<'a> {
 impl<'a> RawChunkFields<'a> {
     /// Keeps the field `key` (its value read by `value`) if it is one of them and the first of
     /// its name; `None` when a value cannot be read or has the wrong type.
-    fn take(
-        &mut self,
-        key: &str,
-        value: impl FnOnce() -> Option<RawBsonRef<'a>>,
-    ) -> Option<()> {
+    fn take(&mut self, key: &str, value: impl FnOnce() -> Option<RawBsonRef<'a>>) -> Option<()> {
         let slot = match key {
             "min" => &mut self.min,
             "max" => &mut self.max,

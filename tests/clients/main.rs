@@ -43,6 +43,8 @@ const SCRIPTS: &[(&str, &str, u64)] = &[
     ("sessions_presplit_60.js", "6.0", 120),
     ("drain_collections_to_move.js", "8.0", 120),
     ("drain_83.js", "8.3", 120),
+    ("app_aggregation.js", "8.0", 120),
+    ("server_answers.py", "8.0", 120),
     ("node_driver_app.cjs", "8.0", 60),
     ("mongoose_app.cjs", "8.0", 60),
 ];
@@ -438,6 +440,16 @@ fn mongosh_drain_collections_to_move() {
 #[test]
 fn mongosh_drain_83() {
     run("drain_83.js");
+}
+
+#[test]
+fn mongosh_app_aggregation() {
+    run("app_aggregation.js");
+}
+
+#[test]
+fn pymongo_server_answers() {
+    run("server_answers.py");
 }
 
 #[test]

@@ -351,3 +351,35 @@ fn documents_are_encoded_as_the_bson_library_does() {
         assert_eq!(shardtop::wire::encode::encode_document(&d), bytes, "{d}");
     }
 }
+
+/// Without a small cap (the default is 65,536, or 80% of the open-file limit), 300 connections at
+/// once are all served and stay open (issue 50: 46 of them were closed at 256 slots), and
+/// `serverStatus.connections` counts them.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn three_hundred_connections_are_all_served() {
+    let mut opts = ServeOptions::new("127.0.0.1:0".parse().unwrap(), empty_cluster(None).unwrap());
+    opts.paused = true;
+    let srv = start(opts).await.unwrap();
+    let ping = op_msg(0, &doc! { "ping": 1, "$db": "admin" }, &[], false);
+    let mut open = Vec::new();
+    for _ in 0..300 {
+        let mut s = TcpStream::connect(srv.local_addr()).await.unwrap();
+        round_trip(&mut s, &ping).await;
+        open.push(s);
+    }
+    for s in &mut open {
+        round_trip(s, &ping).await;
+    }
+    let status = round_trip(
+        &mut open[0],
+        &op_msg(0, &doc! { "serverStatus": 1, "$db": "admin" }, &[], false),
+    )
+    .await;
+    let conns = reply_doc(&status, 21)
+        .get_document("connections")
+        .unwrap()
+        .clone();
+    assert_eq!(conns.get_i32("current"), Ok(300), "{conns}");
+    assert!(conns.get_i32("totalCreated").unwrap() >= 300, "{conns}");
+    srv.shutdown().await;
+}

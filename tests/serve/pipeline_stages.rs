@@ -127,7 +127,7 @@ async fn lookup_joins_a_sharded_collection_from_5_1_and_is_refused_before() {
 }
 
 #[tokio::test]
-async fn unwind_group_facet_and_expressions_answer_as_a_server() {
+async fn unwind_and_group_answer_as_a_server() {
     let (server, client) = serve_paused(two_shards("7.0")).await;
     fill(&client).await;
     let unwound = agg(
@@ -190,6 +190,13 @@ async fn unwind_group_facet_and_expressions_answer_as_a_server() {
     .unwrap_err();
     assert_eq!(code_of(&e), 15952);
 
+    server.shutdown().await;
+}
+
+#[tokio::test]
+async fn facet_count_and_expressions_answer_as_a_server() {
+    let (server, client) = serve_paused(two_shards("7.0")).await;
+    fill(&client).await;
     let faceted = agg(
         &client,
         "items",

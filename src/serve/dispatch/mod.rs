@@ -10,6 +10,7 @@
 //! May import every layer below it (`commands` and down); `net` calls it.
 
 pub mod access;
+pub mod bulk_write;
 pub mod registry;
 pub mod retryable;
 pub mod table;

@@ -157,6 +157,10 @@ pub const COMMANDS: &[Command] = &[
     .privileges(Aggregate)
     .sampled(Sampled::Read)
     .on_collection(),
+    command("bulkWrite", WRITES, |s, c| {
+        doc(super::bulk_write::bulk_write(s, c.cmd))
+    })
+    .admin_only(),
     command("explain", READS, |s, c| {
         doc(explain::explain(s, c.db, c.cmd))
     }),

@@ -214,7 +214,7 @@ pub fn divide(a: Option<Bson>, b: Option<Bson>) -> Result<Option<Bson>, MongoErr
         _ => return Ok(Some(Bson::Null)),
     };
     match (number(&a), number(&b)) {
-        (Some(_), Some(y)) if y == 0.0 => Err(refused(16608, "can't $divide by zero".into())),
+        (Some(_), Some(0.0)) => Err(refused(16608, "can't $divide by zero".into())),
         (Some(x), Some(y)) => Ok(Some(Bson::Double(x / y))),
         _ => Err(refused(
             16609,
@@ -229,6 +229,7 @@ pub fn divide(a: Option<Bson>, b: Option<Bson>) -> Result<Option<Bson>, MongoErr
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::unwrap_used)]
     use super::*;
 
     #[test]

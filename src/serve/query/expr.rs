@@ -1,7 +1,7 @@
 //! Aggregation expressions over one document, as `db/pipeline/expression.cpp` evaluates them:
 //! field paths (`"$a.b"`, through arrays of documents), variables (`$$ROOT`, `$$CURRENT`,
 //! `$$REMOVE`, a `$lookup`'s `let`), `$literal`, `$ifNull`, `$cond`, `$concat`, `$add`,
-//! `$subtract`, `$multiply`, `$divide`, `$size`, `$arrayElemAt`, `$in`, `$toLower`, `$toUpper`,
+//! `$subtract`, `$multiply`, `$divide`, `$size`, `$arrayElemAt`, `$first`, `$last`, `$in`, `$type`, `$toLower`, `$toUpper`,
 //! the comparisons (`$eq` … `$cmp`), `$and`/`$or`/`$not`, `$toHashedIndexKey`. An unknown
 //! operator is refused as the server refuses it (168 InvalidPipelineOperator).
 //!
@@ -14,37 +14,10 @@ use bson::{Bson, Document};
 
 use crate::cluster::MongoError;
 use crate::serve::query::compare;
-use crate::serve::reply::type_name;
+use crate::serve::query::expr_arrays::{arity, located, nullish};
 
 /// The variables an expression sees besides `$$ROOT`/`$$CURRENT` (a `$lookup`'s `let`).
 pub type Vars = [(String, Bson)];
-
-fn located(code: i32, code_name: &'static str, message: String) -> MongoError {
-    MongoError {
-        code,
-        code_name,
-        message,
-    }
-}
-
-/// `expression.cpp` (`ExpressionNary::validateArguments`): a fixed number of arguments.
-fn arity<'a>(op: &str, arg: &'a Bson, n: usize) -> Result<Vec<&'a Bson>, MongoError> {
-    let args: Vec<&Bson> = match arg {
-        Bson::Array(items) => items.iter().collect(),
-        other => vec![other],
-    };
-    if args.len() != n {
-        return Err(located(
-            16020,
-            "Location16020",
-            format!(
-                "Expression {op} takes exactly {n} arguments. {} were passed in.",
-                args.len()
-            ),
-        ));
-    }
-    Ok(args)
-}
 
 /// Evaluates `expr` against `doc` (no variables besides `$$ROOT`).
 pub fn eval(doc: &Document, expr: &Bson) -> Result<Option<Bson>, MongoError> {
@@ -158,10 +131,6 @@ pub fn truthy(v: Option<&Bson>) -> bool {
     }
 }
 
-fn nullish(v: &Option<Bson>) -> bool {
-    matches!(v, None | Some(Bson::Null | Bson::Undefined))
-}
-
 fn operator(doc: &Document, op: &str, arg: &Bson, vars: &Vars) -> Result<Option<Bson>, MongoError> {
     let ev = |e: &Bson| eval_with(doc, e, vars);
     let each = |arg: &Bson| -> Result<Vec<Option<Bson>>, MongoError> {
@@ -182,7 +151,7 @@ fn operator(doc: &Document, op: &str, arg: &Bson, vars: &Vars) -> Result<Option<
         }
         "$ifNull" => if_null(&each(arg)?)?,
         "$cond" => return cond(doc, arg, vars),
-        "$concat" => concat(each(arg)?)?,
+        "$concat" => crate::serve::query::expr_arrays::concat(each(arg)?)?,
         "$add" => crate::serve::query::arith::add_all(each(arg)?)?,
         "$multiply" => crate::serve::query::arith::multiply_all(each(arg)?)?,
         "$subtract" => {
@@ -193,75 +162,9 @@ fn operator(doc: &Document, op: &str, arg: &Bson, vars: &Vars) -> Result<Option<
             let a = arity(op, arg, 2)?;
             crate::serve::query::arith::divide(ev(a[0])?, ev(a[1])?)?
         }
-        "$size" => {
-            let a = arity(op, arg, 1)?;
-            match ev(a[0])? {
-                Some(Bson::Array(items)) => Some(crate::serve::reply::number(items.len() as u64)),
-                other => {
-                    return Err(located(
-                        17124,
-                        "Location17124",
-                        format!(
-                            "The argument to $size must be an array. Type of argument was: {}",
-                            other.as_ref().map_or("missing", type_name)
-                        ),
-                    ));
-                }
-            }
-        }
-        "$arrayElemAt" => {
-            let a = arity(op, arg, 2)?;
-            array_elem_at(ev(a[0])?, ev(a[1])?)?
-        }
-        "$in" => {
-            let a = arity(op, arg, 2)?;
-            let needle = ev(a[0])?;
-            match ev(a[1])? {
-                Some(Bson::Array(items)) => Some(Bson::Boolean(items.iter().any(|i| {
-                    needle
-                        .as_ref()
-                        .is_some_and(|n| compare(n, i) == Ordering::Equal)
-                }))),
-                other => {
-                    return Err(located(
-                        40081,
-                        "Location40081",
-                        format!(
-                            "$in requires an array as a second argument, found: {}",
-                            other.as_ref().map_or("missing", type_name)
-                        ),
-                    ));
-                }
-            }
-        }
-        "$toLower" | "$toUpper" => {
-            let a = arity(op, arg, 1)?;
-            let s = match ev(a[0])? {
-                None | Some(Bson::Null) => String::new(),
-                Some(Bson::String(s)) => s,
-                Some(Bson::Int32(n)) => n.to_string(),
-                Some(Bson::Int64(n)) => n.to_string(),
-                Some(Bson::Double(d)) => d.to_string(),
-                Some(other) => {
-                    return Err(located(
-                        16007,
-                        "Location16007",
-                        format!(
-                            "can't convert from BSON type {} to String",
-                            type_name(&other)
-                        ),
-                    ));
-                }
-            };
-            Some(Bson::String(if op == "$toLower" {
-                s.to_lowercase()
-            } else {
-                s.to_uppercase()
-            }))
-        }
         "$eq" | "$ne" | "$gt" | "$gte" | "$lt" | "$lte" | "$cmp" => {
             let a = arity(op, arg, 2)?;
-            let o = compare_values(&ev(a[0])?, &ev(a[1])?);
+            let o = compare_values(ev(a[0])?.as_ref(), ev(a[1])?.as_ref());
             Some(match op {
                 "$eq" => Bson::Boolean(o.is_eq()),
                 "$ne" => Bson::Boolean(o.is_ne()),
@@ -296,13 +199,7 @@ fn operator(doc: &Document, op: &str, arg: &Bson, vars: &Vars) -> Result<Option<
             let a = arity(op, arg, 1)?;
             Some(Bson::Boolean(!truthy(ev(a[0])?.as_ref())))
         }
-        _ => {
-            return Err(located(
-                168,
-                "InvalidPipelineOperator",
-                format!("Unrecognized expression '{op}'"),
-            ));
-        }
+        _ => return crate::serve::query::expr_arrays::arrays_and_strings(op, arg, &ev),
     })
 }
 
@@ -315,7 +212,7 @@ fn arg_list(arg: &Bson) -> Vec<&Bson> {
 
 /// Values in the expression language's order: a missing value sorts before null (so
 /// `{$eq: ["$missing", null]}` is false, as in `Value::compare`).
-fn compare_values(a: &Option<Bson>, b: &Option<Bson>) -> Ordering {
+fn compare_values(a: Option<&Bson>, b: Option<&Bson>) -> Ordering {
     match (a, b) {
         (None, None) => Ordering::Equal,
         (None, Some(_)) => Ordering::Less,
@@ -336,7 +233,7 @@ fn if_null(args: &[Option<Bson>]) -> Result<Option<Bson>, MongoError> {
     }
     let last = args.len() - 1;
     for (i, a) in args.iter().enumerate() {
-        if i == last || !nullish(a) {
+        if i == last || !nullish(a.as_ref()) {
             return Ok(a.clone());
         }
     }
@@ -376,62 +273,6 @@ fn cond(doc: &Document, arg: &Bson, vars: &Vars) -> Result<Option<Bson>, MongoEr
     } else {
         eval_with(doc, e, vars)
     }
-}
-
-/// `$concat` (`ExpressionConcat`): strings only; null or missing gives null.
-fn concat(args: Vec<Option<Bson>>) -> Result<Option<Bson>, MongoError> {
-    let mut out = String::new();
-    for a in args {
-        match a {
-            None | Some(Bson::Null | Bson::Undefined) => return Ok(Some(Bson::Null)),
-            Some(Bson::String(s)) => out.push_str(&s),
-            Some(other) => {
-                return Err(located(
-                    16702,
-                    "Location16702",
-                    format!("$concat only supports strings, not {}", type_name(&other)),
-                ));
-            }
-        }
-    }
-    Ok(Some(Bson::String(out)))
-}
-
-/// `$arrayElemAt` (`ExpressionArrayElemAt`): a negative index counts from the end; out of range
-/// is missing.
-fn array_elem_at(array: Option<Bson>, index: Option<Bson>) -> Result<Option<Bson>, MongoError> {
-    if nullish(&array) || nullish(&index) {
-        return Ok(Some(Bson::Null));
-    }
-    let Some(Bson::Array(items)) = array else {
-        return Err(located(
-            28689,
-            "Location28689",
-            format!(
-                "$arrayElemAt's first argument must be an array, but is {}",
-                array.as_ref().map_or("missing", type_name)
-            ),
-        ));
-    };
-    let i = match index {
-        Some(Bson::Int32(n)) => i64::from(n),
-        Some(Bson::Int64(n)) => n,
-        Some(Bson::Double(d)) if d.fract() == 0.0 => d as i64,
-        other => {
-            return Err(located(
-                28690,
-                "Location28690",
-                format!(
-                    "$arrayElemAt's second argument must be a numeric value, but is {}",
-                    other.as_ref().map_or("missing", type_name)
-                ),
-            ));
-        }
-    };
-    let at = if i < 0 { items.len() as i64 + i } else { i };
-    Ok(usize::try_from(at)
-        .ok()
-        .and_then(|at| items.get(at).cloned()))
 }
 
 #[cfg(test)]

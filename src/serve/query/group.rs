@@ -186,17 +186,16 @@ pub fn group(spec: &Document, docs: &[Document]) -> Result<Vec<Document>, MongoE
         crate::serve::query::deadline::check_every(i)?;
         let id = eval(d, id_expr)?.unwrap_or(Bson::Null);
         let key = from_bson(&id);
-        let at = match index.get(&key) {
-            Some(at) => *at,
-            None => {
-                let accs = fields
-                    .iter()
-                    .filter_map(|(_, op, _)| Acc::new(op))
-                    .collect();
-                groups.push((id, accs));
-                index.insert(key, groups.len() - 1);
-                groups.len() - 1
-            }
+        let at = if let Some(at) = index.get(&key) {
+            *at
+        } else {
+            let accs = fields
+                .iter()
+                .filter_map(|(_, op, _)| Acc::new(op))
+                .collect();
+            groups.push((id, accs));
+            index.insert(key, groups.len() - 1);
+            groups.len() - 1
         };
         for ((_, _, arg), acc) in fields.iter().zip(groups[at].1.iter_mut()) {
             acc.process(eval(d, arg)?);

@@ -14,6 +14,7 @@ pub mod array_paths;
 pub mod chunk_filter;
 pub mod deadline;
 pub mod expr;
+pub mod expr_arrays;
 pub mod group;
 pub mod in_sets;
 pub mod limits;

@@ -62,14 +62,14 @@ pub fn apply(stage: &Document, mut docs: Vec<Document>) -> Result<Vec<Document>,
                 vec![doc! { field: docs.len() as i32 }]
             }
         }),
-        ("$project", Bson::Document(p)) => stages::project(p, docs),
+        ("$project", Bson::Document(p)) => stages::project(p, &docs),
         ("$group", Bson::Document(g)) => crate::serve::query::group::group(g, &docs),
         ("$sample", spec) => crate::serve::query::sample::sample(spec, docs),
         ("$unwind", spec) => stages::unwind(spec, docs),
         ("$addFields" | "$set", spec) => stages::add_fields(name, spec, docs),
-        ("$unset", spec) => stages::unset(spec, docs),
-        ("$replaceRoot" | "$replaceWith", spec) => stages::replace_root(name, spec, docs),
-        ("$facet", spec) => facet(spec, docs, &mut |s, d| apply(s, d)),
+        ("$unset", spec) => stages::unset(spec, &docs),
+        ("$replaceRoot" | "$replaceWith", spec) => stages::replace_root(name, spec, &docs),
+        ("$facet", spec) => facet(spec, &docs, &mut |s, d| apply(s, d)),
         (other, _) if other.starts_with('$') => Err(unknown_stage(other)),
         (other, _) => Err(unknown_stage(other)),
     }
@@ -137,12 +137,16 @@ const NOT_IN_FACET: &[&str] = &[
     "$documents",
 ];
 
+/// Runs one stage of a sub-pipeline over documents.
+pub type StageRunner<'a> =
+    dyn FnMut(&Document, Vec<Document>) -> Result<Vec<Document>, MongoError> + 'a;
+
 /// `$facet`: each named sub-pipeline over the same input documents, one output document of
 /// arrays (`document_source_facet.cpp`); `run` runs one stage.
 pub fn facet(
     spec: &Bson,
-    docs: Vec<Document>,
-    run: &mut dyn FnMut(&Document, Vec<Document>) -> Result<Vec<Document>, MongoError>,
+    docs: &[Document],
+    run: &mut StageRunner<'_>,
 ) -> Result<Vec<Document>, MongoError> {
     let spec = match spec {
         Bson::Document(d) if !d.is_empty() => d,
@@ -197,7 +201,7 @@ pub fn facet(
     }
     let mut out = Document::new();
     for (name, stages) in pipelines {
-        let mut d = docs.clone();
+        let mut d = docs.to_vec();
         for s in stages {
             d = run(s, d)?;
         }

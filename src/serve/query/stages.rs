@@ -71,7 +71,7 @@ fn nested(spec: &Document) -> Document {
 
 /// `$project`: inclusion or exclusion alone go through the find projection; computed fields
 /// (with inclusions) are built from the whole document.
-pub fn project(spec: &Document, docs: Vec<Document>) -> Result<Vec<Document>, MongoError> {
+pub fn project(spec: &Document, docs: &[Document]) -> Result<Vec<Document>, MongoError> {
     if spec.is_empty() {
         return Err(located(
             51272,
@@ -209,7 +209,7 @@ pub fn add_fields(
 }
 
 /// `$unset`: a field name or a list of them, removed as an exclusion projection removes them.
-pub fn unset(spec: &Bson, docs: Vec<Document>) -> Result<Vec<Document>, MongoError> {
+pub fn unset(spec: &Bson, docs: &[Document]) -> Result<Vec<Document>, MongoError> {
     let names: Vec<&Bson> = match spec {
         Bson::Array(items) => items.iter().collect(),
         other => vec![other],
@@ -234,7 +234,7 @@ pub fn unset(spec: &Bson, docs: Vec<Document>) -> Result<Vec<Document>, MongoErr
 pub fn replace_root(
     stage: &str,
     spec: &Bson,
-    docs: Vec<Document>,
+    docs: &[Document],
 ) -> Result<Vec<Document>, MongoError> {
     let expr = if stage == "$replaceRoot" {
         match spec {
@@ -398,7 +398,7 @@ pub fn unwind(spec: &Bson, docs: Vec<Document>) -> Result<Vec<Document>, MongoEr
                     out.push(next);
                 }
             }
-            Some(Bson::Array(_)) | None | Some(Bson::Null) if u.preserve => {
+            Some(Bson::Array(_) | Bson::Null) | None if u.preserve => {
                 let mut next = d;
                 if matches!(get_path(&next, &u.path), Some(Bson::Array(_))) {
                     remove_path(&mut next, &u.path);
@@ -408,7 +408,7 @@ pub fn unwind(spec: &Bson, docs: Vec<Document>) -> Result<Vec<Document>, MongoEr
                 }
                 out.push(next);
             }
-            Some(Bson::Array(_)) | None | Some(Bson::Null) => {}
+            Some(Bson::Array(_) | Bson::Null) | None => {}
             Some(_) => {
                 let mut next = d;
                 if let Some(ix) = &u.index {
@@ -460,7 +460,7 @@ mod tests {
         let d = doc! { "_id": 1, "a": 2, "b": { "c": 3, "d": 4 }, "e": 5 };
         let out = project(
             &doc! { "b.c": 1, "twice": { "$multiply": ["$a", 2] }, "a": 1 },
-            vec![d],
+            &[d],
         )
         .unwrap();
         assert_eq!(

@@ -39,7 +39,7 @@ pub fn run(
     match stage.iter().next() {
         Some((name, spec)) if name == "$lookup" => lookup(state, db, spec, docs),
         Some((name, spec)) if name == "$facet" => {
-            facet(spec, docs, &mut |s, d| run(state, db, s, d))
+            facet(spec, &docs, &mut |s, d| run(state, db, s, d))
         }
         _ => apply(stage, docs),
     }
@@ -64,7 +64,7 @@ fn string_arg(name: &str, v: &Bson) -> Result<String, MongoError> {
     }
 }
 
-fn parse<'a>(v: ServerVersion, spec: &'a Bson) -> Result<Spec<'a>, MongoError> {
+fn parse(v: ServerVersion, spec: &Bson) -> Result<Spec<'_>, MongoError> {
     let Bson::Document(d) = spec else {
         return Err(MongoError {
             code: 40319,

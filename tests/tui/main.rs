@@ -13,6 +13,7 @@ mod history;
 mod hot;
 mod lab;
 mod live_features;
+mod markers;
 mod navigation;
 mod osc;
 mod palette;

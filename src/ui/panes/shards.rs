@@ -1,10 +1,12 @@
-//! The shard list for the selected collection: one row per shard — glyph, name, zones, draining
+//! The shard list for the selected collection: one row per shard — glyph, the row cursor `▶` while
+//! the pane has the focus (`●` on the shard lit in the key space), name, zones in their colours, draining
 //! badge, a chunk-count bar and a data-size bar (the balancer evens chunks before 6.0 and data
 //! from 6.0, so both matter), and the shard's share of recent writes (the last 60 s; a live
 //! `--heat size` shows each shard's share of the growth instead, headed `growth`). A shard is bold
 //! and marked `◀ HOT` only when `cluster::hotspot`'s rule says so; on a live cluster the marker
 //! names its evidence (`◀ HOT (change stream)`, `(sampled)`, `(growth)`). The
-//! title says the order and the filter; on a long list the hot shard and the draining ones stay in
+//! title says the order and the filter, the sorted column's heading its arrow (`data ▼`; a narrow
+//! pane shows the bar sorted on); on a long list the hot shard and the draining ones stay in
 //! sight (`shard_order`).
 
 use ratatui::Frame;
@@ -333,11 +335,7 @@ fn row(
         ),
     ];
     if cols.zones > 0 {
-        let zones = fit(&s.zones.join(","), cols.zones);
-        spans.push(Span::styled(
-            format!("{zones:<w$} ", w = cols.zones),
-            theme.zone(0),
-        ));
+        spans.extend(zone_spans(&s.zones, cols.zones, app, theme));
     }
     if cols.drain > 0 {
         let w = cols.drain;
@@ -401,6 +399,37 @@ fn row(
         spans.push(Span::styled(format!(" ◀ HOT{evidence}"), theme.hot()));
     }
     Line::from(spans)
+}
+
+/// A shard's zones, each name in its zone's colour (the key space's bands and legend use the
+/// same), cut to `width` as one text, then padded.
+fn zone_spans(zones: &[String], width: usize, app: &App, theme: Theme) -> Vec<Span<'static>> {
+    let names = (app.view.as_ref())
+        .and_then(|v| v.collection.as_ref())
+        .map_or(&[][..], |c| c.zone_names.as_slice());
+    let text = fit(&zones.join(","), width);
+    let mut spans = Vec::new();
+    let mut rest = text.as_str();
+    for (k, zone) in zones.iter().enumerate() {
+        let sep = usize::from(k > 0);
+        if rest.is_empty() {
+            break;
+        }
+        let take = rest
+            .char_indices()
+            .nth(sep + zone.chars().count())
+            .map_or(rest.len(), |(i, _)| i);
+        let (piece, after) = rest.split_at(take);
+        let style = names
+            .iter()
+            .position(|n| n == zone)
+            .map_or(theme.dim(), |z| theme.zone(z));
+        spans.push(Span::styled(piece.to_string(), style));
+        rest = after;
+    }
+    let used = text.chars().count();
+    spans.push(Span::raw(" ".repeat(width.saturating_sub(used) + 1)));
+    spans
 }
 
 /// The collection's `balancing:` settings and the shards missing from `config.shards`.

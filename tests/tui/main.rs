@@ -5,6 +5,7 @@
 
 #[path = "../common/mod.rs"]
 mod common;
+mod cuts;
 mod detail;
 mod events;
 mod heatmap;

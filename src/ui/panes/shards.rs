@@ -52,7 +52,7 @@ fn columns(v: &ClusterView, width: usize) -> Columns {
             .unwrap_or_else(|| ids.iter().map(|s| fit(s, room)).collect());
         (room, cut)
     };
-    let zones = v
+    let mut zones = v
         .shards
         .iter()
         .map(|s| s.zones.join(",").len())
@@ -67,14 +67,27 @@ fn columns(v: &ClusterView, width: usize) -> Columns {
     } else {
         0
     };
-    let fixed = 2 + id + 1 + if zones > 0 { zones + 1 } else { 0 } + drain;
-    let writes_bar = if width >= 90 { 8 } else { 4 };
+    let mut fixed = 2 + id + 1 + if zones > 0 { zones + 1 } else { 0 } + drain;
+    let mut writes_bar = if width >= 90 { 8 } else { 4 };
     // The share, its percentage and ` ◀ HOT`, with a live source's evidence when a shard is.
     let named = if v.shards.iter().any(|s| s.hot) {
         evidence(v).chars().count()
     } else {
         0
     };
+    // The narrowest bar with its number (data: 12 columns) before ` ◀ HOT` is cut: the writes
+    // bar gives up its columns first.
+    let need = fixed + writes_bar + 11 + named + 12;
+    if width < need {
+        writes_bar = writes_bar.saturating_sub(need - width).max(1);
+    }
+    // Then the zones column, a label, down to 5 columns.
+    let need = fixed + writes_bar + 11 + named + 12;
+    if width < need && zones > 5 {
+        let cut = (need - width).min(zones - 5);
+        zones -= cut;
+        fixed -= cut;
+    }
     let writes = writes_bar + 5 + 6 + named;
     let left = width.saturating_sub(fixed + writes);
     let both = left >= 30;
@@ -130,15 +143,27 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: Theme, focused: b
         others.push(Line::from(Span::styled(note, theme.dim())));
     }
     others.extend(notes(v, width, theme));
+    let order = shard_order::order(&v.shards, app.shard_sort, &app.shard_filter);
+    // The orphans' note wrapped whole when the rows the shards leave hold it, else its numbers
+    // alone: never cut mid-word.
     if let Some(note) = orphans_note(v) {
-        let note = crate::units::cut_at_words(&note, width);
-        others.push(Line::from(Span::styled(note, theme.dim())));
+        let free = rows.saturating_sub(others.len() + order.len()).max(1);
+        let wrapped = crate::units::wrap_words(&note, width, usize::MAX);
+        let lines = if wrapped.len() <= free {
+            wrapped
+        } else {
+            vec![orphans_short(v, width)]
+        };
+        others.extend(
+            lines
+                .into_iter()
+                .map(|l| Line::from(Span::styled(l, theme.dim()))),
+        );
     }
     // The one-line notes take their rows first (all but one); the shard rows the rest, the last
     // one saying how many are not shown when they do not all fit.
     let note_rows = others.len().min(rows.saturating_sub(1));
     let shard_rows = rows - note_rows;
-    let order = shard_order::order(&v.shards, app.shard_sort, &app.shard_filter);
     let keep: Vec<usize> = hot
         .into_iter()
         .chain((0..v.shards.len()).filter(|&i| v.shards[i].draining))
@@ -450,6 +475,42 @@ fn notes(v: &ClusterView, width: usize, theme: Theme) -> Vec<Line<'static>> {
         out.push(Line::from(Span::styled(fit(&note, width), theme.error())));
     }
     out
+}
+
+/// The orphans' numbers alone, as many shards' as `width` holds whole and `+N` for the rest:
+/// `orphaned: shard0003 4.2 MiB (22086 docs) · +1`.
+fn orphans_short(v: &ClusterView, width: usize) -> String {
+    let parts: Vec<String> = v
+        .shards
+        .iter()
+        .filter(|s| s.orphaned_docs > 0)
+        .map(|s| {
+            format!(
+                "{} {} ({} docs)",
+                s.id,
+                human_bytes(s.orphaned_bytes),
+                s.orphaned_docs
+            )
+        })
+        .collect();
+    let mut text = "orphaned:".to_string();
+    for (i, part) in parts.iter().enumerate() {
+        let sep = if i == 0 { " " } else { " · " };
+        let rest = parts.len() - i - 1;
+        let tail = if rest > 0 {
+            5 + rest.to_string().len()
+        } else {
+            0
+        };
+        if text.chars().count() + sep.chars().count() + part.chars().count() + tail > width && i > 0
+        {
+            text.push_str(&format!(" · +{}", parts.len() - i));
+            return text;
+        }
+        text.push_str(sep);
+        text.push_str(part);
+    }
+    text
 }
 
 /// `orphaned: shard0000 769.1 KiB (3938 docs) · … — until the range deleter runs` when

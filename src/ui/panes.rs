@@ -27,6 +27,7 @@ pub mod keyspace;
 pub mod keyspace_marks;
 pub mod lab;
 pub mod shards;
+pub mod shards_notes;
 pub mod whatif;
 
 use ratatui::Frame;

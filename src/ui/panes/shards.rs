@@ -15,6 +15,7 @@ use ratatui::style::Modifier;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
+use super::shards_notes::all_notes;
 use super::{fit, pane_block};
 use crate::ui::app::{App, Metric};
 use crate::ui::shard_order::{self, ShardSort};
@@ -138,28 +139,8 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: Theme, focused: b
     let mut lines = vec![heading(&cols, metric, signal(v), app.shard_sort, theme)];
     let rows = usize::from(inner.height).saturating_sub(1);
     let width = usize::from(inner.width);
-    let mut others: Vec<Line> = Vec::new();
-    if let Some(note) = quiet_note(v, app) {
-        others.push(Line::from(Span::styled(note, theme.dim())));
-    }
-    others.extend(notes(v, width, theme));
     let order = shard_order::order(&v.shards, app.shard_sort, &app.shard_filter);
-    // The orphans' note wrapped whole when the rows the shards leave hold it, else its numbers
-    // alone: never cut mid-word.
-    if let Some(note) = orphans_note(v) {
-        let free = rows.saturating_sub(others.len() + order.len()).max(1);
-        let wrapped = crate::units::wrap_words(&note, width, usize::MAX);
-        let lines = if wrapped.len() <= free {
-            wrapped
-        } else {
-            vec![orphans_short(v, width)]
-        };
-        others.extend(
-            lines
-                .into_iter()
-                .map(|l| Line::from(Span::styled(l, theme.dim()))),
-        );
-    }
+    let others = all_notes(v, app, (width, rows.saturating_sub(order.len())), theme);
     // The one-line notes take their rows first (all but one); the shard rows the rest, the last
     // one saying how many are not shown when they do not all fit.
     let note_rows = others.len().min(rows.saturating_sub(1));
@@ -225,7 +206,7 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: Theme, focused: b
 
 /// What the share column counts: `growth` for a live `--heat size` (each shard's share of the
 /// growth between polls: a migration's recipient grows with no insert), else `writes`.
-fn signal(v: &ClusterView) -> &'static str {
+pub(super) fn signal(v: &ClusterView) -> &'static str {
     if v.heat == Some("size") {
         "growth"
     } else {
@@ -245,26 +226,6 @@ fn evidence(v: &ClusterView) -> &'static str {
     }
 }
 
-/// `no writes in the last 60 s` when the source counts writes and none arrived in the window;
-/// `writes unknown since the disconnection at …` when a live source's polls fail (the last
-/// poll's shares are not current: see `ClusterView::disconnected`).
-fn quiet_note(v: &ClusterView, app: &App) -> Option<String> {
-    if let Some(since) = v.disconnected_since {
-        return Some(format!(
-            "{} unknown since the disconnection at {} UTC",
-            signal(v),
-            super::time_text(since, false)
-        ));
-    }
-    let c = v.collection.as_ref()?;
-    let counts = matches!(v.heat, None | Some("changestream" | "sampled"));
-    let secs = crate::view::RECENT_SECS;
-    (app.heat && counts && c.recent_writes == 0).then(|| match v.heat {
-        Some("sampled") => format!("no sampled queries in the last {secs} s"),
-        _ => format!("no writes in the last {secs} s"),
-    })
-}
-
 /// The bar drawn first (the only one on a narrow pane): the one the list is sorted by when it is
 /// sorted by data or chunks, so the order is always shown; else the one `m` chose.
 fn shown_metric(app: &App, cols: &Columns) -> Metric {
@@ -276,6 +237,7 @@ fn shown_metric(app: &App, cols: &Columns) -> Metric {
 }
 
 /// How one row is drawn: the hot shard's, the cursor's, the lit one's; the bar shown first.
+#[derive(Clone, Copy)]
 struct Look {
     hot: bool,
     cursor: bool,
@@ -455,85 +417,4 @@ fn zone_spans(zones: &[String], width: usize, app: &App, theme: Theme) -> Vec<Sp
     let used = text.chars().count();
     spans.push(Span::raw(" ".repeat(width.saturating_sub(used) + 1)));
     spans
-}
-
-/// The collection's `balancing:` settings and the shards missing from `config.shards`.
-fn notes(v: &ClusterView, width: usize, theme: Theme) -> Vec<Line<'static>> {
-    let mut out = Vec::new();
-    if let Some(c) = v.collection.as_ref().filter(|c| !c.balancing.is_empty()) {
-        let note = format!("balancing: {}", c.balancing.join(" · "));
-        out.push(Line::from(Span::styled(fit(&note, width), theme.warn())));
-    }
-    let ghosts: Vec<&str> = v
-        .shards
-        .iter()
-        .filter(|s| s.unlisted)
-        .map(|s| s.id.as_str())
-        .collect();
-    if !ghosts.is_empty() {
-        let note = format!("GHOST: not in config.shards: {}", ghosts.join(", "));
-        out.push(Line::from(Span::styled(fit(&note, width), theme.error())));
-    }
-    out
-}
-
-/// The orphans' numbers alone, as many shards' as `width` holds whole and `+N` for the rest:
-/// `orphaned: shard0003 4.2 MiB (22086 docs) · +1`.
-fn orphans_short(v: &ClusterView, width: usize) -> String {
-    let parts: Vec<String> = v
-        .shards
-        .iter()
-        .filter(|s| s.orphaned_docs > 0)
-        .map(|s| {
-            format!(
-                "{} {} ({} docs)",
-                s.id,
-                human_bytes(s.orphaned_bytes),
-                s.orphaned_docs
-            )
-        })
-        .collect();
-    let mut text = "orphaned:".to_string();
-    for (i, part) in parts.iter().enumerate() {
-        let sep = if i == 0 { " " } else { " · " };
-        let rest = parts.len() - i - 1;
-        let tail = if rest > 0 {
-            5 + rest.to_string().len()
-        } else {
-            0
-        };
-        if text.chars().count() + sep.chars().count() + part.chars().count() + tail > width && i > 0
-        {
-            text.push_str(&format!(" · +{}", parts.len() - i));
-            return text;
-        }
-        text.push_str(sep);
-        text.push_str(part);
-    }
-    text
-}
-
-/// `orphaned: shard0000 769.1 KiB (3938 docs) · … — until the range deleter runs` when
-/// migrations left documents on donors: the numbers first, so a cut to the pane's width drops the
-/// explanation, never a number.
-fn orphans_note(v: &crate::view::ClusterView) -> Option<String> {
-    let parts: Vec<String> = v
-        .shards
-        .iter()
-        .filter(|s| s.orphaned_docs > 0)
-        .map(|s| {
-            format!(
-                "{} {} ({} docs)",
-                s.id,
-                human_bytes(s.orphaned_bytes),
-                s.orphaned_docs
-            )
-        })
-        .collect();
-    (!parts.is_empty()).then(|| {
-        format!(
-            "orphaned: {} — until the range deleter runs",
-            parts.join(" · ")
-        )
-    })
 }

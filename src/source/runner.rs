@@ -174,7 +174,9 @@ impl<T: Timeline> Runner<T> {
             } else {
                 "trace"
             };
-            self.notice = Some(format!("end of the {what} — paused ([ or , to go back)"));
+            self.notice = Some(format!(
+                "end of the {what} — paused (Space restarts, [ or , go back)"
+            ));
         }
         // Advance in slices and stop when the work budget is spent: under load virtual time
         // slows down, and commands and views keep flowing.
@@ -193,6 +195,26 @@ impl<T: Timeline> Runner<T> {
                 break;
             }
         }
+        Ok(())
+    }
+
+    /// Whether the clock stands at the end of a scenario or trace (where playing stops).
+    fn at_the_end(&self) -> bool {
+        (self.timeline.stop_at_ms()).is_some_and(|stop| self.timeline.now_ms() >= stop)
+    }
+
+    /// Play (`Space`) at the end: back to the start and playing, and the footer says so (it did
+    /// nothing before: playing stopped at once).
+    fn restart(&mut self) -> color_eyre::Result<()> {
+        let now = self.timeline.now_ms();
+        self.jump(-i64::try_from(now).unwrap_or(i64::MAX))?;
+        self.paused = false;
+        let what = if self.timeline.label().starts_with("sim:") {
+            "scenario"
+        } else {
+            "trace"
+        };
+        self.notice = Some(format!("end of the {what} — restarted from the start"));
         Ok(())
     }
 
@@ -253,6 +275,7 @@ impl<T: Timeline> Runner<T> {
 
     fn control(&mut self, c: SourceControl) -> color_eyre::Result<()> {
         match c {
+            SourceControl::SetPaused(false) if self.at_the_end() => self.restart()?,
             SourceControl::SetPaused(p) => self.paused = p,
             SourceControl::SetSpeed(s) => self.speed = s.clamp(MIN_SPEED, MAX_SPEED),
             SourceControl::Step(d) => {

@@ -102,7 +102,7 @@ pub fn ansi(buffer: &Buffer, line_end: &str) -> String {
 }
 
 /// xterm's colours for the named ones, on a dark background.
-fn rgb(c: Color, default: (u8, u8, u8)) -> (u8, u8, u8) {
+pub fn rgb(c: Color, default: (u8, u8, u8)) -> (u8, u8, u8) {
     match c {
         Color::Reset => default,
         Color::Black => (0, 0, 0),
@@ -163,8 +163,8 @@ fn indexed(i: u8) -> (u8, u8, u8) {
 /// The page an SVG or PNG is drawn on: the default colours of a terminal of that background.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Page {
-    fg: (u8, u8, u8),
-    bg: (u8, u8, u8),
+    pub fg: (u8, u8, u8),
+    pub bg: (u8, u8, u8),
 }
 
 impl Page {

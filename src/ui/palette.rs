@@ -1,7 +1,9 @@
 //! The colours of a theme, by meaning, and the built-in themes: `dark` (the default), `light`
-//! (for light terminal backgrounds), `high-contrast` and `okabe-ito` (every cue from Okabe and
-//! Ito's colour-blind-safe palette, <https://jfly.uni-koeln.de/color/>). A custom theme starts
-//! from one of these and changes some colours by name ([`Palette::set`]).
+//! (for light terminal backgrounds), `high-contrast` and `okabe-ito` (every cue but the zone bands
+//! from Okabe and Ito's colour-blind-safe palette, <https://jfly.uni-koeln.de/color/>). Zone bands
+//! have colours of their own, apart from every shard colour; every shard colour is at least 3:1
+//! against its theme's page (tested). A custom theme starts from one of these and changes some
+//! colours by name ([`Palette::set`]).
 
 use std::str::FromStr;
 
@@ -19,11 +21,13 @@ const OKABE_ITO: [Color; 8] = [
     Color::Rgb(160, 160, 160),
 ];
 
-const OKABE_ITO_ZONES: [Color; 4] = [
-    Color::Rgb(0, 114, 178),
-    Color::Rgb(213, 94, 0),
-    Color::Rgb(0, 158, 115),
-    Color::Rgb(204, 121, 167),
+/// Zone bands on a dark background: white and pastels, apart from every shard colour (a band
+/// must not read as a shard's).
+const PASTEL_ZONES: [Color; 4] = [
+    Color::Rgb(255, 255, 255),
+    Color::Rgb(190, 170, 255),
+    Color::Rgb(150, 230, 230),
+    Color::Rgb(255, 200, 150),
 ];
 
 /// The colours a theme gives each meaning.
@@ -72,7 +76,7 @@ pub const COLOR_NAMES: &[&str] = &[
 impl Palette {
     pub const DARK: Self = Self {
         shards: OKABE_ITO,
-        zones: OKABE_ITO_ZONES,
+        zones: PASTEL_ZONES,
         on_shard: Color::Black,
         hot: Color::Red,
         jumbo: Color::Magenta,
@@ -88,20 +92,26 @@ impl Palette {
         light: false,
     };
 
-    /// Darker colours that read on a light background.
+    /// Darker colours that read on a light background: Okabe–Ito's hues darkened until each
+    /// shard's name is at least 3:1 against the page (and white on its strip cell the same).
     pub const LIGHT: Self = Self {
-        shards: {
-            let mut s = OKABE_ITO;
-            s[7] = Color::Rgb(120, 120, 120);
-            s
-        },
-        zones: [
-            Color::Rgb(0, 90, 150),
-            Color::Rgb(170, 70, 0),
-            Color::Rgb(0, 120, 85),
-            Color::Rgb(160, 70, 120),
+        shards: [
+            Color::Rgb(175, 105, 0),
+            Color::Rgb(0, 110, 170),
+            Color::Rgb(0, 125, 90),
+            Color::Rgb(115, 115, 0),
+            Color::Rgb(40, 40, 160),
+            Color::Rgb(200, 50, 0),
+            Color::Rgb(160, 60, 120),
+            Color::Rgb(100, 100, 100),
         ],
-        on_shard: Color::Black,
+        zones: [
+            Color::Rgb(30, 30, 30),
+            Color::Rgb(120, 50, 210),
+            Color::Rgb(150, 0, 40),
+            Color::Rgb(95, 60, 20),
+        ],
+        on_shard: Color::White,
         hot: Color::Rgb(190, 0, 0),
         jumbo: Color::Rgb(140, 0, 140),
         warn: Color::Rgb(170, 90, 0),
@@ -128,12 +138,7 @@ impl Palette {
             Color::LightBlue,
             Color::Gray,
         ],
-        zones: [
-            Color::LightCyan,
-            Color::LightYellow,
-            Color::LightGreen,
-            Color::LightMagenta,
-        ],
+        zones: [Color::Cyan, Color::Yellow, Color::Magenta, Color::DarkGray],
         on_shard: Color::Black,
         hot: Color::LightRed,
         jumbo: Color::LightMagenta,
@@ -152,7 +157,7 @@ impl Palette {
     /// Every cue from the Okabe–Ito palette: no red against green anywhere.
     pub const OKABE_ITO: Self = Self {
         shards: OKABE_ITO,
-        zones: OKABE_ITO_ZONES,
+        zones: PASTEL_ZONES,
         on_shard: Color::Black,
         hot: Color::Rgb(213, 94, 0),
         jumbo: Color::Rgb(204, 121, 167),
@@ -271,6 +276,71 @@ pub fn color(text: &str) -> Result<Color, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ui::export::{Page, rgb};
+
+    /// WCAG 2's relative luminance of an sRGB colour.
+    fn luminance((r, g, b): (u8, u8, u8)) -> f64 {
+        let lin = |c: u8| {
+            let c = f64::from(c) / 255.0;
+            if c <= 0.039_28 {
+                c / 12.92
+            } else {
+                ((c + 0.055) / 1.055).powf(2.4)
+            }
+        };
+        0.2126 * lin(r) + 0.7152 * lin(g) + 0.0722 * lin(b)
+    }
+
+    /// WCAG 2's contrast ratio of two colours (1 to 21).
+    fn contrast(a: (u8, u8, u8), b: (u8, u8, u8)) -> f64 {
+        let (x, y) = (luminance(a), luminance(b));
+        (x.max(y) + 0.05) / (x.min(y) + 0.05)
+    }
+
+    fn distance(a: (u8, u8, u8), b: (u8, u8, u8)) -> f64 {
+        let d = |p: u8, q: u8| (f64::from(p) - f64::from(q)).powi(2);
+        (d(a.0, b.0) + d(a.1, b.1) + d(a.2, b.2)).sqrt()
+    }
+
+    #[test]
+    fn every_shard_name_reads_on_its_theme_s_page_and_every_glyph_on_its_cell() {
+        for (name, p) in Palette::BUILT_IN {
+            let page = if p.light { Page::LIGHT } else { Page::DARK };
+            for &shard in &p.shards {
+                let c = rgb(shard, page.fg);
+                let ratio = contrast(c, page.bg);
+                assert!(
+                    ratio >= 3.0,
+                    "{name}: {shard:?} is {ratio:.2}:1 on its page"
+                );
+                let on = contrast(rgb(p.on_shard, page.fg), c);
+                assert!(on >= 3.0, "{name}: the glyph on {shard:?} is {on:.2}:1");
+            }
+        }
+        // The light theme's old sky blue on white was 2.2:1.
+        assert!(contrast((86, 180, 233), Page::LIGHT.bg) < 3.0);
+    }
+
+    #[test]
+    fn zone_bands_are_apart_from_every_shard_colour() {
+        for (name, p) in Palette::BUILT_IN {
+            let page = if p.light { Page::LIGHT } else { Page::DARK };
+            for &zone in &p.zones {
+                for &shard in &p.shards {
+                    let d = distance(rgb(zone, page.fg), rgb(shard, page.fg));
+                    assert!(
+                        d >= 60.0,
+                        "{name}: zone {zone:?} is near shard {shard:?} ({d:.0})"
+                    );
+                }
+                let ratio = contrast(rgb(zone, page.fg), page.bg);
+                assert!(
+                    ratio >= 3.0,
+                    "{name}: zone {zone:?} is {ratio:.2}:1 on its page"
+                );
+            }
+        }
+    }
 
     #[test]
     fn colours_are_set_by_name_and_checked() {

@@ -24,8 +24,10 @@ pub mod history;
 pub mod key_visualizer;
 pub mod key_visualizer_shards;
 pub mod keyspace;
+pub mod keyspace_marks;
 pub mod lab;
 pub mod shards;
+pub mod shards_notes;
 pub mod whatif;
 
 use ratatui::Frame;

@@ -73,6 +73,10 @@ fn a_fixture_trace_replays_and_pauses_at_its_end() {
     let screen = t.wait_for("end of the trace", Duration::from_secs(15));
     assert!(screen.contains("paused"), "{screen}");
     assert!(screen.contains("moved 5"), "{screen}");
+    assert!(screen.contains("Space restarts"), "{screen}");
+    // Space at the end plays it again from the start, and says so.
+    t.keys("Space");
+    t.wait_for("restarted from the start", Duration::from_secs(15));
     t.keys("[");
     t.keys("q");
     t.wait_for("EXIT=0", Duration::from_secs(20));

@@ -177,6 +177,8 @@ fn shard_rows(text: &str) -> Vec<(usize, String, u64, String)> {
         if inside && line.starts_with('╰') {
             break;
         }
+        // The row cursor's ▶ after the swatch reads as the space it takes.
+        let line = line.replacen('▶', " ", 1);
         let left = line
             .split("││")
             .next()

@@ -5,6 +5,7 @@
 
 #[path = "../common/mod.rs"]
 mod common;
+mod cuts;
 mod detail;
 mod events;
 mod heatmap;
@@ -13,6 +14,7 @@ mod history;
 mod hot;
 mod lab;
 mod live_features;
+mod markers;
 mod navigation;
 mod osc;
 mod palette;

@@ -108,6 +108,25 @@ fn keys(app: &App) -> Vec<(String, &'static str)> {
         .collect()
 }
 
+/// A what-if error too long for the footer: wrapped at words over the rows above it (at most
+/// four), never cut mid-word.
+fn error_above(frame: &mut Frame, footer: Rect, error: &str, theme: Theme) {
+    let width = usize::from(footer.width).saturating_sub(2).max(10);
+    let lines = crate::units::wrap_words(error, width, 4);
+    let rows = (lines.len() as u16).min(footer.y);
+    let area = Rect {
+        y: footer.y - rows,
+        height: rows,
+        ..footer
+    };
+    let text: Vec<Line> = lines
+        .into_iter()
+        .map(|l| Line::from(Span::styled(format!(" {l}"), theme.warn())))
+        .collect();
+    frame.render_widget(ratatui::widgets::Clear, area);
+    frame.render_widget(Paragraph::new(text), area);
+}
+
 pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: Theme) {
     let mut spans = Vec::new();
     let typed = match app.input {
@@ -134,7 +153,13 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: Theme) {
         }
         match (&app.whatif.error, app.input) {
             (Some(e), InputMode::WhatIf) => {
-                spans.push(Span::styled(format!("  {e}"), theme.warn()));
+                let used: usize = spans.iter().map(|s| s.content.chars().count()).sum();
+                if used + 2 + e.chars().count() <= usize::from(area.width) {
+                    spans.push(Span::styled(format!("  {e}"), theme.warn()));
+                } else {
+                    spans.push(Span::styled("  ↑ see above · Esc cancels", theme.dim()));
+                    error_above(frame, area, e, theme);
+                }
             }
             (None, InputMode::WhatIf) => spans.push(Span::styled(
                 "  Enter forks · Esc cancels · empty: no change",

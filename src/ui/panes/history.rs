@@ -4,7 +4,7 @@
 //! chart of the largest shards' data over the whole window.
 
 use ratatui::Frame;
-use ratatui::layout::{Constraint, Rect};
+use ratatui::layout::Rect;
 use ratatui::symbols::Marker;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Axis, Chart, Dataset, GraphType, Paragraph, Wrap};
@@ -71,15 +71,14 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: Theme) {
     let max_chunks = max_of(h.shards.iter().flat_map(|s| s.chunks.iter()));
     let scroll = app.history.scroll.min(h.shards.len().saturating_sub(1));
     lines.extend(h.shards.iter().skip(scroll).take(room).map(|s| {
-        let row = tail(s, spark, h.now_col);
+        let row = window(s, spark, h.now_col);
         shard_line(&row, name, (max_bytes, max_chunks), theme)
     }));
     let more = h.shards.len().saturating_sub(scroll + room);
-    let first_col = (h.now_col + 1).saturating_sub(spark);
-    let spark_from = h.from_ms + first_col as u64 * h.secs_per_col * 1000;
+    // The sparklines span the chart's window: from its first column to now.
     let times = super::times_of(app);
     lines.push(axis(
-        (spark_from + times.1, h.now_ms + times.1),
+        (h.from_ms + times.1, h.now_ms + times.1),
         usize::from(inner.width),
         more,
         times.0,
@@ -103,19 +102,39 @@ const MIN_CHART_ROWS: u16 = 8;
 /// The chart draws at most this many shards (the largest now).
 const CHART_SHARDS: usize = 8;
 
-/// The `n` columns of a shard's series up to the source's time.
-fn tail(s: &ShardHistory, n: usize, now_col: usize) -> ShardHistory {
-    let end = (now_col + 1).min(s.bytes.len());
-    let range = end.saturating_sub(n)..end;
+/// A shard's series over the chart's window — from its first column to the source's time, never
+/// past it — in at most `n` columns.
+fn window(s: &ShardHistory, n: usize, now_col: usize) -> ShardHistory {
     ShardHistory {
-        bytes: s.bytes[range.clone()].to_vec(),
-        chunks: s.chunks[range.clone()].to_vec(),
-        shares: s.shares[range].to_vec(),
+        bytes: resample(&s.bytes, n, now_col + 1),
+        chunks: resample(&s.chunks, n, now_col + 1),
+        shares: resample(&s.shares, n, now_col + 1),
         ..s.clone()
     }
 }
 
-/// The largest shards' data over the whole window, a line each in its shard's colour.
+/// The first `end` columns of `values` in at most `n` columns, each the last value of its span;
+/// a column with no sample carries the value before it (a live source samples once a poll, so
+/// the columns between two polls hold the last poll's value, not a gap).
+pub fn resample<T: Copy>(values: &[Option<T>], n: usize, end: usize) -> Vec<Option<T>> {
+    let end = end.min(values.len());
+    let carried: Vec<Option<T>> = values[..end]
+        .iter()
+        .scan(None, |last, v| {
+            if v.is_some() {
+                *last = *v;
+            }
+            Some(*last)
+        })
+        .collect();
+    if end <= n || n == 0 {
+        return carried;
+    }
+    (0..n).map(|i| carried[(i + 1) * end / n - 1]).collect()
+}
+
+/// The largest shards' data over the window up to now (never past it after a seek back), a line
+/// each in its shard's colour; the legend is the chart's title line, above the data.
 fn chart(frame: &mut Frame, area: Rect, h: &HistoryView, theme: Theme, times: (bool, u64)) {
     let (virtual_time, offset) = times;
     let mut largest: Vec<&ShardHistory> = h.shards.iter().collect();
@@ -128,6 +147,7 @@ fn chart(frame: &mut Frame, area: Rect, h: &HistoryView, theme: Theme, times: (b
             s.bytes
                 .iter()
                 .enumerate()
+                .take(h.now_col + 1)
                 .filter_map(|(c, b)| b.map(|b| (secs(c), b as f64 / MIB)))
                 .collect()
         })
@@ -150,7 +170,7 @@ fn chart(frame: &mut Frame, area: Rect, h: &HistoryView, theme: Theme, times: (b
                 .data(p)
         })
         .collect();
-    let width = secs(h.shards.first().map_or(1, |s| s.bytes.len()));
+    let width = secs(h.now_col).max(1.0);
     let shown = if h.shards.len() > CHART_SHARDS {
         format!(
             " data per shard (the {CHART_SHARDS} largest of {}) ",
@@ -159,15 +179,16 @@ fn chart(frame: &mut Frame, area: Rect, h: &HistoryView, theme: Theme, times: (b
     } else {
         " data per shard ".to_string()
     };
+    let legend = legend(&shown, &largest, usize::from(area.width), theme);
     let chart = Chart::new(datasets)
-        .block(ratatui::widgets::Block::new().title(Span::styled(shown, theme.dim())))
-        .hidden_legend_constraints((Constraint::Ratio(1, 3), Constraint::Ratio(2, 3)))
+        .block(ratatui::widgets::Block::new().title(legend))
+        .legend_position(None)
         .x_axis(
             Axis::default()
                 .bounds([0.0, width])
                 .labels([
                     axis_time(h.from_ms + offset, virtual_time, false),
-                    axis_time(h.to_ms + offset, virtual_time, true),
+                    axis_time(h.now_ms + offset, virtual_time, true),
                 ])
                 .style(theme.dim()),
         )
@@ -181,6 +202,29 @@ fn chart(frame: &mut Frame, area: Rect, h: &HistoryView, theme: Theme, times: (b
 }
 
 const MIB: f64 = 1024.0 * 1024.0;
+
+/// The chart's title and legend on one line above it: ` data per shard ━ shard0000 ━ shard0001`,
+/// each name in its shard's colour, as many whole names as `width` holds and `+N` for the rest.
+fn legend(title: &str, shards: &[&ShardHistory], width: usize, theme: Theme) -> Line<'static> {
+    let mut spans = vec![Span::styled(title.to_string(), theme.dim())];
+    let mut used = title.chars().count();
+    for (i, s) in shards.iter().enumerate() {
+        let piece = format!("━ {} ", s.id);
+        let rest = shards.len() - i - 1;
+        let tail = if rest > 0 {
+            3 + rest.to_string().len()
+        } else {
+            0
+        };
+        if used + piece.chars().count() + tail > width {
+            spans.push(Span::styled(format!("+{}", shards.len() - i), theme.dim()));
+            break;
+        }
+        used += piece.chars().count();
+        spans.push(Span::styled(piece, theme.shard(s.index)));
+    }
+    Line::from(spans)
+}
 
 fn max_of<'a>(values: impl Iterator<Item = &'a Option<u64>>) -> f64 {
     values.filter_map(|v| *v).max().unwrap_or(0) as f64
@@ -293,4 +337,36 @@ fn axis(
     let right = format!("{} (now){more}", axis_time(now_ms, virtual_time, true));
     let gap = width.saturating_sub(left.chars().count() + right.chars().count() + 2);
     Line::from(format!("  {left}{}{right}", " ".repeat(gap)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::resample;
+
+    #[test]
+    fn a_series_is_resampled_over_its_window_to_now_and_gaps_carry_the_last_poll() {
+        let polls = [
+            Some(1),
+            None,
+            None,
+            Some(4),
+            None,
+            Some(6),
+            Some(7),
+            Some(8),
+        ];
+        // Between two polls the last one's value, not a gap; nothing before the first.
+        assert_eq!(
+            resample(&[None, Some(2), None, None], 10, 4),
+            [None, Some(2), Some(2), Some(2)]
+        );
+        // Up to now (column 5): never past it.
+        assert_eq!(
+            resample(&polls, 10, 6),
+            [Some(1), Some(1), Some(1), Some(4), Some(4), Some(6)]
+        );
+        // The whole window in 4 columns, each the last value of its span.
+        assert_eq!(resample(&polls, 4, 8), [Some(1), Some(4), Some(6), Some(8)]);
+        assert_eq!(resample(&polls, 0, 8).len(), 8);
+    }
 }

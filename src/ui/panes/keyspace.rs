@@ -6,7 +6,7 @@
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
-use ratatui::style::{Modifier, Style};
+use ratatui::style::Modifier;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
@@ -14,9 +14,7 @@ use super::{fit, pane_block};
 use crate::ui::app::App;
 use crate::ui::theme::Theme;
 use crate::units::human_bytes;
-use crate::view::{Cell, CollectionView, QueryView};
-
-const HEAT: [char; 8] = ['▁', '▂', '▃', '▄', '▅', '▆', '▇', '█'];
+use crate::view::{CollectionView, QueryView};
 
 pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: Theme, focused: bool) {
     let coll = app.view.as_ref().and_then(|v| v.collection.as_ref());
@@ -50,21 +48,26 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: Theme, focused: b
         title.push_str(&format!(" · collection {}/{count} (c)", app.collection + 1));
     }
     title.push(' ');
-    let block = pane_block(
+    let mut block = pane_block(
         Line::from(Span::styled(title, theme.title())),
         focused,
         theme,
     );
     let inner = block.inner(area);
     let width = usize::from(inner.width);
+    if app.zones
+        && let Some(legend) = super::keyspace_marks::legend(c, width.saturating_sub(2), theme)
+    {
+        block = block.title_bottom(legend);
+    }
     let selected = focused.then_some(app.cursor);
     let mut lines = vec![
         axis(c, width, selected, app, theme),
         strip(c, width, selected, app, theme),
-        marks(c, width, app, theme),
+        super::keyspace_marks::marks(c, width, app, theme),
     ];
     if app.zones && !c.zone_names.is_empty() {
-        lines.push(zones(c, width, theme));
+        lines.push(super::keyspace_marks::zones(c, width, theme));
     } else {
         lines.push(Line::from(Span::styled(
             if c.zone_names.is_empty() {
@@ -78,6 +81,16 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: Theme, focused: b
     let heat = app.view.as_ref().and_then(|v| v.heat);
     let down = app.view.as_ref().and_then(|v| v.disconnected_since);
     let mut below = detail(c, (focused, heat, down), width, theme);
+    // A chunk selected while a query is shown: the query's summary stays, under the chunk's range
+    // (its facts follow when the pane has the row).
+    if focused
+        && c.selection.is_some()
+        && let Some(q) = &c.query
+    {
+        below.insert(1, query_summary(q, width, theme));
+        let rows = usize::from(inner.height).saturating_sub(lines.len()).max(2);
+        below.truncate(rows);
+    }
     if let Some(lit) = lit_line(c, app, width, theme).filter(|_| !focused) {
         below.insert(0, lit);
         below.truncate(2);
@@ -107,7 +120,7 @@ fn lit_line(c: &CollectionView, app: &App, width: usize, theme: Theme) -> Option
 }
 
 /// The columns `[from, to)` of cell `i` of `n` over `width` columns.
-fn columns(i: usize, n: usize, width: usize) -> (usize, usize) {
+pub(super) fn columns(i: usize, n: usize, width: usize) -> (usize, usize) {
     (i * width / n, (i + 1) * width / n)
 }
 
@@ -221,75 +234,6 @@ fn strip(
             Span::styled(text, style)
         })
         .collect::<Vec<_>>();
-    Line::from(spans)
-}
-
-fn mark(cell: &Cell, max_writes: u64, app: &App, theme: Theme) -> Option<(char, Style)> {
-    if cell.hot && app.heat {
-        return Some(('▲', theme.hot()));
-    }
-    if cell.jumbo {
-        return Some(('J', theme.jumbo()));
-    }
-    if cell.outside_zone && app.zones {
-        return Some(('!', theme.error().add_modifier(Modifier::BOLD)));
-    }
-    if cell.targeted {
-        return Some(('◆', theme.key()));
-    }
-    if app.heat && cell.writes > 0 {
-        let level = (cell.writes * 7).div_ceil(max_writes.max(1)) as usize;
-        return Some((HEAT[level.min(7)], theme.hot()));
-    }
-    None
-}
-
-fn marks(c: &CollectionView, width: usize, app: &App, theme: Theme) -> Line<'static> {
-    let n = c.cells.len().max(1);
-    let max_writes = c.cells.iter().map(|x| x.writes).max().unwrap_or(0);
-    let mut spans = Vec::new();
-    let mut col = 0;
-    for (i, cell) in c.cells.iter().enumerate() {
-        let (a, b) = columns(i, n, width);
-        if let Some((ch, style)) = mark(cell, max_writes, app, theme) {
-            let at = a + (b - a).saturating_sub(1) / 2;
-            spans.push(Span::raw(" ".repeat(at - col)));
-            spans.push(Span::styled(ch.to_string(), style));
-            col = at + 1;
-        }
-    }
-    Line::from(spans)
-}
-
-fn zones(c: &CollectionView, width: usize, theme: Theme) -> Line<'static> {
-    let n = c.cells.len().max(1);
-    let mut spans = Vec::new();
-    let mut i = 0;
-    while i < c.cells.len() {
-        let zone = c.cells[i].zone;
-        let mut j = i + 1;
-        while j < c.cells.len() && c.cells[j].zone == zone {
-            j += 1;
-        }
-        let (a, _) = columns(i, n, width);
-        let (_, b) = columns(j - 1, n, width);
-        let w = b - a;
-        spans.push(match zone {
-            Some(z) => {
-                let name = c.zone_names.get(z).map_or("?", String::as_str);
-                let body = if w >= 2 {
-                    let inside = fit(name, w - 2);
-                    let fill = "─".repeat(w - 2 - inside.chars().count());
-                    format!("├{inside}{fill}┤")
-                } else {
-                    "┃".repeat(w)
-                };
-                Span::styled(body, theme.zone(z))
-            }
-            None => Span::raw(" ".repeat(w)),
-        });
-        i = j;
-    }
     Line::from(spans)
 }
 
@@ -430,6 +374,37 @@ fn query_lines(q: &QueryView, width: usize, theme: Theme) -> Vec<Line<'static>> 
                 theme.error(),
             )),
         ],
+    }
+}
+
+/// The query's targeting in one line: `◆ {_id: 5} → shard0001 (1 chunk) SINGLE_SHARD`.
+fn query_summary(q: &QueryView, width: usize, theme: Theme) -> Line<'static> {
+    match q {
+        QueryView::Targeted {
+            filter,
+            stage,
+            shards,
+            chunks,
+        } => {
+            let tail = format!(
+                " → {} ({}) {stage}",
+                shards.join(", "),
+                crate::units::count(*chunks as u64, "chunk")
+            );
+            let room = width.saturating_sub(2 + tail.chars().count());
+            Line::from(vec![
+                Span::styled("◆ ", theme.key()),
+                Span::raw(fit(filter, room.max(8))),
+                Span::styled(
+                    crate::units::cut_at_words(&tail, width.saturating_sub(room.max(8) + 2)),
+                    theme.title(),
+                ),
+            ])
+        }
+        QueryView::Invalid { filter, error } => Line::from(Span::styled(
+            fit(&format!("query {filter}: not a filter: {error}"), width),
+            theme.error(),
+        )),
     }
 }
 

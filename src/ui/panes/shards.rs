@@ -1,10 +1,12 @@
-//! The shard list for the selected collection: one row per shard — glyph, name, zones, draining
+//! The shard list for the selected collection: one row per shard — glyph, the row cursor `▶` while
+//! the pane has the focus (`●` on the shard lit in the key space), name, zones in their colours, draining
 //! badge, a chunk-count bar and a data-size bar (the balancer evens chunks before 6.0 and data
 //! from 6.0, so both matter), and the shard's share of recent writes (the last 60 s; a live
 //! `--heat size` shows each shard's share of the growth instead, headed `growth`). A shard is bold
 //! and marked `◀ HOT` only when `cluster::hotspot`'s rule says so; on a live cluster the marker
 //! names its evidence (`◀ HOT (change stream)`, `(sampled)`, `(growth)`). The
-//! title says the order and the filter; on a long list the hot shard and the draining ones stay in
+//! title says the order and the filter, the sorted column's heading its arrow (`data ▼`; a narrow
+//! pane shows the bar sorted on); on a long list the hot shard and the draining ones stay in
 //! sight (`shard_order`).
 
 use ratatui::Frame;
@@ -13,6 +15,7 @@ use ratatui::style::Modifier;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
+use super::shards_notes::all_notes;
 use super::{fit, pane_block};
 use crate::ui::app::{App, Metric};
 use crate::ui::shard_order::{self, ShardSort};
@@ -50,7 +53,7 @@ fn columns(v: &ClusterView, width: usize) -> Columns {
             .unwrap_or_else(|| ids.iter().map(|s| fit(s, room)).collect());
         (room, cut)
     };
-    let zones = v
+    let mut zones = v
         .shards
         .iter()
         .map(|s| s.zones.join(",").len())
@@ -65,14 +68,27 @@ fn columns(v: &ClusterView, width: usize) -> Columns {
     } else {
         0
     };
-    let fixed = 2 + id + 1 + if zones > 0 { zones + 1 } else { 0 } + drain;
-    let writes_bar = if width >= 90 { 8 } else { 4 };
+    let mut fixed = 2 + id + 1 + if zones > 0 { zones + 1 } else { 0 } + drain;
+    let mut writes_bar = if width >= 90 { 8 } else { 4 };
     // The share, its percentage and ` ◀ HOT`, with a live source's evidence when a shard is.
     let named = if v.shards.iter().any(|s| s.hot) {
         evidence(v).chars().count()
     } else {
         0
     };
+    // The narrowest bar with its number (data: 12 columns) before ` ◀ HOT` is cut: the writes
+    // bar gives up its columns first.
+    let need = fixed + writes_bar + 11 + named + 12;
+    if width < need {
+        writes_bar = writes_bar.saturating_sub(need - width).max(1);
+    }
+    // Then the zones column, a label, down to 5 columns.
+    let need = fixed + writes_bar + 11 + named + 12;
+    if width < need && zones > 5 {
+        let cut = (need - width).min(zones - 5);
+        zones -= cut;
+        fixed -= cut;
+    }
     let writes = writes_bar + 5 + 6 + named;
     let left = width.saturating_sub(fixed + writes);
     let both = left >= 30;
@@ -123,20 +139,12 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: Theme, focused: b
     let mut lines = vec![heading(&cols, metric, signal(v), app.shard_sort, theme)];
     let rows = usize::from(inner.height).saturating_sub(1);
     let width = usize::from(inner.width);
-    let mut others: Vec<Line> = Vec::new();
-    if let Some(note) = quiet_note(v, app) {
-        others.push(Line::from(Span::styled(note, theme.dim())));
-    }
-    others.extend(notes(v, width, theme));
-    if let Some(note) = orphans_note(v) {
-        let note = crate::units::cut_at_words(&note, width);
-        others.push(Line::from(Span::styled(note, theme.dim())));
-    }
+    let order = shard_order::order(&v.shards, app.shard_sort, &app.shard_filter);
+    let others = all_notes(v, app, (width, rows.saturating_sub(order.len())), theme);
     // The one-line notes take their rows first (all but one); the shard rows the rest, the last
     // one saying how many are not shown when they do not all fit.
     let note_rows = others.len().min(rows.saturating_sub(1));
     let shard_rows = rows - note_rows;
-    let order = shard_order::order(&v.shards, app.shard_sort, &app.shard_filter);
     let keep: Vec<usize> = hot
         .into_iter()
         .chain((0..v.shards.len()).filter(|&i| v.shards[i].draining))
@@ -198,7 +206,7 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: Theme, focused: b
 
 /// What the share column counts: `growth` for a live `--heat size` (each shard's share of the
 /// growth between polls: a migration's recipient grows with no insert), else `writes`.
-fn signal(v: &ClusterView) -> &'static str {
+pub(super) fn signal(v: &ClusterView) -> &'static str {
     if v.heat == Some("size") {
         "growth"
     } else {
@@ -218,26 +226,6 @@ fn evidence(v: &ClusterView) -> &'static str {
     }
 }
 
-/// `no writes in the last 60 s` when the source counts writes and none arrived in the window;
-/// `writes unknown since the disconnection at …` when a live source's polls fail (the last
-/// poll's shares are not current: see `ClusterView::disconnected`).
-fn quiet_note(v: &ClusterView, app: &App) -> Option<String> {
-    if let Some(since) = v.disconnected_since {
-        return Some(format!(
-            "{} unknown since the disconnection at {} UTC",
-            signal(v),
-            super::time_text(since, false)
-        ));
-    }
-    let c = v.collection.as_ref()?;
-    let counts = matches!(v.heat, None | Some("changestream" | "sampled"));
-    let secs = crate::view::RECENT_SECS;
-    (app.heat && counts && c.recent_writes == 0).then(|| match v.heat {
-        Some("sampled") => format!("no sampled queries in the last {secs} s"),
-        _ => format!("no writes in the last {secs} s"),
-    })
-}
-
 /// The bar drawn first (the only one on a narrow pane): the one the list is sorted by when it is
 /// sorted by data or chunks, so the order is always shown; else the one `m` chose.
 fn shown_metric(app: &App, cols: &Columns) -> Metric {
@@ -249,6 +237,7 @@ fn shown_metric(app: &App, cols: &Columns) -> Metric {
 }
 
 /// How one row is drawn: the hot shard's, the cursor's, the lit one's; the bar shown first.
+#[derive(Clone, Copy)]
 struct Look {
     hot: bool,
     cursor: bool,
@@ -333,11 +322,7 @@ fn row(
         ),
     ];
     if cols.zones > 0 {
-        let zones = fit(&s.zones.join(","), cols.zones);
-        spans.push(Span::styled(
-            format!("{zones:<w$} ", w = cols.zones),
-            theme.zone(0),
-        ));
+        spans.extend(zone_spans(&s.zones, cols.zones, app, theme));
     }
     if cols.drain > 0 {
         let w = cols.drain;
@@ -403,47 +388,33 @@ fn row(
     Line::from(spans)
 }
 
-/// The collection's `balancing:` settings and the shards missing from `config.shards`.
-fn notes(v: &ClusterView, width: usize, theme: Theme) -> Vec<Line<'static>> {
-    let mut out = Vec::new();
-    if let Some(c) = v.collection.as_ref().filter(|c| !c.balancing.is_empty()) {
-        let note = format!("balancing: {}", c.balancing.join(" · "));
-        out.push(Line::from(Span::styled(fit(&note, width), theme.warn())));
+/// A shard's zones, each name in its zone's colour (the key space's bands and legend use the
+/// same), cut to `width` as one text, then padded.
+fn zone_spans(zones: &[String], width: usize, app: &App, theme: Theme) -> Vec<Span<'static>> {
+    let names = (app.view.as_ref())
+        .and_then(|v| v.collection.as_ref())
+        .map_or(&[][..], |c| c.zone_names.as_slice());
+    let text = fit(&zones.join(","), width);
+    let mut spans = Vec::new();
+    let mut rest = text.as_str();
+    for (k, zone) in zones.iter().enumerate() {
+        let sep = usize::from(k > 0);
+        if rest.is_empty() {
+            break;
+        }
+        let take = rest
+            .char_indices()
+            .nth(sep + zone.chars().count())
+            .map_or(rest.len(), |(i, _)| i);
+        let (piece, after) = rest.split_at(take);
+        let style = names
+            .iter()
+            .position(|n| n == zone)
+            .map_or(theme.dim(), |z| theme.zone(z));
+        spans.push(Span::styled(piece.to_string(), style));
+        rest = after;
     }
-    let ghosts: Vec<&str> = v
-        .shards
-        .iter()
-        .filter(|s| s.unlisted)
-        .map(|s| s.id.as_str())
-        .collect();
-    if !ghosts.is_empty() {
-        let note = format!("GHOST: not in config.shards: {}", ghosts.join(", "));
-        out.push(Line::from(Span::styled(fit(&note, width), theme.error())));
-    }
-    out
-}
-
-/// `orphaned: shard0000 769.1 KiB (3938 docs) · … — until the range deleter runs` when
-/// migrations left documents on donors: the numbers first, so a cut to the pane's width drops the
-/// explanation, never a number.
-fn orphans_note(v: &crate::view::ClusterView) -> Option<String> {
-    let parts: Vec<String> = v
-        .shards
-        .iter()
-        .filter(|s| s.orphaned_docs > 0)
-        .map(|s| {
-            format!(
-                "{} {} ({} docs)",
-                s.id,
-                human_bytes(s.orphaned_bytes),
-                s.orphaned_docs
-            )
-        })
-        .collect();
-    (!parts.is_empty()).then(|| {
-        format!(
-            "orphaned: {} — until the range deleter runs",
-            parts.join(" · ")
-        )
-    })
+    let used = text.chars().count();
+    spans.push(Span::raw(" ".repeat(width.saturating_sub(used) + 1)));
+    spans
 }

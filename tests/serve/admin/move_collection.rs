@@ -38,7 +38,7 @@ async fn chunk_shards(client: &Client, ns: &str) -> Vec<String> {
     };
     let uuid = coll.get("uuid").unwrap().clone();
     let chunks: Vec<Document> =
-        crate::common::find_all(&client, "config", "chunks", doc! {"uuid": uuid}).await;
+        crate::common::find_all(client, "config", "chunks", doc! {"uuid": uuid}).await;
     chunks
         .iter()
         .map(|c| c.get_str("shard").unwrap().to_string())

@@ -154,14 +154,7 @@ impl Simulator {
         shard: ShardIdx,
         (min, max): (&ShardKey, &ShardKey),
     ) -> Option<ShardKey> {
-        let local = self.local_collection(c, shard);
-        let size = self.cluster.chunk_size_of(c);
-        let coll = &self.cluster.collections[c];
-        coll.keys
-            .with_range(min, max, |entries| {
-                auto_split_vector(entries, local, size, 1, Direction::Forward)
-            })
-            .pop()
+        self.other_bound(c, shard, (min, max), Direction::Forward)
     }
 
     /// The lower bound of the range a `moveRange` given only `max` moves (scanning backwards
@@ -174,12 +167,24 @@ impl Simulator {
         shard: ShardIdx,
         (min, max): (&ShardKey, &ShardKey),
     ) -> Option<ShardKey> {
+        self.other_bound(c, shard, (min, max), Direction::Backward)
+    }
+
+    /// `autoSplitVector` with limit 1 over the donor's keys of `[min, max)`, scanning in
+    /// `direction`: the other bound, `None` for the whole range.
+    fn other_bound(
+        &self,
+        c: usize,
+        shard: ShardIdx,
+        (min, max): (&ShardKey, &ShardKey),
+        direction: Direction,
+    ) -> Option<ShardKey> {
         let local = self.local_collection(c, shard);
         let size = self.cluster.chunk_size_of(c);
         let coll = &self.cluster.collections[c];
         coll.keys
             .with_range(min, max, |entries| {
-                auto_split_vector(entries, local, size, 1, Direction::Backward)
+                auto_split_vector(entries, local, size, 1, direction)
             })
             .pop()
     }

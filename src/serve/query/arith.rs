@@ -150,14 +150,8 @@ pub fn multiply_all(args: Vec<Option<Bson>>) -> Result<Option<Bson>, MongoError>
 
 /// `$subtract`: numbers, a date minus milliseconds (a date), or two dates (milliseconds, a long).
 pub fn subtract(a: Option<Bson>, b: Option<Bson>) -> Result<Option<Bson>, MongoError> {
-    let (a, b) = match (a, b) {
-        (Some(a), Some(b))
-            if !matches!(a, Bson::Null | Bson::Undefined)
-                && !matches!(b, Bson::Null | Bson::Undefined) =>
-        {
-            (a, b)
-        }
-        _ => return Ok(Some(Bson::Null)),
+    let Some((a, b)) = both_present(a, b) else {
+        return Ok(Some(Bson::Null));
     };
     Ok(Some(match (&a, &b) {
         (Bson::DateTime(x), Bson::DateTime(y)) => {
@@ -193,6 +187,15 @@ pub fn subtract(a: Option<Bson>, b: Option<Bson>) -> Result<Option<Bson>, MongoE
     }))
 }
 
+/// Both operands, when neither is missing, null or undefined (the operator then answers null).
+fn both_present(a: Option<Bson>, b: Option<Bson>) -> Option<(Bson, Bson)> {
+    let present = |v: &Bson| !matches!(v, Bson::Null | Bson::Undefined);
+    match (a, b) {
+        (Some(a), Some(b)) if present(&a) && present(&b) => Some((a, b)),
+        _ => None,
+    }
+}
+
 fn number(v: &Bson) -> Option<f64> {
     match v {
         Bson::Int32(n) => Some(f64::from(*n)),
@@ -204,14 +207,8 @@ fn number(v: &Bson) -> Option<f64> {
 
 /// `$divide`: a double; by zero refused (16608).
 pub fn divide(a: Option<Bson>, b: Option<Bson>) -> Result<Option<Bson>, MongoError> {
-    let (a, b) = match (a, b) {
-        (Some(a), Some(b))
-            if !matches!(a, Bson::Null | Bson::Undefined)
-                && !matches!(b, Bson::Null | Bson::Undefined) =>
-        {
-            (a, b)
-        }
-        _ => return Ok(Some(Bson::Null)),
+    let Some((a, b)) = both_present(a, b) else {
+        return Ok(Some(Bson::Null));
     };
     match (number(&a), number(&b)) {
         (Some(_), Some(0.0)) => Err(refused(16608, "can't $divide by zero".into())),

@@ -87,21 +87,20 @@ fn notes(v: &ClusterView, width: usize, theme: Theme) -> Vec<Line<'static>> {
 }
 
 /// The orphans' numbers alone, as many shards' as `width` holds whole and `+N` for the rest:
-/// `orphaned: shard0003 4.2 MiB (22086 docs) · +1`.
-fn orphans_short(v: &ClusterView, width: usize) -> String {
-    let parts: Vec<String> = v
-        .shards
-        .iter()
+/// Each shard holding orphans: `shard0003 4.2 MiB (22086 docs)`.
+fn orphan_parts(v: &ClusterView) -> Vec<String> {
+    (v.shards.iter())
         .filter(|s| s.orphaned_docs > 0)
         .map(|s| {
-            format!(
-                "{} {} ({} docs)",
-                s.id,
-                human_bytes(s.orphaned_bytes),
-                s.orphaned_docs
-            )
+            let bytes = human_bytes(s.orphaned_bytes);
+            format!("{} {bytes} ({} docs)", s.id, s.orphaned_docs)
         })
-        .collect();
+        .collect()
+}
+
+/// `orphaned: shard0003 4.2 MiB (22086 docs) · +1`.
+fn orphans_short(v: &ClusterView, width: usize) -> String {
+    let parts = orphan_parts(v);
     let mut text = "orphaned:".to_string();
     for (i, part) in parts.iter().enumerate() {
         let sep = if i == 0 { " " } else { " · " };
@@ -126,19 +125,7 @@ fn orphans_short(v: &ClusterView, width: usize) -> String {
 /// migrations left documents on donors: the numbers first, so a cut to the pane's width drops the
 /// explanation, never a number.
 fn orphans_note(v: &crate::view::ClusterView) -> Option<String> {
-    let parts: Vec<String> = v
-        .shards
-        .iter()
-        .filter(|s| s.orphaned_docs > 0)
-        .map(|s| {
-            format!(
-                "{} {} ({} docs)",
-                s.id,
-                human_bytes(s.orphaned_bytes),
-                s.orphaned_docs
-            )
-        })
-        .collect();
+    let parts = orphan_parts(v);
     (!parts.is_empty()).then(|| {
         format!(
             "orphaned: {} — until the range deleter runs",

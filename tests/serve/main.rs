@@ -8,6 +8,7 @@
 mod all_at_once;
 mod analyze_shard_key;
 mod analyze_shard_key_errors;
+#[path = "queries/array_paths.rs"]
 mod array_paths;
 #[path = "admin/balancer_status.rs"]
 mod balancer_status;
@@ -15,6 +16,7 @@ mod balancer_status;
 mod balancing;
 mod change_stream;
 mod chunk_counts;
+#[path = "queries/chunk_sorts.rs"]
 mod chunk_sorts;
 mod chunks;
 mod closed_stderr;
@@ -24,11 +26,14 @@ mod common;
 #[path = "admin/config_writes.rs"]
 mod config_writes;
 mod current_op;
+#[path = "queries/data.rs"]
 mod data;
 mod data_events;
 mod driver;
 mod drop_indexes;
+#[path = "queries/explain.rs"]
 mod explain;
+#[path = "queries/group_limits.rs"]
 mod group_limits;
 mod hostile;
 mod index_conflicts;
@@ -39,6 +44,7 @@ mod nothing_hangs;
 mod number_types;
 #[path = "admin/parameters.rs"]
 mod parameters;
+#[path = "queries/pipeline_stages.rs"]
 mod pipeline_stages;
 #[path = "admin/rekey.rs"]
 mod rekey;
@@ -49,6 +55,7 @@ mod shapes;
 mod system_sessions;
 mod transactions;
 mod txn_lifetime;
+#[path = "queries/updates.rs"]
 mod updates;
 #[path = "admin/zones.rs"]
 mod zones;

@@ -10,6 +10,7 @@
 use bson::{Bson, Document, doc};
 
 use crate::cluster::ServerVersion;
+use crate::model::ShardIdx;
 use crate::serve::reply::{self, Answer, ok, string_arg};
 use crate::serve::state::State;
 use crate::sim::drain::RemoveShardState;
@@ -66,15 +67,7 @@ fn bytes_on(state: &State, id: &str) -> u64 {
         .iter()
         .map(|c| c.table.shard_totals(shard).stats.bytes)
         .sum();
-    let untracked: u64 = state
-        .unsharded
-        .keys()
-        .filter(|ns| cluster.collection(ns).is_none())
-        .filter(|ns| {
-            ns.split_once('.')
-                .and_then(|(db, _)| cluster.databases.get(db))
-                .is_some_and(|p| *p == shard)
-        })
+    let untracked: u64 = untracked_of(state, shard)
         .flat_map(|ns| state.store.iter(ns))
         .map(|(_, s)| crate::wire::document_len(&s.doc) as u64)
         .sum();
@@ -133,17 +126,7 @@ fn untracked_on(state: &State, id: &str) -> Vec<String> {
     if cluster.version < ServerVersion::V8_0 {
         return Vec::new();
     }
-    state
-        .unsharded
-        .keys()
-        .filter(|ns| cluster.collection(ns).is_none())
-        .filter(|ns| {
-            ns.split_once('.')
-                .and_then(|(db, _)| cluster.databases.get(db))
-                .is_some_and(|p| *p == shard)
-        })
-        .cloned()
-        .collect()
+    untracked_of(state, shard).cloned().collect()
 }
 
 /// The simulator's answer with `serve`'s own unsharded collections on the shard added to
@@ -227,4 +210,17 @@ pub fn move_primary(state: &mut State, cmd: &Document) -> Answer {
     let to = string_arg(cmd, "to")?;
     state.sim.move_primary(&db, &to)?;
     Ok(ok(Document::new()))
+}
+
+/// The namespaces of `serve`'s untracked collections on `shard`: kept outside the simulator, they
+/// live on their database's primary shard.
+fn untracked_of(state: &State, shard: ShardIdx) -> impl Iterator<Item = &String> {
+    let cluster = &state.sim.cluster;
+    (state.unsharded.keys())
+        .filter(|ns| cluster.collection(ns).is_none())
+        .filter(move |ns| {
+            ns.split_once('.')
+                .and_then(|(db, _)| cluster.databases.get(db))
+                .is_some_and(|p| *p == shard)
+        })
 }

@@ -133,7 +133,8 @@ fn short_rust_paths(line: &str) -> Vec<&str> {
     line.split('`')
         .skip(1)
         .step_by(2)
-        .filter(|t| t.ends_with(".rs") && t.chars().all(is_path_char))
+        .filter(|t| Path::new(t).extension().is_some_and(|e| e == "rs"))
+        .filter(|t| t.chars().all(is_path_char))
         .filter(|t| !TOP.iter().any(|top| t.starts_with(top)))
         .collect()
 }

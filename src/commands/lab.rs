@@ -50,7 +50,11 @@ pub fn run(
     }
     let (total, stats, docs) = documents(args, from.map(|f| f.docs))?;
     let suggested = if args.suggest {
-        let s = suggest::suggest(&traffic, &stats);
+        let scale = suggest::Scale {
+            documents: total,
+            chunk_size_bytes: args.chunk_size << 20,
+        };
+        let s = suggest::suggest(&traffic, &stats, scale);
         if s.is_empty() {
             return Err(Failure::input(
                 "--suggest: the traffic names no field by equality that it does not also update (give --workload or --log)",

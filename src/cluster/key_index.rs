@@ -7,7 +7,6 @@
 //! is asked (a split, a migration): inserting is O(1), and questions are rare next to writes.
 
 use std::cell::RefCell;
-use std::cmp::Ordering;
 
 use crate::model::{ChunkStats, ShardKey};
 
@@ -52,28 +51,22 @@ impl Inner {
         }
         let old = std::mem::take(&mut self.sorted);
         let mut merged: Vec<(ShardKey, KeyCount)> = Vec::with_capacity(old.len() + pending.len());
-        let mut add = |key: ShardKey, count: KeyCount| match merged.last_mut() {
-            Some((last, c)) if *last == key => {
-                c.docs += count.docs;
-                c.bytes += count.bytes;
-            }
-            _ => merged.push((key, count)),
-        };
-        let mut old = old.into_iter().peekable();
+        let mut old = old.into_iter();
         for (key, bytes) in pending {
-            while let Some((k, _)) = old.peek() {
-                if k.cmp(&key) == Ordering::Greater {
-                    break;
+            // The old keys up to this one (an equal one included) move over in one run, found
+            // by a binary search: a settle costs a comparison per new key and its logarithm,
+            // not one per key held (the lab settles often, each time with few new keys).
+            let n = old.as_slice().partition_point(|(k, _)| *k <= key);
+            merged.extend(old.by_ref().take(n));
+            match merged.last_mut() {
+                Some((last, c)) if *last == key => {
+                    c.docs += 1;
+                    c.bytes += bytes;
                 }
-                if let Some((k, c)) = old.next() {
-                    add(k, c);
-                }
+                _ => merged.push((key, KeyCount { docs: 1, bytes })),
             }
-            add(key, KeyCount { docs: 1, bytes });
         }
-        for (k, c) in old {
-            add(k, c);
-        }
+        merged.extend(old);
         self.sorted = merged;
     }
 
@@ -247,5 +240,49 @@ impl KeyIndex {
         inner.sorted.clear();
         inner.pending = entries.into_iter().collect();
         inner.settle();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::KeyValue;
+
+    fn key(n: i64) -> ShardKey {
+        ShardKey::from_values(vec![KeyValue::Int64(n)]).unwrap_or_else(|| unreachable!())
+    }
+
+    #[test]
+    fn settling_new_keys_among_many_keeps_one_sorted_entry_a_value() {
+        let mut index = KeyIndex::new();
+        let mut reference: std::collections::BTreeMap<i64, (u64, u64)> = Default::default();
+        let mut state = 7u64;
+        for round in 0..40u64 {
+            // Batches of keys out of order, repeats among them and of earlier rounds.
+            for _ in 0..(1 + round * 13 % 50) {
+                state = state
+                    .wrapping_mul(6_364_136_223_846_793_005)
+                    .wrapping_add(1_442_695_040_888_963_407);
+                let n = ((state >> 33) % 300) as i64;
+                index.insert(key(n), 10 + n as u64);
+                let e = reference.entry(n).or_default();
+                e.0 += 1;
+                e.1 += 10 + n as u64;
+            }
+            let all = index.with_range(&key(i64::MIN), &key(i64::MAX), <[_]>::to_vec);
+            let want: Vec<(ShardKey, KeyCount)> = reference
+                .iter()
+                .map(|(n, (docs, bytes))| {
+                    (
+                        key(*n),
+                        KeyCount {
+                            docs: *docs,
+                            bytes: *bytes,
+                        },
+                    )
+                })
+                .collect();
+            assert_eq!(all, want, "round {round}");
+        }
     }
 }

@@ -49,17 +49,7 @@ pub fn run(
         traffic.append(&mut f.traffic);
     }
     let (total, stats, docs) = documents(args, from.map(|f| f.docs))?;
-    let suggested = if args.suggest {
-        let s = suggest::suggest(&traffic, &stats);
-        if s.is_empty() {
-            return Err(Failure::input(
-                "--suggest: the traffic names no field by equality that it does not also update (give --workload or --log)",
-            ));
-        }
-        s
-    } else {
-        Vec::new()
-    };
+    let suggested = suggestions(args, &traffic, &stats, total)?;
     let keys = candidates(args, &suggested)?;
     let interactive = !(args.json || args.markdown || args.text) && std::io::stdout().is_terminal();
     let arrival = Arrival {
@@ -127,6 +117,29 @@ pub fn run(
         s + &markdown::text(&report)
     };
     out.write_all(text.as_bytes()).map_err(|e| write_failed(&e))
+}
+
+/// `--suggest`'s candidates (none without it); an error when the traffic gives none.
+fn suggestions(
+    args: &LabArgs,
+    traffic: &[Operation],
+    stats: &FieldStats,
+    total: u64,
+) -> Result<Vec<Suggestion>, Failure> {
+    if !args.suggest {
+        return Ok(Vec::new());
+    }
+    let scale = suggest::Scale {
+        documents: total,
+        chunk_size_bytes: args.chunk_size << 20,
+    };
+    let s = suggest::suggest(traffic, stats, scale);
+    if s.is_empty() {
+        return Err(Failure::input(
+            "--suggest: the traffic names no field by equality that it does not also update (give --workload or --log)",
+        ));
+    }
+    Ok(s)
 }
 
 /// The lab has documents to read, and `--chunk-map` does not name one of its inputs.
@@ -401,7 +414,14 @@ fn documents(
             });
             (example::ORDERS, Box::new(docs))
         }
-        (None, Some(path)) => (count(path, &mut sample)?, open(path)?),
+        (None, Some(path)) if args.suggest => (count(path, &mut sample)?, open(path)?),
+        // Without --suggest no sample is drawn: the documents are only counted.
+        (None, Some(path)) => (
+            data::open(path)
+                .and_then(data::Documents::count)
+                .map_err(|e| Failure::input(e.to_string()))?,
+            open(path)?,
+        ),
         (None, None) => {
             return Err(Failure::input(
                 "give --data FILE, --from URI or --example orders",

@@ -94,8 +94,12 @@ pub struct CandidateReport {
     pub queries: Vec<QueryTargeting>,
     /// The most chunks the key can have (`None`: its values keep arriving new).
     pub max_chunks: Option<u64>,
-    /// Chunks over the chunk size holding one key value: they can never be split.
+    /// Chunks over the chunk size holding one key value, or flagged jumbo: they can never be
+    /// split. The chunks of [`Self::chunk_map`] flagged `jumbo`, counted.
     pub jumbo: u64,
+    /// Documents whose first key field holds a date (a BSON date, or a string starting with an
+    /// ISO date): with a key not monotonic in the file's order, a hint to `--order-by` it.
+    pub dated: u64,
     /// Key values whose documents alone exceed the chunk size (indivisible wherever they are).
     pub indivisible_values: u64,
     /// The chunks the data needs at the chunk size.

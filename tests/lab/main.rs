@@ -11,3 +11,4 @@ mod from;
 mod readers;
 mod rules;
 mod targeting;
+mod verdicts;

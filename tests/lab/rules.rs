@@ -12,7 +12,7 @@ use shardtop::analyze::operation::{Command, Operation};
 use shardtop::lab::input::{self, GENERATED_ID_BYTES};
 use shardtop::lab::report::Growth;
 use shardtop::lab::report::percent_text;
-use shardtop::lab::report::suggest::{Reservoir, suggest};
+use shardtop::lab::report::suggest::{Reservoir, Scale, suggest};
 use shardtop::lab::trial::has_unique_index;
 use shardtop::lab::trial::measure::{growth, keeps_new_values};
 use shardtop::model::KeyPattern;
@@ -280,7 +280,11 @@ fn suggest_leaves_out_updated_fields_and_warns_on_a_monotonic_key() {
             ..Operation::new(Command::Update, 1)
         },
     ];
-    let s = suggest(&traffic, &stats);
+    let scale = Scale {
+        documents: 20_000,
+        chunk_size_bytes: 1 << 20,
+    };
+    let s = suggest(&traffic, &stats, scale);
     // views is named most often but updated: left out.
     assert!(s.iter().all(|s| !s.key.contains("views")), "{s:?}");
     assert_eq!(s[0].key, r#"{"seq": 1}"#);

@@ -191,6 +191,51 @@ impl Iterator for Documents {
 }
 
 impl Documents {
+    /// Counts the documents left without building them: a JSON line is checked as JSON text
+    /// only (no values kept), any other source is read in full. A line that is not JSON is
+    /// the error reading it would give; what only building a document finds (Extended JSON
+    /// types, the 16 MiB and total bounds) is found when the documents are read. The counting
+    /// pass of `lab --data` (it needs the total for the layout before the run).
+    pub fn count(mut self) -> Result<u64, InputError> {
+        let mut n = 0u64;
+        loop {
+            if let Source::Lines(lines) = &mut self.source {
+                let file = &self.file;
+                match lines.next_line() {
+                    Ok(None) => return Ok(n),
+                    Ok(Some((bytes, _))) if is_blank(bytes) => continue,
+                    Ok(Some((bytes, line))) => {
+                        if serde_json::from_slice::<serde::de::IgnoredAny>(bytes).is_err() {
+                            let e = text::document(bytes, Position::Line).err();
+                            return Err(InputError::at_line(
+                                file,
+                                line,
+                                e.unwrap_or_else(|| "not valid JSON".into()),
+                            ));
+                        }
+                    }
+                    Err(fault) => return Err(InputError::from_fault(file, fault)),
+                }
+                if n == MAX_DOCUMENTS {
+                    return Err(InputError::in_file(
+                        file,
+                        format!(
+                            "more than {max} documents (the lab reads at most {max})",
+                            max = grouped(MAX_DOCUMENTS)
+                        ),
+                    ));
+                }
+                n += 1;
+                continue;
+            }
+            match self.next() {
+                None => return Ok(n),
+                Some(Err(e)) => return Err(e),
+                Some(Ok(_)) => n += 1,
+            }
+        }
+    }
+
     fn step(&mut self) -> Option<Result<(Document, u64), InputError>> {
         let file = &self.file;
         match &mut self.source {

@@ -1,9 +1,13 @@
 //! `--suggest`: candidate keys proposed from the traffic and a sample of the documents, each
-//! with its reason — the fields the traffic most often names by equality (so those queries stay
-//! on one shard), a hashed variant of the first (even writes, no range targeting), and the first
-//! followed by a field of many values when the first's values repeat (seed 003's "a big customer
-//! splits by date"). Fields the traffic's updates modify are left out (a shard key that changes
-//! moves documents between shards), and a key monotonic over the sample is flagged.
+//! with its reason — the field the traffic most often names by equality (so those queries stay
+//! on one shard); its hashed variant only when it has more values than the chunks the data fills
+//! (the verdict's `N hot spots` rule: hashing 31 values still makes 31 places for the inserts);
+//! the first followed by a field the traffic names with it, when the first's busiest value is
+//! over the chunk size or its values are too few (seed 003's "a big customer splits by date" —
+//! not a licence number of 3 documents, and not by a field no query uses); and the field it is
+//! most often named with by equality. Fields the traffic's updates modify are left out (a shard
+//! key that changes moves documents between shards), and a key monotonic over the sample is
+//! flagged.
 //!
 //! The sample is drawn across the whole file by reservoir sampling (Vitter's algorithm R) with a
 //! fixed seed: the same file gives the same sample, and data in date order is not judged by its
@@ -99,6 +103,8 @@ pub struct Suggestion {
 #[derive(Clone, Debug, Default)]
 pub struct FieldStats {
     docs: u64,
+    /// The sampled documents' bytes of BSON.
+    bytes: u64,
     fields: BTreeMap<String, BTreeMap<String, u64>>,
     /// The sampled documents in stream order (for the monotonicity of a proposed key).
     sample: Vec<Document>,
@@ -108,6 +114,7 @@ impl FieldStats {
     /// Takes one sampled document (only its top-level fields with plain values).
     pub fn observe(&mut self, doc: &Document) {
         self.docs += 1;
+        self.bytes += bson::to_vec(doc).map_or(0, |v| v.len() as u64);
         for (k, v) in doc {
             if matches!(v, Bson::Array(_) | Bson::Document(_)) {
                 continue;
@@ -121,6 +128,11 @@ impl FieldStats {
 
     fn distinct(&self, field: &str) -> usize {
         self.fields.get(field).map_or(0, BTreeMap::len)
+    }
+
+    /// The average sampled document's bytes.
+    fn avg_size(&self) -> u64 {
+        self.bytes.checked_div(self.docs).unwrap_or(0)
     }
 
     fn max_frequency(&self, field: &str) -> u64 {
@@ -151,6 +163,26 @@ fn equality_fields(filter: &Document, out: &mut BTreeSet<String>) {
             (_, Bson::RegularExpression(_)) => {}
             (k, _) => {
                 out.insert(k.to_string());
+            }
+        }
+    }
+}
+
+/// The top-level fields a filter names at all (equality, range, any operator; inside `$and`,
+/// `$or`, `$nor`).
+fn named_fields(filter: &Document, out: &mut BTreeSet<String>) {
+    for (k, v) in filter {
+        match (k.as_str(), v) {
+            ("$and" | "$or" | "$nor", Bson::Array(list)) => {
+                for b in list {
+                    if let Bson::Document(d) = b {
+                        named_fields(d, out);
+                    }
+                }
+            }
+            (k, _) if k.starts_with('$') => {}
+            (k, _) => {
+                out.insert(top(k));
             }
         }
     }
@@ -200,10 +232,32 @@ fn monotonic_in_sample(key: &str, stats: &FieldStats) -> Option<f64> {
     (found.monotonicity == Monotonicity::Monotonic).then_some(found.coefficient.unwrap_or(0.0))
 }
 
+/// The collection the suggestions are for: how many documents, and the lab's chunk size. With
+/// the sample's average size they give the chunks the data fills.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Scale {
+    pub documents: u64,
+    pub chunk_size_bytes: u64,
+}
+
+impl Scale {
+    /// The chunks the data fills at the chunk size (as the report's `needed_chunks`).
+    fn needed_chunks(self, stats: &FieldStats) -> u64 {
+        (self.documents * stats.avg_size()).div_ceil(self.chunk_size_bytes.max(1))
+    }
+
+    /// The bytes the busiest value of `field` holds in the whole data, projected from the
+    /// sample.
+    fn busiest_bytes(self, stats: &FieldStats, field: &str) -> u64 {
+        let share = stats.max_frequency(field) as f64 / stats.docs.max(1) as f64;
+        (share * self.documents as f64 * stats.avg_size() as f64) as u64
+    }
+}
+
 /// Up to [`MAX`] candidates with reasons; empty when the traffic names no field by equality
 /// that it does not also update.
-pub fn suggest(traffic: &[Operation], stats: &FieldStats) -> Vec<Suggestion> {
-    let mut out = propose(traffic, stats);
+pub fn suggest(traffic: &[Operation], stats: &FieldStats, scale: Scale) -> Vec<Suggestion> {
+    let mut out = propose(traffic, stats, scale);
     for s in &mut out {
         if let Some(c) = monotonic_in_sample(&s.key, stats) {
             s.reason.push_str(&format!(
@@ -214,9 +268,10 @@ pub fn suggest(traffic: &[Operation], stats: &FieldStats) -> Vec<Suggestion> {
     out
 }
 
-fn propose(traffic: &[Operation], stats: &FieldStats) -> Vec<Suggestion> {
-    let updated = updated_fields(traffic);
-    let total: u64 = traffic.iter().map(|o| o.weight).sum();
+/// Per field, the weight of the operations naming it by equality; per pair, named together.
+type Weights = (BTreeMap<String, u64>, BTreeMap<(String, String), u64>);
+
+fn equality_weights(traffic: &[Operation], updated: &BTreeSet<String>) -> Weights {
     let mut by_field: BTreeMap<String, u64> = BTreeMap::new();
     let mut by_pair: BTreeMap<(String, String), u64> = BTreeMap::new();
     for op in traffic {
@@ -233,6 +288,36 @@ fn propose(traffic: &[Operation], stats: &FieldStats) -> Vec<Suggestion> {
             }
         }
     }
+    (by_field, by_pair)
+}
+
+/// The fields the traffic names (by any operator) in the same filter as `first`, with the
+/// weight of those operations; not `first`, not a field the traffic updates.
+fn named_with(
+    traffic: &[Operation],
+    first: &str,
+    updated: &BTreeSet<String>,
+) -> BTreeMap<String, u64> {
+    let mut out: BTreeMap<String, u64> = BTreeMap::new();
+    for op in traffic {
+        let mut fields = BTreeSet::new();
+        named_fields(&op.filter, &mut fields);
+        if !fields.contains(first) {
+            continue;
+        }
+        for f in fields {
+            if f != first && !updated.contains(&f) {
+                *out.entry(f).or_default() += op.weight;
+            }
+        }
+    }
+    out
+}
+
+fn propose(traffic: &[Operation], stats: &FieldStats, scale: Scale) -> Vec<Suggestion> {
+    let updated = updated_fields(traffic);
+    let total: u64 = traffic.iter().map(|o| o.weight).sum();
+    let (by_field, by_pair) = equality_weights(traffic, &updated);
     let mut ranked: Vec<(String, u64)> = by_field.into_iter().collect();
     ranked.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
     let Some((first, weight)) = ranked.first().cloned() else {
@@ -250,29 +335,58 @@ fn propose(traffic: &[Operation], stats: &FieldStats) -> Vec<Suggestion> {
             left_out.join(", ")
         ));
     }
+    let values = stats.distinct(&first) as u64;
+    let needed = scale.needed_chunks(stats);
+    let few = super::verdict::too_few_values(values, needed);
+    if few {
+        // The verdict's `N hot spots` rule: hashing makes no more places than the values.
+        reason.push_str(&format!(
+            "; not hashed: {first} has {values} values in the sample, fewer than the {needed} chunks the data fills, so a hashed {first} would still send the inserts to at most {values} chunks"
+        ));
+    }
+    let busiest = scale.busiest_bytes(stats, &first);
+    let busy = busiest > scale.chunk_size_bytes;
+    let with = named_with(traffic, &first, &updated);
+    let suffix = with
+        .iter()
+        .filter(|(f, _)| stats.distinct(f) > 1)
+        .max_by_key(|(f, w)| (stats.distinct(f), **w, std::cmp::Reverse((*f).clone())));
+    if busy && suffix.is_none() {
+        reason.push_str(&format!(
+            "; its busiest value holds about {} (over the {} chunk size) but no operation names another field with {first} to split it by",
+            mib(busiest),
+            mib(scale.chunk_size_bytes)
+        ));
+    }
     let mut out = vec![Suggestion {
         key: format!(r#"{{"{first}": 1}}"#),
         reason,
     }];
-    out.push(Suggestion {
-        key: format!(r#"{{"{first}": "hashed"}}"#),
-        reason: format!(
-            "hashed {first}: even writes even if {first} grows, the equality queries still on one shard, no range targeting on {first}"
-        ),
-    });
-    let repeats = stats.max_frequency(&first) > 1;
-    let suffix = stats
-        .fields
-        .keys()
-        .filter(|f| **f != first && f.as_str() != "_id" && !updated.contains(*f))
-        .max_by_key(|f| (stats.distinct(f), std::cmp::Reverse((*f).clone())));
-    if let (true, Some(s)) = (repeats, suffix) {
+    if !few {
+        out.push(Suggestion {
+            key: format!(r#"{{"{first}": "hashed"}}"#),
+            reason: format!(
+                "hashed {first}: {values} values in the sample, more than the {needed} chunks the data fills, so the inserts spread even if {first} grows; the equality queries still on one shard, no range targeting on {first}"
+            ),
+        });
+    }
+    if let (true, Some((s, w))) = (busy || few, suffix) {
+        let why = if busy {
+            format!(
+                "{first}'s busiest value holds about {} of the data ({} documents of {} sampled), over the {} chunk size",
+                mib(busiest),
+                stats.max_frequency(&first),
+                stats.docs,
+                mib(scale.chunk_size_bytes)
+            )
+        } else {
+            format!("{first} has only {values} values for the {needed} chunks the data fills")
+        };
         out.push(Suggestion {
             key: format!(r#"{{"{first}": 1, "{s}": 1}}"#),
             reason: format!(
-                "{first} repeats (up to {} documents a value in {} sampled); {s} has {} values and splits a busy {first}",
-                stats.max_frequency(&first),
-                stats.docs,
+                "{why}; {s}, named with {first} in {:.0}% of the traffic, has {} values in the sample and splits it",
+                share(*w),
                 stats.distinct(s)
             ),
         });
@@ -296,4 +410,9 @@ fn propose(traffic: &[Operation], stats: &FieldStats) -> Vec<Suggestion> {
     }
     out.truncate(MAX);
     out
+}
+
+/// Bytes as MiB, one decimal (`2.7 MiB`).
+fn mib(bytes: u64) -> String {
+    format!("{:.1} MiB", bytes as f64 / f64::from(1u32 << 20))
 }

@@ -6,7 +6,7 @@
 //! growth, and the documents that lack the key.
 
 use super::{CandidateReport, Growth, QueryTargeting, percent_text};
-use crate::analyze::characteristics::Monotonicity;
+use crate::analyze::characteristics::{KeyCharacteristics, Monotonicity};
 use crate::analyze::distribution::Dispatch;
 
 /// The share of inserts from which a shard takes "all inserts".
@@ -105,13 +105,61 @@ pub fn absent_field(r: &CandidateReport) -> Option<&str> {
 
 /// Whether the key has too few values for the chunks the data needs.
 pub fn low_cardinality(r: &CandidateReport) -> bool {
-    r.max_chunks.is_some() && r.characteristics.num_distinct_values < r.needed_chunks
+    r.max_chunks.is_some() && too_few_values(r.characteristics.num_distinct_values, r.needed_chunks)
 }
 
-/// The write distribution cell.
+/// Whether `values` key values are fewer than the `needed` chunks the data fills: the rule of
+/// the `N hot spots` verdict, and the one `--suggest` reasons a hashed key by (hashing a field of
+/// few values makes no more places for the inserts than the values).
+pub fn too_few_values(values: u64, needed: u64) -> bool {
+    values < needed
+}
+
+/// The share of documents from which the key's first field is taken as a date.
+const DATED: f64 = 0.9;
+
+/// The write distribution cell: where the new inserts went, then, when the key's first field
+/// holds dates but the file is not in their order, the hint to insert in that order.
 pub fn writes(r: &CandidateReport, shards: usize) -> String {
+    let mut text = distribution_of_writes(r, shards);
+    if let Some(hint) = order_hint(r) {
+        text.push_str(&hint);
+    }
+    text
+}
+
+/// `; the file is not in placedAt order (…): if documents arrive as they are dated, --order-by
+/// placedAt inserts them so` when the first key field holds dates (nine documents in ten or
+/// more) and the key is not monotonic over the file's order: dated records are most often
+/// inserted as they are dated, and a file sorted otherwise (by licence, by id) makes an ascending
+/// key look spread.
+pub fn order_hint(r: &CandidateReport) -> Option<String> {
+    let ch = &r.characteristics;
+    if ch.num_docs == 0
+        || (r.dated as f64) < DATED * ch.num_docs as f64
+        || ch.monotonicity != Monotonicity::NotMonotonic
+    {
+        return None;
+    }
+    let field = &r.key.fields()[0].path;
+    let coefficient = ch
+        .coefficient
+        .map_or_else(String::new, |c| format!(", coefficient {c:.2}"));
+    Some(format!(
+        " (but {field} holds dates and the file is not in their order{coefficient}: if documents arrive as they are dated, give --order-by {field})"
+    ))
+}
+
+fn distribution_of_writes(r: &CandidateReport, shards: usize) -> String {
     if r.new_inserts == 0 {
         return "no new inserts".into();
+    }
+    if low_cardinality(r) {
+        let mut text = hot_spots(&r.characteristics);
+        if r.max_shard_share >= ALL_ON_ONE {
+            text.push_str(", all on one shard");
+        }
+        return text;
     }
     if r.max_shard_share >= ALL_ON_ONE {
         let why = if r.characteristics.monotonicity == Monotonicity::Monotonic {
@@ -120,9 +168,6 @@ pub fn writes(r: &CandidateReport, shards: usize) -> String {
             ""
         };
         return format!("all inserts to one shard{why}");
-    }
-    if low_cardinality(r) {
-        return crate::units::count(r.characteristics.num_distinct_values, "hot spot");
     }
     if r.max_shard_share <= EVEN_SLACK / shards.max(1) as f64 {
         if r.key.hashed_field().is_some() {
@@ -133,6 +178,21 @@ pub fn writes(r: &CandidateReport, shards: usize) -> String {
     format!(
         "uneven: {} of inserts to one shard",
         percent_text(r.max_shard_share * 100.0)
+    )
+}
+
+/// `2 hot spots (the last tenth of the documents carry 2 of its 7 values)`: the places the
+/// newest inserts land are the values they carry, in the data's insertion order — not every
+/// value the key ever had (a league field of 7 historical values whose new rows carry 2).
+fn hot_spots(ch: &KeyCharacteristics) -> String {
+    let all = ch.num_distinct_values;
+    let recent = ch.recent_values;
+    if recent == 0 || recent >= all {
+        return crate::units::count(all, "hot spot");
+    }
+    format!(
+        "{} (the last tenth of the documents carry {recent} of its {all} values)",
+        crate::units::count(recent, "hot spot")
     )
 }
 

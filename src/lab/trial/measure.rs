@@ -73,9 +73,13 @@ pub fn measure(run: CandidateRun, traffic: &[Operation], unique: &[KeyPattern]) 
     let max_shard_share = shares.iter().map(|s| s.1).fold(0.0, f64::max);
     let growing = keeps_new_values(&characteristics);
     let bytes = characteristics.avg_doc_size_bytes * characteristics.num_docs;
+    let chunk_map = chunk_map(&run, chunk_size);
     let mut report = CandidateReport {
-        max_chunks: (!growing).then_some(characteristics.num_distinct_values + 1),
-        jumbo: jumbo_chunks(coll, chunk_size),
+        // One chunk a value at most: a chunk cannot be split inside one value, and the chunk
+        // below the smallest value (from MinKey) holds none.
+        max_chunks: (!growing).then_some(characteristics.num_distinct_values),
+        jumbo: chunk_map.iter().filter(|c| c.jumbo).count() as u64,
+        dated: run.dated,
         indivisible_values: coll.keys.values_over(chunk_size),
         needed_chunks: bytes.div_ceil(chunk_size.max(1)),
         growth: growth(&characteristics, chunk_size),
@@ -104,7 +108,7 @@ pub fn measure(run: CandidateRun, traffic: &[Operation], unique: &[KeyPattern]) 
         default_chunk_size,
         default_size_chunks: default_splits.len() + 1,
         shard_key_updates,
-        chunk_map: chunk_map(&run),
+        chunk_map,
         key: run.key.clone(),
         characteristics,
         verdict: String::new(),
@@ -139,7 +143,7 @@ fn shard_key_updates(queries: &[QueryTargeting], traffic: &[Operation]) -> Shard
 }
 
 /// The final chunks, bounds as documents with the key's field names.
-fn chunk_map(run: &CandidateRun) -> Vec<ChunkEntry> {
+fn chunk_map(run: &CandidateRun, chunk_size: u64) -> Vec<ChunkEntry> {
     let coll = run.collection();
     let n = coll.table.len();
     (0..n)
@@ -156,33 +160,40 @@ fn chunk_map(run: &CandidateRun) -> Vec<ChunkEntry> {
                     .map_or_else(String::new, |s| s.shard.id.clone()),
                 bytes: c.info.stats.bytes,
                 docs: c.info.stats.docs,
-                jumbo: c.info.jumbo,
+                jumbo: is_jumbo(coll, i, chunk_size),
             }
         })
         .collect()
 }
 
-/// Chunks larger than the chunk size whose documents all have one key value (or flagged jumbo).
+/// Chunks larger than the chunk size whose documents all have one key value (or flagged jumbo):
+/// the count of [`is_jumbo`], the predicate the chunk map's `jumbo` flags come from.
 pub fn jumbo_chunks(coll: &crate::cluster::Collection, chunk_size: u64) -> u64 {
-    let n = coll.table.len();
-    (0..n)
-        .filter(|&i| {
-            let chunk = coll.table.chunk(i);
-            if chunk.info.jumbo {
-                return true;
-            }
-            if chunk.info.stats.bytes <= chunk_size {
-                return false;
-            }
-            let max = if i + 1 < n {
-                coll.table.chunk(i + 1).min.clone()
-            } else {
-                coll.table.global_max().clone()
-            };
-            let first = coll.keys.first_in(chunk.min, &max);
-            first.is_some() && first == coll.keys.last_in(chunk.min, &max)
-        })
+    (0..coll.table.len())
+        .filter(|&i| is_jumbo(coll, i, chunk_size))
         .count() as u64
+}
+
+/// Whether chunk `i` is jumbo: flagged by the simulated balancer (a split it could not make),
+/// or over the chunk size with a single key value (no split point exists; MongoDB's
+/// `splitVector` finds none, 8.0 `src/mongo/db/s/split_vector.cpp`). The report's jumbo count,
+/// the TUI's and the chunk map's flags all read this one predicate.
+pub fn is_jumbo(coll: &crate::cluster::Collection, i: usize, chunk_size: u64) -> bool {
+    let n = coll.table.len();
+    let chunk = coll.table.chunk(i);
+    if chunk.info.jumbo {
+        return true;
+    }
+    if chunk.info.stats.bytes <= chunk_size {
+        return false;
+    }
+    let max = if i + 1 < n {
+        coll.table.chunk(i + 1).min.clone()
+    } else {
+        coll.table.global_max().clone()
+    };
+    let first = coll.keys.first_in(chunk.min, &max);
+    first.is_some() && first == coll.keys.last_in(chunk.min, &max)
 }
 
 /// Whether new values keep arriving: a twentieth or more of the documents of the last tenth

@@ -124,6 +124,8 @@ pub struct CandidateRun {
     /// Documents the key cannot take (an array in a key field), and the first reason.
     pub refused: u64,
     pub first_refusal: Option<String>,
+    /// Documents whose first key field (not hashed) holds a date ([`is_date`]).
+    pub dated: u64,
     /// Each zone range given, and whether it applies to this key.
     pub zones: Vec<(String, bool)>,
     /// The documents' keys `analyzeShardKey`'s per-range counts cut their ranges from.
@@ -169,6 +171,7 @@ impl CandidateRun {
             laid_out: false,
             refused: 0,
             first_refusal: None,
+            dated: 0,
             zones,
             key_sample: KeySample::default(),
             raw,
@@ -188,6 +191,11 @@ impl CandidateRun {
         if let Err(e) = self.characteristics.observe_key(doc, size, key.clone()) {
             self.refuse(e.0);
             return;
+        }
+        if self.key.hashed_field() != Some(0)
+            && crate::model::value_at(doc, &self.key.fields()[0].path).is_some_and(is_date)
+        {
+            self.dated += 1;
         }
         if let Some(slot) = self.key_sample.offer() {
             let raw = match &self.raw {
@@ -290,6 +298,24 @@ impl CandidateRun {
             Characteristics::new(&self.key, false),
         );
         (ch.finish(), self)
+    }
+}
+
+/// A date: a BSON date, or a string that starts with an ISO 8601 date (`2017-06-14`, as
+/// `mongoimport` leaves a CSV column it is not told the type of), which sorts in time order.
+pub fn is_date(v: &bson::Bson) -> bool {
+    match v {
+        bson::Bson::DateTime(_) => true,
+        bson::Bson::String(s) => {
+            let b = s.as_bytes();
+            b.len() >= 10
+                && b[..4].iter().all(u8::is_ascii_digit)
+                && b[4] == b'-'
+                && b[5..7].iter().all(u8::is_ascii_digit)
+                && b[7] == b'-'
+                && b[8..10].iter().all(u8::is_ascii_digit)
+        }
+        _ => false,
     }
 }
 

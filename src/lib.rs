@@ -58,6 +58,9 @@
 //!   formats quantities for people (byte sizes). [`files`] is the one writer of every file
 //!   shardtop writes (through FIFOs and devices, else a temporary file renamed, never
 //!   overwriting without `--force`).
+//! * [`past`] rebuilds a cluster's past from its `config.changelog` and `config.actionlog`:
+//!   each collection's chunk counts undone backward from the present, its migrations, balancer
+//!   rounds and drains; pure, on `cluster` and `model`.
 //! * [`wire`] is the MongoDB wire protocol as a server reads and writes it (framing, OP_MSG,
 //!   the legacy OP_QUERY handshake); bytes ⇄ BSON documents, nothing else.
 //! * [`serve`] drives the simulator as a MongoDB endpoint that behaves like a mongos: a tokio TCP
@@ -81,6 +84,7 @@ pub mod files;
 pub mod lab;
 pub mod live;
 pub mod model;
+pub mod past;
 pub mod runtime;
 pub mod serve;
 pub mod sim;

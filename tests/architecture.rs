@@ -24,6 +24,8 @@ const FLOORS: &[(&str, &[&str])] = &[
     ("files", &[]),
     ("wire", &[]),
     ("cluster", &["model", "units"]),
+    // The past rebuilt from the changelog and actionlog: pure, on the cluster floor.
+    ("past", &["cluster", "model", "units"]),
     ("sim", &["cluster", "model", "units"]),
     // The one answer per collection (status, cause, next move, estimate), by the simulator's rules.
     ("diagnosis", &["cluster", "model", "sim", "units"]),
@@ -80,6 +82,7 @@ const FLOORS: &[(&str, &[&str])] = &[
             "lab",
             "live",
             "model",
+            "past",
             "runtime",
             "serve",
             "sim",

@@ -23,6 +23,9 @@ mod state;
 mod write_path;
 
 pub use state::access;
+/// The changelog and actionlog entries an event makes, as serve keeps them (for tests that
+/// rebuild the past from exactly what serve would be read for).
+pub use write_path::diary::{Diary, entries as diary_entries};
 
 use std::net::SocketAddr;
 use std::path::PathBuf;

@@ -5,6 +5,7 @@
 pub mod apply;
 pub mod changelog;
 pub mod completion;
+pub mod diary;
 pub mod hand_over;
 pub mod namespaces;
 pub mod observe;

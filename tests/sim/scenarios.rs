@@ -251,7 +251,7 @@ fn loglevel_keeps_data_in_at_most_three_chunks_on_every_version() {
 #[test]
 fn hot_customer_is_jumbo_until_the_key_is_refined_then_splits() {
     let mut sim = start("hot-customer", None);
-    sim.run_until(290_000);
+    sim.run_until(99_000);
     let c = &sim.cluster.collections[0];
     let jumbo: Vec<_> = c.table.iter().filter(|ch| ch.info.jumbo).collect();
     assert_eq!(jumbo.len(), 1, "the hot customer's chunk is jumbo");

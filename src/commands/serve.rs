@@ -106,6 +106,9 @@ pub fn run(args: &ServeArgs, config: &crate::config::Config) -> Result<(), Failu
             sim,
             paused: args.paused,
             command_log: args.log_commands.clone(),
+            lines: Some(std::sync::Arc::new(|text: &str| {
+                eprintln!("shardtop serve: {text}");
+            })),
             argv: std::env::args().collect(),
             max_docs: args.max_docs,
             max_bytes: args.max_bytes,

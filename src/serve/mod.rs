@@ -75,6 +75,9 @@ pub struct ServeOptions {
     pub paused: bool,
     /// One JSON line per command received.
     pub command_log: Option<PathBuf>,
+    /// Where connection-level lines go without a command log (refused connections, malformed
+    /// messages); `None`: nowhere. `serve` never prints them itself.
+    pub lines: Option<state::log::LineSink>,
     /// The command line, for `getCmdLineOpts`.
     pub argv: Vec<String>,
     /// Documents kept in memory in all (`--max-docs`); past it writes are counted, not kept.
@@ -102,6 +105,7 @@ impl ServeOptions {
             sim,
             paused: false,
             command_log: None,
+            lines: None,
             argv: vec!["shardtop".into(), "serve".into()],
             max_docs: DEFAULT_MAX_DOCS,
             max_bytes: DEFAULT_MAX_BYTES,
@@ -144,10 +148,7 @@ impl Server {
 
 /// Binds `opts.listen` and starts serving; returns once the socket is bound.
 pub async fn start(opts: ServeOptions) -> std::io::Result<Server> {
-    let log = match &opts.command_log {
-        Some(path) => Some(CommandLog::create(path)?),
-        None => None,
-    };
+    let log = CommandLog::open(opts.command_log.as_deref(), opts.lines.clone())?;
     let listener = TcpListener::bind(opts.listen).await?;
     let addr = listener.local_addr()?;
     let (shutdown, shutdown_rx) = watch::channel(false);

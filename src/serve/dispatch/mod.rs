@@ -140,7 +140,9 @@ fn log_command(
     started: Instant,
     outcome: Result<Option<usize>, i32>,
 ) {
-    let Some(log) = log else { return };
+    let Some(log) = log.filter(|l| l.records_commands()) else {
+        return;
+    };
     let mut line = serde_json::json!({
         "command": name,
         "db": db,

@@ -9,9 +9,9 @@ use std::hint::black_box;
 
 use bson::Document;
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use shardtop::lab::example;
+use shardtop::lab::input::example;
 use shardtop::lab::report::Report;
-use shardtop::lab::run::ClusterSpec;
+use shardtop::lab::trial::run::ClusterSpec;
 use shardtop::lab::trial::{Arrival, Trial};
 use shardtop::model::KeyPattern;
 

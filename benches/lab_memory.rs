@@ -5,9 +5,9 @@
 
 use std::io::Write;
 
-use shardtop::lab::run::ClusterSpec;
+use shardtop::lab::input::{data, example};
+use shardtop::lab::trial::run::ClusterSpec;
 use shardtop::lab::trial::{Arrival, Trial};
-use shardtop::lab::{data, example};
 use shardtop::model::KeyPattern;
 
 #[global_allocator]
@@ -36,7 +36,7 @@ fn main() {
     COUNTING.reset_peak_usage();
     let base = COUNTING.current_usage();
     let start = std::time::Instant::now();
-    let total = data::open(&path).unwrap().count() as u64;
+    let total = data::open(&path).unwrap().count().unwrap();
     let mut docs = data::open(&path).unwrap();
     let unique = keys(&[example::UNIQUE_INDEX]);
     let spec = ClusterSpec::new(3, 1, shardtop::cluster::ServerVersion::DEFAULT);

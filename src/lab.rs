@@ -12,15 +12,7 @@
 //! [`crate::analyze`]'s. The lab reads no cluster and draws and prints nothing (the command, the
 //! lab source and the UI build on it); it never imports `live`, `serve`, `source`, `view` or
 //! `ui`.
-//!
-//! The old paths of what moved stay as re-exports: `lab::characteristics`, `lab::data`,
-//! `lab::traffic`, `lab::example`, `lab::run`, `lab::markdown`.
 
 pub mod input;
 pub mod report;
 pub mod trial;
-
-pub use self::input::{data, example, traffic};
-pub use self::report::markdown;
-pub use self::trial::run;
-pub use crate::analyze::characteristics;

@@ -40,6 +40,8 @@ pub enum SourceEvent {
 #[derive(Clone, Debug, PartialEq)]
 pub enum SourceControl {
     SetPaused(bool),
+    /// Back to the start and playing (a scenario, a trace, the lab's documents).
+    Restart,
     SetSpeed(f64),
     /// Moves the clock by this many milliseconds (negative = back) and pauses.
     Step(i64),

@@ -88,6 +88,11 @@ impl ClockView {
         !self.virtual_time && self.wall_start_ms.is_none()
     }
 
+    /// Paused at the end of a scenario, a trace or the lab's documents (where playing stops).
+    pub fn at_end(&self) -> bool {
+        !self.is_live() && self.paused && self.end_ms.is_some_and(|end| self.time_ms >= end)
+    }
+
     /// A time of this source as shown: a live recording's trace time as wall-clock milliseconds
     /// since the epoch; any other unchanged.
     pub fn shown_ms(&self, ms: u64) -> u64 {

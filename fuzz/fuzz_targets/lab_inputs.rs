@@ -6,8 +6,8 @@
 use std::io::Cursor;
 
 use libfuzzer_sys::fuzz_target;
-use shardtop::lab::data::{self, Kind, MAX_DOCUMENTS};
-use shardtop::lab::traffic;
+use shardtop::lab::input::data::{self, Kind, MAX_DOCUMENTS};
+use shardtop::lab::input::traffic;
 
 fuzz_target!(|data: &[u8]| {
     for kind in [Kind::JsonText, Kind::Bson] {
@@ -34,7 +34,7 @@ fuzz_target!(|data: &[u8]| {
     if shallow
         && let Ok(doc) = bson::Document::from_reader(Cursor::new(data))
     {
-        for op in traffic::sampled::operations(&doc, 1) {
+        for op in shardtop::analyze::sampled::operations(&doc, 1) {
             assert_eq!(op.weight, 1);
         }
     }

@@ -255,11 +255,11 @@ mod tests {
     #[test]
     fn settling_new_keys_among_many_keeps_one_sorted_entry_a_value() {
         let mut index = KeyIndex::new();
-        let mut reference: std::collections::BTreeMap<i64, (u64, u64)> = Default::default();
+        let mut reference = std::collections::BTreeMap::<i64, (u64, u64)>::default();
         let mut state = 7u64;
         for round in 0..40u64 {
             // Batches of keys out of order, repeats among them and of earlier rounds.
-            for _ in 0..(1 + round * 13 % 50) {
+            for _ in 0..=(round * 13 % 50) {
                 state = state
                     .wrapping_mul(6_364_136_223_846_793_005)
                     .wrapping_add(1_442_695_040_888_963_407);

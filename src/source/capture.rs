@@ -167,7 +167,10 @@ fn control(
                 f.speed = s;
             }
         }
-        SourceControl::Step(_) | SourceControl::SeekBy(_) | SourceControl::Migration { .. } => {
+        SourceControl::Step(_)
+        | SourceControl::SeekBy(_)
+        | SourceControl::Migration { .. }
+        | SourceControl::Restart => {
             return Some("a capture is one still state: nothing to step or seek".to_string());
         }
         SourceControl::WhatIf(None) => (*fork, *forking) = (None, None),

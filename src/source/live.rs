@@ -67,7 +67,10 @@ fn control(c: SourceControl, asked: &mut Asked) -> Option<&'static str> {
         SourceControl::SetPaused(p) => asked.paused = p,
         SourceControl::SetSpeed(s) => asked.speed = s,
         SourceControl::WhatIf(w) => asked.whatif = Some(w.map_or(WhatIfAsk::Drop, WhatIfAsk::Make)),
-        SourceControl::Step(_) | SourceControl::SeekBy(_) | SourceControl::Migration { .. } => {
+        SourceControl::Step(_)
+        | SourceControl::SeekBy(_)
+        | SourceControl::Migration { .. }
+        | SourceControl::Restart => {
             return Some(
                 "a live cluster cannot be stepped or seeked (record it, then replay the trace)",
             );

@@ -167,16 +167,10 @@ impl<T: Timeline> Runner<T> {
         if let Some(stop) = self.timeline.stop_at_ms()
             && target >= stop
         {
+            // Paused at the end; the footer says so from the clock (`ClockView::at_end`) on
+            // every screen, with the key that restarts.
             target = stop;
             self.paused = true;
-            let what = if self.timeline.label().starts_with("sim:") {
-                "scenario"
-            } else {
-                "trace"
-            };
-            self.notice = Some(format!(
-                "end of the {what} — paused (Space restarts, [ or , go back)"
-            ));
         }
         // Advance in slices and stop when the work budget is spent: under load virtual time
         // slows down, and commands and views keep flowing.
@@ -190,7 +184,6 @@ impl<T: Timeline> Runner<T> {
                 if self.paused && at < target {
                     // Not at the end after all: keep playing.
                     self.paused = false;
-                    self.notice = None;
                 }
                 break;
             }
@@ -203,18 +196,13 @@ impl<T: Timeline> Runner<T> {
         (self.timeline.stop_at_ms()).is_some_and(|stop| self.timeline.now_ms() >= stop)
     }
 
-    /// Play (`Space`) at the end: back to the start and playing, and the footer says so (it did
-    /// nothing before: playing stopped at once).
+    /// `r` anywhere, or play (`Space`) at the end: back to the start and playing, and the footer
+    /// says so.
     fn restart(&mut self) -> color_eyre::Result<()> {
         let now = self.timeline.now_ms();
         self.jump(-i64::try_from(now).unwrap_or(i64::MAX))?;
         self.paused = false;
-        let what = if self.timeline.label().starts_with("sim:") {
-            "scenario"
-        } else {
-            "trace"
-        };
-        self.notice = Some(format!("end of the {what} — restarted from the start"));
+        self.notice = Some("restarted from the start".to_string());
         Ok(())
     }
 
@@ -276,6 +264,7 @@ impl<T: Timeline> Runner<T> {
     fn control(&mut self, c: SourceControl) -> color_eyre::Result<()> {
         match c {
             SourceControl::SetPaused(false) if self.at_the_end() => self.restart()?,
+            SourceControl::Restart => self.restart()?,
             SourceControl::SetPaused(p) => self.paused = p,
             SourceControl::SetSpeed(s) => self.speed = s.clamp(MIN_SPEED, MAX_SPEED),
             SourceControl::Step(d) => {

@@ -9,6 +9,8 @@ pub enum Action {
     Interrupt,
     ToggleHelp,
     TogglePause,
+    /// Back to the start of a scenario, a trace or the lab's documents, and play.
+    Restart,
     Faster,
     Slower,
     /// Step the clock one second forward (true) or back, and pause.

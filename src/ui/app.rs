@@ -204,6 +204,12 @@ impl App {
                 self.speed = v.clock.speed;
                 let cells = v.collection.as_ref().map_or(0, |c| c.cells.len());
                 self.cursor = self.cursor.min(cells.saturating_sub(1));
+                // Reaching the end: the footer says so (`footer::end_notice`) in place of a
+                // notice of an earlier moment ("restarted from the start").
+                let was_at_end = self.view.as_ref().is_some_and(|old| old.clock.at_end());
+                if v.clock.at_end() && !was_at_end {
+                    self.notice = None;
+                }
                 self.view = Some(*v);
             }
             SourceEvent::Log { reset, lines } => {
@@ -273,6 +279,10 @@ impl App {
             Action::TogglePause => {
                 self.paused = !self.paused;
                 SourceControl::SetPaused(self.paused)
+            }
+            Action::Restart => {
+                self.paused = false;
+                SourceControl::Restart
             }
             Action::Faster | Action::Slower => {
                 let factor = if action == Action::Faster { 2.0 } else { 0.5 };

@@ -39,6 +39,10 @@ const TIME: HelpGroup = (
     "time",
     &[
         (&["pause"], "pause / resume"),
+        (
+            &["restart"],
+            "restart from the start (at the end, Space too)",
+        ),
         (&["faster", "slower"], "faster / slower"),
         (
             &["step-forward", "step-back"],

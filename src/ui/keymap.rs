@@ -44,6 +44,7 @@ pub const COMMANDS: &[Command] = &[
     cmd("next-collection", Action::Collection(true), &["c"], true),
     cmd("prev-collection", Action::Collection(false), &["C"], true),
     cmd("pause", Action::TogglePause, &["Space"], true),
+    cmd("restart", Action::Restart, &["r"], false),
     cmd("faster", Action::Faster, &["+", "="], false),
     cmd("slower", Action::Slower, &["-", "_"], false),
     cmd("step-forward", Action::Step(true), &["."], false),

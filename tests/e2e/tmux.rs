@@ -70,11 +70,19 @@ fn a_fixture_trace_replays_and_pauses_at_its_end() {
     );
     let t = Tmux::start(&format!("replay {trace} --speed 512"), 100, 30);
     t.wait_for("replay:ascending.ndjson.zst", START);
-    let screen = t.wait_for("end of the trace", Duration::from_secs(15));
-    assert!(screen.contains("paused"), "{screen}");
+    let screen = t.wait_for("end of trace — r restarts", Duration::from_secs(15));
+    assert!(screen.contains("■ end, paused"), "{screen}");
     assert!(screen.contains("moved 5"), "{screen}");
-    assert!(screen.contains("Space restarts"), "{screen}");
-    // Space at the end plays it again from the start, and says so.
+    // `r` plays it again from the start (at ×128: the 5 minutes in about 2 s, long enough to
+    // see the notice), and says so; at the end the footer says the end again (on the history
+    // screen too), and Space there restarts as well.
+    t.keys("-");
+    t.keys("-");
+    t.wait_for("×128", Duration::from_secs(15));
+    t.keys("r");
+    t.wait_for("restarted from the start", Duration::from_secs(15));
+    t.keys("H");
+    t.wait_for("end of trace — r restarts", Duration::from_secs(15));
     t.keys("Space");
     t.wait_for("restarted from the start", Duration::from_secs(15));
     t.keys("[");

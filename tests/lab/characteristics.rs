@@ -6,7 +6,7 @@
 
 use bson::{Document, doc};
 use proptest::prelude::*;
-use shardtop::lab::characteristics::{Characteristics, KeyCharacteristics, Monotonicity};
+use shardtop::analyze::characteristics::{Characteristics, KeyCharacteristics, Monotonicity};
 use shardtop::model::KeyPattern;
 
 fn characteristics(key: &str, unique: bool, docs: &[Document]) -> KeyCharacteristics {
@@ -143,7 +143,7 @@ proptest! {
 
 #[test]
 fn seed_003s_orders_give_its_candidates_characteristics() {
-    use shardtop::lab::example;
+    use shardtop::lab::input::example;
     let pattern = |k: &str| KeyPattern::parse_json(k).unwrap();
     let mut all: Vec<Characteristics> = example::CANDIDATES
         .iter()

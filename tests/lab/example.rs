@@ -8,10 +8,11 @@
 
 use std::sync::OnceLock;
 
+use shardtop::lab::input::example;
+use shardtop::lab::report::markdown;
 use shardtop::lab::report::{CandidateReport, Report};
-use shardtop::lab::run::ClusterSpec;
+use shardtop::lab::trial::run::ClusterSpec;
 use shardtop::lab::trial::{Arrival, Trial};
-use shardtop::lab::{example, markdown};
 use shardtop::model::KeyPattern;
 use shardtop::model::targeting::TargetKind;
 

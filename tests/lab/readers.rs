@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 use bson::{Bson, Document, doc, oid::ObjectId};
 use flate2::Compression;
 use flate2::write::GzEncoder;
-use shardtop::lab::data::{self, Documents, Kind, MAX_DOCUMENTS, MAX_TEXT_BYTES};
+use shardtop::lab::input::data::{self, Documents, Kind, MAX_DOCUMENTS, MAX_TEXT_BYTES};
 
 fn write(dir: &Path, name: &str, bytes: &[u8]) -> PathBuf {
     let path = dir.join(name);

@@ -319,7 +319,7 @@ fn missing_fields_are_counted_per_field() {
 
 #[test]
 fn large_counts_are_grouped_by_thousands() {
-    use shardtop::lab::report::verdict::thousands;
+    use shardtop::units::grouped as thousands;
     assert_eq!(thousands(62_228_572), "62,228,572");
     assert_eq!(thousands(999), "999");
     assert_eq!(thousands(1_000), "1,000");

@@ -5,8 +5,8 @@
 
 use bson::doc;
 use shardtop::analyze::operation::{Command, Operation};
-use shardtop::lab::example;
-use shardtop::lab::run::ClusterSpec;
+use shardtop::lab::input::example;
+use shardtop::lab::trial::run::ClusterSpec;
 use shardtop::lab::trial::{Arrival, Trial};
 use shardtop::model::{KeyPattern, KeyValue, ShardKey};
 

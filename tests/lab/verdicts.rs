@@ -10,7 +10,7 @@ use shardtop::analyze::operation::{Command, Operation};
 use shardtop::lab::report::markdown;
 use shardtop::lab::report::suggest::{Reservoir, Scale, Suggestion, suggest};
 use shardtop::lab::report::{CandidateReport, Report};
-use shardtop::lab::run::ClusterSpec;
+use shardtop::lab::trial::run::ClusterSpec;
 use shardtop::lab::trial::{Arrival, Trial};
 use shardtop::model::KeyPattern;
 

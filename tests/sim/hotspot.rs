@@ -50,9 +50,10 @@ fn an_ascending_key_is_hot_while_it_writes_and_fades_after() {
     let v = frame(&sim.cluster);
     assert!(v.hot_shard().is_some(), "{:?}", v.shards);
     assert!(hot_chunk(&v));
-    // The workload (10,000 inserts at 100/s) ends at 100 s; 60 s later nothing is recent.
-    let last_write = 100_000;
-    sim.run_until(last_write + WINDOW_MS - 2_000);
+    // The workload (10,000 inserts at 34/s) ends at 294 s; 60 s later nothing is recent (and
+    // HOT, which needs 100 writes in the window, fades with the last 3 s of them).
+    let last_write = 294_200;
+    sim.run_until(last_write + WINDOW_MS - 5_000);
     assert!(frame(&sim.cluster).hot_shard().is_some(), "still recent");
     sim.run_until(last_write + WINDOW_MS + 1_000);
     let v = frame(&sim.cluster);
@@ -71,10 +72,11 @@ fn a_replay_gives_the_same_verdict_as_the_run() {
     let path = dir.join("ascending.ndjson");
     let mut sim = start("ascending");
     let header = sim_header(&sim, "sim:ascending", "ascending", 1);
-    record_sim(&mut sim, 200_000, &path, &header, |_, _| {}).unwrap();
+    // On both sides of the fade, 60 s after the last write (294 s).
+    record_sim(&mut sim, 360_000, &path, &header, |_, _| {}).unwrap();
     let mut replay = Replay::open(&path, ReadOptions::default()).unwrap();
     let mut played = Replay::open(&path, ReadOptions::default()).unwrap();
-    for t in [30_000, 90_000, 158_000, 162_000, 199_900] {
+    for t in [30_000, 90_000, 348_000, 356_000, 359_900] {
         let mut run = start("ascending");
         run.run_until(t);
         let want = frame(&run.cluster);

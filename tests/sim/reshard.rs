@@ -26,7 +26,7 @@ fn run(sim: &mut Simulator, until_ms: u64) -> Vec<Event> {
 
 fn reshard_run() -> (Simulator, Vec<Event>) {
     let mut sim = start("reshard", None);
-    let events = run(&mut sim, 520_000);
+    let events = run(&mut sim, 400_000);
     (sim, events)
 }
 
@@ -37,7 +37,7 @@ fn date(millis: i64) -> Bson {
 #[test]
 fn the_first_attempt_is_refused_by_the_unique_index_with_the_seed_message() {
     let mut sim = start("reshard", None);
-    let events = run(&mut sim, 125_000);
+    let events = run(&mut sim, 13_000);
     let expected = "Recipient shard shA reached an unrecoverable error :: caused by :: can't shard collection 'shop.orders' with unique index on { customerId: 1, orderNo: 1 }, proposed shard key { customerId: 1, placedAt: 1 } and collation {}. Uniqueness can't be maintained unless shard key is a prefix and has simple collation";
     let aborted: Vec<_> = events
         .iter()
@@ -52,7 +52,7 @@ fn the_first_attempt_is_refused_by_the_unique_index_with_the_seed_message() {
     assert!(
         sim.action_errors()
             .iter()
-            .any(|e| e.starts_with("t=120s reshardCollection") && e.ends_with(expected)),
+            .any(|e| e.starts_with("t=12s reshardCollection") && e.ends_with(expected)),
         "{:?}",
         sim.action_errors()
     );
@@ -68,7 +68,7 @@ fn after_dropping_the_index_resharding_takes_the_minimum_duration_and_a_short_cr
         .iter()
         .find(|e| matches!(e.kind, EventKind::ReshardingStarted { .. }))
         .unwrap();
-    assert_eq!(started.at_ms, 140_000);
+    assert_eq!(started.at_ms, 16_000);
     let (at, millis, critical, layout) = events
         .iter()
         .find_map(|e| match &e.kind {
@@ -156,7 +156,7 @@ fn after_resharding_the_seed_queries_are_targeted_as_designed() {
 #[test]
 fn resharding_does_not_exist_before_5_0() {
     let mut sim = start("reshard", Some("4.4"));
-    run(&mut sim, 145_000);
+    run(&mut sim, 20_000);
     assert!(
         sim.action_errors()
             .iter()
@@ -277,7 +277,7 @@ fn the_critical_section_waits_until_the_remaining_time_is_under_the_threshold() 
 #[test]
 fn changing_a_shard_key_value_moves_the_document_to_the_owning_shard() {
     let mut sim = start("reshard", None);
-    let events = run(&mut sim, 106_000);
+    let events = run(&mut sim, 11_500);
     let (from, to) = events
         .iter()
         .find_map(|e| match &e.kind {
@@ -299,10 +299,10 @@ fn changing_a_shard_key_value_moves_the_document_to_the_owning_shard() {
         owner(&to),
         "4242 and 4247 hash to different shards"
     );
-    // The state just before (no other write between 105 s and 106 s): one document less on the
+    // The state just before (no other write between 11 s and 11.5 s): one document less on the
     // old shard, one more on the new one, a write on each.
     let mut before = start("reshard", None);
-    run(&mut before, 105_000);
+    run(&mut before, 11_000);
     let old = before.cluster.collection("shop.orders").unwrap();
     let docs = |c: &shardtop::cluster::Collection, s: ShardIdx| c.table.shard_totals(s).stats.docs;
     let (a, b) = (owner(&from), owner(&to));

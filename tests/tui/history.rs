@@ -154,3 +154,53 @@ fn the_history_keeps_only_the_length_asked_for() {
     assert!((119..=121).contains(&(last - first + 1)), "{first}..{last}");
     assert!(h.from_ms + first as u64 * 1000 >= 79_000, "{first}");
 }
+
+/// Seeking back in `H` (`[`, `,`, `p`): the sparklines and the chart end at the new "now" — no
+/// sample of the future the simulator had played before the seek —, the sparklines span the
+/// chart's own window (the same first and last times under both), and the legend is a line of its
+/// own above the plotted data.
+#[test]
+fn after_seeking_back_the_sparklines_span_the_charts_window_and_stop_at_now() {
+    for size in [(80, 24), (120, 40)] {
+        let mut f = shown("ascending", 200_000, size);
+        let mut log = Vec::new();
+        shardtop::source::Timeline::seek(&mut f.timeline, 120_000, &mut log).unwrap();
+        f.refresh();
+        let h = history(&f);
+        assert_eq!(h.now_ms, 120_000);
+        for s in &h.shards {
+            for series in [&s.bytes, &s.chunks] {
+                assert!(
+                    series.iter().skip(h.now_col + 1).all(Option::is_none),
+                    "{}: a sample after now: {series:?}",
+                    s.id
+                );
+            }
+        }
+        let text = format!("{}", f.draw().backend());
+        let lines: Vec<String> = text
+            .lines()
+            .map(|l| l.trim_matches('"').trim_matches('│').to_string())
+            .collect();
+        let times = |l: &str| -> (String, String) {
+            let words: Vec<&str> = l.split_whitespace().collect();
+            let last = words.iter().rev().find(|w| **w != "(now)").unwrap();
+            (words[0].to_string(), last.to_string())
+        };
+        // The sparklines' time row, and the chart's x axis (the last row of the pane).
+        let spark = lines.iter().find(|l| l.contains("(now)")).unwrap();
+        assert!(spark.contains("2m00s (now)"), "{text}");
+        let axis = lines.iter().rev().find(|l| l.contains("2m00s")).unwrap();
+        assert_ne!(axis, spark, "{text}");
+        assert_eq!(times(spark), times(axis), "{text}");
+        // The legend: its own line, no plotted point on it, the y axis's top label right under it.
+        let at = lines
+            .iter()
+            .position(|l| l.contains("data per shard"))
+            .unwrap();
+        let braille = |l: &str| l.chars().any(|c| ('\u{2801}'..='\u{28ff}').contains(&c));
+        assert!(!braille(&lines[at]), "{text}");
+        assert!(lines[at + 1].contains("MiB│"), "{text}");
+        assert_snapshot!(format!("history_seek_back_{}x{}", size.0, size.1), text);
+    }
+}

@@ -218,6 +218,9 @@ fn keys_drive_the_clock_through_source_commands() {
         vec![SourceControl::Migration { forward: true }]
     );
     assert!(f.app.paused);
+    // `r`: back to the start, playing.
+    assert_eq!(f.keys(&[Action::Restart]), vec![SourceControl::Restart]);
+    assert!(!f.app.paused);
 }
 
 #[test]

@@ -81,7 +81,7 @@ fn the_main_screen_at_three_sizes() {
     assert!(header.contains("balancer on"), "80 columns: {header}");
     // The orphans' numbers before their explanation: whole at every size.
     for text in &texts {
-        assert!(text.contains("orphaned: shard0000 2.0 MiB (2096"), "{text}");
+        assert!(text.contains("orphaned: shard0000 2.0 MiB (698"), "{text}");
     }
     // A failed migration in the balancer's recent list: destination and reason.
     let texts = at_every_size("main_low_cardinality_600s", |s| {

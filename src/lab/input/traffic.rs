@@ -20,8 +20,7 @@
 //! `weight` is how many times the operation counts: a positive integer, 1 when absent, at most
 //! [`MAX_WEIGHT`]. At most [`MAX_OPERATIONS`] operations are read.
 //!
-//! [`Command`] and [`Operation`] are [`crate::analyze::operation`]'s, and [`sampled`] (the
-//! sampled queries as operations) is `analyze`'s too: re-exported here at their old paths.
+//! [`Command`] and [`Operation`] are [`crate::analyze::operation`]'s.
 
 mod slow_log;
 
@@ -31,8 +30,7 @@ use std::path::Path;
 
 use bson::{Bson, Document};
 
-pub use crate::analyze::operation::{Command, Operation};
-pub use crate::analyze::sampled;
+use crate::analyze::operation::{Command, Operation};
 
 use super::data::InputError;
 use super::data::text::{self, Lines, Position, grouped, kind};

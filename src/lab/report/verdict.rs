@@ -230,8 +230,6 @@ pub fn query_cell(q: &QueryTargeting, default_size: u64) -> String {
     }
 }
 
-pub use crate::units::grouped as thousands;
-
 fn chunks_text(n: usize) -> String {
     crate::units::count(n as u64, "chunk")
 }
@@ -295,7 +293,7 @@ pub fn divisibility(r: &CandidateReport) -> String {
         Growth::Over => text.push_str(", the most common value is over the chunk size"),
         Growth::After(n) => text.push_str(&format!(
             ", the most common value fills a chunk after ~{} more documents",
-            thousands(*n)
+            crate::units::grouped(*n)
         )),
         // A key whose values keep arriving has no ceiling to outgrow.
         Growth::Unknown(why) if r.max_chunks.is_some() => {

@@ -127,8 +127,31 @@ fn error_above(frame: &mut Frame, footer: Rect, error: &str, theme: Theme) {
     frame.render_widget(Paragraph::new(text), area);
 }
 
+/// Paused at the end of a scenario, a trace or the lab's documents: what ended and the key that
+/// plays it again from the start, on every screen until it plays again (a notice of the moment
+/// takes its place).
+pub fn end_notice(app: &App) -> Option<String> {
+    let v = app.view.as_ref()?;
+    if !v.clock.at_end() {
+        return None;
+    }
+    let what = if v.source.starts_with("sim:") {
+        "scenario"
+    } else if v.source == "lab" {
+        "the documents"
+    } else {
+        "trace"
+    };
+    let keys = &app.settings.keys;
+    let key = keys
+        .first_key_of("restart")
+        .or_else(|| keys.first_key_of("pause"))?;
+    Some(format!("end of {what} — {key} restarts"))
+}
+
 pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: Theme) {
     let mut spans = Vec::new();
+    let notice = app.notice.clone().or_else(|| end_notice(app));
     let typed = match app.input {
         // The palette shows its own filter.
         InputMode::Commands | InputMode::Palette => None,
@@ -170,7 +193,7 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: Theme) {
     } else {
         // A notice takes the place of the less important keys.
         let room = usize::from(area.width)
-            .saturating_sub(app.notice.as_ref().map_or(0, |n| n.chars().count() + 2));
+            .saturating_sub(notice.as_ref().map_or(0, |n| n.chars().count() + 2));
         let mut used = 0;
         for (key, what) in keys(app) {
             let w = key.chars().count() + what.chars().count() + 2;
@@ -183,7 +206,7 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: Theme) {
         }
     }
     frame.render_widget(Paragraph::new(Line::from(spans)), area);
-    if let Some(n) = &app.notice
+    if let Some(n) = &notice
         && !app.input.typing()
     {
         frame.render_widget(

@@ -118,7 +118,7 @@ fn fit_line(spans: &mut Vec<Span<'static>>, source_at: usize, width: usize) {
 /// Play/pause, or live/polling paused, with the speed or the heat mode.
 fn live_state(spans: &mut Vec<Span<'static>>, v: &crate::view::ClusterView, theme: Theme) {
     match (!v.clock.is_live(), v.clock.paused) {
-        (true, true) if v.clock.end_ms.is_some_and(|end| v.clock.time_ms >= end) => {
+        (true, true) if v.clock.at_end() => {
             spans.push(Span::styled("■ end, paused", theme.warn()));
         }
         (true, true) => spans.push(Span::styled("❚❚ paused", theme.warn())),

@@ -29,6 +29,8 @@ struct Columns {
     /// Each shard's name as shown: whole, or cut to the shortest form that keeps them distinct.
     names: Vec<String>,
     zones: usize,
+    /// The length every zone name is cut to in the zones column (`None`: whole).
+    zone_cut: Option<usize>,
     /// The badge column's width (0: no shard has a badge).
     drain: usize,
     metric_bar: usize,
@@ -102,6 +104,7 @@ fn columns(v: &ClusterView, width: usize) -> Columns {
         id,
         names,
         zones,
+        zone_cut: zone_prefix(v, zones),
         drain,
         metric_bar,
         both,
@@ -322,7 +325,12 @@ fn row(
         ),
     ];
     if cols.zones > 0 {
-        spans.extend(zone_spans(&s.zones, cols.zones, app, theme));
+        spans.extend(zone_spans(
+            &s.zones,
+            (cols.zones, cols.zone_cut),
+            app,
+            theme,
+        ));
     }
     if cols.drain > 0 {
         let w = cols.drain;
@@ -388,23 +396,68 @@ fn row(
     Line::from(spans)
 }
 
+/// The length every zone name is cut to so that each shard's list fits `width` columns while the
+/// names stay distinct — their shortest unique form or longer (`Ap,US` for Apple and USPS in 5
+/// columns, where `Appl…` hid USPS); `None`: the whole names fit, or no prefix does (then the
+/// list is cut with `…`).
+fn zone_prefix(v: &ClusterView, width: usize) -> Option<usize> {
+    let lists: Vec<&[String]> = v.shards.iter().map(|s| s.zones.as_slice()).collect();
+    let fits = |len: usize| {
+        lists.iter().all(|z| {
+            let letters: usize = z.iter().map(|n| n.chars().count().min(len)).sum();
+            letters + z.len().saturating_sub(1) <= width
+        })
+    };
+    if fits(usize::MAX) {
+        return None;
+    }
+    let mut names: Vec<&str> = lists
+        .iter()
+        .flat_map(|z| z.iter())
+        .map(String::as_str)
+        .collect();
+    names.sort_unstable();
+    names.dedup();
+    let distinct = |len: usize| {
+        let mut cut: Vec<String> = names
+            .iter()
+            .map(|n| n.chars().take(len).collect())
+            .collect();
+        cut.sort_unstable();
+        cut.dedup();
+        cut.len() == names.len()
+    };
+    let longest = names.iter().map(|n| n.chars().count()).max()?;
+    (1..longest).rev().find(|&len| fits(len) && distinct(len))
+}
+
 /// A shard's zones, each name in its zone's colour (the key space's bands and legend use the
-/// same), cut to `width` as one text, then padded.
-fn zone_spans(zones: &[String], width: usize, app: &App, theme: Theme) -> Vec<Span<'static>> {
+/// same), each cut to `cut` letters when set (the legend names them whole), the list cut to
+/// `width` as one text, then padded.
+fn zone_spans(
+    zones: &[String],
+    (width, cut): (usize, Option<usize>),
+    app: &App,
+    theme: Theme,
+) -> Vec<Span<'static>> {
     let names = (app.view.as_ref())
         .and_then(|v| v.collection.as_ref())
         .map_or(&[][..], |c| c.zone_names.as_slice());
-    let text = fit(&zones.join(","), width);
+    let shown: Vec<String> = zones
+        .iter()
+        .map(|z| z.chars().take(cut.unwrap_or(usize::MAX)).collect())
+        .collect();
+    let text = fit(&shown.join(","), width);
     let mut spans = Vec::new();
     let mut rest = text.as_str();
-    for (k, zone) in zones.iter().enumerate() {
+    for (k, (zone, short)) in zones.iter().zip(&shown).enumerate() {
         let sep = usize::from(k > 0);
         if rest.is_empty() {
             break;
         }
         let take = rest
             .char_indices()
-            .nth(sep + zone.chars().count())
+            .nth(sep + short.chars().count())
             .map_or(rest.len(), |(i, _)| i);
         let (piece, after) = rest.split_at(take);
         let style = names

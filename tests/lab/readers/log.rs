@@ -3,7 +3,8 @@
 //! truncated operations skipped, a file that is not a log refused.
 
 use bson::doc;
-use shardtop::lab::traffic::{self, Command, Operation};
+use shardtop::analyze::operation::{Command, Operation};
+use shardtop::lab::input::traffic;
 
 use super::traffic::{log, op};
 

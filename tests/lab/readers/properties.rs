@@ -3,7 +3,7 @@
 
 use bson::{Bson, Document};
 use proptest::prelude::*;
-use shardtop::lab::data::Kind;
+use shardtop::lab::input::data::Kind;
 
 use super::{collect, docs, from_bytes, relaxed};
 
@@ -26,8 +26,8 @@ proptest! {
                     }
                 }
             }
-            let _ = shardtop::lab::traffic::parse_workload(&input[..], "w");
-            let _ = shardtop::lab::traffic::parse_log(&input[..], "l", "db.c");
+            let _ = shardtop::lab::input::traffic::parse_workload(&input[..], "w");
+            let _ = shardtop::lab::input::traffic::parse_log(&input[..], "l", "db.c");
         }
     }
 

@@ -2,7 +2,8 @@
 //! line; the bound; the fuzz seeds.
 
 use bson::{Bson, Document, doc};
-use shardtop::lab::traffic::{self, Command, Operation};
+use shardtop::analyze::operation::{Command, Operation};
+use shardtop::lab::input::traffic;
 
 fn workload(text: &str) -> Result<Vec<Operation>, String> {
     traffic::parse_workload(text.as_bytes(), "work.jsonl").map_err(|e| e.to_string())
@@ -197,7 +198,7 @@ fn more_than_a_million_operations_is_an_error() {
 fn the_fuzz_seeds_read_as_what_they_are() {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz/seeds/lab_inputs");
     for name in ["lines.json", "array.json", "orders.bson"] {
-        let documents: Vec<_> = shardtop::lab::data::open(&dir.join(name))
+        let documents: Vec<_> = shardtop::lab::input::data::open(&dir.join(name))
             .unwrap()
             .collect::<Result<_, _>>()
             .unwrap();

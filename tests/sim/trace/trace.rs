@@ -84,7 +84,7 @@ fn seeking_gives_the_state_the_simulator_had_at_that_time() {
     let mut replay = Replay::open(&path, ReadOptions::default()).unwrap();
     let mut playing = Replay::open(&path, ReadOptions::default()).unwrap();
     for t in [
-        0, 100, 9_900, 10_000, 10_100, 33_300, 150_000, 42_200, 5_000, 399_900,
+        0, 100, 9_900, 10_000, 10_100, 33_300, 40_000, 42_200, 5_000, 69_900,
     ] {
         let mut sim = start("low-cardinality");
         sim.run_until(t);
@@ -302,12 +302,15 @@ fn a_recorder_killed_midway_leaves_a_readable_partial_trace() {
         replay.trace.warnings
     );
     replay.seek(20_000).unwrap();
+    // The writes of the first 20 s (34/s), as the simulator counted them.
+    let written: u64 = sim.cluster.collections[0].routed_writes.iter().sum();
+    assert!((670..=690).contains(&written), "{written}");
     assert_eq!(
         replay.state().collections[0]
             .routed_writes
             .iter()
             .sum::<u64>(),
-        2_000
+        written
     );
 }
 
@@ -322,8 +325,13 @@ fn the_committed_fixtures_still_replay_to_their_scenario() {
             .join(file);
         let mut replay = Replay::open(&path, ReadOptions::default()).unwrap();
         replay.seek(replay.end_ms()).unwrap();
-        let mut sim = start(name);
-        sim.run_until(until(name));
+        // Each was recorded from the scenario of its day, kept beside it: the built-in ones
+        // have since changed their timeline (issue 48: ascending spreads its inserts over the
+        // whole run, low-cardinality ends soon after its lesson).
+        let text = std::fs::read_to_string(path.with_file_name(format!("{name}.scenario.json")));
+        let sc = scenario::parse(&text.unwrap()).unwrap();
+        let mut sim = Simulator::from_scenario(&sc, sc.seed, None).unwrap();
+        sim.run_until((sc.until * 1000.0) as u64);
         // These traces were written before failed actions were recorded (`scheduledAction.failed`
         // events, keyframes' `failedActions`): they replay with none, everything else the same.
         let mut now = summary(&sim.cluster);

@@ -153,8 +153,16 @@ pub async fn capture_once(
 pub async fn replay_once(
     capture: crate::capture::Capture,
 ) -> Result<(OnePoll, Vec<String>), LiveError> {
-    let at = capture.captured_at_ms;
-    let replay = std::sync::Arc::new(crate::capture::replay::Replay::new(capture));
+    replay_reads(crate::capture::replay::Replay::new(capture)).await
+}
+
+/// [`replay_once`] of a capture's reads already made ready to answer (`capture::file::read_replay`
+/// reads a file straight into them).
+pub async fn replay_reads(
+    replay: crate::capture::replay::Replay,
+) -> Result<(OnePoll, Vec<String>), LiveError> {
+    let at = replay.captured_at_ms;
+    let replay = std::sync::Arc::new(replay);
     let mut poller = Poller::new(LiveClient::replaying(replay.clone()));
     poller.set_compliance_budget(usize::MAX);
     poller.logs.record();

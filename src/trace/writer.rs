@@ -130,6 +130,16 @@ impl TraceWriter {
         self.flush()
     }
 
+    /// Writes the keyframe line of `c` and flushes: the same line as
+    /// `keyframe(&state_codec::encode(c))`, its chunks turned into JSON one at a time.
+    pub fn keyframe_of(&mut self, c: &crate::cluster::Cluster) -> io::Result<()> {
+        let w = self.out.writer();
+        super::state_codec::write(c, &mut *w)?;
+        w.write_all(b"\n")?;
+        self.lines += 1;
+        self.flush()
+    }
+
     /// Flushes what is written so far to the file (readable if the recorder dies after this).
     pub fn flush(&mut self) -> io::Result<()> {
         self.out.writer().flush()

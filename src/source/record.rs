@@ -9,7 +9,7 @@ use crate::cluster::Event;
 use crate::sim::Simulator;
 use crate::sim::engine::TICK_MS;
 use crate::sim::keygen::EPOCH_SECONDS;
-use crate::trace::event_codec::{self, Names};
+use crate::trace::event_codec::Names;
 use crate::trace::header::Header;
 use crate::trace::writer::TraceWriter;
 
@@ -46,7 +46,7 @@ fn write_events(w: &mut TraceWriter, sim: &mut Simulator) -> io::Result<Vec<Even
         state: &sim.cluster,
     };
     for e in &events {
-        w.line(&event_codec::encode(e, &names))?;
+        w.event(e, &names)?;
     }
     Ok(events)
 }

@@ -17,7 +17,7 @@ use crate::model::{Shard, ShardIdx, ShardKey};
 mod collection;
 mod diagnosed;
 mod observed;
-mod streamed;
+pub(super) mod streamed;
 
 pub(super) use collection::{ChunkFields, Heavy, collection_of};
 pub use observed::POLL_NOTE_FEEDS;

@@ -124,6 +124,23 @@ impl TraceWriter {
         Ok(())
     }
 
+    /// Writes the line of an event: `line(&event_codec::encode(e, names))`, a big one (a
+    /// collection's initial layout) written without building it whole.
+    pub fn event(
+        &mut self,
+        e: &crate::cluster::Event,
+        names: &super::event_codec::Names<'_>,
+    ) -> io::Result<()> {
+        let w = self.out.writer();
+        super::event_codec::write(e, names, &mut *w)?;
+        w.write_all(b"\n")?;
+        self.lines += 1;
+        if self.lines.is_multiple_of(FLUSH_EVERY) {
+            self.flush()?;
+        }
+        Ok(())
+    }
+
     /// Writes a keyframe line and flushes.
     pub fn keyframe(&mut self, v: &Value) -> io::Result<()> {
         self.line(v)?;

@@ -111,6 +111,19 @@ impl Serialize for Chunks<'_> {
     }
 }
 
+/// An object whose entry `at` is serialized from `with` instead of its value.
+pub(in crate::trace) struct Replaced<'a, T> {
+    pub v: &'a Value,
+    pub at: &'a str,
+    pub with: &'a T,
+}
+
+impl<T: Serialize> Serialize for Replaced<'_, T> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        object_with(s, self.v, self.at, |_| Some(self.with))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use crate::sim::Simulator;
@@ -122,6 +135,22 @@ mod tests {
                             {"ns": "app.b", "key": {"k": 1, "t": 1}}], "until": 60}"#;
         let sc = crate::sim::scenario::parse(text).expect("scenario");
         let mut sim = Simulator::from_scenario(&sc, 7, None).expect("sim");
+        // The set-up events too: each collection sharded, its initial layout written entry by
+        // entry.
+        let events = sim.take_events();
+        let names = crate::trace::event_codec::Names {
+            state: &sim.cluster,
+        };
+        let sharded = |e: &&crate::cluster::Event| {
+            matches!(e.kind, crate::cluster::EventKind::CollectionSharded { .. })
+        };
+        assert_eq!(events.iter().filter(sharded).count(), 2);
+        for e in &events {
+            let expected = serde_json::to_vec(&crate::trace::event_codec::encode(e, &names));
+            let mut got = Vec::new();
+            crate::trace::event_codec::write(e, &names, &mut got).expect("write");
+            assert_eq!(got, expected.expect("json"));
+        }
         sim.run_until(30_000);
         let c = &sim.cluster;
         let expected = serde_json::to_vec(&super::super::encode(c)).expect("json");

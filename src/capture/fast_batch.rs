@@ -160,15 +160,12 @@ fn put_str(buf: &mut Vec<u8>, s: &str) {
 
 /// A JSON integer as `Bson::try_from` takes it: Int32 when it fits, else Int64.
 fn put_int(buf: &mut Vec<u8>, i: i64) -> u8 {
-    match i32::try_from(i) {
-        Ok(small) => {
-            buf.extend_from_slice(&small.to_le_bytes());
-            0x10
-        }
-        Err(_) => {
-            buf.extend_from_slice(&i.to_le_bytes());
-            0x12
-        }
+    if let Ok(small) = i32::try_from(i) {
+        buf.extend_from_slice(&small.to_le_bytes());
+        0x10
+    } else {
+        buf.extend_from_slice(&i.to_le_bytes());
+        0x12
     }
 }
 
@@ -215,13 +212,11 @@ impl<'de> Visitor<'de> for ValueSeed<'_> {
             buf.push(0);
             buf.extend_from_slice(i.to_string().as_bytes());
             buf.push(0);
-            match seq.next_element_seed(ValueSeed(buf))? {
-                Some(t) => buf[at] = t,
-                None => {
-                    buf.truncate(at);
-                    break;
-                }
-            }
+            let Some(t) = seq.next_element_seed(ValueSeed(buf))? else {
+                buf.truncate(at);
+                break;
+            };
+            buf[at] = t;
             i += 1;
         }
         close(buf, start)?;
@@ -425,7 +420,7 @@ impl<'de> de::Deserialize<'de> for FieldValue {
 
 struct FieldValueVisitor;
 
-impl<'de> Visitor<'de> for FieldValueVisitor {
+impl Visitor<'_> for FieldValueVisitor {
     type Value = FieldValue;
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("a string or a whole number")

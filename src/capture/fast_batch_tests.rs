@@ -30,7 +30,7 @@ fn fast(doc: &str) -> Option<Vec<u8>> {
 
 const TAKEN: &[&str] = &[
     r#"{"_id":{"$oid":"6b1749fb8456006367317445"},"uuid":{"$binary":{"base64":"O7C/Fl8+Tj+ngCXr0s2vDw==","subType":"04"}},"min":{"h":{"$minKey":1}},"max":{"h":{"$numberLong":"-9223353590109926292"}},"shard":"shard0000","lastmod":{"$timestamp":{"t":1,"i":0}},"onCurrentShardSince":{"$timestamp":{"t":1796688379,"i":1}},"history":[{"validAfter":{"$timestamp":{"t":1796688379,"i":1}},"shard":"shard0000"}]}"#,
-    r#"{}"#,
+    "{}",
     r#"{"a":[],"b":[[1,2],[]],"c":{"d":{}}}"#,
     r#"{"i":1,"j":-1,"k":2147483648,"l":-2147483649,"m":9223372036854775807,"n":18446744073709551615}"#,
     r#"{"f":1.0,"g":-0.0,"h":1e3,"z":-0,"e":2.5e-300}"#,
@@ -98,7 +98,7 @@ fn a_line_that_is_not_a_batch_of_documents_is_left_whole() {
         r#"{"read":3,"batch":[1]}"#,
         r#"{"read":3,"batch":{"a":1}}"#,
         r#"{"read":3,"batch":[],"batch":[]}"#,
-        r#"[1]"#,
+        "[1]",
         r#"{"read":3,"batch":[]} x"#,
         "{\"read\":3,\"db\":\"\u{0}\"}",
     ] {

@@ -181,10 +181,10 @@ pub fn replay_from_reader(
     reader(name, input)?.replay()
 }
 
-fn reader<'a>(
-    name: &'a str,
+fn reader(
+    name: &str,
     input: impl Read + Send + 'static,
-) -> Result<Reader<'a, Box<dyn Read + Send>>, CaptureError> {
+) -> Result<Reader<'_, Box<dyn Read + Send>>, CaptureError> {
     let plain = decompressed(name, input)?;
     Ok(Reader {
         name,

@@ -74,12 +74,11 @@ impl Documents {
     /// Adds a document at the end.
     pub fn push(&mut self, d: Document) {
         match self {
-            Self::Packed(p) => match RawDocumentBuf::from_document(&d) {
-                Ok(raw) => {
+            Self::Packed(p) => {
+                if let Ok(raw) = RawDocumentBuf::from_document(&d) {
                     p.bytes.extend_from_slice(raw.as_bytes());
                     p.ends.push(p.bytes.len());
-                }
-                Err(_) => {
+                } else {
                     let mut kept: Vec<Document> = p
                         .iter()
                         .filter_map(|r| Document::try_from(r).ok())
@@ -87,7 +86,7 @@ impl Documents {
                     kept.push(d);
                     *self = Self::Kept(kept);
                 }
-            },
+            }
             Self::Kept(v) => v.push(d),
         }
     }

@@ -74,7 +74,7 @@ pub fn write(e: &Event, names: &Names<'_>, w: &mut dyn Write) -> io::Result<()> 
     let entries = Layout {
         n: names,
         key,
-        layout,
+        entries: layout,
     };
     let line = super::state_codec::streamed::Replaced {
         v: &line,
@@ -93,14 +93,14 @@ fn layout_json(n: &Names<'_>, key: &KeyPattern, min: &ShardKey, s: ShardIdx) -> 
 struct Layout<'a> {
     n: &'a Names<'a>,
     key: &'a KeyPattern,
-    layout: &'a [(ShardKey, ShardIdx)],
+    entries: &'a [(ShardKey, ShardIdx)],
 }
 
 impl serde::Serialize for Layout<'_> {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeSeq;
-        let mut seq = s.serialize_seq(Some(self.layout.len()))?;
-        for (min, shard) in self.layout {
+        let mut seq = s.serialize_seq(Some(self.entries.len()))?;
+        for (min, shard) in self.entries {
             seq.serialize_element(&layout_json(self.n, self.key, min, *shard))?;
         }
         seq.end()

@@ -6,7 +6,7 @@
 use std::hint::black_box;
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use shardtop::cluster::heat_history::History;
+use shardtop::cluster::history::History;
 
 mod common;
 
@@ -49,7 +49,7 @@ fn history(c: &mut Criterion) {
         });
     });
     let mut app = shardtop::ui::App::new((200, 60), true, 4.0, false);
-    app.screen = shardtop::ui::app_heat::Screen::History;
+    app.screen = shardtop::ui::screen::Screen::History;
     let mut v = shardtop::view::build(
         &sim.cluster,
         &app.request(),

@@ -128,7 +128,7 @@ fn key_visualizer(c: &mut Criterion) {
     let sim = common::scale_cluster();
     let heat = an_hour_of_writes(&sim);
     let mut app = App::new((200, 60), true, 4.0, false);
-    app.screen = shardtop::ui::app_heat::Screen::KeyVisualizer;
+    app.screen = shardtop::ui::screen::Screen::KeyVisualizer;
     let req = app.heatmap_request();
     let ns = sim.cluster.collections[0].ns.clone();
     let clock = ClockView {
@@ -142,7 +142,7 @@ fn key_visualizer(c: &mut Criterion) {
     let mut group = c.benchmark_group("key visualizer 1M chunks × an hour of writes");
     group.bench_function("build the 195×52 grid", |b| {
         b.iter(|| {
-            black_box(view::heatmap::build(
+            black_box(view::key_visualizer::build(
                 &heat,
                 &sim.cluster,
                 &ns,
@@ -152,7 +152,7 @@ fn key_visualizer(c: &mut Criterion) {
         });
     });
     let mut v = view::build(&sim.cluster, &app.request(), "bench", clock.clone());
-    v.heatmap = view::heatmap::build(&heat, &sim.cluster, &ns, &req, (3_599_000, &clock));
+    v.heatmap = view::key_visualizer::build(&heat, &sim.cluster, &ns, &req, (3_599_000, &clock));
     app.apply(SourceEvent::View(Box::new(v)));
     let mut terminal = Terminal::new(TestBackend::new(200, 60)).unwrap();
     group.bench_function("render the key visualizer at 200×60", |b| {
@@ -161,12 +161,12 @@ fn key_visualizer(c: &mut Criterion) {
         });
     });
     group.bench_function("build the grid at 64 s per column (the whole hour)", |b| {
-        let wide = view::heatmap::HeatmapRequest {
+        let wide = view::key_visualizer::KeyVisualizerRequest {
             secs_per_col: 64,
             ..req.clone()
         };
         b.iter(|| {
-            black_box(view::heatmap::build(
+            black_box(view::key_visualizer::build(
                 &heat,
                 &sim.cluster,
                 &ns,

@@ -40,14 +40,3 @@ pub mod zones;
 
 pub use engine::Simulator;
 pub use scenario::Scenario;
-
-// The paths these modules had before `sim` was grouped by mechanism, still used by other floors,
-// tests and fuzz targets.
-#[doc(hidden)]
-pub use balancer::collection_balancing;
-#[doc(hidden)]
-pub use drains as drain;
-#[doc(hidden)]
-pub use resharding::reshard_layout;
-#[doc(hidden)]
-pub use scenario::keygen;

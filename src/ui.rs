@@ -40,10 +40,6 @@ pub use app::{App, Effects};
 pub use input_mode::InputMode;
 pub use panes::render;
 
-/// The key visualizer's state under the module's former name.
-#[doc(hidden)]
-pub use app_key_visualizer as app_heat;
-
 /// What a configuration file and the command line change in the TUI.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Settings {

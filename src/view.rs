@@ -26,10 +26,6 @@ pub use build::build;
 pub use event_detail::{EventDetail, EventDocument, EventError};
 pub use log::{LogKind, LogLine, MigrationEntry, MigrationStep, append as append_log, log_line};
 
-/// The key visualizer's frame under the module's former name.
-#[doc(hidden)]
-pub use key_visualizer as heatmap;
-
 /// What the UI asks the source to aggregate.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ViewRequest {

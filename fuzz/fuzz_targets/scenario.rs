@@ -5,7 +5,7 @@
 
 use libfuzzer_sys::fuzz_target;
 use shardtop::sim::Simulator;
-use shardtop::sim::keygen::GenSpec;
+use shardtop::sim::scenario::keygen::GenSpec;
 use shardtop::sim::scenario::{self, DocSize, Op, Scenario, ShardsSpec};
 
 /// Ticks of 100 ms stepped at most (40 s of virtual time: four balancer rounds).

@@ -17,8 +17,6 @@ use serde_json::{Value, json};
 use super::{Cluster, Event, EventKind};
 use crate::model::{RoutingTable, ShardIdx, ShardKey};
 
-pub use super::history::{HISTORY_KEEP, History};
-
 /// The writes seen, per collection: `(at_ms, the key written, writes)`, in time order; and the
 /// committed migrations.
 #[derive(Clone, Debug, Default)]

@@ -100,9 +100,9 @@ impl<T: Timeline> Screen<T> {
         let mut app = App::new(spec.size, true, spec.speed, false);
         app.settings = spec.settings.clone();
         app.screen = match spec.view {
-            crate::cli::ExportView::Main => crate::ui::app_heat::Screen::Main,
-            crate::cli::ExportView::Heatmap => crate::ui::app_heat::Screen::KeyVisualizer,
-            crate::cli::ExportView::History => crate::ui::app_heat::Screen::History,
+            crate::cli::ExportView::Main => crate::ui::screen::Screen::Main,
+            crate::cli::ExportView::Heatmap => crate::ui::screen::Screen::KeyVisualizer,
+            crate::cli::ExportView::History => crate::ui::screen::Screen::History,
         };
         app.apply(crate::source::SourceEvent::Log {
             reset: true,

@@ -4,7 +4,8 @@
 use serde_json::Value;
 
 use super::Failure;
-use crate::cluster::heat_history::{HISTORY_KEEP, HeatLog, History};
+use crate::cluster::heat_history::HeatLog;
+use crate::cluster::history::{HISTORY_KEEP, History};
 use crate::cluster::{Cluster, Event};
 
 /// What a run gathers for its summary.

@@ -2,7 +2,8 @@
 //! key visualizer, and the per-shard history sampled once a second of the source's time, both
 //! bounded to the configured length.
 
-use crate::cluster::heat_history::{HeatLog, History};
+use crate::cluster::heat_history::HeatLog;
+use crate::cluster::history::History;
 use crate::cluster::{Cluster, Event};
 use crate::view;
 

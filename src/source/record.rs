@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use crate::cluster::Event;
 use crate::sim::Simulator;
 use crate::sim::engine::TICK_MS;
-use crate::sim::keygen::EPOCH_SECONDS;
+use crate::sim::scenario::keygen::EPOCH_SECONDS;
 use crate::trace::event_codec::Names;
 use crate::trace::header::Header;
 use crate::trace::writer::TraceWriter;

@@ -8,7 +8,7 @@ use crate::model::ShardKey;
 
 /// The screen shown, where it was before it had its own module.
 #[doc(hidden)]
-pub use super::screen::Screen;
+use super::screen::Screen;
 
 /// The key visualizer's cursor (column, row from the lowest range), seconds per column, and
 /// the key ranges zoomed into (innermost last).

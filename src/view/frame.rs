@@ -8,7 +8,8 @@
 //! part is made (the sources, the diagnosis), ratatui, I/O.
 
 use crate::cluster::Cluster;
-use crate::cluster::heat_history::{HeatLog, History};
+use crate::cluster::heat_history::HeatLog;
+use crate::cluster::history::History;
 use crate::diagnosis::Diagnoses;
 
 use super::{ClockView, ClusterView, RefusedRead, ShardRow, ViewRequest};

@@ -3,7 +3,7 @@
 //! of drains and reshardings with an estimate of their end from the observed rate.
 
 use crate::cluster::Cluster;
-use crate::cluster::heat_history::History;
+use crate::cluster::history::History;
 use crate::cluster::history::{clone_done, shard_holds};
 use crate::model::ShardIdx;
 use crate::units::human_bytes;

@@ -6,10 +6,6 @@ use crate::cluster::Cluster;
 use crate::cluster::heat_history::HeatLog;
 use crate::model::{ShardIdx, ShardKey};
 
-/// The former names of the request and the frame.
-#[doc(hidden)]
-pub use self::{KeyVisualizerRequest as HeatmapRequest, KeyVisualizerView as HeatmapView};
-
 /// What the key visualizer asks for.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct KeyVisualizerRequest {

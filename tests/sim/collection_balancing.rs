@@ -3,7 +3,7 @@
 //! `moveRange` with one bound (the range holds about the chunk size), in the simulator.
 
 use shardtop::model::{KeyValue, ShardIdx, ShardKey};
-use shardtop::sim::collection_balancing::BalancingRequest;
+use shardtop::sim::balancer::collection_balancing::BalancingRequest;
 use shardtop::sim::{Simulator, scenario};
 use shardtop::source::record::{record_sim, sim_header};
 use shardtop::trace::{ReadOptions, Replay};

@@ -6,7 +6,7 @@
 use shardtop::cluster::defragmentation::DefragmentationPhase;
 use shardtop::cluster::{Event, EventKind};
 use shardtop::model::ShardIdx;
-use shardtop::sim::collection_balancing::BalancingRequest;
+use shardtop::sim::balancer::collection_balancing::BalancingRequest;
 use shardtop::sim::{Simulator, scenario};
 
 const DEFRAG: BalancingRequest = BalancingRequest {

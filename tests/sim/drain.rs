@@ -3,7 +3,7 @@
 
 use shardtop::cluster::{Event, EventKind, ServerVersion, SummaryOptions};
 use shardtop::model::{KeyValue, ShardIdx, ShardKey};
-use shardtop::sim::drain::RemoveShardState;
+use shardtop::sim::drains::RemoveShardState;
 use shardtop::sim::{Simulator, scenario};
 
 fn start(name: &str) -> Simulator {

@@ -165,7 +165,7 @@ fn history_keeps_at_most_its_bound() {
         .unwrap()
         .unwrap();
     let mut sim = shardtop::sim::Simulator::from_scenario(&sc, sc.seed, None).unwrap();
-    let mut h = shardtop::cluster::heat_history::History::new(5);
+    let mut h = shardtop::cluster::history::History::new(5);
     for t in 1..=12 {
         sim.run_until(t * 1000);
         h.sample(&sim.cluster);
@@ -182,8 +182,8 @@ fn history_writes_per_sample_add_up_to_the_writes_routed_whatever_the_ring_dropp
         .unwrap()
         .unwrap();
     let mut sim = shardtop::sim::Simulator::from_scenario(&sc, sc.seed, None).unwrap();
-    let mut kept = shardtop::cluster::heat_history::History::new(7);
-    let mut all = shardtop::cluster::heat_history::History::new(100);
+    let mut kept = shardtop::cluster::history::History::new(7);
+    let mut all = shardtop::cluster::history::History::new(100);
     let ns = sim.cluster.collections[0].ns.clone();
     for t in 1..=30 {
         sim.run_until(t * 1000);
@@ -211,7 +211,7 @@ fn history_writes_per_sample_add_up_to_the_writes_routed_whatever_the_ring_dropp
     assert!(routed_some(&all, &ns));
 }
 
-fn routed_some(h: &shardtop::cluster::heat_history::History, ns: &str) -> bool {
+fn routed_some(h: &shardtop::cluster::history::History, ns: &str) -> bool {
     h.shards(ns)
         .any(|(_, slot)| h.writes_between(0..h.times().len(), slot) > 0)
 }

@@ -6,7 +6,7 @@
 use shardtop::cluster::resharding::Provenance;
 use shardtop::cluster::{EventKind, Placement};
 use shardtop::model::{KeyPattern, ShardIdx};
-use shardtop::sim::drain::RemoveShardState;
+use shardtop::sim::drains::RemoveShardState;
 use shardtop::sim::{Simulator, scenario};
 
 fn start(version: &str) -> Simulator {

@@ -4,7 +4,7 @@
 
 use shardtop::cluster::resharding::ShardKeyRange;
 use shardtop::model::{KeyPattern, KeyValue, ShardIdx, ShardKey};
-use shardtop::sim::reshard_layout::ReshardRequest;
+use shardtop::sim::resharding::reshard_layout::ReshardRequest;
 use shardtop::sim::{Simulator, scenario};
 
 fn sim(version: &str) -> Simulator {

@@ -283,7 +283,7 @@ fn the_auto_merger_stops_with_the_balancer_and_honours_enable_auto_merge() {
     let mut s = Simulator::from_scenario(&sc, sc.seed, None).unwrap();
     s.configure_collection_balancing(
         "app.events",
-        shardtop::sim::collection_balancing::BalancingRequest {
+        shardtop::sim::balancer::collection_balancing::BalancingRequest {
             chunk_size_mb: None,
             enable_auto_merger: Some(false),
             defragment: None,

@@ -9,7 +9,7 @@ use crate::common;
 use common::ui_fixture::Fixture;
 use insta::{assert_debug_snapshot, assert_snapshot};
 use shardtop::ui::Action;
-use shardtop::ui::app_heat::Screen;
+use shardtop::ui::screen::Screen;
 
 fn shown(name: &str, t_ms: u64, size: (u16, u16)) -> Fixture {
     let mut f = Fixture::new(name, t_ms, size);
@@ -18,7 +18,7 @@ fn shown(name: &str, t_ms: u64, size: (u16, u16)) -> Fixture {
 }
 
 /// The key visualizer's frame the app holds.
-fn heatmap(f: &Fixture) -> shardtop::view::heatmap::HeatmapView {
+fn heatmap(f: &Fixture) -> shardtop::view::key_visualizer::KeyVisualizerView {
     f.app.view.as_ref().unwrap().heatmap.clone().unwrap()
 }
 
@@ -113,7 +113,9 @@ fn zooming_into_a_range_shows_only_its_keys_and_zooming_out_goes_back() {
         zoomed.ranges
     );
     assert!(zoomed.bounds.windows(2).all(|b| b[0] < b[1]));
-    let sum = |h: &shardtop::view::heatmap::HeatmapView| -> u64 { h.writes.iter().flatten().sum() };
+    let sum = |h: &shardtop::view::key_visualizer::KeyVisualizerView| -> u64 {
+        h.writes.iter().flatten().sum()
+    };
     let in_range: u64 = whole.writes.iter().map(|c| c[busy]).sum();
     assert_eq!(
         sum(&zoomed),

@@ -7,8 +7,8 @@ use crate::common;
 
 use common::ui_fixture::Fixture;
 use insta::assert_snapshot;
-use shardtop::ui::app_heat::Screen;
 use shardtop::ui::help_keys::{SCREENS, help_of};
+use shardtop::ui::screen::Screen;
 use shardtop::ui::{Action, InputMode};
 
 /// The help's text, scrolled from its top to its end one line at a time: every line it showed.

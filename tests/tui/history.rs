@@ -8,7 +8,7 @@ use crate::common;
 use common::ui_fixture::Fixture;
 use insta::assert_snapshot;
 use shardtop::ui::Action;
-use shardtop::ui::app_heat::Screen;
+use shardtop::ui::screen::Screen;
 use shardtop::view::history::HistoryView;
 
 fn shown(name: &str, t_ms: u64, size: (u16, u16)) -> Fixture {

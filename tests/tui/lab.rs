@@ -15,7 +15,7 @@ use shardtop::lab::trial::{Arrival, Trial};
 use shardtop::model::KeyPattern;
 use shardtop::source::lab::LabTimeline;
 use shardtop::source::{SourceEvent, Timeline};
-use shardtop::ui::app_heat::Screen;
+use shardtop::ui::screen::Screen;
 use shardtop::ui::{Action, App};
 use shardtop::view::ClockView;
 

@@ -9,7 +9,7 @@ use crate::common;
 use common::ui_fixture::Fixture;
 use insta::assert_snapshot;
 use shardtop::source::SourceEvent;
-use shardtop::ui::app_heat::Screen;
+use shardtop::ui::screen::Screen;
 use shardtop::ui::tab_progress::TabProgress;
 use shardtop::ui::{Action, InputMode};
 

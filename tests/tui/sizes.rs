@@ -11,7 +11,7 @@ use crate::common;
 use common::ui_fixture::Fixture;
 use insta::assert_snapshot;
 use shardtop::source::Timeline;
-use shardtop::ui::app_heat::Screen;
+use shardtop::ui::screen::Screen;
 use shardtop::ui::{Action, App};
 
 const SIZES: [(u16, u16); 3] = [(80, 24), (120, 40), (200, 60)];

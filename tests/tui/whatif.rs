@@ -10,7 +10,7 @@ use insta::assert_snapshot;
 use shardtop::source::sim::SimTimeline;
 use shardtop::source::whatif::Fork;
 use shardtop::source::{SourceControl, SourceEvent, Timeline};
-use shardtop::ui::app_heat::Screen;
+use shardtop::ui::screen::Screen;
 use shardtop::ui::{Action, App, InputMode};
 use shardtop::view::ClockView;
 

@@ -11,7 +11,7 @@ use crate::lab::trial::{Arrival, Trial};
 use crate::model::KeyPattern;
 use crate::source::lab::LabTimeline;
 use crate::source::{Playback, run_timeline};
-use crate::ui::app_heat::Screen;
+use crate::ui::screen::Screen;
 
 /// What every fresh trial is made of.
 pub struct TrialSpec {

@@ -13,7 +13,7 @@ use crate::cluster::ServerVersion;
 use crate::model::ShardIdx;
 use crate::serve::reply::{self, Answer, ok, string_arg};
 use crate::serve::state::State;
-use crate::sim::drain::RemoveShardState;
+use crate::sim::drains::RemoveShardState;
 
 fn note(v: ServerVersion) -> &'static str {
     if v >= ServerVersion::V8_0 {

@@ -14,9 +14,9 @@ use crate::model::{KeyPattern, ShardKey};
 use crate::serve::catalog::system_sessions;
 use crate::serve::reply::{self, Answer, doc_arg, flag, ok, opt_count, string_arg};
 use crate::serve::state::State;
-use crate::sim::collection_balancing::BalancingRequest;
+use crate::sim::balancer::collection_balancing::BalancingRequest;
 use crate::sim::ops::ShardCollectionOptions;
-use crate::sim::reshard_layout::ReshardRequest;
+use crate::sim::resharding::reshard_layout::ReshardRequest;
 
 fn pattern(d: &Document) -> Result<KeyPattern, MongoError> {
     KeyPattern::parse(d).map_err(|e| MongoError::bad_value(e.0))
@@ -433,7 +433,9 @@ pub fn reshard(state: &mut State, cmd: &Document) -> Answer {
         req.distribution = state.sim.shard_distribution_of(&req.key, &list)?;
     }
     if let Some(list) = json_array(cmd, "zones")? {
-        req.zones = Some(crate::sim::reshard_layout::zones_of(&req.key, &list)?);
+        req.zones = Some(crate::sim::resharding::reshard_layout::zones_of(
+            &req.key, &list,
+        )?);
     }
     if let Some(c) = state.sim.cluster.collection_index(&ns) {
         crate::serve::write_path::hand_over::hand_documents(state, c, &req.key)?;

@@ -14,8 +14,8 @@ use shardtop::sim::{Simulator, scenario};
 use shardtop::source::live::{HeatMode, run_live};
 use shardtop::source::past::Past;
 use shardtop::source::{SourceControl, SourceEvent};
-use shardtop::view::heatmap::HeatmapRequest;
 use shardtop::view::history::HistoryRequest;
+use shardtop::view::key_visualizer::KeyVisualizerRequest;
 use shardtop::view::{ClusterView, ViewRequest};
 
 async fn serve() -> (shardtop::serve::Server, String) {
@@ -29,7 +29,7 @@ async fn serve() -> (shardtop::serve::Server, String) {
 
 fn request() -> ViewRequest {
     ViewRequest {
-        heatmap: Some(HeatmapRequest {
+        heatmap: Some(KeyVisualizerRequest {
             cols: 60,
             rows: 8,
             secs_per_col: 1,
@@ -161,7 +161,7 @@ async fn size_heat_has_no_per_chunk_signal_and_the_view_says_so() {
     assert!(v.heatmap.is_none());
     assert_eq!(v.heat, Some("size"));
     let mut app = shardtop::ui::App::new((100, 30), false, 1.0, false);
-    app.screen = shardtop::ui::app_heat::Screen::KeyVisualizer;
+    app.screen = shardtop::ui::screen::Screen::KeyVisualizer;
     app.apply(SourceEvent::View(Box::new(v)));
     let mut terminal = ratatui::Terminal::new(ratatui::backend::TestBackend::new(100, 30)).unwrap();
     terminal.draw(|f| shardtop::ui::render(f, &app)).unwrap();

@@ -443,7 +443,7 @@ fn keyframes_keep_collection_balancing_settings_and_orphans() {
     let mut sim = Simulator::from_scenario(&sc, sc.seed, None).unwrap();
     sim.configure_collection_balancing(
         "app.events",
-        shardtop::sim::collection_balancing::BalancingRequest {
+        shardtop::sim::balancer::collection_balancing::BalancingRequest {
             chunk_size_mb: Some(1),
             enable_auto_merger: Some(false),
             defragment: None,

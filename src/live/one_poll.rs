@@ -176,10 +176,10 @@ pub async fn replay_reads(
     Ok((polled, replay.missing()))
 }
 
-/// [`replay_once`] for a caller without an async runtime (the fuzz target): a replayed poll waits
-/// on nothing but the capture.
+/// [`replay_reads`] for a caller without an async runtime (the fuzz target): a replayed poll
+/// waits on nothing but the capture.
 pub fn replay_blocking(
-    capture: crate::capture::Capture,
+    replay: crate::capture::replay::Replay,
 ) -> Result<(OnePoll, Vec<String>), LiveError> {
-    futures::executor::block_on(replay_once(capture))
+    futures::executor::block_on(replay_reads(replay))
 }

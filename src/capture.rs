@@ -12,8 +12,10 @@ use bson::Document;
 
 pub mod anonymize;
 mod bounded_json;
+mod fast_batch;
 pub mod file;
 pub mod once;
+pub mod raw_documents;
 pub mod replay;
 
 /// The newest capture format this build writes and reads.

@@ -14,6 +14,8 @@ use bson::{Bson, Document};
 use serde_json::{Map, Value, json};
 
 use super::bounded_json::LineError;
+use super::raw_documents::{Documents, Packed};
+use super::replay::{Answer, Replay};
 use super::{Capture, CapturedRead, FORMAT_VERSION, Outcome};
 use crate::files::{Existing, OutFile, Unfinished};
 use crate::trace::writer::Compression;
@@ -27,7 +29,8 @@ pub const BATCH: usize = 1_000;
 pub const MAX_LINE: usize = 256 << 20;
 /// The most bytes a capture is read to (decompressed): 2,000,000 chunk documents (twice a
 /// million-chunk collection) of 500 bytes, about one in canonical Extended JSON. What is read is
-/// held in memory as documents, so this bounds what `open` and `--anonymize` hold.
+/// held in memory (as documents by `--anonymize`, as packed BSON by `open`), so this bounds what
+/// they hold.
 pub const MAX_BYTES: u64 = 1_000_000_000;
 /// The longest string a capture may hold (a field name or a value, once unescaped): BSON's
 /// 16 MiB, checked before the string is copied.
@@ -158,14 +161,40 @@ pub fn read(path: &Path) -> Result<Capture, CaptureError> {
 /// Reads a capture from `input` (compressed or not, told by its first bytes); `name` names it in
 /// errors.
 pub fn from_reader(name: &str, input: impl Read + Send + 'static) -> Result<Capture, CaptureError> {
+    reader(name, input)?.capture()
+}
+
+/// Reads the capture at `path` as `open` replays it: the same checks and errors as [`read`],
+/// each cursor's documents packed as they are read (a million-chunk capture is held in about
+/// the bytes of its BSON, never as a million `Document`s).
+pub fn read_replay(path: &Path) -> Result<Replay, CaptureError> {
+    let name = path.display().to_string();
+    let file = std::fs::File::open(path).map_err(|e| CaptureError(format!("{name}: {e}")))?;
+    replay_from_reader(&name, file)
+}
+
+/// [`read_replay`] of `input` (compressed or not); `name` names it in errors.
+pub fn replay_from_reader(
+    name: &str,
+    input: impl Read + Send + 'static,
+) -> Result<Replay, CaptureError> {
+    reader(name, input)?.replay()
+}
+
+fn reader(
+    name: &str,
+    input: impl Read + Send + 'static,
+) -> Result<Reader<'_, Box<dyn Read + Send>>, CaptureError> {
     let plain = decompressed(name, input)?;
-    Reader {
+    Ok(Reader {
         name,
         input: BufReader::with_capacity(1 << 16, plain.take(MAX_BYTES)),
         line: 0,
         buf: Vec::new(),
-    }
-    .capture()
+        announced: 0,
+        fast: false,
+        packed: None,
+    })
 }
 
 /// `input` decompressed as its first bytes say (gzip, zstd, or plain).
@@ -214,6 +243,59 @@ struct Reader<'a, R> {
     input: BufReader<io::Take<R>>,
     line: u64,
     buf: Vec<u8>,
+    /// The reads the header announces.
+    announced: u64,
+    /// Whether lines go through the fast path first (`open`: documents packed as read).
+    fast: bool,
+    /// The current line's `batch`, when the fast path read it (its other fields are what
+    /// [`Reader::next`] returned).
+    packed: Option<Packed>,
+}
+
+/// One read's outcome as the reader gives it, its documents in `D`.
+enum Got<D> {
+    Documents(D),
+    Reply(Document),
+    /// An [`Outcome::Error`].
+    Error(Outcome),
+}
+
+/// Where a read's documents go as they are read: a `Vec` (the [`Capture`]) or packed
+/// ([`Documents`], a replay).
+trait Batch: Default {
+    fn add(&mut self, d: Document);
+    /// Documents the fast path packed.
+    fn add_packed(&mut self, p: Packed);
+    fn count(&self) -> usize;
+    /// Called once every document is in.
+    fn done(&mut self) {}
+}
+
+impl Batch for Vec<Document> {
+    fn add(&mut self, d: Document) {
+        self.push(d);
+    }
+    fn add_packed(&mut self, p: Packed) {
+        self.extend(p.iter().filter_map(|r| Document::try_from(r).ok()));
+    }
+    fn count(&self) -> usize {
+        self.len()
+    }
+}
+
+impl Batch for Documents {
+    fn add(&mut self, d: Document) {
+        self.push(d);
+    }
+    fn add_packed(&mut self, p: Packed) {
+        self.append(p);
+    }
+    fn count(&self) -> usize {
+        self.len()
+    }
+    fn done(&mut self) {
+        self.shrink();
+    }
 }
 
 impl<R: Read> Reader<'_, R> {
@@ -230,6 +312,7 @@ impl<R: Read> Reader<'_, R> {
 
     /// The next line as a JSON object; `None` at the end of the file.
     fn next(&mut self) -> Result<Option<Map<String, Value>>, CaptureError> {
+        self.packed = None;
         self.buf.clear();
         let limit = MAX_LINE as u64 + 1;
         let n = (&mut self.input)
@@ -258,6 +341,12 @@ impl<R: Read> Reader<'_, R> {
                 self.err("cut short (no newline at its end): the file is truncated")
             });
         }
+        if self.fast
+            && let Some(line) = super::fast_batch::line(&self.buf[..n - 1])
+        {
+            self.packed = line.batch;
+            return Ok(Some(line.rest));
+        }
         match super::bounded_json::parse(&self.buf[..n - 1], MAX_STRING) {
             Ok(Value::Object(o)) => Ok(Some(o)),
             Ok(_) => Err(self.err("not a JSON object")),
@@ -269,6 +358,42 @@ impl<R: Read> Reader<'_, R> {
     }
 
     fn capture(mut self) -> Result<Capture, CaptureError> {
+        let mut capture = self.header()?;
+        self.reads(|db, command, got: Got<Vec<Document>>| {
+            let outcome = match got {
+                Got::Documents(d) => Outcome::Documents(d),
+                Got::Reply(d) => Outcome::Reply(d),
+                Got::Error(e) => e,
+            };
+            capture.reads.push(CapturedRead {
+                db,
+                command,
+                outcome,
+            });
+        })?;
+        Ok(capture)
+    }
+
+    /// The capture's reads as a replay holds them: each cursor's documents packed as they are
+    /// read, never held as `Document`s all together.
+    fn replay(mut self) -> Result<Replay, CaptureError> {
+        let header = self.header()?;
+        self.fast = true;
+        let mut replay = Replay::empty(header.captured_at_ms, header.target, header.server_version);
+        self.reads(|db, command, got: Got<Documents>| {
+            let answer = match got {
+                Got::Documents(d) => Answer::Documents(d),
+                Got::Reply(d) => Answer::Reply(d),
+                Got::Error(e) => Answer::from(e),
+            };
+            replay.push(&db, &command, answer);
+        })?;
+        Ok(replay)
+    }
+
+    /// The header, read and checked: a capture of no reads yet, and how many the header
+    /// announces (in [`Reader::announced`]).
+    fn header(&mut self) -> Result<Capture, CaptureError> {
         let not_capture = |r: &Self, why: &str| {
             CaptureError(format!(
                 "{}: not a shardtop capture ({why}); `shardtop capture URI -o FILE` writes one",
@@ -277,12 +402,12 @@ impl<R: Read> Reader<'_, R> {
         };
         let header = match self.next() {
             Ok(Some(h)) => h,
-            Ok(None) => return Err(not_capture(&self, "the file is empty")),
-            Err(e) => return Err(not_capture(&self, &format!("line 1: {}", after_line(&e.0)))),
+            Ok(None) => return Err(not_capture(self, "the file is empty")),
+            Err(e) => return Err(not_capture(self, &format!("line 1: {}", after_line(&e.0)))),
         };
         if header.get("kind").and_then(Value::as_str) != Some(KIND) {
             return Err(not_capture(
-                &self,
+                self,
                 "its first line has no `kind` \"shardtop capture\"",
             ));
         }
@@ -321,29 +446,43 @@ impl<R: Read> Reader<'_, R> {
                 .as_bool()
                 .ok_or_else(|| self.err("`anonymized`: not true or false"))?,
         };
-        let mut capture = Capture {
+        self.announced = reads;
+        Ok(Capture {
             format: format as u32,
             captured_at_ms,
             target: target.to_string(),
             server_version,
             anonymized,
             reads: Vec::new(),
-        };
+        })
+    }
+
+    /// Every read the header announces, each handed to `keep` as it is read; then the end of
+    /// the file.
+    fn reads<D: Batch>(
+        &mut self,
+        mut keep: impl FnMut(String, Document, Got<D>),
+    ) -> Result<(), CaptureError> {
+        let reads = self.announced;
         let mut held = 0u64;
         for i in 0..reads {
-            let read = self.read(i, &mut held)?;
-            capture.reads.push(read);
+            let (db, command, got) = self.read(i, &mut held)?;
+            keep(db, command, got);
         }
         if self.next()?.is_some() {
             return Err(self.err(format!(
                 "a line after the {reads} reads the header announces"
             )));
         }
-        Ok(capture)
+        Ok(())
     }
 
     /// Read `i` (and the lines of its further batches).
-    fn read(&mut self, i: u64, held: &mut u64) -> Result<CapturedRead, CaptureError> {
+    fn read<D: Batch>(
+        &mut self,
+        i: u64,
+        held: &mut u64,
+    ) -> Result<(String, Document, Got<D>), CaptureError> {
         let cut = |r: &Self| {
             CaptureError(format!(
                 "{}: truncated after line {}: read {i} of the header's reads is missing",
@@ -356,10 +495,10 @@ impl<R: Read> Reader<'_, R> {
             return Err(self.err("`db`: not a string"));
         };
         let command = self.document(o.remove("command"), "command")?;
-        let outcome = if let Some(reply) = o.remove("reply") {
-            Outcome::Reply(self.document(Some(reply), "reply")?)
+        let got = if let Some(reply) = o.remove("reply") {
+            Got::Reply(self.document(Some(reply), "reply")?)
         } else if let Some(e) = o.remove("error") {
-            self.error(&e)?
+            Got::Error(self.error(&e)?)
         } else if let Some(n) = o.remove("documents") {
             let n = n
                 .as_u64()
@@ -370,22 +509,20 @@ impl<R: Read> Reader<'_, R> {
                 )));
             }
             *held += n;
-            let mut docs = self.batch(o.remove("batch"), n)?;
-            while (docs.len() as u64) < n {
+            let mut docs = D::default();
+            self.batch(o.remove("batch"), n, &mut docs)?;
+            while (docs.count() as u64) < n {
                 let mut more = self.next()?.ok_or_else(|| cut(self))?;
                 self.check_index(&more, i)?;
-                let left = n - docs.len() as u64;
-                docs.extend(self.batch(more.remove("batch"), left)?);
+                let left = n - docs.count() as u64;
+                self.batch(more.remove("batch"), left, &mut docs)?;
             }
-            Outcome::Documents(docs)
+            docs.done();
+            Got::Documents(docs)
         } else {
             return Err(self.err("a read with none of `reply`, `error`, `documents`"));
         };
-        Ok(CapturedRead {
-            db,
-            command,
-            outcome,
-        })
+        Ok((db, command, got))
     }
 
     fn check_index(&self, o: &Map<String, Value>, i: u64) -> Result<(), CaptureError> {
@@ -405,8 +542,23 @@ impl<R: Read> Reader<'_, R> {
         }
     }
 
-    /// A batch of at most `left` documents.
-    fn batch(&self, v: Option<Value>, left: u64) -> Result<Vec<Document>, CaptureError> {
+    /// A batch of at most `left` documents, added to `out`.
+    fn batch(
+        &mut self,
+        v: Option<Value>,
+        left: u64,
+        out: &mut impl Batch,
+    ) -> Result<(), CaptureError> {
+        if let Some(packed) = self.packed.take() {
+            let n = packed.len() as u64;
+            if n > left || n == 0 && left > 0 {
+                return Err(self.err(format!(
+                    "`batch`: {n} documents where {left} remain of the read's `documents`"
+                )));
+            }
+            out.add_packed(packed);
+            return Ok(());
+        }
         let Some(Value::Array(docs)) = v else {
             return Err(self.err("`batch`: not an array"));
         };
@@ -416,11 +568,10 @@ impl<R: Read> Reader<'_, R> {
                 docs.len()
             )));
         }
-        let mut out = Vec::with_capacity(docs.len());
         for (k, d) in docs.into_iter().enumerate() {
-            out.push(self.document(Some(d), &format!("batch[{k}]"))?);
+            out.add(self.document(Some(d), &format!("batch[{k}]"))?);
         }
-        Ok(out)
+        Ok(())
     }
 
     fn error(&self, e: &Value) -> Result<Outcome, CaptureError> {

@@ -85,8 +85,37 @@ fn a_capture_survives_the_round_trip_with_its_types_in_every_compression() {
     assert_eq!(&raw[..4], &[0x28, 0xb5, 0x2f, 0xfd]);
 }
 
+/// The error of reading `text`, the same from the packed read `open` makes.
 fn refused(text: &[u8]) -> String {
-    from_bytes("bad.capture", text).unwrap_err().0
+    let e = from_bytes("bad.capture", text).unwrap_err();
+    let packed = replay_from_reader("bad.capture", io::Cursor::new(text.to_vec())).unwrap_err();
+    assert_eq!(packed, e, "the packed read refuses in the same words");
+    e.0
+}
+
+/// [`sample`] without its Decimal128 field: every line of it is one the fast path takes.
+fn sample_fast() -> Capture {
+    let mut c = sample();
+    if let Outcome::Documents(docs) = &mut c.reads[1].outcome {
+        for d in docs {
+            d.remove("dec");
+        }
+    }
+    c
+}
+
+#[test]
+fn the_packed_read_answers_with_the_documents_read() {
+    for c in [sample(), sample_fast()] {
+        let text = bytes(&c);
+        let replay = replay_from_reader("c.json", io::Cursor::new(text)).unwrap();
+        assert_eq!(replay.captured_at_ms, c.captured_at_ms);
+        assert_eq!(replay.server_version, c.server_version);
+        for r in &c.reads {
+            let expected = Answer::from(r.outcome.clone());
+            assert_eq!(replay.answer(&r.db, &r.command), Some(&expected));
+        }
+    }
 }
 
 #[test]
@@ -124,6 +153,13 @@ fn a_bad_file_is_refused_naming_the_file_the_line_and_the_field() {
     assert_eq!(
         refused(typed.as_bytes()),
         "bad.capture: line 2: `db`: not a string"
+    );
+    // A batch longer than its read's `documents`, on a line the fast path takes.
+    let fast = String::from_utf8(bytes(&sample_fast())).unwrap();
+    let short = fast.replacen(r#""documents":2500"#, r#""documents":500"#, 1);
+    assert_eq!(
+        refused(short.as_bytes()),
+        "bad.capture: line 3: `batch`: 1000 documents where 500 remain of the read's `documents`"
     );
     let mut extra = text.clone();
     extra.push_str("{}\n");

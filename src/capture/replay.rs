@@ -13,6 +13,7 @@ use std::sync::Mutex;
 
 use bson::{Bson, Document};
 
+use super::raw_documents::Documents;
 use super::{Capture, Outcome};
 
 /// Fields a driver or shell adds to a command, and `batchSize` (how the answer is cut into
@@ -35,13 +36,44 @@ pub fn key(db: &str, command: &Document) -> String {
     format!("{db}\u{0}{}", Bson::Document(c).into_canonical_extjson())
 }
 
+/// What the server answered to one read, as a replay holds it: an [`Outcome`] whose documents
+/// are packed ([`Documents`]).
+#[derive(Clone, Debug, PartialEq)]
+pub enum Answer {
+    Documents(Documents),
+    Reply(Document),
+    Error {
+        code: Option<i32>,
+        code_name: Option<String>,
+        message: String,
+    },
+}
+
+impl From<Outcome> for Answer {
+    fn from(o: Outcome) -> Self {
+        match o {
+            Outcome::Documents(d) => Self::Documents(Documents::of(d)),
+            Outcome::Reply(d) => Self::Reply(d),
+            Outcome::Error {
+                code,
+                code_name,
+                message,
+            } => Self::Error {
+                code,
+                code_name,
+                message,
+            },
+        }
+    }
+}
+
 /// A capture's reads, ready to answer.
 #[derive(Debug)]
 pub struct Replay {
     pub captured_at_ms: u64,
     pub target: String,
     pub server_version: Option<String>,
-    outcomes: Vec<Outcome>,
+    outcomes: Vec<Answer>,
     /// Each read's identity → the captured reads with it, in order.
     by_key: HashMap<String, Vec<usize>>,
     /// How many answers of each identity were given.
@@ -52,25 +84,39 @@ pub struct Replay {
 
 impl Replay {
     pub fn new(capture: Capture) -> Self {
-        let mut by_key: HashMap<String, Vec<usize>> = HashMap::new();
-        let mut outcomes = Vec::with_capacity(capture.reads.len());
-        for (i, r) in capture.reads.into_iter().enumerate() {
-            by_key.entry(key(&r.db, &r.command)).or_default().push(i);
-            outcomes.push(r.outcome);
+        let mut replay = Self::empty(
+            capture.captured_at_ms,
+            capture.target,
+            capture.server_version,
+        );
+        for r in capture.reads {
+            replay.push(&r.db, &r.command, r.outcome.into());
         }
+        replay
+    }
+
+    /// A replay of no reads yet (the reads follow with [`Replay::push`]).
+    pub fn empty(captured_at_ms: u64, target: String, server_version: Option<String>) -> Self {
         Self {
-            captured_at_ms: capture.captured_at_ms,
-            target: capture.target,
-            server_version: capture.server_version,
-            outcomes,
-            by_key,
+            captured_at_ms,
+            target,
+            server_version,
+            outcomes: Vec::new(),
+            by_key: HashMap::new(),
             given: Mutex::new(HashMap::new()),
             missing: Mutex::new(Vec::new()),
         }
     }
 
+    /// Adds the next read of the capture and its answer.
+    pub fn push(&mut self, db: &str, command: &Document, answer: Answer) {
+        let i = self.outcomes.len();
+        self.by_key.entry(key(db, command)).or_default().push(i);
+        self.outcomes.push(answer);
+    }
+
     /// The captured answer to `command` on `db`; `None` when the capture does not hold it.
-    pub fn answer(&self, db: &str, command: &Document) -> Option<&Outcome> {
+    pub fn answer(&self, db: &str, command: &Document) -> Option<&Answer> {
         let k = key(db, command);
         let found = self.by_key.get(&k)?;
         let mut given = self.given.lock().ok()?;
@@ -118,11 +164,23 @@ mod tests {
 
     #[test]
     fn a_read_matches_exactly_once_driver_fields_are_set_aside() {
-        let reply = |n: i32| Outcome::Reply(doc! {"n": n});
+        let reply = |n: i32| Answer::Reply(doc! {"n": n});
         let replay = Replay::new(capture(vec![
-            ("admin", doc! {"balancerStatus": 1}, reply(1)),
-            ("config", doc! {"find": "shards", "filter": {}}, reply(2)),
-            ("config", doc! {"find": "shards", "filter": {}}, reply(3)),
+            (
+                "admin",
+                doc! {"balancerStatus": 1},
+                Outcome::Reply(doc! {"n": 1}),
+            ),
+            (
+                "config",
+                doc! {"find": "shards", "filter": {}},
+                Outcome::Reply(doc! {"n": 2}),
+            ),
+            (
+                "config",
+                doc! {"find": "shards", "filter": {}},
+                Outcome::Reply(doc! {"n": 3}),
+            ),
         ]));
         let lsid = doc! {"balancerStatus": 1, "lsid": {"id": 1}, "$db": "admin"};
         assert_eq!(replay.answer("admin", &lsid), Some(&reply(1)));

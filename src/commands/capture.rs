@@ -12,7 +12,7 @@ use super::{Failure, check_output, existing, write_failed};
 use crate::cli::{CaptureArgs, OpenArgs};
 use crate::cluster::SummaryOptions;
 use crate::live::client::{LiveError, hosts};
-use crate::live::one_poll::{capture_once, replay_once};
+use crate::live::one_poll::{capture_once, replay_reads};
 
 fn failure(e: LiveError) -> Failure {
     if e.input {
@@ -119,9 +119,9 @@ pub fn open(args: &OpenArgs, ctx: &Context, out: &mut impl Write) -> Result<(), 
     if !args.json {
         require_terminal(&format!("`shardtop open {file} --json`"))?;
     }
-    let capture = crate::capture::file::read(&args.file).map_err(|e| Failure::input(e.0))?;
+    let replay = crate::capture::file::read_replay(&args.file).map_err(|e| Failure::input(e.0))?;
     let rt = runtime()?;
-    let (polled, _missing) = rt.block_on(replay_once(capture)).map_err(|e| {
+    let (polled, _missing) = rt.block_on(replay_reads(replay)).map_err(|e| {
         Failure::input(format!(
             "{file}: the capture cannot be opened: {}",
             e.message

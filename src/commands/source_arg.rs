@@ -237,10 +237,10 @@ fn trace(path: &std::path::Path, at_ms: Option<u64>) -> Result<Resolved, Failure
 /// A capture: the poll it kept, run again through the live poller (the same state `open` shows).
 fn capture(path: &std::path::Path) -> Result<Resolved, Failure> {
     let file = path.display().to_string();
-    let capture = crate::capture::file::read(path).map_err(|e| Failure::input(e.0))?;
+    let replay = crate::capture::file::read_replay(path).map_err(|e| Failure::input(e.0))?;
     let rt = super::terminal::runtime()?;
     let (polled, _missing) = rt
-        .block_on(crate::live::one_poll::replay_once(capture))
+        .block_on(crate::live::one_poll::replay_reads(replay))
         .map_err(|e| {
             Failure::input(format!(
                 "{file}: the capture cannot be opened: {}",

@@ -153,8 +153,16 @@ pub async fn capture_once(
 pub async fn replay_once(
     capture: crate::capture::Capture,
 ) -> Result<(OnePoll, Vec<String>), LiveError> {
-    let at = capture.captured_at_ms;
-    let replay = std::sync::Arc::new(crate::capture::replay::Replay::new(capture));
+    replay_reads(crate::capture::replay::Replay::new(capture)).await
+}
+
+/// [`replay_once`] of a capture's reads already made ready to answer (`capture::file::read_replay`
+/// reads a file straight into them).
+pub async fn replay_reads(
+    replay: crate::capture::replay::Replay,
+) -> Result<(OnePoll, Vec<String>), LiveError> {
+    let at = replay.captured_at_ms;
+    let replay = std::sync::Arc::new(replay);
     let mut poller = Poller::new(LiveClient::replaying(replay.clone()));
     poller.set_compliance_budget(usize::MAX);
     poller.logs.record();
@@ -168,10 +176,10 @@ pub async fn replay_once(
     Ok((polled, replay.missing()))
 }
 
-/// [`replay_once`] for a caller without an async runtime (the fuzz target): a replayed poll waits
-/// on nothing but the capture.
+/// [`replay_reads`] for a caller without an async runtime (the fuzz target): a replayed poll
+/// waits on nothing but the capture.
 pub fn replay_blocking(
-    capture: crate::capture::Capture,
+    replay: crate::capture::replay::Replay,
 ) -> Result<(OnePoll, Vec<String>), LiveError> {
-    futures::executor::block_on(replay_once(capture))
+    futures::executor::block_on(replay_reads(replay))
 }

@@ -12,7 +12,6 @@ use super::client::{LiveError, hosts};
 use super::one_poll::{FIRST_POLL, later_poll};
 use super::poller::{Poller, now_ms};
 use crate::trace::header::Header;
-use crate::trace::state_codec;
 use crate::trace::writer::TraceWriter;
 use crate::trace::{LogCollection, Logged};
 
@@ -113,8 +112,7 @@ pub async fn record_to(
         scenario: None,
     };
     let mut w = TraceWriter::create(path, &header, existing).map_err(|e| io(&e, path))?;
-    w.keyframe(&state_codec::encode(first.state))
-        .map_err(|e| io(&e, path))?;
+    w.keyframe_of(first.state).map_err(|e| io(&e, path))?;
     // The entries the first poll read (the newest of each log, older than the recording) come
     // right after the first keyframe, at time 0.
     let mut entries = Entries {
@@ -166,8 +164,7 @@ pub async fn record_to(
             entries
                 .write(&mut w, poller.logs.take_recorded(), at)
                 .map_err(|e| io(&e, path))?;
-            w.keyframe(&state_codec::encode(poller.state()))
-                .map_err(|e| io(&e, path))?;
+            w.keyframe_of(poller.state()).map_err(|e| io(&e, path))?;
             polls += 1;
             last = at;
             wait = interval;

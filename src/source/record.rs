@@ -9,9 +9,8 @@ use crate::cluster::Event;
 use crate::sim::Simulator;
 use crate::sim::engine::TICK_MS;
 use crate::sim::scenario::keygen::EPOCH_SECONDS;
-use crate::trace::event_codec::{self, Names};
+use crate::trace::event_codec::Names;
 use crate::trace::header::Header;
-use crate::trace::state_codec;
 use crate::trace::writer::TraceWriter;
 
 /// Virtual time between keyframes of simulator traces.
@@ -47,7 +46,7 @@ fn write_events(w: &mut TraceWriter, sim: &mut Simulator) -> io::Result<Vec<Even
         state: &sim.cluster,
     };
     for e in &events {
-        w.line(&event_codec::encode(e, &names))?;
+        w.event(e, &names)?;
     }
     Ok(events)
 }
@@ -76,7 +75,7 @@ pub fn record_sim_to(
     let mut w = TraceWriter::create(path, header, existing)?;
     let setup = write_events(&mut w, sim)?;
     on_events(sim, &setup);
-    w.keyframe(&state_codec::encode(&sim.cluster))?;
+    w.keyframe_of(&sim.cluster)?;
     let mut last_keyframe = sim.now_ms();
     while sim.now_ms() + TICK_MS <= until_ms {
         let next = (last_keyframe + SIM_KEYFRAME_INTERVAL_MS).min(until_ms);
@@ -86,12 +85,12 @@ pub fn record_sim_to(
         if sim.now_ms() >= last_keyframe + SIM_KEYFRAME_INTERVAL_MS
             || sim.now_ms() + TICK_MS > until_ms
         {
-            w.keyframe(&state_codec::encode(&sim.cluster))?;
+            w.keyframe_of(&sim.cluster)?;
             last_keyframe = sim.now_ms();
         }
     }
     if last_keyframe != sim.now_ms() {
-        w.keyframe(&state_codec::encode(&sim.cluster))?;
+        w.keyframe_of(&sim.cluster)?;
     }
     w.finish(sim.now_ms())
 }

@@ -1,6 +1,8 @@
 //! Events as trace lines: `{"t": 12.3, "what": "moveChunk.commit", …}`. Bounds are shard-key
 //! documents in canonical Extended JSON; shards are named by id.
 
+use std::io::{self, Write};
+
 use serde_json::{Value, json};
 
 use super::json::{key_json, pattern_json, seconds, stats_json};
@@ -8,7 +10,7 @@ use crate::cluster::Cluster;
 use crate::cluster::defragmentation::DefragmentationPhase;
 use crate::cluster::event::MigrationRange;
 use crate::cluster::{Event, EventKind, MongoError};
-use crate::model::{ShardIdx, ShardKey};
+use crate::model::{KeyPattern, ShardIdx, ShardKey};
 
 mod decode;
 pub(crate) use decode::error_of;
@@ -39,13 +41,70 @@ pub(crate) fn error_json(e: &MongoError) -> Value {
 
 /// The trace line of an event.
 pub fn encode(e: &Event, names: &Names<'_>) -> Value {
-    let mut v = body(&e.kind, names);
+    with_time(e, body(&e.kind, names))
+}
+
+/// An event's body with its time and its name, the fields in order.
+fn with_time(e: &Event, mut v: Value) -> Value {
     if let Value::Object(map) = &mut v {
         map.insert("t".into(), seconds(e.at_ms));
         map.insert("what".into(), Value::String(e.kind.what().into()));
         map.sort_keys();
     }
     v
+}
+
+/// Writes the trace line of an event (without its newline) to `w`: byte for byte `encode`'s
+/// serialized, but a collection's initial layout (a million entries when it is sharded with a
+/// million initial chunks) is turned into JSON one entry at a time as it is written.
+pub fn write(e: &Event, names: &Names<'_>, w: &mut dyn Write) -> io::Result<()> {
+    let EventKind::CollectionSharded {
+        ns,
+        key,
+        chunks,
+        layout,
+    } = &e.kind
+    else {
+        return serde_json::to_writer(w, &encode(e, names)).map_err(io::Error::other);
+    };
+    let line = with_time(
+        e,
+        json!({"ns": ns, "key": pattern_json(key), "chunks": chunks, "layout": Value::Null}),
+    );
+    let entries = Layout {
+        n: names,
+        key,
+        entries: layout,
+    };
+    let line = super::state_codec::streamed::Replaced {
+        v: &line,
+        at: "layout",
+        with: &entries,
+    };
+    serde_json::to_writer(w, &line).map_err(io::Error::other)
+}
+
+/// One entry of a sharded collection's initial layout.
+fn layout_json(n: &Names<'_>, key: &KeyPattern, min: &ShardKey, s: ShardIdx) -> Value {
+    json!({"min": key_json(Some(key), min), "shard": n.shard(s)})
+}
+
+/// A collection's initial layout, serialized entry by entry.
+struct Layout<'a> {
+    n: &'a Names<'a>,
+    key: &'a KeyPattern,
+    entries: &'a [(ShardKey, ShardIdx)],
+}
+
+impl serde::Serialize for Layout<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeSeq;
+        let mut seq = s.serialize_seq(Some(self.entries.len()))?;
+        for (min, shard) in self.entries {
+            seq.serialize_element(&layout_json(self.n, self.key, min, *shard))?;
+        }
+        seq.end()
+    }
 }
 
 #[allow(clippy::too_many_lines)] // one arm per event kind
@@ -59,7 +118,7 @@ fn body(kind: &EventKind, n: &Names<'_>) -> Value {
             layout,
         } => json!({
             "ns": ns, "key": pattern_json(key), "chunks": chunks,
-            "layout": layout.iter().map(|(min, s)| json!({"min": key_json(Some(key), min), "shard": n.shard(*s)})).collect::<Vec<_>>(),
+            "layout": layout.iter().map(|(min, s)| layout_json(n, key, min, *s)).collect::<Vec<_>>(),
         }),
         EventKind::Split {
             ns,

@@ -11,6 +11,9 @@ use super::reader::{TraceError, bad, io_err};
 /// A line's bytes (without the newline) and whether it ended with one, or why it was refused.
 pub(super) type RawLine<'a> = Result<(&'a [u8], bool), String>;
 
+/// The room a reader keeps between lines: a long line's is given back once it is parsed.
+const KEPT_BYTES: usize = 1 << 20;
+
 pub(super) struct LineReader {
     reader: BufReader<Box<dyn Read + Send>>,
     pub offset: u64,
@@ -49,10 +52,20 @@ impl LineReader {
         })
     }
 
+    /// Gives back the room of a long line read (a keyframe of a million chunks is 150 MB), so a
+    /// reader kept open holds no more than a short line's; the line's bytes are gone after.
+    pub fn release(&mut self) {
+        if self.buf.capacity() > KEPT_BYTES {
+            self.buf = Vec::new();
+        } else {
+            self.buf.clear();
+        }
+    }
+
     /// The next raw line: `Ok(None)` at the end; `Err(text)` for a line too long.
     /// The flag tells whether the line ended with a newline.
     pub fn next_raw(&mut self) -> io::Result<Option<RawLine<'_>>> {
-        self.buf.clear();
+        self.release();
         let limit = (self.max + 1) as u64;
         let n = (&mut self.reader)
             .take(limit)

@@ -212,8 +212,9 @@ impl TraceFile {
             let (parsed, complete) = match lines.next_raw_of(&path)? {
                 None => break,
                 Some(Err(e)) => return Err(bad(&path, lines.line, e)),
-                Some(Ok((text, complete))) => (probe(text, true), complete),
+                Some(Ok((text, complete))) => (probe(text, state.is_some()), complete),
             };
+            lines.release();
             let line_no = lines.line;
             let value = match parsed {
                 Ok(Probed::Line(v)) => v,
@@ -412,6 +413,7 @@ impl TraceFile {
             Some(Err(e)) => return Err(bad(&self.path, lines.line, e)),
             Some(Ok((text, complete))) => (probe(text, state.is_some()), complete),
         };
+        lines.release();
         let line_no = lines.line;
         let value = match parsed {
             Ok(Probed::Line(v)) => v,
@@ -461,7 +463,55 @@ fn probe(text: &[u8], events: bool) -> serde_json::Result<Probed> {
     {
         return Ok(Probed::Keyframe(Box::new(s)));
     }
+    if !events {
+        return shallow(text).map(Probed::Line);
+    }
     serde_json::from_slice::<Value>(text).map(Probed::Line)
+}
+
+/// The fields of a line read before the first keyframe: what tells a keyframe, an event, a
+/// recorded log entry and the end marker apart (and a log entry's time and entry).
+const BEFORE_KEYFRAME: &[&str] = &["keyframe", "end", "what", "entry", "t"];
+
+/// A line before the first keyframe, as JSON: an event there is counted, not applied (the
+/// keyframe holds the set-up it describes), so an object's other fields are checked as JSON and
+/// kept as `null` — a collection sharded with a million initial chunks lists them all, a
+/// gigabyte as JSON values. The same errors as a whole parse: the same parser reads every byte.
+fn shallow(text: &[u8]) -> serde_json::Result<Value> {
+    use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, Visitor};
+    struct Fields;
+    impl<'de> Visitor<'de> for Fields {
+        type Value = Value;
+        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("a JSON object")
+        }
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
+            let mut out = serde_json::Map::new();
+            while let Some(k) = map.next_key::<String>()? {
+                let v = if BEFORE_KEYFRAME.contains(&k.as_str()) {
+                    map.next_value::<Value>()?
+                } else {
+                    map.next_value::<IgnoredAny>()?;
+                    Value::Null
+                };
+                out.insert(k, v);
+            }
+            Ok(Value::Object(out))
+        }
+    }
+    impl<'de> DeserializeSeed<'de> for Fields {
+        type Value = Value;
+        fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Value, D::Error> {
+            d.deserialize_map(self)
+        }
+    }
+    if text.trim_ascii_start().first() != Some(&b'{') {
+        return serde_json::from_slice::<Value>(text);
+    }
+    let mut de = serde_json::Deserializer::from_slice(text);
+    let v = Fields.deserialize(&mut de)?;
+    de.end()?;
+    Ok(v)
 }
 
 /// One decoded line.

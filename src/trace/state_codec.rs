@@ -17,12 +17,47 @@ use crate::model::{Shard, ShardIdx, ShardKey};
 mod collection;
 mod diagnosed;
 mod observed;
+pub(super) mod streamed;
 
 pub(super) use collection::{ChunkFields, Heavy, collection_of};
 pub use observed::POLL_NOTE_FEEDS;
+pub use streamed::write;
 
 /// The keyframe line of a state.
 pub fn encode(c: &Cluster) -> Value {
+    let mut line = encode_without_chunks(c);
+    for (coll, out) in c.collections.iter().zip(collections_mut(&mut line)) {
+        out["chunks"] = Value::Array(
+            coll.table
+                .iter()
+                .map(|ch| chunk_json(c, coll, &ch))
+                .collect(),
+        );
+    }
+    line
+}
+
+/// The keyframe's collections, as [`encode_without_chunks`] lays them out.
+fn collections_mut(line: &mut Value) -> impl Iterator<Item = &mut Value> {
+    line["keyframe"]["collections"]
+        .as_array_mut()
+        .into_iter()
+        .flatten()
+}
+
+/// One chunk of a keyframe's collection.
+fn chunk_json(c: &Cluster, coll: &Collection, ch: &crate::model::Chunk<'_>) -> Value {
+    json!({
+        "min": key_json(Some(&coll.pattern), ch.min), "shard": c.shard_id(ch.info.shard),
+        "v": [ch.info.version.major, ch.info.version.minor],
+        "docs": ch.info.stats.docs, "bytes": ch.info.stats.bytes, "writes": ch.info.stats.writes,
+        "jumbo": ch.info.jumbo, "since": ch.info.since, "written": ch.info.bytes_written,
+    })
+}
+
+/// The keyframe line with each collection's `chunks` null, in its place (a million chunks as
+/// JSON values take a gigabyte; [`write`] writes them one by one in that place).
+fn encode_without_chunks(c: &Cluster) -> Value {
     let s = &c.settings;
     let mut line = json!({
         "t": seconds(c.now_ms),
@@ -116,12 +151,8 @@ fn collection_json(c: &Cluster, coll: &Collection) -> Value {
             "key": pattern_json(&r.key), "numInitialChunks": r.num_initial_chunks,
             "startedMs": r.started_ms, "readyMs": r.ready_ms, "provenance": r.provenance.as_str(),
         })),
-        "chunks": coll.table.iter().map(|ch| json!({
-            "min": key_json(p, ch.min), "shard": c.shard_id(ch.info.shard),
-            "v": [ch.info.version.major, ch.info.version.minor],
-            "docs": ch.info.stats.docs, "bytes": ch.info.stats.bytes, "writes": ch.info.stats.writes,
-            "jumbo": ch.info.jumbo, "since": ch.info.since, "written": ch.info.bytes_written,
-        })).collect::<Vec<_>>(),
+        // Filled by `encode`, or written chunk by chunk by `write`.
+        "chunks": Value::Null,
         "defragmentationPhase": coll.defragmentation.map(DefragmentationPhase::as_str),
         "placement": coll.placement.as_str(),
         "balancing": {

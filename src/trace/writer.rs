@@ -124,9 +124,36 @@ impl TraceWriter {
         Ok(())
     }
 
+    /// Writes the line of an event: `line(&event_codec::encode(e, names))`, a big one (a
+    /// collection's initial layout) written without building it whole.
+    pub fn event(
+        &mut self,
+        e: &crate::cluster::Event,
+        names: &super::event_codec::Names<'_>,
+    ) -> io::Result<()> {
+        let w = self.out.writer();
+        super::event_codec::write(e, names, &mut *w)?;
+        w.write_all(b"\n")?;
+        self.lines += 1;
+        if self.lines.is_multiple_of(FLUSH_EVERY) {
+            self.flush()?;
+        }
+        Ok(())
+    }
+
     /// Writes a keyframe line and flushes.
     pub fn keyframe(&mut self, v: &Value) -> io::Result<()> {
         self.line(v)?;
+        self.flush()
+    }
+
+    /// Writes the keyframe line of `c` and flushes: the same line as
+    /// `keyframe(&state_codec::encode(c))`, its chunks turned into JSON one at a time.
+    pub fn keyframe_of(&mut self, c: &crate::cluster::Cluster) -> io::Result<()> {
+        let w = self.out.writer();
+        super::state_codec::write(c, &mut *w)?;
+        w.write_all(b"\n")?;
+        self.lines += 1;
         self.flush()
     }
 

@@ -366,27 +366,31 @@ fn serve_briefly(dir: &Path, args: &[String], at: &str) -> String {
         .read_line(&mut line)
         .unwrap();
     // One client's command, so that what the server logs (`--log-commands`) is there.
-    if let Some(addr) = line
+    let ping = line
         .split_whitespace()
         .find(|w| w.starts_with("127.0.0.1:"))
-    {
-        let ping = Command::new("mongosh")
-            .args([
-                &format!("mongodb://{addr}/"),
-                "--quiet",
-                "--eval",
-                "db.runCommand({ping: 1}).ok",
-            ])
-            .output()
-            .unwrap();
+        .map(|addr| {
+            Command::new("mongosh")
+                .args([
+                    &format!("mongodb://{addr}/"),
+                    "--quiet",
+                    "--eval",
+                    "db.runCommand({ping: 1}).ok",
+                ])
+                .output()
+        });
+    // Stopped before any check: a server left running keeps what it inherited (the shared
+    // build lock's file among them) for as long as it runs.
+    child.kill().unwrap();
+    child.wait().unwrap();
+    if let Some(ping) = ping {
+        let ping = ping.unwrap_or_else(|e| panic!("{at}: mongosh: {e}"));
         assert!(
             ping.status.success(),
             "{at}: {}",
             String::from_utf8_lossy(&ping.stderr)
         );
     }
-    child.kill().unwrap();
-    child.wait().unwrap();
     assert!(line.contains("listening on 127.0.0.1:"), "{at}: {line}");
     line
 }

@@ -14,7 +14,8 @@ use mongodb::Client;
 use mongodb::error::ErrorKind;
 
 use super::{LiveClient, LiveError, command_error, hosts};
-use crate::capture::replay::Replay;
+use crate::capture::raw_documents::Documents;
+use crate::capture::replay::{Answer, Replay};
 use crate::capture::{Outcome, Recorder};
 use crate::live::bounds::{Bounds, InFlight, Tally, read_name};
 
@@ -119,7 +120,7 @@ impl LiveClient {
     }
 
     /// The captured answer to a read, or the error saying it is not in the capture.
-    fn answer<'r>(replay: &'r Replay, db: &str, cmd: &Document) -> Result<&'r Outcome, LiveError> {
+    fn answer<'r>(replay: &'r Replay, db: &str, cmd: &Document) -> Result<&'r Answer, LiveError> {
         replay.answer(db, cmd).ok_or_else(|| {
             let read = read_name(db, cmd);
             replay.note_missing(read.clone());
@@ -162,13 +163,13 @@ impl LiveClient {
         cmd: &Document,
     ) -> Result<Document, LiveError> {
         match Self::answer(replay, db, cmd)? {
-            Outcome::Reply(d) => Ok(d.clone()),
-            Outcome::Error {
+            Answer::Reply(d) => Ok(d.clone()),
+            Answer::Error {
                 code,
                 code_name,
                 message,
             } => Err(self.error_of(*code, code_name.as_deref(), message)),
-            Outcome::Documents(_) => Err(Self::wrong(
+            Answer::Documents(_) => Err(Self::wrong(
                 &read_name(db, cmd),
                 "a cursor's documents, not a reply,",
             )),
@@ -182,14 +183,24 @@ impl LiveClient {
         db: &str,
         cmd: &Document,
     ) -> Result<Vec<Document>, LiveError> {
+        self.replayed_packed(replay, db, cmd).map(Documents::to_vec)
+    }
+
+    /// A cursor's documents from the capture, as it holds them.
+    fn replayed_packed<'r>(
+        &self,
+        replay: &'r Replay,
+        db: &str,
+        cmd: &Document,
+    ) -> Result<&'r Documents, LiveError> {
         match Self::answer(replay, db, cmd)? {
-            Outcome::Documents(d) => Ok(d.clone()),
-            Outcome::Error {
+            Answer::Documents(d) => Ok(d),
+            Answer::Error {
                 code,
                 code_name,
                 message,
             } => Err(self.error_of(*code, code_name.as_deref(), message)),
-            Outcome::Reply(_) => Err(Self::wrong(
+            Answer::Reply(_) => Err(Self::wrong(
                 &read_name(db, cmd),
                 "a reply, not a cursor's documents,",
             )),
@@ -205,17 +216,28 @@ impl LiveClient {
         mut each: impl FnMut(&RawDocument) -> Result<(), LiveError>,
     ) -> Result<usize, LiveError> {
         let cmd = scan_command(coll, filter);
-        let docs = self.replayed_documents(replay, db, &cmd)?;
+        let docs = self.replayed_packed(replay, db, &cmd)?;
         let mut tally = Tally::new(read_name(db, &cmd), self.bounds);
-        for d in &docs {
-            let raw = RawDocumentBuf::from_document(d).map_err(|e| LiveError {
-                message: format!("{}: {e}", read_name(db, &cmd)),
-                input: false,
-                unauthorized: false,
-                code: None,
-            })?;
-            tally.document(raw.as_bytes().len())?;
-            each(&raw)?;
+        match docs {
+            // Handed over as they are held: no document is built.
+            Documents::Packed(p) => {
+                for raw in p.iter() {
+                    tally.document(raw.as_bytes().len())?;
+                    each(raw)?;
+                }
+            }
+            Documents::Kept(kept) => {
+                for d in kept {
+                    let raw = RawDocumentBuf::from_document(d).map_err(|e| LiveError {
+                        message: format!("{}: {e}", read_name(db, &cmd)),
+                        input: false,
+                        unauthorized: false,
+                        code: None,
+                    })?;
+                    tally.document(raw.as_bytes().len())?;
+                    each(&raw)?;
+                }
+            }
         }
         Ok(docs.len())
     }

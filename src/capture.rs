@@ -14,6 +14,7 @@ pub mod anonymize;
 mod bounded_json;
 mod fast_batch;
 pub mod file;
+mod file_reader;
 pub mod once;
 pub mod raw_documents;
 pub mod replay;

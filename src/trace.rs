@@ -17,6 +17,7 @@ mod keyframe_check;
 pub mod keyframe_sanity;
 mod lines;
 pub mod logged;
+mod probe;
 pub mod reader;
 pub mod replay;
 pub mod state_codec;

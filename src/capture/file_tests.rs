@@ -3,6 +3,8 @@
 #![allow(clippy::unwrap_used)] // tests: a failed unwrap is a failed test
 
 use super::*;
+use crate::capture::replay::Answer;
+use crate::capture::{CapturedRead, FORMAT_VERSION};
 use bson::doc;
 use bson::spec::BinarySubtype;
 

@@ -148,3 +148,42 @@ fn jumps_between_recorded_migrations_stop_at_the_ends() {
     assert!(!replay.prev_notable(m).unwrap(), "p stops at the first");
     assert_eq!(replay.position(), 2);
 }
+
+/// Recording writes a keyframe and each set-up event chunk by chunk
+/// (`trace::state_codec::write`, `event_codec::write`): the bytes are the encoded values'.
+#[test]
+fn the_streamed_keyframe_is_the_encoded_one_byte_for_byte() {
+    use shardtop::trace::event_codec;
+    let text = r#"{"name": "n", "description": "d", "seedPassage": "p", "shards": 3,
+        "collections": [{"ns": "app.a", "key": {"h": "hashed"}, "numInitialChunks": 40},
+                        {"ns": "app.b", "key": {"k": 1, "t": 1}}], "until": 60}"#;
+    let sc = scenario::parse(text).expect("scenario");
+    let mut sim = Simulator::from_scenario(&sc, 7, None).expect("sim");
+    // The set-up events too: each collection sharded, its initial layout written entry by entry.
+    let events = sim.take_events();
+    let names = event_codec::Names {
+        state: &sim.cluster,
+    };
+    let sharded = |e: &&shardtop::cluster::Event| {
+        matches!(
+            e.kind,
+            shardtop::cluster::EventKind::CollectionSharded { .. }
+        )
+    };
+    assert_eq!(events.iter().filter(sharded).count(), 2);
+    for e in &events {
+        let expected = serde_json::to_vec(&event_codec::encode(e, &names));
+        let mut got = Vec::new();
+        event_codec::write(e, &names, &mut got).expect("write");
+        assert_eq!(got, expected.expect("json"));
+    }
+    sim.run_until(30_000);
+    let c = &sim.cluster;
+    let expected = serde_json::to_vec(&state_codec::encode(c)).expect("json");
+    let mut got = Vec::new();
+    state_codec::write(c, &mut got).expect("write");
+    assert_eq!(
+        String::from_utf8_lossy(&got),
+        String::from_utf8_lossy(&expected)
+    );
+}

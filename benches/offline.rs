@@ -6,7 +6,6 @@
 //! Run: `cargo bench --bench offline` (the inputs are made first: a minute or two).
 #![allow(clippy::unwrap_used)]
 
-use std::io::{BufRead, BufReader};
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -21,24 +20,7 @@ const BIN: &str = env!("CARGO_BIN_EXE_shardtop");
 /// A capture of [`common::big_hashed_scenario`] at a million chunks, made by `capture` from
 /// `serve` (both children), at `dir/capture.json.zst`.
 fn make_capture(dir: &Path) {
-    std::fs::write(dir.join("big.json"), common::big_hashed_scenario(1_000_000)).unwrap();
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
-    let mut serve = Command::new(BIN)
-        .args(["serve", "--paused", "--server-version", "7.0", "--listen"])
-        .arg(format!("127.0.0.1:{port}"))
-        .args(["--scenario-file", "big.json"])
-        .current_dir(dir)
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut lines = BufReader::new(serve.stderr.take().unwrap()).lines();
-    assert!(lines.next().unwrap().unwrap().contains("listening"));
-    std::thread::spawn(move || lines.for_each(drop));
-    let uri = format!("mongodb://127.0.0.1:{port}/?directConnection=true");
+    let (uri, mut serve) = common::serve_big_hashed(BIN, dir, 1_000_000);
     let status = Command::new(BIN)
         .args(["capture", &uri, "-o", "capture.json.zst"])
         .current_dir(dir)

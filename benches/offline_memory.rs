@@ -11,7 +11,6 @@
 //! MB. Run: `cargo bench --bench offline_memory` (several minutes: the inputs are made first).
 #![allow(clippy::unwrap_used)]
 
-use std::io::{BufRead, BufReader};
 use std::path::Path;
 use std::process::{Command, Stdio};
 
@@ -64,29 +63,7 @@ fn report(path: &str, (secs, peak): (f64, u64)) {
 
 /// `serve` of [`common::big_hashed_scenario`] and one `capture` of it into `dir/capture.json.zst`.
 fn make_capture(dir: &Path) {
-    std::fs::write(
-        dir.join("big.json"),
-        common::big_hashed_scenario(CHUNKS as u32),
-    )
-    .unwrap();
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
-    let mut serve = Command::new(BIN)
-        .args(["serve", "--paused", "--server-version", "7.0", "--listen"])
-        .arg(format!("127.0.0.1:{port}"))
-        .args(["--scenario-file", "big.json"])
-        .current_dir(dir)
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut lines = BufReader::new(serve.stderr.take().unwrap()).lines();
-    let line = lines.next().unwrap().unwrap();
-    assert!(line.contains("listening"), "{line}");
-    std::thread::spawn(move || lines.for_each(drop));
-    let uri = format!("mongodb://127.0.0.1:{port}/?directConnection=true");
+    let (uri, mut serve) = common::serve_big_hashed(BIN, dir, CHUNKS as u32);
     report(
         "capture (from serve, 4 shards)",
         measured(&["capture", &uri, "-o", "capture.json.zst"], dir),

@@ -83,7 +83,11 @@ run_program() {
   done
   return $rc
 }
-order=(live sim cli serve clients e2e lab shardtop model tui architecture)
+order=(live sim cli serve clients e2e lab past shardtop model tui architecture)
+# Every test program built is run: one missing from the order above fails the run.
+for built in $(grep -E "Executable " "$log/build" | sed -E 's/.*deps\/([a-z_0-9]+)-[0-9a-f]+\)$/\1/' | sort -u); do
+  case " ${order[*]} " in *" $built "*) ;; *) echo "test program $built is built but not in scripts/test.sh's order"; exit 1;; esac
+done
 rc=0
 running=0
 for p in "${order[@]}"; do

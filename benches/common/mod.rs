@@ -106,3 +106,34 @@ pub fn runtime() -> tokio::runtime::Runtime {
         .build()
         .unwrap()
 }
+
+/// `serve` (a child of `bin`, in `dir`) of [`big_hashed_scenario`] at `chunks` chunks, paused,
+/// answering as 7.0: its URI and the child (kill it when done). Its stderr is drained.
+pub fn serve_big_hashed(
+    bin: &str,
+    dir: &std::path::Path,
+    chunks: u32,
+) -> (String, std::process::Child) {
+    use std::io::{BufRead, BufReader};
+    use std::process::{Command, Stdio};
+    std::fs::write(dir.join("big.json"), big_hashed_scenario(chunks)).unwrap();
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let mut serve = Command::new(bin)
+        .args(["serve", "--paused", "--server-version", "7.0", "--listen"])
+        .arg(format!("127.0.0.1:{port}"))
+        .args(["--scenario-file", "big.json"])
+        .current_dir(dir)
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(serve.stderr.take().unwrap()).lines();
+    let line = lines.next().unwrap().unwrap();
+    assert!(line.contains("listening"), "{line}");
+    std::thread::spawn(move || lines.for_each(drop));
+    let uri = format!("mongodb://127.0.0.1:{port}/?directConnection=true");
+    (uri, serve)
+}

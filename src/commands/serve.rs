@@ -106,8 +106,11 @@ pub fn run(args: &ServeArgs, config: &crate::config::Config) -> Result<(), Failu
             sim,
             paused: args.paused,
             command_log: args.log_commands.clone(),
+            // A stderr that is gone (closed by whoever started serve) loses the line; it never
+            // stops the task that logs it (`eprintln!` would panic there).
             lines: Some(std::sync::Arc::new(|text: &str| {
-                eprintln!("shardtop serve: {text}");
+                use std::io::Write;
+                let _ = writeln!(std::io::stderr().lock(), "shardtop serve: {text}");
             })),
             argv: std::env::args().collect(),
             max_docs: args.max_docs,

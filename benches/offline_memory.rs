@@ -89,57 +89,36 @@ fn main() {
         "trace.json",
     ];
     report("sim --record (1,000 shards)", measured(&record, d));
-    for (path, args) in [
-        (
-            "replay --json (trace)",
-            vec!["replay", "trace.json", "--json"],
-        ),
-        (
-            "explain (trace)",
-            vec!["explain", "trace.json", "--ns", "app.big", "--json"],
-        ),
-        (
-            "whatif --add-shards 100, 1 h (trace)",
-            vec![
-                "whatif",
-                "trace.json",
-                "--ns",
-                "app.big",
-                "--add-shards",
-                "100",
-                "--until",
-                "1h",
-                "--json",
-            ],
-        ),
-    ] {
-        report(path, measured(&args, d));
-    }
+    read_paths(d, "trace", "trace.json", "100", "1h");
     make_capture(d);
-    for (path, args) in [
-        (
-            "open --json (capture)",
-            vec!["open", "capture.json.zst", "--json"],
-        ),
-        (
-            "explain (capture)",
-            vec!["explain", "capture.json.zst", "--ns", "app.big", "--json"],
-        ),
-        (
-            "whatif --add-shards 4, 10 min (capture)",
-            vec![
-                "whatif",
-                "capture.json.zst",
-                "--ns",
-                "app.big",
-                "--add-shards",
-                "4",
-                "--until",
-                "10m",
-                "--json",
-            ],
-        ),
-    ] {
-        report(path, measured(&args, d));
-    }
+    read_paths(d, "capture", "capture.json.zst", "4", "10m");
+}
+
+/// The three reading paths of `file` (a trace or a capture), each measured: `replay --json`
+/// (`open --json` of a capture), `explain`, and `whatif --add-shards ADD --until UNTIL`.
+fn read_paths(d: &Path, kind: &str, file: &str, add: &str, until: &str) {
+    let first = if kind == "trace" { "replay" } else { "open" };
+    report(
+        &format!("{first} --json ({kind})"),
+        measured(&[first, file, "--json"], d),
+    );
+    report(
+        &format!("explain ({kind})"),
+        measured(&["explain", file, "--ns", "app.big", "--json"], d),
+    );
+    let whatif = [
+        "whatif",
+        file,
+        "--ns",
+        "app.big",
+        "--add-shards",
+        add,
+        "--until",
+        until,
+        "--json",
+    ];
+    report(
+        &format!("whatif --add-shards {add}, {until} ({kind})"),
+        measured(&whatif, d),
+    );
 }
